@@ -1,0 +1,666 @@
+/*
+ * bench_cuda.cu - the CUDA backend of bench.h (built by `make cuda` only,
+ * with HAVE_CUDA; see mk/calibrate.mk).
+ *
+ *   transfers   cudaMemcpyPeerAsync on a stream of the receiving device, timed
+ *               by CUDA events; peer access is enabled where
+ *               cudaDeviceCanAccessPeer says so ("peer (P2P)"), otherwise the
+ *               driver stages the copy through host memory ("host-staged").
+ *               deviation: the staging is the driver's, not our own pinned
+ *               buffer; the path is reported per pair either way;
+ *   GEMM        cuBLAS SGEMM when the toolkit has libcublas (HAVE_CUBLAS),
+ *               else a 16x16 shared-memory tiled kernel;
+ *   bandwidth   a float4 grid-stride copy kernel (bytes read + written);
+ *   launch      back-to-back empty kernels, host time per launch;
+ *   memory      cudaMemGetInfo (free bytes at open);
+ *   replay      3 non-blocking streams per device, one cudaEvent per program
+ *               event, cudaMallocAsync / cudaFreeAsync per tensor lifetime
+ *               (peak from the device pool's UsedMemHigh), a spin kernel on
+ *               %globaltimer for each op, calibrated by subtracting the
+ *               measured duration of a zero-length spin.  Each step is held
+ *               behind a gate (a spin on device 0 longer than the host's
+ *               enqueue time) so the host's API calls are not timed; step time
+ *               = CUDA events from the gate's end to the join of all streams.
+ *
+ * Compile-checked where nvcc exists; it has not run on a GPU yet (README).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef _Noreturn
+#define _Noreturn [[noreturn]] /* err.h is C11 */
+#endif
+extern "C" {
+#include "bench.h"
+#include "fit.h"
+#include "sim/err.h"
+}
+
+#include <cuda_runtime.h>
+#ifdef HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace
+{
+
+struct cuda_impl {
+    int n = 0;
+    std::vector<int> dev;              /* physical ids */
+    std::vector<cudaStream_t> stream;  /* one per device for calibration */
+    std::vector<cudaEvent_t> ev0, ev1; /* timing events per device */
+    std::vector<void *> buf_a, buf_b;  /* copy buffers per device */
+    std::vector<size_t> buf_bytes;
+    std::vector<char> peer; /* n*n: peer access enabled */
+#ifdef HAVE_CUBLAS
+    std::vector<cublasHandle_t> blas;
+#endif
+};
+
+#define CU(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            return err_set(BAECHI_EUNSUPPORTED, "%s failed: %s", #call, cudaGetErrorString(e_));   \
+        }                                                                                          \
+    } while (0)
+
+__global__ void empty_kernel()
+{
+}
+
+__device__ unsigned long long global_ns()
+{
+    unsigned long long t;
+
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void spin_kernel(unsigned long long ns)
+{
+    unsigned long long t0 = global_ns();
+
+    while (global_ns() - t0 < ns) {
+    }
+}
+
+__global__ void copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        dst[i] = src[i];
+    }
+}
+
+#ifndef HAVE_CUBLAS
+#define TILE 16
+__global__ void gemm_tiled(int n, const float *a, const float *b, float *c)
+{
+    __shared__ float as[TILE][TILE], bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0;
+
+    for (int t = 0; t < n; t += TILE) {
+        as[threadIdx.y][threadIdx.x] =
+            row < n && t + threadIdx.x < n ? a[(size_t)row * n + t + threadIdx.x] : 0.0f;
+        bs[threadIdx.y][threadIdx.x] =
+            col < n && t + threadIdx.y < n ? b[(size_t)(t + threadIdx.y) * n + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            acc += as[threadIdx.y][k] * bs[k][threadIdx.x];
+        }
+        __syncthreads();
+    }
+    if (row < n && col < n) {
+        c[(size_t)row * n + col] = acc;
+    }
+}
+#endif
+
+cuda_impl *impl_of(struct bench *b)
+{
+    return static_cast<cuda_impl *>(b->impl);
+}
+
+void cuda_close(struct bench *b)
+{
+    cuda_impl *im = impl_of(b);
+
+    if (!im) {
+        return;
+    }
+    for (int d = 0; d < im->n; d++) {
+        cudaSetDevice(im->dev[d]);
+        if (im->buf_a[d]) {
+            cudaFree(im->buf_a[d]);
+        }
+        if (im->buf_b[d]) {
+            cudaFree(im->buf_b[d]);
+        }
+        if (im->stream[d]) {
+            cudaStreamDestroy(im->stream[d]);
+        }
+        if (im->ev0[d]) {
+            cudaEventDestroy(im->ev0[d]);
+        }
+        if (im->ev1[d]) {
+            cudaEventDestroy(im->ev1[d]);
+        }
+#ifdef HAVE_CUBLAS
+        if (im->blas[d]) {
+            cublasDestroy(im->blas[d]);
+        }
+#endif
+    }
+    delete im;
+    b->impl = nullptr;
+}
+
+int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
+{
+    int count = 0, drv = 0, rt = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    cuda_impl *im;
+
+    if (e != cudaSuccess || count == 0) {
+        return err_set(BAECHI_EUNSUPPORTED,
+                       "no CUDA GPU on this machine (%s); the cuda backend needs one, "
+                       "use --backend cpu",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    }
+    if (n == 0) {
+        n = count;
+    }
+    for (int32_t i = 0; ids && i < n; i++) {
+        if (ids[i] >= count) {
+            return err_set(BAECHI_EINVAL, "GPU %d does not exist (this machine has %d)",
+                           (int)ids[i], count);
+        }
+    }
+    b->ids = static_cast<int32_t *>(calloc((size_t)n, sizeof(int32_t)));
+    if (!b->ids) {
+        return err_set(BAECHI_ENOMEM, "out of memory opening the cuda backend");
+    }
+    im = new cuda_impl;
+    b->impl = im;
+    b->n_devices = n;
+    im->n = n;
+    im->dev.resize(n);
+    im->stream.assign(n, nullptr);
+    im->ev0.assign(n, nullptr);
+    im->ev1.assign(n, nullptr);
+    im->buf_a.assign(n, nullptr);
+    im->buf_b.assign(n, nullptr);
+    im->buf_bytes.assign(n, 0);
+    im->peer.assign((size_t)n * n, 0);
+#ifdef HAVE_CUBLAS
+    im->blas.assign(n, nullptr);
+#endif
+    for (int d = 0; d < n; d++) {
+        im->dev[d] = b->ids[d] = ids ? ids[d] : d;
+    }
+    for (int d = 0; d < n; d++) {
+        CU(cudaSetDevice(im->dev[d]));
+        CU(cudaStreamCreateWithFlags(&im->stream[d], cudaStreamNonBlocking));
+        CU(cudaEventCreate(&im->ev0[d]));
+        CU(cudaEventCreate(&im->ev1[d]));
+#ifdef HAVE_CUBLAS
+        if (cublasCreate(&im->blas[d]) != CUBLAS_STATUS_SUCCESS) {
+            return err_set(BAECHI_EUNSUPPORTED, "cublasCreate failed on GPU %d", im->dev[d]);
+        }
+        cublasSetStream(im->blas[d], im->stream[d]);
+#endif
+        for (int s = 0; s < n; s++) {
+            int can = 0;
+
+            if (s == d) {
+                continue;
+            }
+            CU(cudaDeviceCanAccessPeer(&can, im->dev[d], im->dev[s]));
+            if (can) {
+                e = cudaDeviceEnablePeerAccess(im->dev[s], 0);
+                if (e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled) {
+                    im->peer[(size_t)s * n + d] = 1; /* d can read s: copies s -> d go direct */
+                }
+                cudaGetLastError();
+            }
+        }
+    }
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    snprintf(b->driver, sizeof(b->driver), "CUDA driver %d.%d", drv / 1000, (drv % 1000) / 10);
+    snprintf(b->runtime, sizeof(b->runtime), "CUDA runtime %d.%d", rt / 1000, (rt % 1000) / 10);
+    return 0;
+}
+
+int cuda_device_info(struct bench *b, int32_t d, struct bench_device_info *out)
+{
+    cuda_impl *im = impl_of(b);
+    cudaDeviceProp prop;
+    size_t free_b = 0, total_b = 0;
+
+    memset(out, 0, sizeof(*out));
+    CU(cudaGetDeviceProperties(&prop, im->dev[d]));
+    CU(cudaSetDevice(im->dev[d]));
+    CU(cudaMemGetInfo(&free_b, &total_b));
+    snprintf(out->name, sizeof(out->name), "%.127s", prop.name);
+    out->mem_total_bytes = (int64_t)total_b;
+    out->mem_usable_bytes = (int64_t)free_b;
+    return 0;
+}
+
+const char *cuda_copy_path(struct bench *b, int32_t src, int32_t dst)
+{
+    cuda_impl *im = impl_of(b);
+
+    return im->peer[(size_t)src * im->n + dst] ? "peer (P2P)" : "host-staged (driver)";
+}
+
+int ensure_bufs(cuda_impl *im, int d, size_t bytes)
+{
+    if (im->buf_bytes[d] >= bytes) {
+        return 0;
+    }
+    CU(cudaSetDevice(im->dev[d]));
+    if (im->buf_a[d]) {
+        cudaFree(im->buf_a[d]);
+        im->buf_a[d] = nullptr;
+    }
+    if (im->buf_b[d]) {
+        cudaFree(im->buf_b[d]);
+        im->buf_b[d] = nullptr;
+    }
+    im->buf_bytes[d] = 0;
+    CU(cudaMalloc(&im->buf_a[d], bytes));
+    CU(cudaMalloc(&im->buf_b[d], bytes));
+    CU(cudaMemset(im->buf_a[d], 1, bytes));
+    CU(cudaMemset(im->buf_b[d], 2, bytes));
+    im->buf_bytes[d] = bytes;
+    return 0;
+}
+
+int cuda_copy_us(struct bench *b, int32_t src, int32_t dst, int64_t bytes, int32_t warmup,
+                 int32_t iters, double *us)
+{
+    cuda_impl *im = impl_of(b);
+    cudaStream_t st = im->stream[dst];
+    int rc;
+
+    if ((rc = ensure_bufs(im, src, (size_t)bytes)) != 0 ||
+        (rc = ensure_bufs(im, dst, (size_t)bytes)) != 0) {
+        return rc;
+    }
+    CU(cudaSetDevice(im->dev[dst]));
+    for (int32_t i = 0; i < warmup + iters; i++) {
+        float ms = 0;
+
+        CU(cudaEventRecord(im->ev0[dst], st));
+        CU(cudaMemcpyPeerAsync(im->buf_b[dst], im->dev[dst], im->buf_a[src], im->dev[src],
+                               (size_t)bytes, st));
+        CU(cudaEventRecord(im->ev1[dst], st));
+        CU(cudaEventSynchronize(im->ev1[dst]));
+        CU(cudaEventElapsedTime(&ms, im->ev0[dst], im->ev1[dst]));
+        if (i >= warmup) {
+            us[i - warmup] = 1e3 * ms;
+        }
+    }
+    return 0;
+}
+
+int cuda_gemm_flops(struct bench *b, int32_t d, int32_t n, int32_t iters, double *flops)
+{
+    cuda_impl *im = impl_of(b);
+    size_t nn = (size_t)n * n;
+    float *a = nullptr, *bm = nullptr, *c = nullptr;
+    std::vector<double> t(iters > 0 ? iters : 1);
+    int rc = 0;
+    cudaError_t e;
+
+    if (n <= 0 || iters <= 0) {
+        return err_set(BAECHI_EINVAL, "bad GEMM size %d or iterations %d", (int)n, (int)iters);
+    }
+    CU(cudaSetDevice(im->dev[d]));
+    if ((e = cudaMalloc(&a, nn * sizeof(float))) != cudaSuccess ||
+        (e = cudaMalloc(&bm, nn * sizeof(float))) != cudaSuccess ||
+        (e = cudaMalloc(&c, nn * sizeof(float))) != cudaSuccess) {
+        rc = err_set(BAECHI_ENOMEM, "cannot allocate a %d x %d GEMM on GPU %d: %s", (int)n, (int)n,
+                     im->dev[d], cudaGetErrorString(e));
+        goto cleanup;
+    }
+    cudaMemset(a, 0, nn * sizeof(float));
+    cudaMemset(bm, 0, nn * sizeof(float));
+    for (int32_t i = -1; i < iters; i++) { /* i == -1: warm-up */
+        float ms = 0;
+
+        cudaEventRecord(im->ev0[d], im->stream[d]);
+#ifdef HAVE_CUBLAS
+        const float one = 1.0f, zero = 0.0f;
+
+        cublasSgemm(im->blas[d], CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, bm, n, &zero, c, n);
+#else
+        gemm_tiled<<<dim3((n + TILE - 1) / TILE, (n + TILE - 1) / TILE), dim3(TILE, TILE), 0,
+                     im->stream[d]>>>(n, a, bm, c);
+#endif
+        cudaEventRecord(im->ev1[d], im->stream[d]);
+        if ((e = cudaEventSynchronize(im->ev1[d])) != cudaSuccess) {
+            rc = err_set(BAECHI_EUNSUPPORTED, "GEMM on GPU %d failed: %s", im->dev[d],
+                         cudaGetErrorString(e));
+            goto cleanup;
+        }
+        cudaEventElapsedTime(&ms, im->ev0[d], im->ev1[d]);
+        if (i >= 0) {
+            t[i] = 1e3 * ms;
+        }
+    }
+    *flops = 2.0 * n * (double)n * n / (fit_median(t.data(), iters) * 1e-6);
+cleanup:
+    cudaFree(a);
+    cudaFree(bm);
+    cudaFree(c);
+    return rc;
+}
+
+int cuda_mem_bw(struct bench *b, int32_t d, int64_t bytes, int32_t iters, double *bytes_per_s)
+{
+    cuda_impl *im = impl_of(b);
+    size_t n4 = (size_t)bytes / sizeof(float4);
+    std::vector<double> t(iters > 0 ? iters : 1);
+    int rc;
+
+    if (iters <= 0 || n4 == 0) {
+        return err_set(BAECHI_EINVAL, "bad bandwidth run (%lld bytes)", (long long)bytes);
+    }
+    if ((rc = ensure_bufs(im, d, n4 * sizeof(float4))) != 0) {
+        return rc;
+    }
+    CU(cudaSetDevice(im->dev[d]));
+    for (int32_t i = -1; i < iters; i++) {
+        float ms = 0;
+
+        CU(cudaEventRecord(im->ev0[d], im->stream[d]));
+        copy_kernel<<<1024, 256, 0, im->stream[d]>>>(static_cast<const float4 *>(im->buf_a[d]),
+                                                     static_cast<float4 *>(im->buf_b[d]), n4);
+        CU(cudaEventRecord(im->ev1[d], im->stream[d]));
+        CU(cudaEventSynchronize(im->ev1[d]));
+        CU(cudaEventElapsedTime(&ms, im->ev0[d], im->ev1[d]));
+        if (i >= 0) {
+            t[i] = 1e3 * ms;
+        }
+    }
+    *bytes_per_s = 2.0 * (double)(n4 * sizeof(float4)) / (fit_median(t.data(), iters) * 1e-6);
+    return 0;
+}
+
+int cuda_launch_us(struct bench *b, int32_t d, int32_t iters, double *us)
+{
+    cuda_impl *im = impl_of(b);
+    const int batch = 5;
+    std::vector<double> t(batch);
+
+    if (iters <= 0) {
+        return err_set(BAECHI_EINVAL, "launch overhead needs >= 1 iteration");
+    }
+    CU(cudaSetDevice(im->dev[d]));
+    empty_kernel<<<1, 1, 0, im->stream[d]>>>();
+    CU(cudaStreamSynchronize(im->stream[d]));
+    for (int k = 0; k < batch; k++) {
+        double t0 = bench_now_us();
+
+        for (int32_t i = 0; i < iters; i++) {
+            empty_kernel<<<1, 1, 0, im->stream[d]>>>();
+        }
+        CU(cudaStreamSynchronize(im->stream[d]));
+        t[k] = (bench_now_us() - t0) / iters;
+    }
+    *us = fit_median(t.data(), batch);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Replay.
+ * ---------------------------------------------------------------------- */
+struct replay_state {
+    std::vector<cudaStream_t> stream; /* n_devices * 3 */
+    std::vector<cudaEvent_t> event;   /* program events */
+    std::vector<cudaEvent_t> join;    /* one per stream */
+    std::vector<void *> ptr;          /* buffers */
+    cudaEvent_t gate = nullptr, start = nullptr, stop = nullptr;
+};
+
+int rs_exec(cuda_impl *im, const struct bench_program *p, replay_state &s,
+            const struct bench_cmd &c, double spin_overhead_us, cudaStream_t host_stream)
+{
+    cudaStream_t st = c.stream >= 0 ? s.stream[c.stream] : host_stream;
+    int dev = im->dev[c.stream >= 0 ? c.stream / BENCH_STREAMS_PER_DEVICE : 0];
+    double us;
+
+    CU(cudaSetDevice(dev));
+    switch (c.kind) {
+    case BENCH_ALLOC:
+        if (!s.ptr[c.buf] && p->buf_bytes[c.buf] > 0) {
+            CU(cudaMallocAsync(&s.ptr[c.buf], (size_t)p->buf_bytes[c.buf], st));
+        }
+        break;
+    case BENCH_FREE:
+        if (s.ptr[c.buf]) {
+            CU(cudaFreeAsync(s.ptr[c.buf], st));
+            s.ptr[c.buf] = nullptr;
+        }
+        break;
+    case BENCH_SPIN:
+        us = std::max(0.0, c.us - spin_overhead_us);
+        spin_kernel<<<1, 1, 0, st>>>((unsigned long long)(us * 1e3));
+        break;
+    case BENCH_COPY:
+        if (c.src_buf >= 0 && s.ptr[c.buf] && s.ptr[c.src_buf]) {
+            size_t n = (size_t)std::min(p->buf_bytes[c.buf], p->buf_bytes[c.src_buf]);
+
+            CU(cudaMemcpyPeerAsync(s.ptr[c.buf], dev, s.ptr[c.src_buf],
+                                   im->dev[p->buf_device[c.src_buf]], n, st));
+        }
+        break;
+    case BENCH_RECORD:
+        CU(cudaEventRecord(s.event[c.event], st));
+        break;
+    case BENCH_WAIT:
+        CU(cudaStreamWaitEvent(st, s.event[c.event], 0));
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+int cuda_replay(struct bench *b, const struct bench_program *p, const struct bench_replay_opts *opt,
+                struct bench_replay_result *r)
+{
+    cuda_impl *im = impl_of(b);
+    replay_state s;
+    int32_t n_streams = p->n_devices * BENCH_STREAMS_PER_DEVICE, total;
+    std::vector<int> event_dev(p->n_events, -1);
+    double spin_overhead_us = 0, gate_us = 2000;
+    cudaStream_t origin;
+    int rc = 0;
+
+    memset(r, 0, sizeof(*r));
+    if (p->n_devices > b->n_devices) {
+        return err_set(BAECHI_EINVAL, "the program needs %d GPUs, %d are open", (int)p->n_devices,
+                       (int)b->n_devices);
+    }
+    if (opt->steps < 1 || opt->warmup < 0) {
+        return err_set(BAECHI_EINVAL, "replay needs >= 1 measured step");
+    }
+    total = opt->warmup + opt->steps;
+    r->n_steps = opt->steps;
+    r->n_devices = p->n_devices;
+    r->step_us = static_cast<double *>(calloc((size_t)opt->steps, sizeof(double)));
+    r->peak_bytes = static_cast<int64_t *>(calloc((size_t)p->n_devices, sizeof(int64_t)));
+    if (!r->step_us || !r->peak_bytes) {
+        bench_replay_result_release(r);
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < p->n_cmd; i++) {
+        if (p->cmd[i].kind == BENCH_RECORD) {
+            event_dev[p->cmd[i].event] = p->cmd[i].stream / BENCH_STREAMS_PER_DEVICE;
+        }
+    }
+    s.stream.assign(n_streams, nullptr);
+    s.join.assign(n_streams, nullptr);
+    s.event.assign(p->n_events, nullptr);
+    s.ptr.assign(p->n_bufs, nullptr);
+#define RCU(call)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            rc = err_set(BAECHI_EUNSUPPORTED, "%s failed: %s", #call, cudaGetErrorString(e_));     \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
+    for (int32_t i = 0; i < n_streams; i++) {
+        RCU(cudaSetDevice(im->dev[i / BENCH_STREAMS_PER_DEVICE]));
+        RCU(cudaStreamCreateWithFlags(&s.stream[i], cudaStreamNonBlocking));
+        RCU(cudaEventCreateWithFlags(&s.join[i], cudaEventDisableTiming));
+    }
+    for (int32_t e = 0; e < p->n_events; e++) {
+        RCU(cudaSetDevice(im->dev[event_dev[e] >= 0 ? event_dev[e] : 0]));
+        RCU(cudaEventCreateWithFlags(&s.event[e], cudaEventDisableTiming));
+    }
+    for (int32_t d = 0; d < p->n_devices; d++) {
+        cudaMemPool_t pool;
+        uint64_t zero = 0, keep = UINT64_MAX;
+
+        RCU(cudaSetDevice(im->dev[d]));
+        RCU(cudaDeviceGetDefaultMemPool(&pool, im->dev[d]));
+        /* keep freed memory in the pool: no OS round trip per step */
+        RCU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        RCU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    }
+    origin = s.stream[0];
+    RCU(cudaSetDevice(im->dev[0]));
+    RCU(cudaEventCreateWithFlags(&s.gate, cudaEventDisableTiming));
+    RCU(cudaEventCreate(&s.start));
+    RCU(cudaEventCreate(&s.stop));
+    /* spin calibration: what a zero-length spin costs in a busy stream */
+    {
+        float ms = 0;
+
+        spin_kernel<<<1, 1, 0, origin>>>(0);
+        RCU(cudaEventRecord(s.start, origin));
+        for (int i = 0; i < 100; i++) {
+            spin_kernel<<<1, 1, 0, origin>>>(0);
+        }
+        RCU(cudaEventRecord(s.stop, origin));
+        RCU(cudaEventSynchronize(s.stop));
+        RCU(cudaEventElapsedTime(&ms, s.start, s.stop));
+        spin_overhead_us = 1e3 * ms / 100;
+    }
+    for (size_t i = 0; i < p->n_setup; i++) {
+        if ((rc = rs_exec(im, p, s, p->setup[i], spin_overhead_us, origin)) != 0) {
+            goto cleanup;
+        }
+    }
+    for (int32_t k = 0; k < total; k++) {
+        double t0;
+        float ms = 0;
+
+        RCU(cudaSetDevice(im->dev[0]));
+        spin_kernel<<<1, 1, 0, origin>>>((unsigned long long)(gate_us * 1e3));
+        RCU(cudaEventRecord(s.gate, origin));
+        RCU(cudaEventRecord(s.start, origin));
+        t0 = bench_now_us();
+        for (int32_t i = 1; i < n_streams; i++) {
+            RCU(cudaStreamWaitEvent(s.stream[i], s.gate, 0));
+        }
+        for (size_t i = 0; i < p->n_cmd; i++) {
+            if ((rc = rs_exec(im, p, s, p->cmd[i], spin_overhead_us, origin)) != 0) {
+                goto cleanup;
+            }
+        }
+        for (int32_t i = 1; i < n_streams; i++) {
+            RCU(cudaSetDevice(im->dev[i / BENCH_STREAMS_PER_DEVICE]));
+            RCU(cudaEventRecord(s.join[i], s.stream[i]));
+            RCU(cudaSetDevice(im->dev[0]));
+            RCU(cudaStreamWaitEvent(origin, s.join[i], 0));
+        }
+        RCU(cudaSetDevice(im->dev[0]));
+        RCU(cudaEventRecord(s.stop, origin));
+        /* the next gate covers the host's enqueue time with a margin */
+        gate_us = std::max(gate_us, 2.0 * (bench_now_us() - t0) + 500.0);
+        RCU(cudaEventSynchronize(s.stop));
+        RCU(cudaEventElapsedTime(&ms, s.start, s.stop));
+        if (k >= opt->warmup) {
+            r->step_us[k - opt->warmup] = 1e3 * ms;
+        }
+    }
+    for (size_t i = 0; i < p->n_teardown; i++) {
+        if ((rc = rs_exec(im, p, s, p->teardown[i], spin_overhead_us, origin)) != 0) {
+            goto cleanup;
+        }
+    }
+    for (int32_t d = 0; d < p->n_devices; d++) {
+        cudaMemPool_t pool;
+        uint64_t high = 0;
+
+        RCU(cudaSetDevice(im->dev[d]));
+        RCU(cudaDeviceSynchronize());
+        RCU(cudaDeviceGetDefaultMemPool(&pool, im->dev[d]));
+        RCU(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+        r->peak_bytes[d] = (int64_t)high;
+    }
+    snprintf(r->note, sizeof(r->note),
+             "cuda backend: spin kernels on %%globaltimer minus %.2f us overhead, "
+             "cudaMemcpyPeerAsync, cudaMallocAsync peaks (pool granularity), gate %.0f us",
+             spin_overhead_us, gate_us);
+cleanup:
+#undef RCU
+    for (int32_t d = 0; d < p->n_devices; d++) {
+        cudaSetDevice(im->dev[d]);
+        cudaDeviceSynchronize();
+    }
+    for (size_t i = 0; i < s.ptr.size(); i++) {
+        if (s.ptr[i]) {
+            cudaSetDevice(im->dev[p->buf_device[i]]);
+            cudaFree(s.ptr[i]);
+        }
+    }
+    for (size_t i = 0; i < s.stream.size(); i++) {
+        if (s.stream[i]) {
+            cudaStreamDestroy(s.stream[i]);
+        }
+        if (s.join[i]) {
+            cudaEventDestroy(s.join[i]);
+        }
+    }
+    for (cudaEvent_t e : s.event) {
+        if (e) {
+            cudaEventDestroy(e);
+        }
+    }
+    if (s.gate) {
+        cudaEventDestroy(s.gate);
+    }
+    if (s.start) {
+        cudaEventDestroy(s.start);
+    }
+    if (s.stop) {
+        cudaEventDestroy(s.stop);
+    }
+    if (rc) {
+        bench_replay_result_release(r);
+    }
+    return rc;
+}
+
+} /* namespace */
+
+extern "C" const struct bench_ops bench_cuda_ops = {
+    "cuda",       cuda_open,       cuda_close,  cuda_device_info, cuda_copy_path,
+    cuda_copy_us, cuda_gemm_flops, cuda_mem_bw, cuda_launch_us,   cuda_replay,
+};

@@ -1,0 +1,220 @@
+/*
+ * cmd_replay.c - `baechi replay`: run a placed graph on real devices (or host
+ * threads) and put the measured step time and peak memory beside the
+ * simulator's prediction (replay.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "commands.h"
+#include "replay.h"
+#include "sim/cmd.h"
+#include "sim/err.h"
+#include "sim/placement.h"
+#include "workloads/workload_yaml.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const replay_usage[] = {
+    "baechi replay -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
+    "[--backend cuda|cpu] [--steps N] [--warmup N] [--model timed|baechi] [--json]",
+    NULL,
+};
+
+enum { OPT_STEPS = 256, OPT_WARMUP, OPT_JSON };
+
+static const struct cmd_opt replay_opts[] = {
+    {"workload", 'w', "W", "the workload (YAML)"},
+    {"cluster", 'c', "C", "a cluster file (e.g. from 'baechi calibrate') or preset name"},
+    {"placement", 'p', "P", "a placement file, or 'given' for the workload's device fields"},
+    {"backend", 'b', "<cuda|cpu>", "where to run (default cpu; cuda needs build/baechi-cuda)"},
+    {"steps", OPT_STEPS, "N", "measured steps, the median is reported (default 10)"},
+    {"warmup", OPT_WARMUP, "N", "unmeasured steps first (default 3)"},
+    {"model", 'm', "M", "simulator model to compare with: timed (default) or baechi"},
+    {"json", OPT_JSON, NULL, "one JSON object instead of text"},
+    CMD_OPT_END,
+};
+
+static void print_text(const struct replay_compare *cmp, const struct bench_replay_result *r,
+                       const struct replay_stats *st, const struct cluster *c,
+                       const struct workload *w, const char *backend, enum sim_model model)
+{
+    char a[48], b[48], e[48];
+
+    printf("replay of %s on %s (%d devices), %s backend\n", w->name, c->name ? c->name : "?",
+           (int)cmp->n_devices, backend);
+    cmd_fmt_bytes(st->copy_bytes, a, sizeof(a));
+    printf("program        %d ops as calibrated spins, %d tensor copies (%s)\n", (int)st->n_spins,
+           (int)st->n_copies, a);
+    printf("how            %s\n", r->note);
+    cmd_fmt_us(cmp->measured_step_us, a, sizeof(a));
+    cmd_fmt_us(cmp->min_step_us, b, sizeof(b));
+    cmd_fmt_us(cmp->max_step_us, e, sizeof(e));
+    printf("measured step  %s (median of %d steps; min %s, max %s)\n", a, (int)r->n_steps, b, e);
+    cmd_fmt_us((double)cmp->sim_step_us, a, sizeof(a));
+    printf("simulated step %s (%s model)\n", a, sim_model_name(model));
+    printf("step error     %+.2f %% (simulated vs measured)\n", cmp->step_err_pct);
+    printf("peak memory    %-10s %14s %14s %9s\n", "device", "measured", "simulated", "error");
+    for (int32_t d = 0; d < cmp->n_devices; d++) {
+        cmd_fmt_bytes(cmp->measured_peak[d], a, sizeof(a));
+        cmd_fmt_bytes(cmp->sim_peak[d], b, sizeof(b));
+        printf("               %-10s %14s %14s %+8.2f %%\n", c->dev[d].name, a, b,
+               cmp->peak_err_pct[d]);
+    }
+}
+
+static void print_json(const struct replay_compare *cmp, const struct bench_replay_result *r,
+                       const struct replay_stats *st, const struct workload *w, const char *backend,
+                       enum sim_model model)
+{
+    printf("{\"workload\": \"%s\", \"backend\": \"%s\", \"model\": \"%s\", \"n_ops\": %d, "
+           "\"n_copies\": %d, \"copy_bytes\": %" PRId64 ", \"steps\": %d, "
+           "\"measured_step_us\": %.3f, \"min_step_us\": %.3f, \"max_step_us\": %.3f, "
+           "\"sim_step_us\": %" PRId64 ", \"step_error_pct\": %.4f, \"devices\": [",
+           w->name, backend, sim_model_name(model), (int)st->n_spins, (int)st->n_copies,
+           st->copy_bytes, (int)r->n_steps, cmp->measured_step_us, cmp->min_step_us,
+           cmp->max_step_us, cmp->sim_step_us, cmp->step_err_pct);
+    for (int32_t d = 0; d < cmp->n_devices; d++) {
+        printf("%s{\"id\": %d, \"measured_peak_bytes\": %" PRId64 ", \"sim_peak_bytes\": %" PRId64
+               ", \"peak_error_pct\": %.4f}",
+               d ? ", " : "", (int)d, cmp->measured_peak[d], cmp->sim_peak[d],
+               cmp->peak_err_pct[d]);
+    }
+    printf("], \"step_us\": [");
+    for (int32_t i = 0; i < r->n_steps; i++) {
+        printf("%s%.3f", i ? ", " : "", r->step_us[i]);
+    }
+    printf("]}\n");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL};
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu";
+    struct sim_options sopt = {SIM_MODEL_TIMED, NULL};
+    struct bench_replay_opts ropt = {3, 10, false};
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+    struct sim_result sr;
+    struct bench b;
+    struct bench_program prog;
+    struct bench_replay_result rr;
+    struct replay_compare cmp;
+    struct replay_stats st;
+    bool json = false, have_w = false, have_c = false, have_b = false;
+    long v;
+    int rc = 0, status = EXIT_OK, o;
+
+    memset(&g, 0, sizeof(g));
+    memset(&p, 0, sizeof(p));
+    memset(&prog, 0, sizeof(prog));
+    memset(&rr, 0, sizeof(rr));
+    memset(&cmp, 0, sizeof(cmp));
+    sim_result_init(&sr);
+    while ((o = cmd_getopt(&cp)) != -1) {
+        switch (o) {
+        case 'h':
+            return EXIT_OK;
+        case '?':
+            return EXIT_BADINPUT;
+        case 'w':
+            wpath = cp.optarg;
+            break;
+        case 'c':
+            cspec = cp.optarg;
+            break;
+        case 'p':
+            pspec = cp.optarg;
+            break;
+        case 'b':
+            backend = cp.optarg;
+            if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
+                return cmd_usage_error(&cp, "unknown backend '%s' (expected cuda or cpu)", backend);
+            }
+            break;
+        case 'm':
+            if (sim_model_parse(cp.optarg, &sopt.model)) {
+                return cmd_usage_error(&cp, "%s", err_msg());
+            }
+            break;
+        case OPT_STEPS:
+        case OPT_WARMUP:
+            if (cmd_parse_int(&cp, o == OPT_STEPS ? "--steps" : "--warmup", cp.optarg,
+                              o == OPT_STEPS ? 1 : 0, 100000, &v)) {
+                return EXIT_BADINPUT;
+            }
+            *(o == OPT_STEPS ? &ropt.steps : &ropt.warmup) = (int32_t)v;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        default:
+            return cmd_usage_error(&cp, "unexpected option");
+        }
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if (!wpath || !cspec || !pspec) {
+        return cmd_usage_error(&cp, "%s is required",
+                               !wpath   ? "--workload"
+                               : !cspec ? "--cluster"
+                                        : "--placement");
+    }
+    if ((rc = workload_read_yaml(&w, wpath)) != 0) {
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
+    have_w = true;
+    CHECK(graph_build(&g, &w));
+    CHECK(cluster_load(&c, cspec));
+    have_c = true;
+    if (strcmp(pspec, "given") == 0) {
+        CHECK(placement_init(&p, g.n_ops));
+        CHECK(placement_from_given(&p, &g));
+    } else {
+        CHECK(placement_read_yaml(&p, &g, pspec));
+    }
+    CHECK(placement_check(&p, &g, &c));
+    CHECK(sim_run(&g, &c, p.device_of, &sopt, &sr));
+    CHECK(replay_build(&g, &c, p.device_of, &sr, &prog, &st));
+    CHECK(bench_open(&b, backend, NULL, strcmp(backend, "cpu") == 0 ? c.n_devices : 0));
+    have_b = true;
+    if (b.n_devices < c.n_devices) {
+        rc = err_set(BAECHI_EINVAL,
+                     "cluster '%s' has %d devices but the %s backend found %d; replay on a "
+                     "cluster cut to the devices present (baechi place ... with a smaller cluster)",
+                     c.name ? c.name : cspec, (int)c.n_devices, backend, (int)b.n_devices);
+        goto cleanup;
+    }
+    CHECK(b.ops->replay(&b, &prog, &ropt, &rr));
+    CHECK(replay_compare(&rr, &sr, &cmp));
+    if (json) {
+        print_json(&cmp, &rr, &st, &w, backend, sopt.model);
+    } else {
+        print_text(&cmp, &rr, &st, &c, &w, backend, sopt.model);
+    }
+cleanup:
+    if (rc) {
+        status = cmd_fail(rc);
+    }
+    replay_compare_release(&cmp);
+    bench_replay_result_release(&rr);
+    bench_program_release(&prog);
+    if (have_b) {
+        bench_close(&b);
+    }
+    sim_result_release(&sr);
+    placement_release(&p);
+    if (have_c) {
+        cluster_release(&c);
+    }
+    graph_release(&g);
+    if (have_w) {
+        workload_release(&w);
+    }
+    return status;
+}

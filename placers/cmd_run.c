@@ -1,0 +1,314 @@
+/*
+ * cmd_run.c - `baechi run`: place, then simulate the placement with both
+ * simulator models (the original's virtual scheduler `baechi` and the
+ * time-accurate `timed`), and print one summary (or one JSON object).
+ *
+ * The comm and compute factors change the world, not only the placer's
+ * view: the simulations use the scaled costs too.  The memory fraction is
+ * the placer's view only (the original placer_memory_fraction); the
+ * simulators check the devices' full memory.
+ *
+ * Exit status: 0 (also when a simulated device runs out of memory: a
+ * result), 2 bad input or usage, 3 infeasible placement.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "commands.h"
+#include "placers/cmd_place.h"
+#include "placers/placer.h"
+#include "sim/cmd.h"
+#include "sim/err.h"
+#include "sim/graph.h"
+#include "sim/placement.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+#include "sim/workload.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const run_usage[] = {
+    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>]",
+    NULL,
+};
+
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE };
+
+static const struct cmd_opt run_opts[] = {
+    PLACE_CLI_OPTS,
+    {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
+    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
+    CMD_OPT_END,
+};
+
+static void json_str(FILE *f, const char *s)
+{
+    putc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            putc('\\', f);
+            putc(*p, f);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(f, "\\u%04x", *p);
+        } else {
+            putc(*p, f);
+        }
+    }
+    putc('"', f);
+}
+
+static void json_model(const struct sim_result *r, const struct cluster *c)
+{
+    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"devices\": [", r->step_us,
+           r->n_oom ? "true" : "false");
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+        printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
+        json_str(stdout, c->dev[d].name);
+        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"peak_bytes\": %" PRId64
+               ", \"limit_bytes\": %" PRId64 ", \"oom\": %s}",
+               s->n_ops, s->busy_us, s->peak_bytes, s->limit_bytes, s->oom ? "true" : "false");
+    }
+    fputs("]}", stdout);
+}
+
+static void print_json(const struct workload *w, const struct graph *g, const struct cluster *c,
+                       const struct placement *p, const struct placer_stats *st,
+                       const struct sim_result *rb, const struct sim_result *rt)
+{
+    fputs("{\"workload\": ", stdout);
+    json_str(stdout, w->name);
+    fputs(", \"cluster\": ", stdout);
+    json_str(stdout, c->name);
+    fputs(", \"placer\": ", stdout);
+    json_str(stdout, p->placer);
+    fputs(", \"feasible\": true, \"options\": {", stdout);
+    for (int32_t i = 0; i < p->n_options; i++) {
+        fputs(i ? ", " : "", stdout);
+        json_str(stdout, p->options[i].key);
+        fputs(": ", stdout);
+        json_str(stdout, p->options[i].value);
+    }
+    printf("}, \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
+           "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
+           g->n_ops, st->n_nodes, st->n_groups, rb->n_devices, st->placement_ms, st->algorithm_ms);
+    if (st->estimate_us >= 0) {
+        printf("%" PRId64, st->estimate_us);
+    } else {
+        fputs("null", stdout);
+    }
+    printf(", \"lower_bound_us\": %" PRId64 ", \"critical_path_us\": %" PRId64
+           ", \"total_compute_us\": %" PRId64,
+           rb->lower_bound_us, rb->critical_path_us, rb->total_compute_us);
+    if (!isnan(st->lp_makespan_us)) {
+        printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
+        json_str(stdout, st->lp_status);
+        printf(", \"favourite_children\": %d, \"favourite_edges\": %d, \"lp_ms\": %.3f}",
+               st->n_favourites, st->n_favourite_edges, st->lp_ms);
+    }
+    fputs(", \"placer_memory\": [", stdout);
+    for (int32_t d = 0; d < st->n_devices; d++) {
+        printf("%s{\"id\": %d, \"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64 "}",
+               d ? ", " : "", (int)d, st->peak_bytes[d], st->limit_bytes[d]);
+    }
+    fputs("], \"sim\": {\"baechi\": ", stdout);
+    json_model(rb, c);
+    fputs(", \"timed\": ", stdout);
+    json_model(rt, c);
+    fputs("}}\n", stdout);
+}
+
+static void print_text(const struct workload *w, const struct graph *g, const struct cluster *c,
+                       const struct placement *p, const struct placer_stats *st,
+                       const struct sim_result *rb, const struct sim_result *rt)
+{
+    char a[48], b[48], e[48], f[48];
+
+    printf("workload %s: %d ops; cluster %s: %d devices; placer %s\n", w->name, g->n_ops,
+           c->name ? c->name : "?", rb->n_devices, p->placer);
+    printf("options        ");
+    for (int32_t i = 0; i < p->n_options; i++) {
+        printf("%s%s=%s", i ? ", " : "", p->options[i].key, p->options[i].value);
+    }
+    putchar('\n');
+    cmd_fmt_us(st->placement_ms * 1000.0, a, sizeof(a));
+    cmd_fmt_us(st->algorithm_ms * 1000.0, b, sizeof(b));
+    printf("placement      %s (algorithm %s); %d nodes placed, %d colocation groups\n", a, b,
+           st->n_nodes, st->n_groups);
+    if (!isnan(st->lp_makespan_us)) {
+        cmd_fmt_us(st->lp_makespan_us, a, sizeof(a));
+        cmd_fmt_us(st->lp_ms * 1000.0, b, sizeof(b));
+        printf("LP             relaxed makespan %s, %s, %d favourite children, solved in %s\n", a,
+               st->lp_status, st->n_favourites, b);
+    }
+    if (st->estimate_us >= 0) {
+        cmd_fmt_us((double)st->estimate_us, a, sizeof(a));
+        printf("placer estimate %s (%" PRId64 " µs)\n", a, st->estimate_us);
+    } else {
+        printf("placer estimate none (this placer does not simulate time)\n");
+    }
+    cmd_fmt_us((double)rb->step_us, a, sizeof(a));
+    printf("step (baechi)  %s (%" PRId64 " µs), the original's virtual scheduler\n", a,
+           rb->step_us);
+    cmd_fmt_us((double)rt->step_us, a, sizeof(a));
+    printf("step (timed)   %s (%" PRId64 " µs), time-accurate, %s channels\n", a, rt->step_us,
+           cluster_channel_name(c->channel));
+    cmd_fmt_us((double)rb->lower_bound_us, a, sizeof(a));
+    cmd_fmt_us((double)rb->critical_path_us, b, sizeof(b));
+    printf("lower bound    %s (critical path %s)\n", a, b);
+    printf("memory (peak of the baechi / timed simulation; limit = device memory; placer's own "
+           "accounting vs its limit):\n");
+    for (int32_t d = 0; d < rb->n_devices; d++) {
+        cmd_fmt_bytes(rb->dev[d].peak_bytes, a, sizeof(a));
+        cmd_fmt_bytes(rt->dev[d].peak_bytes, b, sizeof(b));
+        cmd_fmt_bytes(rb->dev[d].limit_bytes, e, sizeof(e));
+        printf("  %-10s %6d ops  peak %11s / %11s of %11s%s", c->dev[d].name, rb->dev[d].n_ops, a,
+               b, e, rb->dev[d].oom || rt->dev[d].oom ? "  OUT OF MEMORY" : "");
+        if (d < st->n_devices && st->peak_bytes && (st->peak_bytes[d] > 0)) {
+            cmd_fmt_bytes(st->peak_bytes[d], a, sizeof(a));
+            cmd_fmt_bytes(st->limit_bytes[d], f, sizeof(f));
+            printf("  (placer %s of %s)", a, f);
+        }
+        putchar('\n');
+    }
+}
+
+/* The simulated world under the comm and compute factors. */
+static void scale_world(struct graph *g, struct cluster *c, const struct placer_options *o)
+{
+    if (o->comm_factor != 1.0) {
+        cluster_scale_comm(c, o->comm_factor);
+    }
+    if (o->compute_factor != 1.0) {
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            int64_t w = (int64_t)((double)g->weight_us[v] * o->compute_factor);
+            g->weight_us[v] = w <= 0 ? 1 : w;
+        }
+    }
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
+    struct place_cli pc;
+    const char *tpath = NULL;
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+    struct placer_stats st;
+    struct sim_result rb, rt;
+    struct trace t;
+    bool have_w = false, have_c = false, have_t = false, json = false;
+    int rc = 0, status = EXIT_OK, o;
+
+    place_cli_init(&pc);
+    memset(&g, 0, sizeof(g));
+    memset(&p, 0, sizeof(p));
+    placer_stats_init(&st);
+    sim_result_init(&rb);
+    sim_result_init(&rt);
+    while ((o = cmd_getopt(&cp)) != -1) {
+        int r;
+        if (o == 'h') {
+            return EXIT_OK;
+        }
+        if (o == '?') {
+            return EXIT_BADINPUT;
+        }
+        if (o == RUN_OPT_JSON) {
+            json = true;
+            continue;
+        }
+        if (o == RUN_OPT_TRACE) {
+            tpath = cp.optarg;
+            continue;
+        }
+        if ((r = place_cli_option(&cp, o, &pc)) != 0) {
+            return r;
+        }
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if (pc.list || (pc.placer && strcmp(pc.placer, "list") == 0)) {
+        place_cli_print_list(stdout);
+        return EXIT_OK;
+    }
+    if ((rc = place_cli_check(&cp, &pc)) != 0) {
+        return rc;
+    }
+    CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
+    rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
+    if (rc == BAECHI_EINFEASIBLE) {
+        if (json) {
+            fputs("{\"workload\": ", stdout);
+            json_str(stdout, w.name);
+            fputs(", \"placer\": ", stdout);
+            json_str(stdout, pc.placer);
+            fputs(", \"feasible\": false, \"reason\": ", stdout);
+            json_str(stdout, err_msg());
+            fputs("}\n", stdout);
+        } else {
+            printf("placement infeasible with %s: %s\n", pc.placer, err_msg());
+        }
+        goto cleanup;
+    }
+    if (rc) {
+        goto cleanup;
+    }
+    if (pc.opt.n_devices > 0 && pc.opt.n_devices < c.n_devices) {
+        CHECK(cluster_truncate(&c, pc.opt.n_devices));
+    }
+    scale_world(&g, &c, &pc.opt);
+    {
+        struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
+        so.model = SIM_MODEL_TIMED;
+        if (tpath) {
+            trace_init(&t, c.channel);
+            have_t = true;
+            so.trace = &t;
+        }
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
+    }
+    if (json) {
+        print_json(&w, &g, &c, &p, &st, &rb, &rt);
+    } else {
+        print_text(&w, &g, &c, &p, &st, &rb, &rt);
+    }
+    if (tpath) {
+        FILE *f = cmd_open_out(tpath);
+        if (!f) {
+            rc = BAECHI_EIO;
+            goto cleanup;
+        }
+        rc = trace_write_chrome(&t, &g, &c, f);
+        if (cmd_close_out(f, tpath) && !rc) {
+            rc = BAECHI_EIO;
+        }
+    }
+cleanup:
+    if (rc) {
+        status = cmd_fail(rc);
+    }
+    if (have_t) {
+        trace_release(&t);
+    }
+    sim_result_release(&rb);
+    sim_result_release(&rt);
+    placer_stats_release(&st);
+    placement_release(&p);
+    if (have_c) {
+        cluster_release(&c);
+    }
+    graph_release(&g);
+    if (have_w) {
+        workload_release(&w);
+    }
+    return status;
+}

@@ -1,0 +1,382 @@
+/*
+ * lp.c - the favourite-child LP of m-SCT (baechi-spec §4.1) and its rounding
+ * (§4.2).  The only GLPK user of the suite.
+ *
+ *   minimise w
+ *   s.t.  0 <= x_e <= 1, s_i >= 0                        (1) (2) as bounds
+ *         s_i - s_j + c_e x_e <= -p_i   for e = (i -> j)  (3)
+ *         Σ_{e in out(i)} x_e >= outdeg(i) - 1            (4)
+ *         Σ_{e in in(j)}  x_e >= indeg(j) - 1             (5)
+ *         s_i - w <= -p_i                                 (6)
+ *
+ * Rows implied by others are left out (same polytope, same vertices): (4)
+ * and (5) for degree 1 (x >= 0 is a bound) and (6) for non-sinks.
+ *
+ * Solved with GLPK's primal simplex, so the solution is a vertex, as the
+ * original's MOSEK basic solution is.  deviation: the LP is degenerate and
+ * the vertex GLPK returns need not be MOSEK's, so favourite sets can differ
+ * from the Python runs (§4.1, §12.8); unavoidable.
+ *
+ * GLPK is fenced here (as igraph's glpk_support.h does): an error hook that
+ * longjmps back to the single entry point, the environment freed, and
+ * BAECHI_ESOLVER returned with GLPK's last message.  No other longjmp.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "placer_internal.h"
+
+#include "sim/array.h"
+#include "sim/err.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char lp_msg[256];
+
+static int lp_term_hook(void *info, const char *s)
+{
+    size_t n = strlen(lp_msg);
+    (void)info;
+    if (n + strlen(s) >= sizeof(lp_msg)) {
+        lp_msg[0] = '\0';
+        n = 0;
+    }
+    strncat(lp_msg, s, sizeof(lp_msg) - n - 1);
+    return 1; /* never print */
+}
+
+static void lp_error_hook(void *info)
+{
+    longjmp(*(jmp_buf *)info, 1);
+}
+
+static void lp_last_line(char *buf, size_t size)
+{
+    size_t n = strlen(lp_msg);
+    while (n > 0 && (lp_msg[n - 1] == '\n' || lp_msg[n - 1] == ' ')) {
+        lp_msg[--n] = '\0';
+    }
+    snprintf(buf, size, "%s", lp_msg[0] ? lp_msg : "unknown error");
+}
+
+void lp_result_release(struct lp_result *r)
+{
+    free(r->x);
+    r->x = NULL;
+}
+
+/*
+ * A primal feasible starting basis (phase 1 skipped): every x_e = 1 (all
+ * communication paid, nonbasic at its upper bound), s_j = its ASAP start,
+ * basic in the row (3) of its critical in-edge (tight), sources at 0, w basic
+ * in the row (6) of the critical sink; every other row's slack basic.  The
+ * basis matrix is triangular in topological order, so it is nonsingular.
+ */
+static int warm_basis(const struct pgraph *p, glp_prob *lp)
+{
+    int32_t E = p->m, N = p->n;
+    int32_t *order = NULL, *indeg = NULL;
+    double *s = NULL;
+    int32_t head = 0, tail = 0, crit_sink = -1;
+    double best = -1;
+    int sink_row;
+
+    order = array_malloc((size_t)N + 1, sizeof(int32_t));
+    indeg = array_malloc((size_t)N + 1, sizeof(int32_t));
+    s = array_calloc((size_t)N + 1, sizeof(double));
+    if (!order || !indeg || !s) {
+        free(order);
+        free(indeg);
+        free(s);
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t v = 0; v < N; v++) {
+        indeg[v] = p->in_start[v + 1] - p->in_start[v];
+        if (indeg[v] == 0) {
+            order[tail++] = v;
+        }
+    }
+    while (head < tail) {
+        int32_t u = order[head++];
+        for (int32_t e = p->out_start[u]; e < p->out_start[u + 1]; e++) {
+            if (--indeg[p->dst[e]] == 0) {
+                order[tail++] = p->dst[e];
+            }
+        }
+    }
+    for (int i = 1; i <= glp_get_num_rows(lp); i++) {
+        glp_set_row_stat(lp, i, GLP_BS);
+    }
+    for (int32_t e = 0; e < E; e++) {
+        glp_set_col_stat(lp, e + 1, GLP_NU);
+    }
+    glp_set_col_stat(lp, E + N + 1, GLP_BS);
+    sink_row = glp_get_num_rows(lp); /* rows (6) are the last ones, sinks in node order */
+    for (int32_t v = 0; v < N; v++) {
+        sink_row -= p->out_start[v + 1] == p->out_start[v];
+    }
+    for (int32_t k = 0; k < tail; k++) {
+        int32_t v = order[k];
+        int32_t ce = -1;
+        for (int32_t i = p->in_start[v]; i < p->in_start[v + 1]; i++) {
+            int32_t e = p->in_edge[i];
+            double t = s[p->src[e]] + (double)p->weight[p->src[e]] + (double)p->ecomm[e];
+            if (ce < 0 || t > s[v]) {
+                s[v] = t;
+                ce = e;
+            }
+        }
+        if (ce < 0) {
+            glp_set_col_stat(lp, E + v + 1, GLP_NL);
+        } else {
+            glp_set_col_stat(lp, E + v + 1, GLP_BS);
+            glp_set_row_stat(lp, ce + 1, GLP_NU);
+        }
+    }
+    for (int32_t v = 0, r = sink_row; v < N; v++) {
+        if (p->out_start[v + 1] != p->out_start[v]) {
+            continue;
+        }
+        r++;
+        if (s[v] + (double)p->weight[v] > best) {
+            best = s[v] + (double)p->weight[v];
+            crit_sink = r;
+        }
+    }
+    if (crit_sink > 0) {
+        glp_set_row_stat(lp, crit_sink, GLP_NU);
+    }
+    free(order);
+    free(indeg);
+    free(s);
+    return tail == N ? 0 : err_set(BAECHI_EINVAL, "favourite-child LP: the graph has a cycle");
+}
+
+/* The solve itself, inside the fence.  Returns a GLPK return code. */
+static int lp_solve(const struct pgraph *p, double time_limit_s, glp_prob *lp, struct lp_result *r,
+                    int *ia, int *ja, double *ar, int *ret, int *status)
+{
+    int32_t E = p->m, N = p->n;
+    int nnz = 0, row = 0;
+    int rc;
+    glp_smcp parm;
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, E + N + 1);
+    for (int32_t e = 0; e < E; e++) {
+        glp_set_col_bnds(lp, e + 1, GLP_DB, 0.0, 1.0);
+    }
+    for (int32_t i = 0; i < N; i++) {
+        glp_set_col_bnds(lp, E + i + 1, GLP_LO, 0.0, 0.0);
+    }
+    glp_set_col_bnds(lp, E + N + 1, GLP_FR, 0.0, 0.0);
+    glp_set_obj_coef(lp, E + N + 1, 1.0);
+
+    {
+        int n_rows = E;
+        for (int32_t i = 0; i < N; i++) {
+            n_rows += (p->out_start[i + 1] - p->out_start[i] > 1) +
+                      (p->in_start[i + 1] - p->in_start[i] > 1) +
+                      (p->out_start[i + 1] == p->out_start[i]);
+        }
+        glp_add_rows(lp, n_rows);
+    }
+    /* (3) */
+    for (int32_t e = 0; e < E; e++) {
+        int32_t i = p->src[e], j = p->dst[e];
+        row++;
+        glp_set_row_bnds(lp, row, GLP_UP, 0.0, -(double)p->weight[i]);
+        ia[++nnz] = row, ja[nnz] = E + i + 1, ar[nnz] = 1.0;
+        ia[++nnz] = row, ja[nnz] = E + j + 1, ar[nnz] = -1.0;
+        ia[++nnz] = row, ja[nnz] = e + 1, ar[nnz] = (double)p->ecomm[e];
+    }
+    /* (4) */
+    for (int32_t i = 0; i < N; i++) {
+        int32_t deg = p->out_start[i + 1] - p->out_start[i];
+        if (deg <= 1) {
+            continue; /* x >= 0: already a bound */
+        }
+        row++;
+        glp_set_row_bnds(lp, row, GLP_LO, (double)(deg - 1), 0.0);
+        for (int32_t e = p->out_start[i]; e < p->out_start[i + 1]; e++) {
+            ia[++nnz] = row, ja[nnz] = e + 1, ar[nnz] = 1.0;
+        }
+    }
+    /* (5) */
+    for (int32_t j = 0; j < N; j++) {
+        int32_t deg = p->in_start[j + 1] - p->in_start[j];
+        if (deg <= 1) {
+            continue;
+        }
+        row++;
+        glp_set_row_bnds(lp, row, GLP_LO, (double)(deg - 1), 0.0);
+        for (int32_t k = p->in_start[j]; k < p->in_start[j + 1]; k++) {
+            ia[++nnz] = row, ja[nnz] = p->in_edge[k] + 1, ar[nnz] = 1.0;
+        }
+    }
+    /* (6), only for sinks: s_i + p_i <= s_j <= ... <= w holds through (3) otherwise */
+    for (int32_t i = 0; i < N; i++) {
+        if (p->out_start[i + 1] > p->out_start[i]) {
+            continue;
+        }
+        row++;
+        glp_set_row_bnds(lp, row, GLP_UP, 0.0, -(double)p->weight[i]);
+        ia[++nnz] = row, ja[nnz] = E + i + 1, ar[nnz] = 1.0;
+        ia[++nnz] = row, ja[nnz] = E + N + 1, ar[nnz] = -1.0;
+    }
+    glp_load_matrix(lp, nnz, ia, ja, ar);
+    rc = warm_basis(p, lp);
+    if (rc != 0) {
+        return rc;
+    }
+
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_ERR;
+    parm.presolve = GLP_OFF; /* keep the warm basis */
+    if (time_limit_s > 0) {
+        parm.tm_lim = time_limit_s * 1000.0 > 2e9 ? 2000000000 : (int)(time_limit_s * 1000.0);
+    }
+    *ret = glp_simplex(lp, &parm);
+    if (*ret == GLP_EBADB || *ret == GLP_ESING || *ret == GLP_ECOND) {
+        glp_std_basis(lp); /* should not happen: the warm basis is triangular */
+        parm.presolve = GLP_ON;
+        *ret = glp_simplex(lp, &parm);
+    }
+    *status = glp_get_status(lp);
+    if (*status == GLP_OPT || *status == GLP_FEAS) {
+        for (int32_t e = 0; e < E; e++) {
+            r->x[e] = glp_get_col_prim(lp, e + 1);
+        }
+        r->makespan_us = glp_get_col_prim(lp, E + N + 1);
+    }
+    return 0;
+}
+
+int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r)
+{
+    jmp_buf jb;
+    glp_prob *volatile lp = NULL;
+    int ret, status;
+    int rc;
+    char msg[200];
+    size_t cap = (size_t)5 * (size_t)p->m + (size_t)2 * (size_t)p->n + 1;
+    int *volatile ia = NULL, *volatile ja = NULL;
+    double *volatile ar = NULL;
+
+    memset(r, 0, sizeof(*r));
+    r->makespan_us = NAN;
+    r->x = array_calloc((size_t)p->m + 1, sizeof(double));
+    ia = array_malloc(cap, sizeof(int));
+    ja = array_malloc(cap, sizeof(int));
+    ar = array_malloc(cap, sizeof(double));
+    if (!r->x || !ia || !ja || !ar) {
+        free(ia);
+        free(ja);
+        free(ar);
+        lp_result_release(r);
+        return BAECHI_ENOMEM;
+    }
+    lp_msg[0] = '\0';
+    glp_term_hook(lp_term_hook, NULL);
+    glp_error_hook(lp_error_hook, &jb);
+    if (setjmp(jb)) {
+        /* GLPK's state is unusable after an error: free the whole environment */
+        glp_error_hook(NULL, NULL);
+        glp_free_env();
+        lp_last_line(msg, sizeof(msg));
+        lp_result_release(r);
+        free(ia);
+        free(ja);
+        free(ar);
+        return err_set(BAECHI_ESOLVER, "GLPK failed on the favourite-child LP: %s", msg);
+    }
+    lp = glp_create_prob();
+    rc = lp_solve(p, time_limit_s, lp, r, ia, ja, ar, &r->glp_ret, &r->glp_status);
+    ret = r->glp_ret;
+    status = r->glp_status;
+    glp_delete_prob(lp);
+    free(ia);
+    free(ja);
+    free(ar);
+    glp_error_hook(NULL, NULL);
+    glp_term_hook(NULL, NULL);
+    if (rc != 0) {
+        lp_result_release(r);
+        return rc;
+    }
+    if (status == GLP_OPT) {
+        snprintf(r->status, sizeof(r->status), "optimal");
+    } else if (ret == GLP_ETMLIM && status == GLP_FEAS) {
+        snprintf(r->status, sizeof(r->status), "time limit (feasible)");
+    } else {
+        lp_last_line(msg, sizeof(msg));
+        lp_result_release(r);
+        if (ret == GLP_ETMLIM) {
+            return err_set(BAECHI_ESOLVER,
+                           "favourite-child LP: time limit of %g s reached without a feasible "
+                           "solution",
+                           time_limit_s);
+        }
+        return err_set(BAECHI_ESOLVER,
+                       "favourite-child LP not solved (glp_simplex returned %d, status %d): %s",
+                       ret, status, msg);
+    }
+    return 0;
+}
+
+int lp_selftest_error(void)
+{
+    jmp_buf jb;
+    glp_prob *volatile lp = NULL;
+    char msg[200];
+
+    lp_msg[0] = '\0';
+    glp_term_hook(lp_term_hook, NULL);
+    glp_error_hook(lp_error_hook, &jb);
+    if (setjmp(jb)) {
+        glp_error_hook(NULL, NULL);
+        glp_free_env();
+        lp_last_line(msg, sizeof(msg));
+        return err_set(BAECHI_ESOLVER, "GLPK failed: %s", msg);
+    }
+    lp = glp_create_prob();
+    glp_add_cols(lp, 1);
+    glp_set_col_bnds(lp, 5, GLP_LO, 0.0, 0.0); /* column 5 does not exist: a GLPK error */
+    glp_delete_prob(lp);
+    glp_error_hook(NULL, NULL);
+    glp_term_hook(NULL, NULL);
+    return 0;
+}
+
+void sct_assign_favourites(const struct pgraph *p, const double *x, double theta, int32_t *fav,
+                           int32_t *n_fav_edges, int32_t *n_fav)
+{
+    int32_t *parent = fav + p->n; /* caller gives 2n entries */
+    int32_t edges = 0, nodes = 0;
+
+    for (int32_t i = 0; i < p->n; i++) {
+        fav[i] = -1;
+        parent[i] = -1;
+    }
+    /* edges in graph iteration order: source-major = edge id order */
+    for (int32_t e = 0; e < p->m; e++) {
+        int32_t i = p->src[e], j = p->dst[e];
+        /* Python round(x - θ + 0.5): half to even (nearbyint, default mode) */
+        if (nearbyint(x[e] - theta + 0.5) != 0.0) {
+            continue;
+        }
+        edges++;
+        fav[i] = j;
+        if (parent[j] != -1) {
+            fav[parent[j]] = -1; /* quirk §4.2 kept: even if it changed meanwhile */
+        }
+        parent[j] = i;
+    }
+    for (int32_t i = 0; i < p->n; i++) {
+        nodes += fav[i] >= 0;
+    }
+    *n_fav_edges = edges;
+    *n_fav = nodes;
+}

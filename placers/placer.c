@@ -1,0 +1,354 @@
+/*
+ * placer.c - the registry of placers and the pipeline every one runs
+ * through (baechi-spec §0.2 steps 4-7): grouper -> fusion -> algorithm ->
+ * the placement of every op.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "placer.h"
+
+#include "placer_internal.h"
+#include "sim/array.h"
+#include "sim/err.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum algo {
+    ALGO_TOPO,
+    ALGO_TOPO_NONUNIFORM,
+    ALGO_ETF,
+    ALGO_ETF_RESERVE,
+    ALGO_SCT,
+    ALGO_SCT_RESERVE,
+    ALGO_BASELINE
+};
+
+static const struct placer_desc registry[] = {
+    {"m-topo", "m-TOPO: topological order, uniform capacity per device (§2)", 0},
+    {"m-topo-nonuniform", "m-TOPO filling each device up to its memory limit (§2)", 0},
+    {"m-etf", "m-ETF: earliest task first with memory constraints (§3)", PLACER_ESTIMATES},
+    {"m-etf-reserve", "m-ETF reserving each group's peak memory when placed (§3.6)",
+     PLACER_ESTIMATES},
+    {"m-sct", "m-SCT: ETF + favourite children from an LP (§4)", PLACER_ESTIMATES},
+    {"m-sct-reserve", "m-SCT reserving each group's peak memory (§3.6, §4)", PLACER_ESTIMATES},
+    {PLACER_PAPER_NAME, "the original README's configuration: m-etf + fusion + coplace",
+     PLACER_ESTIMATES},
+    {"single", "every op on device 0", PLACER_BASELINE},
+    {"round-robin", "colocation groups dealt to devices in topological order", PLACER_BASELINE},
+    {"random", "each colocation group on a random device (--seed)", PLACER_BASELINE},
+    {"given", "the workload's `device` fields", PLACER_BASELINE},
+    {"expert", "the model's hand-made placement (= given, when the workload has one)",
+     PLACER_BASELINE},
+    {NULL, NULL, 0},
+};
+
+const struct placer_desc *placer_list(void)
+{
+    return registry;
+}
+
+const struct placer_desc *placer_find(const char *name)
+{
+    char buf[64];
+    size_t n = strlen(name);
+
+    if (n >= sizeof(buf)) {
+        return NULL;
+    }
+    /* the original's spelling: m_etf, m_topo_nonuniform, ... */
+    for (size_t i = 0; i <= n; i++) {
+        buf[i] = name[i] == '_' ? '-' : name[i];
+    }
+    for (const struct placer_desc *d = registry; d->name; d++) {
+        if (strcmp(d->name, buf) == 0) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static enum algo algo_of(const char *name)
+{
+    static const char *const names[] = {"m-topo", "m-topo-nonuniform", "m-etf", "m-etf-reserve",
+                                        "m-sct",  "m-sct-reserve"};
+    for (int i = 0; i < 6; i++) {
+        if (strcmp(name, names[i]) == 0) {
+            return (enum algo)i;
+        }
+    }
+    return ALGO_BASELINE;
+}
+
+void placer_options_init(struct placer_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->memory_fraction = 1.0;
+    o->comm_factor = 1.0;
+    o->compute_factor = 1.0;
+    o->n_devices = 0;
+    o->grouper = PLACER_GROUPER_TF;
+    o->sct_threshold = 0.1;
+    o->lp_time_limit_s = 0;
+    o->seed = 1;
+    o->impl = PLACER_IMPL_FAST;
+}
+
+void placer_options_paper(struct placer_options *o)
+{
+    o->fusion = true;
+    o->grouper = PLACER_GROUPER_COPLACE;
+}
+
+void placer_stats_init(struct placer_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->estimate_us = -1;
+    s->lp_makespan_us = NAN;
+}
+
+void placer_stats_release(struct placer_stats *s)
+{
+    free(s->peak_bytes);
+    free(s->limit_bytes);
+    placer_stats_init(s);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct names {
+    const struct graph *g;
+    const int32_t *rep_op; /* node -> first op, or NULL (identity) */
+};
+
+static const char *node_name(const void *arg, int32_t v)
+{
+    const struct names *nm = arg;
+    return nm->g->op_name[nm->rep_op ? nm->rep_op[v] : v];
+}
+
+static int check_options(const struct placer_options *o, const struct cluster *c)
+{
+    if (!(o->memory_fraction > 0) || !isfinite(o->memory_fraction)) {
+        return err_set(BAECHI_EINVAL, "memory fraction must be > 0, not %g", o->memory_fraction);
+    }
+    if (!(o->comm_factor >= 0) || !isfinite(o->comm_factor)) {
+        return err_set(BAECHI_EINVAL, "comm factor must be >= 0, not %g", o->comm_factor);
+    }
+    if (!(o->compute_factor > 0) || !isfinite(o->compute_factor)) {
+        return err_set(BAECHI_EINVAL, "compute factor must be > 0, not %g", o->compute_factor);
+    }
+    if (o->n_devices < 0 || o->n_devices > c->n_devices) {
+        return err_set(BAECHI_EINVAL, "device count %d out of range: cluster '%s' has %d devices",
+                       (int)o->n_devices, c->name ? c->name : "?", (int)c->n_devices);
+    }
+    if (!isfinite(o->sct_threshold)) {
+        return err_set(BAECHI_EINVAL, "sct threshold must be finite");
+    }
+    if (!(o->lp_time_limit_s >= 0)) {
+        return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
+    }
+    return 0;
+}
+
+static int add_fmt(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int add_fmt(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
+{
+    char buf[128];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return stat ? placement_add_stat(pl, key, buf) : placement_add_option(pl, key, buf);
+}
+
+/* Options and deterministic statistics into the placement file (no wall-clock times,
+ * so that the same input gives a byte-identical file). */
+static int record(struct placement *pl, const char *placer, const struct placer_options *o,
+                  enum algo a, int32_t n_dev, const struct placer_stats *st)
+{
+    int rc = 0;
+
+    CHECK(add_fmt(pl, false, "grouper", "%s", placer_grouper_name(o->grouper)));
+    CHECK(add_fmt(pl, false, "fusion", "%s", o->fusion ? "true" : "false"));
+    if (o->fusion && o->fusion_check_disjoint) {
+        CHECK(add_fmt(pl, false, "fusion_check_disjoint", "true"));
+    }
+    CHECK(add_fmt(pl, false, "memory_fraction", "%g", o->memory_fraction));
+    CHECK(add_fmt(pl, false, "comm_factor", "%g", o->comm_factor));
+    CHECK(add_fmt(pl, false, "compute_factor", "%g", o->compute_factor));
+    CHECK(add_fmt(pl, false, "devices", "%d", (int)n_dev));
+    if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
+        CHECK(add_fmt(pl, false, "sct_threshold", "%g", o->sct_threshold));
+    }
+    if (strcmp(placer, "random") == 0) {
+        CHECK(add_fmt(pl, false, "seed", "%llu", (unsigned long long)o->seed));
+    }
+    if (o->persistent_at_place &&
+        (a == ALGO_ETF || a == ALGO_ETF_RESERVE || a == ALGO_SCT || a == ALGO_SCT_RESERVE)) {
+        CHECK(add_fmt(pl, false, "persistent_at_place", "true"));
+    }
+    if (st->estimate_us >= 0) {
+        CHECK(add_fmt(pl, true, "estimate_us", "%lld", (long long)st->estimate_us));
+    }
+    CHECK(add_fmt(pl, true, "nodes", "%d", (int)st->n_nodes));
+    CHECK(add_fmt(pl, true, "groups", "%d", (int)st->n_groups));
+    if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
+        CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+        CHECK(add_fmt(pl, true, "lp_status", "%s", st->lp_status));
+        CHECK(add_fmt(pl, true, "favourite_children", "%d", (int)st->n_favourites));
+    }
+cleanup:
+    return rc;
+}
+
+int placer_run(const char *name, const struct graph *g, const struct cluster *c,
+               const struct placer_options *opt_in, const char *workload_name,
+               struct placement *out, struct placer_stats *st)
+{
+    const struct placer_desc *desc = placer_find(name);
+    struct placer_options opt = *opt_in;
+    struct pgraph pg = {0}, fused = {0};
+    struct names nm = {g, NULL};
+    int32_t *group_of = NULL, *map = NULL, *node_dev = NULL, *rep_op = NULL;
+    int64_t *limit = NULL;
+    int32_t n_groups = 0, n_dev;
+    const char *algo_name;
+    enum algo a;
+    double t0 = now_ms(), t1;
+    int rc = 0;
+
+    placer_stats_init(st);
+    memset(out, 0, sizeof(*out));
+    if (!desc) {
+        return err_set(BAECHI_EINVAL, "unknown placer '%s' (see 'baechi place --list')", name);
+    }
+    algo_name = desc->name;
+    if (strcmp(desc->name, PLACER_PAPER_NAME) == 0) {
+        placer_options_paper(&opt);
+        algo_name = "m-etf";
+    }
+    a = algo_of(algo_name);
+    if ((rc = check_options(&opt, c)) != 0) {
+        return rc;
+    }
+    n_dev = opt.n_devices > 0 ? opt.n_devices : c->n_devices;
+    if (n_dev < 1) {
+        return err_set(BAECHI_EINVAL, "cluster '%s' has no devices", c->name ? c->name : "?");
+    }
+    CHECK(placement_init(out, g->n_ops));
+    CHECK(placement_set_meta(out, workload_name, c->name, desc->name));
+    group_of = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
+    limit = array_malloc((size_t)n_dev, sizeof(int64_t));
+    st->peak_bytes = array_calloc((size_t)n_dev, sizeof(int64_t));
+    st->limit_bytes = array_malloc((size_t)n_dev, sizeof(int64_t));
+    if (!group_of || !limit || !st->peak_bytes || !st->limit_bytes) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    st->n_devices = n_dev;
+    for (int32_t d = 0; d < n_dev; d++) {
+        /* §1.6: memory_limit = int(fraction * memory_limit) */
+        limit[d] = (int64_t)(opt.memory_fraction * (double)c->dev[d].mem_bytes);
+        st->limit_bytes[d] = limit[d];
+    }
+    CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
+    st->n_groups = n_groups;
+
+    if (a == ALGO_BASELINE) {
+        t1 = now_ms();
+        CHECK(baseline_place(algo_name, g, group_of, n_groups, n_dev, opt.seed, out));
+        st->algorithm_ms = now_ms() - t1;
+        st->n_nodes = g->n_ops;
+        st->n_edges = g->n_edges;
+    } else {
+        const struct pgraph *work;
+        struct palgo_ctx x;
+
+        CHECK(
+            pgraph_from_graph(&pg, g, c, group_of, n_groups, opt.comm_factor, opt.compute_factor));
+        work = &pg;
+        if (opt.fusion) {
+            map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
+            if (!map) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            CHECK(pgraph_fuse(&pg, opt.fusion_check_disjoint, &fused, map));
+            work = &fused;
+            rep_op = array_malloc((size_t)fused.n + 1, sizeof(int32_t));
+            if (!rep_op) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            for (int32_t v = g->n_ops - 1; v >= 0; v--) {
+                rep_op[map[v]] = v;
+            }
+            nm.rep_op = rep_op;
+        }
+        st->n_nodes = work->n;
+        st->n_edges = work->m;
+        node_dev = array_malloc((size_t)work->n + 1, sizeof(int32_t));
+        if (!node_dev) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        x.p = work;
+        x.n_dev = n_dev;
+        x.limit = limit;
+        x.opt = &opt;
+        x.name = node_name;
+        x.name_arg = &nm;
+        t1 = now_ms();
+        switch (a) {
+        case ALGO_TOPO:
+        case ALGO_TOPO_NONUNIFORM:
+            rc = m_topo_place(&x, a == ALGO_TOPO, node_dev, st);
+            break;
+        case ALGO_ETF:
+        case ALGO_ETF_RESERVE:
+            rc = m_etf_place(&x, a == ALGO_ETF_RESERVE, node_dev, st);
+            break;
+        default:
+            rc = m_sct_place(&x, a == ALGO_SCT_RESERVE, node_dev, st);
+            break;
+        }
+        st->algorithm_ms = now_ms() - t1;
+        if (rc != 0) {
+            goto cleanup;
+        }
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            out->device_of[v] = node_dev[map ? map[v] : v];
+        }
+    }
+    st->placement_ms = now_ms() - t0;
+    CHECK(record(out, desc->name, &opt, a, n_dev, st));
+cleanup:
+    if (rc != 0) {
+        placement_release(out);
+        free(st->peak_bytes);
+        free(st->limit_bytes);
+        st->peak_bytes = st->limit_bytes = NULL;
+        st->n_devices = 0;
+    }
+    pgraph_release(&pg);
+    pgraph_release(&fused);
+    free(group_of);
+    free(map);
+    free(node_dev);
+    free(rep_op);
+    free(limit);
+    return rc;
+}

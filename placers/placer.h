@@ -1,0 +1,130 @@
+/*
+ * placer.h - one interface for every placement algorithm:
+ *
+ *     graph + cluster + options  ->  placement (device of every op) + statistics
+ *
+ * placer_run() runs the original pipeline (baechi-spec §0.2): the grouper
+ * (`tf` or `coplace`, §6.1), optionally operator fusion (§6.3), the algorithm
+ * on the (fused) graph with colocation as a hard constraint, and maps the
+ * result back to every op of the graph.  The algorithms (§2-§4) and the
+ * baselines are looked up by name in a registry (placer_find, placer_list).
+ *
+ * Units: time in integer µs, memory in bytes (the original's units).
+ *
+ * Errors: BAECHI_EINVAL (bad option, unknown placer), BAECHI_EINFEASIBLE (no
+ * placement: m-TOPO leftover ops, ETF/SCT memory deadlock, a group that
+ * cannot fit; err_msg() names the ops and the memory missing), BAECHI_ESOLVER
+ * (GLPK failed; never an abort), BAECHI_ENOMEM.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_PLACERS_PLACER_H
+#define BAECHI_PLACERS_PLACER_H
+
+#include "sim/cluster.h"
+#include "sim/graph.h"
+#include "sim/placement.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum placer_grouper {
+    PLACER_GROUPER_TF = 0,     /* the workload's colocation groups (§6.1 `tf`) */
+    PLACER_GROUPER_COPLACE = 1 /* + an op with one consumer op joins its group (§6.1) */
+};
+
+/* Internal: which implementation of the ETF event loop to run (identical results). */
+enum placer_impl {
+    PLACER_IMPL_FAST = 0, /* incremental per-device heaps (default) */
+    PLACER_IMPL_REFERENCE =
+        1 /* the original's loop: every ready op, every device, every decision */
+};
+
+struct placer_options {
+    double memory_fraction; /* placer_memory_fraction: limit = (int64)(f * mem_bytes); 1.0 */
+    double comm_factor;     /* multiplies slope and intercept of the comm model; 1.0 */
+    double compute_factor;  /* weight' = (int64)(weight * f), at least 1; 1.0 */
+    int32_t n_devices;      /* use the first K devices; 0 = all */
+    enum placer_grouper grouper;
+    bool fusion;                /* operator fusion (placer_type=fusion) */
+    bool fusion_check_disjoint; /* fusion_check_disjoint_paths */
+    double sct_threshold;       /* θ of m-SCT's rounding; 0.1 */
+    double lp_time_limit_s;     /* GLPK time limit; 0 = none */
+    uint64_t seed;              /* `random` baseline; 1 */
+    bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
+    enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
+};
+
+/* The defaults above. */
+void placer_options_init(struct placer_options *o);
+
+/* The original README's configuration ("paper"): m-etf, fusion, coplace. */
+#define PLACER_PAPER_NAME "paper"
+void placer_options_paper(struct placer_options *o);
+
+struct placer_stats {
+    double placement_ms; /* grouping + fusion + algorithm + mapping back (wall clock) */
+    double algorithm_ms; /* the algorithm alone (the original's `placement_time`) */
+    int64_t estimate_us; /* the placer's own makespan estimate; -1 when it makes none */
+    int32_t n_nodes;     /* nodes placed by the algorithm (after fusion) */
+    int32_t n_edges;
+    int32_t n_groups; /* colocation groups after the grouper */
+    /* m-SCT only */
+    double lp_makespan_us;     /* the LP relaxed makespan w*; NAN otherwise */
+    char lp_status[32];        /* "optimal", "time limit", ...; "" otherwise */
+    int32_t n_favourites;      /* nodes with a favourite child after assignment (§4.2) */
+    int32_t n_favourite_edges; /* edges rounded to 0 */
+    double lp_ms;              /* time spent in the LP (build + solve) */
+    /* per device, the placer's own memory accounting (m-ETF/m-SCT; 0 otherwise) */
+    int32_t n_devices;
+    int64_t *peak_bytes;  /* n_devices, owned */
+    int64_t *limit_bytes; /* n_devices, owned */
+};
+
+void placer_stats_init(struct placer_stats *s);
+void placer_stats_release(struct placer_stats *s);
+
+/* Flags of a registry entry. */
+enum placer_flags {
+    PLACER_ESTIMATES = 1 << 0, /* makes its own makespan estimate */
+    PLACER_BASELINE = 1 << 1   /* not one of the paper's algorithms */
+};
+
+struct placer_desc {
+    const char *name;    /* "m-etf", ... */
+    const char *summary; /* one line */
+    unsigned flags;
+};
+
+/* The registry, NULL-name terminated, in display order. */
+const struct placer_desc *placer_list(void);
+
+/* Entry of `name` (also the original's spelling with '_': "m_etf"), or NULL. */
+const struct placer_desc *placer_find(const char *name);
+
+/*
+ * Places graph g on cluster c with placer `name` ("paper" selects m-etf and
+ * sets fusion + coplace in a copy of opt).  `out` is initialised here
+ * (placement_init) and filled: device_of, meta (workload name from
+ * `workload_name`, may be NULL), options and stats as strings.  `st` is
+ * initialised here.  On failure `out` and `st` hold nothing to free.
+ */
+int placer_run(const char *name, const struct graph *g, const struct cluster *c,
+               const struct placer_options *opt, const char *workload_name, struct placement *out,
+               struct placer_stats *st);
+
+/*
+ * Colocation groups after grouper `grouper` (§6.1): group_of[op] in
+ * 0..*n_groups-1, numbered by first appearance in op order; group_of holds
+ * g->n_ops entries.  When rep_name is not NULL (g->n_ops entries, caller-
+ * allocated), rep_name[k] is group k's name: the shortest member group name,
+ * ties lexicographic (the original's representative), pointing into g's pool.
+ */
+int placer_group(const struct graph *g, enum placer_grouper grouper, int32_t *group_of,
+                 int32_t *n_groups, const char **rep_name);
+
+/* "tf" / "coplace" -> grouper; 0 or BAECHI_EINVAL. */
+int placer_grouper_parse(const char *s, enum placer_grouper *gr);
+const char *placer_grouper_name(enum placer_grouper gr);
+
+#endif

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""export-onnx.py - exports the ONNX fixtures of tests/data/onnx/.
+
+Uses Debian's python3-torch, python3-torchvision and python3-onnx (run it
+with /usr/bin/python3); no network, no pretrained weights (weights=None).
+The weight payloads are stripped (each initializer keeps its name, type and
+dims, so the importer still sees every parameter's size) to keep the files
+small.  Models are exported in training mode (BatchNormalization kept, not
+folded into convolutions) with batch 1; `baechi workload import --batch N`
+scales activations and FLOPs by N.
+
+    /usr/bin/python3 scripts/export-onnx.py [OUTDIR]
+
+Writes, for each model M: M.onnx (with value_info from ONNX shape
+inference) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
+exercise the importer's own shape inference).
+"""
+import os
+import sys
+
+import onnx
+import onnx.shape_inference
+import torch
+import torchvision
+
+
+class TinyGPT(torch.nn.Module):
+    """A 2-layer GPT-style decoder (d 64, 4 heads, vocab 512, seq 16) from
+    plain ops: Gather, LayerNormalization, MatMul, Softmax, Gelu, Add."""
+
+    def __init__(self, vocab=512, d=64, heads=4, layers=2, seq=16):
+        super().__init__()
+        self.heads = heads
+        self.wte = torch.nn.Embedding(vocab, d)
+        self.wpe = torch.nn.Parameter(torch.zeros(seq, d))
+        self.blocks = torch.nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(torch.nn.ModuleDict({
+                "ln_1": torch.nn.LayerNorm(d),
+                "qkv": torch.nn.Linear(d, 3 * d),
+                "proj": torch.nn.Linear(d, d),
+                "ln_2": torch.nn.LayerNorm(d),
+                "fc": torch.nn.Linear(d, 4 * d),
+                "out": torch.nn.Linear(4 * d, d),
+            }))
+        self.ln_f = torch.nn.LayerNorm(d)
+
+    def forward(self, tokens):
+        b, s = tokens.shape
+        x = self.wte(tokens) + self.wpe
+        for blk in self.blocks:
+            h = blk["ln_1"](x)
+            q, k, v = blk["qkv"](h).split(x.shape[-1], dim=-1)
+            q = q.reshape(b, s, self.heads, -1).transpose(1, 2)
+            k = k.reshape(b, s, self.heads, -1).transpose(1, 2)
+            v = v.reshape(b, s, self.heads, -1).transpose(1, 2)
+            a = torch.softmax(q @ k.transpose(-1, -2) / 4.0, dim=-1) @ v
+            x = x + blk["proj"](a.transpose(1, 2).reshape(b, s, -1))
+            h = blk["ln_2"](x)
+            x = x + blk["out"](torch.nn.functional.gelu(blk["fc"](h)))
+        return self.ln_f(x) @ self.wte.weight.t()
+
+
+def strip(model):
+    """Drops the payload of floating-point initializers of more than 16
+    elements (weights); integer tensors (shapes, axes) stay."""
+    for t in model.graph.initializer:
+        n = 1
+        for d in t.dims:
+            n *= d
+        if t.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
+                           onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16) and n > 16:
+            t.ClearField("raw_data")
+            t.ClearField("float_data")
+            t.ClearField("double_data")
+            t.ClearField("int32_data")
+    return model
+
+
+def export(net, example, path, shapes=True, opset=14):
+    # Training mode keeps BatchNormalization nodes (eval mode folds them into
+    # the convolutions); batch 1, so that shapes fold into constants.
+    net.train()
+    torch.onnx.export(net, example, path, opset_version=opset, input_names=["input"],
+                      output_names=["output"], training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    m = onnx.load(path)
+    if shapes:
+        m = onnx.shape_inference.infer_shapes(m)
+    else:
+        m.graph.ClearField("value_info")
+    strip(m)
+    onnx.save(m, path)
+    print("%s: %d nodes, %d initializers, %d bytes" % (
+        path, len(m.graph.node), len(m.graph.initializer), os.path.getsize(path)))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/onnx"
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    r50 = torchvision.models.resnet50(weights=None)
+    export(r50, torch.zeros(1, 3, 224, 224), os.path.join(out, "resnet50.onnx"))
+    export(r50, torch.zeros(1, 3, 224, 224), os.path.join(out, "resnet50-noshapes.onnx"),
+           shapes=False)
+    inc = torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False)
+    inc.dropout = torch.nn.Identity()  # training-mode dropout exports a random mask
+    export(inc, torch.zeros(1, 3, 299, 299), os.path.join(out, "inception_v3.onnx"))
+    export(TinyGPT(), torch.zeros(1, 16, dtype=torch.long), os.path.join(out, "tiny_gpt.onnx"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+/*
+ * sim.c - the simulator's front: model names, results, argument checks,
+ * dispatch to the two models (sim_baechi.c, sim_timed.c), the lower bound
+ * and the consistency checker (see sim.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "sim.h"
+
+#include "array.h"
+#include "err.h"
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sim_model_parse(const char *s, enum sim_model *m)
+{
+    if (s && strcmp(s, "timed") == 0) {
+        *m = SIM_MODEL_TIMED;
+        return 0;
+    }
+    if (s && strcmp(s, "baechi") == 0) {
+        *m = SIM_MODEL_BAECHI;
+        return 0;
+    }
+    return err_set(BAECHI_EINVAL, "unknown simulator model '%s' (expected 'timed' or 'baechi')",
+                   s ? s : "");
+}
+
+const char *sim_model_name(enum sim_model m)
+{
+    return m == SIM_MODEL_BAECHI ? "baechi" : "timed";
+}
+
+void sim_result_init(struct sim_result *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+void sim_result_release(struct sim_result *r)
+{
+    free(r->dev);
+    free(r->link_bytes);
+    free(r->link_transfers);
+    free(r->oom);
+    free(r->start_us);
+    free(r->end_us);
+    sim_result_init(r);
+}
+
+int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c)
+{
+    size_t n = (size_t)c->n_devices;
+
+    r->n_devices = c->n_devices;
+    r->dev = array_calloc(n, sizeof(*r->dev));
+    r->link_bytes = array_calloc(n * n, sizeof(*r->link_bytes));
+    r->link_transfers = array_calloc(n * n, sizeof(*r->link_transfers));
+    r->oom = array_calloc(n, sizeof(*r->oom));
+    r->start_us = array_malloc((size_t)g->n_ops, sizeof(*r->start_us));
+    r->end_us = array_malloc((size_t)g->n_ops, sizeof(*r->end_us));
+    if (!r->dev || !r->link_bytes || !r->link_transfers || !r->oom || !r->start_us || !r->end_us) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        r->dev[d].limit_bytes = c->dev[d].mem_bytes;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        r->start_us[v] = -1;
+        r->end_us[v] = -1;
+    }
+    return 0;
+}
+
+/* --- the ready queue shared by both models --- */
+
+static inline bool rq_less(const struct sim_rq_item *x, const struct sim_rq_item *y)
+{
+    return x->time_us < y->time_us || (x->time_us == y->time_us && x->topo < y->topo);
+}
+
+int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op)
+{
+    struct sim_rq_item it = {time_us, topo, op};
+    size_t i;
+    int rc;
+
+    if (q->nr == q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, q->nr + 1)) != 0) {
+        return rc;
+    }
+    i = q->nr++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+
+        if (!rq_less(&it, &q->heap[p])) {
+            break;
+        }
+        q->heap[i] = q->heap[p];
+        i = p;
+    }
+    q->heap[i] = it;
+    return 0;
+}
+
+struct sim_rq_item sim_rq_pop(struct sim_rq *q)
+{
+    struct sim_rq_item top = q->heap[0], last;
+    size_t i = 0, n = --q->nr;
+
+    if (n == 0) {
+        return top;
+    }
+    last = q->heap[n];
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && rq_less(&q->heap[c + 1], &q->heap[c])) {
+            c++;
+        }
+        if (!rq_less(&q->heap[c], &last)) {
+            break;
+        }
+        q->heap[i] = q->heap[c];
+        i = c;
+    }
+    q->heap[i] = last;
+    return top;
+}
+
+void sim_rq_release(struct sim_rq *q)
+{
+    free(q->heap);
+    q->heap = NULL;
+    q->nr = q->alloc = 0;
+}
+
+/* --- bounds --- */
+
+static int32_t fastest_device(const struct cluster *c)
+{
+    int32_t best = 0;
+
+    for (int32_t d = 1; d < c->n_devices; d++) {
+        if (c->dev[d].speed > c->dev[best].speed) {
+            best = d;
+        }
+    }
+    return best;
+}
+
+/* Longest path with each op at its time on the fastest device (µs). */
+static int64_t critical_path_fastest(const struct graph *g, const struct cluster *c)
+{
+    int32_t f;
+    int64_t *fin, best = 0;
+    double sp;
+
+    if (c->n_devices <= 0) {
+        return graph_critical_path_us(g);
+    }
+    f = fastest_device(c);
+    sp = c->dev[f].speed > 0 ? c->dev[f].speed : 1.0;
+    if (g->fused || g->n_ops == 0 || !(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
+        /* topo[] of a fused graph may not be an order; approximate */
+        return (int64_t)ceil((double)graph_critical_path_us(g) / sp);
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        int32_t v = g->topo_op[i];
+        int64_t s = 0;
+
+        for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+            int32_t u = g->edge_src[g->in_edge[k]];
+
+            if (fin[u] > s) {
+                s = fin[u];
+            }
+        }
+        fin[v] = s + cluster_compute_us(c, f, g->weight_us[v]);
+        if (fin[v] > best) {
+            best = fin[v];
+        }
+    }
+    free(fin);
+    return best;
+}
+
+static int64_t work_bound(const struct graph *g, const struct cluster *c)
+{
+    double speed = 0;
+
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        speed += c->dev[d].speed > 0 ? c->dev[d].speed : 1.0;
+    }
+    if (speed <= 0) {
+        speed = 1;
+    }
+    return (int64_t)ceil((double)graph_total_compute_us(g) / speed);
+}
+
+int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c)
+{
+    int64_t cp = critical_path_fastest(g, c);
+    int64_t w = work_bound(g, c);
+
+    return cp > w ? cp : w;
+}
+
+/* --- running --- */
+
+int sim_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+            const struct sim_options *opt, struct sim_result *r)
+{
+    enum sim_model model = opt ? opt->model : SIM_MODEL_TIMED;
+    struct trace *trace = opt ? opt->trace : NULL;
+    int rc;
+
+    sim_result_init(r);
+    if (!c || c->n_devices <= 0) {
+        return err_set(BAECHI_EINVAL, "the cluster has no devices");
+    }
+    if (model != SIM_MODEL_TIMED && model != SIM_MODEL_BAECHI) {
+        return err_set(BAECHI_EINVAL, "unknown simulator model %d", (int)model);
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        if (device_of[v] < 0 || device_of[v] >= c->n_devices) {
+            return err_set(BAECHI_EINVAL,
+                           "op '%s' is placed on device %d, but the cluster has %d devices "
+                           "(0..%d)",
+                           g->op_name[v], device_of[v], c->n_devices, c->n_devices - 1);
+        }
+    }
+    if ((rc = sim_result_alloc(r, g, c)) != 0) {
+        goto fail;
+    }
+    r->model = model;
+    if (trace) {
+        /* the baechi model always has one channel per device */
+        trace->channel = model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel;
+    }
+    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, r)
+                                   : sim_timed_run(g, c, device_of, trace, r);
+    if (rc) {
+        goto fail;
+    }
+    r->total_compute_us = 0;
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        r->total_compute_us += r->dev[d].busy_us;
+        r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
+    }
+    r->critical_path_us = critical_path_fastest(g, c);
+    r->lower_bound_us = work_bound(g, c);
+    if (r->critical_path_us > r->lower_bound_us) {
+        r->lower_bound_us = r->critical_path_us;
+    }
+    return 0;
+
+fail:
+    sim_result_release(r);
+    return rc;
+}
+
+/* --- the checker --- */
+
+struct cmp_ctx {
+    const struct sim_result *r;
+    const int32_t *dev;
+};
+
+static int cmp_by_device_start(const void *a, const void *b, void *arg)
+{
+    const struct cmp_ctx *ctx = arg;
+    const struct sim_result *cmp_r = ctx->r;
+    const int32_t *cmp_dev = ctx->dev;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    if (cmp_dev[x] != cmp_dev[y]) {
+        return cmp_dev[x] < cmp_dev[y] ? -1 : 1;
+    }
+    if (cmp_r->start_us[x] != cmp_r->start_us[y]) {
+        return cmp_r->start_us[x] < cmp_r->start_us[y] ? -1 : 1;
+    }
+    return x < y ? -1 : x > y;
+}
+
+int sim_check(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+              const struct sim_result *r)
+{
+    int64_t makespan = 0;
+    int32_t *order;
+    int64_t busy_sum = 0;
+
+    if (r->n_devices != c->n_devices || !r->start_us || !r->end_us || !r->dev) {
+        return err_set(BAECHI_EINVAL, "result does not match the cluster (%d devices vs %d)",
+                       r->n_devices, c->n_devices);
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        int64_t w = cluster_compute_us(c, device_of[v], g->weight_us[v]);
+
+        if (r->start_us[v] < 0) {
+            return err_set(BAECHI_EINVAL, "op '%s' never ran", g->op_name[v]);
+        }
+        if (r->end_us[v] != r->start_us[v] + w) {
+            return err_set(BAECHI_EINVAL, "op '%s' ends at %lld µs, expected %lld + %lld µs",
+                           g->op_name[v], (long long)r->end_us[v], (long long)r->start_us[v],
+                           (long long)w);
+        }
+        busy_sum += w;
+        if (r->end_us[v] > makespan) {
+            makespan = r->end_us[v];
+        }
+    }
+    if (makespan != r->step_us) {
+        return err_set(BAECHI_EINVAL, "step time %lld µs is not the last end %lld µs",
+                       (long long)r->step_us, (long long)makespan);
+    }
+    if (busy_sum != r->total_compute_us) {
+        return err_set(BAECHI_EINVAL, "total compute %lld µs, expected %lld µs",
+                       (long long)r->total_compute_us, (long long)busy_sum);
+    }
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        int32_t u = g->edge_src[e], v = g->edge_dst[e];
+
+        if (r->start_us[v] < r->end_us[u]) {
+            return err_set(BAECHI_EINVAL,
+                           "op '%s' starts at %lld µs before its input '%s' ends "
+                           "at %lld µs",
+                           g->op_name[v], (long long)r->start_us[v], g->op_name[u],
+                           (long long)r->end_us[u]);
+        }
+    }
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+
+        if (s->final_bytes < 0 || s->peak_bytes < 0 || s->final_bytes > s->peak_bytes) {
+            return err_set(BAECHI_EINVAL,
+                           "device %d memory inconsistent: peak %lld B, final %lld B", d,
+                           (long long)s->peak_bytes, (long long)s->final_bytes);
+        }
+        if (s->oom != (s->limit_bytes > 0 && s->peak_bytes > s->limit_bytes)) {
+            return err_set(BAECHI_EINVAL, "device %d oom flag disagrees with its peak", d);
+        }
+    }
+    if (g->n_ops == 0) {
+        return 0;
+    }
+    order = array_malloc((size_t)g->n_ops, sizeof(*order));
+    if (!order) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        order[v] = v;
+    }
+    qsort_r(order, (size_t)g->n_ops, sizeof(*order), cmp_by_device_start,
+            &(struct cmp_ctx){r, device_of});
+    for (int32_t i = 1; i < g->n_ops; i++) {
+        int32_t a = order[i - 1], b = order[i];
+
+        if (device_of[a] == device_of[b] && r->start_us[b] < r->end_us[a]) {
+            int rc = err_set(BAECHI_EINVAL, "ops '%s' and '%s' overlap on device %d", g->op_name[a],
+                             g->op_name[b], device_of[a]);
+            free(order);
+            return rc;
+        }
+    }
+    free(order);
+    return 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * sim.h - the simulator: replays one step of a placed graph on a cluster
+ * model and reports step time, memory and traffic.  Two models behind one
+ * interface (DESIGN.md "Semantics that must hold"):
+ *
+ * SIM_MODEL_BAECHI  the original virtual scheduler, exactly (baechi-spec §5):
+ *   list scheduling popped in (ready time, topological index) order; one
+ *   transfer channel per device shared by sends and receives, transfers
+ *   committed when the producer is popped, a tensor sent once per receiving
+ *   device; memory freed when the last consumer is popped; receivers hold no
+ *   copy; persistent bytes are part of the outputs and stay.  Same makespan
+ *   and per-device peaks as the original.
+ *
+ * SIM_MODEL_TIMED (default)  true discrete events in time order:
+ *   each device computes one op at a time, picking among its ready ops by
+ *   (ready time, topological index); transfers use the cluster's channel
+ *   model (shared, duplex send/receive engines, or per link) and start when
+ *   the producer ends and the engines are free; a tensor crosses to a device
+ *   once and occupies its bytes there from the start of the transfer until
+ *   its last consumer on that device ends; persistent bytes are allocated on
+ *   the op's device for the whole step; an op's other output bytes are held
+ *   from its start until its last consumer ends and its last send completes;
+ *   temp bytes only while it runs.  So peak memory is right in time.
+ *
+ * Both report the same metrics; running out of memory is a result (the
+ * first over-limit allocation per device: op, time and excess), never an
+ * error.  Compute time of op v on device d is cluster_compute_us(weight_us).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_SIM_SIM_H
+#define BAECHI_SIM_SIM_H
+
+#include "cluster.h"
+#include "graph.h"
+#include "trace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sim_model { SIM_MODEL_TIMED = 0, SIM_MODEL_BAECHI = 1 };
+
+/* "timed" / "baechi" -> model; returns 0 or BAECHI_EINVAL. */
+int sim_model_parse(const char *s, enum sim_model *m);
+const char *sim_model_name(enum sim_model m);
+
+struct sim_options {
+    enum sim_model model;
+    struct trace *trace; /* record spans here when not NULL (initialised by the caller) */
+};
+
+struct sim_oom {
+    int32_t device;
+    int32_t op;          /* the op whose allocation crossed the limit */
+    int64_t time_us;     /* when */
+    int64_t over_bytes;  /* used - limit right after that allocation */
+};
+
+struct sim_device_stats {
+    int64_t peak_bytes;
+    int64_t limit_bytes;
+    int64_t busy_us;     /* Σ compute time run on the device */
+    int64_t final_bytes; /* still allocated at the end of the step */
+    int32_t n_ops;
+    bool oom;            /* peak_bytes > limit_bytes */
+};
+
+struct sim_result {
+    enum sim_model model;
+    int64_t step_us; /* makespan: the last op's end */
+    int32_t n_devices;
+    struct sim_device_stats *dev; /* n_devices */
+    int64_t *link_bytes;          /* n_devices * n_devices, row = src */
+    int64_t *link_transfers;      /* same layout: number of tensor transfers */
+    int64_t total_compute_us;
+    int64_t critical_path_us;
+    int64_t lower_bound_us;  /* max(critical path, Σ compute / devices), see sim_lower_bound_us */
+    struct sim_oom *oom;     /* the first over-limit allocation per device that had one */
+    int32_t n_oom;
+    int64_t *start_us;       /* per op */
+    int64_t *end_us;         /* per op */
+};
+
+void sim_result_init(struct sim_result *r);
+void sim_result_release(struct sim_result *r);
+
+/*
+ * Simulates graph g placed by device_of[op] (every entry in 0..n_devices-1,
+ * checked) on cluster c.  Fills r (initialised by this call).  Returns 0,
+ * BAECHI_EINVAL for a bad placement, BAECHI_ENOMEM.
+ */
+int sim_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+            const struct sim_options *opt, struct sim_result *r);
+
+/*
+ * The lower bound on any step time: max(critical path, Σ compute / Σ speed),
+ * with the critical path at the fastest device's speed (µs, rounded up).
+ * With identical devices of speed 1: max(critical path, Σ compute / k).
+ */
+int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c);
+
+/*
+ * Consistency checker (tests): every op ran once, end = start + compute,
+ * no device runs two ops at once, consumers start after producers end,
+ * memory never negative.  Returns 0 or BAECHI_EINVAL with what is wrong.
+ */
+int sim_check(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+              const struct sim_result *r);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * sim_baechi.c - the original virtual scheduler, exactly (baechi-spec §5,
+ * virtual_scheduler.py).  A list scheduler over one global priority queue
+ * keyed by (ready time, topological index):
+ *
+ *   - compute: an op starts at max(free_at[d], ready time), in pop order,
+ *     no back-filling;
+ *   - communication: one channel per device shared by sends and receives;
+ *     the transfers of an op's outputs are committed when the op is popped,
+ *     in out-edge order (consumer id ascending) then tensor order:
+ *         s = max(end(v), chan[src]); chan[src] = s + w;
+ *         r = max(s, chan[dst]);      chan[dst] = r + w;   arrival r + w
+ *     with w = comm(bytes) of the cluster's default model (the original
+ *     ignores device pairs), and a tensor is sent once per receiving device
+ *     (the cache by tensor name at the receiver);
+ *   - memory, at each pop: +out (peak), +temp (peak), -temp, then for each
+ *     predecessor whose last consumer this is, += persistent - out with no
+ *     peak update; receivers hold nothing.
+ *
+ * The tensor cache only ever matters while the producer is popped (a tensor
+ * is sent by its producer only), so it is a scratch table (local tensor
+ * index x device) stamped with the producer, and arrival times live per edge
+ * tensor slot.  Time O((V + E + T) log V) for T edge tensors; memory
+ * O(V + T) plus (max ports per op + 1) x devices.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "sim_internal.h"
+
+#include "array.h"
+#include "err.h"
+
+#include <stdlib.h>
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                   struct trace *trace, struct sim_result *r)
+{
+    const int32_t n = g->n_ops, nd = c->n_devices;
+    const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
+    int32_t *ready_count = NULL, *exec_out = NULL, *cache_stamp = NULL;
+    int64_t *slot_recv = NULL, *cache_end = NULL, *dev_state = NULL;
+    int64_t *used, *free_at, *chan;
+    struct sim_rq q = {0};
+    int32_t maxp = 0;
+    size_t cache_n;
+    int64_t makespan = 0;
+    int rc = 0;
+
+    for (int32_t v = 0; v < n; v++) {
+        int32_t np = g->port_start[v + 1] - g->port_start[v];
+
+        if (np > maxp) {
+            maxp = np;
+        }
+    }
+    cache_n = (size_t)(maxp + 1) * (size_t)nd;
+    ready_count = array_calloc((size_t)n, sizeof(*ready_count));
+    exec_out = array_calloc((size_t)n, sizeof(*exec_out));
+    slot_recv = array_malloc(n_slots, sizeof(*slot_recv));
+    cache_end = array_malloc(cache_n, sizeof(*cache_end));
+    cache_stamp = array_calloc(cache_n, sizeof(*cache_stamp));
+    dev_state = array_calloc((size_t)nd * 3, sizeof(*dev_state));
+    if (!ready_count || !exec_out || !slot_recv || !cache_end || !cache_stamp || !dev_state) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    used = dev_state;
+    free_at = dev_state + nd;
+    chan = dev_state + 2 * nd;
+
+    for (int32_t v = 0; v < n; v++) {
+        if (graph_in_degree(g, v) == 0) {
+            CHECK(sim_rq_push(&q, 0, g->topo[v], v));
+        }
+    }
+
+    while (q.nr) {
+        struct sim_rq_item it = sim_rq_pop(&q);
+        const int32_t v = it.op, d = device_of[v];
+        const int64_t w = cluster_compute_us(c, d, g->weight_us[v]);
+        const int64_t start = max64(free_at[d], it.time_us), end = start + w;
+
+        used[d] += g->out_bytes[v];
+        sim_mem_note(r, d, used[d], v, start);
+        used[d] += g->temp_bytes[v];
+        sim_mem_note(r, d, used[d], v, start);
+        if (trace) {
+            CHECK(trace_add_mem(trace, d, start, used[d]));
+        }
+        r->start_us[v] = start;
+        r->end_us[v] = end;
+        free_at[d] = end;
+        r->dev[d].busy_us += w;
+        r->dev[d].n_ops++;
+        used[d] -= g->temp_bytes[v];
+        if (trace) {
+            CHECK(trace_add_compute(trace, v, d, start, end));
+            CHECK(trace_add_mem(trace, d, end, used[d]));
+        }
+
+        /* the last consumer popped frees its predecessors' outputs (§5.2) */
+        for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+            int32_t u = g->edge_src[g->in_edge[k]];
+
+            if (++exec_out[u] == graph_out_degree(g, u)) {
+                int32_t du = device_of[u];
+
+                used[du] += g->persist_bytes[u] - g->out_bytes[u];
+                if (trace) {
+                    CHECK(trace_add_mem(trace, du, start, used[du]));
+                }
+            }
+        }
+        makespan = max64(makespan, free_at[d]);
+
+        /* transfers, committed now, out-edge order then tensor order */
+        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+            int32_t dw = device_of[g->edge_dst[e]];
+
+            if (dw == d) {
+                continue;
+            }
+            for (int32_t s = g->et_start[e]; s < g->et_start[e + 1]; s++) {
+                int32_t x = g->et_tensor[s];
+                int32_t li =
+                    x < g->n_ports ? x - g->port_start[v] : g->port_start[v + 1] - g->port_start[v];
+                size_t ci = (size_t)li * (size_t)nd + (size_t)dw;
+                int64_t bytes, cw, ts, tr;
+
+                if (cache_stamp[ci] == v + 1) {
+                    slot_recv[s] = cache_end[ci];
+                    continue;
+                }
+                bytes = g->tensor_bytes[x];
+                cw = cluster_comm_default_us(c, bytes);
+                ts = max64(end, chan[d]);
+                chan[d] = ts + cw;
+                tr = max64(ts, chan[dw]);
+                chan[dw] = tr + cw;
+                slot_recv[s] = tr + cw;
+                cache_stamp[ci] = v + 1;
+                cache_end[ci] = tr + cw;
+                r->link_bytes[(size_t)d * nd + dw] += bytes;
+                r->link_transfers[(size_t)d * nd + dw]++;
+                if (trace) {
+                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, tr + cw));
+                }
+            }
+        }
+
+        /* successors whose inputs are all committed become ready */
+        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+            int32_t x = g->edge_dst[e], dx = device_of[x];
+            int64_t ready = 0;
+
+            if (++ready_count[x] != graph_in_degree(g, x)) {
+                continue;
+            }
+            for (int32_t k = g->in_start[x]; k < g->in_start[x + 1]; k++) {
+                int32_t e2 = g->in_edge[k], u = g->edge_src[e2];
+
+                if (device_of[u] == dx) {
+                    ready = max64(ready, r->end_us[u]);
+                    continue;
+                }
+                for (int32_t s = g->et_start[e2]; s < g->et_start[e2 + 1]; s++) {
+                    ready = max64(ready, slot_recv[s]);
+                }
+            }
+            CHECK(sim_rq_push(&q, ready, g->topo[x], x));
+        }
+    }
+
+    r->step_us = makespan;
+    for (int32_t d = 0; d < nd; d++) {
+        r->dev[d].final_bytes = used[d];
+    }
+
+cleanup:
+    sim_rq_release(&q);
+    free(ready_count);
+    free(exec_out);
+    free(slot_recv);
+    free(cache_end);
+    free(cache_stamp);
+    free(dev_state);
+    return rc;
+}

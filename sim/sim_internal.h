@@ -1,0 +1,73 @@
+/*
+ * sim_internal.h - what the simulator's files share (sim.c, sim_baechi.c,
+ * sim_timed.c) and nobody else uses: the two model entry points, the ready
+ * queue keyed by (ready time, topological index), and memory bookkeeping.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_SIM_SIM_INTERNAL_H
+#define BAECHI_SIM_SIM_INTERNAL_H
+
+#include "sim.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The models.  Called by sim_run() after it checked device_of and
+ * allocated r (sim_result_alloc); they fill start/end, step_us, dev[] and
+ * the link matrices.  Return 0 or BAECHI_ENOMEM.
+ */
+int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                   struct trace *trace, struct sim_result *r);
+int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                  struct trace *trace, struct sim_result *r);
+
+/* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
+int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);
+
+/*
+ * A ready queue: a binary heap of (time, topological index, op), smallest
+ * first.  Topological indices are unique, so the order is total.
+ */
+struct sim_rq_item {
+    int64_t time_us;
+    int32_t topo;
+    int32_t op;
+};
+
+struct sim_rq {
+    struct sim_rq_item *heap;
+    size_t nr, alloc;
+};
+
+int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op);
+/* Removes the smallest item; the queue must not be empty. */
+struct sim_rq_item sim_rq_pop(struct sim_rq *q);
+void sim_rq_release(struct sim_rq *q);
+
+/*
+ * Memory after an allocation of `op` at time_us on device d: updates the
+ * peak, and records the device's first over-limit allocation (a limit <= 0
+ * means unlimited).
+ */
+static inline void sim_mem_note(struct sim_result *r, int32_t d, int64_t used, int32_t op,
+                                int64_t time_us)
+{
+    struct sim_device_stats *s = &r->dev[d];
+
+    if (used > s->peak_bytes) {
+        s->peak_bytes = used;
+    }
+    if (s->limit_bytes > 0 && used > s->limit_bytes && !s->oom) {
+        s->oom = true;
+        r->oom[r->n_oom].device = d;
+        r->oom[r->n_oom].op = op;
+        r->oom[r->n_oom].time_us = time_us;
+        r->oom[r->n_oom].over_bytes = used - s->limit_bytes;
+        r->n_oom++;
+    }
+}
+
+#endif

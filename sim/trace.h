@@ -1,0 +1,63 @@
+/*
+ * trace.h - a recording of one simulated step, and its export as a Chrome
+ * trace (JSON "traceEvents"; opens in Perfetto and chrome://tracing).
+ *
+ * The simulator appends spans while it runs (when given a trace); the writer
+ * puts one process per device with a "compute" track, and one track per
+ * channel (send / receive engine, shared channel, or link, as the model used)
+ * for transfers.  Event args carry op names, op types, tensor names and
+ * sizes in bytes.  Times are µs, as Chrome traces expect.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_SIM_TRACE_H
+#define BAECHI_SIM_TRACE_H
+
+#include "cluster.h"
+#include "graph.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct trace_compute {
+    int32_t op, device;
+    int64_t start_us, end_us;
+};
+
+/* A transfer occupies `channel` (see trace_channel) from start to end. */
+struct trace_transfer {
+    int32_t tensor, src, dst;
+    int64_t bytes;
+    int64_t start_us, end_us;
+};
+
+/* A memory counter sample: device used `bytes` from time_us on. */
+struct trace_mem {
+    int32_t device;
+    int64_t time_us, bytes;
+};
+
+struct trace {
+    enum channel_model channel; /* how transfers are drawn: per device, send/recv, per link */
+    struct trace_compute *compute;
+    size_t n_compute, alloc_compute;
+    struct trace_transfer *transfer;
+    size_t n_transfer, alloc_transfer;
+    struct trace_mem *mem;
+    size_t n_mem, alloc_mem;
+};
+
+void trace_init(struct trace *t, enum channel_model channel);
+void trace_release(struct trace *t);
+
+int trace_add_compute(struct trace *t, int32_t op, int32_t device, int64_t start_us,
+                      int64_t end_us);
+int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst, int64_t bytes,
+                       int64_t start_us, int64_t end_us);
+int trace_add_mem(struct trace *t, int32_t device, int64_t time_us, int64_t bytes);
+
+/* Writes the Chrome trace JSON. */
+int trace_write_chrome(const struct trace *t, const struct graph *g, const struct cluster *c,
+                       FILE *f);
+
+#endif

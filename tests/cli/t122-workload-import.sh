@@ -1,0 +1,29 @@
+# `baechi workload import`: ONNX fixtures (torchvision exports, weights
+# stripped) to workloads; malformed files are rejected with exit 2.
+. "$TOP/tests/cli/lib.sh"
+W=$TMPDIR_TEST
+D=$TOP/tests/data/onnx
+
+expect_exit 0 "$BAECHI" workload import "$D/resnet50.onnx" -o "$W/r.yaml"
+expect_grep 'resnet50: 282 ops from 175 nodes, 25\.56 M parameters' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" workload import "$D/resnet50.onnx" --train --batch 32 -o "$W/rt.yaml"
+expect_grep 'resnet50_train: 564 ops' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" workload info "$W/rt.yaml"
+expect_grep 'phases +282 forward, 175 backward, 107 update' "$TMPDIR_TEST/out"
+for p in m-etf m-topo m-sct; do
+    expect_exit 0 "$BAECHI" run -w "$W/rt.yaml" -c paper-4gpu-pcie -p $p
+done
+expect_exit 0 "$BAECHI" workload import "$D/tiny_gpt.onnx" -o "$W/g.yaml"
+expect_grep '0\.13 M parameters' "$TMPDIR_TEST/out"
+
+# malformed: not a protobuf, a truncated model, a node reading nothing
+printf 'not an onnx model\377\377' > "$W/garbage.onnx"
+expect_exit 2 "$BAECHI" workload import "$W/garbage.onnx"
+expect_grep 'garbage.onnx: not a valid ONNX model' "$TMPDIR_TEST/err"
+head -c 1000 "$D/resnet50.onnx" > "$W/trunc.onnx"
+expect_exit 2 "$BAECHI" workload import "$W/trunc.onnx"
+expect_grep 'trunc.onnx' "$TMPDIR_TEST/err"
+expect_exit 2 "$BAECHI" workload import "$D/bad-missing-input.onnx"
+expect_grep "node 'add0' \(Add\): input 'missing' is not produced" "$TMPDIR_TEST/err"
+expect_exit 2 "$BAECHI" workload import "$W/none.onnx"
+expect_grep 'none.onnx' "$TMPDIR_TEST/err"

@@ -1,0 +1,10 @@
+# t401-run-infeasible.sh - `baechi run` with an infeasible placement: exit 3 and a result
+. "$TOP/tests/cli/lib.sh"
+expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
+expect_grep "placement infeasible with m-etf" "$TMPDIR_TEST/out"
+expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/out"
+expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05 --json
+expect_grep "\"feasible\": false" "$TMPDIR_TEST/out"
+# a tight memory setting where m-topo must spread, and a single GPU that overflows (a result)
+expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p single --memory-fraction 0.1
+expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-topo --memory-fraction 0.3 --devices 2

@@ -1,0 +1,35 @@
+#!/bin/sh
+# t630: `baechi replay` runs baechi-spec §13 T1 on the CPU backend: the
+# program has 3 spins and 2 copies, the memory peaks equal the timed
+# simulator's, and the report has units and the error in %.
+. "$TOP/tests/cli/lib.sh"
+W="$TOP/tests/data/t1.yaml"
+C="$TOP/tests/data/t1-cluster.yaml"
+
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 3 --warmup 1 --json
+python3 - "$TMPDIR_TEST/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["backend"] == "cpu" and r["model"] == "timed", r
+assert r["n_ops"] == 3 and r["n_copies"] == 2 and r["copy_bytes"] == 120, r
+assert r["sim_step_us"] == 29, r["sim_step_us"]
+assert r["steps"] == 3 and len(r["step_us"]) == 3
+assert r["measured_step_us"] >= 18, r["measured_step_us"]
+assert [d["measured_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
+assert [d["sim_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
+PY
+
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 2 -m baechi
+expect_grep '^measured step +[0-9.]+ (µs|ms)' "$TMPDIR_TEST/out"
+expect_grep '^simulated step +29 µs \(baechi model\)' "$TMPDIR_TEST/out"
+expect_grep '^step error +[-+][0-9.]+ %' "$TMPDIR_TEST/out"
+expect_grep 'gpu0 +150 B +150 B +\+0.00 %' "$TMPDIR_TEST/out"
+
+# with a calibrated cluster: calibrate -> replay
+expect_exit 0 "$BAECHI" calibrate --quick --max-exp 12 -o "$TMPDIR_TEST/cal.yaml"
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$TMPDIR_TEST/cal.yaml" -p given --steps 2
+
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C"
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --backend tpu
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 0
+expect_exit 2 "$BAECHI" replay -w "$TMPDIR_TEST/none.yaml" -c "$C" -p given

@@ -1,0 +1,171 @@
+/*
+ * test_onnx.c - ONNX import: the committed fixtures (exported from
+ * torchvision by scripts/export-onnx.py, weights stripped) against published
+ * parameter counts, own shape inference against value_info, batch scaling,
+ * training graph, and malformed files.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "workloads/onnx_import.h"
+
+#include "sim/err.h"
+#include "sim/graph.h"
+#include "workloads/train.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#define DIR "tests/data/onnx/"
+
+static void import_ok(struct workload *w, const char *path, int64_t batch,
+                      struct onnx_import_stats *st)
+{
+    struct onnx_import_opts o = {batch};
+    struct graph g;
+
+    err_set_quiet(1);
+    cr_assert_eq(onnx_import(w, path, &o, st), 0, "%s", err_msg());
+    memset(&g, 0, sizeof(g));
+    cr_assert_eq(graph_build(&g, w), 0, "%s", err_msg());
+    cr_assert_eq(graph_check(&g), 0, "%s", err_msg());
+    cr_assert_eq(g.n_pruned, 0);
+    graph_release(&g);
+}
+
+static int64_t out_total(const struct workload *w)
+{
+    int64_t s = 0;
+
+    for (size_t i = 0; i < w->n_out_bytes; i++) {
+        s += w->out_bytes[i];
+    }
+    return s;
+}
+
+Test(onnx, resnet50_parameters_match_torchvision)
+{
+    struct workload w;
+    struct onnx_import_stats st;
+    int32_t conv;
+
+    import_ok(&w, DIR "resnet50.onnx", 0, &st);
+    cr_assert_eq(st.params, 25557032); /* torchvision resnet50: 25,557,032 */
+    cr_assert_eq(st.n_unknown, 0);
+    cr_assert_eq(st.n_nodes, 175);
+    /* the stem: 64 x 3 x 7 x 7 weights folded into the conv; output 1 x 64 x 112 x 112 */
+    conv = workload_find(&w, "/conv1/Conv");
+    cr_assert(conv >= 0);
+    cr_assert_eq(w.op[conv].persistent, 64 * 3 * 7 * 7 * 4);
+    cr_assert_eq(w.out_bytes[w.op[conv].out_off], 64 * 112 * 112 * 4);
+    cr_assert_float_eq(w.op[conv].flops, 2.0 * 64 * 112 * 112 * 3 * 7 * 7, 1);
+    workload_release(&w);
+}
+
+Test(onnx, own_shape_inference_matches_value_info)
+{
+    struct workload a, b;
+    struct onnx_import_stats sa, sb;
+
+    import_ok(&a, DIR "resnet50.onnx", 0, &sa);
+    import_ok(&b, DIR "resnet50-noshapes.onnx", 0, &sb);
+    cr_assert(sa.n_from_value_info > 200);
+    cr_assert(sb.n_from_value_info <= 1, "only the graph output has a type");
+    cr_assert_eq(a.n_op, b.n_op);
+    for (int32_t i = 0; i < a.n_op; i++) {
+        cr_assert_eq(a.op[i].n_out, b.op[i].n_out);
+        for (int32_t k = 0; k < a.op[i].n_out; k++) {
+            cr_assert_eq(a.out_bytes[a.op[i].out_off + k], b.out_bytes[b.op[i].out_off + k],
+                         "op '%s' port %d", a.op[i].name, k);
+        }
+        cr_assert_float_eq(a.op[i].flops, b.op[i].flops, 1e-6 * (1 + a.op[i].flops));
+    }
+    workload_release(&a);
+    workload_release(&b);
+}
+
+Test(onnx, inception_v3_and_forward_macs)
+{
+    struct workload w;
+    struct onnx_import_stats st;
+    double macs = 0;
+
+    import_ok(&w, DIR "inception_v3.onnx", 0, &st);
+    cr_assert_eq(st.params, 23834568); /* without the aux head, as gen_inception_v3 */
+    cr_assert_eq(st.n_unknown, 0);
+    for (int32_t i = 0; i < w.n_op; i++) {
+        if (strcmp(w.op[i].type, "Conv") == 0 || strcmp(w.op[i].type, "Gemm") == 0) {
+            macs += w.op[i].flops / 2;
+        }
+    }
+    /* torchvision: 5.71 G multiply-adds per image (bias adds make it a bit more) */
+    cr_assert(fabs(macs - 5.71e9) < 0.01 * 5.71e9, "%.4g", macs);
+    workload_release(&w);
+}
+
+Test(onnx, batch_scales_activations_not_weights)
+{
+    struct workload a, b;
+    struct onnx_import_stats sa, sb;
+    int64_t pa = 0, pb = 0;
+
+    import_ok(&a, DIR "tiny_gpt.onnx", 0, &sa);
+    import_ok(&b, DIR "tiny_gpt.onnx", 8, &sb);
+    cr_assert_eq(sa.params, 133888); /* 2 layers, d 64, vocab 512, 16 positions */
+    cr_assert_eq(sb.params, sa.params);
+    cr_assert_float_eq(sb.flops, 8 * sa.flops, 1e-6 * sb.flops);
+    for (int32_t i = 0; i < a.n_op; i++) {
+        pa += a.op[i].persistent;
+        pb += b.op[i].persistent;
+    }
+    cr_assert_eq(pa, pb);
+    /* the token input (1 x 16 int64) and every activation scale by 8 */
+    cr_assert_eq(a.out_bytes[a.op[workload_find(&a, "input")].out_off], 16 * 8);
+    cr_assert_eq(b.out_bytes[b.op[workload_find(&b, "input")].out_off], 8 * 16 * 8);
+    cr_assert_eq(b.out_bytes[b.op[b.n_op - 1].out_off], 8 * 16 * 512 * 4, "the logits");
+    cr_assert(out_total(&b) > out_total(&a));
+    /* the tied embedding is read by the Gather and the LM head: an op of its own */
+    cr_assert(workload_find(&a, "wte.weight") >= 0);
+    cr_assert_str_eq(a.op[workload_find(&a, "wte.weight")].type, "Initializer");
+    workload_release(&a);
+    workload_release(&b);
+}
+
+Test(onnx, training_graph_of_an_import)
+{
+    struct workload w, tr;
+    struct onnx_import_stats st;
+    struct train_opts o;
+    struct train_stats ts;
+    struct graph g;
+
+    import_ok(&w, DIR "resnet50.onnx", 32, &st);
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&tr, &w, &o, &ts), 0, "%s", err_msg());
+    /* every parameter-holding node gets an update: 53 convs + 53 BN + fc */
+    cr_assert_eq(ts.param_bytes, (int64_t)25557032 * 4);
+    cr_assert_eq(ts.n_update, 53 + 53 + 1);
+    memset(&g, 0, sizeof(g));
+    cr_assert_eq(graph_build(&g, &tr), 0, "%s", err_msg());
+    graph_release(&g);
+    workload_release(&tr);
+    workload_release(&w);
+}
+
+Test(onnx, malformed_files_are_rejected)
+{
+    struct workload w;
+    struct onnx_import_opts o = {0};
+    static const uint8_t garbage[] = "this is not a protobuf \xff\xff\xff\xff";
+    static const uint8_t empty[] = "";
+
+    cr_assert_eq(onnx_import_buffer(&w, garbage, sizeof(garbage), "garbage.onnx", &o, NULL),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "garbage.onnx: not a valid ONNX model") != NULL, "%s", err_msg());
+    cr_assert_eq(onnx_import_buffer(&w, empty, 0, "empty.onnx", &o, NULL), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "no graph") != NULL, "%s", err_msg());
+    cr_assert_eq(onnx_import(&w, DIR "bad-missing-input.onnx", &o, NULL), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "node 'add0'") && strstr(err_msg(), "'missing'"), "%s", err_msg());
+    cr_assert_eq(onnx_import(&w, DIR "no-such-file.onnx", &o, NULL), BAECHI_EIO);
+    cr_assert_eq(w.n_op, 0);
+}

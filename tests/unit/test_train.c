@@ -1,0 +1,216 @@
+/*
+ * test_train.c - training-graph synthesis on a hand-made graph (every op,
+ * port and size checked) and on the shipped GNMT forward profile.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "workloads/train.h"
+
+#include "sim/err.h"
+#include "sim/graph.h"
+#include "workloads/workload_yaml.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+/* x (input) -> mm = MatMul(x, W) -> relu -> loss(relu, labels); W holds 400 bytes. */
+static void tiny(struct workload *w)
+{
+    int32_t x, wt, mm, relu, lab, loss;
+
+    workload_init(w);
+    workload_set_name(w, "tiny");
+    cr_assert_eq(workload_add_op(w, "x", "Placeholder", &x), 0);
+    workload_add_output(w, 1000);
+    w->op[x].time_us = 1;
+    cr_assert_eq(workload_add_op(w, "W", "VariableV2", &wt), 0);
+    workload_add_output(w, 400);
+    w->op[wt].persistent = 400;
+    w->op[wt].time_us = 2;
+    cr_assert_eq(workload_add_op(w, "mm", "MatMul", &mm), 0);
+    workload_add_output(w, 800);
+    workload_add_input(w, x, 0, 0, 0);
+    workload_add_input(w, wt, 0, 0, 0);
+    w->op[mm].time_us = 10;
+    w->op[mm].flops = 100;
+    w->op[mm].device = 1;
+    cr_assert_eq(workload_add_op(w, "relu", "Relu", &relu), 0);
+    workload_add_output(w, 800);
+    workload_add_input(w, mm, 0, 0, 0);
+    w->op[relu].time_us = 4;
+    workload_set_group(w, relu, "block");
+    cr_assert_eq(workload_add_op(w, "labels", "Placeholder", &lab), 0);
+    workload_add_output(w, 40);
+    cr_assert_eq(workload_add_op(w, "loss", "SoftmaxCrossEntropyWithLogits", &loss), 0);
+    workload_add_output(w, 4);
+    workload_add_input(w, relu, 0, 0, 0);
+    workload_add_input(w, lab, 0, 0, 0);
+    w->op[loss].time_us = 3;
+    cr_assert_eq(workload_check(w), 0, "%s", err_msg());
+}
+
+static const struct wl_input *input(const struct workload *w, int32_t op, int k)
+{
+    cr_assert(k < w->op[op].n_in);
+    return &w->input[w->op[op].in_off + k];
+}
+
+Test(train, tiny_graph_gradients)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+    struct train_stats st;
+    int32_t lg, rg, mg, wg, wu;
+
+    tiny(&fwd);
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0, "%s", err_msg());
+    cr_assert_str_eq(tr.name, "tiny_train");
+    /* 6 forward ops kept, 4 gradients (loss, relu, mm, W), 1 update */
+    cr_assert_eq(tr.n_op, 6 + 4 + 1);
+    cr_assert_eq(st.n_backward, 4);
+    cr_assert_eq(st.n_update, 1);
+    lg = workload_find(&tr, "loss/grad");
+    rg = workload_find(&tr, "relu/grad");
+    mg = workload_find(&tr, "mm/grad");
+    wg = workload_find(&tr, "W/grad");
+    wu = workload_find(&tr, "W/update");
+    cr_assert(lg == 6 && rg == 7 && mg == 8 && wg == 9 && wu == 10, "reverse topological order");
+    cr_assert_eq(workload_find(&tr, "x/grad"), -1, "placeholders carry no gradient");
+    cr_assert_eq(workload_find(&tr, "labels/grad"), -1);
+
+    /* the loss gradient starts from the loss and keeps relu's output alive */
+    cr_assert_eq(input(&tr, lg, 0)->producer, 5);
+    cr_assert_eq(input(&tr, lg, 1)->producer, 3);
+    cr_assert_eq(tr.op[lg].n_out, 1); /* only relu needs a gradient, not labels */
+    cr_assert_eq(tr.out_bytes[tr.op[lg].out_off], 800);
+    cr_assert_float_eq(tr.op[lg].time_us, 6.0, 1e-9);
+
+    /* relu/grad reads loss/grad:0 and mm:0; colocated with relu's group */
+    cr_assert_eq(input(&tr, rg, 0)->producer, lg);
+    cr_assert_eq(input(&tr, rg, 1)->producer, 2);
+    cr_assert_str_eq(workload_group(&tr, rg), "block");
+    cr_assert_eq(tr.op[rg].phase, PHASE_BACKWARD);
+
+    /* mm/grad: gradient for W only (x is an input), sized like W; reads x and W */
+    cr_assert_eq(tr.op[mg].n_out, 1);
+    cr_assert_eq(tr.out_bytes[tr.op[mg].out_off], 400);
+    cr_assert_eq(tr.op[mg].n_in, 3);
+    cr_assert_eq(input(&tr, mg, 1)->producer, 0);
+    cr_assert_eq(input(&tr, mg, 2)->producer, 1);
+    cr_assert_float_eq(tr.op[mg].time_us, 20.0, 1e-9);
+    cr_assert_float_eq(tr.op[mg].flops, 200.0, 1e-9);
+    cr_assert_eq(tr.op[mg].device, 1, "colocated with its forward op");
+    cr_assert_str_eq(workload_group(&tr, mg), "mm");
+
+    /* W/grad gives the weight gradient; W/update reads it and holds momentum */
+    cr_assert_eq(tr.op[wg].n_out, 1);
+    cr_assert_eq(tr.out_bytes[tr.op[wg].out_off], 400);
+    cr_assert_eq(input(&tr, wu, 0)->producer, wg);
+    cr_assert_eq(input(&tr, wu, 0)->port, 0);
+    cr_assert_str_eq(tr.op[wu].type, "ApplyMomentum");
+    cr_assert_eq(tr.op[wu].persistent, 400);
+    cr_assert_eq(tr.op[wu].phase, PHASE_UPDATE);
+    cr_assert_eq(st.param_bytes, 400);
+    cr_assert_eq(workload_check(&tr), 0, "%s", err_msg());
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+Test(train, optimizer_state_sizes)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+    struct train_stats st;
+    static const int64_t want[] = {0, 400, 800};
+    static const char *const types[] = {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"};
+
+    tiny(&fwd);
+    train_opts_init(&o);
+    for (int k = 0; k < 3; k++) {
+        o.optimizer = (enum train_optimizer)k;
+        cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0);
+        cr_assert_eq(st.optimizer_bytes, want[k]);
+        cr_assert_str_eq(tr.op[workload_find(&tr, "W/update")].type, types[k]);
+        workload_release(&tr);
+    }
+    cr_assert_eq(train_parse_optimizer("adam", &o.optimizer), 0);
+    cr_assert_eq(o.optimizer, TRAIN_ADAM);
+    cr_assert_eq(train_parse_optimizer("lamb", &o.optimizer), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "lamb") != NULL);
+    workload_release(&fwd);
+}
+
+Test(train, backward_factor)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+
+    tiny(&fwd);
+    train_opts_init(&o);
+    o.bwd_factor = 3;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), 0);
+    cr_assert_float_eq(tr.op[workload_find(&tr, "mm/grad")].time_us, 30.0, 1e-9);
+    workload_release(&tr);
+    o.bwd_factor = -1;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), BAECHI_EINVAL);
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+Test(train, cycle_is_an_error)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+    int32_t a, b;
+
+    workload_init(&fwd);
+    workload_add_op(&fwd, "a", "Add", &a);
+    workload_add_output(&fwd, 4);
+    workload_add_input(&fwd, 1, 0, 0, 0);
+    workload_add_op(&fwd, "b", "Add", &b);
+    workload_add_output(&fwd, 4);
+    workload_add_input(&fwd, 0, 0, 0, 0);
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "cycle") != NULL, "%s", err_msg());
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+Test(train, gnmt_profile_training_graph)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+    struct train_stats st;
+    struct graph g0, g1;
+    struct graph_mem_totals m0, m1;
+
+    cr_assert_eq(workload_read_yaml(&fwd, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
+                 err_msg());
+    train_opts_init(&o);
+    o.optimizer = TRAIN_ADAM;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0, "%s", err_msg());
+    /* the 24 variables of GNMT (72.8 M parameters) each get an update */
+    cr_assert_eq(st.n_update, 24);
+    cr_assert_eq(st.param_bytes, (int64_t)72837632 * 4);
+    cr_assert_eq(st.optimizer_bytes, 2 * st.param_bytes);
+    cr_assert(st.n_backward > 1000, "%d", st.n_backward);
+    /* initialisers never ran in the step: no gradient */
+    cr_assert_eq(workload_find(&tr, "encoder/embedding/Initializer/random_uniform/grad"), -1);
+    cr_assert(workload_find(&tr, "encoder/embedding/grad") >= 0);
+    memset(&g0, 0, sizeof(g0));
+    memset(&g1, 0, sizeof(g1));
+    cr_assert_eq(graph_build(&g0, &fwd), 0, "%s", err_msg());
+    cr_assert_eq(graph_build(&g1, &tr), 0, "%s", err_msg());
+    cr_assert_eq(graph_check(&g1), 0, "%s", err_msg());
+    graph_mem_totals(&g0, &m0);
+    graph_mem_totals(&g1, &m1);
+    cr_assert_eq(m1.persistent, m0.persistent + st.optimizer_bytes);
+    cr_assert(graph_total_compute_us(&g1) > 2 * graph_total_compute_us(&g0));
+    graph_release(&g0);
+    graph_release(&g1);
+    workload_release(&tr);
+    workload_release(&fwd);
+}

@@ -1,0 +1,461 @@
+/*
+ * test_workload_yaml.c - the workload file reader and writer
+ * (workloads/workload_yaml.c; format: workload-format.md, docs/formats.md):
+ * GNMT loads, lossless round trips, every validation rule with its message.
+ */
+#include "sim/err.h"
+#include "sim/workload.h"
+#include "sim/yio.h"
+#include "workloads/workload_yaml.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GNMT "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"
+#define ALL  "tests/data/fmt-all-features.yaml"
+
+static bool same_double(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Field-by-field equality of two workloads (everything but path). */
+static void assert_same_workload(const struct workload *a, const struct workload *b)
+{
+    cr_assert_str_eq(a->name, b->name);
+    cr_assert(same_str(a->description, b->description));
+    cr_assert(same_str(a->source, b->source));
+    cr_assert(same_str(a->reference_device, b->reference_device));
+    cr_assert_eq(a->n_top_ext, b->n_top_ext);
+    for (int32_t i = 0; i < a->n_top_ext; i++) {
+        cr_assert_str_eq(a->top_ext[i].key, b->top_ext[i].key);
+        cr_assert(yval_equal(&a->top_ext[i].val, &b->top_ext[i].val), "top ext %s",
+                  a->top_ext[i].key);
+    }
+    cr_assert_eq(a->n_op, b->n_op);
+    for (int32_t i = 0; i < a->n_op; i++) {
+        const struct wl_op *x = &a->op[i], *y = &b->op[i];
+
+        cr_assert_str_eq(x->name, y->name);
+        cr_assert_str_eq(x->type, y->type);
+        cr_assert(same_double(x->time_us, y->time_us), "op %s time", x->name);
+        cr_assert(same_double(x->flops, y->flops), "op %s flops", x->name);
+        cr_assert(same_double(x->bytes, y->bytes), "op %s bytes", x->name);
+        cr_assert_eq(x->temp, y->temp);
+        cr_assert_eq(x->persistent, y->persistent);
+        cr_assert(same_str(x->group, y->group), "op %s group", x->name);
+        cr_assert_eq(x->phase, y->phase);
+        cr_assert_eq(x->has_phase, y->has_phase);
+        cr_assert_eq(x->device, y->device);
+        cr_assert_eq(x->n_out, y->n_out);
+        for (int32_t k = 0; k < x->n_out; k++) {
+            cr_assert_eq(a->out_bytes[x->out_off + k], b->out_bytes[y->out_off + k]);
+        }
+        cr_assert_eq(x->n_in, y->n_in);
+        for (int32_t k = 0; k < x->n_in; k++) {
+            cr_assert_eq(a->input[x->in_off + k].producer, b->input[y->in_off + k].producer);
+            cr_assert_eq(a->input[x->in_off + k].port, b->input[y->in_off + k].port);
+        }
+        cr_assert_eq(x->n_ext, y->n_ext);
+        for (int32_t k = 0; k < x->n_ext; k++) {
+            cr_assert_str_eq(a->ext[x->ext_off + k].key, b->ext[y->ext_off + k].key);
+            cr_assert(yval_equal(&a->ext[x->ext_off + k].val, &b->ext[y->ext_off + k].val),
+                      "op %s ext %s", x->name, a->ext[x->ext_off + k].key);
+        }
+    }
+}
+
+/* Writes w into a malloc'ed string. */
+static char *write_to_string(const struct workload *w, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+
+    cr_assert_not_null(f);
+    cr_assert_eq(workload_write_yaml(w, f), 0, "%s", err_msg());
+    fclose(f);
+    return buf;
+}
+
+/* read file -> write -> read -> compare -> write -> same bytes */
+static void round_trip(const char *path)
+{
+    struct workload a, b, c;
+    char *t1, *t2;
+    size_t n1, n2;
+
+    cr_assert_eq(workload_read_yaml(&a, path), 0, "%s", err_msg());
+    t1 = write_to_string(&a, &n1);
+    cr_assert_eq(workload_read_yaml_string(&b, t1, n1, "written.yaml"), 0, "%s\n%s", err_msg(), t1);
+    assert_same_workload(&a, &b);
+    t2 = write_to_string(&b, &n2);
+    cr_assert_eq(n1, n2);
+    cr_assert_eq(memcmp(t1, t2, n1), 0, "second write differs");
+    cr_assert_eq(workload_read_yaml_string(&c, t2, n2, "again.yaml"), 0, "%s", err_msg());
+    assert_same_workload(&a, &c);
+    free(t1);
+    free(t2);
+    workload_release(&a);
+    workload_release(&b);
+    workload_release(&c);
+}
+
+Test(workload_yaml, gnmt_loads)
+{
+    struct workload w;
+    double sum = 0;
+
+    cr_assert_eq(workload_read_yaml(&w, GNMT), 0, "%s", err_msg());
+    cr_assert_eq(w.n_op, 2828);
+    cr_assert_str_eq(w.name, "gnmt_v2_b128_fwd");
+    cr_assert_str_eq(w.path, GNMT);
+    cr_assert_str_eq(w.op[0].name, "dataset/tensors/component_0");
+    cr_assert(isnan(w.op[0].time_us));
+    cr_assert_eq(w.op[0].n_ext, 1);
+    cr_assert_str_eq(w.ext[w.op[0].ext_off].key, "x-profiled");
+    cr_assert_str_eq(w.ext[w.op[0].ext_off].val.scalar, "false");
+    cr_assert_eq(w.op[4].time_us, 18);
+    cr_assert_eq(w.op[0].line, 10);
+    cr_assert_eq(w.op[0].col, 5);
+    for (int32_t i = 0; i < w.n_op; i++) {
+        if (!isnan(w.op[i].time_us)) {
+            sum += w.op[i].time_us;
+        }
+    }
+    /* Σ compute ≈ 115.9 ms (DESIGN.md reference numbers) */
+    cr_assert(sum > 115.8e3 && sum < 116.0e3, "sum %f", sum);
+    workload_release(&w);
+}
+
+Test(workload_yaml, gnmt_round_trip)
+{
+    round_trip(GNMT);
+}
+
+Test(workload_yaml, all_features_round_trip)
+{
+    round_trip(ALL);
+}
+
+Test(workload_yaml, all_features_values)
+{
+    struct workload w;
+    const struct wl_op *mm, *init, *n123;
+    const struct wl_input *in;
+    int32_t i;
+
+    cr_assert_eq(workload_read_yaml(&w, ALL), 0, "%s", err_msg());
+    cr_assert_eq(w.n_op, 6);
+    cr_assert_str_eq(w.description, "Two lines of text,\nwith a trailing newline.\n");
+    cr_assert_str_eq(w.reference_device, "rtx2080ti");
+    cr_assert_eq(w.n_top_ext, 3);
+    cr_assert_eq(w.top_ext[0].val.kind, YVAL_MAP);
+    cr_assert_eq(w.top_ext[0].val.n, 3);
+    cr_assert_eq(w.top_ext[0].val.items[1].kind, YVAL_SEQ);
+    cr_assert(w.top_ext[0].val.items[1].items[1].quoted);
+    cr_assert(!w.top_ext[0].val.items[1].items[0].quoted);
+    cr_assert(w.top_ext[1].val.quoted);
+    i = workload_find(&w, "matmul");
+    cr_assert_eq(i, 2);
+    mm = &w.op[i];
+    cr_assert_eq(mm->time_us, 12.5);
+    cr_assert_eq(mm->flops, 2.1e9);
+    cr_assert_eq(mm->bytes, 8.4e6);
+    cr_assert_eq(mm->temp, 512);
+    cr_assert_str_eq(mm->group, "layer1");
+    cr_assert_eq(mm->device, -1);
+    cr_assert_eq(mm->n_in, 4);
+    in = &w.input[mm->in_off];
+    cr_assert_eq(in[0].producer, 0); /* "input:0" */
+    cr_assert_eq(in[0].port, 0);
+    cr_assert_eq(in[1].producer, 1); /* "weights" = port 0 */
+    cr_assert_eq(in[1].port, 0);
+    cr_assert_eq(in[2].producer, 4); /* "^init", defined later */
+    cr_assert_eq(in[2].port, WL_PORT_CONTROL);
+    cr_assert_eq(in[3].producer, 3); /* "later:1", defined later */
+    cr_assert_eq(in[3].port, 1);
+    cr_assert_eq(in[3].line, 26);
+    cr_assert_eq(mm->n_ext, 3);
+    cr_assert_str_eq(w.ext[mm->ext_off + 2].val.scalar, "~"); /* x-null: (empty) */
+    init = &w.op[4];
+    cr_assert_eq(init->phase, PHASE_UPDATE);
+    cr_assert_eq(init->device, 0);
+    cr_assert_eq(init->n_out, 0);
+    cr_assert_eq(w.op[3].phase, PHASE_BACKWARD);
+    cr_assert(w.op[0].has_phase);
+    cr_assert(!w.op[2].has_phase);
+    n123 = &w.op[5];
+    cr_assert_str_eq(n123->name, "123");
+    cr_assert_str_eq(n123->type, "true");
+    cr_assert_eq(n123->temp, 2500000);
+    cr_assert_eq(w.op[1].persistent, 4096);
+    cr_assert_eq(w.op[1].device, 1);
+    cr_assert_eq(w.op[1].time_us, 0.25);
+    workload_release(&w);
+}
+
+Test(workload_yaml, writer_layout)
+{
+    struct workload w;
+    char *t;
+    size_t n;
+
+    cr_assert_eq(workload_read_yaml(&w, ALL), 0, "%s", err_msg());
+    t = write_to_string(&w, &n);
+    /* keys in the documented order; flow mappings one per line; numbers as integers */
+    cr_assert(strstr(t, "- {name: matmul, type: MatMul, time_us: 12.5, flops: 2100000000, "
+                        "bytes: 8400000, outputs: [2048, 16], temp: 512, group: layer1, "
+                        "inputs: [\"input:0\", \"weights:0\", \"^init\", \"later:1\"], x-empty: "
+                        "{}, x-list: [], x-null: ~}\n"),
+              "%s", t);
+    cr_assert(strstr(t, "- {name: init, type: NoOp, outputs: [], device: 0, phase: update, "
+                        "x-q: \"123\", x-p: 123}\n"),
+              "%s", t);
+    cr_assert(strstr(t, "- {name: \"123\", type: \"true\", outputs: [0], temp: 2500000, "), "%s",
+              t);
+    cr_assert_eq(strncmp(t, "format: 1\nname: all-features\n", 29), 0, "%s", t);
+    free(t);
+    workload_release(&w);
+}
+
+Test(workload_yaml, gnmt_writer_matches_source_layout)
+{
+    /* The writer reproduces the shipped GNMT file except its two comment lines
+     * and the indentation of the op list. */
+    struct workload w;
+    char *src = NULL, *t, *p, *q;
+    size_t n, srclen;
+
+    cr_assert_eq(yio_read_file(GNMT, &src, &srclen), 0);
+    cr_assert_eq(workload_read_yaml(&w, GNMT), 0, "%s", err_msg());
+    t = write_to_string(&w, &n);
+    p = strstr(src, "format: 1");
+    cr_assert_not_null(p);
+    q = t;
+    while (*p) {
+        if (strncmp(p, "  - {", 5) == 0 && strncmp(q, "- {", 3) == 0) {
+            p += 2;
+        }
+        cr_assert_eq(*p, *q, "differs at output byte %zu", (size_t)(q - t));
+        p++;
+        q++;
+    }
+    cr_assert_eq(*q, '\0');
+    free(src);
+    free(t);
+    workload_release(&w);
+}
+
+Test(workload_yaml, missing_file_is_eio)
+{
+    struct workload w;
+
+    cr_assert_eq(workload_read_yaml(&w, "tests/data/no-such-file.yaml"), BAECHI_EIO);
+    cr_assert(strstr(err_msg(), "no-such-file.yaml"), "%s", err_msg());
+    workload_release(&w);
+}
+
+/* Expects BAECHI_EPARSE and a message containing `needle`. */
+static void expect_err(const char *text, const char *needle)
+{
+    struct workload w;
+    int rc = workload_read_yaml_string(&w, text, strlen(text), "t.yaml");
+
+    cr_assert_eq(rc, BAECHI_EPARSE, "rc %d for:\n%s\nmessage: %s", rc, text, err_msg());
+    cr_assert(strstr(err_msg(), needle), "message '%s' lacks '%s'", err_msg(), needle);
+    cr_assert_eq(strncmp(err_msg(), "t.yaml", 6), 0, "%s", err_msg());
+    workload_release(&w);
+}
+
+#define HDR "format: 1\nname: t\nops:\n"
+
+Test(workload_yaml, header_errors)
+{
+    expect_err("", "t.yaml: empty file");
+    expect_err("# only a comment\n", "t.yaml: empty file");
+    expect_err("- a\n- b\n", "t.yaml:1:1: top level must be a mapping");
+    expect_err("just text\n", "top level must be a mapping");
+    expect_err("name: t\nops:\n  - {name: a, type: T}\n",
+               "t.yaml:1:1: missing required key 'format'");
+    expect_err("format: 2\nname: t\n", "t.yaml:1:9: unsupported workload format '2'");
+    expect_err("format: one\n", "unsupported workload format 'one'");
+    expect_err("format: 1\nops:\n  - {name: a, type: T}\n", "missing required key 'name'");
+    expect_err("format: 1\nname: t\n", "missing required key 'ops'");
+    expect_err("format: 1\nname: t\nops: []\n", "t.yaml:3:6: ops: the list is empty");
+    expect_err("format: 1\nname: t\nops: 5\n", "ops: expected a list of ops");
+    expect_err("format: 1\nname: t\nnmae: x\n", "t.yaml:3:1: unknown key 'nmae'");
+    expect_err("format: 1\nname: t\nname: u\n", "t.yaml:3:1: duplicate key 'name'");
+    expect_err("format: 1\nname: [a]\n", "name: expected a string, got a list");
+    expect_err("format: 1\nname:\n", "name: expected a string");
+    expect_err("format: 1\nx-a: 1\nx-a: 2\n", "t.yaml:3:1: duplicate key 'x-a'");
+    expect_err(HDR "  - {name: a, type: T}\n---\nformat: 1\n", "more than one YAML document");
+}
+
+Test(workload_yaml, syntax_errors)
+{
+    expect_err("format: 1\nname: t\nops:\n\t- {name: a}\n", "t.yaml:4:1: YAML syntax error");
+    expect_err(HDR "  - {name: a, type: T\n", "YAML syntax error");
+    expect_err("format: 1\nx-k:\n  b: 1\n c: 2\n", "t.yaml:4:2: YAML syntax error");
+    expect_err("format: 1\nname: &x t\nsource: *x\n", "t.yaml:3:9: aliases are not supported (*x)");
+    expect_err("format: !!int 1\n", "tags are not supported");
+    expect_err("format: 1\n? [a]\n: b\n", "mapping keys must be plain strings");
+    expect_err("\x01\x02\xff\xfe junk", "not a text file");
+    expect_err("format: 1\nname: \xc3\x28\n", "t.yaml:2:8: not a text file");
+}
+
+Test(workload_yaml, op_errors)
+{
+    expect_err(HDR "  - {type: T}\n", "t.yaml:4:5: op #1: missing required key 'name'");
+    expect_err(HDR "  - {name: a}\n", "t.yaml:4:5: op 'a': missing required key 'type'");
+    expect_err(HDR "  - {name: a, type: T}\n  - {name: a, type: U}\n",
+               "t.yaml:5:5: duplicate op name 'a' (first defined at line 4)");
+    expect_err(HDR "  - {name: a, type: T, tme_us: 1}\n",
+               "t.yaml:4:24: op 'a': unknown key 'tme_us'");
+    expect_err(HDR "  - {name: a, type: T, temp: 1, temp: 2}\n", "op 'a': duplicate key 'temp'");
+    expect_err(HDR "  - {name: a, type: T, x-k: 1, x-k: 2}\n", "op 'a': duplicate key 'x-k'");
+    expect_err(HDR "  - {name: a, type: T, x-k: {b: 1, b: 2}}\n", "duplicate key 'b'");
+    expect_err(HDR "  - a\n", "t.yaml:4:5: op #1: expected a mapping");
+    expect_err(HDR "  - {name: '', type: T}\n", "op #1: name: must not be empty");
+    expect_err(HDR "  - {name: ~, type: T}\n", "op #1: name: expected a string, got null");
+    expect_err(HDR "  - {name: a, type: [T]}\n", "op 'a': type: expected a string, got a list");
+}
+
+Test(workload_yaml, number_errors)
+{
+    expect_err(HDR "  - {name: a, type: T, time_us: -1}\n",
+               "t.yaml:4:33: op 'a': time_us: must not be negative, got '-1'");
+    expect_err(HDR "  - {name: a, type: T, time_us: .nan}\n", "time_us: must be a finite number");
+    expect_err(HDR "  - {name: a, type: T, flops: .inf}\n", "flops: must be a finite number");
+    expect_err(HDR "  - {name: a, type: T, bytes: NaN}\n", "bytes: must be a finite number");
+    expect_err(HDR "  - {name: a, type: T, time_us: 1e400}\n", "time_us: is too large");
+    expect_err(HDR "  - {name: a, type: T, time_us: fast}\n",
+               "time_us: expected a number, got 'fast'");
+    expect_err(HDR "  - {name: a, type: T, time_us: '5'}\n", "time_us: expected a number, got '5'");
+    expect_err(HDR "  - {name: a, type: T, time_us: 0x10}\n", "time_us: expected a number");
+    expect_err(HDR "  - {name: a, type: T, outputs: [1180591620717411303424]}\n",
+               "op 'a': outputs: does not fit in 64 bits, got '1180591620717411303424'");
+    expect_err(HDR "  - {name: a, type: T, outputs: [1e19]}\n", "outputs: does not fit in 64 bits");
+    expect_err(HDR "  - {name: a, type: T, outputs: [-4]}\n", "outputs: must not be negative");
+    expect_err(HDR "  - {name: a, type: T, outputs: [1.5]}\n", "outputs: must be an integer");
+    expect_err(HDR "  - {name: a, type: T, outputs: 4}\n", "outputs: expected a list of sizes");
+    expect_err(HDR "  - {name: a, type: T, temp: -1}\n", "temp: must not be negative");
+    expect_err(HDR "  - {name: a, type: T, persistent: 9223372036854775808}\n",
+               "persistent: does not fit in 64 bits");
+    expect_err(HDR "  - {name: a, type: T, device: -1}\n", "device: must not be negative");
+    expect_err(HDR "  - {name: a, type: T, device: 1.5}\n", "device: expected a device number");
+    expect_err(HDR "  - {name: a, type: T, device: gpu0}\n", "device: expected a device number");
+    expect_err(HDR "  - {name: a, type: T, phase: sideways}\n",
+               "op 'a': phase: expected forward, backward or update, got 'sideways'");
+}
+
+Test(workload_yaml, input_errors)
+{
+    expect_err(HDR "  - {name: a, type: T, inputs: [\"b:0\"]}\n",
+               "t.yaml:4:33: op 'a': input 'b:0' names unknown op 'b'");
+    expect_err(HDR "  - {name: a, type: T, inputs: [\"^b\"]}\n", "input '^b' names unknown op 'b'");
+    expect_err(HDR "  - {name: a, type: T, inputs: [b]}\n", "input 'b' names unknown op 'b'");
+    expect_err(HDR
+               "  - {name: a, type: T, outputs: [1]}\n  - {name: b, type: T, inputs: [\"a:1\"]}\n",
+               "t.yaml:5:33: op 'b': input 'a:1': op 'a' has 1 output, no port 1");
+    expect_err(HDR "  - {name: a, type: T}\n  - {name: b, type: T, inputs: [a]}\n",
+               "op 'b': input 'a': op 'a' has 0 outputs, no port 0");
+    expect_err(HDR
+               "  - {name: a, type: T, outputs: [1]}\n  - {name: b, type: T, inputs: [\"a:x\"]}\n",
+               "input 'a:x': bad port 'x'");
+    expect_err(HDR "  - {name: a, type: T, outputs: [1]}\n  - {name: b, type: T, inputs: "
+                   "[\"a:99999999999\"]}\n",
+               "no port");
+    expect_err(HDR "  - {name: a, type: T, inputs: [\"\"]}\n",
+               "op 'a': inputs: expected \"producer:port\"");
+    expect_err(HDR "  - {name: a, type: T, inputs: \"a:0\"}\n", "inputs: expected a list");
+}
+
+Test(workload_yaml, input_forms)
+{
+    static const char text[] =
+        HDR "  - {name: c, type: T, inputs: [\"a:1\", a, \"^b\", \"x:1:0\"]}\n"
+            "  - {name: a, type: T, outputs: [1, 2]}\n"
+            "  - {name: b, type: T}\n"
+            "  - {name: \"x:1\", type: T, outputs: [3]}\n";
+    struct workload w;
+    const struct wl_input *in;
+
+    cr_assert_eq(workload_read_yaml_string(&w, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    in = &w.input[w.op[0].in_off];
+    cr_assert_eq(in[0].producer, 1);
+    cr_assert_eq(in[0].port, 1);
+    cr_assert_eq(in[1].producer, 1);
+    cr_assert_eq(in[1].port, 0);
+    cr_assert_eq(in[2].producer, 2);
+    cr_assert_eq(in[2].port, WL_PORT_CONTROL);
+    cr_assert_eq(in[3].producer, 3); /* a name with a colon */
+    cr_assert_eq(in[3].port, 0);
+    workload_release(&w);
+}
+
+Test(workload_yaml, block_style_ops_and_comments)
+{
+    static const char text[] = "# c\nformat: 1   # c\nname: t\nops:\n"
+                               "- name: a\n  type: T\n  outputs:\n  - 5\n"
+                               "- name: b\n  type: T\n  inputs:\n  - a:0\n";
+    struct workload w;
+
+    cr_assert_eq(workload_read_yaml_string(&w, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_eq(w.n_op, 2);
+    cr_assert_eq(w.out_bytes[0], 5);
+    cr_assert_eq(w.input[0].producer, 0);
+    cr_assert_eq(w.op[1].line, 9);
+    cr_assert_eq(w.op[1].col, 3);
+    workload_release(&w);
+}
+
+Test(workload_yaml, fmt_double_round_trips)
+{
+    static const double xs[] = {0,         1,
+                                0.1,       12.5,
+                                1e15,      123456789012345678.0,
+                                1e-300,    2.1e9,
+                                1.0 / 3,   4.4e-6,
+                                1e300,     9007199254740993.0,
+                                0.0001754, 2.2222222222222222e-6};
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+        double y;
+
+        yio_fmt_double(xs[i], buf, sizeof(buf));
+        cr_assert_null(yio_parse_double(buf, &y), "%s", buf);
+        cr_assert_eq(y, xs[i], "%s", buf);
+    }
+    yio_fmt_double(170, buf, sizeof(buf));
+    cr_assert_str_eq(buf, "170");
+    yio_fmt_double(0.1, buf, sizeof(buf));
+    cr_assert_str_eq(buf, "0.1");
+    yio_fmt_double(1.0 / 3, buf, sizeof(buf));
+    cr_assert_str_eq(buf, "0.3333333333333333");
+}
+
+Test(workload_yaml, parse_size)
+{
+    int64_t v;
+
+    cr_assert_null(yio_parse_size("9223372036854775807", &v));
+    cr_assert_eq(v, INT64_MAX);
+    cr_assert_not_null(yio_parse_size("9223372036854775808", &v));
+    cr_assert_null(yio_parse_size("+12", &v));
+    cr_assert_eq(v, 12);
+    cr_assert_null(yio_parse_size("2.5e6", &v));
+    cr_assert_eq(v, 2500000);
+    cr_assert_not_null(yio_parse_size("1_000", &v));
+    cr_assert_not_null(yio_parse_size("", &v));
+    cr_assert_not_null(yio_parse_size("1e", &v));
+    cr_assert_not_null(yio_parse_size(".", &v));
+}

@@ -1,0 +1,144 @@
+/*
+ * cmd_workload_import.c - `baechi workload import model.onnx`: ONNX model
+ * -> workload, optionally with the training graph, timed by the cost model.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "sim/cmd.h"
+#include "sim/err.h"
+#include "sim/workload.h"
+#include "workloads/cmd_workload.h"
+#include "workloads/costmodel.h"
+#include "workloads/onnx_import.h"
+#include "workloads/train.h"
+#include "workloads/workload_yaml.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { OPT_TRAIN = 256, OPT_DEVICE, OPT_OPTIMIZER, OPT_BWD };
+
+static const char *const import_usage[] = {
+    "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|none] "
+    "[-o <out.yaml>]",
+    NULL,
+};
+
+static const struct cmd_opt import_opts[] = {
+    {"output", 'o', "FILE", "write the workload here (default: standard output)"},
+    {"batch", 'b', "N", "batch size: activations and FLOPs scaled from the exported batch"},
+    {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
+    {"optimizer", OPT_OPTIMIZER, "NAME", "with --train: sgd | momentum | adam (default momentum)"},
+    {"bwd-factor", OPT_BWD, "F", "with --train: backward cost = F x forward (default 2)"},
+    {"device", OPT_DEVICE, "KIND",
+     "cost-model preset for time_us: rtx2080 p100 v100 a100 h100 h200, or none (default v100)"},
+    CMD_OPT_END,
+};
+
+/* Lets the operand come first ("gen gpt -o x.yaml"): moves a leading
+ * non-option argument to the end, where getopt (which stops at the first
+ * operand) finds it after the options. */
+static void operand_last(int argc, char **argv)
+{
+    char *op;
+
+    if (argc < 3 || argv[1][0] == '-') {
+        return;
+    }
+    op = argv[1];
+    memmove(argv + 1, argv + 2, sizeof(*argv) * (size_t)(argc - 2));
+    argv[argc - 1] = op;
+}
+
+int cmd_workload_import(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL};
+    struct onnx_import_opts io = {0};
+    struct onnx_import_stats st;
+    struct train_opts to;
+    struct costmodel cm;
+    struct workload w, tr;
+    const char *out = "-", *device = "v100";
+    bool train = false;
+    FILE *f, *msg;
+    double d;
+    long v;
+    int c, rc;
+
+    operand_last(argc, argv);
+
+    train_opts_init(&to);
+    while ((c = cmd_getopt(&p)) != -1) {
+        switch (c) {
+        case 'h':
+            return 0;
+        case 'o':
+            out = p.optarg;
+            break;
+        case 'b':
+            if (cmd_parse_int(&p, "--batch", p.optarg, 1, 1 << 20, &v)) {
+                return EXIT_BADINPUT;
+            }
+            io.batch = v;
+            break;
+        case OPT_TRAIN:
+            train = true;
+            break;
+        case OPT_OPTIMIZER:
+            if (train_parse_optimizer(p.optarg, &to.optimizer)) {
+                return cmd_usage_error(&p, "%s", err_msg());
+            }
+            break;
+        case OPT_BWD:
+            if (cmd_parse_double(&p, "--bwd-factor", p.optarg, 0, 1000, &d)) {
+                return EXIT_BADINPUT;
+            }
+            to.bwd_factor = d;
+            break;
+        case OPT_DEVICE:
+            device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&p, "expected one ONNX model file");
+    }
+    if (device && costmodel_preset(&cm, device)) {
+        return cmd_usage_error(&p, "%s", err_msg());
+    }
+    if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
+        return cmd_fail(rc);
+    }
+    if (train) {
+        if ((rc = train_synthesize(&tr, &w, &to, NULL))) {
+            workload_release(&w);
+            return cmd_fail(rc);
+        }
+        workload_release(&w);
+        w = tr;
+    }
+    if (device && (rc = costmodel_apply(&cm, &w, 0, NULL))) {
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
+    if (!(f = cmd_open_out(out))) {
+        workload_release(&w);
+        return EXIT_BADINPUT;
+    }
+    rc = workload_write_yaml(&w, f);
+    if (cmd_close_out(f, out) || rc) {
+        workload_release(&w);
+        return cmd_fail(rc ? rc : BAECHI_EIO);
+    }
+    msg = strcmp(out, "-") == 0 ? stderr : stdout;
+    fprintf(msg,
+            "%s: %s: %d ops from %d nodes, %.2f M parameters, %.4g GFLOP forward, "
+            "%d of unknown operators, %d outputs sized from value_info\n",
+            out, w.name, w.n_op, st.n_nodes, (double)st.params / 1e6, st.flops / 1e9, st.n_unknown,
+            st.n_from_value_info);
+    workload_release(&w);
+    return 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * costmodel.c - roofline cost model with per-class presets (see costmodel.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "costmodel.h"
+
+#include "sim/err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+struct preset {
+    const char *kind;
+    double peak_flops;
+    double mem_bw_bytes_per_s;
+};
+
+/*
+ * Datasheet numbers (FP32 without tensor cores, boost clock; memory
+ * bandwidth of the board), not measured.  Sources: NVIDIA product briefs and
+ * datasheets: GeForce RTX 2080 (2944 CUDA cores x 1.71 GHz x 2 = 10.07
+ * TFLOP/s, 448 GB/s GDDR6), Tesla P100 SXM2 (10.6 TFLOP/s, 732 GB/s), Tesla
+ * V100 SXM2 (15.7 TFLOP/s, 900 GB/s), A100 SXM4 80 GB (19.5 TFLOP/s,
+ * 2,039 GB/s), H100 SXM5 (67 TFLOP/s, 3.35 TB/s), H200 SXM (67 TFLOP/s,
+ * 4.8 TB/s).
+ */
+static const struct preset presets[] = {
+    {"rtx2080", 10.07e12, 448e9}, {"p100", 10.6e12, 732e9},   {"v100", 15.7e12, 900e9},
+    {"a100", 19.5e12, 2039e9},    {"h100", 67.0e12, 3.35e12}, {"h200", 67.0e12, 4.8e12},
+};
+
+static const char *const preset_names[] = {"rtx2080", "p100", "v100", "a100", "h100", "h200", NULL};
+
+const char *const *costmodel_preset_names(void)
+{
+    return preset_names;
+}
+
+static const struct preset *find_preset(const char *kind)
+{
+    if (!kind) {
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+        if (strcasecmp(presets[i].kind, kind) == 0) {
+            return &presets[i];
+        }
+    }
+    return NULL;
+}
+
+static void set_defaults(struct costmodel *m)
+{
+    m->flops_eff = COSTMODEL_DEFAULT_FLOPS_EFF;
+    m->bw_eff = COSTMODEL_DEFAULT_BW_EFF;
+    m->launch_us = COSTMODEL_DEFAULT_LAUNCH_US;
+}
+
+int costmodel_preset(struct costmodel *m, const char *kind)
+{
+    const struct preset *p = find_preset(kind);
+
+    if (!p) {
+        return err_set(BAECHI_EINVAL,
+                       "unknown device class '%s' for the cost model (known: rtx2080, p100, "
+                       "v100, a100, h100, h200)",
+                       kind ? kind : "(none)");
+    }
+    set_defaults(m);
+    m->kind = p->kind;
+    m->peak_flops = p->peak_flops;
+    m->mem_bw_bytes_per_s = p->mem_bw_bytes_per_s;
+    m->datasheet = true;
+    return 0;
+}
+
+int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
+{
+    const struct preset *p = find_preset(d->kind);
+    bool has_flops = isfinite(d->peak_flops) && d->peak_flops > 0;
+    bool has_bw = isfinite(d->mem_bw_bytes_per_s) && d->mem_bw_bytes_per_s > 0;
+
+    if (!p && !(has_flops && has_bw)) {
+        return err_set(BAECHI_EINVAL,
+                       "device '%s': the cost model needs a known kind (rtx2080, p100, v100, "
+                       "a100, h100, h200) or both peak_flops and mem_bw",
+                       d->name ? d->name : "?");
+    }
+    set_defaults(m);
+    m->kind = d->kind ? d->kind : d->name;
+    m->datasheet = p != NULL;
+    m->peak_flops = p ? p->peak_flops : 0;
+    m->mem_bw_bytes_per_s = p ? p->mem_bw_bytes_per_s : 0;
+    if (has_flops) {
+        m->peak_flops = d->peak_flops;
+        m->datasheet = false;
+    }
+    if (has_bw) {
+        m->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
+        m->datasheet = false;
+    }
+    return costmodel_check(m);
+}
+
+int costmodel_check(const struct costmodel *m)
+{
+    if (!(isfinite(m->peak_flops) && m->peak_flops > 0) ||
+        !(isfinite(m->mem_bw_bytes_per_s) && m->mem_bw_bytes_per_s > 0)) {
+        return err_set(BAECHI_EINVAL, "cost model '%s': peak FLOP/s and bandwidth must be > 0",
+                       m->kind ? m->kind : "?");
+    }
+    if (!(m->flops_eff > 0 && m->flops_eff <= 1) || !(m->bw_eff > 0 && m->bw_eff <= 1)) {
+        return err_set(BAECHI_EINVAL, "cost model '%s': efficiencies must be in (0, 1]",
+                       m->kind ? m->kind : "?");
+    }
+    if (!(isfinite(m->launch_us) && m->launch_us >= 0)) {
+        return err_set(BAECHI_EINVAL, "cost model '%s': launch overhead must be >= 0 µs",
+                       m->kind ? m->kind : "?");
+    }
+    return 0;
+}
+
+double costmodel_op_us(const struct costmodel *m, double flops, double bytes)
+{
+    double tc, tm;
+
+    if (!isfinite(flops) && !isfinite(bytes)) {
+        return NAN;
+    }
+    tc = isfinite(flops) ? flops / (m->peak_flops * m->flops_eff) : 0;
+    tm = isfinite(bytes) ? bytes / (m->mem_bw_bytes_per_s * m->bw_eff) : 0;
+    return (tc > tm ? tc : tm) * 1e6 + m->launch_us;
+}
+
+int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flags, int32_t *n_set)
+{
+    int32_t n = 0;
+    int rc;
+
+    if ((rc = costmodel_check(m))) {
+        return rc;
+    }
+    for (int32_t i = 0; i < w->n_op; i++) {
+        struct wl_op *op = &w->op[i];
+        double t;
+
+        if (isfinite(op->time_us) && !(flags & COSTMODEL_OVERRIDE)) {
+            continue;
+        }
+        t = costmodel_op_us(m, op->flops, op->bytes);
+        if (isnan(t)) {
+            continue;
+        }
+        op->time_us = round(t * 100.0) / 100.0;
+        n++;
+    }
+    if (n > 0 && !w->reference_device && m->kind) {
+        w->reference_device = strdup(m->kind);
+        if (!w->reference_device) {
+            return err_set(BAECHI_ENOMEM, "out of memory");
+        }
+    }
+    if (n_set) {
+        *n_set = n;
+    }
+    return 0;
+}

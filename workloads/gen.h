@@ -1,0 +1,77 @@
+/*
+ * gen.h - generators of the paper's models and of GPT-style decoders, at the
+ * granularity of a framework op graph (convolution, batch norm, activation,
+ * matmul, LSTM cell per time step, attention parts, loss).
+ *
+ *   inception-v3  torchvision's Inception3 (299x299, batch 32 by default)
+ *   gnmt          GNMT-v2 as the original's TensorFlow model: 4 layers, 512
+ *                 LSTM units, batch 128, sequence 40, vocabulary 30,000,
+ *                 unrolled per time step, Bahdanau attention
+ *   transformer   "base" (d 512, 6+6 layers, 8 heads, FFN 2048, vocab 37,000)
+ *                 or "big" as the original (d 1024, FFN 4096, 16 heads,
+ *                 vocab 33,708, batch 8, sequence 30)
+ *   gpt           GPT-2 style decoder: small (124 M) .. xl (1.5 B), 2.7b, 6.7b
+ *
+ * A generator writes the forward graph with FLOPs, bytes, output sizes and
+ * parameters (persistent bytes); gen_model() then adds backward and update
+ * ops through train_synthesize() (unless forward_only) and times from the
+ * cost model.  Ops of one layer share a colocation group when `groups`.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_WORKLOADS_GEN_H
+#define BAECHI_WORKLOADS_GEN_H
+
+#include "sim/workload.h"
+#include "workloads/train.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gen_opts {
+    int batch;        /* 0 = the model's default */
+    int seq;          /* sequence length; 0 = default */
+    const char *size; /* size preset ("base", "big", "small", "xl", ...); NULL = default */
+    int layers;       /* overrides of the preset; 0 = preset */
+    int d_model;
+    int heads;
+    int ffn;
+    int vocab;
+    bool aux;           /* inception-v3: include the auxiliary classifier */
+    bool forward_only;  /* no backward / update ops */
+    bool groups;        /* layer-level colocation groups */
+    int elem_bytes;     /* bytes per element (4 = fp32) */
+    const char *device; /* cost-model preset for time_us; NULL = none */
+    struct train_opts train;
+};
+
+/* Defaults: groups on, fp32, device "v100", train_opts_init(). */
+void gen_opts_init(struct gen_opts *o);
+
+/* What a generator reports besides the workload. */
+struct gen_info {
+    int64_t params;   /* trainable parameters */
+    double fwd_flops; /* Σ forward FLOPs (multiply-add = 2) */
+    double fwd_macs;  /* multiply-adds of conv / matmul ops only */
+    int64_t batch;    /* the batch size used */
+    int64_t seq;      /* the sequence length used (1 for images) */
+};
+
+/* Forward-only generators; `w` initialised by the caller and empty. */
+int gen_inception_v3(struct workload *w, const struct gen_opts *o, struct gen_info *info);
+int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info);
+int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_info *info);
+int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info);
+
+/* NULL-terminated names accepted by gen_model(). */
+const char *const *gen_model_names(void);
+
+/*
+ * Generates model `name` into `out` (initialised here): the forward graph,
+ * then the training graph unless o->forward_only, then time_us from the cost
+ * model of o->device when set.  info may be NULL.
+ */
+int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
+              struct gen_info *info);
+
+#endif

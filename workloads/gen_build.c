@@ -1,0 +1,196 @@
+/*
+ * gen_build.c - helpers of the model generators (see gen_build.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "gen_build.h"
+
+#include "sim/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void gb_init(struct gb *b, struct workload *w, int elem_bytes, bool groups)
+{
+    memset(b, 0, sizeof(*b));
+    b->w = w;
+    b->elem_bytes = elem_bytes > 0 ? elem_bytes : 4;
+    b->groups = groups;
+}
+
+void gb_scope(struct gb *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(b->scope, sizeof(b->scope), fmt, ap);
+    va_end(ap);
+}
+
+void gb_group(struct gb *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(b->group, sizeof(b->group), fmt, ap);
+    va_end(ap);
+}
+
+int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)
+{
+    const struct wl_op *o = &b->w->op[op];
+
+    if (port < 0 || port >= o->n_out) {
+        return 0;
+    }
+    return b->w->out_bytes[o->out_off + port];
+}
+
+int gb_op(struct gb *b, int32_t *idx, const char *type, double flops, int64_t params,
+          const int64_t *out_elems, int n_out, const struct gb_in *in, int n_in,
+          const char *name_fmt, ...)
+{
+    char local[256], name[512];
+    double bytes = 0;
+    int32_t id;
+    va_list ap;
+    int rc;
+
+    va_start(ap, name_fmt);
+    vsnprintf(local, sizeof(local), name_fmt, ap);
+    va_end(ap);
+    if (b->scope[0]) {
+        snprintf(name, sizeof(name), "%s/%s", b->scope, local);
+    } else {
+        snprintf(name, sizeof(name), "%s", local);
+    }
+    for (int k = 0; k < n_in; k++) {
+        if (in[k].port != WL_PORT_CONTROL) {
+            bytes += (double)gb_out_bytes(b, in[k].op, in[k].port);
+        }
+    }
+    if ((rc = workload_add_op(b->w, name, type, &id))) {
+        return rc;
+    }
+    for (int k = 0; k < n_out; k++) {
+        int64_t nb = out_elems[k] * b->elem_bytes;
+
+        if ((rc = workload_add_output(b->w, nb))) {
+            return rc;
+        }
+        bytes += (double)nb;
+    }
+    for (int k = 0; k < n_in; k++) {
+        if ((rc = workload_add_input(b->w, in[k].op, in[k].port, 0, 0))) {
+            return rc;
+        }
+    }
+    bytes += (double)params * b->elem_bytes;
+    b->w->op[id].flops = flops;
+    b->w->op[id].bytes = bytes;
+    b->w->op[id].persistent = params * b->elem_bytes;
+    b->params += params;
+    if (b->groups && b->group[0] && (rc = workload_set_group(b->w, id, b->group))) {
+        return rc;
+    }
+    if (idx) {
+        *idx = id;
+    }
+    return 0;
+}
+
+int gb_linear(struct gb *b, int32_t *out, struct gb_in x, int64_t rows, int64_t din, int64_t dout,
+              bool bias, int32_t weights, const char *name)
+{
+    double macs = (double)rows * (double)din * (double)dout;
+    int64_t elems = rows * dout, params = 0;
+    struct gb_in in[2] = {x, {weights, 0}};
+    int rc;
+
+    if (weights < 0) {
+        params = din * dout + (bias ? dout : 0);
+    }
+    rc = gb_op(b, out, "MatMul", 2 * macs + (bias ? (double)elems : 0), params, &elems, 1, in,
+               weights >= 0 ? 2 : 1, "%s", name);
+    if (rc == 0) {
+        b->macs += macs;
+    }
+    return rc;
+}
+
+int gb_bmm(struct gb *b, int32_t *out, struct gb_in x, struct gb_in y, double macs,
+           int64_t out_elems, const char *name)
+{
+    int rc = gb_op(b, out, "BatchMatMul", 2 * macs, 0, &out_elems, 1, (struct gb_in[]){x, y}, 2,
+                   "%s", name);
+
+    if (rc == 0) {
+        b->macs += macs;
+    }
+    return rc;
+}
+
+int gb_layernorm(struct gb *b, int32_t *out, struct gb_in x, int64_t rows, int64_t d,
+                 const char *name)
+{
+    int64_t elems = rows * d;
+
+    return gb_op(b, out, "LayerNorm", 5.0 * (double)elems, 2 * d, &elems, 1, &x, 1, "%s", name);
+}
+
+int gb_eltwise(struct gb *b, int32_t *out, const char *type, const struct gb_in *in, int n_in,
+               int64_t elems, double flops_per_elem, const char *name)
+{
+    return gb_op(b, out, type, flops_per_elem * (double)elems, 0, &elems, 1, in, n_in, "%s", name);
+}
+
+int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_in, int64_t batch,
+                 int64_t seq_q, int64_t seq_kv, int64_t d, int64_t heads, bool fused,
+                 const char *name)
+{
+    int64_t rq = batch * seq_q, rk = batch * seq_kv, score = batch * heads * seq_q * seq_kv;
+    struct gb_in q, k, v;
+    int32_t id, probs, ctx;
+    char nm[256];
+    int rc;
+
+    if (fused) {
+        snprintf(nm, sizeof(nm), "%s/qkv", name);
+        if ((rc = gb_linear(b, &id, q_in, rq, d, 3 * d, true, -1, nm))) {
+            return rc;
+        }
+        q = k = v = (struct gb_in){id, 0};
+    } else {
+        snprintf(nm, sizeof(nm), "%s/q", name);
+        if ((rc = gb_linear(b, &id, q_in, rq, d, d, true, -1, nm))) {
+            return rc;
+        }
+        q = (struct gb_in){id, 0};
+        snprintf(nm, sizeof(nm), "%s/k", name);
+        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm))) {
+            return rc;
+        }
+        k = (struct gb_in){id, 0};
+        snprintf(nm, sizeof(nm), "%s/v", name);
+        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm))) {
+            return rc;
+        }
+        v = (struct gb_in){id, 0};
+    }
+    snprintf(nm, sizeof(nm), "%s/scores", name);
+    if ((rc = gb_bmm(b, &id, q, k, (double)batch * seq_q * seq_kv * d, score, nm))) {
+        return rc;
+    }
+    snprintf(nm, sizeof(nm), "%s/softmax", name);
+    if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){id, 0}, 1, score, 5, nm))) {
+        return rc;
+    }
+    snprintf(nm, sizeof(nm), "%s/context", name);
+    if ((rc = gb_bmm(b, &ctx, (struct gb_in){probs, 0}, v, (double)batch * seq_q * seq_kv * d,
+                     rq * d, nm))) {
+        return rc;
+    }
+    snprintf(nm, sizeof(nm), "%s/out", name);
+    return gb_linear(b, out, (struct gb_in){ctx, 0}, rq, d, d, true, -1, nm);
+}

@@ -1,0 +1,80 @@
+/*
+ * gen_build.h - internal helpers the model generators (gen_*.c) share: add
+ * an op with its FLOPs, bytes, output sizes, parameters and layer group in
+ * one call, under a name scope.  Not a public interface (workloads/ only).
+ *
+ * Conventions (docs/workloads.md): `flops` counts a multiply-add as 2 FLOPs;
+ * `bytes` = inputs read + outputs written + parameters read; `persistent` =
+ * parameters x element size.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_WORKLOADS_GEN_BUILD_H
+#define BAECHI_WORKLOADS_GEN_BUILD_H
+
+#include "sim/workload.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gb {
+    struct workload *w;
+    int elem_bytes;  /* bytes per element of activations and parameters */
+    bool groups;     /* write the current layer group into ops */
+    char scope[192]; /* name prefix ("" = none) */
+    char group[192]; /* current layer group ("" = the op's own) */
+    int64_t params;  /* parameters added so far */
+    double macs;     /* multiply-adds of matmul / conv ops added with gb_linear, gb_bmm */
+};
+
+struct gb_in {
+    int32_t op;
+    int32_t port; /* WL_PORT_CONTROL for a control dependency */
+};
+
+void gb_init(struct gb *b, struct workload *w, int elem_bytes, bool groups);
+
+/* Sets the scope / the group (printf-style; an empty format clears). */
+void gb_scope(struct gb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gb_group(struct gb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Adds op "<scope>/<name>" of `type` with `flops`, `params` parameters
+ * (persistent = params x elem_bytes), outputs of out_elems[0..n_out)
+ * elements, and inputs in[0..n_in); *idx (may be NULL) gets its index.
+ */
+int gb_op(struct gb *b, int32_t *idx, const char *type, double flops, int64_t params,
+          const int64_t *out_elems, int n_out, const struct gb_in *in, int n_in,
+          const char *name_fmt, ...) __attribute__((format(printf, 10, 11)));
+
+/*
+ * Transformer building blocks; `rows` = batch x sequence.  Each sets *out to
+ * the new op.  gb_linear: MatMul of x (rows x din) by a din x dout weight
+ * (+ bias), `weights` >= 0 names a shared weight op read instead of owning
+ * parameters (a tied embedding).  gb_bmm: one batched matmul with the given
+ * multiply-adds.  gb_layernorm: 2 x d parameters, 5 FLOPs per element.
+ * gb_eltwise: an op of `flops_per_elem` x elems FLOPs over n inputs.
+ */
+int gb_linear(struct gb *b, int32_t *out, struct gb_in x, int64_t rows, int64_t din, int64_t dout,
+              bool bias, int32_t weights, const char *name);
+int gb_bmm(struct gb *b, int32_t *out, struct gb_in x, struct gb_in y, double macs,
+           int64_t out_elems, const char *name);
+int gb_layernorm(struct gb *b, int32_t *out, struct gb_in x, int64_t rows, int64_t d,
+                 const char *name);
+int gb_eltwise(struct gb *b, int32_t *out, const char *type, const struct gb_in *in, int n_in,
+               int64_t elems, double flops_per_elem, const char *name);
+
+/*
+ * Multi-head attention: projections of q_in (rows_q x d) and kv_in
+ * (rows_kv x d; the same op for self-attention, which then uses one fused
+ * QKV projection when `fused`), scores, softmax, context, output
+ * projection.  `batch` sequences of seq_q / seq_kv.  *out = the projection.
+ */
+int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_in, int64_t batch,
+                 int64_t seq_q, int64_t seq_kv, int64_t d, int64_t heads, bool fused,
+                 const char *name);
+
+/* Bytes of output `port` of op `op`. */
+int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * onnx_import.h - ONNX model -> workload (forward graph, optionally the
+ * training graph).
+ *
+ * One op per ONNX node (type = op_type), one per graph input (Placeholder).
+ * Initializers: a trainable one (floating point, more than one element, not
+ * a BatchNormalization running mean / variance) read by exactly one node
+ * becomes that node's persistent memory and parameters; any other
+ * initializer becomes an op of its own ("Initializer" when trainable, else
+ * "Constant") holding it, so that shared weights (tied embeddings) are one
+ * tensor.  Only the dims matter: the weight payload may be absent.
+ *
+ * Tensor sizes come from value_info (and the graph outputs' types) where
+ * the shape is fully known, else from our own shape inference for the
+ * common operators (docs/workloads.md lists them with their FLOP rules).
+ * An operator we do not know gets a warning naming it, outputs sized like
+ * its first input and one FLOP per output element; never a silent zero.
+ *
+ * Sizes are inferred with symbolic dimensions bound to 1, then activation
+ * sizes and FLOPs are multiplied by batch / B0 (B0 = the first graph input's
+ * leading dimension when static, else 1).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_WORKLOADS_ONNX_IMPORT_H
+#define BAECHI_WORKLOADS_ONNX_IMPORT_H
+
+#include "sim/workload.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct onnx_import_opts {
+    int64_t batch; /* 0 = as exported */
+};
+
+struct onnx_import_stats {
+    int32_t n_nodes;
+    int32_t n_unknown;         /* nodes of operators we do not know (warned) */
+    int32_t n_from_value_info; /* node outputs sized from value_info */
+    int64_t params;            /* trainable parameters (elements) */
+    double flops;              /* Σ FLOPs */
+};
+
+/*
+ * Reads the ONNX model at `path` into `w` (initialised here; released on
+ * failure).  A file that is not a valid ONNX model, or one that refers to
+ * tensors nobody produces, is BAECHI_EPARSE with a message naming the file
+ * (and node); an unreadable one BAECHI_EIO.  stats may be NULL.
+ */
+int onnx_import(struct workload *w, const char *path, const struct onnx_import_opts *o,
+                struct onnx_import_stats *stats);
+
+/* Same from a buffer; `name` stands for the file in messages. */
+int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, const char *name,
+                       const struct onnx_import_opts *o, struct onnx_import_stats *stats);
+
+#endif
