@@ -295,7 +295,7 @@ int cmd_sim(int argc, char **argv)
         CHECK(placement_init(&p, g.n_ops));
         CHECK(placement_from_given(&p, &g));
     } else {
-        CHECK(placement_read_yaml(&p, &g, pspec));
+        CHECK(placement_read_yaml_workload(&p, &g, &w, pspec));
     }
     CHECK(placement_check(&p, &g, &c));
     if (tpath) {
