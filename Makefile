@@ -59,6 +59,7 @@ PRESETS := $(sort $(wildcard data/clusters/*.yaml))
 # Each part may add sources, libraries and targets in its own fragment
 # (mk/<part>.mk) instead of editing this file: LIB_OBJ += ..., LDLIBS += ...
 -include $(sort $(wildcard mk/*.mk))
+.DEFAULT_GOAL := all
 
 BIN := $(BUILD)/baechi
 LIB := $(BUILD)/libbaechi.a

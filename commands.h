@@ -16,6 +16,10 @@ int cmd_run(int argc, char **argv);      /* placers/cmd_run.c */
 int cmd_bench(int argc, char **argv);    /* bench.c */
 int cmd_calibrate(int argc, char **argv); /* calibrate/cmd_calibrate.c */
 int cmd_replay(int argc, char **argv);    /* calibrate/cmd_replay.c */
+int cmd_sweep(int argc, char **argv);     /* results/cmd_sweep.c */
+int cmd_db(int argc, char **argv);        /* results/cmd_db.c */
+int cmd_report(int argc, char **argv);    /* results/cmd_report.c */
+int cmd_plot(int argc, char **argv);      /* results/cmd_plot.c */
 int cmd_workload_annotate(int argc, char **argv); /* calibrate/annotate.c (workload verb) */
 
 #endif

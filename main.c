@@ -22,6 +22,10 @@ static const struct cmd_struct commands[] = {
     {"run", cmd_run, "place, then simulate with both models: one summary"},
     {"calibrate", cmd_calibrate, "measure the machine: fitted cluster file (cuda or cpu)"},
     {"replay", cmd_replay, "run a placed graph for real, compare with the simulator"},
+    {"sweep", cmd_sweep, "run a parameter sweep into a results database (-j, --mpi)"},
+    {"report", cmd_report, "paper-style tables from a results database"},
+    {"db", cmd_db, "the results database: schema, query, check"},
+    {"plot", cmd_plot, "paper-style figures from a results database (gnuplot)"},
     {"bench", cmd_bench, "measure the suite's own speed"},
     {NULL, NULL, NULL},
 };

@@ -16,7 +16,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -497,20 +496,7 @@ int cmd_workload_annotate(int argc, char **argv)
     int c, rc = 0, status = EXIT_OK;
 
     memset(&rep, 0, sizeof(rep));
-    for (;;) {
-        c = cmd_getopt(&p);
-        if (c == -1) {
-            /* operands and options may mix: `annotate W.yaml --profile T.json` */
-            if (optind >= argc) {
-                break;
-            }
-            if (wpath) {
-                return cmd_usage_error(&p, "exactly one workload file, please (got '%s' and '%s')",
-                                       wpath, argv[optind]);
-            }
-            wpath = argv[optind++];
-            continue;
-        }
+    while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {
         case 'h':
             return EXIT_OK;
@@ -530,6 +516,14 @@ int cmd_workload_annotate(int argc, char **argv)
         default:
             return EXIT_BADINPUT;
         }
+    }
+    if (cmd_optind() < p.argc) {
+        if (wpath || cmd_optind() + 1 < p.argc) {
+            return cmd_usage_error(&p, "exactly one workload file, please (got '%s' and '%s')",
+                                   wpath ? wpath : p.argv[cmd_optind()],
+                                   p.argv[wpath ? cmd_optind() : cmd_optind() + 1]);
+        }
+        wpath = p.argv[cmd_optind()];
     }
     if (!wpath) {
         return cmd_usage_error(&p, "a workload file is required");

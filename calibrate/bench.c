@@ -55,7 +55,12 @@ int bench_open(struct bench *b, const char *name, const int32_t *ids, int32_t n)
     b->ops = ops;
     rc = ops->open(b, ids, n);
     if (rc) {
-        b->ops = NULL;
+        /* the backend may have set up part of itself: undo it */
+        if (b->impl) {
+            ops->close(b);
+        }
+        free(b->ids);
+        memset(b, 0, sizeof(*b));
     }
     return rc;
 }

@@ -12,8 +12,9 @@
  * one mutex and condition variable, SPIN busy-waits on CLOCK_MONOTONIC (so
  * the spin needs no calibration), ALLOC/FREE are malloc/free with per-device
  * accounting of the bytes held (the peak is exact in time up to the lock).
- * The frees stream runs each free as soon as its events are recorded, out
- * of list order (run_frees).  If calloc fails for that, it runs in order.
+ * A free (WAIT ... WAIT FREE on a frees stream) runs in the thread that
+ * records the last event it waits for, right after the record: exactly when
+ * the simulator frees, with no thread in between to lag (free_groups_build).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -126,7 +127,7 @@ static void cpu_close(struct bench *b)
     if (!im) {
         return;
     }
-    for (int32_t d = 0; d < im->n; d++) {
+    for (int32_t d = 0; im->w && d < im->n; d++) {
         struct cpu_worker *w = &im->w[d];
 
         if (w->started) {
@@ -426,6 +427,14 @@ struct replay_ctx {
     double t0_us; /* host time at the step's start */
     int failed;   /* an allocation failed (BAECHI_ENOMEM) */
     pthread_mutex_t log_mu;
+    /* frees fired by the last of their events (free_groups_build); under ev_mu */
+    bool inline_frees;
+    int32_t n_groups;
+    int32_t *grp_buf;   /* per group: the buffer to free */
+    int32_t *grp_waits; /* per group: its number of waits */
+    int32_t *grp_left;  /* per group: waits outstanding in this step */
+    int32_t *ev_start;  /* n_events + 1: groups of event e = ev_grp[ev_start[e] .. ev_start[e+1]) */
+    int32_t *ev_grp;
 };
 
 static void rp_alloc(struct replay_ctx *x, int32_t buf)
@@ -519,6 +528,15 @@ static void rp_exec(struct replay_ctx *x, const struct bench_cmd *c)
     case BENCH_RECORD:
         pthread_mutex_lock(&x->ev_mu);
         x->ev_count[c->event]++;
+        if (x->inline_frees) {
+            for (int32_t k = x->ev_start[c->event]; k < x->ev_start[c->event + 1]; k++) {
+                int32_t g = x->ev_grp[k];
+
+                if (--x->grp_left[g] == 0) {
+                    rp_free(x, x->grp_buf[g]); /* lock order: ev_mu, then mem_mu */
+                }
+            }
+        }
         pthread_cond_broadcast(&x->ev_cv);
         pthread_mutex_unlock(&x->ev_mu);
         break;
@@ -534,90 +552,102 @@ static void rp_exec(struct replay_ctx *x, const struct bench_cmd *c)
     }
 }
 
-/* A frees stream holds only WAIT ... WAIT FREE groups (replay.c builds it so). */
-static bool frees_only(const struct replay_stream *s)
-{
-    if (s->id % BENCH_STREAMS_PER_DEVICE != BENCH_STREAM_MEM) {
-        return false;
-    }
-    for (size_t i = 0; i < s->n_cmd; i++) {
-        if (s->cmd[i]->kind != BENCH_WAIT && s->cmd[i]->kind != BENCH_FREE) {
-            return false;
-        }
-    }
-    return s->n_cmd == 0 || s->cmd[s->n_cmd - 1]->kind == BENCH_FREE;
-}
-
-/*
- * The frees stream, out of order: each FREE runs as soon as the events it
- * waits for are recorded, whatever the order of the list.  A stream in order
- * would hold every later free behind one that the simulator expected early
- * but that comes late in reality, and report a peak the placement does not
- * cause.  `done` has one flag per command.
- */
-static void run_frees(struct replay_ctx *x, struct replay_stream *s, bool *done)
-{
-    size_t first = 0, pending = 0;
-
-    for (size_t i = 0; i < s->n_cmd; i++) {
-        done[i] = false;
-        pending += s->cmd[i]->kind == BENCH_FREE;
-    }
-    pthread_mutex_lock(&x->ev_mu);
-    while (pending > 0) {
-        bool progress = false;
-        size_t g = first;
-
-        while (g < s->n_cmd) {
-            size_t end = g;
-            bool ready = true;
-
-            while (s->cmd[end]->kind == BENCH_WAIT) {
-                ready = ready && x->ev_count[s->cmd[end]->event] >= x->step + 1;
-                end++;
-            }
-            if (!done[end] && ready) {
-                done[end] = true;
-                pending--;
-                progress = true;
-                pthread_mutex_unlock(&x->ev_mu);
-                rp_free(x, s->cmd[end]->buf);
-                pthread_mutex_lock(&x->ev_mu);
-            }
-            if (g == first && done[end]) {
-                first = end + 1;
-            }
-            g = end + 1;
-        }
-        if (!progress && pending > 0) {
-            pthread_cond_wait(&x->ev_cv, &x->ev_mu);
-        }
-    }
-    pthread_mutex_unlock(&x->ev_mu);
-}
-
 static void *stream_main(void *arg)
 {
     struct replay_stream *s = arg;
     struct replay_ctx *x = s->ctx;
-    bool *done = frees_only(s) ? calloc(s->n_cmd + 1, sizeof(bool)) : NULL;
 
     for (;;) {
         pthread_barrier_wait(&x->start);
         if (x->quit) {
             break;
         }
-        if (done) {
-            run_frees(x, s, done);
-        } else {
-            for (size_t i = 0; i < s->n_cmd; i++) {
-                rp_exec(x, s->cmd[i]);
-            }
+        for (size_t i = 0; i < s->n_cmd; i++) {
+            rp_exec(x, s->cmd[i]);
         }
         pthread_barrier_wait(&x->end);
     }
-    free(done);
     return NULL;
+}
+
+/*
+ * When every frees stream is WAIT ... WAIT FREE groups (replay.c builds them
+ * so), index the groups by event: the RECORD that brings a group's count of
+ * outstanding waits to 0 frees its buffer.  Otherwise the frees streams run
+ * their commands in order (inline_frees stays false).
+ */
+static int free_groups_build(struct replay_ctx *x, const struct bench_program *p)
+{
+    int32_t g = 0, k;
+
+    for (size_t i = 0; i < p->n_cmd; i++) {
+        const struct bench_cmd *c = &p->cmd[i];
+
+        if (c->stream % BENCH_STREAMS_PER_DEVICE != BENCH_STREAM_MEM) {
+            continue;
+        }
+        if (c->kind != BENCH_WAIT && c->kind != BENCH_FREE) {
+            return 0;
+        }
+        x->n_groups += c->kind == BENCH_FREE;
+    }
+    x->grp_buf = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->grp_waits = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->grp_left = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->ev_start = array_calloc((size_t)p->n_events + 2, sizeof(int32_t));
+    if (!x->grp_buf || !x->grp_waits || !x->grp_left || !x->ev_start) {
+        return BAECHI_ENOMEM;
+    }
+    /* pass 1: waits per group and per event; the commands of one frees stream
+       are contiguous per group because a stream's commands keep their order */
+    for (int32_t st = 0; st < x->n_streams; st++) {
+        const struct replay_stream *s = &x->s[st];
+
+        if (st % BENCH_STREAMS_PER_DEVICE != BENCH_STREAM_MEM) {
+            continue;
+        }
+        for (size_t i = 0; i < s->n_cmd; i++) {
+            if (s->cmd[i]->kind == BENCH_WAIT) {
+                x->grp_waits[g]++;
+                x->ev_start[s->cmd[i]->event + 1]++;
+            } else {
+                x->grp_buf[g++] = s->cmd[i]->buf;
+            }
+        }
+        if (s->n_cmd > 0 && s->cmd[s->n_cmd - 1]->kind != BENCH_FREE) {
+            return 0; /* trailing waits: keep the plain stream */
+        }
+    }
+    for (int32_t e = 0; e < p->n_events; e++) {
+        x->ev_start[e + 1] += x->ev_start[e];
+    }
+    x->ev_grp = array_calloc((size_t)x->ev_start[p->n_events] + 1, sizeof(int32_t));
+    if (!x->ev_grp) {
+        return BAECHI_ENOMEM;
+    }
+    g = 0;
+    for (int32_t st = 0; st < x->n_streams; st++) {
+        struct replay_stream *s = &x->s[st];
+
+        if (st % BENCH_STREAMS_PER_DEVICE != BENCH_STREAM_MEM) {
+            continue;
+        }
+        for (size_t i = 0; i < s->n_cmd; i++) {
+            if (s->cmd[i]->kind == BENCH_WAIT) {
+                k = x->ev_start[s->cmd[i]->event]++;
+                x->ev_grp[k] = g;
+            } else {
+                g++;
+            }
+        }
+        s->n_cmd = 0; /* the records do this stream's work */
+    }
+    for (int32_t e = p->n_events; e > 0; e--) { /* undo the fill's shift */
+        x->ev_start[e] = x->ev_start[e - 1];
+    }
+    x->ev_start[0] = 0;
+    x->inline_frees = true;
+    return 0;
 }
 
 static int cpu_replay(struct bench *b, const struct bench_program *p,
@@ -681,6 +711,7 @@ static int cpu_replay(struct bench *b, const struct bench_program *p,
 
         s->cmd[s->n_cmd++] = &p->cmd[i];
     }
+    CHECK(free_groups_build(&x, p));
     pthread_mutex_init(&x.mem_mu, NULL);
     pthread_mutex_init(&x.ev_mu, NULL);
     pthread_mutex_init(&x.log_mu, NULL);
@@ -707,6 +738,14 @@ static int cpu_replay(struct bench *b, const struct bench_program *p,
         double t1;
 
         x.step = k;
+        if (x.inline_frees) {
+            memcpy(x.grp_left, x.grp_waits, (size_t)x.n_groups * sizeof(int32_t));
+            for (int32_t g = 0; g < x.n_groups; g++) {
+                if (x.grp_waits[g] == 0) {
+                    rp_free(&x, x.grp_buf[g]);
+                }
+            }
+        }
         x.t0_us = bench_now_us();
         pthread_barrier_wait(&x.start);
         pthread_barrier_wait(&x.end);
@@ -750,6 +789,11 @@ cleanup:
         }
     }
     free(x.s);
+    free(x.grp_buf);
+    free(x.grp_waits);
+    free(x.grp_left);
+    free(x.ev_start);
+    free(x.ev_grp);
     free(x.ptr);
     free(x.cur_bytes);
     free(x.ev_count);

@@ -7,6 +7,8 @@
  * host timing of a copy task) and the fit runs over the per-size medians, so
  * that one outlier run cannot move the line.  The fit itself is the same
  * ordinary least squares with intercept.
+ * deviation: the original's sizes are 2^0..2^29 float32 elements (4 B to
+ * 2 GiB); the defaults here are 2^0..2^29 bytes (--min-exp/--max-exp).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -354,7 +356,11 @@ static void print_range_errors(FILE *f, const struct fit_range_err *err)
 
 static void fmt_bw(double bytes_per_s, char *buf, size_t size)
 {
-    snprintf(buf, size, "%.2f GB/s", bytes_per_s / 1e9);
+    if (!isfinite(bytes_per_s) || bytes_per_s <= 0) {
+        snprintf(buf, size, "bandwidth not resolved");
+    } else {
+        snprintf(buf, size, "%.2f GB/s", bytes_per_s / 1e9);
+    }
 }
 
 int calibrate_write_yaml(const struct calib_result *r, const struct cluster *c, FILE *f)

@@ -33,6 +33,7 @@ struct builder {
     int32_t *recv_buf;   /* per tensor x device, -1 */
     int32_t *recv_event; /* per tensor x device, -1 */
     int32_t *done_event; /* per op */
+    int32_t *last_op;    /* per device: the last op issued there, -1 */
     struct pending_free *fr;
     size_t n_fr, alloc_fr;
     int32_t *waits;
@@ -174,6 +175,19 @@ static int plan_frees(struct builder *b, int32_t v)
         CHECK(new_free(b, d, b->src_buf[tt], &f));
         CHECK(push_wait(b, b->done_event[v]));
         f->n_wait++;
+        if (graph_out_degree(g, v) == 0) {
+            /* a sink keeps its outputs to the end of the step, as the simulators
+               (and the original) do: after the last op of every device */
+            for (int32_t k = 0; k < b->n; k++) {
+                if (b->last_op[k] >= 0) {
+                    CHECK(push_wait(b, b->done_event[b->last_op[k]]));
+                    f->n_wait++;
+                }
+            }
+            f = &b->fr[b->n_fr - 1];
+            f->time = INFINITY;
+            continue;
+        }
         for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
             int32_t w = g->edge_dst[e];
 
@@ -275,13 +289,15 @@ int replay_build(const struct graph *g, const struct cluster *c, const int32_t *
     b.recv_buf = array_malloc(nt + 1, sizeof(int32_t));
     b.recv_event = array_malloc(nt + 1, sizeof(int32_t));
     b.done_event = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    if (!order || !b.src_buf || !b.recv_buf || !b.recv_event || !b.done_event) {
+    b.last_op = array_malloc((size_t)b.n + 1, sizeof(int32_t));
+    if (!order || !b.src_buf || !b.recv_buf || !b.recv_event || !b.done_event || !b.last_op) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
     memset(b.src_buf, 0xff, ((size_t)g->n_tensors + 1) * sizeof(int32_t));
     memset(b.recv_buf, 0xff, (nt + 1) * sizeof(int32_t));
     memset(b.recv_event, 0xff, (nt + 1) * sizeof(int32_t));
+    memset(b.last_op, 0xff, ((size_t)b.n + 1) * sizeof(int32_t));
     for (int32_t v = 0; v < g->n_ops; v++) {
         order[v] = v;
         b.done_event[v] = p->n_events++;
@@ -303,6 +319,9 @@ int replay_build(const struct graph *g, const struct cluster *c, const int32_t *
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         CHECK(emit_op(&b, order[i]));
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        b.last_op[device_of[order[i]]] = order[i];
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         CHECK(plan_frees(&b, order[i]));
@@ -334,6 +353,7 @@ cleanup:
     free(b.recv_buf);
     free(b.recv_event);
     free(b.done_event);
+    free(b.last_op);
     free(b.fr);
     free(b.waits);
     if (rc) {

@@ -9,7 +9,8 @@
  * receiver's copy stream after the producer's event; dependencies by events;
  * memory allocated and freed per tensor lifetime like the timed simulator
  * (sim.h): persistent bytes for the whole run, an op's outputs from its
- * start until its last consumer ended and its last copy completed, temp
+ * start until its last consumer ended and its last copy completed (a sink's
+ * until the end of the step), temp
  * bytes while it runs, a received tensor from the start of its copy until
  * its last consumer on that device ended.  The order in which commands are
  * issued is the simulator's start order (ties by topological index), so

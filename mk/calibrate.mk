@@ -1,8 +1,10 @@
 # mk/calibrate.mk - calibrate/ (issue 6): libjansson for profile import, and
 # the optional CUDA backend.
 #
-#   make cuda     builds $(BUILD)/baechi-cuda: the same program with the cuda
-#                 backend (HAVE_CUDA), when nvcc exists; otherwise says so.
+#   make cuda        builds $(BUILD)/baechi-cuda: the same program with the cuda
+#                    backend (HAVE_CUDA), when nvcc exists; otherwise says so.
+#   make check-cuda  builds it and runs the no-GPU / GPU smoke test with it
+#                    (tests/cli/t610; about 15 s, most of it nvcc).
 #
 # The normal build never needs nvcc: calibrate/bench.c is compiled a second
 # time with -DHAVE_CUDA for the CUDA binary, and calibrate/*.cu only there.
@@ -29,10 +31,15 @@ CUDA_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart $(if $(HAVE_CUB
 _calibrate_goal := $(.DEFAULT_GOAL)
 
 ifeq ($(NVCC),)
-cuda:
-	@echo "make cuda: nvcc not found; the CUDA backend is not built (the cpu backend is)"
+cuda check-cuda:
+	@echo "make $@: nvcc not found; the CUDA backend is not built (the cpu backend is)"
 else
 cuda: $(CUDA_BIN)
+
+check-cuda: $(CUDA_BIN)
+	@d=$$(mktemp -d) && BAECHI=$(abspath $(CUDA_BIN)) TOP=$(CURDIR) TMPDIR_TEST=$$d \
+		sh tests/cli/t610-calibrate-cuda-nogpu.sh; rc=$$?; rm -rf $$d; \
+		if [ $$rc -eq 0 ]; then echo "check-cuda: ok"; else echo "check-cuda: FAILED"; exit 1; fi
 
 $(CUDA_BUILD)/calibrate/%.o: calibrate/%.cu calibrate/bench.h calibrate/fit.h sim/err.h
 	@mkdir -p $(dir $@)
@@ -47,4 +54,5 @@ $(CUDA_BIN): $(MAIN_OBJ) $(CUDA_OBJ) $(BUILD)/libbaechi.a
 		$(CUDA_LIBS)
 endif
 
+.PHONY: check-cuda
 .DEFAULT_GOAL := $(_calibrate_goal)

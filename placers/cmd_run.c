@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "placers/cmd_place.h"
 #include "placers/placer.h"
+#include "results/db.h"
+#include "results/sweep.h"
 #include "sim/cmd.h"
 #include "sim/err.h"
 #include "sim/graph.h"
@@ -29,18 +31,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const run_usage[] = {
-    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>]",
+    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>] "
+    "[--db <results.db>]",
     NULL,
 };
 
-enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE };
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB };
 
 static const struct cmd_opt run_opts[] = {
     PLACE_CLI_OPTS,
     {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
     {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
+    {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
     CMD_OPT_END,
 };
 
@@ -190,12 +195,81 @@ static void scale_world(struct graph *g, struct cluster *c, const struct placer_
     }
 }
 
+/*
+ * Records the run in a results database: one row per simulator model, in
+ * one transaction (results/db.h).  rb/rt NULL: the placement failed
+ * (status infeasible or error, message msg).
+ */
+static int record_run(const char *dbpath, const struct place_cli *pc, const struct workload *w,
+                      const struct graph *g, const struct cluster *c, const struct placement *p,
+                      const struct placer_stats *st, const struct sim_result *rb,
+                      const struct sim_result *rt, int fail_rc, const char *msg)
+{
+    struct db *db = NULL;
+    struct db_run r[2];
+    char now[40], host[64] = "?";
+    int rc = 0;
+
+    db_now_iso(now, sizeof(now));
+    gethostname(host, sizeof(host) - 1);
+    for (int m = 0; m < 2; m++) {
+        const struct sim_result *s = m == 0 ? rt : rb;
+        struct db_run *x = &r[m];
+        db_run_init(x);
+        rc |= db_run_set(&x->time, now);
+        rc |= db_run_set(&x->tool_version, db_tool_version());
+        rc |= db_run_set(&x->host, host);
+        rc |= db_run_set(&x->workload, w->name ? w->name : pc->wpath);
+        rc |= db_run_set(&x->workload_spec, pc->wpath);
+        x->n_ops = g->n_ops;
+        rc |= db_run_set(&x->cluster, c->name ? c->name : pc->cspec);
+        rc |= db_run_set(&x->cluster_spec, pc->cspec);
+        x->n_devices = pc->opt.n_devices > 0 ? pc->opt.n_devices : c->n_devices;
+        rc |= db_run_set(&x->placer, pc->placer);
+        rc |= db_run_set(&x->grouper, placer_grouper_name(strcmp(pc->placer, "paper") == 0
+                                                              ? PLACER_GROUPER_COPLACE
+                                                              : pc->opt.grouper));
+        x->fusion = strcmp(pc->placer, "paper") == 0 || pc->opt.fusion;
+        x->memory_fraction = pc->opt.memory_fraction;
+        x->comm_factor = pc->opt.comm_factor;
+        x->compute_factor = pc->opt.compute_factor;
+        x->sct_threshold = pc->opt.sct_threshold;
+        x->seed = (int64_t)pc->opt.seed;
+        rc |= db_run_set(&x->sim_model, m == 0 ? "timed" : "baechi");
+        if (rc) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        if (s) {
+            CHECK(sweep_fill_placer(x, p, st));
+            CHECK(sweep_fill_sim(x, g, c, st, s, p->device_of, true));
+        } else {
+            CHECK(db_run_set(&x->status, fail_rc == BAECHI_EINFEASIBLE ? "infeasible" : "error"));
+            CHECK(db_run_set(&x->message, msg));
+        }
+    }
+    CHECK(db_open(&db, dbpath, 0));
+    CHECK(db_begin(db));
+    for (int m = 0; m < 2; m++) {
+        if ((rc = db_insert_run(db, &r[m], NULL, NULL)) != 0) {
+            db_rollback(db);
+            goto cleanup;
+        }
+    }
+    rc = db_commit(db);
+cleanup:
+    db_close(db);
+    db_run_release(&r[0]);
+    db_run_release(&r[1]);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    const char *tpath = NULL;
+    const char *tpath = NULL, *dbpath = NULL;
     struct workload w;
     struct graph g;
     struct cluster c;
@@ -228,6 +302,10 @@ int cmd_run(int argc, char **argv)
             tpath = cp.optarg;
             continue;
         }
+        if (o == RUN_OPT_DB) {
+            dbpath = cp.optarg;
+            continue;
+        }
         if ((r = place_cli_option(&cp, o, &pc)) != 0) {
             return r;
         }
@@ -256,6 +334,14 @@ int cmd_run(int argc, char **argv)
         } else {
             printf("placement infeasible with %s: %s\n", pc.placer, err_msg());
         }
+        if (dbpath) {
+            char *msg = strdup(err_msg());
+            int r2 = record_run(dbpath, &pc, &w, &g, &c, &p, &st, NULL, NULL, rc, msg ? msg : "");
+            free(msg);
+            if (r2) {
+                rc = r2;
+            }
+        }
         goto cleanup;
     }
     if (rc) {
@@ -275,6 +361,9 @@ int cmd_run(int argc, char **argv)
             so.trace = &t;
         }
         CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
+    }
+    if (dbpath) {
+        CHECK(record_run(dbpath, &pc, &w, &g, &c, &p, &st, &rb, &rt, 0, NULL));
     }
     if (json) {
         print_json(&w, &g, &c, &p, &st, &rb, &rt);

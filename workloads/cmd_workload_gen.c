@@ -84,21 +84,6 @@ static const struct cmd_opt gen_opts_table[] = {
     CMD_OPT_END,
 };
 
-/* Lets the operand come first ("gen gpt -o x.yaml"): moves a leading
- * non-option argument to the end, where getopt (which stops at the first
- * operand) finds it after the options. */
-static void operand_last(int argc, char **argv)
-{
-    char *op;
-
-    if (argc < 3 || argv[1][0] == '-') {
-        return;
-    }
-    op = argv[1];
-    memmove(argv + 1, argv + 2, sizeof(*argv) * (size_t)(argc - 2));
-    argv[argc - 1] = op;
-}
-
 /* Writes w to `path` ("-" = stdout) and prints a one-line summary. */
 static int write_out(const struct workload *w, const char *path, int64_t params)
 {
@@ -174,7 +159,6 @@ int cmd_workload_gen(int argc, char **argv)
     double d;
     int c, bad = 0, rc;
 
-    operand_last(argc, argv);
 
     gen_opts_init(&o);
     synth_opts_init(&so);
@@ -328,7 +312,6 @@ int cmd_workload_train(int argc, char **argv)
     double d;
     int c, rc;
 
-    operand_last(argc, argv);
 
     train_opts_init(&o);
     while ((c = cmd_getopt(&p)) != -1) {

@@ -36,21 +36,6 @@ static const struct cmd_opt import_opts[] = {
     CMD_OPT_END,
 };
 
-/* Lets the operand come first ("gen gpt -o x.yaml"): moves a leading
- * non-option argument to the end, where getopt (which stops at the first
- * operand) finds it after the options. */
-static void operand_last(int argc, char **argv)
-{
-    char *op;
-
-    if (argc < 3 || argv[1][0] == '-') {
-        return;
-    }
-    op = argv[1];
-    memmove(argv + 1, argv + 2, sizeof(*argv) * (size_t)(argc - 2));
-    argv[argc - 1] = op;
-}
-
 int cmd_workload_import(int argc, char **argv)
 {
     struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL};
@@ -66,7 +51,6 @@ int cmd_workload_import(int argc, char **argv)
     long v;
     int c, rc;
 
-    operand_last(argc, argv);
 
     train_opts_init(&to);
     while ((c = cmd_getopt(&p)) != -1) {

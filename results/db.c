@@ -1,0 +1,869 @@
+/*
+ * db.c - the results store on SQLite (db.h): schema, migrations, inserts,
+ * queries, and the byte encoding of a run sent from sweep workers.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/db.h"
+
+#include "sim/array.h"
+#include "sim/err.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#ifndef BAECHI_GIT_VERSION
+#define BAECHI_GIT_VERSION "unknown"
+#endif
+
+struct db {
+    sqlite3 *h;
+    char *path;
+    sqlite3_stmt *ins_run, *ins_dev, *ins_link, *ins_place;
+};
+
+/* ------------------------------------------------------------------ schema */
+
+/*
+ * Version 1.  Every quantity carries its unit in the column name (µs, ms,
+ * bytes).  Keep this text and docs/results.md in step.
+ */
+static const char *const schema_v1[] = {
+    "-- baechi results database, schema version 1 (PRAGMA user_version = 1)\n"
+    "-- One row per simulated run: a placement of a workload on a cluster,\n"
+    "-- simulated with one simulator model.\n"
+    "CREATE TABLE runs (\n"
+    "    id               INTEGER PRIMARY KEY,\n"
+    "    key              TEXT UNIQUE,    -- sweep point key (resume); NULL for baechi run\n"
+    "    sweep            TEXT,           -- sweep name; NULL for baechi run\n"
+    "    time             TEXT NOT NULL,  -- when it ran, ISO 8601 UTC\n"
+    "    tool_version     TEXT NOT NULL,  -- git describe of the program\n"
+    "    host             TEXT,           -- machine (MPI sweeps: the rank's host)\n"
+    "    workload         TEXT NOT NULL,  -- workload name\n"
+    "    workload_spec    TEXT,           -- path or gen:MODEL?k=v as given\n"
+    "    workload_hash    TEXT,           -- FNV-1a 64 of the workload's canonical YAML\n"
+    "    n_ops            INTEGER,        -- ops after pruning\n"
+    "    cluster          TEXT NOT NULL,  -- cluster name\n"
+    "    cluster_spec     TEXT,           -- path or preset name as given\n"
+    "    cluster_hash     TEXT,           -- FNV-1a 64 of the cluster's YAML\n"
+    "    n_devices        INTEGER,        -- devices used\n"
+    "    placer           TEXT NOT NULL,  -- m-etf, m-sct, m-topo, paper, single, ...\n"
+    "    grouper          TEXT,           -- tf | coplace (effective)\n"
+    "    fusion           INTEGER,        -- 0 / 1 (effective)\n"
+    "    memory_fraction  REAL,           -- the placer sees this share of each device\n"
+    "    comm_factor      REAL,           -- communication cost multiplier\n"
+    "    compute_factor   REAL,           -- compute time multiplier\n"
+    "    sct_threshold    REAL,           -- m-SCT rounding threshold\n"
+    "    seed             INTEGER,        -- random placer seed (0 when unused)\n"
+    "    repeat           INTEGER,        -- repeat index of the sweep\n"
+    "    options          TEXT,           -- every placer option, k=v, comma separated\n"
+    "    sim_model        TEXT,           -- timed | baechi\n"
+    "    status           TEXT NOT NULL CHECK (status IN ('ok','oom','infeasible','error')),\n"
+    "    message          TEXT,           -- why, for oom / infeasible / error\n"
+    "    placement_ms     REAL,           -- wall clock of the whole placement\n"
+    "    algorithm_ms     REAL,           -- the algorithm alone\n"
+    "    estimate_us      INTEGER,        -- the placer's own makespan estimate\n"
+    "    step_us          INTEGER,        -- simulated step time\n"
+    "    lower_bound_us   INTEGER,        -- max(critical path, compute / devices)\n"
+    "    critical_path_us INTEGER,\n"
+    "    total_compute_us INTEGER,\n"
+    "    lp_makespan_us   REAL,           -- m-SCT: LP relaxed makespan\n"
+    "    lp_status        TEXT,           -- m-SCT: GLPK status\n"
+    "    n_favourites     INTEGER,        -- m-SCT: favourite children\n"
+    "    n_nodes          INTEGER,        -- nodes the algorithm placed (after fusion)\n"
+    "    n_groups         INTEGER,        -- colocation groups\n"
+    "    max_peak_bytes   INTEGER,        -- largest simulated peak over devices\n"
+    "    n_oom_devices    INTEGER         -- devices over their memory\n"
+    ");\n",
+    "CREATE INDEX runs_by_config ON runs (workload, placer, memory_fraction);\n",
+    "-- Per device of a run (absent for infeasible and error runs).\n"
+    "CREATE TABLE devices (\n"
+    "    run_id             INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "    device             INTEGER NOT NULL,\n"
+    "    name               TEXT,\n"
+    "    peak_bytes         INTEGER,   -- simulated peak memory\n"
+    "    limit_bytes        INTEGER,   -- the device's memory\n"
+    "    placer_peak_bytes  INTEGER,   -- the placer's own accounting (m-ETF/m-SCT)\n"
+    "    placer_limit_bytes INTEGER,   -- the placer's limit (memory_fraction x memory)\n"
+    "    busy_us            INTEGER,   -- compute time run on the device\n"
+    "    n_ops              INTEGER,\n"
+    "    oom                INTEGER,   -- 1 when peak_bytes > limit_bytes\n"
+    "    PRIMARY KEY (run_id, device)\n"
+    ") WITHOUT ROWID;\n",
+    "-- Traffic per ordered device pair with at least one transfer.\n"
+    "CREATE TABLE links (\n"
+    "    run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "    src       INTEGER NOT NULL,\n"
+    "    dst       INTEGER NOT NULL,\n"
+    "    bytes     INTEGER,\n"
+    "    transfers INTEGER,\n"
+    "    PRIMARY KEY (run_id, src, dst)\n"
+    ") WITHOUT ROWID;\n",
+    "-- The placement (optional): device id of op i as little-endian int32 at 4*i.\n"
+    "CREATE TABLE placements (\n"
+    "    run_id    INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "    device_of BLOB NOT NULL\n"
+    ");\n",
+    NULL};
+
+/*
+ * migrations[v] brings a database from version v to v + 1.  Version 0 is an
+ * empty database.  To change the schema: add the step here (ALTER TABLE ...),
+ * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
+ */
+static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1};
+
+const char *const *db_schema_sql(void)
+{
+    return schema_v1;
+}
+
+/* ------------------------------------------------------------------ runs */
+
+const char *db_status_name(enum db_status s)
+{
+    switch (s) {
+    case DB_STATUS_OK:
+        return "ok";
+    case DB_STATUS_OOM:
+        return "oom";
+    case DB_STATUS_INFEASIBLE:
+        return "infeasible";
+    default:
+        return "error";
+    }
+}
+
+void db_run_init(struct db_run *r)
+{
+#define S_(n) r->n = NULL;
+#define I_(n) r->n = DB_NULL_INT;
+#define D_(n) r->n = NAN;
+    DB_RUN_FIELDS(S_, I_, D_)
+#undef S_
+#undef I_
+#undef D_
+    r->dev = NULL;
+    r->n_dev = 0;
+    r->link = NULL;
+    r->n_link = 0;
+    r->device_of = NULL;
+    r->n_place = 0;
+}
+
+void db_run_release(struct db_run *r)
+{
+#define S_(n) free(r->n);
+#define I_(n)
+#define D_(n)
+    DB_RUN_FIELDS(S_, I_, D_)
+#undef S_
+#undef I_
+#undef D_
+    for (int32_t i = 0; i < r->n_dev; i++) {
+        free(r->dev[i].name);
+    }
+    free(r->dev);
+    free(r->link);
+    free(r->device_of);
+    db_run_init(r);
+}
+
+int db_run_set(char **field, const char *s)
+{
+    char *c = NULL;
+
+    if (s && !(c = array_strdup(s))) {
+        return BAECHI_ENOMEM;
+    }
+    free(*field);
+    *field = c;
+    return 0;
+}
+
+int db_run_setf(char **field, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    free(*field);
+    *field = s;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ encoding */
+
+static int buf_put(struct db_buf *b, const void *p, size_t n)
+{
+    if (ARRAY_RESERVE(b->p, b->alloc, b->len + n)) {
+        return BAECHI_ENOMEM;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static int put_i64(struct db_buf *b, int64_t x)
+{
+    return buf_put(b, &x, sizeof(x));
+}
+
+static int put_str(struct db_buf *b, const char *s)
+{
+    int64_t n = s ? (int64_t)strlen(s) : -1;
+    int rc = put_i64(b, n);
+    return rc ? rc : (s ? buf_put(b, s, (size_t)n) : 0);
+}
+
+int db_run_serialize(const struct db_run *r, struct db_buf *b)
+{
+    int rc = 0;
+
+#define S_(n) rc |= put_str(b, r->n);
+#define I_(n) rc |= put_i64(b, r->n);
+#define D_(n) rc |= buf_put(b, &r->n, sizeof(double));
+    DB_RUN_FIELDS(S_, I_, D_)
+#undef S_
+#undef I_
+#undef D_
+    rc |= put_i64(b, r->n_dev);
+    for (int32_t i = 0; i < r->n_dev; i++) {
+        const struct db_device_rec *d = &r->dev[i];
+        rc |= put_i64(b, d->device);
+        rc |= put_str(b, d->name);
+        rc |= put_i64(b, d->peak_bytes);
+        rc |= put_i64(b, d->limit_bytes);
+        rc |= put_i64(b, d->placer_peak_bytes);
+        rc |= put_i64(b, d->placer_limit_bytes);
+        rc |= put_i64(b, d->busy_us);
+        rc |= put_i64(b, d->n_ops);
+        rc |= put_i64(b, d->oom);
+    }
+    rc |= put_i64(b, r->n_link);
+    if (r->n_link) {
+        rc |= buf_put(b, r->link, sizeof(*r->link) * (size_t)r->n_link);
+    }
+    rc |= put_i64(b, r->n_place);
+    if (r->n_place) {
+        rc |= buf_put(b, r->device_of, sizeof(int32_t) * (size_t)r->n_place);
+    }
+    return rc ? BAECHI_ENOMEM : 0;
+}
+
+struct rd {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+};
+
+static void get(struct rd *d, void *out, size_t n)
+{
+    if (d->bad || d->len - d->pos < n) {
+        d->bad = 1;
+        memset(out, 0, n);
+        return;
+    }
+    memcpy(out, d->p + d->pos, n);
+    d->pos += n;
+}
+
+static int64_t get_i64(struct rd *d)
+{
+    int64_t x;
+    get(d, &x, sizeof(x));
+    return x;
+}
+
+static char *get_str(struct rd *d)
+{
+    int64_t n = get_i64(d);
+    char *s;
+
+    if (d->bad || n < 0) {
+        return NULL;
+    }
+    if ((uint64_t)n > d->len - d->pos) {
+        d->bad = 1;
+        return NULL;
+    }
+    if (!(s = malloc((size_t)n + 1))) {
+        d->bad = 2;
+        return NULL;
+    }
+    memcpy(s, d->p + d->pos, (size_t)n);
+    s[n] = '\0';
+    d->pos += (size_t)n;
+    return s;
+}
+
+static void *get_array(struct rd *d, int64_t n, size_t elem)
+{
+    void *a;
+
+    if (d->bad || n <= 0) {
+        return NULL;
+    }
+    if ((uint64_t)n > (d->len - d->pos) / elem) {
+        d->bad = 1;
+        return NULL;
+    }
+    if (!(a = calloc((size_t)n, elem))) {
+        d->bad = 2;
+        return NULL;
+    }
+    return a;
+}
+
+int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, size_t *pos)
+{
+    struct rd d = {.p = p, .len = len, .pos = *pos, .bad = 0};
+    int64_t n;
+
+    db_run_init(r);
+#define S_(f) r->f = get_str(&d);
+#define I_(f) r->f = get_i64(&d);
+#define D_(f) get(&d, &r->f, sizeof(double));
+    DB_RUN_FIELDS(S_, I_, D_)
+#undef S_
+#undef I_
+#undef D_
+    n = get_i64(&d);
+    /* each device takes at least 9 x 8 bytes on the wire: bounds n before allocating */
+    if (n > 0 && !d.bad && (uint64_t)n > (d.len - d.pos) / 72) {
+        d.bad = 1;
+    } else if (n > 0 && !d.bad && !(r->dev = calloc((size_t)n, sizeof(*r->dev)))) {
+        d.bad = 2;
+    }
+    for (int64_t i = 0; r->dev && i < n; i++) {
+        struct db_device_rec *v = &r->dev[i];
+        v->device = (int32_t)get_i64(&d);
+        v->name = get_str(&d);
+        v->peak_bytes = get_i64(&d);
+        v->limit_bytes = get_i64(&d);
+        v->placer_peak_bytes = get_i64(&d);
+        v->placer_limit_bytes = get_i64(&d);
+        v->busy_us = get_i64(&d);
+        v->n_ops = get_i64(&d);
+        v->oom = get_i64(&d);
+        r->n_dev = (int32_t)(i + 1);
+    }
+    n = get_i64(&d);
+    if ((r->link = get_array(&d, n, sizeof(*r->link)))) {
+        r->n_link = (int32_t)n;
+        get(&d, r->link, sizeof(*r->link) * (size_t)n);
+    }
+    n = get_i64(&d);
+    if ((r->device_of = get_array(&d, n, sizeof(int32_t)))) {
+        r->n_place = (int32_t)n;
+        get(&d, r->device_of, sizeof(int32_t) * (size_t)n);
+    }
+    if (d.bad) {
+        db_run_release(r);
+        return d.bad == 2 ? err_set(BAECHI_ENOMEM, "out of memory")
+                          : err_set(BAECHI_EPARSE, "truncated run record (%zu bytes)", len);
+    }
+    *pos = d.pos;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+const char *db_tool_version(void)
+{
+    return BAECHI_GIT_VERSION;
+}
+
+void db_now_iso(char *buf, size_t size)
+{
+    struct timeval tv;
+    struct tm tm;
+
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
+}
+
+uint64_t db_hash64(const void *p, size_t len, uint64_t h)
+{
+    const unsigned char *s = p;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+void db_hash_hex(uint64_t h, char out[17])
+{
+    snprintf(out, 17, "%016" PRIx64, h);
+}
+
+static int sql_err(struct db *db, const char *what)
+{
+    return err_set(BAECHI_EIO, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+static int exec(struct db *db, const char *sql)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = err_set(BAECHI_EIO, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int user_version(struct db *db, int *v)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        rc = sql_err(db, "cannot read the schema version");
+    } else {
+        *v = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_schema_version(struct db *db, int *version)
+{
+    return user_version(db, version);
+}
+
+static int migrate(struct db *db)
+{
+    int v, rc;
+    char sql[64];
+
+    /* BEGIN IMMEDIATE first: two processes creating one database wait for each other */
+    if ((rc = exec(db, "BEGIN IMMEDIATE")) != 0) {
+        return rc;
+    }
+    if ((rc = user_version(db, &v)) != 0) {
+        goto fail;
+    }
+    if (v > DB_SCHEMA_VERSION) {
+        rc = err_set(BAECHI_EUNSUPPORTED,
+                     "%s: schema version %d is newer than this baechi's (%d): upgrade baechi",
+                     db->path, v, DB_SCHEMA_VERSION);
+        goto fail;
+    }
+    for (; v < DB_SCHEMA_VERSION; v++) {
+        for (const char *const *q = migrations[v]; *q; q++) {
+            if ((rc = exec(db, *q)) != 0) {
+                err_wrap(rc, "migrating from schema version %d", v);
+                goto fail;
+            }
+        }
+    }
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+    if ((rc = exec(db, sql)) != 0 || (rc = exec(db, "COMMIT")) != 0) {
+        goto fail;
+    }
+    return 0;
+fail:
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
+{
+    if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+        return sql_err(db, "cannot prepare a statement");
+    }
+    return 0;
+}
+
+int db_open(struct db **out, const char *path, unsigned flags)
+{
+    struct db *db;
+    int rc = 0, v = 0;
+    int oflags =
+        (flags & DB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+    *out = NULL;
+    if (!(db = array_calloc(1, sizeof(*db)))) {
+        return BAECHI_ENOMEM;
+    }
+    if (!(db->path = array_strdup(path))) {
+        free(db);
+        return BAECHI_ENOMEM;
+    }
+    if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        rc = err_set(BAECHI_EIO, "cannot open database '%s': %s", path,
+                     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(db->h, 60000);
+    if (!(flags & DB_READONLY)) {
+        /* journal_mode needs the lock too; the busy handler makes it wait */
+        if ((rc = exec(db, "PRAGMA journal_mode = WAL")) != 0 ||
+            (rc = exec(db, "PRAGMA synchronous = NORMAL")) != 0) {
+            err_wrap(rc, "'%s' is not a usable database", path);
+            goto fail;
+        }
+    }
+    if ((rc = exec(db, "PRAGMA foreign_keys = ON")) != 0) {
+        goto fail;
+    }
+    if ((rc = user_version(db, &v)) != 0) {
+        err_wrap(rc, "'%s' is not a baechi results database", path);
+        goto fail;
+    }
+    if (flags & DB_READONLY) {
+        if (v != DB_SCHEMA_VERSION) {
+            rc = err_set(v > DB_SCHEMA_VERSION ? BAECHI_EUNSUPPORTED : BAECHI_EIO,
+                         "%s: schema version %d, this baechi reads %d%s", path, v,
+                         DB_SCHEMA_VERSION, v == 0 ? " (empty or not a results database)" : "");
+            goto fail;
+        }
+    } else if (v != DB_SCHEMA_VERSION && (rc = migrate(db)) != 0) {
+        goto fail;
+    }
+    *out = db;
+    return 0;
+fail:
+    db_close(db);
+    return rc;
+}
+
+void db_close(struct db *db)
+{
+    if (!db) {
+        return;
+    }
+    sqlite3_finalize(db->ins_run);
+    sqlite3_finalize(db->ins_dev);
+    sqlite3_finalize(db->ins_link);
+    sqlite3_finalize(db->ins_place);
+    sqlite3_close(db->h);
+    free(db->path);
+    free(db);
+}
+
+int db_begin(struct db *db)
+{
+    return exec(db, "BEGIN IMMEDIATE");
+}
+
+int db_commit(struct db *db)
+{
+    return exec(db, "COMMIT");
+}
+
+void db_rollback(struct db *db)
+{
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ insert */
+
+#define COUNT_(n)    +1
+#define N_RUN_FIELDS (0 DB_RUN_FIELDS(COUNT_, COUNT_, COUNT_))
+
+static int prepare_inserts(struct db *db)
+{
+    char sql[2048];
+    size_t n = 0;
+    int rc;
+
+    n += (size_t)snprintf(sql + n, sizeof(sql) - n, "INSERT OR IGNORE INTO runs (");
+#define NAME_(f) n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s,", #f);
+    DB_RUN_FIELDS(NAME_, NAME_, NAME_)
+#undef NAME_
+    sql[n - 1] = ')';
+    n += (size_t)snprintf(sql + n, sizeof(sql) - n, " VALUES (");
+    for (int i = 0; i < N_RUN_FIELDS; i++) {
+        n += (size_t)snprintf(sql + n, sizeof(sql) - n, "?,");
+    }
+    sql[n - 1] = ')';
+    if ((rc = prepare(db, &db->ins_run, sql)) != 0 ||
+        (rc = prepare(db, &db->ins_dev,
+                      "INSERT INTO devices VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)")) != 0 ||
+        (rc = prepare(db, &db->ins_link, "INSERT INTO links VALUES (?1,?2,?3,?4,?5)")) != 0 ||
+        (rc = prepare(db, &db->ins_place, "INSERT INTO placements VALUES (?1,?2)")) != 0) {
+        return rc;
+    }
+    return 0;
+}
+
+static void bind_i64(sqlite3_stmt *st, int i, int64_t x)
+{
+    if (x == DB_NULL_INT) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_int64(st, i, x);
+    }
+}
+
+static void bind_dbl(sqlite3_stmt *st, int i, double x)
+{
+    if (isnan(x)) {
+        sqlite3_bind_null(st, i);
+    } else {
+        sqlite3_bind_double(st, i, x);
+    }
+}
+
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
+{
+    int s = sqlite3_step(st);
+    int rc = s == SQLITE_DONE ? 0 : sql_err(db, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
+int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t *id)
+{
+    sqlite3_stmt *st;
+    int64_t rid;
+    int rc, i = 0;
+
+    if (inserted) {
+        *inserted = false;
+    }
+    if (!db->ins_run && (rc = prepare_inserts(db)) != 0) {
+        return rc;
+    }
+    if (!r->workload || !r->cluster || !r->placer || !r->status) {
+        return err_set(BAECHI_EINVAL, "run without workload, cluster, placer or status");
+    }
+    st = db->ins_run;
+#define S_(f) sqlite3_bind_text(st, ++i, r->f, -1, SQLITE_STATIC);
+#define I_(f) bind_i64(st, ++i, r->f);
+#define D_(f) bind_dbl(st, ++i, r->f);
+    DB_RUN_FIELDS(S_, I_, D_)
+#undef S_
+#undef I_
+#undef D_
+    if (!r->time) {
+        sqlite3_bind_text(st, 3, "", -1, SQLITE_STATIC);
+    }
+    if (!r->tool_version) {
+        sqlite3_bind_text(st, 4, db_tool_version(), -1, SQLITE_STATIC);
+    }
+    if ((rc = step_done(db, st, "cannot insert a run")) != 0) {
+        return rc;
+    }
+    if (sqlite3_changes(db->h) == 0) {
+        return 0; /* the key is stored already */
+    }
+    rid = sqlite3_last_insert_rowid(db->h);
+    for (int32_t d = 0; d < r->n_dev; d++) {
+        const struct db_device_rec *v = &r->dev[d];
+        st = db->ins_dev;
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_int(st, 2, v->device);
+        sqlite3_bind_text(st, 3, v->name, -1, SQLITE_STATIC);
+        bind_i64(st, 4, v->peak_bytes);
+        bind_i64(st, 5, v->limit_bytes);
+        bind_i64(st, 6, v->placer_peak_bytes);
+        bind_i64(st, 7, v->placer_limit_bytes);
+        bind_i64(st, 8, v->busy_us);
+        bind_i64(st, 9, v->n_ops);
+        bind_i64(st, 10, v->oom);
+        if ((rc = step_done(db, st, "cannot insert a device row")) != 0) {
+            return rc;
+        }
+    }
+    for (int32_t l = 0; l < r->n_link; l++) {
+        st = db->ins_link;
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_int(st, 2, r->link[l].src);
+        sqlite3_bind_int(st, 3, r->link[l].dst);
+        sqlite3_bind_int64(st, 4, r->link[l].bytes);
+        sqlite3_bind_int64(st, 5, r->link[l].transfers);
+        if ((rc = step_done(db, st, "cannot insert a link row")) != 0) {
+            return rc;
+        }
+    }
+    if (r->n_place > 0 && r->device_of) {
+        /* little-endian int32 regardless of the host */
+        size_t n = (size_t)r->n_place;
+        unsigned char *blob = array_malloc(n, 4);
+        if (!blob) {
+            return BAECHI_ENOMEM;
+        }
+        for (size_t k = 0; k < n; k++) {
+            uint32_t x = (uint32_t)r->device_of[k];
+            blob[4 * k] = (unsigned char)x;
+            blob[4 * k + 1] = (unsigned char)(x >> 8);
+            blob[4 * k + 2] = (unsigned char)(x >> 16);
+            blob[4 * k + 3] = (unsigned char)(x >> 24);
+        }
+        st = db->ins_place;
+        sqlite3_bind_int64(st, 1, rid);
+        sqlite3_bind_blob(st, 2, blob, (int)(4 * n), SQLITE_STATIC);
+        rc = step_done(db, st, "cannot insert a placement");
+        free(blob);
+        if (rc) {
+            return rc;
+        }
+    }
+    if (inserted) {
+        *inserted = true;
+    }
+    if (id) {
+        *id = rid;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+int db_each_key(struct db *db, db_key_fn fn, void *ctx)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0, s;
+
+    if (sqlite3_prepare_v2(db->h, "SELECT key, status FROM runs WHERE key IS NOT NULL", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return sql_err(db, "cannot list the stored points");
+    }
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = fn(ctx, (const char *)sqlite3_column_text(st, 0),
+                     (const char *)sqlite3_column_text(st, 1))) != 0) {
+            break;
+        }
+    }
+    if (!rc && s != SQLITE_DONE) {
+        rc = sql_err(db, "cannot list the stored points");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_delete_key(struct db *db, const char *key)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(db->h, "DELETE FROM runs WHERE key = ?1", -1, &st, NULL) != SQLITE_OK) {
+        return sql_err(db, "cannot delete a run");
+    }
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(db, "cannot delete a run");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, void *ctx)
+{
+    sqlite3_stmt *st = NULL;
+    const char **names = NULL, **vals = NULL;
+    int rc = 0, s, n;
+
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+    }
+    if (!st) {
+        return 0; /* empty statement */
+    }
+    if (arg && sqlite3_bind_parameter_count(st) >= 1) {
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    }
+    n = sqlite3_column_count(st);
+    names = array_calloc((size_t)n + 1, sizeof(*names));
+    vals = array_calloc((size_t)n + 1, sizeof(*vals));
+    if (!names || !vals) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++) {
+        names[i] = sqlite3_column_name(st, i);
+    }
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++) {
+            vals[i] = (const char *)sqlite3_column_text(st, i);
+        }
+        if (fn && (rc = fn(ctx, n, names, vals)) != 0) {
+            goto cleanup;
+        }
+    }
+    if (s != SQLITE_DONE) {
+        rc = err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+    }
+cleanup:
+    free(names);
+    free(vals);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
+{
+    return db_query1(db, sql, NULL, fn, ctx);
+}
+
+int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0, s;
+
+    *device_of = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT device_of FROM placements WHERE run_id = ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return sql_err(db, "cannot read a placement");
+    }
+    sqlite3_bind_int64(st, 1, id);
+    s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        const unsigned char *b = sqlite3_column_blob(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0) / 4;
+        if (len > 0 && !(*device_of = array_malloc(len, sizeof(int32_t)))) {
+            rc = BAECHI_ENOMEM;
+        }
+        for (size_t k = 0; !rc && k < len; k++) {
+            (*device_of)[k] =
+                (int32_t)((uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 |
+                          (uint32_t)b[4 * k + 2] << 16 | (uint32_t)b[4 * k + 3] << 24);
+        }
+        if (!rc) {
+            *n = (int32_t)len;
+        }
+    } else if (s != SQLITE_DONE) {
+        rc = sql_err(db, "cannot read a placement");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_integrity_check(struct db *db, char *buf, size_t size)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(db->h, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        rc = sql_err(db, "integrity check failed to run");
+    } else {
+        snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * plot.h - the plot catalogue: paper-style figures drawn by gnuplot from a
+ * results database.  For each kind, the data is queried into a CSV file, a
+ * gnuplot script is generated next to it, and gnuplot (found in PATH, or
+ * $BAECHI_GNUPLOT) is run on the script; its exit status and the output
+ * file are checked.
+ *
+ *   step            step time per workload and placer, grouped bars,
+ *                   normalised to single-GPU (or expert, or none)
+ *   placement-time  placement time per workload and placer, log scale
+ *   memory          step time vs memory fraction per placer for one
+ *                   workload; infeasible / oom points marked on top
+ *   peak            per-device peak memory against the limit, one run
+ *   gantt           timeline of one simulated step (compute and transfers
+ *                   per device), from the simulator's trace of one run
+ *   scaling         placement time vs graph size (ops), log-log, per placer
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_RESULTS_PLOT_H
+#define BAECHI_RESULTS_PLOT_H
+
+#include "results/db.h"
+
+#include <stdint.h>
+
+struct plot_opts {
+    const char *kind;
+    const char *out;       /* .png, .svg or .pdf; NULL with csv only */
+    const char *csv;       /* also write the data here (NULL: a temporary file) */
+    const char *script;    /* also keep the gnuplot script here (NULL: temporary) */
+    const char *model;     /* simulator model of the runs ("timed") */
+    const char *workload;  /* memory: which workload (default: the first) */
+    const char *normalise; /* step: "single" (default), "expert" or "none" */
+    int64_t run;           /* peak, gantt: run id (0 = the latest ok run) */
+};
+
+/* NULL-terminated names of the kinds, and one line on each. */
+const char *const *plot_kinds(void);
+const char *plot_kind_summary(const char *kind);
+
+/*
+ * Draws plot o->kind from database db.  Errors: BAECHI_EINVAL (unknown
+ * kind, no data, bad extension), BAECHI_EUNSUPPORTED (gnuplot not found:
+ * the message says how to install it and that --csv works without it),
+ * BAECHI_EIO (gnuplot failed: its exit status; or the output is empty).
+ */
+int plot_make(struct db *db, const struct plot_opts *o);
+
+#endif

@@ -1,0 +1,961 @@
+/*
+ * sweep.c - a prepared sweep (inputs loaded once, points expanded with their
+ * keys), the computation of one point, the resume rule, and the
+ * coordinator's sink (batched database writes, progress with ETA).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/sweep.h"
+
+#include "results/sweep_internal.h"
+#include "sim/array.h"
+#include "sim/cmd.h"
+#include "sim/err.h"
+#include "sim/placement.h"
+#include "sim/strmap.h"
+#include "sim/yio.h"
+#include "workloads/gen.h"
+#include "workloads/workload_yaml.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ loading */
+
+static int hash_workload(struct sweep_wl *l)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc;
+
+    if (!f) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    rc = workload_write_yaml(&l->w, f);
+    if (fclose(f) != 0 && !rc) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        db_hash_hex(db_hash64(buf, len, DB_HASH_INIT), l->hash);
+    }
+    free(buf);
+    return rc;
+}
+
+static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
+{
+    int rc = 0;
+
+    if (strncmp(l->spec, "gen:", 4) == 0) {
+        struct gen_opts o;
+        const char *model;
+        char *buf = array_strdup(l->spec);
+        if (!buf) {
+            return BAECHI_ENOMEM;
+        }
+        if (sweep_gen_parse(buf, &o, &model)) {
+            rc = err_set(BAECHI_EINVAL, "bad workload spec '%s'", l->spec); /* checked at parse */
+        } else {
+            rc = gen_model(&l->w, model, &o, NULL);
+        }
+        free(buf);
+    } else {
+        char *p = sweep_resolve(s, l->spec);
+        if (!p) {
+            return BAECHI_ENOMEM;
+        }
+        rc = workload_read_yaml(&l->w, p);
+        free(p);
+    }
+    if (rc) {
+        workload_release(&l->w);
+        return rc;
+    }
+    l->have_w = true;
+    if ((rc = graph_build(&l->g, &l->w)) != 0) {
+        return rc;
+    }
+    l->have_g = true;
+    /* names are looked up by graph_find lazily: build the index before forking */
+    if ((rc = graph_index_names(&l->g)) != 0) {
+        return rc;
+    }
+    return hash_workload(l);
+}
+
+static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
+{
+    struct cluster c;
+    const char *const *presets = cluster_preset_names();
+    char *path = NULL;
+    FILE *f = NULL;
+    bool preset = false;
+    int rc;
+
+    for (int k = 0; presets[k]; k++) {
+        preset |= strcmp(presets[k], l->spec) == 0;
+    }
+    if (!preset && !(path = sweep_resolve(s, l->spec))) {
+        return BAECHI_ENOMEM;
+    }
+    rc = cluster_load(&c, preset ? l->spec : path);
+    free(path);
+    if (rc) {
+        return rc;
+    }
+    if (!(f = open_memstream(&l->yaml, &l->yaml_len))) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    rc = cluster_write_yaml(&c, f);
+    if (fclose(f) != 0 && !rc) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if (rc) {
+        goto cleanup;
+    }
+    db_hash_hex(db_hash64(l->yaml, l->yaml_len, DB_HASH_INIT), l->hash);
+    l->n_devices = c.n_devices;
+    if (!(l->name = array_strdup(c.name ? c.name : l->spec))) {
+        rc = BAECHI_ENOMEM;
+    }
+cleanup:
+    cluster_release(&c);
+    return rc;
+}
+
+/* ------------------------------------------------------------ points */
+
+static bool excluded(const struct sweep_spec *s, const char *wl, const char *cl, const char *pl)
+{
+    for (int32_t i = 0; i < s->n_exclude; i++) {
+        const struct sweep_exclude *e = &s->exclude[i];
+        if ((!e->workload || strcmp(e->workload, wl) == 0) &&
+            (!e->cluster || strcmp(e->cluster, cl) == 0) &&
+            (!e->placer || strcmp(e->placer, pl) == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool is_sct(const char *placer)
+{
+    return strncmp(placer, "m-sct", 5) == 0 || strncmp(placer, "m_sct", 5) == 0;
+}
+
+static int make_key(const struct sweep *sw, const struct sweep_point *p, char **out)
+{
+    const struct sweep_wl *w = &sw->wl[p->wl];
+    const struct sweep_cl *c = &sw->cl[p->cl];
+    char mf[40], cf[40], xf[40], th[40];
+
+    yio_fmt_double(p->opt.memory_fraction, mf, sizeof(mf));
+    yio_fmt_double(p->opt.comm_factor, cf, sizeof(cf));
+    yio_fmt_double(p->opt.compute_factor, xf, sizeof(xf));
+    yio_fmt_double(p->opt.sct_threshold, th, sizeof(th));
+    if (asprintf(out,
+                 "w=%s@%s|c=%s@%s|k=%d|p=%s|g=%s|f=%d|mf=%s|cf=%s|xf=%s|th=%s|seed=%" PRIu64
+                 "|r=%d",
+                 w->error ? w->spec : w->w.name, w->error ? "error" : w->hash,
+                 c->error ? c->spec : c->name, c->error ? "error" : c->hash, p->opt.n_devices,
+                 sw->spec.placers.item[p->placer].text, placer_grouper_name(p->opt.grouper),
+                 p->opt.fusion ? 1 : 0, mf, cf, xf, th, p->opt.seed, p->repeat) < 0) {
+        *out = NULL;
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static int add_point(struct sweep *sw, struct sweep_point *p, size_t *alloc, struct strmap *seen,
+                     struct strpool *pool)
+{
+    int32_t old;
+    const char *k;
+    int rc;
+
+    if ((rc = make_key(sw, p, &p->key)) != 0) {
+        return rc;
+    }
+    if (!(k = strpool_add(pool, p->key, strlen(p->key)))) {
+        free(p->key);
+        return BAECHI_ENOMEM;
+    }
+    if ((rc = strmap_put(seen, k, sw->n_points, &old)) != 0) {
+        free(p->key);
+        return rc;
+    }
+    if (old >= 0) {
+        free(p->key); /* a duplicate after normalisation */
+        return 0;
+    }
+    if (ARRAY_RESERVE(sw->point, *alloc, (size_t)sw->n_points + 1)) {
+        free(p->key);
+        return BAECHI_ENOMEM;
+    }
+    sw->point[sw->n_points++] = *p;
+    return 0;
+}
+
+static int expand(struct sweep *sw)
+{
+    const struct sweep_spec *s = &sw->spec;
+    struct strmap seen;
+    struct strpool pool;
+    size_t alloc = 0;
+    int rc = 0;
+
+    strmap_init(&seen);
+    strpool_init(&pool);
+    for (int32_t w = 0; w < s->workloads.n; w++)
+        for (int32_t c = 0; c < s->clusters.n; c++)
+            for (int32_t k = 0; k < s->n_devices; k++)
+                for (int32_t pl = 0; pl < s->placers.n; pl++)
+                    for (int32_t g = 0; g < s->n_groupers; g++)
+                        for (int32_t f = 0; f < s->n_fusion; f++)
+                            for (int32_t m = 0; m < s->n_memory_fractions; m++)
+                                for (int32_t x = 0; x < s->n_comm_factors; x++)
+                                    for (int32_t y = 0; y < s->n_compute_factors; y++)
+                                        for (int32_t sd = 0; sd < s->n_seeds; sd++)
+                                            for (int32_t r = 0; r < s->repeats; r++) {
+                                                const char *pname = s->placers.item[pl].text;
+                                                struct sweep_point p;
+                                                if (excluded(s, s->workloads.item[w].text,
+                                                             s->clusters.item[c].text, pname)) {
+                                                    continue;
+                                                }
+                                                memset(&p, 0, sizeof(p));
+                                                p.wl = w;
+                                                p.cl = c;
+                                                p.placer = pl;
+                                                p.repeat = r;
+                                                placer_options_init(&p.opt);
+                                                p.opt.n_devices = s->devices[k];
+                                                if (p.opt.n_devices == 0 && !sw->cl[c].error) {
+                                                    p.opt.n_devices = sw->cl[c].n_devices;
+                                                }
+                                                p.opt.grouper = s->groupers[g];
+                                                p.opt.fusion = s->fusion[f];
+                                                if (strcmp(pname, PLACER_PAPER_NAME) == 0) {
+                                                    p.opt.grouper = PLACER_GROUPER_COPLACE;
+                                                    p.opt.fusion = true;
+                                                }
+                                                p.opt.memory_fraction = s->memory_fractions[m];
+                                                p.opt.comm_factor = s->comm_factors[x];
+                                                p.opt.compute_factor = s->compute_factors[y];
+                                                p.opt.seed =
+                                                    strcmp(pname, "random") == 0 ? s->seeds[sd] : 0;
+                                                p.opt.sct_threshold =
+                                                    is_sct(pname) ? s->sct_threshold : 0;
+                                                p.opt.lp_time_limit_s = s->lp_time_limit_s;
+                                                if ((rc = add_point(sw, &p, &alloc, &seen,
+                                                                    &pool)) != 0) {
+                                                    goto cleanup;
+                                                }
+                                            }
+cleanup:
+    strmap_release(&seen);
+    strpool_release(&pool);
+    return rc;
+}
+
+int sweep_prepare(struct sweep *sw, const char *text, size_t len, const char *path)
+{
+    int rc;
+
+    memset(sw, 0, sizeof(*sw));
+    if ((rc = sweep_spec_parse(&sw->spec, text, len, path)) != 0) {
+        return rc;
+    }
+    if (gethostname(sw->host, sizeof(sw->host) - 1) != 0) {
+        snprintf(sw->host, sizeof(sw->host), "?");
+    }
+    sw->wl = array_calloc((size_t)sw->spec.workloads.n, sizeof(*sw->wl));
+    sw->cl = array_calloc((size_t)sw->spec.clusters.n, sizeof(*sw->cl));
+    if (!sw->wl || !sw->cl) {
+        rc = BAECHI_ENOMEM;
+        goto fail;
+    }
+    for (int32_t i = 0; i < sw->spec.workloads.n; i++) {
+        struct sweep_wl *l = &sw->wl[i];
+        l->spec = sw->spec.workloads.item[i].text;
+        if ((rc = load_workload(&sw->spec, l)) != 0) {
+            if (rc == BAECHI_ENOMEM || !(l->error = array_strdup(err_msg()))) {
+                goto fail;
+            }
+            rc = 0;
+        }
+    }
+    for (int32_t i = 0; i < sw->spec.clusters.n; i++) {
+        struct sweep_cl *l = &sw->cl[i];
+        l->spec = sw->spec.clusters.item[i].text;
+        if ((rc = load_cluster(&sw->spec, l)) != 0) {
+            if (rc == BAECHI_ENOMEM || !(l->error = array_strdup(err_msg()))) {
+                goto fail;
+            }
+            rc = 0;
+        }
+    }
+    if ((rc = expand(sw)) != 0) {
+        goto fail;
+    }
+    return 0;
+fail:
+    sweep_release(sw);
+    return rc;
+}
+
+void sweep_release(struct sweep *sw)
+{
+    for (int32_t i = 0; sw->wl && i < sw->spec.workloads.n; i++) {
+        struct sweep_wl *l = &sw->wl[i];
+        free(l->error);
+        if (l->have_g) {
+            graph_release(&l->g);
+        }
+        if (l->have_w) {
+            workload_release(&l->w);
+        }
+    }
+    for (int32_t i = 0; sw->cl && i < sw->spec.clusters.n; i++) {
+        free(sw->cl[i].error);
+        free(sw->cl[i].yaml);
+        free(sw->cl[i].name);
+    }
+    for (int32_t i = 0; i < sw->n_points; i++) {
+        free(sw->point[i].key);
+    }
+    free(sw->point);
+    free(sw->wl);
+    free(sw->cl);
+    sweep_spec_release(&sw->spec);
+    memset(sw, 0, sizeof(*sw));
+}
+
+/* ------------------------------------------------------------ one point */
+
+/* The fields every run of point i has, whatever happens. */
+static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struct db_run *r)
+{
+    const struct sweep_point *p = &sw->point[i];
+    const struct sweep_wl *w = &sw->wl[p->wl];
+    const struct sweep_cl *c = &sw->cl[p->cl];
+    char now[40];
+    int rc = 0;
+
+    db_run_init(r);
+    db_now_iso(now, sizeof(now));
+    rc |= db_run_setf(&r->key, "%s|model=%s", p->key, sim_model_name(m));
+    rc |= db_run_set(&r->sweep, sw->spec.name);
+    rc |= db_run_set(&r->time, now);
+    rc |= db_run_set(&r->tool_version, db_tool_version());
+    rc |= db_run_set(&r->host, sw->host);
+    rc |= db_run_set(&r->workload, w->error ? w->spec : w->w.name);
+    if (strncmp(w->spec, "gen:", 4) == 0) {
+        rc |= db_run_set(&r->workload_spec, w->spec);
+    } else {
+        /* resolved, so that `baechi plot gantt` can load it again */
+        free(r->workload_spec);
+        if (!(r->workload_spec = sweep_resolve(&sw->spec, w->spec))) {
+            rc = BAECHI_ENOMEM;
+        }
+    }
+    rc |= db_run_set(&r->workload_hash, w->error ? NULL : w->hash);
+    r->n_ops = w->error ? DB_NULL_INT : w->g.n_ops;
+    rc |= db_run_set(&r->cluster, c->error ? c->spec : c->name);
+    rc |= db_run_set(&r->cluster_spec, c->spec);
+    rc |= db_run_set(&r->cluster_hash, c->error ? NULL : c->hash);
+    r->n_devices = p->opt.n_devices;
+    rc |= db_run_set(&r->placer, sw->spec.placers.item[p->placer].text);
+    rc |= db_run_set(&r->grouper, placer_grouper_name(p->opt.grouper));
+    r->fusion = p->opt.fusion;
+    r->memory_fraction = p->opt.memory_fraction;
+    r->comm_factor = p->opt.comm_factor;
+    r->compute_factor = p->opt.compute_factor;
+    r->sct_threshold = p->opt.sct_threshold;
+    r->seed = (int64_t)p->opt.seed;
+    r->repeat = p->repeat;
+    rc |= db_run_set(&r->sim_model, sim_model_name(m));
+    rc |= db_run_set(&r->status, "error");
+    return rc ? BAECHI_ENOMEM : 0;
+}
+
+static int set_status(struct db_run *r, enum db_status s, const char *msg)
+{
+    int rc = db_run_set(&r->status, db_status_name(s));
+    return rc ? rc : db_run_set(&r->message, msg);
+}
+
+static int options_text(const struct placement *pl, char **out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < pl->n_options; i++) {
+        fprintf(f, "%s%s=%s", i ? ", " : "", pl->options[i].key, pl->options[i].value);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    free(*out);
+    *out = buf;
+    return 0;
+}
+
+int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster *c,
+                   const struct placer_stats *st, const struct sim_result *s,
+                   const int32_t *device_of, bool store_placement)
+{
+    int64_t maxpeak = 0;
+    int32_t n_oom = 0, nl = 0;
+
+    r->step_us = s->step_us;
+    r->lower_bound_us = s->lower_bound_us;
+    r->critical_path_us = s->critical_path_us;
+    r->total_compute_us = s->total_compute_us;
+    if (!(r->dev = array_calloc((size_t)s->n_devices, sizeof(*r->dev)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t d = 0; d < s->n_devices; d++) {
+        struct db_device_rec *v = &r->dev[d];
+        r->n_dev = d + 1;
+        v->device = d;
+        if (!(v->name = array_strdup(c->dev[d].name))) {
+            return BAECHI_ENOMEM;
+        }
+        v->peak_bytes = s->dev[d].peak_bytes;
+        v->limit_bytes = s->dev[d].limit_bytes;
+        v->placer_peak_bytes = DB_NULL_INT;
+        v->placer_limit_bytes = DB_NULL_INT;
+        if (st && st->peak_bytes && d < st->n_devices && st->limit_bytes[d] > 0) {
+            v->placer_peak_bytes = st->peak_bytes[d];
+            v->placer_limit_bytes = st->limit_bytes[d];
+        }
+        v->busy_us = s->dev[d].busy_us;
+        v->n_ops = s->dev[d].n_ops;
+        v->oom = s->dev[d].oom;
+        maxpeak = s->dev[d].peak_bytes > maxpeak ? s->dev[d].peak_bytes : maxpeak;
+        n_oom += s->dev[d].oom;
+    }
+    r->max_peak_bytes = maxpeak;
+    r->n_oom_devices = n_oom;
+    for (int64_t k = 0; k < (int64_t)s->n_devices * s->n_devices; k++) {
+        nl += s->link_transfers[k] > 0;
+    }
+    if (nl && !(r->link = array_calloc((size_t)nl, sizeof(*r->link)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t a = 0; a < s->n_devices; a++) {
+        for (int32_t b = 0; b < s->n_devices; b++) {
+            size_t k = (size_t)a * (size_t)s->n_devices + (size_t)b;
+            if (s->link_transfers[k] > 0) {
+                r->link[r->n_link++] =
+                    (struct db_link_rec){a, b, s->link_bytes[k], s->link_transfers[k]};
+            }
+        }
+    }
+    if (s->n_oom > 0) {
+        const struct sim_oom *o = &s->oom[0];
+        char over[48];
+        int rc;
+        cmd_fmt_bytes(o->over_bytes, over, sizeof(over));
+        rc = db_run_setf(&r->message,
+                         "%d device%s out of memory; first: %s over by %s at op '%s' (%" PRId64
+                         " µs)",
+                         (int)n_oom, n_oom == 1 ? "" : "s", c->dev[o->device].name, over,
+                         g->op_name[o->op], o->time_us);
+        if (rc || (rc = db_run_set(&r->status, "oom")) != 0) {
+            return rc;
+        }
+    } else if (db_run_set(&r->status, "ok")) {
+        return BAECHI_ENOMEM;
+    }
+    if (store_placement && device_of) {
+        if (!(r->device_of = array_malloc((size_t)g->n_ops, sizeof(int32_t)))) {
+            return BAECHI_ENOMEM;
+        }
+        memcpy(r->device_of, device_of, sizeof(int32_t) * (size_t)g->n_ops);
+        r->n_place = g->n_ops;
+    }
+    return 0;
+}
+
+int sweep_fill_placer(struct db_run *r, const struct placement *pl, const struct placer_stats *st)
+{
+    r->placement_ms = st->placement_ms;
+    r->algorithm_ms = st->algorithm_ms;
+    r->estimate_us = st->estimate_us >= 0 ? st->estimate_us : DB_NULL_INT;
+    r->lp_makespan_us = st->lp_makespan_us;
+    if (st->lp_status[0] && db_run_set(&r->lp_status, st->lp_status)) {
+        return BAECHI_ENOMEM;
+    }
+    r->n_favourites = isnan(st->lp_makespan_us) ? DB_NULL_INT : st->n_favourites;
+    r->n_nodes = st->n_nodes;
+    r->n_groups = st->n_groups;
+    return pl ? options_text(pl, &r->options) : 0;
+}
+
+/* Simulates the placed point with every model into runs[]. */
+static int simulate(const struct sweep *sw, const struct sweep_point *p, const struct graph *g0,
+                    const struct cluster *c, const struct placement *pl,
+                    const struct placer_stats *st, struct db_run *runs)
+{
+    struct graph g = *g0; /* shallow: only weight_us may differ */
+    int64_t *w = NULL;
+    int rc = 0;
+
+    if (p->opt.compute_factor != 1.0) {
+        if (!(w = array_malloc((size_t)g.n_ops, sizeof(*w)))) {
+            return BAECHI_ENOMEM;
+        }
+        for (int32_t v = 0; v < g.n_ops; v++) {
+            int64_t x = (int64_t)((double)g0->weight_us[v] * p->opt.compute_factor);
+            w[v] = x <= 0 ? 1 : x;
+        }
+        g.weight_us = w;
+    }
+    for (int32_t m = 0; m < sw->spec.n_models; m++) {
+        struct sim_options so = {.model = sw->spec.models[m], .trace = NULL};
+        struct sim_result res;
+        sim_result_init(&res);
+        rc = sim_run(&g, c, pl->device_of, &so, &res);
+        if (rc == 0) {
+            rc = sweep_fill_sim(&runs[m], &g, c, st, &res, pl->device_of, sw->spec.store_placement);
+        } else if (rc != BAECHI_ENOMEM) {
+            rc = set_status(&runs[m], DB_STATUS_ERROR, err_msg());
+        }
+        sim_result_release(&res);
+        if (rc) {
+            break;
+        }
+    }
+    free(w);
+    return rc;
+}
+
+int sweep_point_exec(const struct sweep *sw, int32_t i, struct db_buf *out)
+{
+    const struct sweep_point *p = &sw->point[i];
+    const struct sweep_wl *wl = &sw->wl[p->wl];
+    const struct sweep_cl *cl = &sw->cl[p->cl];
+    struct db_run runs[2];
+    struct cluster c;
+    struct placement pl;
+    struct placer_stats st;
+    bool have_c = false, have_pl = false;
+    int32_t nm = sw->spec.n_models;
+    int rc = 0;
+
+    memset(&pl, 0, sizeof(pl));
+    placer_stats_init(&st);
+    for (int32_t m = 0; m < nm; m++) {
+        db_run_init(&runs[m]);
+    }
+    for (int32_t m = 0; m < nm; m++) {
+        CHECK(run_common(sw, i, sw->spec.models[m], &runs[m]));
+    }
+    if (wl->error || cl->error) {
+        for (int32_t m = 0; m < nm; m++) {
+            CHECK(set_status(&runs[m], DB_STATUS_ERROR, wl->error ? wl->error : cl->error));
+        }
+        goto encode;
+    }
+    err_clear();
+    rc = cluster_read_yaml_string(&c, cl->yaml, cl->yaml_len, cl->spec);
+    have_c = rc == 0;
+    if (rc == 0) {
+        rc = placer_run(sw->spec.placers.item[p->placer].text, &wl->g, &c, &p->opt, wl->w.name, &pl,
+                        &st);
+        have_pl = rc == 0;
+    }
+    if (rc == 0) {
+        for (int32_t m = 0; m < nm && !rc; m++) {
+            rc = sweep_fill_placer(&runs[m], &pl, &st);
+        }
+        if (rc == 0 && p->opt.n_devices > 0 && p->opt.n_devices < c.n_devices) {
+            rc = cluster_truncate(&c, p->opt.n_devices);
+        }
+        if (rc == 0) {
+            if (p->opt.comm_factor != 1.0) {
+                cluster_scale_comm(&c, p->opt.comm_factor);
+            }
+            rc = simulate(sw, p, &wl->g, &c, &pl, &st, runs);
+        }
+    }
+    if (rc == BAECHI_ENOMEM) {
+        goto cleanup;
+    }
+    if (rc) {
+        enum db_status s = rc == BAECHI_EINFEASIBLE ? DB_STATUS_INFEASIBLE : DB_STATUS_ERROR;
+        for (int32_t m = 0; m < nm; m++) {
+            CHECK(set_status(&runs[m], s, err_msg()));
+            if (st.placement_ms > 0 && isnan(runs[m].placement_ms)) {
+                runs[m].placement_ms = st.placement_ms;
+            }
+        }
+        rc = 0;
+    }
+encode:
+    for (int32_t m = 0; m < nm; m++) {
+        CHECK(db_run_serialize(&runs[m], out));
+    }
+cleanup:
+    for (int32_t m = 0; m < nm; m++) {
+        db_run_release(&runs[m]);
+    }
+    if (have_pl) {
+        placement_release(&pl);
+    }
+    placer_stats_release(&st);
+    if (have_c) {
+        cluster_release(&c);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ resume */
+
+struct todo_ctx {
+    const struct sweep *sw;
+    struct strmap map; /* run key -> point */
+    struct strpool pool;
+    int32_t *n_found; /* per point: runs stored */
+    uint8_t *err;     /* per point: a run with status error */
+};
+
+static int todo_key(void *ctx, const char *key, const char *status)
+{
+    struct todo_ctx *t = ctx;
+    int32_t i = strmap_get(&t->map, key, strlen(key));
+
+    if (i >= 0) {
+        t->n_found[i]++;
+        if (status && strcmp(status, "error") == 0) {
+            t->err[i] = 1;
+        }
+    }
+    return 0;
+}
+
+int sweep_todo(const struct sweep *sw, struct db *db, int32_t **todo, int32_t *n_todo)
+{
+    struct todo_ctx t;
+    int32_t n = sw->n_points, nm = sw->spec.n_models;
+    bool began = false;
+    int rc = 0;
+
+    *todo = NULL;
+    *n_todo = 0;
+    memset(&t, 0, sizeof(t));
+    t.sw = sw;
+    strmap_init(&t.map);
+    strpool_init(&t.pool);
+    t.n_found = array_calloc((size_t)n + 1, sizeof(int32_t));
+    t.err = array_calloc((size_t)n + 1, 1);
+    *todo = array_calloc((size_t)n + 1, sizeof(int32_t));
+    if (!t.n_found || !t.err || !*todo) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    CHECK(strmap_reserve(&t.map, (size_t)(n * nm)));
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t m = 0; m < nm; m++) {
+            char buf[16];
+            const char *k;
+            char *full = NULL;
+            snprintf(buf, sizeof(buf), "%s", sim_model_name(sw->spec.models[m]));
+            if (asprintf(&full, "%s|model=%s", sw->point[i].key, buf) < 0) {
+                rc = err_set(BAECHI_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            k = strpool_add(&t.pool, full, strlen(full));
+            free(full);
+            if (!k) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            CHECK(strmap_put(&t.map, k, i, NULL));
+        }
+    }
+    CHECK(db_each_key(db, todo_key, &t));
+    for (int32_t i = 0; i < n; i++) {
+        if (t.n_found[i] == nm && !t.err[i]) {
+            continue;
+        }
+        if (t.n_found[i] > 0) {
+            /* an error run (or, impossible with one transaction per point, a partial one) */
+            if (!began) {
+                CHECK(db_begin(db));
+                began = true;
+            }
+            for (int32_t m = 0; m < nm; m++) {
+                char *full = NULL;
+                if (asprintf(&full, "%s|model=%s", sw->point[i].key,
+                             sim_model_name(sw->spec.models[m])) < 0) {
+                    rc = err_set(BAECHI_ENOMEM, "out of memory");
+                    goto cleanup;
+                }
+                rc = db_delete_key(db, full);
+                free(full);
+                if (rc) {
+                    goto cleanup;
+                }
+            }
+        }
+        (*todo)[(*n_todo)++] = i;
+    }
+    if (began) {
+        began = false;
+        CHECK(db_commit(db));
+    }
+cleanup:
+    if (began) {
+        db_rollback(db);
+    }
+    if (rc) {
+        FREE_AND_NULL(*todo);
+        *n_todo = 0;
+    }
+    free(t.n_found);
+    free(t.err);
+    strmap_release(&t.map);
+    strpool_release(&t.pool);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the sink */
+
+struct sweep_sink {
+    const struct sweep *sw;
+    struct db *db;
+    struct sweep_run_opts o;
+    struct sweep_summary *sum;
+    int32_t *todo;
+    int32_t n_todo;
+    int32_t n_done; /* points received */
+    bool in_tx;
+    int32_t batch_rows;
+    double t0, t_batch, t_draw;
+    bool drew;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void sweep_run_opts_init(struct sweep_run_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->progress = isatty(2) ? 1 : 0;
+    o->batch = 256;
+    o->batch_s = 0.5;
+}
+
+int sweep_sink_open(struct sweep_sink **out, const struct sweep *sw, const char *db_path,
+                    const struct sweep_run_opts *o, struct sweep_summary *sum)
+{
+    struct sweep_sink *k = array_calloc(1, sizeof(*k));
+    int rc;
+
+    *out = NULL;
+    if (!k) {
+        return BAECHI_ENOMEM;
+    }
+    k->sw = sw;
+    k->o = *o;
+    k->sum = sum;
+    memset(sum, 0, sizeof(*sum));
+    if ((rc = db_open(&k->db, db_path, 0)) != 0 ||
+        (rc = sweep_todo(sw, k->db, &k->todo, &k->n_todo)) != 0) {
+        db_close(k->db);
+        free(k);
+        return rc;
+    }
+    sum->n_points = sw->n_points;
+    sum->n_skipped = sw->n_points - k->n_todo;
+    k->t0 = k->t_batch = now_s();
+    *out = k;
+    return 0;
+}
+
+void sweep_sink_todo(struct sweep_sink *k, const int32_t **todo, int32_t *n_todo)
+{
+    *todo = k->todo;
+    *n_todo = k->n_todo;
+}
+
+static int insert(struct sweep_sink *k, const struct db_run *r)
+{
+    bool ins;
+    int rc;
+
+    if (!k->in_tx) {
+        if ((rc = db_begin(k->db)) != 0) {
+            return rc;
+        }
+        k->in_tx = true;
+        k->t_batch = now_s();
+    }
+    if ((rc = db_insert_run(k->db, r, &ins, NULL)) != 0) {
+        return rc;
+    }
+    if (ins) {
+        k->sum->n_rows++;
+        k->batch_rows++;
+    }
+    if (strcmp(r->status, "ok") == 0) {
+        k->sum->n_ok++;
+    } else if (strcmp(r->status, "oom") == 0) {
+        k->sum->n_oom++;
+    } else if (strcmp(r->status, "infeasible") == 0) {
+        k->sum->n_infeasible++;
+    } else {
+        k->sum->n_error++;
+    }
+    return 0;
+}
+
+int sweep_sink_add(struct sweep_sink *k, const unsigned char *p, size_t len)
+{
+    size_t pos = 0;
+    int rc = 0;
+
+    while (pos < len) {
+        struct db_run r;
+        if ((rc = db_run_deserialize(&r, p, len, &pos)) != 0) {
+            return rc;
+        }
+        rc = insert(k, &r);
+        db_run_release(&r);
+        if (rc) {
+            return rc;
+        }
+    }
+    k->n_done++;
+    k->sum->n_run++;
+    return 0;
+}
+
+int sweep_sink_fail(struct sweep_sink *k, int32_t point, const char *why)
+{
+    int rc = 0;
+
+    for (int32_t m = 0; m < k->sw->spec.n_models && !rc; m++) {
+        struct db_run r;
+        rc = run_common(k->sw, point, k->sw->spec.models[m], &r);
+        if (!rc) {
+            rc = set_status(&r, DB_STATUS_ERROR, why);
+        }
+        if (!rc) {
+            rc = insert(k, &r);
+        }
+        db_run_release(&r);
+    }
+    if (!rc) {
+        k->n_done++;
+        k->sum->n_run++;
+    }
+    return rc;
+}
+
+static void fmt_eta(double s, char *buf, size_t size)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600) {
+        snprintf(buf, size, "%ld h %02ld min", t / 3600, (t / 60) % 60);
+    } else if (t >= 60) {
+        snprintf(buf, size, "%ld min %02ld s", t / 60, t % 60);
+    } else {
+        snprintf(buf, size, "%ld s", t);
+    }
+}
+
+static void draw(struct sweep_sink *k, bool final)
+{
+    double t = now_s(), el = t - k->t0;
+    double rate = el > 0 ? k->n_done / el : 0;
+    int32_t n = k->n_todo, d = k->n_done;
+    char eta[32];
+    int pct = n ? (int)(100.0 * d / n) : 100;
+
+    if (k->o.progress < 0) {
+        return;
+    }
+    if (!final && t - k->t_draw < (k->o.progress ? 0.1 : 2.0)) {
+        return;
+    }
+    k->t_draw = t;
+    if (rate > 0 && d < n) {
+        fmt_eta((n - d) / rate, eta, sizeof(eta));
+    } else {
+        snprintf(eta, sizeof(eta), "%s", d < n ? "?" : "0 s");
+    }
+    if (k->o.progress > 0) {
+        char bar[31];
+        int fill = n ? (int)(30.0 * d / n) : 30;
+        for (int i = 0; i < 30; i++) {
+            bar[i] = i < fill ? '#' : '.';
+        }
+        bar[30] = '\0';
+        fprintf(stderr, "\r[%s] %d/%d points %3d%%  %.1f points/s  ETA %s  %" PRId64 " errors ",
+                bar, (int)d, (int)n, pct, rate, eta, k->sum->n_error);
+        if (final) {
+            fputc('\n', stderr);
+        }
+    } else {
+        fprintf(stderr, "sweep: %d/%d points (%d%%), %.1f points/s, ETA %s, %" PRId64 " errors\n",
+                (int)d, (int)n, pct, rate, eta, k->sum->n_error);
+    }
+    fflush(stderr);
+    k->drew = true;
+}
+
+int sweep_sink_tick(struct sweep_sink *k, bool force)
+{
+    int rc;
+
+    if (k->in_tx &&
+        (force || k->batch_rows >= k->o.batch || now_s() - k->t_batch >= k->o.batch_s)) {
+        if ((rc = db_commit(k->db)) != 0) {
+            return rc;
+        }
+        k->in_tx = false;
+        k->batch_rows = 0;
+    }
+    draw(k, false);
+    return 0;
+}
+
+int sweep_sink_close(struct sweep_sink *k)
+{
+    int rc = 0;
+
+    if (!k) {
+        return 0;
+    }
+    if (k->in_tx && (rc = db_commit(k->db)) != 0) {
+        db_rollback(k->db);
+    }
+    if (k->n_todo > 0) {
+        draw(k, true);
+    }
+    k->sum->wall_s = now_s() - k->t0;
+    db_close(k->db);
+    free(k->todo);
+    free(k);
+    return rc;
+}

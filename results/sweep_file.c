@@ -1,0 +1,622 @@
+/*
+ * sweep_file.c - the sweep file reader (sweep.h, docs/results.md "Sweep
+ * file"): YAML through sim/yio.h, so that every error carries
+ * file:line:col and the offending key or value.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/sweep.h"
+
+#include "results/sweep_internal.h"
+#include "sim/array.h"
+#include "sim/err.h"
+#include "sim/yio.h"
+#include "workloads/gen.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void list_release(struct sweep_list *l)
+{
+    for (int32_t i = 0; i < l->n; i++) {
+        free(l->item[i].text);
+    }
+    free(l->item);
+    memset(l, 0, sizeof(*l));
+}
+
+void sweep_spec_release(struct sweep_spec *s)
+{
+    free(s->path);
+    free(s->dir);
+    free(s->name);
+    list_release(&s->workloads);
+    list_release(&s->clusters);
+    list_release(&s->placers);
+    free(s->devices);
+    free(s->groupers);
+    free(s->fusion);
+    free(s->memory_fractions);
+    free(s->comm_factors);
+    free(s->compute_factors);
+    free(s->seeds);
+    for (int32_t i = 0; i < s->n_exclude; i++) {
+        free(s->exclude[i].workload);
+        free(s->exclude[i].cluster);
+        free(s->exclude[i].placer);
+    }
+    free(s->exclude);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Reads a scalar or a list of scalars (the current event) into l. */
+static int read_list(struct yrd *r, const char *key, struct sweep_list *l)
+{
+    bool seq = r->ev.type == YAML_SEQUENCE_START_EVENT;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    int rc;
+
+    list_release(l);
+    for (;;) {
+        char what[64];
+        if (seq && (rc = yrd_next(r)) != 0) {
+            return rc;
+        }
+        if (seq && r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            break;
+        }
+        if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
+            return yrd_err_here(r, "%s: expected a value or a list of values, got %s", key,
+                                yrd_what(r, what, sizeof(what)));
+        }
+        if (ARRAY_RESERVE(l->item, l->alloc, (size_t)l->n + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        if (!(l->item[l->n].text = array_strdup(yrd_text(r)))) {
+            return BAECHI_ENOMEM;
+        }
+        l->item[l->n].line = yrd_line(r);
+        l->item[l->n].col = yrd_col(r);
+        l->n++;
+        if (!seq) {
+            break;
+        }
+    }
+    if (l->n == 0) {
+        return yrd_err(r, line, col, "%s: the list is empty", key);
+    }
+    return 0;
+}
+
+static int item_err(const struct yrd *r, const char *key, const struct sweep_item *it,
+                    const char *why)
+{
+    return yrd_err(r, it->line, it->col, "%s: '%s' %s", key, it->text, why);
+}
+
+static int to_doubles(const struct yrd *r, const char *key, const struct sweep_list *l, double lo,
+                      double hi, double **out, int32_t *n)
+{
+    if (!(*out = array_calloc((size_t)l->n, sizeof(double)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < l->n; i++) {
+        const char *why = yio_parse_double(l->item[i].text, &(*out)[i]);
+        char buf[96];
+        if (why) {
+            return item_err(r, key, &l->item[i], why);
+        }
+        if (!((*out)[i] > lo && (*out)[i] <= hi)) {
+            snprintf(buf, sizeof(buf), "is out of range: expected a number in (%g, %g]", lo, hi);
+            return item_err(r, key, &l->item[i], buf);
+        }
+    }
+    *n = l->n;
+    return 0;
+}
+
+static int to_int(const struct yrd *r, const char *key, const struct sweep_item *it, int64_t lo,
+                  int64_t hi, int64_t *out)
+{
+    const char *why = yio_parse_size(it->text, out);
+    char buf[96];
+
+    if (why) {
+        return item_err(r, key, it, why);
+    }
+    if (*out < lo || *out > hi) {
+        snprintf(buf, sizeof(buf), "is out of range: expected an integer in %lld..%lld",
+                 (long long)lo, (long long)hi);
+        return item_err(r, key, it, buf);
+    }
+    return 0;
+}
+
+static int to_bool(const char *s, bool *b)
+{
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "on", "1", NULL};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "off", "0", NULL};
+
+    for (int i = 0; yes[i]; i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *b = true;
+            return 0;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *b = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Parses gen:MODEL?k=v&... in `buf` (a writable copy of the spec, cut into
+ * pieces here: o->size, o->device and *model point into it).  NULL when
+ * fine, else why (static text).
+ */
+const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
+{
+    const char *const *names = gen_model_names();
+    char *q, *name = buf + 4;
+    bool known = false;
+    static char why[160];
+
+    gen_opts_init(o);
+    *model = name;
+    q = strchr(name, '?');
+    if (q) {
+        *q++ = '\0';
+    }
+    if (!*name) {
+        return "names no model (expected gen:MODEL[?key=value&...])";
+    }
+    for (int i = 0; names[i]; i++) {
+        known |= strcmp(names[i], name) == 0;
+    }
+    if (!known || strcmp(name, "synthetic") == 0) {
+        return "names an unknown model (gen: inception-v3, gnmt, transformer, gpt)";
+    }
+    while (q && *q) {
+        char *k = q, *val, *amp = strchr(q, '&'), *e;
+        long x;
+        bool b;
+
+        if (amp) {
+            *amp = '\0';
+        }
+        q = amp ? amp + 1 : NULL;
+        val = strchr(k, '=');
+        if (!val || !val[1]) {
+            return "has a parameter without a value (expected key=value)";
+        }
+        *val++ = '\0';
+        x = strtol(val, &e, 10);
+        if (strcmp(k, "batch") == 0 || strcmp(k, "seq") == 0 || strcmp(k, "layers") == 0) {
+            if (*e || x < 1 || x > (1 << 20)) {
+                snprintf(why, sizeof(why), "parameter '%s': expected a positive integer", k);
+                return why;
+            }
+            *(k[0] == 'b' ? &o->batch : k[0] == 's' ? &o->seq : &o->layers) = (int)x;
+        } else if (strcmp(k, "size") == 0) {
+            o->size = val;
+        } else if (strcmp(k, "device") == 0) {
+            o->device = strcmp(val, "none") == 0 ? NULL : val;
+        } else if (strcmp(k, "forward_only") == 0) {
+            if (to_bool(val, &b)) {
+                return "parameter 'forward_only': expected true or false";
+            }
+            o->forward_only = b;
+        } else {
+            snprintf(why, sizeof(why),
+                     "has an unknown parameter '%.40s' (batch, seq, size, layers, forward_only, "
+                     "device)",
+                     k);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* Path of a workload or cluster file relative to the sweep file (malloc'ed). */
+char *sweep_resolve(const struct sweep_spec *s, const char *p)
+{
+    char *out = NULL;
+
+    if (p[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) {
+        return array_strdup(p);
+    }
+    if (asprintf(&out, "%s/%s", s->dir, p) < 0) {
+        err_set(BAECHI_ENOMEM, "out of memory");
+        return NULL;
+    }
+    return out;
+}
+
+static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
+{
+    for (int32_t i = 0; i < s->workloads.n; i++) {
+        const struct sweep_item *it = &s->workloads.item[i];
+        if (strncmp(it->text, "gen:", 4) == 0) {
+            struct gen_opts o;
+            const char *model, *why;
+            char *buf = array_strdup(it->text);
+            if (!buf) {
+                return BAECHI_ENOMEM;
+            }
+            why = sweep_gen_parse(buf, &o, &model);
+            free(buf);
+            if (why) {
+                return item_err(r, "workloads", it, why);
+            }
+        } else {
+            char *p = sweep_resolve(s, it->text);
+            int ok;
+            if (!p) {
+                return BAECHI_ENOMEM;
+            }
+            ok = access(p, R_OK) == 0;
+            free(p);
+            if (!ok) {
+                return item_err(r, "workloads", it,
+                                "is not a readable file (relative to the sweep file) nor "
+                                "gen:MODEL");
+            }
+        }
+    }
+    return 0;
+}
+
+static int check_clusters(const struct yrd *r, const struct sweep_spec *s)
+{
+    const char *const *presets = cluster_preset_names();
+
+    for (int32_t i = 0; i < s->clusters.n; i++) {
+        const struct sweep_item *it = &s->clusters.item[i];
+        bool ok = false;
+        for (int k = 0; presets[k]; k++) {
+            ok |= strcmp(presets[k], it->text) == 0;
+        }
+        if (!ok) {
+            char *p = sweep_resolve(s, it->text);
+            if (!p) {
+                return BAECHI_ENOMEM;
+            }
+            ok = access(p, R_OK) == 0;
+            free(p);
+        }
+        if (!ok) {
+            return item_err(r, "clusters", it, "is neither a cluster preset nor a readable file");
+        }
+    }
+    return 0;
+}
+
+static int read_exclude(struct yrd *r, struct sweep_spec *s)
+{
+    int rc;
+    char what[64];
+
+    if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+        return yrd_err_here(r, "exclude: expected a list of mappings, got %s",
+                            yrd_what(r, what, sizeof(what)));
+    }
+    for (;;) {
+        struct sweep_exclude *e;
+        if ((rc = yrd_next(r)) != 0) {
+            return rc;
+        }
+        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            return 0;
+        }
+        if (r->ev.type != YAML_MAPPING_START_EVENT) {
+            return yrd_err_here(r,
+                                "exclude: expected a mapping (workload, cluster, placer), got %s",
+                                yrd_what(r, what, sizeof(what)));
+        }
+        e = realloc(s->exclude, sizeof(*e) * (size_t)(s->n_exclude + 1));
+        if (!e) {
+            return err_set(BAECHI_ENOMEM, "out of memory");
+        }
+        s->exclude = e;
+        e = &s->exclude[s->n_exclude++];
+        memset(e, 0, sizeof(*e));
+        while ((rc = yrd_key(r)) == 0) {
+            char **f = strcmp(r->key, "workload") == 0  ? &e->workload
+                       : strcmp(r->key, "cluster") == 0 ? &e->cluster
+                       : strcmp(r->key, "placer") == 0  ? &e->placer
+                                                        : NULL;
+            if (!f) {
+                return yrd_err(r, r->key_line, r->key_col,
+                               "exclude: unknown key '%s' (workload, cluster, placer)", r->key);
+            }
+            if ((rc = yrd_next(r)) != 0) {
+                return rc;
+            }
+            if (!yrd_is_scalar(r) || yrd_is_null(r)) {
+                return yrd_err_here(r, "exclude: %s: expected a value", r->key);
+            }
+            free(*f);
+            if (!(*f = array_strdup(yrd_text(r)))) {
+                return BAECHI_ENOMEM;
+            }
+        }
+        if (rc < 0 || rc > 1) {
+            return rc;
+        }
+    }
+}
+
+static const char *const known_keys =
+    "name, workloads, clusters, devices, placers, groupers, fusion, memory_fractions, "
+    "comm_factors, compute_factors, seeds, repeats, models, store_placement, sct_threshold, "
+    "lp_time_limit, exclude";
+
+static int read_body(struct yrd *r, struct sweep_spec *s)
+{
+    struct sweep_list tmp = {0};
+    unsigned seen = 0;
+    int rc, bit;
+    int64_t x;
+    static const char *const keys[] = {
+        "name",   "workloads",        "clusters",      "devices",         "placers", "groupers",
+        "fusion", "memory_fractions", "comm_factors",  "compute_factors", "seeds",   "repeats",
+        "models", "store_placement",  "sct_threshold", "lp_time_limit",   "exclude", NULL};
+    int32_t wl_line = 0, top_line = yrd_line(r), top_col = yrd_col(r);
+
+    while ((rc = yrd_key(r)) == 0) {
+        const char *k = r->key;
+        for (bit = 0; keys[bit] && strcmp(keys[bit], k) != 0; bit++) {
+        }
+        if (!keys[bit]) {
+            rc = yrd_err(r, r->key_line, r->key_col, "unknown key '%s' (known: %s)", k, known_keys);
+            goto cleanup;
+        }
+        if (seen & (1u << bit)) {
+            rc = yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", k);
+            goto cleanup;
+        }
+        seen |= 1u << bit;
+        CHECK(yrd_next(r));
+        if (strcmp(k, "exclude") == 0) {
+            CHECK(read_exclude(r, s));
+            continue;
+        }
+        CHECK(read_list(r, k, &tmp));
+        if (strcmp(k, "workloads") == 0) {
+            wl_line = r->key_line;
+            s->workloads = tmp;
+            memset(&tmp, 0, sizeof(tmp));
+        } else if (strcmp(k, "clusters") == 0) {
+            s->clusters = tmp;
+            memset(&tmp, 0, sizeof(tmp));
+        } else if (strcmp(k, "placers") == 0) {
+            for (int32_t i = 0; i < tmp.n; i++) {
+                if (!placer_find(tmp.item[i].text)) {
+                    rc = item_err(r, k, &tmp.item[i], "is not a placer (see baechi place --list)");
+                    goto cleanup;
+                }
+            }
+            s->placers = tmp;
+            memset(&tmp, 0, sizeof(tmp));
+        } else if (strcmp(k, "name") == 0 || strcmp(k, "repeats") == 0 ||
+                   strcmp(k, "store_placement") == 0 || strcmp(k, "sct_threshold") == 0 ||
+                   strcmp(k, "lp_time_limit") == 0) {
+            const struct sweep_item *it = &tmp.item[0];
+            if (tmp.n != 1) {
+                rc = item_err(r, k, &tmp.item[1], "is one value too many (expected one value)");
+                goto cleanup;
+            }
+            if (strcmp(k, "name") == 0) {
+                free(s->name);
+                if (!(s->name = array_strdup(it->text))) {
+                    rc = BAECHI_ENOMEM;
+                    goto cleanup;
+                }
+            } else if (strcmp(k, "repeats") == 0) {
+                CHECK(to_int(r, k, it, 1, 1000000, &x));
+                s->repeats = (int32_t)x;
+            } else if (strcmp(k, "store_placement") == 0) {
+                if (to_bool(it->text, &s->store_placement)) {
+                    rc = item_err(r, k, it, "is not a boolean (true or false)");
+                    goto cleanup;
+                }
+            } else {
+                double d;
+                const char *why = yio_parse_double(it->text, &d);
+                if (why) {
+                    rc = item_err(r, k, it, why);
+                    goto cleanup;
+                }
+                if (strcmp(k, "sct_threshold") == 0) {
+                    if (d > 1) {
+                        rc = item_err(r, k, it, "is out of range: expected a number in [0, 1]");
+                        goto cleanup;
+                    }
+                    s->sct_threshold = d;
+                } else {
+                    s->lp_time_limit_s = d;
+                }
+            }
+        } else if (strcmp(k, "devices") == 0 || strcmp(k, "seeds") == 0) {
+            bool dev = k[0] == 'd';
+            void *a = array_calloc((size_t)tmp.n, dev ? sizeof(int32_t) : sizeof(uint64_t));
+            if (!a) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            if (dev) {
+                free(s->devices);
+                s->devices = a;
+                s->n_devices = tmp.n;
+            } else {
+                free(s->seeds);
+                s->seeds = a;
+                s->n_seeds = tmp.n;
+            }
+            for (int32_t i = 0; i < tmp.n; i++) {
+                CHECK(to_int(r, k, &tmp.item[i], 0, dev ? 4096 : INT32_MAX, &x));
+                if (dev) {
+                    s->devices[i] = (int32_t)x;
+                } else {
+                    s->seeds[i] = (uint64_t)x;
+                }
+            }
+        } else if (strcmp(k, "groupers") == 0) {
+            free(s->groupers);
+            if (!(s->groupers = array_calloc((size_t)tmp.n, sizeof(*s->groupers)))) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            s->n_groupers = tmp.n;
+            for (int32_t i = 0; i < tmp.n; i++) {
+                if (placer_grouper_parse(tmp.item[i].text, &s->groupers[i])) {
+                    rc = item_err(r, k, &tmp.item[i], "is not a grouper (tf or coplace)");
+                    goto cleanup;
+                }
+            }
+        } else if (strcmp(k, "fusion") == 0) {
+            free(s->fusion);
+            if (!(s->fusion = array_calloc((size_t)tmp.n, sizeof(bool)))) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            s->n_fusion = tmp.n;
+            for (int32_t i = 0; i < tmp.n; i++) {
+                if (to_bool(tmp.item[i].text, &s->fusion[i])) {
+                    rc = item_err(r, k, &tmp.item[i], "is not a boolean (true or false)");
+                    goto cleanup;
+                }
+            }
+        } else if (strcmp(k, "models") == 0) {
+            if (tmp.n > 2) {
+                rc = item_err(r, k, &tmp.item[2], "is one model too many (timed, baechi)");
+                goto cleanup;
+            }
+            s->n_models = tmp.n;
+            for (int32_t i = 0; i < tmp.n; i++) {
+                if (sim_model_parse(tmp.item[i].text, &s->models[i])) {
+                    rc = item_err(r, k, &tmp.item[i], "is not a simulator model (timed, baechi)");
+                    goto cleanup;
+                }
+            }
+            if (tmp.n == 2 && s->models[0] == s->models[1]) {
+                rc = item_err(r, k, &tmp.item[1], "is listed twice");
+                goto cleanup;
+            }
+        } else {
+            double **a = strcmp(k, "memory_fractions") == 0 ? &s->memory_fractions
+                         : strcmp(k, "comm_factors") == 0   ? &s->comm_factors
+                                                            : &s->compute_factors;
+            int32_t *n = strcmp(k, "memory_fractions") == 0 ? &s->n_memory_fractions
+                         : strcmp(k, "comm_factors") == 0   ? &s->n_comm_factors
+                                                            : &s->n_compute_factors;
+            free(*a);
+            *a = NULL;
+            CHECK(to_doubles(r, k, &tmp, 0, k[0] == 'm' ? 100 : 1e6, a, n));
+        }
+        list_release(&tmp);
+    }
+    if (rc != 1) {
+        goto cleanup;
+    }
+    rc = 0;
+    if (!(seen & (1u << 1))) {
+        rc = yrd_err(r, top_line, top_col, "missing key 'workloads'");
+    } else if (!(seen & (1u << 2))) {
+        rc = yrd_err(r, top_line, top_col, "missing key 'clusters'");
+    } else if (!(seen & (1u << 4))) {
+        rc = yrd_err(r, top_line, top_col, "missing key 'placers'");
+    }
+    if (!rc) {
+        rc = check_workloads(r, s);
+    }
+    if (!rc) {
+        rc = check_clusters(r, s);
+    }
+    (void)wl_line;
+cleanup:
+    list_release(&tmp);
+    return rc;
+}
+
+static int set_defaults(struct sweep_spec *s)
+{
+#define DEFAULT1(arr, n, type, v)                                                                  \
+    do {                                                                                           \
+        if (!(arr)) {                                                                              \
+            if (!((arr) = array_calloc(1, sizeof(type)))) {                                        \
+                return BAECHI_ENOMEM;                                                              \
+            }                                                                                      \
+            (arr)[0] = (v);                                                                        \
+            (n) = 1;                                                                               \
+        }                                                                                          \
+    } while (0)
+    DEFAULT1(s->devices, s->n_devices, int32_t, 0);
+    DEFAULT1(s->groupers, s->n_groupers, enum placer_grouper, PLACER_GROUPER_TF);
+    DEFAULT1(s->fusion, s->n_fusion, bool, false);
+    DEFAULT1(s->memory_fractions, s->n_memory_fractions, double, 1.0);
+    DEFAULT1(s->comm_factors, s->n_comm_factors, double, 1.0);
+    DEFAULT1(s->compute_factors, s->n_compute_factors, double, 1.0);
+    DEFAULT1(s->seeds, s->n_seeds, uint64_t, 1);
+#undef DEFAULT1
+    if (s->n_models == 0) {
+        s->models[0] = SIM_MODEL_TIMED;
+        s->n_models = 1;
+    }
+    if (!s->name) {
+        char *b = array_strdup(s->path), *base, *dot;
+        if (!b) {
+            return BAECHI_ENOMEM;
+        }
+        base = basename(b);
+        if ((dot = strrchr(base, '.')) && dot != base) {
+            *dot = '\0';
+        }
+        s->name = array_strdup(base);
+        free(b);
+        if (!s->name) {
+            return BAECHI_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+int sweep_spec_parse(struct sweep_spec *s, const char *text, size_t len, const char *path)
+{
+    struct yrd r;
+    bool open = false;
+    int rc;
+    char *d = NULL;
+
+    memset(s, 0, sizeof(*s));
+    s->repeats = 1;
+    s->sct_threshold = 0.1;
+    s->lp_time_limit_s = 0;
+    if (!(s->path = array_strdup(path)) || !(d = array_strdup(path))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    if (!(s->dir = array_strdup(dirname(d)))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    CHECK(yrd_open(&r, text, len, path));
+    open = true;
+    CHECK(yrd_begin(&r));
+    CHECK(read_body(&r, s));
+    CHECK(yrd_end(&r));
+    CHECK(set_defaults(s));
+cleanup:
+    free(d);
+    if (open) {
+        yrd_close(&r);
+    }
+    if (rc) {
+        sweep_spec_release(s);
+    }
+    return rc;
+}

@@ -1,0 +1,22 @@
+/*
+ * sweep_internal.h - what the sweep's files share and nobody else uses.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_RESULTS_SWEEP_INTERNAL_H
+#define BAECHI_RESULTS_SWEEP_INTERNAL_H
+
+#include "results/sweep.h"
+#include "workloads/gen.h"
+
+/*
+ * Parses gen:MODEL?k=v&... in `buf`, a writable copy of the spec that is cut
+ * into pieces (o->size, o->device and *model point into it).  NULL when
+ * fine, else why (static text).
+ */
+const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model);
+
+/* A workload or cluster path relative to the sweep file (malloc'ed; NULL on ENOMEM). */
+char *sweep_resolve(const struct sweep_spec *s, const char *p);
+
+#endif

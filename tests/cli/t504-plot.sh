@@ -1,0 +1,38 @@
+# t504-plot.sh - every plot kind draws a non-empty figure (gnuplot's exit
+# status checked by baechi); CSV without gnuplot; a clear message without it.
+. "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
+cat > s.yaml <<YAML
+name: plots
+workloads: ["$GNMT"]
+clusters: [paper-4gpu-pcie]
+placers: [single, expert, m-topo, m-etf]
+memory_fractions: [1, 0.1]
+store_placement: true
+YAML
+expect_exit 0 "$BAECHI" sweep s.yaml --db r.db -j 1
+expect_exit 0 "$BAECHI" plot --list
+expect_grep "^  gantt" out
+if command -v gnuplot > /dev/null; then
+    for k in step placement-time memory peak gantt scaling; do
+        expect_exit 0 "$BAECHI" plot "$k" --db r.db -o "$k.png" --csv "$k.csv"
+        test -s "$k.png" && test -s "$k.csv"
+        head -c 8 "$k.png" | od -c | grep -q 'P   N   G'
+    done
+    expect_exit 0 "$BAECHI" plot step --db r.db -o step.svg --normalise expert
+    expect_grep "<svg" step.svg
+    expect_exit 0 "$BAECHI" plot peak --db r.db -o peak.pdf --run 1
+    test -s peak.pdf
+fi
+expect_grep "^workload,single,expert,m-topo,m-etf$" step.csv
+expect_grep "^gnmt_v2_b128_fwd,1," step.csv
+expect_grep "^m-etf,0.1,NaN,infeasible$" memory.csv
+expect_grep "^compute,[0-3]," gantt.csv
+expect_exit 0 env BAECHI_GNUPLOT=/nonexistent "$BAECHI" plot memory --db r.db --csv only.csv
+test -s only.csv
+expect_exit 2 env BAECHI_GNUPLOT=/nonexistent "$BAECHI" plot step --db r.db -o x.png
+expect_grep "gnuplot not found.*apt-get install gnuplot-nox.*--csv" err
+expect_exit 2 "$BAECHI" plot frob --db r.db -o x.png
+expect_grep "unknown plot kind 'frob'" err
+expect_exit 2 "$BAECHI" plot step --db r.db -o x.jpg
+expect_grep "must be .png, .svg or .pdf" err

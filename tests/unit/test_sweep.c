@@ -1,0 +1,105 @@
+/*
+ * test_sweep.c - sweep files: errors with file:line:col, defaults,
+ * expansion with normalisation and exclusion, one point computed.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/sweep.h"
+#include "sim/err.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_err(const char *text)
+{
+    struct sweep_spec s;
+    int rc = sweep_spec_parse(&s, text, strlen(text), "t.yaml");
+    if (rc == 0) {
+        sweep_spec_release(&s);
+    }
+    return rc;
+}
+
+Test(sweep, errors_name_line_and_column)
+{
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\nrepeats: 0\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:10: repeats: '0' is out of range"), "%s", err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt?batch=x\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:1:13: workloads: 'gen:gnmt?batch=x' parameter 'batch'"),
+              "%s", err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "missing key 'placers'"), "%s", err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\nmodels: [timed, fast]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:17: models: 'fast' is not a simulator model"), "%s",
+              err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\nplacers: [m-sct]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:1: duplicate key 'placers'"), "%s", err_msg());
+    cr_assert_eq(parse_err("workloads: []\n"), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:1:12: workloads: the list is empty"), "%s", err_msg());
+    cr_assert_eq(parse_err("- a\n"), BAECHI_EPARSE);
+}
+
+Test(sweep, expansion_normalises_and_excludes)
+{
+    const char *text = "name: x\n"
+                       "workloads: [\"gen:transformer?layers=1&forward_only=true\"]\n"
+                       "clusters: [paper-4gpu-pcie, paper-2gpu-pcie]\n"
+                       "placers: [m-topo, paper, random]\n"
+                       "fusion: [false, true]\n"
+                       "seeds: [1, 2]\n"
+                       "exclude: [{cluster: paper-2gpu-pcie, placer: random}]\n";
+    struct sweep sw;
+    struct db_buf b = {0};
+    struct db_run r;
+    size_t pos = 0;
+
+    cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_null(sw.wl[0].error);
+    /* 4gpu: m-topo 2 fusion (seed ignored), paper 1, random 2x2; 2gpu: m-topo 2, paper 1 */
+    cr_assert_eq(sw.n_points, 7 + 3);
+    cr_assert_str_eq(sw.spec.name, "x");
+    cr_assert_eq(sw.point[0].opt.n_devices, 4, "devices 0 = all of the cluster");
+    cr_assert(strstr(sw.point[0].key, "|k=4|p=m-topo|g=tf|f=0|mf=1|"), "%s", sw.point[0].key);
+    cr_assert_eq(sweep_point_exec(&sw, 0, &b), 0);
+    cr_assert_eq(db_run_deserialize(&r, b.p, b.len, &pos), 0);
+    cr_assert_str_eq(r.status, "ok");
+    cr_assert_str_eq(r.sim_model, "timed");
+    cr_assert_gt(r.step_us, 0);
+    cr_assert_eq(r.n_dev, 4);
+    cr_assert(strstr(r.key, "|model=timed"));
+    db_run_release(&r);
+    free(b.p);
+    sweep_release(&sw);
+}
+
+Test(sweep, failing_workload_is_an_error_run)
+{
+    const char *text = "workloads: [\"gen:gpt?size=nope\"]\nclusters: [paper-4gpu-pcie]\n"
+                       "placers: [single]\n";
+    struct sweep sw;
+    struct db_buf b = {0};
+    struct db_run r;
+    size_t pos = 0;
+
+    cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_not_null(sw.wl[0].error);
+    cr_assert_eq(sw.n_points, 1);
+    cr_assert_eq(sweep_point_exec(&sw, 0, &b), 0);
+    cr_assert_eq(db_run_deserialize(&r, b.p, b.len, &pos), 0);
+    cr_assert_str_eq(r.status, "error");
+    cr_assert_not_null(r.message);
+    db_run_release(&r);
+    free(b.p);
+    sweep_release(&sw);
+}
