@@ -3,10 +3,9 @@
  * simulator models (the original's virtual scheduler `baechi` and the
  * time-accurate `timed`), and print one summary (or one JSON object).
  *
- * The comm and compute factors change the world, not only the placer's
- * view: the simulations use the scaled costs too.  The memory fraction is
- * the placer's view only (the original placer_memory_fraction); the
- * simulators check the devices' full memory.
+ * The comm and compute factors and the memory fraction change the world,
+ * not only the placer's view: the simulations use the scaled costs and
+ * check memory against the scaled devices (placer_world).
  *
  * Exit status: 0 (also when a simulated device runs out of memory: a
  * result), 2 bad input or usage, 3 infeasible placement.
@@ -182,18 +181,6 @@ static void print_text(const struct workload *w, const struct graph *g, const st
 }
 
 /* The simulated world under the comm and compute factors. */
-static void scale_world(struct graph *g, struct cluster *c, const struct placer_options *o)
-{
-    if (o->comm_factor != 1.0) {
-        cluster_scale_comm(c, o->comm_factor);
-    }
-    if (o->compute_factor != 1.0) {
-        for (int32_t v = 0; v < g->n_ops; v++) {
-            int64_t w = (int64_t)((double)g->weight_us[v] * o->compute_factor);
-            g->weight_us[v] = w <= 0 ? 1 : w;
-        }
-    }
-}
 
 /*
  * Records the run in a results database: one row per simulator model, in
@@ -347,10 +334,8 @@ int cmd_run(int argc, char **argv)
     if (rc) {
         goto cleanup;
     }
-    if (pc.opt.n_devices > 0 && pc.opt.n_devices < c.n_devices) {
-        CHECK(cluster_truncate(&c, pc.opt.n_devices));
-    }
-    scale_world(&g, &c, &pc.opt);
+    CHECK(placer_world(&c, &pc.opt));
+    placer_world_weights(&g, &pc.opt, g.weight_us); /* g is ours: scale in place */
     {
         struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
         CHECK(sim_run(&g, &c, p.device_of, &so, &rb));

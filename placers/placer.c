@@ -352,3 +352,29 @@ cleanup:
     free(limit);
     return rc;
 }
+
+int placer_world(struct cluster *c, const struct placer_options *opt)
+{
+    int rc;
+
+    if (opt->n_devices > 0 && opt->n_devices < c->n_devices &&
+        (rc = cluster_truncate(c, opt->n_devices))) {
+        return rc;
+    }
+    if (opt->comm_factor != 1.0) {
+        cluster_scale_comm(c, opt->comm_factor);
+    }
+    if (opt->memory_fraction != 1.0) {
+        cluster_scale_memory(c, opt->memory_fraction);
+    }
+    return 0;
+}
+
+void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out)
+{
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        int64_t w = (int64_t)((double)g->weight_us[v] * opt->compute_factor);
+
+        out[v] = opt->compute_factor == 1.0 ? g->weight_us[v] : (w <= 0 ? 1 : w);
+    }
+}

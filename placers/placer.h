@@ -114,6 +114,22 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
                struct placer_stats *st);
 
 /*
+ * The world a placement is simulated in under the same options: keeps the
+ * first n_devices devices of c, scales the comm model by comm_factor and
+ * every device's memory by memory_fraction.  The fraction thus emulates
+ * smaller GPUs for the simulators too (the original's --memory_fraction,
+ * which TF applied to the real GPUs), so that a placement that ignores it
+ * (single, round-robin, m-TOPO) shows up as out of memory.  Call it after
+ * placer_run, which applies the fraction to the placer's own limits.
+ */
+int placer_world(struct cluster *c, const struct placer_options *opt);
+
+/* weight_us[v] of g scaled by compute_factor (at least 1), into `out`
+ * (g->n_ops entries). */
+void placer_world_weights(const struct graph *g, const struct placer_options *opt,
+                          int64_t *out);
+
+/*
  * Colocation groups after grouper `grouper` (§6.1): group_of[op] in
  * 0..*n_groups-1, numbered by first appearance in op order; group_of holds
  * g->n_ops entries.  When rep_name is not NULL (g->n_ops entries, caller-

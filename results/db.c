@@ -519,7 +519,17 @@ int db_open(struct db **out, const char *path, unsigned flags)
     }
     sqlite3_busy_timeout(db->h, 60000);
     if (!(flags & DB_READONLY)) {
-        /* journal_mode needs the lock too; the busy handler makes it wait */
+        /* Switching to WAL needs an exclusive lock, and SQLite reports
+         * SQLITE_BUSY at once (without the busy handler) when another
+         * process is creating the same database: retry for a while. */
+        for (int tries = 0; tries < 3000; tries++) {
+            int src = sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+
+            if (src != SQLITE_BUSY && src != SQLITE_LOCKED) {
+                break;
+            }
+            sqlite3_sleep(10);
+        }
         if ((rc = exec(db, "PRAGMA journal_mode = WAL")) != 0 ||
             (rc = exec(db, "PRAGMA synchronous = NORMAL")) != 0) {
             err_wrap(rc, "'%s' is not a usable database", path);

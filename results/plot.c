@@ -267,10 +267,12 @@ static int data_memory(struct db *db, const struct plot_opts *o, FILE *csv, FILE
                 cell(&r, i, 3));
     }
     fputs("set datafile separator ','\nset key outside right top\nset grid\n"
-          "set xlabel 'memory fraction the placer may use'\n",
+          "set xlabel 'memory fraction of each device'\n",
           gp);
     fprintf(gp, "set ylabel 'step time (ms), %s simulator'\n", model_of(o));
-    fputs("set title 'Step time vs memory (x on top: infeasible)'\nset yrange [0:*]\n", gp);
+    fputs("set title 'Step time vs memory (x on top: infeasible; circled: out of memory)'\n"
+          "set yrange [0:*]\n",
+          gp);
     fprintf(gp, "TOP = %.6g\nPLACERS = \"", ymax > 0 ? ymax * 1.08 : 1.0);
     for (int k = 0; k < np; k++) {
         fprintf(gp, "%s%s", k ? " " : "", pl[k]);
@@ -278,7 +280,9 @@ static int data_memory(struct db *db, const struct plot_opts *o, FILE *csv, FILE
     fputs("\"\nplot for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
           "&& strcol(4) ne 'infeasible') ? $3 : NaN) with linespoints lw 2 title word(PLACERS,k), "
           "\\\n     for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
-          "&& strcol(4) eq 'infeasible') ? TOP : NaN) with points pt 2 ps 2 lc k notitle\n",
+          "&& strcol(4) eq 'infeasible') ? TOP : NaN) with points pt 2 ps 2 lc k notitle, "
+          "\\\n     for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
+          "&& strcol(4) eq 'oom') ? $3 : NaN) with points pt 6 ps 2.5 lc k notitle\n",
           gp);
 cleanup:
     free(pl);
@@ -446,12 +450,7 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
                          sw.wl[0].w.name, &pl, &st));
         have_pl = true;
     }
-    if (sw.point[0].opt.n_devices > 0 && sw.point[0].opt.n_devices < c.n_devices) {
-        CHECK(cluster_truncate(&c, sw.point[0].opt.n_devices));
-    }
-    if (sw.point[0].opt.comm_factor != 1.0) {
-        cluster_scale_comm(&c, sw.point[0].opt.comm_factor);
-    }
+    CHECK(placer_world(&c, &sw.point[0].opt));
     CHECK(sim_model_parse(cell(&r, 0, 10), &model));
     trace_init(&t, c.channel);
     have_t = true;

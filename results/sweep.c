@@ -519,10 +519,7 @@ static int simulate(const struct sweep *sw, const struct sweep_point *p, const s
         if (!(w = array_malloc((size_t)g.n_ops, sizeof(*w)))) {
             return BAECHI_ENOMEM;
         }
-        for (int32_t v = 0; v < g.n_ops; v++) {
-            int64_t x = (int64_t)((double)g0->weight_us[v] * p->opt.compute_factor);
-            w[v] = x <= 0 ? 1 : x;
-        }
+        placer_world_weights(g0, &p->opt, w);
         g.weight_us = w;
     }
     for (int32_t m = 0; m < sw->spec.n_models; m++) {
@@ -583,13 +580,10 @@ int sweep_point_exec(const struct sweep *sw, int32_t i, struct db_buf *out)
         for (int32_t m = 0; m < nm && !rc; m++) {
             rc = sweep_fill_placer(&runs[m], &pl, &st);
         }
-        if (rc == 0 && p->opt.n_devices > 0 && p->opt.n_devices < c.n_devices) {
-            rc = cluster_truncate(&c, p->opt.n_devices);
+        if (rc == 0) {
+            rc = placer_world(&c, &p->opt);
         }
         if (rc == 0) {
-            if (p->opt.comm_factor != 1.0) {
-                cluster_scale_comm(&c, p->opt.comm_factor);
-            }
             rc = simulate(sw, p, &wl->g, &c, &pl, &st, runs);
         }
     }

@@ -99,6 +99,13 @@ int cluster_truncate(struct cluster *c, int32_t k)
     return 0;
 }
 
+void cluster_scale_memory(struct cluster *c, double fraction)
+{
+    for (int32_t i = 0; i < c->n_devices; i++) {
+        c->dev[i].mem_bytes = (int64_t)(fraction * (double)c->dev[i].mem_bytes);
+    }
+}
+
 void cluster_scale_comm(struct cluster *c, double factor)
 {
     c->comm.slope_us_per_byte *= factor;

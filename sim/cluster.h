@@ -92,6 +92,10 @@ int cluster_add_devices(struct cluster *c, int32_t n, int64_t mem_bytes, double 
 /* Keeps only the first k devices (the "device count" option); k in 1..n. */
 int cluster_truncate(struct cluster *c, int32_t k);
 
+/* Each device keeps (int64)(fraction * mem_bytes) of its memory (emulating
+ * smaller GPUs); fraction in (0, 1]. */
+void cluster_scale_memory(struct cluster *c, double fraction);
+
 /* Multiplies slope and intercept (default and pairs) by `factor` (--comm-cost-factor). */
 void cluster_scale_comm(struct cluster *c, double factor);
 

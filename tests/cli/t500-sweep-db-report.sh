@@ -12,7 +12,7 @@ models: [timed, baechi]
 YAML
 expect_exit 0 "$BAECHI" sweep s.yaml --db r.db -j 1
 expect_grep "8 points, 0 already stored, 8 run" out
-expect_grep "runs stored: 16 \(1[0-9] ok" out
+expect_grep "runs stored: 16 \(8 ok, 6 oom, 2 infeasible" out
 expect_exit 0 "$BAECHI" sweep s.yaml --db r.db
 expect_grep "8 points, 8 already stored, 0 run" out
 test "$(sqlite3 r.db 'select count(*) from runs')" = 16
