@@ -153,8 +153,8 @@ static int bench_placer(const char *name, const struct graph *g, const struct cl
     return 0;
 }
 
-static int bench_placers(const struct graph *g, const struct cluster *c, double fraction,
-                         int32_t k, const char *label, int reps)
+static int bench_placers(const struct graph *g, const struct cluster *c, double fraction, int32_t k,
+                         const char *label, int reps)
 {
     struct placer_options opt;
     int rc = 0;
@@ -163,10 +163,10 @@ static int bench_placers(const struct graph *g, const struct cluster *c, double 
         placer_options_init(&opt);
         opt.memory_fraction = fraction;
         opt.n_devices = k;
-        rc = bench_placer(d->name, g, c, &opt, label, strcmp(d->name, "m-sct") == 0 ||
-                                                           strcmp(d->name, "m-sct-reserve") == 0
-                                                       ? (reps > 5 ? 5 : reps)
-                                                       : reps);
+        rc = bench_placer(d->name, g, c, &opt, label,
+                          strcmp(d->name, "m-sct") == 0 || strcmp(d->name, "m-sct-reserve") == 0
+                              ? (reps > 5 ? 5 : reps)
+                              : reps);
     }
     return rc;
 }

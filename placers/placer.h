@@ -126,8 +126,7 @@ int placer_world(struct cluster *c, const struct placer_options *opt);
 
 /* weight_us[v] of g scaled by compute_factor (at least 1), into `out`
  * (g->n_ops entries). */
-void placer_world_weights(const struct graph *g, const struct placer_options *opt,
-                          int64_t *out);
+void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out);
 
 /*
  * Colocation groups after grouper `grouper` (§6.1): group_of[op] in

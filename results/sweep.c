@@ -203,63 +203,105 @@ static int add_point(struct sweep *sw, struct sweep_point *p, size_t *alloc, str
     return 0;
 }
 
+/* The sweep's dimensions, outermost first: the order points are listed in. */
+enum sweep_dim {
+    DIM_WORKLOAD,
+    DIM_CLUSTER,
+    DIM_DEVICES,
+    DIM_PLACER,
+    DIM_GROUPER,
+    DIM_FUSION,
+    DIM_MEMORY,
+    DIM_COMM,
+    DIM_COMPUTE,
+    DIM_SEED,
+    DIM_REPEAT,
+    N_DIMS
+};
+
+/* The point at index i[] of every dimension. */
+static void make_point(const struct sweep *sw, const int32_t *i, struct sweep_point *p)
+{
+    const struct sweep_spec *s = &sw->spec;
+    const char *pname = s->placers.item[i[DIM_PLACER]].text;
+    int32_t c = i[DIM_CLUSTER];
+
+    memset(p, 0, sizeof(*p));
+    p->wl = i[DIM_WORKLOAD];
+    p->cl = c;
+    p->placer = i[DIM_PLACER];
+    p->repeat = i[DIM_REPEAT];
+    placer_options_init(&p->opt);
+    p->opt.n_devices = s->devices[i[DIM_DEVICES]];
+    if (p->opt.n_devices == 0 && !sw->cl[c].error) {
+        p->opt.n_devices = sw->cl[c].n_devices;
+    }
+    p->opt.grouper = s->groupers[i[DIM_GROUPER]];
+    p->opt.fusion = s->fusion[i[DIM_FUSION]];
+    if (strcmp(pname, PLACER_PAPER_NAME) == 0) {
+        p->opt.grouper = PLACER_GROUPER_COPLACE;
+        p->opt.fusion = true;
+    }
+    p->opt.memory_fraction = s->memory_fractions[i[DIM_MEMORY]];
+    p->opt.comm_factor = s->comm_factors[i[DIM_COMM]];
+    p->opt.compute_factor = s->compute_factors[i[DIM_COMPUTE]];
+    p->opt.seed = strcmp(pname, "random") == 0 ? s->seeds[i[DIM_SEED]] : 0;
+    p->opt.sct_threshold = is_sct(pname) ? s->sct_threshold : 0;
+    p->opt.lp_time_limit_s = s->lp_time_limit_s;
+}
+
+/* The cartesian product of the dimensions, as an odometer (last digit fastest). */
 static int expand(struct sweep *sw)
 {
     const struct sweep_spec *s = &sw->spec;
+    const int32_t size[N_DIMS] = {
+        [DIM_WORKLOAD] = s->workloads.n,
+        [DIM_CLUSTER] = s->clusters.n,
+        [DIM_DEVICES] = s->n_devices,
+        [DIM_PLACER] = s->placers.n,
+        [DIM_GROUPER] = s->n_groupers,
+        [DIM_FUSION] = s->n_fusion,
+        [DIM_MEMORY] = s->n_memory_fractions,
+        [DIM_COMM] = s->n_comm_factors,
+        [DIM_COMPUTE] = s->n_compute_factors,
+        [DIM_SEED] = s->n_seeds,
+        [DIM_REPEAT] = s->repeats,
+    };
+    int32_t i[N_DIMS] = {0};
     struct strmap seen;
     struct strpool pool;
     size_t alloc = 0;
     int rc = 0;
 
+    for (int d = 0; d < N_DIMS; d++) {
+        if (size[d] <= 0) {
+            return 0; /* an empty list: no point */
+        }
+    }
     strmap_init(&seen);
     strpool_init(&pool);
-    for (int32_t w = 0; w < s->workloads.n; w++)
-        for (int32_t c = 0; c < s->clusters.n; c++)
-            for (int32_t k = 0; k < s->n_devices; k++)
-                for (int32_t pl = 0; pl < s->placers.n; pl++)
-                    for (int32_t g = 0; g < s->n_groupers; g++)
-                        for (int32_t f = 0; f < s->n_fusion; f++)
-                            for (int32_t m = 0; m < s->n_memory_fractions; m++)
-                                for (int32_t x = 0; x < s->n_comm_factors; x++)
-                                    for (int32_t y = 0; y < s->n_compute_factors; y++)
-                                        for (int32_t sd = 0; sd < s->n_seeds; sd++)
-                                            for (int32_t r = 0; r < s->repeats; r++) {
-                                                const char *pname = s->placers.item[pl].text;
-                                                struct sweep_point p;
-                                                if (excluded(s, s->workloads.item[w].text,
-                                                             s->clusters.item[c].text, pname)) {
-                                                    continue;
-                                                }
-                                                memset(&p, 0, sizeof(p));
-                                                p.wl = w;
-                                                p.cl = c;
-                                                p.placer = pl;
-                                                p.repeat = r;
-                                                placer_options_init(&p.opt);
-                                                p.opt.n_devices = s->devices[k];
-                                                if (p.opt.n_devices == 0 && !sw->cl[c].error) {
-                                                    p.opt.n_devices = sw->cl[c].n_devices;
-                                                }
-                                                p.opt.grouper = s->groupers[g];
-                                                p.opt.fusion = s->fusion[f];
-                                                if (strcmp(pname, PLACER_PAPER_NAME) == 0) {
-                                                    p.opt.grouper = PLACER_GROUPER_COPLACE;
-                                                    p.opt.fusion = true;
-                                                }
-                                                p.opt.memory_fraction = s->memory_fractions[m];
-                                                p.opt.comm_factor = s->comm_factors[x];
-                                                p.opt.compute_factor = s->compute_factors[y];
-                                                p.opt.seed =
-                                                    strcmp(pname, "random") == 0 ? s->seeds[sd] : 0;
-                                                p.opt.sct_threshold =
-                                                    is_sct(pname) ? s->sct_threshold : 0;
-                                                p.opt.lp_time_limit_s = s->lp_time_limit_s;
-                                                if ((rc = add_point(sw, &p, &alloc, &seen,
-                                                                    &pool)) != 0) {
-                                                    goto cleanup;
-                                                }
-                                            }
-cleanup:
+    for (;;) {
+        int d;
+
+        if (!excluded(s, s->workloads.item[i[DIM_WORKLOAD]].text,
+                      s->clusters.item[i[DIM_CLUSTER]].text, s->placers.item[i[DIM_PLACER]].text)) {
+            struct sweep_point p;
+
+            make_point(sw, i, &p);
+            if ((rc = add_point(sw, &p, &alloc, &seen, &pool)) != 0) {
+                break;
+            }
+        }
+        for (d = N_DIMS - 1; d >= 0; d--) {
+            if (++i[d] < size[d]) {
+                break;
+            }
+            i[d] = 0;
+        }
+        if (d < 0) {
+            break;
+        }
+    }
     strmap_release(&seen);
     strpool_release(&pool);
     return rc;

@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CLUSTER_FORMAT 1
+#define CLUSTER_FORMAT                    1
 #define CLUSTER_DEFAULT_SLOPE_US_PER_BYTE 0.0001754
-#define CLUSTER_DEFAULT_INTERCEPT_US 134.0
+#define CLUSTER_DEFAULT_INTERCEPT_US      134.0
 
 enum channel_model { CHANNEL_SHARED = 0, CHANNEL_DUPLEX = 1, CHANNEL_LINK = 2 };
 

@@ -34,7 +34,10 @@ struct cmd_opt {
     const char *help;
 };
 
-#define CMD_OPT_END {NULL, 0, NULL, NULL}
+#define CMD_OPT_END                                                                                \
+    {                                                                                              \
+        NULL, 0, NULL, NULL                                                                        \
+    }
 
 struct cmd_parser {
     int argc;

@@ -45,7 +45,8 @@ int err_wrap(int code, const char *fmt, ...)
         memcpy(err_buf, prefix, n);
         err_buf[n] = ':';
         err_buf[n + 1] = ' ';
-        snprintf(err_buf + n + 2, sizeof(err_buf) - n - 2, "%.*s", (int)(sizeof(err_buf) - n - 3), old);
+        snprintf(err_buf + n + 2, sizeof(err_buf) - n - 2, "%.*s", (int)(sizeof(err_buf) - n - 3),
+                 old);
     }
     return code;
 }

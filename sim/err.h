@@ -26,9 +26,9 @@ enum baechi_err {
 /* Exit statuses of the program (README "Exit codes"). */
 enum {
     EXIT_OK = 0,
-    EXIT_INTERNAL = 1,   /* out of memory, solver crash, a BUG() */
-    EXIT_BADINPUT = 2,   /* bad input or usage */
-    EXIT_INFEASIBLE = 3  /* the placement is infeasible (a result) */
+    EXIT_INTERNAL = 1,  /* out of memory, solver crash, a BUG() */
+    EXIT_BADINPUT = 2,  /* bad input or usage */
+    EXIT_INFEASIBLE = 3 /* the placement is infeasible (a result) */
 };
 
 /*

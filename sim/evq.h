@@ -17,11 +17,11 @@
 
 struct evq_event {
     int64_t time_us;
-    int32_t key1;   /* tie-break 1, typically the op's topological index */
-    int32_t key2;   /* tie-break 2, typically a device id */
-    int32_t kind;   /* what happens (the user's enum) */
-    int32_t a, b;   /* payload (op id, tensor id, device ...) */
-    uint64_t seq;   /* set by evq_push */
+    int32_t key1; /* tie-break 1, typically the op's topological index */
+    int32_t key2; /* tie-break 2, typically a device id */
+    int32_t kind; /* what happens (the user's enum) */
+    int32_t a, b; /* payload (op id, tensor id, device ...) */
+    uint64_t seq; /* set by evq_push */
 };
 
 struct evq {

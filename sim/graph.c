@@ -24,10 +24,10 @@
 
 /* Edges as the original first creates them: consumer by consumer. */
 struct raw_edges {
-    int32_t *src, *dst;   /* raw (workload) op indices */
-    int32_t *t_start;     /* n+1 offsets into t_prod/t_port */
-    int32_t *t_prod;      /* tensor: raw producer */
-    int32_t *t_port;      /* tensor: port or WL_PORT_CONTROL */
+    int32_t *src, *dst; /* raw (workload) op indices */
+    int32_t *t_start;   /* n+1 offsets into t_prod/t_port */
+    int32_t *t_prod;    /* tensor: raw producer */
+    int32_t *t_port;    /* tensor: port or WL_PORT_CONTROL */
     size_t n, alloc, alloc_dst, alloc_start;
     size_t nt, alloc_t, alloc_t2;
 };
@@ -243,8 +243,8 @@ static int graph_report_cycle(const struct graph *g, const struct workload *w,
             }
             msg = m;
         }
-        msg_len += (size_t)snprintf(msg + msg_len, msg_cap - msg_len, "%s%s",
-                                    msg_len ? " -> " : "", name);
+        msg_len +=
+            (size_t)snprintf(msg + msg_len, msg_cap - msg_len, "%s%s", msg_len ? " -> " : "", name);
         if (msg_len > 1500) {
             break;
         }
@@ -383,9 +383,9 @@ int graph_build(struct graph *g, const struct workload *w)
     g->given_device = array_malloc((size_t)n, sizeof(*g->given_device));
     g->topo = array_malloc((size_t)n, sizeof(*g->topo));
     g->topo_op = array_malloc((size_t)n, sizeof(*g->topo_op));
-    if (!g->wl_index || !g->op_name || !g->op_type || !g->weight_us || !g->flops ||
-        !g->mem_bytes || !g->temp_bytes || !g->persist_bytes || !g->out_bytes || !g->port_start ||
-        !g->group || !g->phase || !g->given_device || !g->topo || !g->topo_op) {
+    if (!g->wl_index || !g->op_name || !g->op_type || !g->weight_us || !g->flops || !g->mem_bytes ||
+        !g->temp_bytes || !g->persist_bytes || !g->out_bytes || !g->port_start || !g->group ||
+        !g->phase || !g->given_device || !g->topo || !g->topo_op) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -441,8 +441,8 @@ int graph_build(struct graph *g, const struct workload *w)
             if (isnan(op->time_us)) {
                 g->weight_us[u] = 1;
             } else if (op->time_us > GRAPH_MAX_TIME_US) {
-                rc = err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)",
-                             where, op->name, op->time_us, GRAPH_MAX_TIME_US);
+                rc = err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)", where,
+                             op->name, op->time_us, GRAPH_MAX_TIME_US);
                 goto groups_done;
             } else {
                 g->weight_us[u] = (int64_t)op->time_us;
@@ -466,8 +466,8 @@ int graph_build(struct graph *g, const struct workload *w)
                 int64_t b = w->out_bytes[op->out_off + k];
 
                 if (add_overflows(&out, b < 0 ? 0 : b)) {
-                    rc = err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits",
-                                 where, op->name);
+                    rc = err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits", where,
+                                 op->name);
                     goto groups_done;
                 }
             }
@@ -506,8 +506,7 @@ int graph_build(struct graph *g, const struct workload *w)
                 }
                 /* The name lives in the pool already when it is an op's own
                  * name of a surviving op; otherwise copy it. */
-                copy = (key == i) ? g->op_name[u]
-                                  : strpool_add(&g->pool, gname, strlen(gname));
+                copy = (key == i) ? g->op_name[u] : strpool_add(&g->pool, gname, strlen(gname));
                 if (!copy) {
                     rc = BAECHI_ENOMEM;
                     goto groups_done;
@@ -811,8 +810,8 @@ int graph_check(const struct graph *g)
                 int32_t t = g->et_tensor[k];
 
                 if (t < 0 || t >= g->n_tensors || (!g->fused && g->tensor_op[t] != u)) {
-                    return err_set(BAECHI_EINVAL, "edge %d carries tensor %d not made by op %d",
-                                   e, t, u);
+                    return err_set(BAECHI_EINVAL, "edge %d carries tensor %d not made by op %d", e,
+                                   t, u);
                 }
             }
             if (g->et_start[e] >= g->et_start[e + 1]) {

@@ -48,28 +48,29 @@ struct graph {
     int32_t n_ports;   /* data output ports of all ops */
     int32_t n_tensors; /* n_ports + n_ops: data tensors, then one control tensor per op */
     int32_t n_groups;
-    int32_t n_pruned;  /* dangling ops dropped by graph_build */
-    bool fused;        /* made by operator fusion: out-edge order is the fusion's
-                          (baechi-spec §6.3) and topo[] is inherited, so it may not be
-                          a valid topological order (a kept quirk); graph_check relaxes */
+    int32_t n_pruned; /* dangling ops dropped by graph_build */
+    bool fused;       /* made by operator fusion: out-edge order is the fusion's
+                         (baechi-spec §6.3) and topo[] is inherited, so it may not be
+                         a valid topological order (a kept quirk); graph_check relaxes */
 
     /* --- per op, ids 0..n_ops-1 --- */
-    int32_t *wl_index;       /* op -> index in the workload it came from */
-    const char **op_name;    /* in `pool` */
-    const char **op_type;    /* in `pool` */
-    int64_t *weight_us;      /* compute time as the original uses it: int(time_us), and 1 if <= 0 or absent */
-    double *flops;           /* NAN when unknown */
-    double *mem_bytes;       /* bytes read + written; NAN when unknown */
-    int64_t *temp_bytes;     /* scratch while running */
-    int64_t *persist_bytes;  /* persistent */
-    int64_t *out_bytes;      /* sum of output ports (each clamped to >= 0) */
-    int32_t *port_start;     /* n_ops+1: ports of op u are port_start[u] .. port_start[u+1]-1 */
-    int64_t *port_bytes;     /* n_ports */
-    int32_t *group;          /* op -> group id */
-    uint8_t *phase;          /* enum op_phase */
-    int32_t *given_device;   /* the workload's `device`, -1 when absent */
-    int32_t *topo;           /* op -> topological position */
-    int32_t *topo_op;        /* topological position -> op */
+    int32_t *wl_index;    /* op -> index in the workload it came from */
+    const char **op_name; /* in `pool` */
+    const char **op_type; /* in `pool` */
+    int64_t *
+        weight_us; /* compute time as the original uses it: int(time_us), and 1 if <= 0 or absent */
+    double *flops; /* NAN when unknown */
+    double *mem_bytes;      /* bytes read + written; NAN when unknown */
+    int64_t *temp_bytes;    /* scratch while running */
+    int64_t *persist_bytes; /* persistent */
+    int64_t *out_bytes;     /* sum of output ports (each clamped to >= 0) */
+    int32_t *port_start;    /* n_ops+1: ports of op u are port_start[u] .. port_start[u+1]-1 */
+    int64_t *port_bytes;    /* n_ports */
+    int32_t *group;         /* op -> group id */
+    uint8_t *phase;         /* enum op_phase */
+    int32_t *given_device;  /* the workload's `device`, -1 when absent */
+    int32_t *topo;          /* op -> topological position */
+    int32_t *topo_op;       /* topological position -> op */
 
     /* --- adjacency (CSR) --- */
     int32_t *out_start; /* n_ops+1; out-edge ids of u = out_start[u] .. out_start[u+1]-1 */
@@ -77,17 +78,18 @@ struct graph {
     int32_t *in_edge;   /* n_edges: in-edge ids of v, by producer id */
     int32_t *edge_src;  /* n_edges */
     int32_t *edge_dst;  /* n_edges */
-    int32_t *et_start;  /* n_edges+1: tensors of edge e = et_tensor[et_start[e] .. et_start[e+1]-1] */
+    int32_t
+        *et_start; /* n_edges+1: tensors of edge e = et_tensor[et_start[e] .. et_start[e+1]-1] */
     int32_t *et_tensor;
 
     /* --- tensors: id p < n_ports is port p; id n_ports + u is "^u" --- */
-    int32_t *tensor_op;     /* producer */
-    int64_t *tensor_bytes;  /* bytes; GRAPH_CONTROL_BYTES for control tensors */
+    int32_t *tensor_op;    /* producer */
+    int64_t *tensor_bytes; /* bytes; GRAPH_CONTROL_BYTES for control tensors */
 
     /* --- colocation groups, numbered by first appearance in op order --- */
     const char **group_name; /* in `pool` */
-    int32_t *group_start;    /* n_groups+1: members = group_op[group_start[g] .. group_start[g+1]-1] */
-    int32_t *group_op;       /* members in op id order */
+    int32_t *group_start; /* n_groups+1: members = group_op[group_start[g] .. group_start[g+1]-1] */
+    int32_t *group_op;    /* members in op id order */
 
     struct strpool pool;
     struct strmap by_name; /* op name -> op id, built on first graph_find */

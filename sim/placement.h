@@ -84,9 +84,8 @@ int placement_read_yaml(struct placement *p, const struct graph *g, const char *
  */
 int placement_read_yaml_workload(struct placement *p, const struct graph *g,
                                  const struct workload *w, const char *path);
-int placement_read_yaml_string(struct placement *p, const struct graph *g,
-                               const struct workload *w, const char *text, size_t len,
-                               const char *name);
+int placement_read_yaml_string(struct placement *p, const struct graph *g, const struct workload *w,
+                               const char *text, size_t len, const char *name);
 
 /* Writes the file; ops in op id order; deterministic (byte-identical for equal input). */
 int placement_write_yaml(const struct placement *p, const struct graph *g, FILE *f);

@@ -51,9 +51,9 @@ struct sim_options {
 
 struct sim_oom {
     int32_t device;
-    int32_t op;          /* the op whose allocation crossed the limit */
-    int64_t time_us;     /* when */
-    int64_t over_bytes;  /* used - limit right after that allocation */
+    int32_t op;         /* the op whose allocation crossed the limit */
+    int64_t time_us;    /* when */
+    int64_t over_bytes; /* used - limit right after that allocation */
 };
 
 struct sim_device_stats {
@@ -62,7 +62,7 @@ struct sim_device_stats {
     int64_t busy_us;     /* Σ compute time run on the device */
     int64_t final_bytes; /* still allocated at the end of the step */
     int32_t n_ops;
-    bool oom;            /* peak_bytes > limit_bytes */
+    bool oom; /* peak_bytes > limit_bytes */
 };
 
 struct sim_result {
@@ -74,11 +74,11 @@ struct sim_result {
     int64_t *link_transfers;      /* same layout: number of tensor transfers */
     int64_t total_compute_us;
     int64_t critical_path_us;
-    int64_t lower_bound_us;  /* max(critical path, Σ compute / devices), see sim_lower_bound_us */
-    struct sim_oom *oom;     /* the first over-limit allocation per device that had one */
+    int64_t lower_bound_us; /* max(critical path, Σ compute / devices), see sim_lower_bound_us */
+    struct sim_oom *oom;    /* the first over-limit allocation per device that had one */
     int32_t n_oom;
-    int64_t *start_us;       /* per op */
-    int64_t *end_us;         /* per op */
+    int64_t *start_us; /* per op */
+    int64_t *end_us;   /* per op */
 };
 
 void sim_result_init(struct sim_result *r);

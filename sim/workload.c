@@ -319,14 +319,13 @@ int workload_check(const struct workload *w)
                 workload_where(w, in->line, in->col, where, sizeof(where));
             }
             if (in->producer < 0 || in->producer >= w->n_op) {
-                return err_set(BAECHI_EPARSE, "%s: op '%s': input %d names no op", where,
-                               op->name, k);
+                return err_set(BAECHI_EPARSE, "%s: op '%s': input %d names no op", where, op->name,
+                               k);
             }
             if (in->port != WL_PORT_CONTROL &&
                 (in->port < 0 || in->port >= w->op[in->producer].n_out)) {
-                return err_set(BAECHI_EPARSE,
-                               "%s: op '%s': input '%s:%d': op '%s' has %d output%s", where,
-                               op->name, w->op[in->producer].name, in->port,
+                return err_set(BAECHI_EPARSE, "%s: op '%s': input '%s:%d': op '%s' has %d output%s",
+                               where, op->name, w->op[in->producer].name, in->port,
                                w->op[in->producer].name, w->op[in->producer].n_out,
                                w->op[in->producer].n_out == 1 ? "" : "s");
             }

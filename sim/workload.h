@@ -70,15 +70,15 @@ struct wl_op {
     int64_t persistent; /* bytes that stay allocated (default 0) */
     const char *group;  /* colocation group (in pool); NULL = the op's own name */
     enum op_phase phase;
-    bool has_phase;     /* `phase` was written (kept for a faithful round trip) */
-    int32_t device;     /* given placement; -1 when absent */
-    int32_t out_off;    /* outputs: workload.out_bytes[out_off .. out_off + n_out) */
+    bool has_phase;  /* `phase` was written (kept for a faithful round trip) */
+    int32_t device;  /* given placement; -1 when absent */
+    int32_t out_off; /* outputs: workload.out_bytes[out_off .. out_off + n_out) */
     int32_t n_out;
-    int32_t in_off;     /* inputs: workload.input[in_off .. in_off + n_in) */
+    int32_t in_off; /* inputs: workload.input[in_off .. in_off + n_in) */
     int32_t n_in;
-    int32_t ext_off;    /* extensions: workload.ext[ext_off .. ext_off + n_ext) */
+    int32_t ext_off; /* extensions: workload.ext[ext_off .. ext_off + n_ext) */
     int32_t n_ext;
-    int32_t line, col;  /* where the op starts in its file; 0 if generated */
+    int32_t line, col; /* where the op starts in its file; 0 if generated */
 };
 
 struct workload {
@@ -103,7 +103,7 @@ struct workload {
     struct wl_ext *ext;
     size_t n_ext, alloc_ext;
 
-    struct strpool pool; /* names, types, groups */
+    struct strpool pool;   /* names, types, groups */
     struct strmap by_name; /* op name -> index */
 };
 

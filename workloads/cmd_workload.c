@@ -97,9 +97,9 @@ static int workload_info(const char *path, int32_t k, bool json)
                ", \"temp_bytes\": %" PRId64 ", \"temp_max_bytes\": %" PRId64 ", "
                "\"phases\": {\"forward\": %d, \"backward\": %d, \"update\": %d}, "
                "\"given_device_ops\": %d, \"lower_bound_us\": {",
-               w.name, w.n_op, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_groups,
-               total, measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp, mem.temp_max, phases[0],
-               phases[1], phases[2], n_given);
+               w.name, w.n_op, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_groups, total,
+               measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp, mem.temp_max,
+               phases[0], phases[1], phases[2], n_given);
         for (int32_t kk = 1, first = 1; kk <= 8; kk *= 2) {
             int32_t kd = k > 0 ? k : kk;
             int64_t avg = (total + kd - 1) / kd;

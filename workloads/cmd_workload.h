@@ -8,8 +8,8 @@
 #ifndef BAECHI_WORKLOADS_CMD_WORKLOAD_H
 #define BAECHI_WORKLOADS_CMD_WORKLOAD_H
 
-int cmd_workload_gen(int argc, char **argv);   /* workloads/cmd_workload_gen.c */
-int cmd_workload_train(int argc, char **argv); /* workloads/cmd_workload_gen.c */
+int cmd_workload_gen(int argc, char **argv);    /* workloads/cmd_workload_gen.c */
+int cmd_workload_train(int argc, char **argv);  /* workloads/cmd_workload_gen.c */
 int cmd_workload_import(int argc, char **argv); /* workloads/cmd_workload_import.c */
 
 #endif

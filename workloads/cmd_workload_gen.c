@@ -159,7 +159,6 @@ int cmd_workload_gen(int argc, char **argv)
     double d;
     int c, bad = 0, rc;
 
-
     gen_opts_init(&o);
     synth_opts_init(&so);
     while (!bad && (c = cmd_getopt(&p)) != -1) {
@@ -311,7 +310,6 @@ int cmd_workload_train(int argc, char **argv)
     bool no_device = false, override = false;
     double d;
     int c, rc;
-
 
     train_opts_init(&o);
     while ((c = cmd_getopt(&p)) != -1) {

@@ -51,7 +51,6 @@ int cmd_workload_import(int argc, char **argv)
     long v;
     int c, rc;
 
-
     train_opts_init(&to);
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {

@@ -30,12 +30,12 @@ enum synth_shape { SYNTH_LAYERED, SYNTH_CHAIN, SYNTH_FORK_JOIN, SYNTH_RANDOM };
 
 struct synth_opts {
     enum synth_shape shape;
-    int32_t n_ops;      /* total ops, >= 2 */
+    int32_t n_ops; /* total ops, >= 2 */
     uint64_t seed;
-    int32_t fan_in;     /* layered, random: inputs per op (>= 1) */
-    int32_t width;      /* layered: ops per layer; fork-join: branches; 0 = automatic */
-    int32_t depth;      /* fork-join: ops per branch; 0 = automatic */
-    int32_t window;     /* random: how far back inputs reach; 0 = automatic */
+    int32_t fan_in; /* layered, random: inputs per op (>= 1) */
+    int32_t width;  /* layered: ops per layer; fork-join: branches; 0 = automatic */
+    int32_t depth;  /* fork-join: ops per branch; 0 = automatic */
+    int32_t window; /* random: how far back inputs reach; 0 = automatic */
     int64_t min_bytes, max_bytes;
     int64_t min_time_us, max_time_us;
     double persist_frac;

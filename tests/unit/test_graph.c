@@ -135,14 +135,14 @@ Test(graph, adjacency_order_and_fifo_kahn)
     struct graph g;
 
     workload_init(&w);
-    add(&w, "s0", 1, 1, 4);   /* 0 */
-    add(&w, "s1", 1, 1, 4);   /* 1 */
-    add(&w, "m", 1, 1, 4);    /* 2: inputs s1, s0 (reverse order) */
+    add(&w, "s0", 1, 1, 4); /* 0 */
+    add(&w, "s1", 1, 1, 4); /* 1 */
+    add(&w, "m", 1, 1, 4);  /* 2: inputs s1, s0 (reverse order) */
     in(&w, 1, 0);
     in(&w, 0, 0);
     add(&w, "late", 1, 1, 4); /* 3: reads s0 */
     in(&w, 0, 0);
-    add(&w, "z", 1, 0, 0);    /* 4: reads late, m */
+    add(&w, "z", 1, 0, 0); /* 4: reads late, m */
     in(&w, 3, 0);
     in(&w, 2, 0);
     cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
