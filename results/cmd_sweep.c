@@ -1,6 +1,6 @@
 /*
  * cmd_sweep.c - `baechi sweep S.yaml`: runs the cartesian product of a sweep
- * file into a results database (results/sweep.h, docs/results.md).
+ * file into a results database (results/sweep.h, README "Results").
  *
  * Part of baechi-c; see README.md for the licence.
  */

@@ -33,7 +33,7 @@ struct db {
 
 /*
  * Version 1.  Every quantity carries its unit in the column name (µs, ms,
- * bytes).  Keep this text and docs/results.md in step.
+ * bytes).  Keep this text and README "Results" in step.
  */
 static const char *const schema_v1[] = {
     "-- baechi results database, schema version 1 (PRAGMA user_version = 1)\n"
@@ -57,7 +57,7 @@ static const char *const schema_v1[] = {
     "    placer           TEXT NOT NULL,  -- m-etf, m-sct, m-topo, paper, single, ...\n"
     "    grouper          TEXT,           -- tf | coplace (effective)\n"
     "    fusion           INTEGER,        -- 0 / 1 (effective)\n"
-    "    memory_fraction  REAL,           -- the placer sees this share of each device\n"
+    "    memory_fraction  REAL,           -- each device has this share of its memory\n"
     "    comm_factor      REAL,           -- communication cost multiplier\n"
     "    compute_factor   REAL,           -- compute time multiplier\n"
     "    sct_threshold    REAL,           -- m-SCT rounding threshold\n"
@@ -116,7 +116,7 @@ static const char *const schema_v1[] = {
 /*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
- * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
+ * bump DB_SCHEMA_VERSION, update schema text and README "Results".
  */
 static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1};
 

@@ -1,5 +1,5 @@
 /*
- * sweep_file.c - the sweep file reader (sweep.h, docs/results.md "Sweep
+ * sweep_file.c - the sweep file reader (sweep.h, README "Results" "Sweep
  * file"): YAML through sim/yio.h, so that every error carries
  * file:line:col and the offending key or value.
  *

@@ -1,6 +1,6 @@
 /*
  * cmd_sim.c - `baechi sim`: simulate one step of a placed graph and print
- * the metrics (text, or one JSON object with --json; keys in docs/sim.md),
+ * the metrics (text, or one JSON object with --json; keys in README "The simulator"),
  * optionally writing a Chrome trace (Perfetto).
  *
  * Exit status 0 also when a device runs out of memory (a result), 2 for bad
