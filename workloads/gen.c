@@ -72,7 +72,7 @@ static int describe(struct workload *w, const char *name, const struct gen_opts 
     free(w->source);
     w->description = array_strdup(buf);
     w->source = array_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
-                             "the published models, see README "Workloads"");
+                             "the published models, see the README, section Workloads");
     return w->description && w->source ? 0 : BAECHI_ENOMEM;
 }
 
