@@ -7,22 +7,26 @@
  */
 #include "commands.h"
 #include "replay.h"
+#include "results/db.h"
+#include "results/sweep.h"
 #include "sim/cmd.h"
 #include "sim/err.h"
 #include "sim/placement.h"
 #include "workloads/workload_yaml.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const replay_usage[] = {
     "baechi replay -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
-    "[--backend cuda|cpu] [--steps N] [--warmup N] [--model timed|baechi] [--json]",
+    "[--backend cuda|cpu] [--steps N] [--warmup N] [--model timed|baechi] [--json] [--db F]",
     NULL,
 };
 
-enum { OPT_STEPS = 256, OPT_WARMUP, OPT_JSON };
+enum { OPT_STEPS = 256, OPT_WARMUP, OPT_JSON, OPT_DB };
 
 static const struct cmd_opt replay_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
@@ -33,8 +37,87 @@ static const struct cmd_opt replay_opts[] = {
     {"warmup", OPT_WARMUP, "N", "unmeasured steps first (default 3)"},
     {"model", 'm', "M", "simulator model to compare with: timed (default) or baechi"},
     {"json", OPT_JSON, NULL, "one JSON object instead of text"},
+    {"db", OPT_DB, "F", "store the prediction and the measurement in results database F"},
     CMD_OPT_END,
 };
+
+/*
+ * Stores the simulator's prediction and the measurement as two runs of one
+ * transaction: sim_model "<model>" and "replay-<backend>" (step_us = the
+ * measured median, per-device peak = the measured peak), so that
+ * `baechi db query` can set them side by side.
+ */
+static int record_replay(const char *dbpath, const char *wpath, const char *cspec,
+                         const struct workload *w, const struct graph *g, const struct cluster *c,
+                         const struct placement *p, const struct sim_result *sr,
+                         enum sim_model model, const struct replay_compare *cmp,
+                         const char *backend)
+{
+    struct db *db = NULL;
+    struct db_run r[2];
+    char now[40], host[64] = "?";
+    int rc = 0;
+
+    db_now_iso(now, sizeof(now));
+    gethostname(host, sizeof(host) - 1);
+    for (int m = 0; m < 2; m++) {
+        struct db_run *x = &r[m];
+
+        db_run_init(x);
+        rc |= db_run_set(&x->time, now);
+        rc |= db_run_set(&x->tool_version, db_tool_version());
+        rc |= db_run_set(&x->host, host);
+        rc |= db_run_set(&x->workload, w->name ? w->name : wpath);
+        rc |= db_run_set(&x->workload_spec, wpath);
+        rc |= db_run_set(&x->cluster, c->name ? c->name : cspec);
+        rc |= db_run_set(&x->cluster_spec, cspec);
+        rc |= db_run_set(&x->placer, p->placer ? p->placer : "given");
+        if (m == 0) {
+            rc |= db_run_set(&x->sim_model, sim_model_name(model));
+        } else {
+            rc |= db_run_setf(&x->sim_model, "replay-%s", backend);
+        }
+        if (rc) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        x->n_ops = g->n_ops;
+        x->n_devices = c->n_devices;
+        x->memory_fraction = 1;
+        x->comm_factor = 1;
+        x->compute_factor = 1;
+        CHECK(sweep_fill_sim(x, g, c, NULL, sr, p->device_of, m == 0));
+        if (!x->status) {
+            CHECK(db_run_set(&x->status, "ok"));
+        }
+    }
+    /* The measured row: what the devices did, not what the model said. */
+    r[1].step_us = (int64_t)llround(cmp->measured_step_us);
+    r[1].max_peak_bytes = 0;
+    for (int32_t d = 0; d < r[1].n_dev && d < cmp->n_devices; d++) {
+        r[1].dev[d].peak_bytes = cmp->measured_peak[d];
+        if (cmp->measured_peak[d] > r[1].max_peak_bytes) {
+            r[1].max_peak_bytes = cmp->measured_peak[d];
+        }
+    }
+    CHECK(db_run_setf(&r[1].message,
+                      "measured: median of the steps; simulated %" PRId64 " µs, error %+.2f %%",
+                      cmp->sim_step_us, cmp->step_err_pct));
+    CHECK(db_open(&db, dbpath, 0));
+    CHECK(db_begin(db));
+    for (int m = 0; m < 2; m++) {
+        if ((rc = db_insert_run(db, &r[m], NULL, NULL)) != 0) {
+            db_rollback(db);
+            goto cleanup;
+        }
+    }
+    rc = db_commit(db);
+cleanup:
+    db_close(db);
+    db_run_release(&r[0]);
+    db_run_release(&r[1]);
+    return rc;
+}
 
 static void print_text(const struct replay_compare *cmp, const struct bench_replay_result *r,
                        const struct replay_stats *st, const struct cluster *c,
@@ -91,7 +174,7 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 int cmd_replay(int argc, char **argv)
 {
     struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu";
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL;
     struct sim_options sopt = {SIM_MODEL_TIMED, NULL};
     struct bench_replay_opts ropt = {3, 10, false};
     struct workload w;
@@ -151,6 +234,9 @@ int cmd_replay(int argc, char **argv)
         case OPT_JSON:
             json = true;
             break;
+        case OPT_DB:
+            dbpath = cp.optarg;
+            break;
         default:
             return cmd_usage_error(&cp, "unexpected option");
         }
@@ -176,7 +262,7 @@ int cmd_replay(int argc, char **argv)
         CHECK(placement_init(&p, g.n_ops));
         CHECK(placement_from_given(&p, &g));
     } else {
-        CHECK(placement_read_yaml(&p, &g, pspec));
+        CHECK(placement_read_yaml_workload(&p, &g, &w, pspec));
     }
     CHECK(placement_check(&p, &g, &c));
     CHECK(sim_run(&g, &c, p.device_of, &sopt, &sr));
@@ -192,6 +278,9 @@ int cmd_replay(int argc, char **argv)
     }
     CHECK(b.ops->replay(&b, &prog, &ropt, &rr));
     CHECK(replay_compare(&rr, &sr, &cmp));
+    if (dbpath) {
+        CHECK(record_replay(dbpath, wpath, cspec, &w, &g, &c, &p, &sr, sopt.model, &cmp, backend));
+    }
     if (json) {
         print_json(&cmp, &rr, &st, &w, backend, sopt.model);
     } else {

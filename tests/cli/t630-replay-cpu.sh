@@ -33,3 +33,10 @@ expect_exit 2 "$BAECHI" replay -w "$W" -c "$C"
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --backend tpu
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 0
 expect_exit 2 "$BAECHI" replay -w "$TMPDIR_TEST/none.yaml" -c "$C" -p given
+
+# --db: the prediction and the measurement, side by side in one database
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 2 --db "$TMPDIR_TEST/r.db"
+test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(sim_model, ' ') from (select sim_model from runs order by id)")" = "timed replay-cpu"
+test "$(sqlite3 "$TMPDIR_TEST/r.db" "select step_us from runs where sim_model = 'timed'")" = 29
+test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(peak_bytes, ' ') from (select d.peak_bytes from devices d join runs r on r.id = d.run_id where r.sim_model = 'replay-cpu' order by d.device)")" = "150 120"
+sqlite3 "$TMPDIR_TEST/r.db" "select message from runs where sim_model = 'replay-cpu'" | grep -Eq 'simulated 29 µs, error [-+][0-9.]+ %'
