@@ -12,7 +12,7 @@
 #include "sim/cmd.h"
 #include "sim/err.h"
 #include "sim/placement.h"
-#include "workloads/workload_yaml.h"
+#include "workloads/inputs.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -177,22 +177,18 @@ int cmd_replay(int argc, char **argv)
     const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL;
     struct sim_options sopt = {SIM_MODEL_TIMED, NULL};
     struct bench_replay_opts ropt = {3, 10, false};
-    struct workload w;
-    struct graph g;
-    struct cluster c;
-    struct placement p;
+    struct sim_inputs in;
     struct sim_result sr;
     struct bench b;
     struct bench_program prog;
     struct bench_replay_result rr;
     struct replay_compare cmp;
     struct replay_stats st;
-    bool json = false, have_w = false, have_c = false, have_b = false;
+    bool json = false, have_b = false;
     long v;
     int rc = 0, status = EXIT_OK, o;
 
-    memset(&g, 0, sizeof(g));
-    memset(&p, 0, sizeof(p));
+    sim_inputs_init(&in);
     memset(&prog, 0, sizeof(prog));
     memset(&rr, 0, sizeof(rr));
     memset(&cmp, 0, sizeof(cmp));
@@ -250,41 +246,28 @@ int cmd_replay(int argc, char **argv)
                                : !cspec ? "--cluster"
                                         : "--placement");
     }
-    if ((rc = workload_read_yaml(&w, wpath)) != 0) {
-        workload_release(&w);
-        return cmd_fail(rc);
-    }
-    have_w = true;
-    CHECK(graph_build(&g, &w));
-    CHECK(cluster_load(&c, cspec));
-    have_c = true;
-    if (strcmp(pspec, "given") == 0) {
-        CHECK(placement_init(&p, g.n_ops));
-        CHECK(placement_from_given(&p, &g));
-    } else {
-        CHECK(placement_read_yaml_workload(&p, &g, &w, pspec));
-    }
-    CHECK(placement_check(&p, &g, &c));
-    CHECK(sim_run(&g, &c, p.device_of, &sopt, &sr));
-    CHECK(replay_build(&g, &c, p.device_of, &sr, &prog, &st));
-    CHECK(bench_open(&b, backend, NULL, strcmp(backend, "cpu") == 0 ? c.n_devices : 0));
+    CHECK(sim_inputs_load(&in, wpath, cspec, pspec, 0));
+    CHECK(sim_run(&in.g, &in.c, in.p.device_of, &sopt, &sr));
+    CHECK(replay_build(&in.g, &in.c, in.p.device_of, &sr, &prog, &st));
+    CHECK(bench_open(&b, backend, NULL, strcmp(backend, "cpu") == 0 ? in.c.n_devices : 0));
     have_b = true;
-    if (b.n_devices < c.n_devices) {
+    if (b.n_devices < in.c.n_devices) {
         rc = err_set(BAECHI_EINVAL,
                      "cluster '%s' has %d devices but the %s backend found %d; replay on a "
                      "cluster cut to the devices present (baechi place ... with a smaller cluster)",
-                     c.name ? c.name : cspec, (int)c.n_devices, backend, (int)b.n_devices);
+                     in.c.name ? in.c.name : cspec, (int)in.c.n_devices, backend, (int)b.n_devices);
         goto cleanup;
     }
     CHECK(b.ops->replay(&b, &prog, &ropt, &rr));
     CHECK(replay_compare(&rr, &sr, &cmp));
     if (dbpath) {
-        CHECK(record_replay(dbpath, wpath, cspec, &w, &g, &c, &p, &sr, sopt.model, &cmp, backend));
+        CHECK(record_replay(dbpath, wpath, cspec, &in.w, &in.g, &in.c, &in.p, &sr, sopt.model, &cmp,
+                            backend));
     }
     if (json) {
-        print_json(&cmp, &rr, &st, &w, backend, sopt.model);
+        print_json(&cmp, &rr, &st, &in.w, backend, sopt.model);
     } else {
-        print_text(&cmp, &rr, &st, &c, &w, backend, sopt.model);
+        print_text(&cmp, &rr, &st, &in.c, &in.w, backend, sopt.model);
     }
 cleanup:
     if (rc) {
@@ -297,13 +280,6 @@ cleanup:
         bench_close(&b);
     }
     sim_result_release(&sr);
-    placement_release(&p);
-    if (have_c) {
-        cluster_release(&c);
-    }
-    graph_release(&g);
-    if (have_w) {
-        workload_release(&w);
-    }
+    sim_inputs_release(&in);
     return status;
 }

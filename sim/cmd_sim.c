@@ -17,7 +17,7 @@
 #include "sim/sim.h"
 #include "sim/trace.h"
 #include "sim/workload.h"
-#include "workloads/workload_yaml.h"
+#include "workloads/inputs.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -218,18 +218,14 @@ int cmd_sim(int argc, char **argv)
         .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
     const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *tpath = NULL;
     struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
-    struct workload w;
-    struct graph g;
-    struct cluster c;
-    struct placement p;
+    struct sim_inputs in;
     struct sim_result r;
     struct trace t;
-    bool json = false, have_w = false, have_c = false, have_t = false;
+    bool json = false, have_t = false;
     long k = 0;
     int rc = 0, status = EXIT_OK, opt_c;
 
-    memset(&g, 0, sizeof(g));
-    memset(&p, 0, sizeof(p));
+    sim_inputs_init(&in);
     sim_result_init(&r);
     while ((opt_c = cmd_getopt(&cp)) != -1) {
         switch (opt_c) {
@@ -276,40 +272,19 @@ int cmd_sim(int argc, char **argv)
                                         : "--placement");
     }
 
-    if ((rc = workload_read_yaml(&w, wpath)) != 0) {
-        return cmd_fail(rc);
-    }
-    have_w = true;
-    CHECK(graph_build(&g, &w));
-    CHECK(cluster_load(&c, cspec));
-    have_c = true;
-    if (k > 0 && k != c.n_devices) {
-        if (k > c.n_devices) {
-            rc = err_set(BAECHI_EINVAL, "--devices %ld: cluster '%s' has only %d devices", k,
-                         c.name ? c.name : cspec, c.n_devices);
-            goto cleanup;
-        }
-        CHECK(cluster_truncate(&c, (int32_t)k));
-    }
-    if (strcmp(pspec, "given") == 0) {
-        CHECK(placement_init(&p, g.n_ops));
-        CHECK(placement_from_given(&p, &g));
-    } else {
-        CHECK(placement_read_yaml_workload(&p, &g, &w, pspec));
-    }
-    CHECK(placement_check(&p, &g, &c));
+    CHECK(sim_inputs_load(&in, wpath, cspec, pspec, (int32_t)k));
     if (tpath) {
-        trace_init(&t, c.channel);
+        trace_init(&t, in.c.channel);
         have_t = true;
         opt.trace = &t;
     }
-    CHECK(sim_run(&g, &c, p.device_of, &opt, &r));
+    CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
     if (tpath && strcmp(tpath, "-") == 0) {
         /* the trace owns stdout */
     } else if (json) {
-        print_json(&r, &g, &c, &w, &p, pspec);
+        print_json(&r, &in.g, &in.c, &in.w, &in.p, pspec);
     } else {
-        print_text(&r, &g, &c, &w, &p, pspec);
+        print_text(&r, &in.g, &in.c, &in.w, &in.p, pspec);
     }
     if (tpath) {
         FILE *f = cmd_open_out(tpath);
@@ -318,7 +293,7 @@ int cmd_sim(int argc, char **argv)
             rc = BAECHI_EIO;
             goto cleanup;
         }
-        rc = trace_write_chrome(&t, &g, &c, f);
+        rc = trace_write_chrome(&t, &in.g, &in.c, f);
         if (cmd_close_out(f, tpath) && !rc) {
             rc = BAECHI_EIO;
         }
@@ -338,13 +313,6 @@ cleanup:
         trace_release(&t);
     }
     sim_result_release(&r);
-    placement_release(&p);
-    if (have_c) {
-        cluster_release(&c);
-    }
-    graph_release(&g);
-    if (have_w) {
-        workload_release(&w);
-    }
+    sim_inputs_release(&in);
     return status;
 }
