@@ -101,6 +101,7 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined build/san/baechi build/san/unit-tests
+	@$(MAKE) --no-print-directory cuda
 	@sh scripts/run-tests.sh
 
 unit: $(UNIT)
