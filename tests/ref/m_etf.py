@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""A straightforward transcription of the original's m-ETF (baechi-spec §3,
+non-reserve, colocation as a hard constraint, the tf grouper), written
+independently of the C code.  It recomputes every ready op's schedule time
+on every device before each decision, as the original does (its ready-time
+cache is exact, §3.4, so it is left out here).
+
+usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [SLOPE INTERCEPT]]
+prints one JSON object: {"estimate_us": ..., "devices": {op name: device}}
+or {"infeasible": "..."}.
+"""
+import json
+import sys
+
+import yaml
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from virtual_scheduler import load, parse_input  # noqa: E402
+
+NONE = None
+
+
+def build(wl, comm):
+    """§1.2-§1.5: ops, edges (tensor lists), pruning, adjacency orders, topo."""
+    ops = wl["ops"]
+    index = {op["name"]: i for i, op in enumerate(ops)}
+    n = len(ops)
+    edges = {}
+    for v, op in enumerate(ops):
+        inputs = [parse_input(s) for s in op.get("inputs", []) or []]
+        for name, port in inputs:
+            if port is None:
+                continue
+            u = index[name]
+            lst = edges.setdefault((u, v), [])
+            tname = "%s:%d" % (name, port)
+            b = ops[u]["outputs"][port]
+            if all(t != tname for t, _, _ in lst):
+                lst.append((tname, max(b, 0), comm(max(b, 0))))
+        for name, port in inputs:
+            if port is None and (index[name], v) not in edges:
+                edges[(index[name], v)] = [("^" + name, 4, comm(4))]
+    has = [False] * n
+    for u, v in edges:
+        has[u] = has[v] = True
+    keep = [i for i in range(n) if has[i]]
+    new = {old: k for k, old in enumerate(keep)}
+    m = len(keep)
+    succ = [[] for _ in range(m)]
+    pred = [[] for _ in range(m)]  # (producer, tensors), producer id ascending
+    for (u, v), ts in sorted(edges.items(), key=lambda kv: (new[kv[0][0]], new[kv[0][1]])):
+        succ[new[u]].append(new[v])
+        pred[new[v]].append((new[u], ts))
+    left = [len(pred[v]) for v in range(m)]
+    queue = [v for v in range(m) if not left[v]]
+    topo = [0] * m
+    h = 0
+    while h < len(queue):
+        u = queue[h]
+        topo[u] = h
+        h += 1
+        for v in succ[u]:
+            left[v] -= 1
+            if not left[v]:
+                queue.append(v)
+    g = {"keep": keep, "succ": succ, "pred": pred, "topo": topo, "m": m}
+    g["weight"], g["out"], g["temp"], g["pers"], g["group"] = [], [], [], [], []
+    for i in keep:
+        op = ops[i]
+        t = op.get("time_us")
+        w = int(t) if t is not None else 1
+        g["weight"].append(w if w > 0 else 1)
+        g["out"].append(sum(max(b, 0) for b in op.get("outputs", []) or []))
+        g["temp"].append(op.get("temp", 0))
+        g["pers"].append(op.get("persistent", 0))
+        g["group"].append(op.get("group", op["name"]))
+    return g
+
+
+class Infeasible(Exception):
+    pass
+
+
+def m_etf(g, ndev, limit):
+    m = g["m"]
+    succ, pred, topo = g["succ"], g["pred"], g["topo"]
+    W, OUT, TEMP, PERS, GROUP = g["weight"], g["out"], g["temp"], g["pers"], g["group"]
+    members = {}
+    for v in range(m):
+        members.setdefault(GROUP[v], []).append(v)
+    pers_sum = {k: sum(PERS[v] for v in vs) for k, vs in members.items()}
+
+    free_at = [0] * ndev
+    chan = [0] * ndev
+    cache = [dict() for _ in range(ndev)]  # tensor name -> recv_end at that device
+    cur = [0] * ndev
+    busy = [False] * ndev
+    last_op = [None] * ndev
+    used = [0] * ndev
+    place = [None] * m
+    end = [0] * m
+    ready_count = [0] * m
+    exec_out = [0] * m
+    ready = [v for v in range(m) if not pred[v]]
+    scheduled = 0
+
+    def avail(d):
+        return limit[d] - used[d]
+
+    def placeable(v, d):
+        return TEMP[v] + OUT[v] <= avail(d)
+
+    def transfer_end(ts, src, dst, pe, dry):
+        e = -1
+        to_send = []
+        for name, _b, w in ts:
+            if name in cache[dst]:
+                e = max(e, cache[dst][name])
+            else:
+                to_send.append((name, w))
+        if to_send:
+            if dry:
+                total = sum(w for _, w in to_send)
+                s = max(pe, chan[src])
+                r = max(s, chan[dst])
+                e = max(e, r + total)
+            else:
+                for name, w in to_send:
+                    s = max(pe, chan[src])
+                    chan[src] = s + w
+                    r = max(s, chan[dst])
+                    chan[dst] = r + w
+                    cache[dst][name] = r + w
+                    e = max(e, r + w)
+        assert e > 0
+        return e
+
+    def ready_time(v, d, dry):
+        if not placeable(v, d):
+            return NONE
+        r = 0
+        for u, ts in pred[v]:
+            t = end[u] if place[u] == d else transfer_end(ts, place[u], d, end[u], dry)
+            r = max(r, t)
+        return r
+
+    def sched(v, d):
+        if place[v] is not None and place[v] != d:
+            return NONE
+        rt = ready_time(v, d, True)
+        if rt is NONE:
+            return NONE
+        s = max(rt, free_at[d])
+        # colocation filter, for unplaced ops only (§3.4)
+        if place[v] is None and not (pers_sum[GROUP[v]] <= avail(d)):
+            return NONE
+        return s
+
+    def alloc(d, b):
+        if limit[d] - used[d] < b:
+            raise Infeasible("allocation")
+        used[d] += b
+
+    t = 0
+    next_ts = [None] * ndev
+    while True:
+        for d in range(ndev):
+            cur[d] = t
+            if t == free_at[d] and last_op[d] is not None:
+                for s in succ[last_op[d]]:
+                    ready_count[s] += 1
+                    if ready_count[s] == len(pred[s]):
+                        ready.append(s)
+            if free_at[d] < t:
+                free_at[d] = t
+        while True:
+            table = {v: [sched(v, d) for d in range(ndev)] for v in ready}
+            best = None
+            for d in range(ndev):
+                if cur[d] < free_at[d]:
+                    busy[d] = True
+                    next_ts[d] = free_at[d]
+                    continue
+                busy[d] = False
+                cands = [(table[v][d], topo[v], v) for v in ready if table[v][d] is not NONE]
+                if not cands:
+                    next_ts[d] = None
+                    continue
+                c = min(cands)
+                next_ts[d] = c[0]
+                if c[0] <= cur[d]:
+                    key = (c[0], c[1])
+                    if best is None or key < best[0]:
+                        best = (key, c[2], d)
+            if best is None:
+                break
+            _, v, d = best
+            rts = ready_time(v, d, False)
+            if place[v] is None:
+                for x in members[GROUP[v]]:
+                    if not placeable(x, d):
+                        raise Infeasible("group member does not fit")
+                    place[x] = d
+            alloc(d, OUT[v])
+            alloc(d, TEMP[v])
+            start = max(free_at[d], rts)
+            end[v] = start + W[v]
+            free_at[d] = end[v]
+            used[d] -= TEMP[v]
+            last_op[d] = v
+            for u, _ in pred[v]:
+                exec_out[u] += 1
+                if exec_out[u] == len(succ[u]):
+                    used[place[u]] -= OUT[u] - PERS[u]
+            ready.remove(v)
+            scheduled += 1
+        nxt = [x for x in next_ts if x is not None]
+        if not nxt:
+            break
+        t2 = min(nxt)
+        if t2 <= t:
+            raise Infeasible("timestamp should move forward")
+        t = t2
+    if scheduled != m:
+        raise Infeasible("memory deadlock: %d of %d ops not scheduled" % (m - scheduled, m))
+    return t, place
+
+
+def main():
+    wl = load(sys.argv[1])
+    ndev = int(sys.argv[2])
+    mem = int(sys.argv[3])
+    frac = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
+    coef = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0001754
+    icpt = float(sys.argv[6]) if len(sys.argv) > 6 else 134.0
+
+    def comm(b):
+        return int(round(coef * b + icpt))
+
+    g = build(wl, comm)
+    limit = [int(frac * mem)] * ndev
+    try:
+        est, place = m_etf(g, ndev, limit)
+    except Infeasible as e:
+        print(json.dumps({"infeasible": str(e)}))
+        return
+    names = [wl["ops"][i]["name"] for i in g["keep"]]
+    print(json.dumps({"estimate_us": est, "devices": dict(zip(names, place))}))
+
+
+if __name__ == "__main__":
+    main()
