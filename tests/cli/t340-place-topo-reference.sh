@@ -1,0 +1,34 @@
+# m-TOPO (uniform and non-uniform) against an independent Python
+# transcription of the original (tests/ref/m_topo.py, baechi-spec §2): the
+# same device for every op, or both infeasible.
+. "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
+MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
+
+check() { # workload placer variant devices fraction
+    set +e
+    "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p "$2" --devices "$4" --memory-fraction "$5" \
+        -o p.yaml > out 2> err
+    crc=$?
+    set -e
+    python3 "$TOP/tests/ref/m_topo.py" "$1" "$4" $MEM "$5" "$3" > ref.json
+    python3 - p.yaml ref.json $crc "$*" <<'PY'
+import json, sys, yaml
+ref = json.load(open(sys.argv[2]))
+crc = int(sys.argv[3])
+if "infeasible" in ref:
+    assert crc == 3, (sys.argv[4], "reference infeasible, baechi exit", crc)
+    sys.exit(0)
+assert crc == 0, (sys.argv[4], "baechi exit", crc)
+c = yaml.safe_load(open(sys.argv[1]))["devices"]
+diff = [k for k, d in c.items() if ref["devices"][k] != d]
+assert not diff and len(c) == len(ref["devices"]), (sys.argv[4], len(diff), diff[:3])
+PY
+}
+
+for k in 2 4; do
+    check "$GNMT" m-topo uniform $k 1
+done
+for f in 1 0.5 0.3 0.2; do
+    check "$GNMT" m-topo-nonuniform nonuniform 4 $f
+done
