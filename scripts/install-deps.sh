@@ -5,7 +5,7 @@
 # test time.
 set -eu
 
-pkgs="gcc make python3 libyaml-dev libglpk-dev libsqlite3-dev sqlite3 gnuplot-nox libcriterion-dev"
+pkgs="gcc make python3 python3-yaml libyaml-dev libglpk-dev libsqlite3-dev sqlite3 gnuplot-nox libcriterion-dev"
 # Parts add their own packages, one per line, in scripts/deps/<part>.txt.
 here=$(dirname "$0")
 for f in "$here"/deps/*.txt; do
