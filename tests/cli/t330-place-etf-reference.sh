@@ -7,13 +7,14 @@
 cd "$TMPDIR_TEST"
 MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
 
-check() { # workload devices fraction
+check() { # workload devices fraction [grouper]
+    gr=${4:-tf}
     set +e
     "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p m-etf --devices "$2" --memory-fraction "$3" \
-        -o p.yaml > out 2> err
+        --grouper "$gr" -o p.yaml > out 2> err
     crc=$?
     set -e
-    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" > ref.json
+    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" > ref.json
     python3 - p.yaml ref.json $crc "$1 $2 $3" <<'PY'
 import json, sys, yaml
 ref = json.load(open(sys.argv[2]))
@@ -34,6 +35,9 @@ PY
 check "$GNMT" 4 1
 check "$GNMT" 2 0.3
 check "$GNMT" 2 0.1
+# the co-placement grouper (§6.1) too
+check "$GNMT" 4 1 coplace
+check "$GNMT" 2 0.3 coplace
 
 expect_exit 0 "$BAECHI" workload gen synthetic --shape random --ops 300 --seed 5 -o syn.yaml
 python3 - syn.yaml ctl.yaml <<'PY'
@@ -49,3 +53,4 @@ PY
 for f in 1 0.01 0.005; do
     check ctl.yaml 4 $f
 done
+check ctl.yaml 4 1 coplace

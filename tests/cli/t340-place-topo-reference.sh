@@ -5,13 +5,14 @@
 cd "$TMPDIR_TEST"
 MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
 
-check() { # workload placer variant devices fraction
+check() { # workload placer variant devices fraction [grouper]
+    gr=${6:-tf}
     set +e
     "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p "$2" --devices "$4" --memory-fraction "$5" \
-        -o p.yaml > out 2> err
+        --grouper "$gr" -o p.yaml > out 2> err
     crc=$?
     set -e
-    python3 "$TOP/tests/ref/m_topo.py" "$1" "$4" $MEM "$5" "$3" > ref.json
+    python3 "$TOP/tests/ref/m_topo.py" "$1" "$4" $MEM "$5" "$3" "$gr" > ref.json
     python3 - p.yaml ref.json $crc "$*" <<'PY'
 import json, sys, yaml
 ref = json.load(open(sys.argv[2]))
@@ -32,3 +33,6 @@ done
 for f in 1 0.5 0.3 0.2; do
     check "$GNMT" m-topo-nonuniform nonuniform 4 $f
 done
+# the co-placement grouper (§6.1) too
+check "$GNMT" m-topo uniform 4 1 coplace
+check "$GNMT" m-topo-nonuniform nonuniform 4 0.5 coplace

@@ -5,7 +5,7 @@ independently of the C code.  It recomputes every ready op's schedule time
 on every device before each decision, as the original does (its ready-time
 cache is exact, §3.4, so it is left out here).
 
-usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [SLOPE INTERCEPT]]
+usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace]]
 prints one JSON object: {"estimate_us": ..., "devices": {op name: device}}
 or {"infeasible": "..."}.
 """
@@ -75,6 +75,46 @@ def build(wl, comm):
         g["pers"].append(op.get("persistent", 0))
         g["group"].append(op.get("group", op["name"]))
     return g
+
+
+def coplace(g):
+    """§6.1 co-placement grouper, step by step: an op whose output feeds
+    exactly one consumer op joins that op's group; the union of a step is
+    renamed to its shortest (then lexicographically least) name; repeat until
+    nothing changes."""
+    while True:
+        parent = {}
+
+        def find(x):
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        for u in range(g["m"]):
+            consumers = set(g["succ"][u])
+            if len(consumers) != 1:
+                continue
+            v = consumers.pop()
+            a, b = find(g["group"][u]), find(g["group"][v])
+            if a != b:
+                parent[a] = b
+        if not parent:
+            return
+        members = {}
+        for name in set(parent) | set(parent.values()):
+            members.setdefault(find(name), []).append(name)
+        rep = {}
+        for names in members.values():
+            r = min(names, key=lambda x: (len(x), x))
+            for x in names:
+                rep[x] = r
+        changed = False
+        for v in range(g["m"]):
+            new = rep.get(g["group"][v], g["group"][v])
+            changed |= new != g["group"][v]
+            g["group"][v] = new
+        if not changed:
+            return
 
 
 class Infeasible(Exception):
@@ -231,13 +271,14 @@ def main():
     ndev = int(sys.argv[2])
     mem = int(sys.argv[3])
     frac = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
-    coef = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0001754
-    icpt = float(sys.argv[6]) if len(sys.argv) > 6 else 134.0
+    coef, icpt = 0.0001754, 134.0
 
     def comm(b):
         return int(round(coef * b + icpt))
 
     g = build(wl, comm)
+    if len(sys.argv) > 5 and sys.argv[5] == "coplace":
+        coplace(g)
     limit = [int(frac * mem)] * ndev
     try:
         est, place = m_etf(g, ndev, limit)

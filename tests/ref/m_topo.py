@@ -3,14 +3,14 @@
 uniform and non-uniform, colocation groups, the tf grouper), written
 independently of the C code.
 
-usage: m_topo.py WORKLOAD.yaml N_DEVICES MEM_BYTES FRACTION uniform|nonuniform
+usage: m_topo.py WORKLOAD.yaml N_DEVICES MEM_BYTES FRACTION uniform|nonuniform [tf|coplace]
 prints {"devices": {op name: device}} or {"infeasible": "..."}.
 """
 import json
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from m_etf import build  # noqa: E402
+from m_etf import build, coplace  # noqa: E402
 from virtual_scheduler import load  # noqa: E402
 
 
@@ -20,6 +20,8 @@ def main():
     limit = int(float(sys.argv[4]) * int(sys.argv[3]))
     uniform = sys.argv[5] == "uniform"
     g = build(wl, lambda b: 0)
+    if len(sys.argv) > 6 and sys.argv[6] == "coplace":
+        coplace(g)
     m = g["m"]
     mem = [g["temp"][v] + g["out"][v] for v in range(m)]
     members = {}
