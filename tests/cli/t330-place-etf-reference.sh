@@ -7,14 +7,15 @@
 cd "$TMPDIR_TEST"
 MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
 
-check() { # workload devices fraction [grouper]
+check() { # workload devices fraction [grouper [fusion]]
     gr=${4:-tf}
+    fu=${5:-}
     set +e
     "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p m-etf --devices "$2" --memory-fraction "$3" \
-        --grouper "$gr" -o p.yaml > out 2> err
+        --grouper "$gr" ${fu:+--fusion} -o p.yaml > out 2> err
     crc=$?
     set -e
-    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" > ref.json
+    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" $fu > ref.json
     python3 - p.yaml ref.json $crc "$1 $2 $3" <<'PY'
 import json, sys, yaml
 ref = json.load(open(sys.argv[2]))
@@ -35,9 +36,19 @@ PY
 check "$GNMT" 4 1
 check "$GNMT" 2 0.3
 check "$GNMT" 2 0.1
-# the co-placement grouper (§6.1) too
+# the co-placement grouper (§6.1) too, and operator fusion (§6.3): the
+# paper configuration (m-ETF + fusion + coplace) and fusion alone
 check "$GNMT" 4 1 coplace
 check "$GNMT" 2 0.3 coplace
+check "$GNMT" 4 1 coplace fusion
+check "$GNMT" 2 0.2 coplace fusion
+check "$GNMT" 4 1 tf fusion
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p paper -o paper.yaml
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --grouper coplace --fusion -o p.yaml
+# `paper` is exactly that configuration: the same devices section
+sed -n '/^devices:/,$p' paper.yaml > a
+sed -n '/^devices:/,$p' p.yaml > b
+cmp a b
 
 expect_exit 0 "$BAECHI" workload gen synthetic --shape random --ops 300 --seed 5 -o syn.yaml
 python3 - syn.yaml ctl.yaml <<'PY'
@@ -54,3 +65,5 @@ for f in 1 0.01 0.005; do
     check ctl.yaml 4 $f
 done
 check ctl.yaml 4 1 coplace
+check ctl.yaml 4 1 coplace fusion
+check ctl.yaml 4 1 tf fusion

@@ -5,7 +5,7 @@ independently of the C code.  It recomputes every ready op's schedule time
 on every device before each decision, as the original does (its ready-time
 cache is exact, §3.4, so it is left out here).
 
-usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace]]
+usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace [fusion]]]
 prints one JSON object: {"estimate_us": ..., "devices": {op name: device}}
 or {"infeasible": "..."}.
 """
@@ -279,14 +279,21 @@ def main():
     g = build(wl, comm)
     if len(sys.argv) > 5 and sys.argv[5] == "coplace":
         coplace(g)
+    owner = list(range(g["m"]))
+    f = g
+    if len(sys.argv) > 6 and sys.argv[6] == "fusion":
+        from fusion import fuse
+
+        f, owner = fuse(g)
     limit = [int(frac * mem)] * ndev
     try:
-        est, place = m_etf(g, ndev, limit)
+        est, place = m_etf(f, ndev, limit)
     except Infeasible as e:
         print(json.dumps({"infeasible": str(e)}))
         return
     names = [wl["ops"][i]["name"] for i in g["keep"]]
-    print(json.dumps({"estimate_us": est, "devices": dict(zip(names, place))}))
+    devices = {n: place[owner[v]] for v, n in enumerate(names)}
+    print(json.dumps({"estimate_us": est, "devices": devices, "nodes": f["m"]}))
 
 
 if __name__ == "__main__":
