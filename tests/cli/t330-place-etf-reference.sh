@@ -1,21 +1,26 @@
-# m-ETF against an independent, line-by-line Python transcription of the
-# original's algorithm (tests/ref/m_etf.py, baechi-spec §3, recomputing
-# every schedule time before each decision): the same device for every op
-# and the same estimate, or both infeasible -- on GNMT with ample and tight
-# memory and on a DAG with control dependencies and colocation groups.
+# m-ETF and m-ETF-reserve, with the tf and coplace groupers and with
+# operator fusion, against independent, line-by-line Python transcriptions of
+# the original (tests/ref/m_etf.py, fusion.py; baechi-spec §3, §6.1, §6.3;
+# every schedule time recomputed before each decision): the same device for
+# every op and the same estimate, or both infeasible -- on GNMT with ample,
+# tight and too little memory and on a DAG with control dependencies and
+# colocation groups.
 . "$TOP/tests/cli/lib.sh"
 cd "$TMPDIR_TEST"
 MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
 
-check() { # workload devices fraction [grouper [fusion]]
+check() { # workload devices fraction [grouper [fusion|nofusion [reserve]]]
     gr=${4:-tf}
-    fu=${5:-}
+    fu=${5:-nofusion}
+    rs=${6:-}
+    flag=
+    [ "$fu" = fusion ] && flag=--fusion
     set +e
-    "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p m-etf --devices "$2" --memory-fraction "$3" \
-        --grouper "$gr" ${fu:+--fusion} -o p.yaml > out 2> err
+    "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p m-etf${rs:+-reserve} --devices "$2" \
+        --memory-fraction "$3" --grouper "$gr" $flag -o p.yaml > out 2> err
     crc=$?
     set -e
-    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" $fu > ref.json
+    python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" "$fu" $rs > ref.json
     python3 - p.yaml ref.json $crc "$1 $2 $3" <<'PY'
 import json, sys, yaml
 ref = json.load(open(sys.argv[2]))
@@ -43,6 +48,11 @@ check "$GNMT" 2 0.3 coplace
 check "$GNMT" 4 1 coplace fusion
 check "$GNMT" 2 0.2 coplace fusion
 check "$GNMT" 4 1 tf fusion
+# m-ETF-reserve (§3.6): group reservations
+check "$GNMT" 4 1 tf nofusion reserve
+check "$GNMT" 2 0.3 tf nofusion reserve
+check "$GNMT" 2 0.2 tf nofusion reserve
+check "$GNMT" 2 0.3 coplace fusion reserve
 expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p paper -o paper.yaml
 expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --grouper coplace --fusion -o p.yaml
 # `paper` is exactly that configuration: the same devices section
@@ -67,3 +77,5 @@ done
 check ctl.yaml 4 1 coplace
 check ctl.yaml 4 1 coplace fusion
 check ctl.yaml 4 1 tf fusion
+check ctl.yaml 4 1 coplace nofusion reserve
+check ctl.yaml 4 0.02 tf nofusion reserve

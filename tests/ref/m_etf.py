@@ -5,7 +5,7 @@ independently of the C code.  It recomputes every ready op's schedule time
 on every device before each decision, as the original does (its ready-time
 cache is exact, §3.4, so it is left out here).
 
-usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace [fusion]]]
+usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace [fusion|nofusion [reserve]]]]
 prints one JSON object: {"estimate_us": ..., "devices": {op name: device}}
 or {"infeasible": "..."}.
 """
@@ -121,7 +121,7 @@ class Infeasible(Exception):
     pass
 
 
-def m_etf(g, ndev, limit):
+def m_etf(g, ndev, limit, reserve=False):
     m = g["m"]
     succ, pred, topo = g["succ"], g["pred"], g["topo"]
     W, OUT, TEMP, PERS, GROUP = g["weight"], g["out"], g["temp"], g["pers"], g["group"]
@@ -129,6 +129,14 @@ def m_etf(g, ndev, limit):
     for v in range(m):
         members.setdefault(GROUP[v], []).append(v)
     pers_sum = {k: sum(PERS[v] for v in vs) for k, vs in members.items()}
+    # §3.3/§3.6: what a group needs when first placed
+    if reserve:
+        need = {k: max(TEMP[v] for v in vs) + pers_sum[k] + max(OUT[v] for v in vs)
+                for k, vs in members.items()}
+    else:
+        need = pers_sum
+    resv = [dict() for _ in range(ndev)]  # group -> [avail, limit] (reserve mode)
+    refcount = {}
 
     free_at = [0] * ndev
     chan = [0] * ndev
@@ -148,7 +156,8 @@ def m_etf(g, ndev, limit):
         return limit[d] - used[d]
 
     def placeable(v, d):
-        return TEMP[v] + OUT[v] <= avail(d)
+        extra = resv[d][GROUP[v]][0] if GROUP[v] in resv[d] else 0
+        return TEMP[v] + OUT[v] <= avail(d) + extra
 
     def transfer_end(ts, src, dst, pe, dry):
         e = -1
@@ -192,14 +201,41 @@ def m_etf(g, ndev, limit):
             return NONE
         s = max(rt, free_at[d])
         # colocation filter, for unplaced ops only (§3.4)
-        if place[v] is None and not (pers_sum[GROUP[v]] <= avail(d)):
+        if place[v] is None and not (need[GROUP[v]] <= avail(d)):
             return NONE
         return s
 
-    def alloc(d, b):
+    def raw_alloc(d, b):
         if limit[d] - used[d] < b:
             raise Infeasible("allocation")
         used[d] += b
+
+    def alloc(d, b, v):
+        r = resv[d].get(GROUP[v])
+        if b == 0:
+            return
+        if r is None:
+            raw_alloc(d, b)
+        elif r[0] >= b:
+            r[0] -= b
+        else:
+            short = b - r[0]
+            r[0] = 0
+            raw_alloc(d, short)
+
+    def free(d, b, v):
+        r = resv[d].get(GROUP[v])
+        if b == 0:
+            return
+        if r is None:
+            used[d] -= b
+            return
+        total = r[0] + b
+        if total > r[1]:
+            r[0] = r[1]
+            used[d] -= total - r[1]
+        else:
+            r[0] = total
 
     t = 0
     next_ts = [None] * ndev
@@ -237,23 +273,32 @@ def m_etf(g, ndev, limit):
             _, v, d = best
             rts = ready_time(v, d, False)
             if place[v] is None:
+                if reserve:
+                    raw_alloc(d, need[GROUP[v]])
+                    resv[d][GROUP[v]] = [need[GROUP[v]], need[GROUP[v]]]
+                    refcount[GROUP[v]] = len(members[GROUP[v]])
                 for x in members[GROUP[v]]:
                     if not placeable(x, d):
                         raise Infeasible("group member does not fit")
                     place[x] = d
-            alloc(d, OUT[v])
-            alloc(d, TEMP[v])
+            alloc(d, OUT[v], v)
+            alloc(d, TEMP[v], v)
             start = max(free_at[d], rts)
             end[v] = start + W[v]
             free_at[d] = end[v]
-            used[d] -= TEMP[v]
+            free(d, TEMP[v], v)
             last_op[d] = v
             for u, _ in pred[v]:
                 exec_out[u] += 1
                 if exec_out[u] == len(succ[u]):
-                    used[place[u]] -= OUT[u] - PERS[u]
+                    free(place[u], OUT[u] - PERS[u], u)
             ready.remove(v)
             scheduled += 1
+            if reserve:
+                refcount[GROUP[v]] -= 1
+                if refcount[GROUP[v]] == 0:
+                    r = resv[d].pop(GROUP[v])
+                    used[d] -= r[0]
         nxt = [x for x in next_ts if x is not None]
         if not nxt:
             break
@@ -287,7 +332,7 @@ def main():
         f, owner = fuse(g)
     limit = [int(frac * mem)] * ndev
     try:
-        est, place = m_etf(f, ndev, limit)
+        est, place = m_etf(f, ndev, limit, len(sys.argv) > 7 and sys.argv[7] == "reserve")
     except Infeasible as e:
         print(json.dumps({"infeasible": str(e)}))
         return
