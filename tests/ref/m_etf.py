@@ -5,7 +5,9 @@ independently of the C code.  It recomputes every ready op's schedule time
 on every device before each decision, as the original does (its ready-time
 cache is exact, §3.4, so it is left out here).
 
-usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace [fusion|nofusion [reserve]]]]
+usage: m_etf.py WORKLOAD.yaml N_DEVICES MEM_BYTES [FRACTION [tf|coplace [fusion|nofusion
+                [reserve|noreserve [sct1]]]]]
+(sct1: m-SCT with threshold 1, where every edge is a favourite edge)
 prints one JSON object: {"estimate_us": ..., "devices": {op name: device}}
 or {"infeasible": "..."}.
 """
@@ -18,6 +20,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from virtual_scheduler import load, parse_input  # noqa: E402
 
 NONE = None
+INF = sys.maxsize
 
 
 def build(wl, comm):
@@ -121,7 +124,24 @@ class Infeasible(Exception):
     pass
 
 
-def m_etf(g, ndev, limit, reserve=False):
+def favourites_all(g):
+    """§4.2 assignment when every edge rounds to 0 (θ = 1: x_e <= 1 always),
+    which makes m-SCT independent of the LP solver's vertex: edges in source
+    order then out-adjacency order, the last favourite wins, and a child's
+    earlier parent loses its favourite (the original's side effect)."""
+    fav = [-1] * g["m"]
+    parent = [-1] * g["m"]
+    for i in range(g["m"]):
+        for j in g["succ"][i]:
+            fav[i] = j
+            if parent[j] != -1:
+                fav[parent[j]] = -1
+            parent[j] = i
+    return fav
+
+
+def m_etf(g, ndev, limit, reserve=False, fav=None):
+    """m-ETF, or m-SCT (§4.3) when `fav` (favourite child per node) is given."""
     m = g["m"]
     succ, pred, topo = g["succ"], g["pred"], g["topo"]
     W, OUT, TEMP, PERS, GROUP = g["weight"], g["out"], g["temp"], g["pers"], g["group"]
@@ -193,17 +213,17 @@ def m_etf(g, ndev, limit, reserve=False):
             r = max(r, t)
         return r
 
-    def sched(v, d):
+    def sched_raw(v, d):
         if place[v] is not None and place[v] != d:
             return NONE
         rt = ready_time(v, d, True)
         if rt is NONE:
             return NONE
-        s = max(rt, free_at[d])
-        # colocation filter, for unplaced ops only (§3.4)
-        if place[v] is None and not (need[GROUP[v]] <= avail(d)):
-            return NONE
-        return s
+        return max(rt, free_at[d])
+
+    def colocation_ok(v, d):
+        # the colocation filter, for unplaced ops only (§3.4)
+        return place[v] is not None or need[GROUP[v]] <= avail(d)
 
     def raw_alloc(d, b):
         if limit[d] - used[d] < b:
@@ -250,7 +270,13 @@ def m_etf(g, ndev, limit, reserve=False):
             if free_at[d] < t:
                 free_at[d] = t
         while True:
-            table = {v: [sched(v, d) for d in range(ndev)] for v in ready}
+            raw = {v: [sched_raw(v, d) for d in range(ndev)] for v in ready}
+            urgent = {}
+            for v in ready:
+                xs = [x for x in raw[v] if x is not NONE]
+                urgent[v] = max(xs) if xs else INF  # before the colocation filter
+            table = {v: [x if x is not NONE and colocation_ok(v, d) else NONE
+                         for d, x in enumerate(raw[v])] for v in ready}
             best = None
             for d in range(ndev):
                 if cur[d] < free_at[d]:
@@ -258,6 +284,28 @@ def m_etf(g, ndev, limit, reserve=False):
                     next_ts[d] = free_at[d]
                     continue
                 busy[d] = False
+                f = fav[last_op[d]] if fav is not None and last_op[d] is not None else -1
+                if (f != -1 and place[f] is None and f in table and table[f][d] is not NONE
+                        and table[f][d] == min(x for x in table[f] if x is not NONE)):
+                    # AWAKE: urgent ops first, then the favourite child, else wait.
+                    # deviation (as the C code, §4.4): an urgent candidate must
+                    # have a schedule time on d.
+                    us = [(urgent[v], topo[v], v) for v in ready
+                          if (place[v] is None or place[v] == d) and placeable(v, d)
+                          and table[v][d] is not NONE]
+                    u = min(us) if us else None
+                    nx = [table[f][d]] + ([u[0]] if u else [])
+                    next_ts[d] = min(nx)
+                    if u and u[0] <= cur[d]:
+                        c = u[2]
+                    elif table[f][d] <= cur[d]:
+                        c = f
+                    else:
+                        continue
+                    key = (table[c][d], topo[c])
+                    if best is None or key < best[0]:
+                        best = (key, c, d)
+                    continue
                 cands = [(table[v][d], topo[v], v) for v in ready if table[v][d] is not NONE]
                 if not cands:
                     next_ts[d] = None
@@ -332,7 +380,9 @@ def main():
         f, owner = fuse(g)
     limit = [int(frac * mem)] * ndev
     try:
-        est, place = m_etf(f, ndev, limit, len(sys.argv) > 7 and sys.argv[7] == "reserve")
+        sct = len(sys.argv) > 8 and sys.argv[8] == "sct1"
+        est, place = m_etf(f, ndev, limit, len(sys.argv) > 7 and sys.argv[7] == "reserve",
+                           favourites_all(f) if sct else None)
     except Infeasible as e:
         print(json.dumps({"infeasible": str(e)}))
         return
