@@ -18,7 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const replay_usage[] = {
     "baechi replay -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
@@ -55,23 +54,14 @@ static int record_replay(const char *dbpath, const char *wpath, const char *cspe
 {
     struct db *db = NULL;
     struct db_run r[2];
-    char now[40], host[64] = "?";
     int rc = 0;
 
-    db_now_iso(now, sizeof(now));
-    gethostname(host, sizeof(host) - 1);
+    db_run_init(&r[0]);
+    db_run_init(&r[1]);
     for (int m = 0; m < 2; m++) {
         struct db_run *x = &r[m];
 
-        db_run_init(x);
-        rc |= db_run_set(&x->time, now);
-        rc |= db_run_set(&x->tool_version, db_tool_version());
-        rc |= db_run_set(&x->host, host);
-        rc |= db_run_set(&x->workload, w->name ? w->name : wpath);
-        rc |= db_run_set(&x->workload_spec, wpath);
-        rc |= db_run_set(&x->cluster, c->name ? c->name : cspec);
-        rc |= db_run_set(&x->cluster_spec, cspec);
-        rc |= db_run_set(&x->placer, p->placer ? p->placer : "given");
+        rc |= db_run_set_origin(x, w->name, wpath, c->name, cspec, p->placer ? p->placer : "given");
         if (m == 0) {
             rc |= db_run_set(&x->sim_model, sim_model_name(model));
         } else {

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const run_usage[] = {
     "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>] "
@@ -194,25 +193,17 @@ static int record_run(const char *dbpath, const struct place_cli *pc, const stru
 {
     struct db *db = NULL;
     struct db_run r[2];
-    char now[40], host[64] = "?";
     int rc = 0;
 
-    db_now_iso(now, sizeof(now));
-    gethostname(host, sizeof(host) - 1);
+    db_run_init(&r[0]);
+    db_run_init(&r[1]);
     for (int m = 0; m < 2; m++) {
         const struct sim_result *s = m == 0 ? rt : rb;
         struct db_run *x = &r[m];
-        db_run_init(x);
-        rc |= db_run_set(&x->time, now);
-        rc |= db_run_set(&x->tool_version, db_tool_version());
-        rc |= db_run_set(&x->host, host);
-        rc |= db_run_set(&x->workload, w->name ? w->name : pc->wpath);
-        rc |= db_run_set(&x->workload_spec, pc->wpath);
+
+        rc |= db_run_set_origin(x, w->name, pc->wpath, c->name, pc->cspec, pc->placer);
         x->n_ops = g->n_ops;
-        rc |= db_run_set(&x->cluster, c->name ? c->name : pc->cspec);
-        rc |= db_run_set(&x->cluster_spec, pc->cspec);
         x->n_devices = pc->opt.n_devices > 0 ? pc->opt.n_devices : c->n_devices;
-        rc |= db_run_set(&x->placer, pc->placer);
         rc |= db_run_set(&x->grouper, placer_grouper_name(strcmp(pc->placer, "paper") == 0
                                                               ? PLACER_GROUPER_COPLACE
                                                               : pc->opt.grouper));

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -385,6 +386,27 @@ int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, siz
 const char *db_tool_version(void)
 {
     return BAECHI_GIT_VERSION;
+}
+
+int db_run_set_origin(struct db_run *r, const char *workload_name, const char *workload_path,
+                      const char *cluster_name, const char *cluster_spec, const char *placer)
+{
+    char now[40], host[64] = "?";
+    int rc = 0;
+
+    db_now_iso(now, sizeof(now));
+    if (gethostname(host, sizeof(host) - 1) != 0) {
+        snprintf(host, sizeof(host), "?");
+    }
+    rc |= db_run_set(&r->time, now);
+    rc |= db_run_set(&r->tool_version, db_tool_version());
+    rc |= db_run_set(&r->host, host);
+    rc |= db_run_set(&r->workload, workload_name ? workload_name : workload_path);
+    rc |= db_run_set(&r->workload_spec, workload_path);
+    rc |= db_run_set(&r->cluster, cluster_name ? cluster_name : cluster_spec);
+    rc |= db_run_set(&r->cluster_spec, cluster_spec);
+    rc |= db_run_set(&r->placer, placer);
+    return rc ? BAECHI_ENOMEM : 0;
 }
 
 void db_now_iso(char *buf, size_t size)

@@ -140,6 +140,15 @@ int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, siz
 /* The tool's version ("git describe" at build time, or the release). */
 const char *db_tool_version(void);
 
+/*
+ * Where a run outside a sweep comes from (`baechi run --db`, `replay --db`):
+ * sets time (now), tool_version, host (this machine), workload (its name,
+ * else its path), workload_spec, cluster (its name, else the spec),
+ * cluster_spec and placer.  0 or BAECHI_ENOMEM.
+ */
+int db_run_set_origin(struct db_run *r, const char *workload_name, const char *workload_path,
+                      const char *cluster_name, const char *cluster_spec, const char *placer);
+
 /* Current time, ISO 8601 UTC with milliseconds, into buf (>= 32 bytes). */
 void db_now_iso(char *buf, size_t size);
 

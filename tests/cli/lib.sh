@@ -28,3 +28,44 @@ expect_grep() {
 }
 
 GNMT="$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"
+
+# --- helpers of the reference checks (t320-t350, tests/ref/) ---
+
+# ref_ctl_yaml OUT [OPS [SEED]]: a random DAG with control dependencies
+# (repeated, and next to data inputs from the same op) and colocation groups.
+ref_ctl_yaml() {
+    "$BAECHI" workload gen synthetic --shape random --ops "${2:-300}" --seed "${3:-5}" \
+        -o "$TMPDIR_TEST/syn.yaml" > /dev/null
+    python3 - "$TMPDIR_TEST/syn.yaml" "$1" <<'PY'
+import sys, yaml
+w = yaml.safe_load(open(sys.argv[1]))
+for i, op in enumerate(w["ops"]):
+    if i >= 5 and i % 3 == 0:
+        op.setdefault("inputs", []).extend(["^op%d" % (i - 5), "^op%d" % (i - 5), "^op%d" % (i - 1)])
+    if i % 5 == 0:
+        op["group"] = "g%d" % (i // 25)
+yaml.safe_dump(w, open(sys.argv[2], "w"), default_flow_style=None, width=1000)
+PY
+}
+
+# ref_compare PLACEMENT.yaml REF.json EXIT WHAT: the placement `baechi place`
+# wrote (with exit status EXIT) equals the reference's: both infeasible, or
+# the same device for every op and (when the reference has one) the same
+# estimate.
+ref_compare() {
+    python3 - "$1" "$2" "$3" "$4" <<'PY'
+import json, sys, yaml
+ref = json.load(open(sys.argv[2]))
+crc = int(sys.argv[3])
+what = sys.argv[4]
+if "infeasible" in ref:
+    assert crc == 3, (what, "reference infeasible, baechi exit", crc, ref)
+    sys.exit(0)
+assert crc == 0, (what, "baechi exit", crc, "reference feasible")
+c = yaml.safe_load(open(sys.argv[1]))
+if "estimate_us" in ref:
+    assert c["stats"]["estimate_us"] == ref["estimate_us"], (what, c["stats"]["estimate_us"], ref["estimate_us"])
+diff = [k for k, d in c["devices"].items() if ref["devices"][k] != d]
+assert not diff and len(c["devices"]) == len(ref["devices"]), (what, len(diff), diff[:3])
+PY
+}

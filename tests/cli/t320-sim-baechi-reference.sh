@@ -39,17 +39,7 @@ check train.yaml random
 # A random DAG with control dependencies (4-byte tensors, 134 µs across
 # devices), some next to data inputs from the same op, some repeated, and
 # groups: every third op's inputs gain "^op<k>" entries.
-expect_exit 0 "$BAECHI" workload gen synthetic --shape random --ops 400 --seed 3 -o syn.yaml
-python3 - syn.yaml ctl.yaml <<'PY'
-import sys, yaml
-w = yaml.safe_load(open(sys.argv[1]))
-for i, op in enumerate(w["ops"]):
-    if i >= 5 and i % 3 == 0:
-        op.setdefault("inputs", []).extend(["^op%d" % (i - 5), "^op%d" % (i - 5), "^op%d" % (i - 1)])
-    if i % 7 == 0:
-        op["group"] = "g%d" % (i // 21)
-yaml.safe_dump(w, open(sys.argv[2], "w"), default_flow_style=None, width=1000)
-PY
+ref_ctl_yaml ctl.yaml 400 3
 expect_exit 0 "$BAECHI" workload info ctl.yaml --json
 expect_grep '"control_edges": [1-9]' out
 for p in m-etf m-sct random; do

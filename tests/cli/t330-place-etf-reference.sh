@@ -21,21 +21,7 @@ check() { # workload devices fraction [grouper [fusion|nofusion [reserve]]]
     crc=$?
     set -e
     python3 "$TOP/tests/ref/m_etf.py" "$1" "$2" $MEM "$3" "$gr" "$fu" $rs > ref.json
-    python3 - p.yaml ref.json $crc "$1 $2 $3" <<'PY'
-import json, sys, yaml
-ref = json.load(open(sys.argv[2]))
-crc = int(sys.argv[3])
-what = sys.argv[4]
-if "infeasible" in ref:
-    assert crc == 3, (what, "reference infeasible, baechi exit", crc, ref)
-    sys.exit(0)
-assert crc == 0, (what, "baechi exit", crc, "reference feasible")
-c = yaml.safe_load(open(sys.argv[1]))
-assert c["stats"]["estimate_us"] == ref["estimate_us"], (what, c["stats"]["estimate_us"], ref["estimate_us"])
-diff = [k for k, d in c["devices"].items() if ref["devices"][k] != d]
-assert not diff, (what, len(diff), diff[:3])
-assert len(c["devices"]) == len(ref["devices"])
-PY
+    ref_compare p.yaml ref.json $crc "$*"
 }
 
 check "$GNMT" 4 1
@@ -60,17 +46,7 @@ sed -n '/^devices:/,$p' paper.yaml > a
 sed -n '/^devices:/,$p' p.yaml > b
 cmp a b
 
-expect_exit 0 "$BAECHI" workload gen synthetic --shape random --ops 300 --seed 5 -o syn.yaml
-python3 - syn.yaml ctl.yaml <<'PY'
-import sys, yaml
-w = yaml.safe_load(open(sys.argv[1]))
-for i, op in enumerate(w["ops"]):
-    if i >= 5 and i % 3 == 0:
-        op.setdefault("inputs", []).extend(["^op%d" % (i - 5), "^op%d" % (i - 1)])
-    if i % 5 == 0:
-        op["group"] = "g%d" % (i // 25)
-yaml.safe_dump(w, open(sys.argv[2], "w"), default_flow_style=None, width=1000)
-PY
+ref_ctl_yaml ctl.yaml
 for f in 1 0.01 0.005; do
     check ctl.yaml 4 $f
 done

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A straightforward transcription of the original's operator fusion
 (baechi-spec §6.3, without the disjoint-path check and without
-allow_cycle), on the graph of m_etf.build(), written independently of the
+allow_cycle), on the graph of graph.build(), written independently of the
 C code.  Adjacency keeps insertion order, as the original's networkx graph.
 
-fuse(g) returns (fused graph in m_etf.build()'s layout, owner) where
+fuse(g) returns (fused graph in graph.build()'s layout, owner) where
 owner[v] is the fused node that absorbed op v.
 """
 from collections import deque
@@ -14,9 +14,6 @@ def fuse(g):
     m = g["m"]
     succ = {u: {} for u in range(m)}  # u -> {consumer: tensor list}, insertion ordered
     pred = {v: {} for v in range(m)}  # v -> {producer: tensor list}
-    for v in range(m):
-        for u, ts in g["pred"][v]:
-            pass
     # Edges in source-major order, consumers ascending (the pruned graph's order).
     edges = []
     for v in range(m):

@@ -10,8 +10,8 @@ import json
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from m_etf import build, coplace  # noqa: E402
-from virtual_scheduler import load  # noqa: E402
+from graph import build, load  # noqa: E402
+from m_etf import coplace  # noqa: E402
 
 
 def main():
