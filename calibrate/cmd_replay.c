@@ -52,7 +52,6 @@ static int record_replay(const char *dbpath, const char *wpath, const char *cspe
                          enum sim_model model, const struct replay_compare *cmp,
                          const char *backend)
 {
-    struct db *db = NULL;
     struct db_run r[2];
     int rc = 0;
 
@@ -93,17 +92,8 @@ static int record_replay(const char *dbpath, const char *wpath, const char *cspe
     CHECK(db_run_setf(&r[1].message,
                       "measured: median of the steps; simulated %" PRId64 " µs, error %+.2f %%",
                       cmp->sim_step_us, cmp->step_err_pct));
-    CHECK(db_open(&db, dbpath, 0));
-    CHECK(db_begin(db));
-    for (int m = 0; m < 2; m++) {
-        if ((rc = db_insert_run(db, &r[m], NULL, NULL)) != 0) {
-            db_rollback(db);
-            goto cleanup;
-        }
-    }
-    rc = db_commit(db);
+    rc = db_store_runs(dbpath, r, 2);
 cleanup:
-    db_close(db);
     db_run_release(&r[0]);
     db_run_release(&r[1]);
     return rc;

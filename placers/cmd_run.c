@@ -191,7 +191,6 @@ static int record_run(const char *dbpath, const struct place_cli *pc, const stru
                       const struct placer_stats *st, const struct sim_result *rb,
                       const struct sim_result *rt, int fail_rc, const char *msg)
 {
-    struct db *db = NULL;
     struct db_run r[2];
     int rc = 0;
 
@@ -226,17 +225,8 @@ static int record_run(const char *dbpath, const struct place_cli *pc, const stru
             CHECK(db_run_set(&x->message, msg));
         }
     }
-    CHECK(db_open(&db, dbpath, 0));
-    CHECK(db_begin(db));
-    for (int m = 0; m < 2; m++) {
-        if ((rc = db_insert_run(db, &r[m], NULL, NULL)) != 0) {
-            db_rollback(db);
-            goto cleanup;
-        }
-    }
-    rc = db_commit(db);
+    rc = db_store_runs(dbpath, r, 2);
 cleanup:
-    db_close(db);
     db_run_release(&r[0]);
     db_run_release(&r[1]);
     return rc;

@@ -388,6 +388,27 @@ const char *db_tool_version(void)
     return BAECHI_GIT_VERSION;
 }
 
+int db_store_runs(const char *path, const struct db_run *runs, int n)
+{
+    struct db *db = NULL;
+    int rc;
+
+    if ((rc = db_open(&db, path, 0)) || (rc = db_begin(db))) {
+        db_close(db);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        if ((rc = db_insert_run(db, &runs[i], NULL, NULL)) != 0) {
+            db_rollback(db);
+            db_close(db);
+            return rc;
+        }
+    }
+    rc = db_commit(db);
+    db_close(db);
+    return rc;
+}
+
 int db_run_set_origin(struct db_run *r, const char *workload_name, const char *workload_path,
                       const char *cluster_name, const char *cluster_spec, const char *placer)
 {

@@ -192,6 +192,12 @@ void db_rollback(struct db *db);
  */
 int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t *id);
 
+/*
+ * Opens the database at `path` and stores runs[0..n) in one transaction
+ * (all or none), then closes it: what `run --db` and `replay --db` do.
+ */
+int db_store_runs(const char *path, const struct db_run *runs, int n);
+
 /* Calls fn(ctx, key, status) for every stored run with a key. */
 typedef int (*db_key_fn)(void *ctx, const char *key, const char *status);
 int db_each_key(struct db *db, db_key_fn fn, void *ctx);
