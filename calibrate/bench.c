@@ -46,9 +46,12 @@ int bench_open(struct bench *b, const char *name, const int32_t *ids, int32_t n)
         if (ids[i] < 0) {
             return err_set(BAECHI_EINVAL, "device id %d is negative", (int)ids[i]);
         }
-        for (int32_t j = 0; j < i; j++) {
+        /* cuda: a repeated id is a logical device on the same GPU (bench.h) */
+        for (int32_t j = 0; j < i && ops == &bench_cpu_ops; j++) {
             if (ids[j] == ids[i]) {
-                return err_set(BAECHI_EINVAL, "device %d listed twice", (int)ids[i]);
+                return err_set(BAECHI_EINVAL,
+                               "device %d listed twice (only the cuda backend shares a device)",
+                               (int)ids[i]);
             }
         }
     }
@@ -63,6 +66,40 @@ int bench_open(struct bench *b, const char *name, const int32_t *ids, int32_t n)
         memset(b, 0, sizeof(*b));
     }
     return rc;
+}
+
+int bench_parse_devices(const char *s, int32_t **ids, int32_t *n)
+{
+    const char *q = s;
+    int32_t k = 1;
+
+    *n = 0;
+    for (const char *c = s; *c; c++) {
+        k += *c == ',';
+    }
+    *ids = array_calloc((size_t)k, sizeof(**ids));
+    if (!*ids) {
+        return BAECHI_ENOMEM;
+    }
+    while (*q) {
+        char *end;
+        long v = strtol(q, &end, 10);
+
+        if (end == q || v < 0 || v > 4095 || (*end && *end != ',')) {
+            free(*ids);
+            *ids = NULL;
+            *n = 0;
+            return err_set(BAECHI_EINVAL, "--devices wants ids like 0,1,2, not '%s'", s);
+        }
+        (*ids)[(*n)++] = (int32_t)v;
+        q = *end ? end + 1 : end;
+    }
+    if (*n == 0) {
+        free(*ids);
+        *ids = NULL;
+        return err_set(BAECHI_EINVAL, "--devices wants at least one id");
+    }
+    return 0;
 }
 
 void bench_close(struct bench *b)

@@ -140,16 +140,23 @@ struct bench {
     int32_t *ids;     /* physical device ids, n_devices */
     char driver[64];  /* "CUDA driver 13.0", "" */
     char runtime[64]; /* "CUDA runtime 13.0", "pthreads" */
+    char gemm[96];    /* what gemm_flops runs: "cuBLAS SGEMM (libcublas.so.13)", ... */
 };
 
 /*
  * Opens backend `name` ("cpu" or "cuda") on devices ids[0..n); n == 0 means
- * the default set (cpu: 2 host threads; cuda: every GPU).  Errors:
- * BAECHI_EINVAL for an unknown name or device id, BAECHI_EUNSUPPORTED when
- * the backend is not in this build (cuda without `make cuda`) or no GPU is
- * present (the message says which).
+ * the default set (cpu: 2 host threads; cuda: every GPU).  The cuda backend
+ * takes an id more than once: logical devices that share one GPU, each with
+ * its own streams and memory pool (how a one-GPU machine replays a placement
+ * on several devices).  Errors: BAECHI_EINVAL for an unknown name or device
+ * id, BAECHI_EUNSUPPORTED when the backend is not in this build (cuda without
+ * `make cuda`) or no GPU is present (the message says which).
  */
 int bench_open(struct bench *b, const char *name, const int32_t *ids, int32_t n);
+
+/* Parses a --devices list ("0,1,2", "0,0,0,0") into a new array; BAECHI_EINVAL
+   with a message naming the list when it is not one. */
+int bench_parse_devices(const char *s, int32_t **ids, int32_t *n);
 void bench_close(struct bench *b);
 
 /* True when this build has the CUDA backend (built by `make cuda`). */

@@ -193,6 +193,7 @@ static int cpu_open(struct bench *b, const int32_t *ids, int32_t n)
     }
     snprintf(b->driver, sizeof(b->driver), "%ld online cores", cores);
     snprintf(b->runtime, sizeof(b->runtime), "pthreads");
+    snprintf(b->gemm, sizeof(b->gemm), "blocked single-precision GEMM on one host thread");
     return 0;
 }
 

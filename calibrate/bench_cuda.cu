@@ -8,19 +8,33 @@
  *               driver stages the copy through host memory ("host-staged").
  *               deviation: the staging is the driver's, not our own pinned
  *               buffer; the path is reported per pair either way;
- *   GEMM        cuBLAS SGEMM when the toolkit has libcublas (HAVE_CUBLAS),
- *               else a 16x16 shared-memory tiled kernel;
+ *   GEMM        cuBLAS SGEMM, opened at run time with dlopen (so that the
+ *               binary carries no link to a toolkit library and runs on a
+ *               GPU machine without the toolkit's lib64 on its search path;
+ *               BAECHI_CUBLAS names the library), else a 16x16 shared-memory
+ *               tiled kernel; b->gemm says which ran;
  *   bandwidth   a float4 grid-stride copy kernel (bytes read + written);
  *   launch      back-to-back empty kernels, host time per launch;
  *   memory      cudaMemGetInfo (free bytes at open);
+ *   logical     an id given twice is one more logical device on that GPU:
+ *   devices     own streams, own memory pool, usable memory shared out; a
+ *               copy between two of them is a device-to-device copy.  A
+ *               one-GPU machine replays a placement on several devices this
+ *               way (what it cannot measure is an interconnect);
  *   replay      3 non-blocking streams per device, one cudaEvent per program
- *               event, cudaMallocAsync / cudaFreeAsync per tensor lifetime
- *               (peak from the device pool's UsedMemHigh), a spin kernel on
+ *               event, an explicit memory pool per (logical) device with
+ *               cudaMallocFromPoolAsync / cudaFreeAsync per tensor lifetime
+ *               (peak from the pool's UsedMemHigh), a spin kernel on
  *               %globaltimer for each op, calibrated by subtracting the
  *               measured duration of a zero-length spin.  Each step is held
  *               behind a gate (a spin on device 0 longer than the host's
  *               enqueue time) so the host's API calls are not timed; step time
  *               = CUDA events from the gate's end to the join of all streams.
+ *
+ * More streams than CUDA_DEVICE_MAX_CONNECTIONS (default 8) share hardware
+ * queues and serialise falsely; cuda_open raises it to 32 unless it is set.
+ * Every kernel launch is checked (cudaGetLastError): a binary without code
+ * for the GPU fails loudly, not with zero-time spins.
  *
  * Compile-checked where nvcc exists; it has not run on a GPU yet (README).
  *
@@ -36,9 +50,7 @@ extern "C" {
 }
 
 #include <cuda_runtime.h>
-#ifdef HAVE_CUBLAS
-#include <cublas_v2.h>
-#endif
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -50,17 +62,80 @@ extern "C" {
 namespace
 {
 
+/* The four cuBLAS v2 entry points used, by their stable C ABI (status 0 is
+   CUBLAS_STATUS_SUCCESS, operation 0 is CUBLAS_OP_N). */
+typedef struct blas_context *blas_handle;
+typedef int (*blas_create_fn)(blas_handle *);
+typedef int (*blas_destroy_fn)(blas_handle);
+typedef int (*blas_set_stream_fn)(blas_handle, cudaStream_t);
+typedef int (*blas_sgemm_fn)(blas_handle, int, int, int, int, int, const float *, const float *,
+                             int, const float *, int, const float *, float *, int);
+
+struct blas_lib {
+    void *dl = nullptr;
+    blas_create_fn create = nullptr;
+    blas_destroy_fn destroy = nullptr;
+    blas_set_stream_fn set_stream = nullptr;
+    blas_sgemm_fn sgemm = nullptr;
+};
+
+#ifndef BAECHI_CUDA_LIBDIR
+#define BAECHI_CUDA_LIBDIR "/usr/local/cuda/lib64"
+#endif
+
+/* Opens cuBLAS; false (and a reason in why) when there is none to open. */
+bool blas_load(blas_lib *l, char *path, size_t path_len, char *why, size_t why_len)
+{
+    const char *env = getenv("BAECHI_CUBLAS");
+    const char *cand[] = {env,
+                          "libcublas.so.13",
+                          "libcublas.so.12",
+                          "libcublas.so",
+                          BAECHI_CUDA_LIBDIR "/libcublas.so.13",
+                          BAECHI_CUDA_LIBDIR "/libcublas.so",
+                          "/usr/local/cuda/lib64/libcublas.so.13",
+                          "/usr/local/cuda/lib64/libcublas.so"};
+
+    snprintf(why, why_len, "no libcublas found");
+    for (const char *c : cand) {
+        if (!c || !*c) {
+            continue;
+        }
+        l->dl = dlopen(c, RTLD_NOW | RTLD_LOCAL);
+        if (!l->dl) {
+            if (c == env) {
+                snprintf(why, why_len, "BAECHI_CUBLAS=%s: %s", env, dlerror());
+                return false;
+            }
+            continue;
+        }
+        l->create = reinterpret_cast<blas_create_fn>(dlsym(l->dl, "cublasCreate_v2"));
+        l->destroy = reinterpret_cast<blas_destroy_fn>(dlsym(l->dl, "cublasDestroy_v2"));
+        l->set_stream = reinterpret_cast<blas_set_stream_fn>(dlsym(l->dl, "cublasSetStream_v2"));
+        l->sgemm = reinterpret_cast<blas_sgemm_fn>(dlsym(l->dl, "cublasSgemm_v2"));
+        if (l->create && l->destroy && l->set_stream && l->sgemm) {
+            snprintf(path, path_len, "%s", c);
+            return true;
+        }
+        snprintf(why, why_len, "%s lacks the cuBLAS v2 entry points", c);
+        dlclose(l->dl);
+        *l = blas_lib();
+    }
+    return false;
+}
+
 struct cuda_impl {
     int n = 0;
     std::vector<int> dev;              /* physical ids */
+    std::vector<int> share;            /* logical devices on the same GPU */
+    std::vector<int> rank;             /* 1-based rank among them */
     std::vector<cudaStream_t> stream;  /* one per device for calibration */
     std::vector<cudaEvent_t> ev0, ev1; /* timing events per device */
     std::vector<void *> buf_a, buf_b;  /* copy buffers per device */
     std::vector<size_t> buf_bytes;
     std::vector<char> peer; /* n*n: peer access enabled */
-#ifdef HAVE_CUBLAS
-    std::vector<cublasHandle_t> blas;
-#endif
+    blas_lib blas;
+    std::vector<blas_handle> blas_h; /* per device; empty: the tiled kernel */
 };
 
 #define CU(call)                                                                                   \
@@ -68,6 +143,19 @@ struct cuda_impl {
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
             return err_set(BAECHI_EUNSUPPORTED, "%s failed: %s", #call, cudaGetErrorString(e_));   \
+        }                                                                                          \
+    } while (0)
+
+/* After a <<<...>>> launch: launch errors (no code for this GPU, bad configuration). */
+#define LAUNCH_ERR(kernel, e)                                                                      \
+    err_set(BAECHI_EUNSUPPORTED,                                                                   \
+            "launching %s failed: %s (no code for this GPU? see CUDA_ARCH in mk/calibrate.mk)",    \
+            kernel, cudaGetErrorString(e))
+#define CU_LAUNCHED(kernel)                                                                        \
+    do {                                                                                           \
+        cudaError_t e_ = cudaGetLastError();                                                       \
+        if (e_ != cudaSuccess) {                                                                   \
+            return LAUNCH_ERR(kernel, e_);                                                         \
         }                                                                                          \
     } while (0)
 
@@ -99,7 +187,7 @@ __global__ void copy_kernel(const float4 *__restrict__ src, float4 *__restrict__
     }
 }
 
-#ifndef HAVE_CUBLAS
+/* the GEMM when cuBLAS cannot be opened */
 #define TILE 16
 __global__ void gemm_tiled(int n, const float *a, const float *b, float *c)
 {
@@ -122,7 +210,6 @@ __global__ void gemm_tiled(int n, const float *a, const float *b, float *c)
         c[(size_t)row * n + col] = acc;
     }
 }
-#endif
 
 cuda_impl *impl_of(struct bench *b)
 {
@@ -153,22 +240,54 @@ void cuda_close(struct bench *b)
         if (im->ev1[d]) {
             cudaEventDestroy(im->ev1[d]);
         }
-#ifdef HAVE_CUBLAS
-        if (im->blas[d]) {
-            cublasDestroy(im->blas[d]);
+        if (d < (int)im->blas_h.size() && im->blas_h[d]) {
+            im->blas.destroy(im->blas_h[d]);
         }
-#endif
+    }
+    if (im->blas.dl) {
+        dlclose(im->blas.dl);
     }
     delete im;
     b->impl = nullptr;
 }
 
+/* cuBLAS handles on every device, or the tiled kernel (b->gemm says which). */
+void open_blas(struct bench *b, cuda_impl *im)
+{
+    char path[256] = "", why[320] = "";
+
+    if (!blas_load(&im->blas, path, sizeof(path), why, sizeof(why))) {
+        snprintf(b->gemm, sizeof(b->gemm), "16x16 tiled kernel (%.70s)", why);
+        return;
+    }
+    im->blas_h.assign(im->n, nullptr);
+    for (int d = 0; d < im->n; d++) {
+        cudaSetDevice(im->dev[d]);
+        if (im->blas.create(&im->blas_h[d]) != 0 ||
+            im->blas.set_stream(im->blas_h[d], im->stream[d]) != 0) {
+            for (int k = 0; k <= d; k++) {
+                if (im->blas_h[k]) {
+                    im->blas.destroy(im->blas_h[k]);
+                }
+            }
+            im->blas_h.clear();
+            snprintf(b->gemm, sizeof(b->gemm), "16x16 tiled kernel (cublasCreate failed in %.50s)",
+                     path);
+            return;
+        }
+    }
+    snprintf(b->gemm, sizeof(b->gemm), "cuBLAS SGEMM (%.80s)", path);
+}
+
 int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
 {
     int count = 0, drv = 0, rt = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    cudaError_t e;
     cuda_impl *im;
 
+    /* before the first CUDA call: the runtime reads it when it creates a context */
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         return err_set(BAECHI_EUNSUPPORTED,
                        "no CUDA GPU on this machine (%s); the cuda backend needs one, "
@@ -193,6 +312,8 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
     b->n_devices = n;
     im->n = n;
     im->dev.resize(n);
+    im->share.assign(n, 0);
+    im->rank.assign(n, 0);
     im->stream.assign(n, nullptr);
     im->ev0.assign(n, nullptr);
     im->ev1.assign(n, nullptr);
@@ -200,28 +321,27 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
     im->buf_b.assign(n, nullptr);
     im->buf_bytes.assign(n, 0);
     im->peer.assign((size_t)n * n, 0);
-#ifdef HAVE_CUBLAS
-    im->blas.assign(n, nullptr);
-#endif
     for (int d = 0; d < n; d++) {
         im->dev[d] = b->ids[d] = ids ? ids[d] : d;
+    }
+    for (int d = 0; d < n; d++) {
+        for (int k = 0; k < n; k++) {
+            if (im->dev[k] == im->dev[d]) {
+                im->share[d]++;
+                im->rank[d] += k <= d;
+            }
+        }
     }
     for (int d = 0; d < n; d++) {
         CU(cudaSetDevice(im->dev[d]));
         CU(cudaStreamCreateWithFlags(&im->stream[d], cudaStreamNonBlocking));
         CU(cudaEventCreate(&im->ev0[d]));
         CU(cudaEventCreate(&im->ev1[d]));
-#ifdef HAVE_CUBLAS
-        if (cublasCreate(&im->blas[d]) != CUBLAS_STATUS_SUCCESS) {
-            return err_set(BAECHI_EUNSUPPORTED, "cublasCreate failed on GPU %d", im->dev[d]);
-        }
-        cublasSetStream(im->blas[d], im->stream[d]);
-#endif
         for (int s = 0; s < n; s++) {
             int can = 0;
 
-            if (s == d) {
-                continue;
+            if (im->dev[s] == im->dev[d]) {
+                continue; /* the same GPU: a device-to-device copy */
             }
             CU(cudaDeviceCanAccessPeer(&can, im->dev[d], im->dev[s]));
             if (can) {
@@ -233,6 +353,7 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
             }
         }
     }
+    open_blas(b, im);
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
     snprintf(b->driver, sizeof(b->driver), "CUDA driver %d.%d", drv / 1000, (drv % 1000) / 10);
@@ -250,7 +371,15 @@ int cuda_device_info(struct bench *b, int32_t d, struct bench_device_info *out)
     CU(cudaGetDeviceProperties(&prop, im->dev[d]));
     CU(cudaSetDevice(im->dev[d]));
     CU(cudaMemGetInfo(&free_b, &total_b));
-    snprintf(out->name, sizeof(out->name), "%.127s", prop.name);
+    if (im->share[d] > 1) {
+        /* logical devices share the GPU's memory out evenly */
+        snprintf(out->name, sizeof(out->name), "%.90s (logical %d of %d)", prop.name, im->rank[d],
+                 im->share[d]);
+        free_b /= (size_t)im->share[d];
+        total_b /= (size_t)im->share[d];
+    } else {
+        snprintf(out->name, sizeof(out->name), "%.127s", prop.name);
+    }
     out->mem_total_bytes = (int64_t)total_b;
     out->mem_usable_bytes = (int64_t)free_b;
     return 0;
@@ -260,6 +389,9 @@ const char *cuda_copy_path(struct bench *b, int32_t src, int32_t dst)
 {
     cuda_impl *im = impl_of(b);
 
+    if (im->dev[src] == im->dev[dst]) {
+        return "same GPU (device-to-device)";
+    }
     return im->peer[(size_t)src * im->n + dst] ? "peer (P2P)" : "host-staged (driver)";
 }
 
@@ -320,6 +452,7 @@ int cuda_gemm_flops(struct bench *b, int32_t d, int32_t n, int32_t iters, double
     size_t nn = (size_t)n * n;
     float *a = nullptr, *bm = nullptr, *c = nullptr;
     std::vector<double> t(iters > 0 ? iters : 1);
+    const float one = 1.0f, zero = 0.0f;
     int rc = 0;
     cudaError_t e;
 
@@ -340,14 +473,20 @@ int cuda_gemm_flops(struct bench *b, int32_t d, int32_t n, int32_t iters, double
         float ms = 0;
 
         cudaEventRecord(im->ev0[d], im->stream[d]);
-#ifdef HAVE_CUBLAS
-        const float one = 1.0f, zero = 0.0f;
-
-        cublasSgemm(im->blas[d], CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, bm, n, &zero, c, n);
-#else
-        gemm_tiled<<<dim3((n + TILE - 1) / TILE, (n + TILE - 1) / TILE), dim3(TILE, TILE), 0,
-                     im->stream[d]>>>(n, a, bm, c);
-#endif
+        if (!im->blas_h.empty()) {
+            if (im->blas.sgemm(im->blas_h[d], 0, 0, n, n, n, &one, a, n, bm, n, &zero, c, n) != 0) {
+                rc = err_set(BAECHI_EUNSUPPORTED, "cublasSgemm (n = %d) failed on GPU %d", (int)n,
+                             im->dev[d]);
+                goto cleanup;
+            }
+        } else {
+            gemm_tiled<<<dim3((n + TILE - 1) / TILE, (n + TILE - 1) / TILE), dim3(TILE, TILE), 0,
+                         im->stream[d]>>>(n, a, bm, c);
+            if ((e = cudaGetLastError()) != cudaSuccess) {
+                rc = LAUNCH_ERR("gemm_tiled", e);
+                goto cleanup;
+            }
+        }
         cudaEventRecord(im->ev1[d], im->stream[d]);
         if ((e = cudaEventSynchronize(im->ev1[d])) != cudaSuccess) {
             rc = err_set(BAECHI_EUNSUPPORTED, "GEMM on GPU %d failed: %s", im->dev[d],
@@ -387,6 +526,7 @@ int cuda_mem_bw(struct bench *b, int32_t d, int64_t bytes, int32_t iters, double
         CU(cudaEventRecord(im->ev0[d], im->stream[d]));
         copy_kernel<<<1024, 256, 0, im->stream[d]>>>(static_cast<const float4 *>(im->buf_a[d]),
                                                      static_cast<float4 *>(im->buf_b[d]), n4);
+        CU_LAUNCHED("copy_kernel");
         CU(cudaEventRecord(im->ev1[d], im->stream[d]));
         CU(cudaEventSynchronize(im->ev1[d]));
         CU(cudaEventElapsedTime(&ms, im->ev0[d], im->ev1[d]));
@@ -409,6 +549,7 @@ int cuda_launch_us(struct bench *b, int32_t d, int32_t iters, double *us)
     }
     CU(cudaSetDevice(im->dev[d]));
     empty_kernel<<<1, 1, 0, im->stream[d]>>>();
+    CU_LAUNCHED("empty_kernel");
     CU(cudaStreamSynchronize(im->stream[d]));
     for (int k = 0; k < batch; k++) {
         double t0 = bench_now_us();
@@ -416,6 +557,7 @@ int cuda_launch_us(struct bench *b, int32_t d, int32_t iters, double *us)
         for (int32_t i = 0; i < iters; i++) {
             empty_kernel<<<1, 1, 0, im->stream[d]>>>();
         }
+        CU_LAUNCHED("empty_kernel");
         CU(cudaStreamSynchronize(im->stream[d]));
         t[k] = (bench_now_us() - t0) / iters;
     }
@@ -431,21 +573,24 @@ struct replay_state {
     std::vector<cudaEvent_t> event;   /* program events */
     std::vector<cudaEvent_t> join;    /* one per stream */
     std::vector<void *> ptr;          /* buffers */
+    std::vector<cudaMemPool_t> pool;  /* one per (logical) device */
     cudaEvent_t gate = nullptr, start = nullptr, stop = nullptr;
 };
 
 int rs_exec(cuda_impl *im, const struct bench_program *p, replay_state &s,
-            const struct bench_cmd &c, double spin_overhead_us, cudaStream_t host_stream)
+            const struct bench_cmd &c, double spin_overhead_us)
 {
-    cudaStream_t st = c.stream >= 0 ? s.stream[c.stream] : host_stream;
-    int dev = im->dev[c.stream >= 0 ? c.stream / BENCH_STREAMS_PER_DEVICE : 0];
+    cudaStream_t st = s.stream[c.stream];
+    int dev = im->dev[c.stream / BENCH_STREAMS_PER_DEVICE];
     double us;
 
     CU(cudaSetDevice(dev));
     switch (c.kind) {
     case BENCH_ALLOC:
         if (!s.ptr[c.buf] && p->buf_bytes[c.buf] > 0) {
-            CU(cudaMallocAsync(&s.ptr[c.buf], (size_t)p->buf_bytes[c.buf], st));
+            /* the buffer's own device's pool, whichever stream orders it */
+            CU(cudaMallocFromPoolAsync(&s.ptr[c.buf], (size_t)p->buf_bytes[c.buf],
+                                       s.pool[p->buf_device[c.buf]], st));
         }
         break;
     case BENCH_FREE:
@@ -457,6 +602,7 @@ int rs_exec(cuda_impl *im, const struct bench_program *p, replay_state &s,
     case BENCH_SPIN:
         us = std::max(0.0, c.us - spin_overhead_us);
         spin_kernel<<<1, 1, 0, st>>>((unsigned long long)(us * 1e3));
+        CU_LAUNCHED("spin_kernel");
         break;
     case BENCH_COPY:
         if (c.src_buf >= 0 && s.ptr[c.buf] && s.ptr[c.src_buf]) {
@@ -478,6 +624,40 @@ int rs_exec(cuda_impl *im, const struct bench_program *p, replay_state &s,
     return 0;
 }
 
+/* A pool per (logical) device, readable by the GPUs with peer access to it. */
+int make_pools(cuda_impl *im, int32_t n_devices, replay_state &s)
+{
+    uint64_t keep = UINT64_MAX;
+
+    s.pool.assign(n_devices, nullptr);
+    for (int32_t d = 0; d < n_devices; d++) {
+        cudaMemPoolProps props;
+
+        memset(&props, 0, sizeof(props));
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = im->dev[d];
+        CU(cudaSetDevice(im->dev[d]));
+        CU(cudaMemPoolCreate(&s.pool[d], &props));
+        /* keep freed memory in the pool: no OS round trip per step */
+        CU(cudaMemPoolSetAttribute(s.pool[d], cudaMemPoolAttrReleaseThreshold, &keep));
+        for (int32_t k = 0; k < n_devices; k++) {
+            cudaMemAccessDesc acc;
+
+            if (im->dev[k] == im->dev[d] || !im->peer[(size_t)d * im->n + k]) {
+                continue;
+            }
+            /* pool memory ignores cudaDeviceEnablePeerAccess: grant it per pool */
+            memset(&acc, 0, sizeof(acc));
+            acc.location.type = cudaMemLocationTypeDevice;
+            acc.location.id = im->dev[k];
+            acc.flags = cudaMemAccessFlagsProtReadWrite;
+            CU(cudaMemPoolSetAccess(s.pool[d], &acc, 1));
+        }
+    }
+    return 0;
+}
+
 int cuda_replay(struct bench *b, const struct bench_program *p, const struct bench_replay_opts *opt,
                 struct bench_replay_result *r)
 {
@@ -485,7 +665,7 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
     replay_state s;
     int32_t n_streams = p->n_devices * BENCH_STREAMS_PER_DEVICE, total;
     std::vector<int> event_dev(p->n_events, -1);
-    double spin_overhead_us = 0, gate_us = 2000;
+    double spin_overhead_us = 0, gate_us = 2000, enqueue_us = 0, median_us;
     cudaStream_t origin;
     int rc = 0;
 
@@ -532,15 +712,10 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
         RCU(cudaSetDevice(im->dev[event_dev[e] >= 0 ? event_dev[e] : 0]));
         RCU(cudaEventCreateWithFlags(&s.event[e], cudaEventDisableTiming));
     }
-    for (int32_t d = 0; d < p->n_devices; d++) {
-        cudaMemPool_t pool;
-        uint64_t zero = 0, keep = UINT64_MAX;
-
-        RCU(cudaSetDevice(im->dev[d]));
-        RCU(cudaDeviceGetDefaultMemPool(&pool, im->dev[d]));
-        /* keep freed memory in the pool: no OS round trip per step */
-        RCU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-        RCU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    /* fresh pools: their high-water marks cover this replay only, persistent
+       memory and every step (as the cpu backend counts) */
+    if ((rc = make_pools(im, p->n_devices, s)) != 0) {
+        goto cleanup;
     }
     origin = s.stream[0];
     RCU(cudaSetDevice(im->dev[0]));
@@ -552,26 +727,29 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
         float ms = 0;
 
         spin_kernel<<<1, 1, 0, origin>>>(0);
+        RCU(cudaGetLastError());
         RCU(cudaEventRecord(s.start, origin));
         for (int i = 0; i < 100; i++) {
             spin_kernel<<<1, 1, 0, origin>>>(0);
         }
+        RCU(cudaGetLastError());
         RCU(cudaEventRecord(s.stop, origin));
         RCU(cudaEventSynchronize(s.stop));
         RCU(cudaEventElapsedTime(&ms, s.start, s.stop));
         spin_overhead_us = 1e3 * ms / 100;
     }
     for (size_t i = 0; i < p->n_setup; i++) {
-        if ((rc = rs_exec(im, p, s, p->setup[i], spin_overhead_us, origin)) != 0) {
+        if ((rc = rs_exec(im, p, s, p->setup[i], spin_overhead_us)) != 0) {
             goto cleanup;
         }
     }
     for (int32_t k = 0; k < total; k++) {
-        double t0;
+        double t0, t_enq;
         float ms = 0;
 
         RCU(cudaSetDevice(im->dev[0]));
         spin_kernel<<<1, 1, 0, origin>>>((unsigned long long)(gate_us * 1e3));
+        RCU(cudaGetLastError());
         RCU(cudaEventRecord(s.gate, origin));
         RCU(cudaEventRecord(s.start, origin));
         t0 = bench_now_us();
@@ -579,7 +757,7 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
             RCU(cudaStreamWaitEvent(s.stream[i], s.gate, 0));
         }
         for (size_t i = 0; i < p->n_cmd; i++) {
-            if ((rc = rs_exec(im, p, s, p->cmd[i], spin_overhead_us, origin)) != 0) {
+            if ((rc = rs_exec(im, p, s, p->cmd[i], spin_overhead_us)) != 0) {
                 goto cleanup;
             }
         }
@@ -591,33 +769,46 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
         }
         RCU(cudaSetDevice(im->dev[0]));
         RCU(cudaEventRecord(s.stop, origin));
-        /* the next gate covers the host's enqueue time with a margin */
-        gate_us = std::max(gate_us, 2.0 * (bench_now_us() - t0) + 500.0);
+        t_enq = bench_now_us() - t0;
+        /* The next gate covers the host's enqueue time with a margin, so that
+           the GPU does not wait for the host at the start of a step.  Where
+           the driver's launch queue is shorter than a step (thousands of
+           commands), the host blocks in it until the gate opens and enqueues
+           the rest while the GPU runs; it stays ahead as long as enqueueing
+           is faster than running, which enqueue_us / step_us tells. */
+        gate_us = std::min(std::max(gate_us, 2.0 * t_enq + 500.0), 1e6);
         RCU(cudaEventSynchronize(s.stop));
         RCU(cudaEventElapsedTime(&ms, s.start, s.stop));
         if (k >= opt->warmup) {
             r->step_us[k - opt->warmup] = 1e3 * ms;
-        }
-    }
-    for (size_t i = 0; i < p->n_teardown; i++) {
-        if ((rc = rs_exec(im, p, s, p->teardown[i], spin_overhead_us, origin)) != 0) {
-            goto cleanup;
+            enqueue_us = std::max(enqueue_us, t_enq);
         }
     }
     for (int32_t d = 0; d < p->n_devices; d++) {
-        cudaMemPool_t pool;
         uint64_t high = 0;
 
         RCU(cudaSetDevice(im->dev[d]));
         RCU(cudaDeviceSynchronize());
-        RCU(cudaDeviceGetDefaultMemPool(&pool, im->dev[d]));
-        RCU(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+        RCU(cudaMemPoolGetAttribute(s.pool[d], cudaMemPoolAttrUsedMemHigh, &high));
         r->peak_bytes[d] = (int64_t)high;
     }
+    for (size_t i = 0; i < p->n_teardown; i++) {
+        if ((rc = rs_exec(im, p, s, p->teardown[i], spin_overhead_us)) != 0) {
+            goto cleanup;
+        }
+    }
+    median_us = fit_median(r->step_us, r->n_steps);
     snprintf(r->note, sizeof(r->note),
              "cuda backend: spin kernels on %%globaltimer minus %.2f us overhead, "
-             "cudaMemcpyPeerAsync, cudaMallocAsync peaks (pool granularity), gate %.0f us",
-             spin_overhead_us, gate_us);
+             "cudaMemcpyPeerAsync, a memory pool per device (peaks at pool granularity), "
+             "gate %.0f us, host enqueue <= %.0f us per step (%.0f %% of the median step)",
+             spin_overhead_us, gate_us, enqueue_us,
+             median_us > 0 ? 100.0 * enqueue_us / median_us : 0.0);
+    if (enqueue_us > 0.5 * median_us) {
+        err_warn("the host needed %.0f us to enqueue a step the GPU ran in %.0f us: the "
+                 "measured step may include time the GPU waited for the host",
+                 enqueue_us, median_us);
+    }
 cleanup:
 #undef RCU
     for (int32_t d = 0; d < p->n_devices; d++) {
@@ -641,6 +832,11 @@ cleanup:
     for (cudaEvent_t e : s.event) {
         if (e) {
             cudaEventDestroy(e);
+        }
+    }
+    for (cudaMemPool_t pl : s.pool) {
+        if (pl) {
+            cudaMemPoolDestroy(pl);
         }
     }
     if (s.gate) {

@@ -13,6 +13,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "calibrate.h"
+#include "sim/json_out.h"
 
 #include "sim/array.h"
 #include "sim/err.h"
@@ -195,6 +196,7 @@ int calibrate_run(struct bench *b, const struct calib_options *o, struct calib_r
     snprintf(r->backend, sizeof(r->backend), "%s", b->ops->name);
     snprintf(r->driver, sizeof(r->driver), "%s", b->driver);
     snprintf(r->runtime, sizeof(r->runtime), "%s", b->runtime);
+    snprintf(r->gemm, sizeof(r->gemm), "%s", b->gemm);
     gmtime_r(&now, &tm);
     strftime(r->date, sizeof(r->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (o->min_exp < 0 || o->max_exp > 40 || o->min_exp >= o->max_exp || o->iters < 1 ||
@@ -320,9 +322,10 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
         }
     }
     c->channel = CHANNEL_DUPLEX;
-    off = (size_t)snprintf(src, sizeof(src), "measured by '%s' on %s (%s backend; %s; %s): ",
+    off = (size_t)snprintf(src, sizeof(src),
+                           "measured by '%s' on %s (%s backend; %s; %s; GEMM: %s): ",
                            command ? command : "baechi calibrate", r->date, r->backend, r->driver,
-                           r->runtime);
+                           r->runtime, r->gemm);
     for (int32_t d = 0; d < n && off < sizeof(src); d++) {
         off += (size_t)snprintf(src + off, sizeof(src) - off, "%s%s", d ? ", " : "",
                                 r->dev[d].info.name);
@@ -411,6 +414,7 @@ void calibrate_print_summary(const struct calib_result *r, FILE *f)
     char bw[32];
 
     fprintf(f, "calibration: %s backend, %d devices, %s\n", r->backend, (int)r->n_devices, r->date);
+    fprintf(f, "  %s; %s; GEMM: %s\n", r->driver, r->runtime, r->gemm);
     for (int32_t d = 0; d < r->n_devices; d++) {
         const struct calib_device *cd = &r->dev[d];
 
@@ -453,21 +457,6 @@ void calibrate_print_summary(const struct calib_result *r, FILE *f)
             r->all.slope, r->all.intercept, r->all.r2);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            fprintf(f, "\\%c", *s);
-        } else if ((unsigned char)*s < 0x20) {
-            fprintf(f, "\\u%04x", (unsigned)*s);
-        } else {
-            fputc(*s, f);
-        }
-    }
-    fputc('"', f);
-}
-
 static void json_fit(FILE *f, const struct fit_line *fit, const struct fit_range_err *err)
 {
     fprintf(f, "{\"slope_us_per_byte\": %.9g, \"intercept_us\": %.6g, \"r2\": %.6g", fit->slope,
@@ -486,15 +475,17 @@ static void json_fit(FILE *f, const struct fit_line *fit, const struct fit_range
 void calibrate_print_json(const struct calib_result *r, FILE *f)
 {
     fprintf(f, "{\"backend\": \"%s\", \"date\": \"%s\", \"driver\": ", r->backend, r->date);
-    json_str(f, r->driver);
+    json_out_str(f, r->driver);
     fprintf(f, ", \"runtime\": ");
-    json_str(f, r->runtime);
+    json_out_str(f, r->runtime);
+    fprintf(f, ", \"gemm\": ");
+    json_out_str(f, r->gemm);
     fprintf(f, ", \"devices\": [");
     for (int32_t d = 0; d < r->n_devices; d++) {
         const struct calib_device *cd = &r->dev[d];
 
         fprintf(f, "%s{\"name\": ", d ? ", " : "");
-        json_str(f, cd->info.name);
+        json_out_str(f, cd->info.name);
         fprintf(f,
                 ", \"mem_usable_bytes\": %lld, \"mem_total_bytes\": %lld, \"peak_flops\": %.6g, "
                 "\"mem_bw_bytes_per_s\": %.6g, \"launch_us\": %.4g}",

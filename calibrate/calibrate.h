@@ -75,6 +75,7 @@ struct calib_result {
     struct fit_line all; /* pooled over every pair (the cluster's default model) */
     bool have_fit;       /* false with one device (no pairs) */
     char driver[64], runtime[64];
+    char gemm[96]; /* what measured peak FLOP/s (bench.h) */
     struct calib_options opt;
 };
 

@@ -21,7 +21,9 @@ enum { OPT_QUICK = 256, OPT_MIN_EXP, OPT_MAX_EXP, OPT_ITERS, OPT_WARMUP, OPT_NAM
 
 static const struct cmd_opt calibrate_opts[] = {
     {"backend", 'b', "<cuda|cpu>", "where to measure (default cpu; cuda needs build/baechi-cuda)"},
-    {"devices", 'd', "<list>", "device ids, comma separated (default: all GPUs / 2 host threads)"},
+    {"devices", 'd', "<list>",
+     "device ids, comma separated (default: all GPUs / 2 host threads); cuda: an id given "
+     "again is one more logical device on that GPU (0,0,0,0: four on GPU 0)"},
     {"output", 'o', "<file>", "cluster YAML to write (default '-': stdout)"},
     {"quick", OPT_QUICK, NULL, "small sizes and few iterations (tests; seconds)"},
     {"min-exp", OPT_MIN_EXP, "<k>", "smallest transfer 2^k bytes (default 0)"},
@@ -32,35 +34,6 @@ static const struct cmd_opt calibrate_opts[] = {
     {"json", OPT_JSON, NULL, "print the measurements as JSON on stdout"},
     CMD_OPT_END,
 };
-
-static int parse_devices(struct cmd_parser *p, const char *s, int32_t **ids, int32_t *n)
-{
-    const char *q = s;
-    int32_t k = 1;
-
-    for (const char *c = s; *c; c++) {
-        k += *c == ',';
-    }
-    *ids = calloc((size_t)k, sizeof(**ids));
-    if (!*ids) {
-        return cmd_usage_error(p, "out of memory");
-    }
-    *n = 0;
-    while (*q) {
-        char *end;
-        long v = strtol(q, &end, 10);
-
-        if (end == q || v < 0 || v > 4095 || (*end && *end != ',')) {
-            return cmd_usage_error(p, "--devices wants ids like 0,1,2, not '%s'", s);
-        }
-        (*ids)[(*n)++] = (int32_t)v;
-        q = *end ? end + 1 : end;
-    }
-    if (*n == 0) {
-        return cmd_usage_error(p, "--devices wants at least one id");
-    }
-    return 0;
-}
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -130,9 +103,8 @@ int cmd_calibrate(int argc, char **argv)
     if (json && strcmp(out, "-") == 0) {
         return cmd_usage_error(&p, "--json prints on stdout: write the cluster with -o <file>");
     }
-    if (devs && parse_devices(&p, devs, &ids, &n_ids)) {
-        free(ids);
-        return EXIT_BADINPUT;
+    if (devs && bench_parse_devices(devs, &ids, &n_ids)) {
+        return cmd_usage_error(&p, "%s", err_msg());
     }
     calib_options_default(&o, backend, quick);
     o.min_exp = min_exp >= 0 ? (int32_t)min_exp : o.min_exp;

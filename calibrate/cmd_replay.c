@@ -11,6 +11,7 @@
 #include "results/sweep.h"
 #include "sim/cmd.h"
 #include "sim/err.h"
+#include "sim/json_out.h"
 #include "sim/placement.h"
 #include "workloads/inputs.h"
 
@@ -21,7 +22,8 @@
 
 static const char *const replay_usage[] = {
     "baechi replay -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
-    "[--backend cuda|cpu] [--steps N] [--warmup N] [--model timed|baechi] [--json] [--db F]",
+    "[--backend cuda|cpu] [--devices 0,1,...] [--steps N] [--warmup N] [--model timed|baechi] "
+    "[--json] [--db F]",
     NULL,
 };
 
@@ -32,6 +34,9 @@ static const struct cmd_opt replay_opts[] = {
     {"cluster", 'c', "C", "a cluster file (e.g. from 'baechi calibrate') or preset name"},
     {"placement", 'p', "P", "a placement file, or 'given' for the workload's device fields"},
     {"backend", 'b', "<cuda|cpu>", "where to run (default cpu; cuda needs build/baechi-cuda)"},
+    {"devices", 'd', "<list>",
+     "device i of the cluster runs on the i-th id (default: 0,1,...); cuda: an id given again "
+     "is one more logical device on that GPU, so 0,0,0,0 replays 4 devices on one GPU"},
     {"steps", OPT_STEPS, "N", "measured steps, the median is reported (default 10)"},
     {"warmup", OPT_WARMUP, "N", "unmeasured steps first (default 3)"},
     {"model", 'm', "M", "simulator model to compare with: timed (default) or baechi"},
@@ -144,7 +149,9 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
                d ? ", " : "", (int)d, cmp->measured_peak[d], cmp->sim_peak[d],
                cmp->peak_err_pct[d]);
     }
-    printf("], \"step_us\": [");
+    printf("], \"note\": ");
+    json_out_str(stdout, r->note);
+    printf(", \"step_us\": [");
     for (int32_t i = 0; i < r->n_steps; i++) {
         printf("%s%.3f", i ? ", " : "", r->step_us[i]);
     }
@@ -154,7 +161,9 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 int cmd_replay(int argc, char **argv)
 {
     struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL;
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL,
+               *devs = NULL;
+    int32_t *ids = NULL, n_ids = 0;
     struct sim_options sopt = {SIM_MODEL_TIMED, NULL};
     struct bench_replay_opts ropt = {3, 10, false};
     struct sim_inputs in;
@@ -194,6 +203,9 @@ int cmd_replay(int argc, char **argv)
                 return cmd_usage_error(&cp, "unknown backend '%s' (expected cuda or cpu)", backend);
             }
             break;
+        case 'd':
+            devs = cp.optarg;
+            break;
         case 'm':
             if (sim_model_parse(cp.optarg, &sopt.model)) {
                 return cmd_usage_error(&cp, "%s", err_msg());
@@ -226,16 +238,29 @@ int cmd_replay(int argc, char **argv)
                                : !cspec ? "--cluster"
                                         : "--placement");
     }
+    if (devs && bench_parse_devices(devs, &ids, &n_ids)) {
+        return cmd_usage_error(&cp, "%s", err_msg());
+    }
     CHECK(sim_inputs_load(&in, wpath, cspec, pspec, 0));
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &sopt, &sr));
     CHECK(replay_build(&in.g, &in.c, in.p.device_of, &sr, &prog, &st));
-    CHECK(bench_open(&b, backend, NULL, strcmp(backend, "cpu") == 0 ? in.c.n_devices : 0));
+    if (ids && n_ids != in.c.n_devices) {
+        rc = err_set(BAECHI_EINVAL, "--devices lists %d devices; cluster '%s' has %d", (int)n_ids,
+                     in.c.name ? in.c.name : cspec, (int)in.c.n_devices);
+        goto cleanup;
+    }
+    CHECK(bench_open(&b, backend, ids,
+                     ids                           ? n_ids
+                     : strcmp(backend, "cpu") == 0 ? in.c.n_devices
+                                                   : 0));
     have_b = true;
     if (b.n_devices < in.c.n_devices) {
-        rc = err_set(BAECHI_EINVAL,
-                     "cluster '%s' has %d devices but the %s backend found %d; replay on a "
-                     "cluster cut to the devices present (baechi place ... with a smaller cluster)",
-                     in.c.name ? in.c.name : cspec, (int)in.c.n_devices, backend, (int)b.n_devices);
+        rc =
+            err_set(BAECHI_EINVAL,
+                    "cluster '%s' has %d devices but the %s backend found %d; replay on a "
+                    "cluster cut to the devices present (baechi place ... with a smaller cluster), "
+                    "or share GPUs with --devices (0,0,0,0: four logical devices on GPU 0)",
+                    in.c.name ? in.c.name : cspec, (int)in.c.n_devices, backend, (int)b.n_devices);
         goto cleanup;
     }
     CHECK(b.ops->replay(&b, &prog, &ropt, &rr));
@@ -261,5 +286,6 @@ cleanup:
     }
     sim_result_release(&sr);
     sim_inputs_release(&in);
+    free(ids);
     return status;
 }

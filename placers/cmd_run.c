@@ -13,6 +13,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "commands.h"
+#include "sim/json_out.h"
 #include "placers/cmd_place.h"
 #include "placers/placer.h"
 #include "results/db.h"
@@ -47,22 +48,6 @@ static const struct cmd_opt run_opts[] = {
     CMD_OPT_END,
 };
 
-static void json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            putc('\\', f);
-            putc(*p, f);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p);
-        } else {
-            putc(*p, f);
-        }
-    }
-    putc('"', f);
-}
-
 static void json_model(const struct sim_result *r, const struct cluster *c)
 {
     printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"devices\": [", r->step_us,
@@ -70,7 +55,7 @@ static void json_model(const struct sim_result *r, const struct cluster *c)
     for (int32_t d = 0; d < r->n_devices; d++) {
         const struct sim_device_stats *s = &r->dev[d];
         printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
-        json_str(stdout, c->dev[d].name);
+        json_out_str(stdout, c->dev[d].name);
         printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"peak_bytes\": %" PRId64
                ", \"limit_bytes\": %" PRId64 ", \"oom\": %s}",
                s->n_ops, s->busy_us, s->peak_bytes, s->limit_bytes, s->oom ? "true" : "false");
@@ -83,17 +68,17 @@ static void print_json(const struct workload *w, const struct graph *g, const st
                        const struct sim_result *rb, const struct sim_result *rt)
 {
     fputs("{\"workload\": ", stdout);
-    json_str(stdout, w->name);
+    json_out_str(stdout, w->name);
     fputs(", \"cluster\": ", stdout);
-    json_str(stdout, c->name);
+    json_out_str(stdout, c->name);
     fputs(", \"placer\": ", stdout);
-    json_str(stdout, p->placer);
+    json_out_str(stdout, p->placer);
     fputs(", \"feasible\": true, \"options\": {", stdout);
     for (int32_t i = 0; i < p->n_options; i++) {
         fputs(i ? ", " : "", stdout);
-        json_str(stdout, p->options[i].key);
+        json_out_str(stdout, p->options[i].key);
         fputs(": ", stdout);
-        json_str(stdout, p->options[i].value);
+        json_out_str(stdout, p->options[i].value);
     }
     printf("}, \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
            "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
@@ -108,7 +93,7 @@ static void print_json(const struct workload *w, const struct graph *g, const st
            rb->lower_bound_us, rb->critical_path_us, rb->total_compute_us);
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
-        json_str(stdout, st->lp_status);
+        json_out_str(stdout, st->lp_status);
         printf(", \"favourite_children\": %d, \"favourite_edges\": %d, \"lp_ms\": %.3f}",
                st->n_favourites, st->n_favourite_edges, st->lp_ms);
     }
@@ -293,11 +278,11 @@ int cmd_run(int argc, char **argv)
     if (rc == BAECHI_EINFEASIBLE) {
         if (json) {
             fputs("{\"workload\": ", stdout);
-            json_str(stdout, w.name);
+            json_out_str(stdout, w.name);
             fputs(", \"placer\": ", stdout);
-            json_str(stdout, pc.placer);
+            json_out_str(stdout, pc.placer);
             fputs(", \"feasible\": false, \"reason\": ", stdout);
-            json_str(stdout, err_msg());
+            json_out_str(stdout, err_msg());
             fputs("}\n", stdout);
         } else {
             printf("placement infeasible with %s: %s\n", pc.placer, err_msg());

@@ -82,16 +82,18 @@ int m_topo_place(const struct palgo_ctx *x, bool uniform, int32_t *device_of,
         int32_t g = p->group[v];
         int64_t need = p->g_temp_max[g] + p->g_persist_sum[g];
         int32_t left = 0;
+        int64_t room =
+            uniform ? cap - used[x->n_dev - 1] - 1 : x->limit[x->n_dev - 1] - used[x->n_dev - 1];
         for (int32_t w = 0; w < p->n; w++) {
             left += device_of[w] < 0;
         }
+        /* the original fills a device past its cap by one group: room can be negative */
         rc = err_set(BAECHI_EINFEASIBLE,
                      "%d operators cannot be placed on devices: first '%s' needs %lld bytes "
                      "(its group's temp max + persistent sum), the last device has %lld bytes "
-                     "left under %s",
+                     "%s %s",
                      (int)left, x->name(x->name_arg, v), (long long)need,
-                     (long long)(uniform ? cap - used[x->n_dev - 1] - 1
-                                         : x->limit[x->n_dev - 1] - used[x->n_dev - 1]),
+                     (long long)(room >= 0 ? room : -room), room >= 0 ? "left under" : "over",
                      uniform ? "the uniform cap" : "its limit");
         goto cleanup;
     }

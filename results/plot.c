@@ -398,6 +398,7 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     struct sim_result res;
     enum sim_model model;
     int32_t *stored = NULL, n_stored = 0;
+    int64_t *weights = NULL;
     bool have_sw = false, have_c = false, have_pl = false, have_t = false;
     char id[32], *yaml = NULL;
     int rc = 0;
@@ -408,8 +409,8 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     CHECK(resolve_run(db, o, id, sizeof(id)));
     CHECK(db_query1(db,
                     "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
-                    "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status "
-                    "FROM runs WHERE id = ?1",
+                    "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
+                    "compute_factor FROM runs WHERE id = ?1",
                     id, rows_add, &r));
     if (r.n == 0) {
         rc = err_set(BAECHI_EINVAL, "no run with id %s", id);
@@ -425,11 +426,12 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     if (asprintf(&yaml,
                  "workloads: ['%s']\nclusters: ['%s']\ndevices: [%s]\nplacers: ['%s']\n"
                  "groupers: [%s]\nfusion: [%s]\nmemory_fractions: [%s]\ncomm_factors: [%s]\n"
-                 "seeds: [%s]\nsct_threshold: %s\nmodels: [%s]\n",
+                 "seeds: [%s]\nsct_threshold: %s\nmodels: [%s]\ncompute_factors: [%s]\n",
                  cell(&r, 0, 0), cell(&r, 0, 1), cell(&r, 0, 2), cell(&r, 0, 3), cell(&r, 0, 4),
                  strcmp(cell(&r, 0, 5), "0") ? "true" : "false", cell(&r, 0, 6), cell(&r, 0, 7),
                  strcmp(cell(&r, 0, 9), "0") ? cell(&r, 0, 9) : "1",
-                 strtod(cell(&r, 0, 8), NULL) > 0 ? cell(&r, 0, 8) : "0.1", cell(&r, 0, 10)) < 0) {
+                 strtod(cell(&r, 0, 8), NULL) > 0 ? cell(&r, 0, 8) : "0.1", cell(&r, 0, 10),
+                 cell(&r, 0, 12) ? cell(&r, 0, 12) : "1") < 0) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -456,7 +458,17 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     have_t = true;
     {
         struct sim_options so = {.model = model, .trace = &t};
-        CHECK(sim_run(&sw.wl[0].g, &c, have_pl ? pl.device_of : stored, &so, &res));
+        struct graph g = sw.wl[0].g; /* shallow: only weight_us may differ, as in sweep.c */
+
+        if (sw.point[0].opt.compute_factor != 1.0) {
+            if (!(weights = array_malloc((size_t)g.n_ops, sizeof(*weights)))) {
+                rc = BAECHI_ENOMEM;
+                goto cleanup;
+            }
+            placer_world_weights(&sw.wl[0].g, &sw.point[0].opt, weights);
+            g.weight_us = weights;
+        }
+        CHECK(sim_run(&g, &c, have_pl ? pl.device_of : stored, &so, &res));
     }
     fputs("kind,device,start_ms,end_ms,what\n", csv);
     for (size_t i = 0; i < t.n_compute; i++) {
@@ -488,6 +500,7 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
 cleanup:
     free(yaml);
     free(stored);
+    free(weights);
     sim_result_release(&res);
     if (have_t) {
         trace_release(&t);

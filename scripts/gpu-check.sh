@@ -1,25 +1,40 @@
 #!/bin/sh
-# gpu-check.sh - one command for a machine with NVIDIA GPUs: build (with the
-# CUDA backend), calibrate the GPUs, place GNMT and Inception-V3 with every
-# placer on the calibrated cluster, replay each placement on the GPUs and
-# write a report of simulated vs measured step time and peak memory.
+# gpu-check.sh - one command for a machine with NVIDIA GPUs: calibrate the
+# GPUs, place GNMT and Inception-V3 with every placer on the calibrated
+# cluster, replay each placement on the GPUs and write a report of simulated
+# vs measured step time and peak memory.
 # Budget: 8 minutes in all (each step has its own timeout; the report says
 # what was skipped).
 #
 #   scripts/gpu-check.sh [OUTDIR]      (default: $OUT if set, else build/gpu-check)
 #
-# Environment: GPUS (max GPUs to use, default 4), STEPS (measured steps per
-# replay, default 10), BUDGET_S (default 470), BUILD (build directory,
-# default build), BACKEND=cpu (rehearse the whole script without a GPU: host
-# threads as GPUS devices, quick calibration).
+# The program: $BAECHI if set, else build/baechi-cuda when it runs (built
+# here by `make cuda` and carried: it needs no -dev library, mk/calibrate.mk),
+# else it is built with make (needs the packages of scripts/install-deps.sh).
+#
+# One GPU (the lent machines have one): the placements' LOGICAL devices
+# (default 4) become logical devices on it (--devices 0,0,0,0: own streams
+# and memory pools, transfers are device-to-device copies, calibrated as
+# such).  That measures the simulator's error on scheduling, dependencies,
+# per-op and per-transfer overheads and memory; not an interconnect.
+#
+# Environment: GPUS (max GPUs to use, default 4), LOGICAL (devices on a
+# single GPU, default 4; 1 = plain one-GPU run), STEPS (measured steps per
+# replay, default 10), WARMUP (default 3), BUDGET_S (default 470), BUILD (build directory,
+# default build), PLACERS (default: every placer but given), WORKLOADS
+# (generator names, gnmt or workload files; default "gnmt inception-v3"), BACKEND=cpu (rehearse the whole script
+# without a GPU: host threads as GPUS devices, quick calibration).
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR=${1:-${OUT:-build/gpu-check}}
 GPUS=${GPUS:-4}
+LOGICAL=${LOGICAL:-4}
 STEPS=${STEPS:-10}
+WARMUP=${WARMUP:-3}
 BUDGET_S=${BUDGET_S:-470}
 BUILD=${BUILD:-build}
 BACKEND=${BACKEND:-cuda}
+WORKLOADS=${WORKLOADS:-gnmt inception-v3}
 mkdir -p "$OUTDIR"
 LOG="$OUTDIR/gpu-check.log"
 REPORT="$OUTDIR/report.md"
@@ -41,29 +56,39 @@ run_to() {
     timeout "$t" "$@" 2>> "$LOG"
 }
 
-say "== gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+say "== gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n)"
 if command -v nvidia-smi > /dev/null 2>&1; then
     nvidia-smi -L 2>&1 | tee -a "$LOG"
     nvidia-smi topo -m >> "$LOG" 2>&1 || true
 fi
 
-say "== build"
-if ! run_to 240 make -j"$(nproc)" BUILD="$BUILD" "$BUILD/baechi" > "$OUTDIR/build.log" 2>&1; then
-    say "build failed: see $OUTDIR/build.log"
-    tail -n 30 "$OUTDIR/build.log"
-    exit 1
-fi
-if [ "$BACKEND" = cpu ]; then
+if [ -n "${BAECHI:-}" ]; then
+    say "== program: $BAECHI (given)"
+elif [ -x "$BUILD/baechi-cuda" ] && "$BUILD/baechi-cuda" --version > /dev/null 2>> "$LOG"; then
+    BAECHI=$BUILD/baechi-cuda
+    say "== program: $BAECHI (prebuilt: $("$BAECHI" --version))"
+else
+    say "== build"
+    if ! run_to 240 make -j"$(nproc)" BUILD="$BUILD" "$BUILD/baechi" > "$OUTDIR/build.log" 2>&1; then
+        say "build failed: see $OUTDIR/build.log"
+        tail -n 30 "$OUTDIR/build.log"
+        exit 1
+    fi
     BAECHI=$BUILD/baechi
+    if [ "$BACKEND" = cuda ]; then
+        run_to 240 make BUILD="$BUILD" cuda >> "$OUTDIR/build.log" 2>&1
+        BAECHI=$BUILD/baechi-cuda
+        if [ ! -x "$BAECHI" ]; then
+            say "no $BAECHI (nvcc missing? see $OUTDIR/build.log): nothing to measure on GPUs"
+            exit 1
+        fi
+    fi
+fi
+ldd "$BAECHI" >> "$LOG" 2>&1 || true
+if [ "$BACKEND" = cpu ]; then
     n=$GPUS
     QUICK=--quick
 else
-    run_to 240 make BUILD="$BUILD" cuda >> "$OUTDIR/build.log" 2>&1
-    BAECHI=$BUILD/baechi-cuda
-    if [ ! -x "$BAECHI" ]; then
-        say "no $BAECHI (nvcc missing? see $OUTDIR/build.log): nothing to measure on GPUs"
-        exit 1
-    fi
     n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
     QUICK=
 fi
@@ -74,29 +99,49 @@ if [ "$n" -lt 1 ]; then
     exit 2
 fi
 devs=$(seq -s, 0 $((n - 1)))
-say "== calibrate GPUs $devs"
+ndev=$n
+if [ "$BACKEND" = cuda ] && [ "$n" -eq 1 ] && [ "$LOGICAL" -gt 1 ]; then
+    devs=$(for i in $(seq "$LOGICAL"); do printf '0,'; done | sed 's/,$//')
+    ndev=$LOGICAL
+fi
+say "== calibrate devices $devs"
 C="$OUTDIR/cluster.yaml"
 if ! run_to 150 "$BAECHI" calibrate --backend "$BACKEND" --devices "$devs" --iters 10 --warmup 3 \
-        $QUICK -o "$C" --name "calibrated-$n-gpu" > "$OUTDIR/calibrate.txt"; then
+        $QUICK -o "$C" --name "calibrated-$ndev-dev" > "$OUTDIR/calibrate.txt"; then
     say "calibration failed or timed out: see $LOG"
     exit 1
 fi
 tee -a "$LOG" < "$OUTDIR/calibrate.txt"
 
 say "== workloads"
-GNMT=data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml
-INC="$OUTDIR/inception-v3.yaml"
-run_to 60 "$BAECHI" workload gen inception-v3 -o "$INC" > /dev/null || say "inception-v3 generation failed"
+wls=
+for w in $WORKLOADS; do
+    case $w in
+    gnmt) wls="$wls data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml" ;;
+    *.yaml) wls="$wls $w" ;;
+    *)
+        run_to 60 "$BAECHI" workload gen "$w" -o "$OUTDIR/$w.yaml" > /dev/null \
+            && wls="$wls $OUTDIR/$w.yaml" || say "$w generation failed"
+        ;;
+    esac
+done
 
-placers=$("$BAECHI" place --list | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^given$')
+placers=${PLACERS:-$("$BAECHI" place --list | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' | grep -v '^given$')}
 {
     echo "# gpu-check report"
     echo
-    echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $BACKEND backend, $n device(s): $(nvidia-smi -L 2> /dev/null | head -n "$n" | sed 's/ (UUID.*//' | tr '\n' ';')"
+    echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $BACKEND backend, devices $devs: $(nvidia-smi -L 2> /dev/null | head -n "$n" | sed 's/ (UUID.*//' | tr '\n' ';')"
     echo
-    if [ "$n" -eq 1 ]; then
-        echo "One GPU: no transfer was measured (the cluster keeps the default comm model) and"
-        echo "every placer puts everything on GPU 0; what is measured is the simulator's error on"
+    if [ "$BACKEND" = cuda ] && [ "$n" -eq 1 ] && [ "$ndev" -gt 1 ]; then
+        echo "One GPU, $ndev logical devices on it (--devices $devs): each has its own streams and"
+        echo "memory pool, and a transfer between two of them is a device-to-device copy, calibrated"
+        echo "as such. Measured: the simulator's error on scheduling, dependencies, per-op and"
+        echo "per-transfer overheads and memory. Not measured: an interconnect (PCIe/NVLink links"
+        echo "and their contention), which needs two GPUs."
+        echo
+    elif [ "$ndev" -eq 1 ]; then
+        echo "One device: no transfer was measured (the cluster keeps the default comm model) and"
+        echo "every placer puts everything on it; what is measured is the simulator's error on"
         echo "per-op overheads (spin kernels back to back) and memory, not on communication."
         echo
     fi
@@ -107,7 +152,7 @@ placers=$("$BAECHI" place --list | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' | grep
     echo "|---|---|---|---|---|---|"
 } > "$REPORT"
 
-for wl in "$GNMT" "$INC"; do
+for wl in $wls; do
     [ -f "$wl" ] || continue
     name=$(basename "$wl" .yaml)
     for p in $placers; do
@@ -118,7 +163,7 @@ for wl in "$GNMT" "$INC"; do
             continue
         fi
         if ! run_to 90 "$BAECHI" replay -w "$wl" -c "$C" -p "$P" --backend "$BACKEND" \
-                --steps "$STEPS" --warmup 3 --json > "$J"; then
+                --devices "$devs" --steps "$STEPS" --warmup "$WARMUP" --json > "$J"; then
             echo "| $name | $p | replay failed or timed out | | | |" >> "$REPORT"
             continue
         fi

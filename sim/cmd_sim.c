@@ -9,6 +9,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "commands.h"
+#include "sim/json_out.h"
 #include "sim/cluster.h"
 #include "sim/cmd.h"
 #include "sim/err.h"
@@ -43,22 +44,6 @@ static const struct cmd_opt sim_opts[] = {
     CMD_OPT_END,
 };
 
-static void json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            putc('\\', f);
-            putc(*p, f);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p);
-        } else {
-            putc(*p, f);
-        }
-    }
-    putc('"', f);
-}
-
 static const char *channel_used(const struct sim_result *r, const struct cluster *c)
 {
     return cluster_channel_name(r->model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel);
@@ -81,13 +66,13 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
     bool first = true;
 
     fputs("{\"workload\": ", stdout);
-    json_str(stdout, w->name);
+    json_out_str(stdout, w->name);
     fputs(", \"cluster\": ", stdout);
-    json_str(stdout, c->name);
+    json_out_str(stdout, c->name);
     fputs(", \"placement\": ", stdout);
-    json_str(stdout, pspec);
+    json_out_str(stdout, pspec);
     fputs(", \"placer\": ", stdout);
-    json_str(stdout, p->placer ? p->placer : (strcmp(pspec, "given") == 0 ? "given" : ""));
+    json_out_str(stdout, p->placer ? p->placer : (strcmp(pspec, "given") == 0 ? "given" : ""));
     printf(", \"model\": \"%s\", \"channel\": \"%s\", \"n_ops\": %d, \"n_edges\": %d, "
            "\"n_devices\": %d, \"step_us\": %" PRId64 ", \"lower_bound_us\": %" PRId64
            ", \"critical_path_us\": %" PRId64 ", \"total_compute_us\": %" PRId64
@@ -100,7 +85,7 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
         const struct sim_oom *o = oom_of(r, d);
 
         printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", d);
-        json_str(stdout, c->dev[d].name);
+        json_out_str(stdout, c->dev[d].name);
         printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"utilization\": %.4f, "
                "\"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64
                ", \"final_bytes\": %" PRId64 ", \"oom\": %s",
@@ -108,7 +93,7 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
                s->peak_bytes, s->limit_bytes, s->final_bytes, s->oom ? "true" : "false");
         if (o) {
             printf(", \"oom_op\": ");
-            json_str(stdout, g->op_name[o->op]);
+            json_out_str(stdout, g->op_name[o->op]);
             printf(", \"oom_time_us\": %" PRId64 ", \"oom_over_bytes\": %" PRId64, o->time_us,
                    o->over_bytes);
         }
@@ -134,9 +119,9 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
            tb, tn);
     for (int32_t i = 0; i < p->n_stats; i++) {
         fputs(i ? ", " : "", stdout);
-        json_str(stdout, p->stats[i].key);
+        json_out_str(stdout, p->stats[i].key);
         fputs(": ", stdout);
-        json_str(stdout, p->stats[i].value);
+        json_out_str(stdout, p->stats[i].value);
     }
     fputs("}}\n", stdout);
 }

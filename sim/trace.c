@@ -14,6 +14,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "trace.h"
+#include "json_out.h"
 
 #include "array.h"
 #include "err.h"
@@ -79,37 +80,6 @@ int trace_add_mem(struct trace *t, int32_t device, int64_t time_us, int64_t byte
 }
 
 /* A JSON string literal: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        default:
-            if (*p < 0x20 || *p == 0x7f) {
-                fprintf(f, "\\u%04x", *p);
-            } else {
-                putc(*p, f);
-            }
-        }
-    }
-    putc('"', f);
-}
-
 static const char *dev_name(const struct cluster *c, int32_t d, char *buf, size_t size)
 {
     if (d >= 0 && d < c->n_devices && c->dev[d].name) {
@@ -123,7 +93,7 @@ static void meta(FILE *f, bool *first, const char *what, int32_t pid, int32_t ti
 {
     fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
             *first ? "" : ",", what, (int)pid, (int)tid);
-    json_str(f, name);
+    json_out_str(f, name);
     fputs("}}", f);
     *first = false;
 }
@@ -132,16 +102,16 @@ static void transfer_event(FILE *f, const struct trace_transfer *x, const char *
                            const char *src, const char *dst, int32_t pid, int32_t tid)
 {
     fputs(",\n{\"name\":", f);
-    json_str(f, tname);
+    json_out_str(f, tname);
     fprintf(f,
             ",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
             ",\"dur\":%" PRId64 ",\"args\":{\"tensor\":",
             (int)pid, (int)tid, x->start_us, x->end_us - x->start_us);
-    json_str(f, tname);
+    json_out_str(f, tname);
     fprintf(f, ",\"bytes\":%" PRId64 ",\"src\":", x->bytes);
-    json_str(f, src);
+    json_out_str(f, src);
     fputs(",\"dst\":", f);
-    json_str(f, dst);
+    json_out_str(f, dst);
     fputs("}}", f);
 }
 
@@ -183,14 +153,14 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
 
         fputs(first ? "\n{\"name\":" : ",\n{\"name\":", f);
         first = false;
-        json_str(f, g->op_name[x->op]);
+        json_out_str(f, g->op_name[x->op]);
         fprintf(f,
                 ",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
                 ",\"dur\":%" PRId64 ",\"args\":{\"op\":",
                 (int)x->device, TID_COMPUTE, x->start_us, x->end_us - x->start_us);
-        json_str(f, g->op_name[x->op]);
+        json_out_str(f, g->op_name[x->op]);
         fputs(",\"type\":", f);
-        json_str(f, g->op_type[x->op]);
+        json_out_str(f, g->op_type[x->op]);
         fprintf(f, ",\"bytes\":%" PRId64 "}}", g->out_bytes[x->op]);
     }
     for (size_t i = 0; i < t->n_transfer; i++) {

@@ -36,3 +36,21 @@ expect_exit 2 "$BAECHI" plot frob --db r.db -o x.png
 expect_grep "unknown plot kind 'frob'" err
 expect_exit 2 "$BAECHI" plot step --db r.db -o x.jpg
 expect_grep "must be .png, .svg or .pdf" err
+
+# gantt re-simulates the run as the sweep did, compute factor included: its
+# last event ends at the run's stored step time (here with ops twice as slow)
+cat > cf.yaml <<YAML
+name: slow
+workloads: ["$GNMT"]
+clusters: [paper-4gpu-pcie]
+placers: [m-etf]
+compute_factors: [2]
+YAML
+expect_exit 0 "$BAECHI" sweep cf.yaml --db cf.db -j 1
+expect_exit 0 env BAECHI_GNUPLOT=/nonexistent "$BAECHI" plot gantt --db cf.db --csv g.csv
+step_us=$(sqlite3 cf.db "select step_us from runs where compute_factor = 2")
+end_us=$(awk -F, 'NR > 1 && $4 > m { m = $4 } END { printf "%.0f", m * 1000 }' g.csv)
+if [ "$end_us" != "$step_us" ]; then
+    echo "gantt ends at $end_us us, the run's step is $step_us us"
+    exit 1
+fi

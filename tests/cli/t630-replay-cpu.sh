@@ -29,6 +29,15 @@ expect_grep 'gpu0 +150 B +150 B +\+0.00 %' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" calibrate --quick --max-exp 12 -o "$TMPDIR_TEST/cal.yaml"
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$TMPDIR_TEST/cal.yaml" -p given --steps 2
 
+# --devices: one id per cluster device; only the cuda backend shares a device
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 1 --warmup 0 --devices 3,5
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0
+expect_grep 'devices lists 1 devices; cluster .* has 2' "$TMPDIR_TEST/err"
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0,0
+expect_grep 'device 0 listed twice \(only the cuda backend shares a device\)' "$TMPDIR_TEST/err"
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0,x
+expect_grep "devices wants ids like 0,1,2, not '0,x'" "$TMPDIR_TEST/err"
+
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C"
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --backend tpu
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 0
