@@ -296,6 +296,7 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
         cd->speed = 1.0;
         cd->peak_flops = r->dev[d].peak_flops;
         cd->mem_bw_bytes_per_s = r->dev[d].mem_bw_bytes_per_s;
+        cd->launch_us = r->dev[d].launch_us;
     }
     /* deviation: a fitted intercept can come out slightly negative when large
        sizes dominate the least squares; the model clamps it to 0 */

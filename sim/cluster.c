@@ -72,6 +72,7 @@ int cluster_add_devices(struct cluster *c, int32_t n, int64_t mem_bytes, double 
         dev[i].speed = speed;
         dev[i].peak_flops = NAN;
         dev[i].mem_bw_bytes_per_s = NAN;
+        dev[i].launch_us = NAN;
         c->n_devices = i + 1;
     }
     return 0;

@@ -43,6 +43,7 @@ struct cluster_device {
     double speed;              /* compute speed relative to the reference device (default 1) */
     double peak_flops;         /* FLOP/s for the cost model; NAN when absent */
     double mem_bw_bytes_per_s; /* memory bandwidth for the cost model; NAN when absent */
+    double launch_us;          /* per-op launch overhead for the cost model, µs; NAN when absent */
 };
 
 struct comm_model {

@@ -44,6 +44,7 @@ enum dev_key {
     DK_SPEED = 1 << 4,
     DK_PEAK = 1 << 5,
     DK_BW = 1 << 6,
+    DK_LAUNCH = 1 << 7,
 };
 
 enum comm_key {
@@ -222,9 +223,9 @@ static const struct unit bw_units[] = {
 static int read_device(struct cl_reader *rd, int32_t index)
 {
     static const struct key_bit keys[] = {
-        {"name", DK_NAME},           {"count", DK_COUNT}, {"kind", DK_KIND},
-        {"memory", DK_MEMORY},       {"speed", DK_SPEED}, {"peak_flops", DK_PEAK},
-        {"memory_bandwidth", DK_BW},
+        {"name", DK_NAME},           {"count", DK_COUNT},      {"kind", DK_KIND},
+        {"memory", DK_MEMORY},       {"speed", DK_SPEED},      {"peak_flops", DK_PEAK},
+        {"memory_bandwidth", DK_BW}, {"launch_us", DK_LAUNCH},
     };
     struct yrd *r = &rd->r;
     struct cluster *c = rd->c;
@@ -239,6 +240,7 @@ static int read_device(struct cl_reader *rd, int32_t index)
     d.speed = 1.0;
     d.peak_flops = NAN;
     d.mem_bw_bytes_per_s = NAN;
+    d.launch_us = NAN;
     if (r->ev.type != YAML_MAPPING_START_EVENT) {
         char what[96];
 
@@ -253,7 +255,8 @@ static int read_device(struct cl_reader *rd, int32_t index)
         if (bit == 0) {
             if (strncmp(r->key, "x-", 2) != 0) {
                 rc = unknown_key(rd, ctx,
-                                 "name, count, kind, memory, speed, peak_flops, memory_bandwidth");
+                                 "name, count, kind, memory, speed, peak_flops, memory_bandwidth, "
+                                 "launch_us");
                 goto cleanup;
             }
             CHECK(yrd_next(r));
@@ -318,6 +321,9 @@ static int read_device(struct cl_reader *rd, int32_t index)
             CHECK(get_with_unit(rd, ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
                                 "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)",
                                 &d.mem_bw_bytes_per_s));
+            break;
+        case DK_LAUNCH:
+            CHECK(get_number(rd, ctx, &d.launch_us, false)); /* rejects negatives */
             break;
         }
     }
@@ -811,6 +817,10 @@ int cluster_write_yaml(const struct cluster *c, FILE *f)
         if (!isnan(d->mem_bw_bytes_per_s)) {
             ywr_scalar(&y, "memory_bandwidth", YWR_PLAIN);
             ywr_double(&y, d->mem_bw_bytes_per_s);
+        }
+        if (!isnan(d->launch_us)) {
+            ywr_scalar(&y, "launch_us", YWR_PLAIN);
+            ywr_double(&y, d->launch_us);
         }
         ywr_map_end(&y);
     }

@@ -69,7 +69,8 @@ static const struct cmd_opt gen_opts_table[] = {
     {"forward-only", OPT_FWD, NULL, "no backward and update ops"},
     {"no-groups", OPT_NO_GROUPS, NULL, "no layer-level colocation groups"},
     {"device", OPT_DEVICE, "KIND",
-     "cost-model preset for time_us: rtx2080 p100 v100 a100 h100 h200, or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
+     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
     {"optimizer", OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},
     {"bwd-factor", OPT_BWD, "F", "backward cost = F x forward (default 2)"},
     {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
@@ -284,7 +285,7 @@ int cmd_workload_gen(int argc, char **argv)
 
 static const char *const train_usage[] = {
     "baechi workload train <forward.yaml> [-o <train.yaml>] [--optimizer sgd|momentum|adam] "
-    "[--bwd-factor F] [--device KIND|none]",
+    "[--bwd-factor F] [--device KIND|CLUSTER[:N]|none]",
     NULL,
 };
 
@@ -293,8 +294,9 @@ static const struct cmd_opt train_opts_table[] = {
     {"optimizer", OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},
     {"bwd-factor", OPT_BWD, "F", "backward time, FLOPs, bytes = F x forward (default 2)"},
     {"device", OPT_DEVICE, "KIND",
-     "cost-model preset that times ops without time_us (update ops): default the workload's "
-     "reference_device when it is a preset, else v100; none = leave them untimed"},
+     "cost model that times ops without time_us (update ops): a preset, a cluster file[:N] "
+     "(calibrated), default the workload's reference_device when it is a preset, else v100; "
+     "none = leave them untimed"},
     {"override", OPT_OVERRIDE, NULL, "time every op from the cost model (measured times too)"},
     CMD_OPT_END,
 };
@@ -306,6 +308,7 @@ int cmd_workload_train(int argc, char **argv)
     struct train_stats st;
     struct workload fwd, tr;
     struct costmodel cm;
+    char kind[128]; /* cm.kind when --device names a cluster */
     const char *out = "-", *device = NULL;
     bool no_device = false, override = false;
     double d;
@@ -344,7 +347,7 @@ int cmd_workload_train(int argc, char **argv)
     if (cmd_optind() != argc - 1) {
         return cmd_usage_error(&p, "expected one workload file");
     }
-    if (device && costmodel_preset(&cm, device)) {
+    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
         return cmd_usage_error(&p, "%s", err_msg());
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {

@@ -20,7 +20,7 @@
 enum { OPT_TRAIN = 256, OPT_DEVICE, OPT_OPTIMIZER, OPT_BWD };
 
 static const char *const import_usage[] = {
-    "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|none] "
+    "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|CLUSTER[:N]|none] "
     "[-o <out.yaml>]",
     NULL,
 };
@@ -32,7 +32,8 @@ static const struct cmd_opt import_opts[] = {
     {"optimizer", OPT_OPTIMIZER, "NAME", "with --train: sgd | momentum | adam (default momentum)"},
     {"bwd-factor", OPT_BWD, "F", "with --train: backward cost = F x forward (default 2)"},
     {"device", OPT_DEVICE, "KIND",
-     "cost-model preset for time_us: rtx2080 p100 v100 a100 h100 h200, or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
+     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
     CMD_OPT_END,
 };
 
@@ -43,6 +44,7 @@ int cmd_workload_import(int argc, char **argv)
     struct onnx_import_stats st;
     struct train_opts to;
     struct costmodel cm;
+    char kind[128]; /* cm.kind when --device names a cluster */
     struct workload w, tr;
     const char *out = "-", *device = "v100";
     bool train = false;
@@ -89,7 +91,7 @@ int cmd_workload_import(int argc, char **argv)
     if (cmd_optind() != argc - 1) {
         return cmd_usage_error(&p, "expected one ONNX model file");
     }
-    if (device && costmodel_preset(&cm, device)) {
+    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
         return cmd_usage_error(&p, "%s", err_msg());
     }
     if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {

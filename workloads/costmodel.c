@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -102,7 +103,50 @@ int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
         m->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
         m->datasheet = false;
     }
+    if (isfinite(d->launch_us) && d->launch_us >= 0) {
+        m->launch_us = d->launch_us;
+    }
     return costmodel_check(m);
+}
+
+int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
+{
+    struct cluster c;
+    char path[4096], perr[512];
+    const char *colon = strrchr(spec, ':');
+    long dev = 0;
+    int rc;
+
+    if (costmodel_preset(m, spec) == 0) {
+        return 0;
+    }
+    snprintf(perr, sizeof(perr), "%s", err_msg());
+    snprintf(path, sizeof(path), "%s", spec);
+    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+        dev = strtol(colon + 1, NULL, 10);
+        path[colon - spec] = '\0';
+    }
+    err_clear();
+    cluster_init(&c);
+    if ((rc = cluster_load(&c, path)) != 0) {
+        char cerr[512];
+
+        snprintf(cerr, sizeof(cerr), "%s", err_msg());
+        cluster_release(&c);
+        if (!strchr(path, '/') && !strstr(path, ".yaml") && !strstr(path, ".yml")) {
+            return err_set(BAECHI_EINVAL, "%s", perr); /* meant as a preset kind */
+        }
+        return err_set(rc, "device '%s': not a cost-model preset, and the cluster: %s", spec, cerr);
+    }
+    if (dev >= c.n_devices) {
+        rc = err_set(BAECHI_EINVAL, "device '%s': cluster '%s' has %d devices (0..%d)", spec,
+                     c.name ? c.name : path, (int)c.n_devices, (int)c.n_devices - 1);
+    } else if ((rc = costmodel_from_device(m, &c.dev[dev])) == 0) {
+        snprintf(kind_buf, kind_len, "%s", m->kind ? m->kind : "calibrated");
+        m->kind = kind_buf;
+    }
+    cluster_release(&c);
+    return rc;
 }
 
 int costmodel_check(const struct costmodel *m)

@@ -50,10 +50,21 @@ int costmodel_preset(struct costmodel *m, const char *kind);
 /*
  * The model of cluster device `d`: the preset of d->kind when there is one,
  * with d->peak_flops and d->mem_bw_bytes_per_s (when not NAN) replacing the
- * preset's peaks (then `datasheet` is false).  A device without a known kind
+ * preset's peaks (then `datasheet` is false) and d->launch_us its launch
+ * overhead.  A device without a known kind
  * needs both numbers; otherwise BAECHI_EINVAL naming the device.
  */
 int costmodel_from_device(struct costmodel *m, const struct cluster_device *d);
+
+/*
+ * The model a `--device` option names: a preset kind ("v100"), else a
+ * cluster (a file, e.g. one written by `baechi calibrate`, or a cluster
+ * preset name) with an optional ":N" for its device N (default 0): its
+ * measured peak_flops, memory_bandwidth and launch_us replace the preset of
+ * its kind (costmodel_from_device).  m->kind then points into kind_buf.
+ * Errors name the spec: an unknown preset, or the cluster's own error.
+ */
+int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len);
 
 /* Checks that every parameter is finite and in range (BAECHI_EINVAL otherwise). */
 int costmodel_check(const struct costmodel *m);

@@ -82,6 +82,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     struct workload fwd;
     struct gen_info gi = {0, 0, 0, 0, 0};
     struct costmodel cm;
+    char kind[128]; /* cm.kind when --device names a cluster */
     int found = -1, rc;
 
     workload_init(out);
@@ -97,7 +98,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
                        "synthetic)",
                        name);
     }
-    if (o->device && (rc = costmodel_preset(&cm, o->device))) {
+    if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;
     }
     if ((rc = models[found].fn(&fwd, o, &gi)) ||

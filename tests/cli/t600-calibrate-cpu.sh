@@ -23,6 +23,13 @@ expect_grep '"cluster": "calibrated-cpu-2"' "$TMPDIR_TEST/out"
 expect_grep '"n_devices": 2, "step_us": ' "$TMPDIR_TEST/out"
 expect_grep '"transfer_count": 2' "$TMPDIR_TEST/out"
 
+# the measured devices drive the cost model: --device <cluster>:N
+expect_grep '^- \{name: cpu1, .*peak_flops: [0-9.e+]+, memory_bandwidth: [0-9.e+]+, launch_us: [0-9.]+\}' "$C"
+expect_exit 0 "$BAECHI" workload gen transformer --layers 1 --forward-only --device "$C:1" -o "$TMPDIR_TEST/w.yaml"
+expect_grep '^reference_device: cpu1$' "$TMPDIR_TEST/w.yaml"
+expect_exit 2 "$BAECHI" workload gen transformer --layers 1 --forward-only --device "$C:2" -o "$TMPDIR_TEST/w.yaml"
+expect_grep "device '.*:2': cluster 'calibrated-cpu-2' has 2 devices \(0..1\)" "$TMPDIR_TEST/err"
+
 # YAML on stdout, summary on stderr; --json with a file
 expect_exit 0 "$BAECHI" calibrate --quick --max-exp 10
 expect_grep '^format: 1' "$TMPDIR_TEST/out"

@@ -42,6 +42,7 @@ static void assert_same_cluster(const struct cluster *a, const struct cluster *b
         cr_assert_eq(a->dev[i].speed, b->dev[i].speed);
         cr_assert(same_double(a->dev[i].peak_flops, b->dev[i].peak_flops));
         cr_assert(same_double(a->dev[i].mem_bw_bytes_per_s, b->dev[i].mem_bw_bytes_per_s));
+        cr_assert(same_double(a->dev[i].launch_us, b->dev[i].launch_us));
     }
     cr_assert_eq(a->comm.slope_us_per_byte, b->comm.slope_us_per_byte);
     cr_assert_eq(a->comm.intercept_us, b->comm.intercept_us);
@@ -153,7 +154,7 @@ Test(cluster, full_file_and_pairs)
         "format: 1\nname: t\ndescription: d\nsource: s\n"
         "devices:\n"
         "  - {name: a, kind: k1, memory: 1000, speed: 2, peak_flops: 1.5 TFLOPS,"
-        " memory_bandwidth: 1GiB/s}\n"
+        " memory_bandwidth: 1GiB/s, launch_us: 4.5}\n"
         "  - {name: b, count: 2, memory: 2kB, x-note: 1}\n"
         "comm:\n  slope_us_per_byte: 0.5\n  intercept_us: 3\n  channel: link\n"
         "  pairs:\n"
@@ -171,6 +172,8 @@ Test(cluster, full_file_and_pairs)
     cr_assert_eq(c.dev[0].speed, 2);
     cr_assert_eq(c.dev[0].peak_flops, 1.5e12);
     cr_assert_eq(c.dev[0].mem_bw_bytes_per_s, 1073741824.0);
+    cr_assert_eq(c.dev[0].launch_us, 4.5);
+    cr_assert(isnan(c.dev[1].launch_us));
     cr_assert_null(c.dev[1].kind);
     cr_assert_eq(c.channel, CHANNEL_LINK);
     cr_assert_not_null(c.pair);

@@ -9,7 +9,10 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 Test(costmodel, presets_have_datasheet_peaks)
 {
@@ -56,7 +59,7 @@ Test(costmodel, roofline)
 Test(costmodel, device_numbers_override_the_preset)
 {
     char name[] = "gpu0", kind[] = "a100";
-    struct cluster_device d = {name, kind, 1, 1.0, NAN, NAN};
+    struct cluster_device d = {name, kind, 1, 1.0, NAN, NAN, NAN};
     struct costmodel m;
 
     cr_assert_eq(costmodel_from_device(&m, &d), 0);
@@ -72,6 +75,61 @@ Test(costmodel, device_numbers_override_the_preset)
     cr_assert(strstr(err_msg(), "gpu0") != NULL);
     d.mem_bw_bytes_per_s = 1e12;
     cr_assert_eq(costmodel_from_device(&m, &d), 0);
+    cr_assert_float_eq(m.launch_us, COSTMODEL_DEFAULT_LAUNCH_US, 1e-12);
+    d.launch_us = 7.5; /* measured by calibrate */
+    cr_assert_eq(costmodel_from_device(&m, &d), 0);
+    cr_assert_float_eq(m.launch_us, 7.5, 1e-12);
+}
+
+/* --device: a preset, or a (calibrated) cluster file with an optional :N */
+Test(costmodel, from_spec_preset_or_cluster_device)
+{
+    char path[] = "/tmp/baechi-costmodel-XXXXXX", kind[64];
+    const char *yaml = "format: 1\nname: cal\ndevices:\n"
+                       "  - {name: gpu0, kind: h100, memory: 80GiB}\n"
+                       "  - {name: gpu1, memory: 80GiB, peak_flops: 50e12, memory_bandwidth: 3e12,"
+                       " launch_us: 4.25}\n"
+                       "comm: {slope_us_per_byte: 0.001, intercept_us: 10}\n";
+    char spec[96];
+    struct costmodel m;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+
+    cr_assert(f != NULL);
+    fputs(yaml, f);
+    fclose(f);
+
+    cr_assert_eq(costmodel_from_spec(&m, "v100", kind, sizeof(kind)), 0);
+    cr_assert_str_eq(m.kind, "v100");
+    cr_assert(m.datasheet);
+
+    /* device 0 (default): its kind's preset, nothing measured */
+    cr_assert_eq(costmodel_from_spec(&m, path, kind, sizeof(kind)), 0);
+    cr_assert_str_eq(m.kind, "h100");
+    cr_assert(m.datasheet);
+    cr_assert_float_eq(m.peak_flops, 67e12, 1);
+
+    /* device 1: the measured numbers */
+    snprintf(spec, sizeof(spec), "%s:1", path);
+    cr_assert_eq(costmodel_from_spec(&m, spec, kind, sizeof(kind)), 0);
+    cr_assert_str_eq(m.kind, "gpu1");
+    cr_assert(m.kind == kind);
+    cr_assert(!m.datasheet);
+    cr_assert_float_eq(m.peak_flops, 50e12, 1);
+    cr_assert_float_eq(m.mem_bw_bytes_per_s, 3e12, 1);
+    cr_assert_float_eq(m.launch_us, 4.25, 1e-12);
+
+    snprintf(spec, sizeof(spec), "%s:2", path);
+    cr_assert_eq(costmodel_from_spec(&m, spec, kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "has 2 devices (0..1)") != NULL, "%s", err_msg());
+    cr_assert_eq(costmodel_from_spec(&m, "k80", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "unknown device class 'k80'") != NULL, "%s", err_msg());
+    cr_assert_neq(costmodel_from_spec(&m, "/nonexistent/c.yaml", kind, sizeof(kind)), 0);
+    cr_assert(strstr(err_msg(), "not a cost-model preset") != NULL, "%s", err_msg());
+    /* a cluster preset works too */
+    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:7", kind, sizeof(kind)), 0);
+    cr_assert(strncmp(m.kind, "h100", 4) == 0, "%s", m.kind);
+    unlink(path);
 }
 
 Test(costmodel, bad_parameters_are_rejected)
