@@ -120,7 +120,11 @@ for w in $WORKLOADS; do
     gnmt) wls="$wls data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml" ;;
     *.yaml) wls="$wls $w" ;;
     *)
-        run_to 60 "$BAECHI" workload gen "$w" -o "$OUTDIR/$w.yaml" > /dev/null \
+        # op times from this GPU's measured cost model (calibrated device 0); a host
+        # thread's GFLOP/s would make steps of minutes, so a rehearsal keeps v100
+        cm="$C:0"
+        [ "$BACKEND" = cpu ] && cm=v100
+        run_to 60 "$BAECHI" workload gen "$w" --device "$cm" -o "$OUTDIR/$w.yaml" > /dev/null \
             && wls="$wls $OUTDIR/$w.yaml" || say "$w generation failed"
         ;;
     esac
