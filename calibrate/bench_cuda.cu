@@ -127,8 +127,6 @@ bool blas_load(blas_lib *l, char *path, size_t path_len, char *why, size_t why_l
 struct cuda_impl {
     int n = 0;
     std::vector<int> dev;              /* physical ids */
-    std::vector<int> share;            /* logical devices on the same GPU */
-    std::vector<int> rank;             /* 1-based rank among them */
     std::vector<cudaStream_t> stream;  /* one per device for calibration */
     std::vector<cudaEvent_t> ev0, ev1; /* timing events per device */
     std::vector<void *> buf_a, buf_b;  /* copy buffers per device */
@@ -312,8 +310,6 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
     b->n_devices = n;
     im->n = n;
     im->dev.resize(n);
-    im->share.assign(n, 0);
-    im->rank.assign(n, 0);
     im->stream.assign(n, nullptr);
     im->ev0.assign(n, nullptr);
     im->ev1.assign(n, nullptr);
@@ -323,14 +319,6 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
     im->peer.assign((size_t)n * n, 0);
     for (int d = 0; d < n; d++) {
         im->dev[d] = b->ids[d] = ids ? ids[d] : d;
-    }
-    for (int d = 0; d < n; d++) {
-        for (int k = 0; k < n; k++) {
-            if (im->dev[k] == im->dev[d]) {
-                im->share[d]++;
-                im->rank[d] += k <= d;
-            }
-        }
     }
     for (int d = 0; d < n; d++) {
         CU(cudaSetDevice(im->dev[d]));
@@ -366,17 +354,21 @@ int cuda_device_info(struct bench *b, int32_t d, struct bench_device_info *out)
     cuda_impl *im = impl_of(b);
     cudaDeviceProp prop;
     size_t free_b = 0, total_b = 0;
+    int share = 0, rank = 0; /* logical devices on this GPU; d's 1-based rank among them */
 
     memset(out, 0, sizeof(*out));
+    for (int k = 0; k < im->n; k++) {
+        share += im->dev[k] == im->dev[d];
+        rank += im->dev[k] == im->dev[d] && k <= d;
+    }
     CU(cudaGetDeviceProperties(&prop, im->dev[d]));
     CU(cudaSetDevice(im->dev[d]));
     CU(cudaMemGetInfo(&free_b, &total_b));
-    if (im->share[d] > 1) {
+    if (share > 1) {
         /* logical devices share the GPU's memory out evenly */
-        snprintf(out->name, sizeof(out->name), "%.90s (logical %d of %d)", prop.name, im->rank[d],
-                 im->share[d]);
-        free_b /= (size_t)im->share[d];
-        total_b /= (size_t)im->share[d];
+        snprintf(out->name, sizeof(out->name), "%.90s (logical %d of %d)", prop.name, rank, share);
+        free_b /= (size_t)share;
+        total_b /= (size_t)share;
     } else {
         snprintf(out->name, sizeof(out->name), "%.127s", prop.name);
     }

@@ -378,3 +378,19 @@ void placer_world_weights(const struct graph *g, const struct placer_options *op
         out[v] = opt->compute_factor == 1.0 ? g->weight_us[v] : (w <= 0 ? 1 : w);
     }
 }
+
+int placer_world_graph(const struct graph *g0, const struct placer_options *opt, struct graph *g,
+                       int64_t **weights)
+{
+    *g = *g0;
+    *weights = NULL;
+    if (opt->compute_factor == 1.0) {
+        return 0;
+    }
+    if (!(*weights = array_malloc((size_t)g0->n_ops + 1, sizeof(**weights)))) {
+        return BAECHI_ENOMEM;
+    }
+    placer_world_weights(g0, opt, *weights);
+    g->weight_us = *weights;
+    return 0;
+}

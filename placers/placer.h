@@ -129,6 +129,14 @@ int placer_world(struct cluster *c, const struct placer_options *opt);
 void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out);
 
 /*
+ * The graph a simulation of `g0` under `opt` uses: *g a shallow copy of g0
+ * whose weight_us are scaled by compute_factor when it is not 1, into a new
+ * array in *weights (the caller frees it; NULL when unscaled).  0 or ENOMEM.
+ */
+int placer_world_graph(const struct graph *g0, const struct placer_options *opt, struct graph *g,
+                       int64_t **weights);
+
+/*
  * Colocation groups after grouper `grouper` (§6.1): group_of[op] in
  * 0..*n_groups-1, numbered by first appearance in op order; group_of holds
  * g->n_ops entries.  When rep_name is not NULL (g->n_ops entries, caller-

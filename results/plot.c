@@ -458,16 +458,9 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     have_t = true;
     {
         struct sim_options so = {.model = model, .trace = &t};
-        struct graph g = sw.wl[0].g; /* shallow: only weight_us may differ, as in sweep.c */
+        struct graph g; /* as the sweep simulated it (compute factor) */
 
-        if (sw.point[0].opt.compute_factor != 1.0) {
-            if (!(weights = array_malloc((size_t)g.n_ops, sizeof(*weights)))) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
-            placer_world_weights(&sw.wl[0].g, &sw.point[0].opt, weights);
-            g.weight_us = weights;
-        }
+        CHECK(placer_world_graph(&sw.wl[0].g, &sw.point[0].opt, &g, &weights));
         CHECK(sim_run(&g, &c, have_pl ? pl.device_of : stored, &so, &res));
     }
     fputs("kind,device,start_ms,end_ms,what\n", csv);

@@ -553,16 +553,12 @@ static int simulate(const struct sweep *sw, const struct sweep_point *p, const s
                     const struct cluster *c, const struct placement *pl,
                     const struct placer_stats *st, struct db_run *runs)
 {
-    struct graph g = *g0; /* shallow: only weight_us may differ */
-    int64_t *w = NULL;
-    int rc = 0;
+    struct graph g;
+    int64_t *w;
+    int rc = placer_world_graph(g0, &p->opt, &g, &w);
 
-    if (p->opt.compute_factor != 1.0) {
-        if (!(w = array_malloc((size_t)g.n_ops, sizeof(*w)))) {
-            return BAECHI_ENOMEM;
-        }
-        placer_world_weights(g0, &p->opt, w);
-        g.weight_us = w;
+    if (rc) {
+        return rc;
     }
     for (int32_t m = 0; m < sw->spec.n_models; m++) {
         struct sim_options so = {.model = sw->spec.models[m], .trace = NULL};
