@@ -5,7 +5,9 @@
 #                   same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make demo       install missing packages, run the main job on GNMT
 #   make bench      the suite's own speed (medians; never asserted)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   the program, libbaechi (.a, .so, header,
+#                   baechi.pc), the Python module and the data (presets, GNMT)
+#   make lib        build/libbaechi.a and build/libbaechi.so only
 #   make SANITIZE=address,undefined    sanitized build in build/san/
 #   make V=1        show full commands
 #
@@ -29,7 +31,8 @@ endif
 OPT     ?= -O2 -g
 CFLAGS  ?=
 CPPFLAGS += -D_GNU_SOURCE -I. -DBAECHI_DATADIR='"$(PREFIX)/share/baechi"'
-ALL_CFLAGS = -std=c11 $(OPT) $(WARNINGS) -MMD -MP $(CFLAGS)
+# -fPIC everywhere: the same objects make libbaechi.a and libbaechi.so.
+ALL_CFLAGS = -std=c11 $(OPT) $(WARNINGS) -fPIC -MMD -MP $(CFLAGS)
 LDLIBS  = -lyaml -lglpk -lsqlite3 -lm -lpthread
 
 ifneq ($(SANITIZE),)
@@ -49,9 +52,11 @@ QUIET_LINK = @echo ' LINK' $@;
 endif
 
 # Every part's sources; a file named *.c.wip is work in progress and not built.
-LIB_SRC := $(wildcard sim/*.c placers/*.c workloads/*.c calibrate/*.c results/*.c) bench.c
+# The libraries, bottom up (README "Layout"); cli/ is the program over them.
+LIB_SRC := $(wildcard core/*.c sim/*.c placers/*.c workloads/*.c calibrate/*.c results/*.c api/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets.o
-MAIN_OBJ := $(BUILD)/main.o
+MAIN_SRC := $(wildcard cli/*.c)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 PRESETS := $(sort $(wildcard data/clusters/*.yaml))
@@ -63,11 +68,18 @@ PRESETS := $(sort $(wildcard data/clusters/*.yaml))
 
 BIN := $(BUILD)/baechi
 LIB := $(BUILD)/libbaechi.a
+# The shared library's soname carries the API's major version (include/baechi.h).
+SO_MAJOR := $(shell sed -n 's/^\#define BAECHI_API_MAJOR *\([0-9]*\).*/\1/p' include/baechi.h)
+SO_MINOR := $(shell sed -n 's/^\#define BAECHI_API_MINOR *\([0-9]*\).*/\1/p' include/baechi.h)
+SONAME := libbaechi.so.$(SO_MAJOR)
+SO := $(BUILD)/libbaechi.so
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all check test unit cli demo bench install deps clean format cuda
+.PHONY: all lib check test unit cli demo bench install deps clean format cuda
 
-all: $(BIN) baechi
+all: $(BIN) baechi $(SO)
+
+lib: $(LIB) $(SO)
 
 baechi: $(BIN)
 	$(Q)ln -sf $(BIN) baechi
@@ -89,6 +101,11 @@ $(LIB): $(LIB_OBJ)
 
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Only the names of include/baechi.h are exported (api/baechi.map).
+$(SO): $(LIB_OBJ) api/baechi.map
+	$(QUIET_LINK)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,api/baechi.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(UNIT): $(TEST_OBJ) $(LIB)
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
@@ -117,10 +134,30 @@ demo: deps
 bench: all
 	@./baechi bench
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/baechi/clusters
+# DESTDIR stages an install (tests/cli/t020 builds examples/ against one).
+LIBDIR ?= $(PREFIX)/lib
+# Debian's python3 reads /usr/lib/python3/dist-packages and, elsewhere,
+# <prefix>/lib/python3.X/dist-packages.
+PYVER := $(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),$(LIBDIR)/python3/dist-packages,$(LIBDIR)/$(PYVER)/dist-packages)
+install: $(BIN) $(LIB) $(SO)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/baechi/clusters \
+		$(DESTDIR)$(PREFIX)/share/baechi/workloads/gnmt_v2 $(DESTDIR)$(PREFIX)/share/baechi/sweeps \
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PYTHON_SITE)/baechi
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/baechi
 	install -m 644 $(PRESETS) $(DESTDIR)$(PREFIX)/share/baechi/clusters/
+	install -m 644 data/workloads/gnmt_v2/* $(DESTDIR)$(PREFIX)/share/baechi/workloads/gnmt_v2/
+	install -m 644 data/sweeps/*.yaml $(DESTDIR)$(PREFIX)/share/baechi/sweeps/
+	install -m 644 include/baechi.h $(DESTDIR)$(PREFIX)/include/baechi.h
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libbaechi.a
+	install -m 755 $(SO) $(DESTDIR)$(LIBDIR)/$(SONAME).$(SO_MINOR).0
+	ln -sf $(SONAME).$(SO_MINOR).0 $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libbaechi.so
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@VERSION@|$(SO_MAJOR).$(SO_MINOR)|' \
+		-e 's|@LIBS@|$(LDLIBS)|' api/baechi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/baechi.pc
+	install -m 644 python/baechi/*.py $(DESTDIR)$(PYTHON_SITE)/baechi/
+	echo 'LIBRARY = "$(LIBDIR)/$(SONAME)"' > $(DESTDIR)$(PYTHON_SITE)/baechi/_installed.py
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

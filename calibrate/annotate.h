@@ -27,7 +27,7 @@
 #ifndef BAECHI_CALIBRATE_ANNOTATE_H
 #define BAECHI_CALIBRATE_ANNOTATE_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 
 #include <stdint.h>
 

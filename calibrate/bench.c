@@ -5,10 +5,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "bench.h"
+#include "calibrate/bench.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <stdlib.h>
 #include <string.h>

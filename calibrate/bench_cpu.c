@@ -22,11 +22,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "bench.h"
+#include "calibrate/bench.h"
 
-#include "fit.h"
-#include "sim/array.h"
-#include "sim/err.h"
+#include "calibrate/fit.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -44,9 +44,9 @@
 #define _Noreturn [[noreturn]] /* err.h is C11 */
 #endif
 extern "C" {
-#include "bench.h"
-#include "fit.h"
-#include "sim/err.h"
+#include "calibrate/bench.h"
+#include "calibrate/fit.h"
+#include "core/err.h"
 }
 
 #include <cuda_runtime.h>

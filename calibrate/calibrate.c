@@ -12,11 +12,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "calibrate.h"
-#include "sim/json_out.h"
+#include "calibrate/calibrate.h"
+#include "core/json_out.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 #include "workloads/costmodel.h"
 
 #include <ctype.h>

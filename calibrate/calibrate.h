@@ -4,16 +4,16 @@
  * baechi-spec §10), medians, least-squares fits with R² and worst relative
  * error per size range, grouping of alike pairs; GEMM throughput, memory
  * bandwidth, launch overhead and usable memory per device; and the fitted
- * cluster (sim/cluster.h) with provenance.
+ * cluster (core/cluster.h) with provenance.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_CALIBRATE_CALIBRATE_H
 #define BAECHI_CALIBRATE_CALIBRATE_H
 
-#include "bench.h"
-#include "fit.h"
-#include "sim/cluster.h"
+#include "calibrate/bench.h"
+#include "calibrate/fit.h"
+#include "core/cluster.h"
 
 #include <stdbool.h>
 #include <stdint.h>

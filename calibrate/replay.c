@@ -4,11 +4,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "replay.h"
+#include "calibrate/replay.h"
 
-#include "fit.h"
-#include "sim/array.h"
-#include "sim/err.h"
+#include "calibrate/fit.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdlib.h>

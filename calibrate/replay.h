@@ -21,9 +21,9 @@
 #ifndef BAECHI_CALIBRATE_REPLAY_H
 #define BAECHI_CALIBRATE_REPLAY_H
 
-#include "bench.h"
-#include "sim/cluster.h"
-#include "sim/graph.h"
+#include "calibrate/bench.h"
+#include "core/cluster.h"
+#include "core/graph.h"
 #include "sim/sim.h"
 
 #include <stdio.h>

@@ -60,7 +60,7 @@ $(CUDA_BUILD)/results/sweep_mpi.o: results/sweep_mpi.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(CUDA_BUILD)/calibrate/%.o: calibrate/%.cu calibrate/bench.h calibrate/fit.h sim/err.h
+$(CUDA_BUILD)/calibrate/%.o: calibrate/%.cu calibrate/bench.h calibrate/fit.h core/err.h
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(NVCC) -I. $(CUDA_DEFS) $(NVCCFLAGS) $(CUDA_ARCH) -c -o $@ $<
 

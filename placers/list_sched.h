@@ -15,7 +15,7 @@
 #ifndef BAECHI_PLACERS_LIST_SCHED_H
 #define BAECHI_PLACERS_LIST_SCHED_H
 
-#include "placer_internal.h"
+#include "placers/placer_internal.h"
 
 #include <stdbool.h>
 #include <stdint.h>

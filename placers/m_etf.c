@@ -23,10 +23,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "list_sched.h"
+#include "placers/list_sched.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>

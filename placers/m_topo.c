@@ -12,10 +12,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "placer_internal.h"
+#include "placers/placer_internal.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <stdlib.h>
 

@@ -5,11 +5,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "placer.h"
+#include "placers/placer.h"
 
-#include "placer_internal.h"
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
+#include "placers/placer_internal.h"
 
 #include <math.h>
 #include <stdarg.h>

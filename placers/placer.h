@@ -21,9 +21,9 @@
 #ifndef BAECHI_PLACERS_PLACER_H
 #define BAECHI_PLACERS_PLACER_H
 
-#include "sim/cluster.h"
-#include "sim/graph.h"
-#include "sim/placement.h"
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "core/placement.h"
 
 #include <stdbool.h>
 #include <stdint.h>

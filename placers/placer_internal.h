@@ -17,7 +17,7 @@
 #ifndef BAECHI_PLACERS_PLACER_INTERNAL_H
 #define BAECHI_PLACERS_PLACER_INTERNAL_H
 
-#include "placer.h"
+#include "placers/placer.h"
 
 #include <stdbool.h>
 #include <stdint.h>

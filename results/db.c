@@ -6,8 +6,8 @@
  */
 #include "results/db.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <inttypes.h>
 #include <math.h>

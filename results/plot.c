@@ -6,11 +6,11 @@
  */
 #include "results/plot.h"
 
+#include "core/array.h"
+#include "core/err.h"
 #include "placers/placer.h"
 #include "results/report.h"
 #include "results/sweep.h"
-#include "sim/array.h"
-#include "sim/err.h"
 #include "sim/trace.h"
 
 #include <errno.h>

@@ -5,8 +5,8 @@
  */
 #include "results/report.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdbool.h>

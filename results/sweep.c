@@ -7,15 +7,15 @@
  */
 #include "results/sweep.h"
 
+#include "core/array.h"
+#include "core/err.h"
+#include "core/placement.h"
+#include "core/strmap.h"
+#include "core/units.h"
+#include "core/workload_yaml.h"
+#include "core/yio.h"
 #include "results/sweep_internal.h"
-#include "sim/array.h"
-#include "sim/cmd.h"
-#include "sim/err.h"
-#include "sim/placement.h"
-#include "sim/strmap.h"
-#include "sim/yio.h"
 #include "workloads/gen.h"
-#include "workloads/workload_yaml.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -511,7 +511,7 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
         const struct sim_oom *o = &s->oom[0];
         char over[48];
         int rc;
-        cmd_fmt_bytes(o->over_bytes, over, sizeof(over));
+        units_fmt_bytes(o->over_bytes, over, sizeof(over));
         rc = db_run_setf(&r->message,
                          "%d device%s out of memory; first: %s over by %s at op '%s' (%" PRId64
                          " µs)",
@@ -989,5 +989,52 @@ int sweep_sink_close(struct sweep_sink *k)
     db_close(k->db);
     free(k->todo);
     free(k);
+    return rc;
+}
+
+/* A placed run recorded outside a sweep (see sweep.h). */
+int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const struct workload *w,
+                     const struct graph *g, const struct cluster *c, const struct placement *p,
+                     const struct placer_stats *st, const struct sim_result *rb,
+                     const struct sim_result *rt, int fail_rc, const char *msg)
+{
+    struct db_run r[2];
+    int rc = 0;
+
+    db_run_init(&r[0]);
+    db_run_init(&r[1]);
+    for (int m = 0; m < 2; m++) {
+        const struct sim_result *s = m == 0 ? rt : rb;
+        struct db_run *x = &r[m];
+
+        rc |= db_run_set_origin(x, w->name, o->workload_path, c->name, o->cluster_spec, o->placer);
+        x->n_ops = g->n_ops;
+        x->n_devices = o->opt->n_devices > 0 ? o->opt->n_devices : c->n_devices;
+        rc |= db_run_set(&x->grouper, placer_grouper_name(strcmp(o->placer, "paper") == 0
+                                                              ? PLACER_GROUPER_COPLACE
+                                                              : o->opt->grouper));
+        x->fusion = strcmp(o->placer, "paper") == 0 || o->opt->fusion;
+        x->memory_fraction = o->opt->memory_fraction;
+        x->comm_factor = o->opt->comm_factor;
+        x->compute_factor = o->opt->compute_factor;
+        x->sct_threshold = o->opt->sct_threshold;
+        x->seed = (int64_t)o->opt->seed;
+        rc |= db_run_set(&x->sim_model, m == 0 ? "timed" : "baechi");
+        if (rc) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        if (s) {
+            CHECK(sweep_fill_placer(x, p, st));
+            CHECK(sweep_fill_sim(x, g, c, st, s, p->device_of, true));
+        } else {
+            CHECK(db_run_set(&x->status, fail_rc == BAECHI_EINFEASIBLE ? "infeasible" : "error"));
+            CHECK(db_run_set(&x->message, msg));
+        }
+    }
+    rc = db_store_runs(dbpath, r, 2);
+cleanup:
+    db_run_release(&r[0]);
+    db_run_release(&r[1]);
     return rc;
 }

@@ -28,12 +28,12 @@
 #ifndef BAECHI_RESULTS_SWEEP_H
 #define BAECHI_RESULTS_SWEEP_H
 
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "core/workload.h"
 #include "placers/placer.h"
 #include "results/db.h"
-#include "sim/cluster.h"
-#include "sim/graph.h"
 #include "sim/sim.h"
-#include "sim/workload.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -166,6 +166,28 @@ int sweep_fill_placer(struct db_run *r, const struct placement *pl, const struct
 int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster *c,
                    const struct placer_stats *st, const struct sim_result *s,
                    const int32_t *device_of, bool store_placement);
+
+/* Where a run recorded outside a sweep came from (`baechi run --db`, the
+ * library's baechi_db_store): the paths as the user gave them, the placer
+ * by name, its options. */
+struct sweep_origin {
+    const char *workload_path; /* as given; may be NULL */
+    const char *cluster_spec;  /* file or preset as given; may be NULL */
+    const char *placer;
+    const struct placer_options *opt;
+};
+
+/*
+ * Stores one placed run in database `dbpath`: one row per simulator model
+ * (timed rt, then baechi rb), with the placement, in one transaction
+ * (db_store_runs).  rb and rt NULL: the placement failed, and the rows say
+ * so (status infeasible when fail_rc is BAECHI_EINFEASIBLE, else error, with
+ * message msg).  0 or an error code.
+ */
+int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const struct workload *w,
+                     const struct graph *g, const struct cluster *c, const struct placement *p,
+                     const struct placer_stats *st, const struct sim_result *rb,
+                     const struct sim_result *rt, int fail_rc, const char *msg);
 
 /* ------------------------------------------------------------ running */
 

@@ -1,16 +1,16 @@
 /*
  * sweep_file.c - the sweep file reader (sweep.h, README "Results" "Sweep
- * file"): YAML through sim/yio.h, so that every error carries
+ * file"): YAML through core/yio.h, so that every error carries
  * file:line:col and the offending key or value.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "results/sweep.h"
 
+#include "core/array.h"
+#include "core/err.h"
+#include "core/yio.h"
 #include "results/sweep_internal.h"
-#include "sim/array.h"
-#include "sim/err.h"
-#include "sim/yio.h"
 #include "workloads/gen.h"
 
 #include <libgen.h>

@@ -14,8 +14,8 @@
  */
 #include "results/sweep.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -16,7 +16,7 @@
  */
 #include "results/sweep.h"
 
-#include "sim/err.h"
+#include "core/err.h"
 
 #ifndef HAVE_MPI
 
@@ -37,8 +37,8 @@ int sweep_run_mpi(int *argc, char ***argv, const char *sweep_path, const char *d
 
 #else
 
-#include "sim/array.h"
-#include "sim/yio.h"
+#include "core/array.h"
+#include "core/yio.h"
 
 #include <mpi.h>
 #include <stdlib.h>

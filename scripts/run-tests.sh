@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-tests.sh - the test run of `make check`: unit tests (Criterion) and CLI
-# tests, first on the normal build, then on the ASan+UBSan build.  Ends with
-# the closing line "N passed, N failed" summed over all four runs.
+# tests, first on the normal build, then on the ASan+UBSan build, and the
+# Python module's tests on the normal build.  Ends with the closing line
+# "N passed, N failed" summed over all five runs.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -49,10 +50,26 @@ run_cli() { # binary label
     rm -f "$log"
 }
 
+run_python() { # the Python module over build/libbaechi.so (not sanitized)
+    log=$(mktemp)
+    echo "== Python tests"
+    BAECHI=build/baechi ${PYTHON:-python3} tests/python/run.py > "$log" 2>&1
+    rc=$?
+    grep -v '^\.*$' "$log" | tail -n 30
+    p=$(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
+    f=$(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log")
+    p=${p:-0}; f=${f:-0}
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    [ "$f" -eq 0 ] || status=1
+    rm -f "$log"
+}
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_unit build/unit-tests plain
 run_cli build/baechi plain
+run_python
 run_unit build/san/unit-tests "asan+ubsan"
 run_cli build/san/baechi "asan+ubsan"
 echo "$total_pass passed, $total_fail failed"

@@ -6,10 +6,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "evq.h"
+#include "sim/evq.h"
 
-#include "array.h"
-#include "err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <stdlib.h>
 

@@ -5,11 +5,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "sim.h"
+#include "sim/sim.h"
 
-#include "array.h"
-#include "err.h"
-#include "sim_internal.h"
+#include "core/array.h"
+#include "core/err.h"
+#include "sim/sim_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -31,9 +31,9 @@
 #ifndef BAECHI_SIM_SIM_H
 #define BAECHI_SIM_SIM_H
 
-#include "cluster.h"
-#include "graph.h"
-#include "trace.h"
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "sim/trace.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -25,10 +25,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "sim_internal.h"
+#include "sim/sim_internal.h"
 
-#include "array.h"
-#include "err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <stdlib.h>
 

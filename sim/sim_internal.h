@@ -8,7 +8,7 @@
 #ifndef BAECHI_SIM_SIM_INTERNAL_H
 #define BAECHI_SIM_SIM_INTERNAL_H
 
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,11 +13,11 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "trace.h"
-#include "json_out.h"
+#include "sim/trace.h"
+#include "core/json_out.h"
 
-#include "array.h"
-#include "err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -13,8 +13,8 @@
 #ifndef BAECHI_SIM_TRACE_H
 #define BAECHI_SIM_TRACE_H
 
-#include "cluster.h"
-#include "graph.h"
+#include "core/cluster.h"
+#include "core/graph.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "costmodel.h"
+#include "workloads/costmodel.h"
 
-#include "sim/err.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdio.h>

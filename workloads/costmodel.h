@@ -17,8 +17,8 @@
 #ifndef BAECHI_WORKLOADS_COSTMODEL_H
 #define BAECHI_WORKLOADS_COSTMODEL_H
 
-#include "sim/cluster.h"
-#include "sim/workload.h"
+#include "core/cluster.h"
+#include "core/workload.h"
 
 #include <stdbool.h>
 #include <stdint.h>

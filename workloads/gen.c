@@ -4,10 +4,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "gen.h"
+#include "workloads/gen.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 #include "workloads/costmodel.h"
 
 #include <stdio.h>

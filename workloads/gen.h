@@ -22,7 +22,7 @@
 #ifndef BAECHI_WORKLOADS_GEN_H
 #define BAECHI_WORKLOADS_GEN_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 #include "workloads/train.h"
 
 #include <stdbool.h>

@@ -3,9 +3,9 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "gen_build.h"
+#include "workloads/gen_build.h"
 
-#include "sim/err.h"
+#include "core/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #ifndef BAECHI_WORKLOADS_GEN_BUILD_H
 #define BAECHI_WORKLOADS_GEN_BUILD_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 
 #include <stdbool.h>
 #include <stdint.h>

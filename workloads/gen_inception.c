@@ -15,10 +15,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "gen.h"
+#include "workloads/gen.h"
 
-#include "gen_build.h"
-#include "sim/err.h"
+#include "core/err.h"
+#include "workloads/gen_build.h"
 
 #include <string.h>
 

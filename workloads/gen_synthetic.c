@@ -3,10 +3,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "gen_synthetic.h"
+#include "workloads/gen_synthetic.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #ifndef BAECHI_WORKLOADS_GEN_SYNTHETIC_H
 #define BAECHI_WORKLOADS_GEN_SYNTHETIC_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 
 #include <stdint.h>
 

@@ -5,14 +5,14 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "onnx_import.h"
+#include "workloads/onnx_import.h"
 
-#include "onnx_shape.h"
+#include "workloads/onnx_shape.h"
 
+#include "core/array.h"
+#include "core/err.h"
+#include "core/strmap.h"
 #include "onnx.pb-c.h"
-#include "sim/array.h"
-#include "sim/err.h"
-#include "sim/strmap.h"
 
 #include <errno.h>
 #include <math.h>

@@ -25,7 +25,7 @@
 #ifndef BAECHI_WORKLOADS_ONNX_IMPORT_H
 #define BAECHI_WORKLOADS_ONNX_IMPORT_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "onnx_shape.h"
+#include "workloads/onnx_shape.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,10 +11,10 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "train.h"
+#include "workloads/train.h"
 
-#include "sim/array.h"
-#include "sim/err.h"
+#include "core/array.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
 #ifndef BAECHI_WORKLOADS_TRAIN_H
 #define BAECHI_WORKLOADS_TRAIN_H
 
-#include "sim/workload.h"
+#include "core/workload.h"
 
 enum train_optimizer { TRAIN_SGD = 0, TRAIN_MOMENTUM = 1, TRAIN_ADAM = 2 };
 

@@ -8,9 +8,9 @@
 #ifndef BAECHI_TESTS_UNIT_SIMTEST_H
 #define BAECHI_TESTS_UNIT_SIMTEST_H
 
-#include "sim/cluster.h"
-#include "sim/graph.h"
-#include "sim/workload.h"
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "core/workload.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "calibrate/annotate.h"
-#include "sim/err.h"
-#include "workloads/workload_yaml.h"
+#include "core/err.h"
+#include "core/workload_yaml.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

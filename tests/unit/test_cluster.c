@@ -1,10 +1,10 @@
 /*
- * test_cluster.c - cluster files and presets (sim/cluster_yaml.c) and byte
+ * test_cluster.c - cluster files and presets (core/cluster_yaml.c) and byte
  * sizes (cluster_parse_bytes): the shipped presets, round trips, and every
  * validation rule with its file:line:col message.
  */
-#include "sim/cluster.h"
-#include "sim/err.h"
+#include "core/cluster.h"
+#include "core/err.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

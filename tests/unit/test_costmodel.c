@@ -5,7 +5,7 @@
  */
 #include "workloads/costmodel.h"
 
-#include "sim/err.h"
+#include "core/err.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

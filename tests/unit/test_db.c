@@ -3,9 +3,9 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "core/err.h"
 #include "results/db.h"
 #include "results/report.h"
-#include "sim/err.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

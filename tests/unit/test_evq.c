@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "sim/evq.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 static void push(struct evq *q, int64_t t, int32_t k1, int32_t k2, int32_t a)
 {

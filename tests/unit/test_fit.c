@@ -4,7 +4,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "calibrate/fit.h"
-#include "sim/err.h"
+#include "core/err.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

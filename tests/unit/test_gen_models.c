@@ -11,9 +11,9 @@
  */
 #include "workloads/gen.h"
 
-#include "sim/err.h"
-#include "sim/graph.h"
-#include "workloads/workload_yaml.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/workload_yaml.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

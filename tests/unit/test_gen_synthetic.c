@@ -2,8 +2,8 @@
  * test_gen_synthetic.c - the seeded synthetic DAG generator: valid graphs,
  * the requested sizes, determinism.
  */
-#include "sim/err.h"
-#include "sim/graph.h"
+#include "core/err.h"
+#include "core/graph.h"
 #include "workloads/gen_synthetic.h"
 
 #include <criterion/criterion.h>

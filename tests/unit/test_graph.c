@@ -2,9 +2,9 @@
  * test_graph.c - graph_build: edges, pruning, ordering rules, topological
  * order, cycles (baechi-spec §1.3-§1.5, §8.2).
  */
-#include "sim/err.h"
-#include "sim/graph.h"
-#include "sim/workload.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/workload.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -8,8 +8,8 @@
  */
 #include "workloads/onnx_import.h"
 
-#include "sim/err.h"
-#include "sim/graph.h"
+#include "core/err.h"
+#include "core/graph.h"
 #include "workloads/train.h"
 
 #include <criterion/criterion.h>

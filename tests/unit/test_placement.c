@@ -1,12 +1,12 @@
 /*
- * test_placement.c - placements (sim/placement.c): the `given` rule, the
+ * test_placement.c - placements (core/placement.c): the `given` rule, the
  * check, and the placement file (read, write, errors).
  */
-#include "sim/cluster.h"
-#include "sim/err.h"
-#include "sim/graph.h"
-#include "sim/placement.h"
-#include "workloads/workload_yaml.h"
+#include "core/cluster.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/placement.h"
+#include "core/workload_yaml.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

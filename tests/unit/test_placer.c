@@ -7,11 +7,11 @@
  */
 #include <criterion/criterion.h>
 
+#include "core/err.h"
 #include "placers/placer.h"
 #include "placers/placer_internal.h"
-#include "sim/err.h"
 #include "sim/sim.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 #include <math.h>
 

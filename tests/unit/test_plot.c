@@ -3,8 +3,8 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "core/err.h"
 #include "results/plot.h"
-#include "sim/err.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -8,9 +8,9 @@
  */
 #include "calibrate/bench.h"
 #include "calibrate/replay.h"
-#include "sim/err.h"
+#include "core/err.h"
 #include "sim/sim.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -6,9 +6,9 @@
  */
 #include <criterion/criterion.h>
 
-#include "sim/err.h"
+#include "core/err.h"
 #include "sim/sim.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 /* slope 0.0375 µs/B, intercept 3.25 µs: 100 B -> 7 µs, 20 B -> 4 µs, 4 B -> 3 µs */
 #define T1_SLOPE     0.0375

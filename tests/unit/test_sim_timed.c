@@ -6,9 +6,9 @@
  */
 #include <criterion/criterion.h>
 
-#include "sim/err.h"
+#include "core/err.h"
 #include "sim/sim.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 #include <math.h>
 

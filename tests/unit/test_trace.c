@@ -5,9 +5,9 @@
  */
 #include <criterion/criterion.h>
 
-#include "sim/err.h"
+#include "core/err.h"
 #include "sim/sim.h"
-#include "simtest.h"
+#include "tests/unit/simtest.h"
 
 static const struct simtest_op ops[] = {
     {"A\"q\\x", 10, "100", 50, 0, 0, NULL},

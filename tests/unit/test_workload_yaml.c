@@ -1,12 +1,12 @@
 /*
  * test_workload_yaml.c - the workload file reader and writer
- * (workloads/workload_yaml.c; format: workload-format.md, README "File formats"):
+ * (core/workload_yaml.c; format: workload-format.md, README "File formats"):
  * GNMT loads, lossless round trips, every validation rule with its message.
  */
-#include "sim/err.h"
-#include "sim/workload.h"
-#include "sim/yio.h"
-#include "workloads/workload_yaml.h"
+#include "core/err.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
+#include "core/yio.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

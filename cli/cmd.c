@@ -1,0 +1,269 @@
+/*
+ * cmd.c - shared CLI machinery (see cmd.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+
+#include "core/err.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CMD_MAX_OPTS 64
+
+int cmd_getopt(struct cmd_parser *p)
+{
+    struct option lopts[CMD_MAX_OPTS + 2];
+    char sopts[3 * CMD_MAX_OPTS + 4];
+    size_t ns = 0, nl = 0;
+    int c;
+
+    sopts[ns++] = ':'; /* report a missing argument as ':'; options may follow operands */
+    for (const struct cmd_opt *o = p->opts; o && o->name; o++) {
+        if (nl >= CMD_MAX_OPTS) {
+            BUG("too many options for '%s'", p->cmd);
+        }
+        lopts[nl].name = o->name;
+        lopts[nl].has_arg = o->arg ? required_argument : no_argument;
+        lopts[nl].flag = NULL;
+        lopts[nl].val = o->val;
+        nl++;
+        if (o->val > 0 && o->val < 128) {
+            sopts[ns++] = (char)o->val;
+            if (o->arg) {
+                sopts[ns++] = ':';
+            }
+        }
+    }
+    lopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    lopts[nl] = (struct option){NULL, 0, NULL, 0};
+    sopts[ns++] = 'h';
+    sopts[ns] = '\0';
+
+    opterr = 0;
+    c = getopt_long(p->argc, p->argv, sopts, lopts, NULL);
+    p->optarg = optarg;
+    if (c == 'h') {
+        cmd_help(p, stdout);
+        return 'h';
+    }
+    if (c == '?' || c == ':') {
+        const char *bad = p->argv[optind - 1];
+
+        if (c == ':') {
+            cmd_usage_error(p, "option '%s' needs a value", bad);
+        } else if (optopt && optopt < 128 && bad[0] == '-' && bad[1] != '-') {
+            cmd_usage_error(p, "unrecognized option '-%c'", optopt);
+        } else {
+            cmd_usage_error(p, "unrecognized option '%s'", bad);
+        }
+        return '?';
+    }
+    return c;
+}
+
+int cmd_optind(void)
+{
+    return optind;
+}
+
+void cmd_help(const struct cmd_parser *p, FILE *f)
+{
+    for (const char *const *u = p->usage; u && *u; u++) {
+        fprintf(f, "%s %s\n", u == p->usage ? "usage:" : "   or:", *u);
+    }
+    if (p->opts && p->opts->name) {
+        fputc('\n', f);
+    }
+    for (const struct cmd_opt *o = p->opts; o && o->name; o++) {
+        char left[96];
+
+        if (o->val > 0 && o->val < 128) {
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        } else {
+            snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        }
+        fprintf(f, "    %-30s %s\n", left, o->help);
+    }
+    fprintf(f, "    %-30s %s\n", "-h, --help", "show this help");
+}
+
+int cmd_usage_error(const struct cmd_parser *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "baechi %s: ", p->cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nSee 'baechi %s --help'.\n", p->cmd);
+    return EXIT_BADINPUT;
+}
+
+int cmd_fail(int code)
+{
+    fprintf(stderr, "baechi: %s\n", err_msg());
+    return err_exit_status(code);
+}
+
+int cmd_parse_int(const struct cmd_parser *p, const char *what, const char *s, long lo, long hi,
+                  long *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        return cmd_usage_error(p, "%s must be an integer in %ld..%ld, not '%s'", what, lo, hi, s);
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_parse_double(const struct cmd_parser *p, const char *what, const char *s, double lo,
+                     double hi, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+        return cmd_usage_error(p, "%s must be a number in %g..%g, not '%s'", what, lo, hi, s);
+    }
+    *out = v;
+    return 0;
+}
+
+FILE *cmd_open_out(const char *path)
+{
+    FILE *f;
+
+    if (strcmp(path, "-") == 0) {
+        return stdout;
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+    }
+    return f;
+}
+
+int cmd_close_out(FILE *f, const char *path)
+{
+    int bad;
+
+    if (!f) {
+        return 0;
+    }
+    bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout) {
+        bad |= fclose(f) != 0;
+    }
+    if (bad) {
+        return err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx)
+{
+    char *tmp = NULL;
+    FILE *f = NULL;
+    struct stat st;
+    mode_t mask;
+    int fd = -1, rc = 0;
+
+    if (strcmp(path, "-") == 0) {
+        rc = fn(stdout, ctx);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            return rc ? rc
+                      : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(errno));
+        }
+        return rc;
+    }
+    /* A device, a pipe or a link (/dev/stdout, a FIFO) is written as it is:
+     * renaming over it would replace the node instead of writing to it. */
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (!(f = fopen(path, "w"))) {
+            return err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        }
+        rc = fn(f, ctx);
+        if ((fflush(f) != 0 || ferror(f)) && !rc) {
+            rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+        }
+        if (fclose(f) != 0 && !rc) {
+            rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+        }
+        return rc;
+    }
+    if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if ((fd = mkstemp(tmp)) < 0) {
+        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    /* mkstemp makes the file 0600; give it what fopen would have. */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
+        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        close(fd);
+        goto cleanup;
+    }
+    rc = fn(f, ctx);
+    if ((fflush(f) != 0 || ferror(f)) && !rc) {
+        rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+    }
+    if (fclose(f) != 0 && !rc) {
+        rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+    }
+    if (!rc && rename(tmp, path) != 0) {
+        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
+    }
+cleanup:
+    if (rc) {
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv)
+{
+    char name[128];
+
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        FILE *f = argc < 2 ? stderr : stdout;
+
+        fprintf(f, "usage: baechi %s <verb> [<args>]\n\nverbs:\n", group);
+        for (const struct cmd_struct *v = verbs; v->name; v++) {
+            fprintf(f, "    %-12s %s\n", v->name, v->summary);
+        }
+        fprintf(f, "\nSee 'baechi %s <verb> --help'.\n", group);
+        return argc < 2 ? EXIT_BADINPUT : EXIT_OK;
+    }
+    for (const struct cmd_struct *v = verbs; v->name; v++) {
+        if (strcmp(v->name, argv[1]) == 0) {
+            snprintf(name, sizeof(name), "%s %s", group, v->name);
+            argv[1] = name;
+            optind = 1;
+            return v->fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "baechi %s: '%s' is not a verb of '%s'. See 'baechi %s --help'.\n", group,
+            argv[1], group, group);
+    return EXIT_BADINPUT;
+}

@@ -1,0 +1,97 @@
+/*
+ * cmd.h - what every `baechi` subcommand shares: the handler type, one
+ * option table that drives both getopt_long and --help (git parse-options,
+ * lua.c print_usage), number parsing with clear messages, and opening
+ * output files.
+ *
+ * A handler is `int cmd_<name>(int argc, char **argv)`: argv[0] is the
+ * command's name ("sim", "workload info"); it returns the exit status
+ * (0 ok, 2 bad input or usage, 3 infeasible placement; see err.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_CLI_CMD_H
+#define BAECHI_CLI_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int (*cmd_fn)(int argc, char **argv);
+
+struct cmd_struct {
+    const char *name;
+    cmd_fn fn;
+    const char *summary; /* one line for `baechi --help` */
+};
+
+/* One option: long name, short letter (0 for none), argument placeholder
+ * (NULL for a flag) and the help line. */
+struct cmd_opt {
+    const char *name;
+    int val; /* returned by cmd_getopt; a letter, or a value >= 256 */
+    const char *arg;
+    const char *help;
+};
+
+#define CMD_OPT_END                                                                                \
+    {                                                                                              \
+        NULL, 0, NULL, NULL                                                                        \
+    }
+
+struct cmd_parser {
+    int argc;
+    char **argv;
+    const char *cmd;            /* "sim", "workload info" */
+    const char *const *usage;   /* NULL-terminated usage lines */
+    const struct cmd_opt *opts; /* ends with CMD_OPT_END; -h/--help is implicit */
+    const char *optarg;         /* argument of the last option */
+};
+
+/*
+ * Next option: its val, or -1 when options end (then argv[optind..] are the
+ * operands; see cmd_operands), 'h' after printing help to stdout for -h /
+ * --help, or '?' after printing "unrecognized option" to stderr.
+ * Callers return 0 on 'h' and 2 on '?'.
+ */
+int cmd_getopt(struct cmd_parser *p);
+
+/* Index of the first operand after cmd_getopt returned -1. */
+int cmd_optind(void);
+
+/* Prints the usage lines and the option table. */
+void cmd_help(const struct cmd_parser *p, FILE *f);
+
+/* "baechi <cmd>: <msg>" + "See 'baechi <cmd> --help'." on stderr; returns 2. */
+int cmd_usage_error(const struct cmd_parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints "baechi: <err_msg()>" and returns the exit status for `code`. */
+int cmd_fail(int code);
+
+/* Strict number parsing of option values (whole string, range checked). */
+int cmd_parse_int(const struct cmd_parser *p, const char *what, const char *s, long lo, long hi,
+                  long *out);
+int cmd_parse_double(const struct cmd_parser *p, const char *what, const char *s, double lo,
+                     double hi, double *out);
+
+/* Opens `path` for writing ("-" = stdout); message on failure, NULL. */
+FILE *cmd_open_out(const char *path);
+/* Closes what cmd_open_out returned; reports write errors (BAECHI_EIO). */
+int cmd_close_out(FILE *f, const char *path);
+
+/*
+ * Writes an output file through fn(f, ctx).  "-" is standard output (flushed
+ * and checked).  Any other path is written to a temporary file in the same
+ * directory, flushed and closed, and renamed into place only when all of
+ * that succeeded: a failed or interrupted write never leaves a half-written
+ * file, and an existing file stays as it was.  0, fn's code, or BAECHI_EIO,
+ * with the message set.
+ */
+typedef int (*cmd_write_fn)(FILE *f, void *ctx);
+int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx);
+
+/* Dispatches argv[1] through a table of nested verbs ("workload info"). */
+int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * db.c - `baechi db schema | query | check` and `baechi report`: the
+ * results database from the command line (results/db.h, results/report.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "core/err.h"
+#include "results/db.h"
+#include "results/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP };
+
+#define DB_OPT_ROW                                                                                 \
+    {                                                                                              \
+        "db", DB_OPT_DB, "F", "the results database (default results.db)"                          \
+    }
+#define FORMAT_OPT_ROW                                                                             \
+    {                                                                                              \
+        "format", DB_OPT_FORMAT, "FMT", "table (default), csv or markdown"                         \
+    }
+
+static const char *const schema_usage[] = {"baechi db schema", NULL};
+static const char *const query_usage[] = {
+    "baechi db query [--db <F>] [--format table|csv|markdown] <SQL>", NULL};
+static const char *const check_usage[] = {"baechi db check [--db <F>]", NULL};
+static const char *const report_usage[] = {
+    "baechi report [--db <F>] [--format table|csv|markdown] [--model timed|baechi] "
+    "[--sweep <name>]",
+    NULL};
+
+static const struct cmd_opt schema_opts[] = {CMD_OPT_END};
+static const struct cmd_opt query_opts[] = {DB_OPT_ROW, FORMAT_OPT_ROW, CMD_OPT_END};
+static const struct cmd_opt check_opts[] = {DB_OPT_ROW, CMD_OPT_END};
+static const struct cmd_opt report_opts[] = {
+    DB_OPT_ROW,
+    FORMAT_OPT_ROW,
+    {"model", DB_OPT_MODEL, "M", "runs of simulator model M: timed (default) or baechi"},
+    {"sweep", DB_OPT_SWEEP, "NAME", "only runs of this sweep"},
+    CMD_OPT_END,
+};
+
+struct db_cli {
+    const char *db, *model, *sweep;
+    enum report_format format;
+};
+
+/* Parses the options; returns -1 to go on, else the exit status. */
+static int parse(struct cmd_parser *cp, struct db_cli *c)
+{
+    int o;
+
+    c->db = "results.db";
+    c->model = "timed";
+    c->sweep = NULL;
+    c->format = REPORT_TABLE;
+    while ((o = cmd_getopt(cp)) != -1) {
+        switch (o) {
+        case 'h':
+            return EXIT_OK;
+        case DB_OPT_DB:
+            c->db = cp->optarg;
+            break;
+        case DB_OPT_FORMAT:
+            if (report_format_parse(cp->optarg, &c->format)) {
+                return cmd_usage_error(cp, "%s", err_msg());
+            }
+            break;
+        case DB_OPT_MODEL:
+            if (strcmp(cp->optarg, "timed") != 0 && strcmp(cp->optarg, "baechi") != 0) {
+                return cmd_usage_error(cp, "unknown model '%s' (timed, baechi)", cp->optarg);
+            }
+            c->model = cp->optarg;
+            break;
+        case DB_OPT_SWEEP:
+            c->sweep = cp->optarg;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    return -1;
+}
+
+static int db_schema_cmd(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "db schema", .usage = schema_usage, .opts = schema_opts};
+    struct db_cli c;
+    int r = parse(&cp, &c);
+
+    if (r >= 0) {
+        return r;
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    printf("-- PRAGMA user_version = %d\n", DB_SCHEMA_VERSION);
+    for (const char *const *q = db_schema_sql(); *q; q++) {
+        fputs(*q, stdout);
+    }
+    return EXIT_OK;
+}
+
+static int db_query_cmd(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "db query", .usage = query_usage, .opts = query_opts};
+    struct db_cli c;
+    struct db *db = NULL;
+    int r = parse(&cp, &c), rc;
+
+    if (r >= 0) {
+        return r;
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&cp, "needs one SQL statement");
+    }
+    if ((rc = db_open(&db, c.db, DB_READONLY)) == 0) {
+        rc = report_query(db, argv[cmd_optind()], c.format, stdout);
+    }
+    db_close(db);
+    return rc ? cmd_fail(rc) : EXIT_OK;
+}
+
+static int db_check_cmd(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "db check", .usage = check_usage, .opts = check_opts};
+    struct db_cli c;
+    struct db *db = NULL;
+    char buf[256];
+    int r = parse(&cp, &c), rc, v = 0;
+
+    if (r >= 0) {
+        return r;
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if ((rc = db_open(&db, c.db, DB_READONLY)) == 0 && (rc = db_schema_version(db, &v)) == 0 &&
+        (rc = db_integrity_check(db, buf, sizeof(buf))) == 0) {
+        printf("%s: schema version %d, integrity %s\n", c.db, v, buf);
+        if (strcmp(buf, "ok") != 0) {
+            rc = err_set(BAECHI_EIO, "%s: integrity check failed: %s", c.db, buf);
+        }
+    }
+    db_close(db);
+    return rc ? cmd_fail(rc) : EXIT_OK;
+}
+
+static const struct cmd_struct db_verbs[] = {
+    {"schema", db_schema_cmd, "print the database schema (SQL, with comments)"},
+    {"query", db_query_cmd, "run one SQL statement, print the rows as a table"},
+    {"check", db_check_cmd, "schema version and PRAGMA integrity_check"},
+    {NULL, NULL, NULL},
+};
+
+int cmd_db(int argc, char **argv)
+{
+    return cmd_dispatch("db", db_verbs, argc, argv);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "report", .usage = report_usage, .opts = report_opts};
+    struct db_cli c;
+    struct report_opts ro;
+    struct db *db = NULL;
+    int r = parse(&cp, &c), rc;
+
+    if (r >= 0) {
+        return r;
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    ro.model = c.model;
+    ro.sweep = c.sweep;
+    ro.format = c.format;
+    if ((rc = db_open(&db, c.db, DB_READONLY)) == 0) {
+        rc = report_paper(db, &ro, stdout);
+    }
+    db_close(db);
+    return rc ? cmd_fail(rc) : EXIT_OK;
+}

@@ -1,0 +1,89 @@
+/*
+ * inputs.c - loading the inputs of a simulation (see inputs.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/inputs.h"
+
+#include "cli/cmd.h"
+#include "sim/trace.h"
+
+#include "core/err.h"
+#include "core/workload_yaml.h"
+
+#include <string.h>
+
+void sim_inputs_init(struct sim_inputs *in)
+{
+    memset(in, 0, sizeof(*in));
+    workload_init(&in->w);
+    cluster_init(&in->c);
+}
+
+void sim_inputs_release(struct sim_inputs *in)
+{
+    placement_release(&in->p);
+    cluster_release(&in->c);
+    graph_release(&in->g);
+    workload_release(&in->w);
+}
+
+int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
+                    int32_t k)
+{
+    int rc;
+
+    /* The reader initialises the workload and leaves it empty on failure. */
+    workload_release(&in->w);
+    if ((rc = workload_read_yaml(&in->w, wpath))) {
+        workload_init(&in->w);
+        return rc;
+    }
+    if ((rc = graph_build(&in->g, &in->w))) {
+        return rc;
+    }
+    cluster_release(&in->c);
+    if ((rc = cluster_load(&in->c, cspec))) {
+        cluster_init(&in->c);
+        return rc;
+    }
+    if (k > 0 && k != in->c.n_devices) {
+        if (k > in->c.n_devices) {
+            return err_set(BAECHI_EINVAL, "--devices %d: cluster '%s' has only %d devices", k,
+                           in->c.name ? in->c.name : cspec, in->c.n_devices);
+        }
+        if ((rc = cluster_truncate(&in->c, k))) {
+            return rc;
+        }
+    }
+    if (strcmp(pspec, "given") == 0) {
+        if ((rc = placement_init(&in->p, in->g.n_ops)) ||
+            (rc = placement_from_given(&in->p, &in->g))) {
+            return rc;
+        }
+    } else if ((rc = placement_read_yaml_workload(&in->p, &in->g, &in->w, pspec))) {
+        return rc;
+    }
+    return placement_check(&in->p, &in->g, &in->c);
+}
+
+struct trace_out {
+    const struct trace *t;
+    const struct graph *g;
+    const struct cluster *c;
+};
+
+static int write_trace(FILE *f, void *ctx)
+{
+    const struct trace_out *o = ctx;
+
+    return trace_write_chrome(o->t, o->g, o->c, f);
+}
+
+int sim_inputs_write_trace(const struct trace *t, const struct graph *g, const struct cluster *c,
+                           const char *path)
+{
+    struct trace_out o = {t, g, c};
+
+    return cmd_write_file(path, write_trace, &o);
+}

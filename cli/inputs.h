@@ -1,0 +1,42 @@
+/*
+ * inputs.h - what `baechi sim` and `baechi replay` load from their command
+ * line (and the trace `sim` and `run` write): the workload file, the op graph built from it, the
+ * cluster (a file or a preset name, optionally cut to its first K devices) and a placement (a file,
+ * or "given": the workload's own device fields), checked against each other.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_CLI_INPUTS_H
+#define BAECHI_CLI_INPUTS_H
+
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "core/placement.h"
+#include "core/workload.h"
+
+struct sim_inputs {
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+};
+
+/* Makes `in` safe to release (call before anything can fail). */
+void sim_inputs_init(struct sim_inputs *in);
+void sim_inputs_release(struct sim_inputs *in);
+
+/*
+ * Loads everything; k > 0 keeps the first k devices of the cluster (an error
+ * when it has fewer).  Errors carry the file and position (BAECHI_EPARSE,
+ * BAECHI_EIO, BAECHI_EINVAL for a placement that does not fit the cluster).
+ */
+int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
+                    int32_t k);
+
+/* Writes the Chrome trace t of a simulation of g on c to `path` ("-" =
+ * stdout) through cmd_write_file: 0 or an error code. */
+struct trace;
+int sim_inputs_write_trace(const struct trace *t, const struct graph *g, const struct cluster *c,
+                           const char *path);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * main.c - `baechi`: dispatches to the subcommands (git git.c); nothing else
+ * lives here.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "core/err.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef BAECHI_VERSION
+#define BAECHI_VERSION "0.1"
+#endif
+
+static const struct cmd_struct commands[] = {
+    {"workload", cmd_workload, "inspect and convert workloads (info)"},
+    {"place", cmd_place, "place a workload on a cluster (m-etf, m-sct, m-topo, ...)"},
+    {"sim", cmd_sim, "simulate one step of a placed graph"},
+    {"run", cmd_run, "place, then simulate with both models: one summary"},
+    {"calibrate", cmd_calibrate, "measure the machine: fitted cluster file (cuda or cpu)"},
+    {"replay", cmd_replay, "run a placed graph for real, compare with the simulator"},
+    {"sweep", cmd_sweep, "run a parameter sweep into a results database (-j, --mpi)"},
+    {"report", cmd_report, "paper-style tables from a results database"},
+    {"db", cmd_db, "the results database: schema, query, check"},
+    {"plot", cmd_plot, "paper-style figures from a results database (gnuplot)"},
+    {"bench", cmd_bench, "measure the suite's own speed"},
+    {NULL, NULL, NULL},
+};
+
+static void print_usage(FILE *f)
+{
+    fputs("usage: baechi [--version] [--help] <command> [<args>]\n\n"
+          "Device placement of ML graphs on memory-limited GPUs (Baechi, SoCC 2020).\n\n"
+          "commands:\n",
+          f);
+    for (const struct cmd_struct *c = commands; c->name; c++) {
+        fprintf(f, "    %-10s %s\n", c->name, c->summary);
+    }
+    fputs("\nSee 'baechi <command> --help' for a command's options.\n"
+          "Exit codes: 0 success, 1 internal error, 2 bad input or usage,\n"
+          "3 infeasible placement (a result).\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    /* Past a file-size limit, a write fails with EFBIG and the output is
+     * abandoned cleanly (cmd_write_file) instead of the process being killed
+     * with a temporary file left behind. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_BADINPUT;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        print_usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("baechi %s\n", BAECHI_VERSION);
+        return EXIT_OK;
+    }
+    for (const struct cmd_struct *c = commands; c->name; c++) {
+        if (strcmp(c->name, argv[1]) == 0) {
+            return c->fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n", argv[1]);
+    return EXIT_BADINPUT;
+}

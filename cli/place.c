@@ -1,0 +1,278 @@
+/*
+ * place.c - `baechi place`: run a placer on a workload and cluster and
+ * write the placement file; also the option handling `baechi run` shares.
+ *
+ * Exit status: 0, 2 bad input or usage, 3 infeasible placement (the message
+ * names the ops and the memory missing).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "cli/place.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/placement.h"
+#include "core/units.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
+#include "placers/placer.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void place_cli_init(struct place_cli *pc)
+{
+    memset(pc, 0, sizeof(*pc));
+    placer_options_init(&pc->opt);
+}
+
+int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
+{
+    long k;
+    double f;
+
+    switch (c) {
+    case 'w':
+        pc->wpath = cp->optarg;
+        return 0;
+    case 'c':
+        pc->cspec = cp->optarg;
+        return 0;
+    case 'p':
+        pc->placer = cp->optarg;
+        return 0;
+    case PLACE_OPT_LIST:
+        pc->list = true;
+        return 0;
+    case PLACE_OPT_GROUPER:
+        if (placer_grouper_parse(cp->optarg, &pc->opt.grouper)) {
+            return cmd_usage_error(cp, "%s", err_msg());
+        }
+        return 0;
+    case PLACE_OPT_FUSION:
+        pc->opt.fusion = true;
+        return 0;
+    case PLACE_OPT_DISJOINT:
+        pc->opt.fusion = true;
+        pc->opt.fusion_check_disjoint = true;
+        return 0;
+    case PLACE_OPT_MEMFRAC:
+        if (cmd_parse_double(cp, "--memory-fraction", cp->optarg, 1e-9, 1e9, &f)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.memory_fraction = f;
+        return 0;
+    case PLACE_OPT_COMM:
+        if (cmd_parse_double(cp, "--comm-factor", cp->optarg, 0, 1e9, &f)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.comm_factor = f;
+        return 0;
+    case PLACE_OPT_COMPUTE:
+        if (cmd_parse_double(cp, "--compute-factor", cp->optarg, 1e-9, 1e9, &f)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.compute_factor = f;
+        return 0;
+    case 'k':
+        if (cmd_parse_int(cp, "--devices", cp->optarg, 1, 64, &k)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.n_devices = (int32_t)k;
+        return 0;
+    case PLACE_OPT_THRESHOLD:
+        if (cmd_parse_double(cp, "--threshold", cp->optarg, -1e9, 1e9, &f)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.sct_threshold = f;
+        return 0;
+    case PLACE_OPT_LPLIMIT:
+        if (cmd_parse_double(cp, "--lp-time-limit", cp->optarg, 0, 1e6, &f)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.lp_time_limit_s = f;
+        return 0;
+    case PLACE_OPT_SEED:
+        if (cmd_parse_int(cp, "--seed", cp->optarg, 0, 0x7fffffffL, &k)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.seed = (uint64_t)k;
+        return 0;
+    case PLACE_OPT_PERSIST:
+        pc->opt.persistent_at_place = true;
+        return 0;
+    case PLACE_OPT_PAPER:
+        pc->placer = PLACER_PAPER_NAME;
+        return 0;
+    case PLACE_OPT_IMPL:
+        if (strcmp(cp->optarg, "fast") == 0) {
+            pc->opt.impl = PLACER_IMPL_FAST;
+        } else if (strcmp(cp->optarg, "reference") == 0) {
+            pc->opt.impl = PLACER_IMPL_REFERENCE;
+        } else {
+            return cmd_usage_error(cp, "--impl must be 'fast' or 'reference', not '%s'",
+                                   cp->optarg);
+        }
+        return 0;
+    default:
+        return cmd_usage_error(cp, "unexpected option");
+    }
+}
+
+void place_cli_print_list(FILE *f)
+{
+    fprintf(f, "placers:\n");
+    for (const struct placer_desc *d = placer_list(); d->name; d++) {
+        fprintf(f, "  %-18s %s\n", d->name, d->summary);
+    }
+}
+
+int place_cli_check(struct cmd_parser *cp, const struct place_cli *pc)
+{
+    if (!pc->wpath || !pc->cspec || !pc->placer) {
+        return cmd_usage_error(cp, "%s is required",
+                               !pc->wpath   ? "--workload"
+                               : !pc->cspec ? "--cluster"
+                                            : "--placer");
+    }
+    if (!placer_find(pc->placer)) {
+        return cmd_usage_error(cp, "unknown placer '%s' (see 'baechi place --list')", pc->placer);
+    }
+    return 0;
+}
+
+int place_cli_load(const struct place_cli *pc, struct workload *w, struct graph *g,
+                   struct cluster *c, bool *have_w, bool *have_c)
+{
+    int rc;
+
+    if ((rc = workload_read_yaml(w, pc->wpath)) != 0) {
+        workload_release(w);
+        return rc;
+    }
+    *have_w = true;
+    if ((rc = graph_build(g, w)) != 0) {
+        return rc;
+    }
+    if ((rc = cluster_load(c, pc->cspec)) != 0) {
+        return rc;
+    }
+    *have_c = true;
+    return 0;
+}
+
+struct placement_out {
+    const struct placement *p;
+    const struct graph *g;
+};
+
+static int write_placement(FILE *f, void *ctx)
+{
+    const struct placement_out *po = ctx;
+
+    return placement_write_yaml(po->p, po->g, f);
+}
+
+int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
+{
+    int rc;
+
+    *done = true;
+    if (cmd_optind() < cp->argc) {
+        return cmd_usage_error(cp, "unexpected argument '%s'", cp->argv[cmd_optind()]);
+    }
+    if (pc->list || (pc->placer && strcmp(pc->placer, "list") == 0)) {
+        place_cli_print_list(stdout);
+        return EXIT_OK;
+    }
+    if ((rc = place_cli_check(cp, pc)) != 0) {
+        return rc;
+    }
+    *done = false;
+    return 0;
+}
+
+static const char *const place_usage[] = {
+    "baechi place -w <workload.yaml> -c <cluster> -p <placer> [options] [-o <placement.yaml>]",
+    "baechi place --list",
+    NULL,
+};
+
+static const struct cmd_opt place_opts[] = {
+    PLACE_CLI_OPTS,
+    {"output", 'o', "F", "write the placement file to F (default: stdout)"},
+    CMD_OPT_END,
+};
+
+int cmd_place(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "place", .usage = place_usage, .opts = place_opts};
+    struct place_cli pc;
+    const char *out = "-";
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+    struct placer_stats st;
+    bool have_w = false, have_c = false, done;
+    int rc = 0, status = EXIT_OK, o;
+
+    place_cli_init(&pc);
+    memset(&g, 0, sizeof(g));
+    memset(&p, 0, sizeof(p));
+    placer_stats_init(&st);
+    while ((o = cmd_getopt(&cp)) != -1) {
+        int r;
+        if (o == 'h') {
+            return EXIT_OK;
+        }
+        if (o == '?') {
+            return EXIT_BADINPUT;
+        }
+        if (o == 'o') {
+            out = cp.optarg;
+            continue;
+        }
+        if ((r = place_cli_option(&cp, o, &pc)) != 0) {
+            return r;
+        }
+    }
+    if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
+        return rc;
+    }
+    CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
+    CHECK(placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st));
+    {
+        struct placement_out po = {&p, &g};
+        CHECK(cmd_write_file(out, write_placement, &po));
+    }
+    {
+        char a[48];
+        units_fmt_us(st.placement_ms * 1000.0, a, sizeof(a));
+        fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", g.n_ops,
+                st.n_nodes, st.n_groups, p.placer, a);
+        if (st.estimate_us >= 0) {
+            units_fmt_us((double)st.estimate_us, a, sizeof(a));
+            fprintf(stderr, "; estimated step %s", a);
+        }
+        fputc('\n', stderr);
+    }
+cleanup:
+    if (rc) {
+        status = cmd_fail(rc);
+    }
+    placer_stats_release(&st);
+    placement_release(&p);
+    if (have_c) {
+        cluster_release(&c);
+    }
+    graph_release(&g);
+    if (have_w) {
+        workload_release(&w);
+    }
+    return status;
+}

@@ -1,0 +1,291 @@
+/*
+ * run.c - `baechi run`: place, then simulate the placement with both
+ * simulator models (the original's virtual scheduler `baechi` and the
+ * time-accurate `timed`), and print one summary (or one JSON object).
+ *
+ * The comm and compute factors and the memory fraction change the world,
+ * not only the placer's view: the simulations use the scaled costs and
+ * check memory against the scaled devices (placer_world).
+ *
+ * Exit status: 0 (also when a simulated device runs out of memory: a
+ * result), 2 bad input or usage, 3 infeasible placement.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "cli/inputs.h"
+#include "cli/place.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/json_out.h"
+#include "core/placement.h"
+#include "core/units.h"
+#include "core/workload.h"
+#include "placers/placer.h"
+#include "results/db.h"
+#include "results/sweep.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const run_usage[] = {
+    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>] "
+    "[--db <results.db>]",
+    NULL,
+};
+
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB };
+
+static const struct cmd_opt run_opts[] = {
+    PLACE_CLI_OPTS,
+    {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
+    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
+    {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
+    CMD_OPT_END,
+};
+
+static void json_model(const struct sim_result *r, const struct cluster *c)
+{
+    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"devices\": [", r->step_us,
+           r->n_oom ? "true" : "false");
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+        printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
+        json_out_str(stdout, c->dev[d].name);
+        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"peak_bytes\": %" PRId64
+               ", \"limit_bytes\": %" PRId64 ", \"oom\": %s}",
+               s->n_ops, s->busy_us, s->peak_bytes, s->limit_bytes, s->oom ? "true" : "false");
+    }
+    fputs("]}", stdout);
+}
+
+static void print_json(const struct workload *w, const struct graph *g, const struct cluster *c,
+                       const struct placement *p, const struct placer_stats *st,
+                       const struct sim_result *rb, const struct sim_result *rt)
+{
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, w->name);
+    fputs(", \"cluster\": ", stdout);
+    json_out_str(stdout, c->name);
+    fputs(", \"placer\": ", stdout);
+    json_out_str(stdout, p->placer);
+    fputs(", \"feasible\": true, \"options\": {", stdout);
+    for (int32_t i = 0; i < p->n_options; i++) {
+        fputs(i ? ", " : "", stdout);
+        json_out_str(stdout, p->options[i].key);
+        fputs(": ", stdout);
+        json_out_str(stdout, p->options[i].value);
+    }
+    printf("}, \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
+           "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
+           g->n_ops, st->n_nodes, st->n_groups, rb->n_devices, st->placement_ms, st->algorithm_ms);
+    if (st->estimate_us >= 0) {
+        printf("%" PRId64, st->estimate_us);
+    } else {
+        fputs("null", stdout);
+    }
+    printf(", \"lower_bound_us\": %" PRId64 ", \"critical_path_us\": %" PRId64
+           ", \"total_compute_us\": %" PRId64,
+           rb->lower_bound_us, rb->critical_path_us, rb->total_compute_us);
+    if (!isnan(st->lp_makespan_us)) {
+        printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
+        json_out_str(stdout, st->lp_status);
+        printf(", \"favourite_children\": %d, \"favourite_edges\": %d, \"lp_ms\": %.3f}",
+               st->n_favourites, st->n_favourite_edges, st->lp_ms);
+    }
+    fputs(", \"placer_memory\": [", stdout);
+    for (int32_t d = 0; d < st->n_devices; d++) {
+        printf("%s{\"id\": %d, \"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64 "}",
+               d ? ", " : "", (int)d, st->peak_bytes[d], st->limit_bytes[d]);
+    }
+    fputs("], \"sim\": {\"baechi\": ", stdout);
+    json_model(rb, c);
+    fputs(", \"timed\": ", stdout);
+    json_model(rt, c);
+    fputs("}}\n", stdout);
+}
+
+static void print_text(const struct workload *w, const struct graph *g, const struct cluster *c,
+                       const struct placement *p, const struct placer_stats *st,
+                       const struct sim_result *rb, const struct sim_result *rt)
+{
+    char a[48], b[48], e[48], f[48];
+
+    printf("workload %s: %d ops; cluster %s: %d devices; placer %s\n", w->name, g->n_ops,
+           c->name ? c->name : "?", rb->n_devices, p->placer);
+    printf("options        ");
+    for (int32_t i = 0; i < p->n_options; i++) {
+        printf("%s%s=%s", i ? ", " : "", p->options[i].key, p->options[i].value);
+    }
+    putchar('\n');
+    units_fmt_us(st->placement_ms * 1000.0, a, sizeof(a));
+    units_fmt_us(st->algorithm_ms * 1000.0, b, sizeof(b));
+    printf("placement      %s (algorithm %s); %d nodes placed, %d colocation groups\n", a, b,
+           st->n_nodes, st->n_groups);
+    if (!isnan(st->lp_makespan_us)) {
+        units_fmt_us(st->lp_makespan_us, a, sizeof(a));
+        units_fmt_us(st->lp_ms * 1000.0, b, sizeof(b));
+        printf("LP             relaxed makespan %s, %s, %d favourite children, solved in %s\n", a,
+               st->lp_status, st->n_favourites, b);
+    }
+    if (st->estimate_us >= 0) {
+        units_fmt_us((double)st->estimate_us, a, sizeof(a));
+        printf("placer estimate %s (%" PRId64 " µs)\n", a, st->estimate_us);
+    } else {
+        printf("placer estimate none (this placer does not simulate time)\n");
+    }
+    units_fmt_us((double)rb->step_us, a, sizeof(a));
+    printf("step (baechi)  %s (%" PRId64 " µs), the original's virtual scheduler\n", a,
+           rb->step_us);
+    units_fmt_us((double)rt->step_us, a, sizeof(a));
+    printf("step (timed)   %s (%" PRId64 " µs), time-accurate, %s channels\n", a, rt->step_us,
+           cluster_channel_name(c->channel));
+    units_fmt_us((double)rb->lower_bound_us, a, sizeof(a));
+    units_fmt_us((double)rb->critical_path_us, b, sizeof(b));
+    printf("lower bound    %s (critical path %s)\n", a, b);
+    printf("memory (peak of the baechi / timed simulation; limit = device memory; placer's own "
+           "accounting vs its limit):\n");
+    for (int32_t d = 0; d < rb->n_devices; d++) {
+        units_fmt_bytes(rb->dev[d].peak_bytes, a, sizeof(a));
+        units_fmt_bytes(rt->dev[d].peak_bytes, b, sizeof(b));
+        units_fmt_bytes(rb->dev[d].limit_bytes, e, sizeof(e));
+        printf("  %-10s %6d ops  peak %11s / %11s of %11s%s", c->dev[d].name, rb->dev[d].n_ops, a,
+               b, e, rb->dev[d].oom || rt->dev[d].oom ? "  OUT OF MEMORY" : "");
+        if (d < st->n_devices && st->peak_bytes && (st->peak_bytes[d] > 0)) {
+            units_fmt_bytes(st->peak_bytes[d], a, sizeof(a));
+            units_fmt_bytes(st->limit_bytes[d], f, sizeof(f));
+            printf("  (placer %s of %s)", a, f);
+        }
+        putchar('\n');
+    }
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
+    struct place_cli pc;
+    const char *tpath = NULL, *dbpath = NULL;
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+    struct placer_stats st;
+    struct sim_result rb, rt;
+    struct trace t;
+    struct sweep_origin origin;
+    bool have_w = false, have_c = false, have_t = false, json = false, done;
+    int rc = 0, status = EXIT_OK, o;
+
+    place_cli_init(&pc);
+    memset(&g, 0, sizeof(g));
+    memset(&p, 0, sizeof(p));
+    placer_stats_init(&st);
+    sim_result_init(&rb);
+    sim_result_init(&rt);
+    while ((o = cmd_getopt(&cp)) != -1) {
+        int r;
+        if (o == 'h') {
+            return EXIT_OK;
+        }
+        if (o == '?') {
+            return EXIT_BADINPUT;
+        }
+        if (o == RUN_OPT_JSON) {
+            json = true;
+            continue;
+        }
+        if (o == RUN_OPT_TRACE) {
+            tpath = cp.optarg;
+            continue;
+        }
+        if (o == RUN_OPT_DB) {
+            dbpath = cp.optarg;
+            continue;
+        }
+        if ((r = place_cli_option(&cp, o, &pc)) != 0) {
+            return r;
+        }
+    }
+    if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
+        return rc;
+    }
+    origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
+    CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
+    rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
+    if (rc == BAECHI_EINFEASIBLE) {
+        if (json) {
+            fputs("{\"workload\": ", stdout);
+            json_out_str(stdout, w.name);
+            fputs(", \"placer\": ", stdout);
+            json_out_str(stdout, pc.placer);
+            fputs(", \"feasible\": false, \"reason\": ", stdout);
+            json_out_str(stdout, err_msg());
+            fputs("}\n", stdout);
+        } else {
+            printf("placement infeasible with %s: %s\n", pc.placer, err_msg());
+        }
+        if (dbpath) {
+            char *msg = strdup(err_msg());
+            int r2 = sweep_record_run(dbpath, &origin, &w, &g, &c, &p, &st, NULL, NULL, rc,
+                                      msg ? msg : "");
+            free(msg);
+            if (r2) {
+                rc = r2;
+            }
+        }
+        goto cleanup;
+    }
+    if (rc) {
+        goto cleanup;
+    }
+    CHECK(placer_world(&c, &pc.opt));
+    placer_world_weights(&g, &pc.opt, g.weight_us); /* g is ours: scale in place */
+    {
+        struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
+        so.model = SIM_MODEL_TIMED;
+        if (tpath) {
+            trace_init(&t, c.channel);
+            have_t = true;
+            so.trace = &t;
+        }
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
+    }
+    if (dbpath) {
+        CHECK(sweep_record_run(dbpath, &origin, &w, &g, &c, &p, &st, &rb, &rt, 0, NULL));
+    }
+    if (json) {
+        print_json(&w, &g, &c, &p, &st, &rb, &rt);
+    } else {
+        print_text(&w, &g, &c, &p, &st, &rb, &rt);
+    }
+    if (tpath) {
+        rc = sim_inputs_write_trace(&t, &g, &c, tpath);
+    }
+cleanup:
+    if (rc) {
+        status = cmd_fail(rc);
+    }
+    if (have_t) {
+        trace_release(&t);
+    }
+    sim_result_release(&rb);
+    sim_result_release(&rt);
+    placer_stats_release(&st);
+    placement_release(&p);
+    if (have_c) {
+        cluster_release(&c);
+    }
+    graph_release(&g);
+    if (have_w) {
+        workload_release(&w);
+    }
+    return status;
+}

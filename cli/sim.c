@@ -1,0 +1,292 @@
+/*
+ * sim.c - `baechi sim`: simulate one step of a placed graph and print
+ * the metrics (text, or one JSON object with --json; keys in README "The simulator"),
+ * optionally writing a Chrome trace (Perfetto).
+ *
+ * Exit status 0 also when a device runs out of memory (a result), 2 for bad
+ * input or usage.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "cli/inputs.h"
+#include "core/cluster.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/json_out.h"
+#include "core/placement.h"
+#include "core/units.h"
+#include "core/workload.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sim_usage[] = {
+    "baechi sim -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
+    "[--model baechi | timed] [--trace <file.json>] [--json] [--devices <k>]",
+    NULL,
+};
+
+enum { OPT_JSON = 256 };
+
+static const struct cmd_opt sim_opts[] = {
+    {"workload", 'w', "W", "the workload (YAML)"},
+    {"cluster", 'c', "C", "a cluster file or preset name"},
+    {"placement", 'p', "P", "a placement file, or 'given' for the workload's device fields"},
+    {"model", 'm', "M", "'timed' (default, time-accurate) or 'baechi' (the original's)"},
+    {"trace", 't', "F", "write a Chrome trace (JSON, opens in Perfetto) to F ('-' = stdout)"},
+    {"json", OPT_JSON, NULL, "one JSON object with all metrics instead of text"},
+    {"devices", 'k', "K", "use only the first K devices of the cluster"},
+    CMD_OPT_END,
+};
+
+static const char *channel_used(const struct sim_result *r, const struct cluster *c)
+{
+    return cluster_channel_name(r->model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel);
+}
+
+static const struct sim_oom *oom_of(const struct sim_result *r, int32_t d)
+{
+    for (int32_t i = 0; i < r->n_oom; i++) {
+        if (r->oom[i].device == d) {
+            return &r->oom[i];
+        }
+    }
+    return NULL;
+}
+
+static void print_json(const struct sim_result *r, const struct graph *g, const struct cluster *c,
+                       const struct workload *w, const struct placement *p, const char *pspec)
+{
+    int64_t tb = 0, tn = 0;
+    bool first = true;
+
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, w->name);
+    fputs(", \"cluster\": ", stdout);
+    json_out_str(stdout, c->name);
+    fputs(", \"placement\": ", stdout);
+    json_out_str(stdout, pspec);
+    fputs(", \"placer\": ", stdout);
+    json_out_str(stdout, p->placer ? p->placer : (strcmp(pspec, "given") == 0 ? "given" : ""));
+    printf(", \"model\": \"%s\", \"channel\": \"%s\", \"n_ops\": %d, \"n_edges\": %d, "
+           "\"n_devices\": %d, \"step_us\": %" PRId64 ", \"lower_bound_us\": %" PRId64
+           ", \"critical_path_us\": %" PRId64 ", \"total_compute_us\": %" PRId64
+           ", \"oom\": %s, \"n_oom\": %d, \"devices\": [",
+           sim_model_name(r->model), channel_used(r, c), g->n_ops, g->n_edges, r->n_devices,
+           r->step_us, r->lower_bound_us, r->critical_path_us, r->total_compute_us,
+           r->n_oom ? "true" : "false", r->n_oom);
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+        const struct sim_oom *o = oom_of(r, d);
+
+        printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", d);
+        json_out_str(stdout, c->dev[d].name);
+        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"utilization\": %.4f, "
+               "\"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64
+               ", \"final_bytes\": %" PRId64 ", \"oom\": %s",
+               s->n_ops, s->busy_us, r->step_us ? (double)s->busy_us / (double)r->step_us : 0.0,
+               s->peak_bytes, s->limit_bytes, s->final_bytes, s->oom ? "true" : "false");
+        if (o) {
+            printf(", \"oom_op\": ");
+            json_out_str(stdout, g->op_name[o->op]);
+            printf(", \"oom_time_us\": %" PRId64 ", \"oom_over_bytes\": %" PRId64, o->time_us,
+                   o->over_bytes);
+        }
+        putchar('}');
+    }
+    fputs("], \"transfers\": [", stdout);
+    for (int32_t a = 0; a < r->n_devices; a++) {
+        for (int32_t b = 0; b < r->n_devices; b++) {
+            size_t i = (size_t)a * (size_t)r->n_devices + (size_t)b;
+
+            if (!r->link_transfers[i]) {
+                continue;
+            }
+            printf("%s{\"src\": %d, \"dst\": %d, \"bytes\": %" PRId64 ", \"count\": %" PRId64 "}",
+                   first ? "" : ", ", a, b, r->link_bytes[i], r->link_transfers[i]);
+            first = false;
+            tb += r->link_bytes[i];
+            tn += r->link_transfers[i];
+        }
+    }
+    printf("], \"transfer_bytes\": %" PRId64 ", \"transfer_count\": %" PRId64
+           ", \"placement_stats\": {",
+           tb, tn);
+    for (int32_t i = 0; i < p->n_stats; i++) {
+        fputs(i ? ", " : "", stdout);
+        json_out_str(stdout, p->stats[i].key);
+        fputs(": ", stdout);
+        json_out_str(stdout, p->stats[i].value);
+    }
+    fputs("}}\n", stdout);
+}
+
+static void print_text(const struct sim_result *r, const struct graph *g, const struct cluster *c,
+                       const struct workload *w, const struct placement *p, const char *pspec)
+{
+    char a[48], b[48], e[48];
+    int64_t tb = 0, tn = 0;
+
+    printf("workload %s: %d ops, %d edges; cluster %s: %d devices; placement %s", w->name, g->n_ops,
+           g->n_edges, c->name ? c->name : "?", r->n_devices, pspec);
+    if (p->placer) {
+        printf(" (placer %s)", p->placer);
+    }
+    putchar('\n');
+    if (r->model == SIM_MODEL_BAECHI) {
+        printf("model          baechi (the original virtual scheduler, one shared channel per "
+               "device)\n");
+    } else {
+        printf("model          timed (discrete events, %s channels)\n", channel_used(r, c));
+    }
+    units_fmt_us((double)r->step_us, a, sizeof(a));
+    printf("step time      %s (%" PRId64 " µs)\n", a, r->step_us);
+    units_fmt_us((double)r->lower_bound_us, a, sizeof(a));
+    units_fmt_us((double)r->critical_path_us, b, sizeof(b));
+    printf("lower bound    %s (%" PRId64 " µs; critical path %s), step / bound %.3f\n", a,
+           r->lower_bound_us, b,
+           r->lower_bound_us ? (double)r->step_us / (double)r->lower_bound_us : 0.0);
+    units_fmt_us((double)r->total_compute_us, a, sizeof(a));
+    printf("total compute  %s\n", a);
+    for (int32_t i = 0; i < p->n_stats; i++) {
+        printf("placer stat    %s = %s\n", p->stats[i].key, p->stats[i].value);
+    }
+    printf("devices:\n");
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+        const struct sim_oom *o = oom_of(r, d);
+
+        units_fmt_us((double)s->busy_us, a, sizeof(a));
+        units_fmt_bytes(s->peak_bytes, b, sizeof(b));
+        units_fmt_bytes(s->limit_bytes, e, sizeof(e));
+        printf("  %-10s %6d ops  busy %12s (%5.1f %%)  peak %12s of %12s (%5.1f %%)",
+               c->dev[d].name, s->n_ops, a,
+               r->step_us ? 100.0 * (double)s->busy_us / (double)r->step_us : 0.0, b, e,
+               s->limit_bytes > 0 ? 100.0 * (double)s->peak_bytes / (double)s->limit_bytes : 0.0);
+        if (o) {
+            units_fmt_bytes(o->over_bytes, a, sizeof(a));
+            units_fmt_us((double)o->time_us, b, sizeof(b));
+            printf("  OOM by %s at t=%s (op %s)", a, b, g->op_name[o->op]);
+        }
+        putchar('\n');
+    }
+    printf("transfers:\n");
+    for (int32_t x = 0; x < r->n_devices; x++) {
+        for (int32_t y = 0; y < r->n_devices; y++) {
+            size_t i = (size_t)x * (size_t)r->n_devices + (size_t)y;
+
+            if (!r->link_transfers[i]) {
+                continue;
+            }
+            units_fmt_bytes(r->link_bytes[i], a, sizeof(a));
+            printf("  %-10s -> %-10s %12s in %" PRId64 " transfer%s\n", c->dev[x].name,
+                   c->dev[y].name, a, r->link_transfers[i], r->link_transfers[i] == 1 ? "" : "s");
+            tb += r->link_bytes[i];
+            tn += r->link_transfers[i];
+        }
+    }
+    units_fmt_bytes(tb, a, sizeof(a));
+    printf("  total %s in %" PRId64 " transfer%s\n", a, tn, tn == 1 ? "" : "s");
+    if (r->n_oom) {
+        printf("out of memory on %d device%s\n", r->n_oom, r->n_oom == 1 ? "" : "s");
+    }
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *tpath = NULL;
+    struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    struct sim_inputs in;
+    struct sim_result r;
+    struct trace t;
+    bool json = false, have_t = false;
+    long k = 0;
+    int rc = 0, status = EXIT_OK, opt_c;
+
+    sim_inputs_init(&in);
+    sim_result_init(&r);
+    while ((opt_c = cmd_getopt(&cp)) != -1) {
+        switch (opt_c) {
+        case 'h':
+            return EXIT_OK;
+        case '?':
+            return EXIT_BADINPUT;
+        case 'w':
+            wpath = cp.optarg;
+            break;
+        case 'c':
+            cspec = cp.optarg;
+            break;
+        case 'p':
+            pspec = cp.optarg;
+            break;
+        case 'm':
+            if (sim_model_parse(cp.optarg, &opt.model)) {
+                return cmd_usage_error(&cp, "%s", err_msg());
+            }
+            break;
+        case 't':
+            tpath = cp.optarg;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        case 'k':
+            if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, 4096, &k)) {
+                return EXIT_BADINPUT;
+            }
+            break;
+        default:
+            return cmd_usage_error(&cp, "unexpected option");
+        }
+    }
+    if (cmd_optind() < argc) {
+        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if (!wpath || !cspec || !pspec) {
+        return cmd_usage_error(&cp, "%s is required",
+                               !wpath   ? "--workload"
+                               : !cspec ? "--cluster"
+                                        : "--placement");
+    }
+
+    CHECK(sim_inputs_load(&in, wpath, cspec, pspec, (int32_t)k));
+    if (tpath) {
+        trace_init(&t, in.c.channel);
+        have_t = true;
+        opt.trace = &t;
+    }
+    CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
+    if (tpath && strcmp(tpath, "-") == 0) {
+        /* the trace owns stdout */
+    } else if (json) {
+        print_json(&r, &in.g, &in.c, &in.w, &in.p, pspec);
+    } else {
+        print_text(&r, &in.g, &in.c, &in.w, &in.p, pspec);
+    }
+    if (tpath) {
+        CHECK(sim_inputs_write_trace(&t, &in.g, &in.c, tpath));
+        if (strcmp(tpath, "-") != 0 && !json) {
+            printf("trace written to %s (open in https://ui.perfetto.dev)\n", tpath);
+        }
+    }
+
+cleanup:
+    if (rc) {
+        status = cmd_fail(rc);
+    }
+    if (have_t) {
+        trace_release(&t);
+    }
+    sim_result_release(&r);
+    sim_inputs_release(&in);
+    return status;
+}

@@ -1,0 +1,197 @@
+/*
+ * sweep.c - `baechi sweep S.yaml`: runs the cartesian product of a sweep
+ * file into a results database (results/sweep.h, README "Results").
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "core/err.h"
+#include "core/yio.h"
+#include "results/sweep.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const sweep_usage[] = {
+    "baechi sweep <sweep.yaml> [-j <N>] [--db <results.db>] [--dry-run]",
+    "   or: mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
+    NULL,
+};
+
+enum {
+    SW_OPT_DB = 500,
+    SW_OPT_MPI,
+    SW_OPT_DRY,
+    SW_OPT_PROGRESS,
+    SW_OPT_NOPROGRESS,
+    SW_OPT_QUIET,
+    SW_OPT_BATCH,
+    SW_OPT_DELAY,
+    SW_OPT_JSON
+};
+
+static const struct cmd_opt sweep_opts[] = {
+    {"jobs", 'j', "N", "worker processes (default: the number of CPU cores)"},
+    {"db", SW_OPT_DB, "F", "the results database (default results.db)"},
+    {"mpi", SW_OPT_MPI, NULL, "spread the points over MPI ranks (run under mpirun or srun)"},
+    {"dry-run", SW_OPT_DRY, NULL, "list the points and whether they are stored; run nothing"},
+    {"progress", SW_OPT_PROGRESS, NULL, "draw a progress bar even when stderr is not a terminal"},
+    {"no-progress", SW_OPT_NOPROGRESS, NULL, "plain progress lines even on a terminal"},
+    {"quiet", SW_OPT_QUIET, NULL, "no progress output"},
+    {"batch", SW_OPT_BATCH, "N", "runs per database transaction, at most (default 256)"},
+    {"point-delay", SW_OPT_DELAY, "S", "tests: each worker sleeps S seconds per point"},
+    {"json", SW_OPT_JSON, NULL, "print the summary as JSON"},
+    CMD_OPT_END,
+};
+
+static void print_summary(const struct sweep_summary *s, const char *name, const char *db,
+                          bool json)
+{
+    double rate = s->wall_s > 0 ? s->n_run / s->wall_s : 0;
+    int jobs = s->jobs > 0 ? s->jobs : 1;
+
+    if (json) {
+        printf(
+            "{\"sweep\": \"%s\", \"points\": %d, \"skipped\": %d, \"run\": %d, \"rows\": %" PRId64
+            ", \"ok\": %" PRId64 ", \"oom\": %" PRId64 ", \"infeasible\": %" PRId64
+            ", \"error\": %" PRId64 ", \"jobs\": %d, \"wall_s\": %.3f, \"points_per_s\": %.2f}\n",
+            name, s->n_points, s->n_skipped, s->n_run, s->n_rows, s->n_ok, s->n_oom,
+            s->n_infeasible, s->n_error, jobs, s->wall_s, rate);
+        return;
+    }
+    printf("sweep '%s': %d points, %d already stored, %d run", name, s->n_points, s->n_skipped,
+           s->n_run);
+    if (s->n_run > 0) {
+        printf(" by %d worker%s in %.2f s (%.1f points/s, %.1f points/s/worker)", jobs,
+               jobs == 1 ? "" : "s", s->wall_s, rate, rate / jobs);
+    }
+    printf("\nruns stored: %" PRId64 " (%" PRId64 " ok, %" PRId64 " oom, %" PRId64
+           " infeasible, %" PRId64 " error) in %s\n",
+           s->n_rows, s->n_ok, s->n_oom, s->n_infeasible, s->n_error, db);
+}
+
+static int dry_run(const struct sweep *sw, const char *db_path)
+{
+    struct db *db = NULL;
+    int32_t *todo = NULL, n_todo = 0, j = 0;
+    int rc = 0;
+
+    if (access(db_path, F_OK) == 0) {
+        CHECK(db_open(&db, db_path, 0));
+        CHECK(sweep_todo(sw, db, &todo, &n_todo));
+    }
+    for (int32_t i = 0; i < sw->n_points; i++) {
+        bool run = !db || (j < n_todo && todo[j] == i);
+        j += db && run;
+        printf("%s %s\n", run ? "todo" : "done", sw->point[i].key);
+    }
+    printf("%d points, %d to run\n", sw->n_points, db ? n_todo : sw->n_points);
+cleanup:
+    free(todo);
+    db_close(db);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct cmd_parser cp = {
+        .argc = argc, .argv = argv, .cmd = "sweep", .usage = sweep_usage, .opts = sweep_opts};
+    struct sweep_run_opts ro;
+    struct sweep_summary sum;
+    struct sweep sw;
+    const char *db = "results.db", *path;
+    char *text = NULL;
+    size_t len = 0;
+    bool mpi = false, dry = false, json = false, have_sw = false, root = true;
+    int rc = 0, o;
+    long v;
+    double d;
+
+    sweep_run_opts_init(&ro);
+    while ((o = cmd_getopt(&cp)) != -1) {
+        switch (o) {
+        case 'h':
+            return EXIT_OK;
+        case '?':
+            return EXIT_BADINPUT;
+        case 'j':
+            if (cmd_parse_int(&cp, "--jobs", cp.optarg, 1, 4096, &v)) {
+                return EXIT_BADINPUT;
+            }
+            ro.jobs = (int)v;
+            break;
+        case SW_OPT_DB:
+            db = cp.optarg;
+            break;
+        case SW_OPT_MPI:
+            mpi = true;
+            break;
+        case SW_OPT_DRY:
+            dry = true;
+            break;
+        case SW_OPT_PROGRESS:
+            ro.progress = 1;
+            break;
+        case SW_OPT_NOPROGRESS:
+            ro.progress = 0;
+            break;
+        case SW_OPT_QUIET:
+            ro.progress = -1;
+            break;
+        case SW_OPT_BATCH:
+            if (cmd_parse_int(&cp, "--batch", cp.optarg, 1, 1000000, &v)) {
+                return EXIT_BADINPUT;
+            }
+            ro.batch = (int)v;
+            break;
+        case SW_OPT_DELAY:
+            if (cmd_parse_double(&cp, "--point-delay", cp.optarg, 0, 60, &d)) {
+                return EXIT_BADINPUT;
+            }
+            ro.point_delay_s = d;
+            break;
+        case SW_OPT_JSON:
+            json = true;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&cp, cmd_optind() >= argc ? "needs one sweep file"
+                                                         : "takes one sweep file");
+    }
+    path = argv[cmd_optind()];
+    if (mpi) {
+        CHECK(sweep_run_mpi(NULL, NULL, path, db, &ro, &sum, &root));
+        if (root) {
+            print_summary(&sum, path, db, json);
+        }
+        return EXIT_OK;
+    }
+    CHECK(yio_read_file(path, &text, &len));
+    CHECK(sweep_prepare(&sw, text, len, path));
+    have_sw = true;
+    for (int32_t i = 0; i < sw.spec.workloads.n; i++) {
+        if (sw.wl[i].error) {
+            err_warn("workload '%s' does not load; its points are errors: %s", sw.wl[i].spec,
+                     sw.wl[i].error);
+        }
+    }
+    if (dry) {
+        CHECK(dry_run(&sw, db));
+        goto cleanup;
+    }
+    CHECK(sweep_run_local(&sw, db, &ro, &sum));
+    print_summary(&sum, sw.spec.name, db, json);
+cleanup:
+    if (have_sw) {
+        sweep_release(&sw);
+    }
+    free(text);
+    return rc ? cmd_fail(rc) : EXIT_OK;
+}

@@ -1,0 +1,40 @@
+/*
+ * workload.h - handlers of the `baechi workload` verbs that live in
+ * their own files (one line each; rows go in workload_verbs[] of
+ * cmd_workload.c).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_CLI_WORKLOAD_H
+#define BAECHI_CLI_WORKLOAD_H
+
+#include "cli/cmd.h"
+#include "core/workload.h"
+#include "workloads/train.h"
+
+int cmd_workload_gen(int argc, char **argv);    /* cli/workload_gen.c */
+int cmd_workload_train(int argc, char **argv);  /* cli/workload_gen.c */
+int cmd_workload_import(int argc, char **argv); /* cli/workload_import.c */
+
+/*
+ * What gen, train and import share: the training options (one row each in
+ * their option tables, one parser) and writing the workload they made.
+ */
+enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD };
+
+#define WORKLOAD_TRAIN_OPTS                                                                        \
+    {"optimizer", WORKLOAD_OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},     \
+    {                                                                                              \
+        "bwd-factor", WORKLOAD_OPT_BWD, "F",                                                       \
+            "backward time, FLOPs and bytes = F x forward (default 2)"                             \
+    }
+
+/* Handles option c when it is one of WORKLOAD_TRAIN_OPTS: 0 done, 2 a bad
+ * value (the message printed), -1 not one of them. */
+int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o);
+
+/* Writes w to `path` ("-" = stdout): 0, or the exit status after printing
+ * the message. */
+int workload_cli_write(const struct workload *w, const char *path);
+
+#endif

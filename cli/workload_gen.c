@@ -1,0 +1,353 @@
+/*
+ * workload_gen.c - `baechi workload gen` (model generators and
+ * synthetic DAGs) and `baechi workload train` (training-graph synthesis).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/workload.h"
+#include "core/err.h"
+#include "core/units.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
+#include "workloads/costmodel.h"
+#include "workloads/gen.h"
+#include "workloads/gen_synthetic.h"
+#include "workloads/train.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_SEQ = 256,
+    OPT_SIZE,
+    OPT_LAYERS,
+    OPT_DMODEL,
+    OPT_HEADS,
+    OPT_FFN,
+    OPT_VOCAB,
+    OPT_AUX,
+    OPT_FWD,
+    OPT_NO_GROUPS,
+    OPT_DEVICE,
+    OPT_ELEM,
+    OPT_SHAPE,
+    OPT_OPS,
+    OPT_SEED,
+    OPT_FANIN,
+    OPT_WIDTH,
+    OPT_DEPTH,
+    OPT_WINDOW,
+    OPT_GROUP_SIZE,
+    OPT_OVERRIDE,
+};
+
+static const char *const gen_usage[] = {
+    "baechi workload gen <model> [options] [-o <out.yaml>]",
+    "baechi workload gen synthetic --shape layered|chain|fork-join|random --ops N [--seed S] "
+    "[-o <out.yaml>]",
+    "models: inception-v3, gnmt, transformer (--size base|big), gpt (--size "
+    "small|medium|large|xl|2.7b|6.7b), synthetic",
+    NULL,
+};
+
+static const struct cmd_opt gen_opts_table[] = {
+    {"output", 'o', "FILE", "write the workload here (default: standard output)"},
+    {"batch", 'b', "N", "batch size (inception-v3 32, gnmt 128, transformer 64/8, gpt 8)"},
+    {"seq", OPT_SEQ, "N", "sequence length (gnmt 40, transformer 40/30, gpt 1024)"},
+    {"size", OPT_SIZE, "NAME", "size preset: transformer base|big; gpt small..6.7b"},
+    {"layers", OPT_LAYERS, "N", "transformer/gpt: number of layers (overrides the preset)"},
+    {"d-model", OPT_DMODEL, "N", "transformer/gpt: model width"},
+    {"heads", OPT_HEADS, "N", "transformer/gpt: attention heads"},
+    {"ffn", OPT_FFN, "N", "transformer: feed-forward width"},
+    {"vocab", OPT_VOCAB, "N", "vocabulary size"},
+    {"aux", OPT_AUX, NULL, "inception-v3: include the auxiliary classifier"},
+    {"forward-only", OPT_FWD, NULL, "no backward and update ops"},
+    {"no-groups", OPT_NO_GROUPS, NULL, "no layer-level colocation groups"},
+    {"device", OPT_DEVICE, "KIND",
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
+     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+    WORKLOAD_TRAIN_OPTS,
+    {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
+    {"shape", OPT_SHAPE, "SHAPE", "synthetic: layered | chain | fork-join | random"},
+    {"ops", OPT_OPS, "N", "synthetic: number of ops (up to 1,000,000)"},
+    {"seed", OPT_SEED, "S", "synthetic: random seed (default 1)"},
+    {"fan-in", OPT_FANIN, "N", "synthetic: inputs per op"},
+    {"width", OPT_WIDTH, "N", "synthetic: ops per layer / branches"},
+    {"depth", OPT_DEPTH, "N", "synthetic: ops per fork-join branch"},
+    {"window", OPT_WINDOW, "N", "synthetic: how far back random inputs reach"},
+    {"group-size", OPT_GROUP_SIZE, "N", "synthetic: consecutive ops per colocation group"},
+    CMD_OPT_END,
+};
+
+/* Writes w to `path` ("-" = stdout) and prints a one-line summary. */
+static int write_out(const struct workload *w, const char *path, int64_t params)
+{
+    FILE *msg = strcmp(path, "-") == 0 ? stderr : stdout;
+    int32_t ph[3] = {0, 0, 0};
+    int64_t persist = 0;
+    double flops = 0, time_us = 0;
+    char b1[32], b2[32];
+    int rc;
+
+    if ((rc = workload_cli_write(w, path)) != 0) {
+        return rc;
+    }
+    for (int32_t i = 0; i < w->n_op; i++) {
+        ph[w->op[i].phase < 3 ? w->op[i].phase : 0]++;
+        persist += w->op[i].persistent;
+        flops += isfinite(w->op[i].flops) ? w->op[i].flops : 0;
+        time_us += isfinite(w->op[i].time_us) ? w->op[i].time_us : 0;
+    }
+    units_fmt_bytes(persist, b1, sizeof(b1));
+    units_fmt_us(time_us, b2, sizeof(b2));
+    fprintf(msg, "%s: %s: %d ops (%d forward, %d backward, %d update)", path, w->name, w->n_op,
+            ph[0], ph[1], ph[2]);
+    if (params >= 0) {
+        fprintf(msg, ", %.2f M parameters", (double)params / 1e6);
+    }
+    fprintf(msg, ", persistent %s, %.4g GFLOP, Σ time %s\n", b1, flops / 1e9, b2);
+    return 0;
+}
+
+static int gen_synth(struct cmd_parser *p, const struct synth_opts *so, const char *out)
+{
+    struct workload w;
+    int rc;
+
+    (void)p;
+    workload_init(&w);
+    if ((rc = gen_synthetic(&w, so))) {
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
+    rc = write_out(&w, out, -1);
+    workload_release(&w);
+    return rc;
+}
+
+static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out)
+{
+    long v;
+
+    if (cmd_parse_int(p, what, p->optarg, 1, hi, &v)) {
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int cmd_workload_gen(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, argv[0], gen_usage, gen_opts_table, NULL};
+    struct gen_opts o;
+    struct synth_opts so;
+    struct gen_info info;
+    struct workload w;
+    const char *out = "-", *model;
+    bool synth_only = false;
+    long v;
+    int c, bad = 0, rc;
+
+    gen_opts_init(&o);
+    synth_opts_init(&so);
+    while (!bad && (c = cmd_getopt(&p)) != -1) {
+        switch (c) {
+        case 'h':
+            return 0;
+        case 'o':
+            out = p.optarg;
+            break;
+        case 'b':
+            bad = parse_count(&p, "--batch", 1 << 20, &o.batch);
+            break;
+        case OPT_SEQ:
+            bad = parse_count(&p, "--seq", 1 << 20, &o.seq);
+            break;
+        case OPT_SIZE:
+            o.size = p.optarg;
+            break;
+        case OPT_LAYERS:
+            bad = parse_count(&p, "--layers", 10000, &o.layers);
+            break;
+        case OPT_DMODEL:
+            bad = parse_count(&p, "--d-model", 1 << 20, &o.d_model);
+            break;
+        case OPT_HEADS:
+            bad = parse_count(&p, "--heads", 1 << 16, &o.heads);
+            break;
+        case OPT_FFN:
+            bad = parse_count(&p, "--ffn", 1 << 22, &o.ffn);
+            break;
+        case OPT_VOCAB:
+            bad = parse_count(&p, "--vocab", 1 << 24, &o.vocab);
+            break;
+        case OPT_AUX:
+            o.aux = true;
+            break;
+        case OPT_FWD:
+            o.forward_only = true;
+            break;
+        case OPT_NO_GROUPS:
+            o.groups = false;
+            break;
+        case OPT_DEVICE:
+            o.device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
+            break;
+        case WORKLOAD_OPT_OPTIMIZER:
+        case WORKLOAD_OPT_BWD:
+            if (workload_cli_train_option(&p, c, &o.train)) {
+                return EXIT_BADINPUT;
+            }
+            break;
+        case OPT_ELEM:
+            bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);
+            o.train.param_elem_bytes = o.elem_bytes;
+            break;
+        case OPT_SHAPE:
+            if (synth_shape_parse(p.optarg, &so.shape)) {
+                return cmd_usage_error(&p, "%s", err_msg());
+            }
+            synth_only = true;
+            break;
+        case OPT_OPS:
+            bad = cmd_parse_int(&p, "--ops", p.optarg, 2, 1000000, &v);
+            so.n_ops = (int32_t)v;
+            synth_only = true;
+            break;
+        case OPT_SEED:
+            bad = cmd_parse_int(&p, "--seed", p.optarg, 0, INT32_MAX, &v);
+            so.seed = (uint64_t)v;
+            synth_only = true;
+            break;
+        case OPT_FANIN:
+            bad = parse_count(&p, "--fan-in", 1000, &so.fan_in);
+            synth_only = true;
+            break;
+        case OPT_WIDTH:
+            bad = parse_count(&p, "--width", 1000000, &so.width);
+            synth_only = true;
+            break;
+        case OPT_DEPTH:
+            bad = parse_count(&p, "--depth", 1000000, &so.depth);
+            synth_only = true;
+            break;
+        case OPT_WINDOW:
+            bad = parse_count(&p, "--window", 1000000, &so.window);
+            synth_only = true;
+            break;
+        case OPT_GROUP_SIZE:
+            bad = parse_count(&p, "--group-size", 1000000, &so.group_size);
+            synth_only = true;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    if (bad) {
+        return EXIT_BADINPUT;
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&p, "expected one model name (inception-v3, gnmt, transformer, "
+                                   "gpt, synthetic)");
+    }
+    model = argv[cmd_optind()];
+    if (strcmp(model, "synthetic") == 0) {
+        return gen_synth(&p, &so, out);
+    }
+    if (synth_only) {
+        return cmd_usage_error(&p, "--shape, --ops, --seed, --fan-in, --width, --depth, "
+                                   "--window and --group-size are for 'synthetic' only");
+    }
+    if ((rc = gen_model(&w, model, &o, &info))) {
+        return cmd_usage_error(&p, "%s", err_msg());
+    }
+    rc = write_out(&w, out, info.params);
+    workload_release(&w);
+    return rc;
+}
+
+static const char *const train_usage[] = {
+    "baechi workload train <forward.yaml> [-o <train.yaml>] [--optimizer sgd|momentum|adam] "
+    "[--bwd-factor F] [--device KIND|CLUSTER[:N]|none]",
+    NULL,
+};
+
+static const struct cmd_opt train_opts_table[] = {
+    {"output", 'o', "FILE", "write the training workload here (default: standard output)"},
+    WORKLOAD_TRAIN_OPTS,
+    {"device", OPT_DEVICE, "KIND",
+     "cost model that times ops without time_us (update ops): a preset, a cluster file[:N] "
+     "(calibrated), default the workload's reference_device when it is a preset, else v100; "
+     "none = leave them untimed"},
+    {"override", OPT_OVERRIDE, NULL, "time every op from the cost model (measured times too)"},
+    CMD_OPT_END,
+};
+
+int cmd_workload_train(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, argv[0], train_usage, train_opts_table, NULL};
+    struct train_opts o;
+    struct train_stats st;
+    struct workload fwd, tr;
+    struct costmodel cm;
+    char kind[128]; /* cm.kind when --device names a cluster */
+    const char *out = "-", *device = NULL;
+    bool no_device = false, override = false;
+    int c, rc;
+
+    train_opts_init(&o);
+    while ((c = cmd_getopt(&p)) != -1) {
+        switch (c) {
+        case 'h':
+            return 0;
+        case 'o':
+            out = p.optarg;
+            break;
+        case WORKLOAD_OPT_OPTIMIZER:
+        case WORKLOAD_OPT_BWD:
+            if (workload_cli_train_option(&p, c, &o)) {
+                return EXIT_BADINPUT;
+            }
+            break;
+        case OPT_DEVICE:
+            no_device = strcmp(p.optarg, "none") == 0;
+            device = no_device ? NULL : p.optarg;
+            break;
+        case OPT_OVERRIDE:
+            override = true;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&p, "expected one workload file");
+    }
+    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
+        return cmd_usage_error(&p, "%s", err_msg());
+    }
+    if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {
+        workload_release(&fwd);
+        return cmd_fail(rc);
+    }
+    if (!device && !no_device) {
+        if (!fwd.reference_device || costmodel_preset(&cm, fwd.reference_device)) {
+            costmodel_preset(&cm, "v100");
+        }
+        err_clear();
+    }
+    if ((rc = train_synthesize(&tr, &fwd, &o, &st)) ||
+        (!no_device && (rc = costmodel_apply(&cm, &tr, override ? COSTMODEL_OVERRIDE : 0, NULL)))) {
+        workload_release(&fwd);
+        workload_release(&tr);
+        return cmd_fail(rc);
+    }
+    rc = write_out(&tr, out, st.param_bytes / (o.param_elem_bytes > 0 ? o.param_elem_bytes : 4));
+    workload_release(&fwd);
+    workload_release(&tr);
+    return rc;
+}

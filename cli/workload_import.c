@@ -1,0 +1,117 @@
+/*
+ * workload_import.c - `baechi workload import model.onnx`: ONNX model
+ * -> workload, optionally with the training graph, timed by the cost model.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/workload.h"
+#include "core/err.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
+#include "workloads/costmodel.h"
+#include "workloads/onnx_import.h"
+#include "workloads/train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { OPT_TRAIN = 256, OPT_DEVICE };
+
+static const char *const import_usage[] = {
+    "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|CLUSTER[:N]|none] "
+    "[-o <out.yaml>]",
+    NULL,
+};
+
+static const struct cmd_opt import_opts[] = {
+    {"output", 'o', "FILE", "write the workload here (default: standard output)"},
+    {"batch", 'b', "N", "batch size: activations and FLOPs scaled from the exported batch"},
+    {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
+    WORKLOAD_TRAIN_OPTS, /* with --train */
+    {"device", OPT_DEVICE, "KIND",
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
+     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+    CMD_OPT_END,
+};
+
+int cmd_workload_import(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL};
+    struct onnx_import_opts io = {0};
+    struct onnx_import_stats st;
+    struct train_opts to;
+    struct costmodel cm;
+    char kind[128]; /* cm.kind when --device names a cluster */
+    struct workload w, tr;
+    const char *out = "-", *device = "v100";
+    bool train = false;
+    FILE *msg;
+    long v;
+    int c, rc;
+
+    train_opts_init(&to);
+    while ((c = cmd_getopt(&p)) != -1) {
+        switch (c) {
+        case 'h':
+            return 0;
+        case 'o':
+            out = p.optarg;
+            break;
+        case 'b':
+            if (cmd_parse_int(&p, "--batch", p.optarg, 1, 1 << 20, &v)) {
+                return EXIT_BADINPUT;
+            }
+            io.batch = v;
+            break;
+        case OPT_TRAIN:
+            train = true;
+            break;
+        case WORKLOAD_OPT_OPTIMIZER:
+        case WORKLOAD_OPT_BWD:
+            if (workload_cli_train_option(&p, c, &to)) {
+                return EXIT_BADINPUT;
+            }
+            break;
+        case OPT_DEVICE:
+            device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
+            break;
+        default:
+            return EXIT_BADINPUT;
+        }
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&p, "expected one ONNX model file");
+    }
+    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
+        return cmd_usage_error(&p, "%s", err_msg());
+    }
+    if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
+        return cmd_fail(rc);
+    }
+    if (train) {
+        if ((rc = train_synthesize(&tr, &w, &to, NULL))) {
+            workload_release(&w);
+            return cmd_fail(rc);
+        }
+        workload_release(&w);
+        w = tr;
+    }
+    if (device && (rc = costmodel_apply(&cm, &w, 0, NULL))) {
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
+    if ((rc = workload_cli_write(&w, out)) != 0) {
+        workload_release(&w);
+        return rc;
+    }
+    msg = strcmp(out, "-") == 0 ? stderr : stdout;
+    fprintf(msg,
+            "%s: %s: %d ops from %d nodes, %.2f M parameters, %.4g GFLOP forward, "
+            "%d of unknown operators, %d outputs sized from value_info\n",
+            out, w.name, w.n_op, st.n_nodes, (double)st.params / 1e6, st.flops / 1e9, st.n_unknown,
+            st.n_from_value_info);
+    workload_release(&w);
+    return 0;
+}

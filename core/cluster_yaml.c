@@ -1,0 +1,918 @@
+/*
+ * cluster_yaml.c - cluster files (YAML) and the built-in presets (see
+ * cluster.h; the format with every rule is in README "File formats", the presets
+ * are data/clusters/NAME.yaml, embedded by scripts/embed-presets.sh).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/cluster.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/strmap.h"
+#include "core/yio.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Generated from data/clusters/NAME.yaml (build/gen/presets.c); NULL-terminated. */
+extern const struct cluster_preset {
+    const char *name;
+    const char *text;
+} cluster_presets[];
+
+#define CLUSTER_MAX_DEVICES 4096
+
+enum cl_key {
+    CK_FORMAT = 1 << 0,
+    CK_NAME = 1 << 1,
+    CK_DESC = 1 << 2,
+    CK_SOURCE = 1 << 3,
+    CK_DEVICES = 1 << 4,
+    CK_COMM = 1 << 5,
+};
+
+enum dev_key {
+    DK_NAME = 1 << 0,
+    DK_COUNT = 1 << 1,
+    DK_KIND = 1 << 2,
+    DK_MEMORY = 1 << 3,
+    DK_SPEED = 1 << 4,
+    DK_PEAK = 1 << 5,
+    DK_BW = 1 << 6,
+    DK_LAUNCH = 1 << 7,
+};
+
+enum comm_key {
+    MK_SLOPE = 1 << 0,
+    MK_INTERCEPT = 1 << 1,
+    MK_CHANNEL = 1 << 2,
+    MK_PAIRS = 1 << 3,
+};
+
+/* A per-pair override as read; src/dst resolved once all devices are known. */
+struct pair_raw {
+    char *src, *dst; /* index or device name */
+    int32_t src_line, src_col, dst_line, dst_col, line, col;
+    double slope, intercept; /* NAN when absent */
+};
+
+struct cl_reader {
+    struct yrd r;
+    struct cluster *c;
+    struct strmap by_name;
+    struct strpool names;
+    size_t alloc_dev;
+    struct pair_raw *pair;
+    size_t n_pair, alloc_pair;
+};
+
+struct key_bit {
+    const char *name;
+    unsigned bit;
+};
+
+static unsigned find_key(const struct key_bit *keys, size_t n, const char *k)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(keys[i].name, k) == 0) {
+            return keys[i].bit;
+        }
+    }
+    return 0;
+}
+
+/* Error about the current value of key r->key in `ctx` ("device 'gpu0'", "comm", ...). */
+static int value_err(struct cl_reader *rd, const char *ctx, const char *why)
+{
+    char what[96];
+
+    if (ctx) {
+        return yrd_err_here(&rd->r, "%s: %s: %s, got %s", ctx, rd->r.key, why,
+                            yrd_what(&rd->r, what, sizeof(what)));
+    }
+    return yrd_err_here(&rd->r, "%s: %s, got %s", rd->r.key, why,
+                        yrd_what(&rd->r, what, sizeof(what)));
+}
+
+static int unknown_key(struct cl_reader *rd, const char *ctx, const char *allowed)
+{
+    return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col,
+                   "%s%sunknown key '%s' (allowed: %s; extensions start with 'x-')", ctx ? ctx : "",
+                   ctx ? ": " : "", rd->r.key, allowed);
+}
+
+static int dup_key(struct cl_reader *rd, const char *ctx)
+{
+    return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "%s%sduplicate key '%s'", ctx ? ctx : "",
+                   ctx ? ": " : "", rd->r.key);
+}
+
+/* A scalar string value (non-empty unless `optional`, where null means absent). */
+static int get_string(struct cl_reader *rd, const char *ctx, char **out, bool optional)
+{
+    struct yrd *r = &rd->r;
+
+    if (optional && yrd_is_null(r)) {
+        return 0;
+    }
+    if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
+        return value_err(rd, ctx, "expected a string");
+    }
+    if (memchr(yrd_text(r), '\0', yrd_text_len(r))) {
+        return value_err(rd, ctx, "must not contain a NUL character");
+    }
+    free(*out);
+    *out = array_strdup(yrd_text(r));
+    return *out ? 0 : BAECHI_ENOMEM;
+}
+
+/* A plain number >= 0 (> 0 when `positive`). */
+static int get_number(struct cl_reader *rd, const char *ctx, double *out, bool positive)
+{
+    const char *why;
+
+    if (!yrd_is_scalar(&rd->r) || !yrd_plain(&rd->r)) {
+        return value_err(rd, ctx, "expected a number");
+    }
+    if ((why = yio_parse_double(yrd_text(&rd->r), out))) {
+        return value_err(rd, ctx, why);
+    }
+    if (positive && !(*out > 0)) {
+        return value_err(rd, ctx, "must be > 0");
+    }
+    return 0;
+}
+
+/*
+ * A number with an optional unit from `units` (suffix -> multiplier; the
+ * empty suffix is the base unit).  "13.4e12", "989 TFLOPS", "616GB/s".
+ */
+struct unit {
+    const char *suffix;
+    double mult;
+};
+
+static int get_with_unit(struct cl_reader *rd, const char *ctx, const struct unit *units,
+                         size_t n_units, const char *hint, double *out)
+{
+    const char *s, *why;
+    char num[64];
+    size_t len;
+
+    if (!yrd_is_scalar(&rd->r) || yrd_is_null(&rd->r)) {
+        return value_err(rd, ctx, hint);
+    }
+    s = yrd_text(&rd->r);
+    len = strspn(s, "+-0123456789.eE");
+    /* "1e" of "1eB" is not a number: back off a trailing exponent marker */
+    while (len > 0 && (s[len - 1] == 'e' || s[len - 1] == 'E')) {
+        len--;
+    }
+    if (len == 0 || len >= sizeof(num)) {
+        return value_err(rd, ctx, hint);
+    }
+    memcpy(num, s, len);
+    num[len] = '\0';
+    if ((why = yio_parse_double(num, out))) {
+        return value_err(rd, ctx, strcmp(why, "expected a number") == 0 ? hint : why);
+    }
+    s += len;
+    while (*s == ' ') {
+        s++;
+    }
+    for (size_t i = 0; i < n_units; i++) {
+        if (strcmp(s, units[i].suffix) == 0) {
+            *out *= units[i].mult;
+            if (!isfinite(*out)) {
+                return value_err(rd, ctx, "is too large");
+            }
+            if (!(*out > 0)) {
+                return value_err(rd, ctx, "must be > 0");
+            }
+            return 0;
+        }
+    }
+    return value_err(rd, ctx, hint);
+}
+
+static const struct unit flops_units[] = {
+    {"", 1},           {"FLOPS", 1},     {"FLOP/s", 1},     {"kFLOPS", 1e3},  {"kFLOP/s", 1e3},
+    {"MFLOPS", 1e6},   {"MFLOP/s", 1e6}, {"GFLOPS", 1e9},   {"GFLOP/s", 1e9}, {"TFLOPS", 1e12},
+    {"TFLOP/s", 1e12}, {"PFLOPS", 1e15}, {"PFLOP/s", 1e15},
+};
+
+static const struct unit bw_units[] = {
+    {"", 1},
+    {"B/s", 1},
+    {"kB/s", 1e3},
+    {"KB/s", 1e3},
+    {"MB/s", 1e6},
+    {"GB/s", 1e9},
+    {"TB/s", 1e12},
+    {"KiB/s", 1024.0},
+    {"MiB/s", 1024.0 * 1024},
+    {"GiB/s", 1024.0 * 1024 * 1024},
+    {"TiB/s", 1024.0 * 1024 * 1024 * 1024},
+};
+
+static int read_device(struct cl_reader *rd, int32_t index)
+{
+    static const struct key_bit keys[] = {
+        {"name", DK_NAME},           {"count", DK_COUNT},      {"kind", DK_KIND},
+        {"memory", DK_MEMORY},       {"speed", DK_SPEED},      {"peak_flops", DK_PEAK},
+        {"memory_bandwidth", DK_BW}, {"launch_us", DK_LAUNCH},
+    };
+    struct yrd *r = &rd->r;
+    struct cluster *c = rd->c;
+    struct cluster_device d;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    int64_t count = 1;
+    unsigned seen = 0;
+    char ctx[300];
+    int rc = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.speed = 1.0;
+    d.peak_flops = NAN;
+    d.mem_bw_bytes_per_s = NAN;
+    d.launch_us = NAN;
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        char what[96];
+
+        return yrd_err_here(r, "device #%d: expected a mapping ({name: ..., memory: ...}), got %s",
+                            index + 1, yrd_what(r, what, sizeof(what)));
+    }
+    snprintf(ctx, sizeof(ctx), "device #%d", index + 1);
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
+        const char *why;
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                rc = unknown_key(rd, ctx,
+                                 "name, count, kind, memory, speed, peak_flops, memory_bandwidth, "
+                                 "launch_us");
+                goto cleanup;
+            }
+            CHECK(yrd_next(r));
+            CHECK(yrd_skip(r));
+            continue;
+        }
+        if (seen & bit) {
+            rc = dup_key(rd, ctx);
+            goto cleanup;
+        }
+        seen |= bit;
+        CHECK(yrd_next(r));
+        switch (bit) {
+        case DK_NAME:
+            CHECK(get_string(rd, ctx, &d.name, false));
+            snprintf(ctx, sizeof(ctx), "device '%s'", d.name);
+            break;
+        case DK_KIND:
+            CHECK(get_string(rd, ctx, &d.kind, false));
+            break;
+        case DK_COUNT:
+            if (!yrd_is_scalar(r) || !yrd_plain(r) || (why = yio_parse_size(yrd_text(r), &count))) {
+                rc = value_err(rd, ctx, "expected a device count (1, 2, ...)");
+                goto cleanup;
+            }
+            if (count < 1 || count > CLUSTER_MAX_DEVICES) {
+                rc = value_err(rd, ctx, "must be between 1 and 4096");
+                goto cleanup;
+            }
+            break;
+        case DK_MEMORY:
+            if (!yrd_is_scalar(r) || yrd_is_null(r)) {
+                rc = value_err(rd, ctx, "expected a size in bytes (e.g. 16GiB, 80GB, 6914897920)");
+                goto cleanup;
+            }
+            if (yrd_text(r)[0] == '-') {
+                rc = value_err(rd, ctx, "must not be negative");
+                goto cleanup;
+            }
+            if (!(why = yio_parse_size(yrd_text(r), &d.mem_bytes))) {
+                /* an integer */
+            } else if (cluster_parse_bytes(yrd_text(r), &d.mem_bytes)) {
+                char msg[600];
+
+                snprintf(msg, sizeof(msg), "%s", err_msg());
+                rc = yrd_err_here(r, "%s: memory: %s", ctx, msg);
+                goto cleanup;
+            }
+            if (d.mem_bytes <= 0) {
+                rc = value_err(rd, ctx, "must be > 0 bytes");
+                goto cleanup;
+            }
+            break;
+        case DK_SPEED:
+            CHECK(get_number(rd, ctx, &d.speed, true));
+            break;
+        case DK_PEAK:
+            CHECK(get_with_unit(rd, ctx, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
+                                "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &d.peak_flops));
+            break;
+        case DK_BW:
+            CHECK(get_with_unit(rd, ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
+                                "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)",
+                                &d.mem_bw_bytes_per_s));
+            break;
+        case DK_LAUNCH:
+            CHECK(get_number(rd, ctx, &d.launch_us, false)); /* rejects negatives */
+            break;
+        }
+    }
+    if (rc != 1) {
+        goto cleanup;
+    }
+    rc = 0;
+    if (!(seen & DK_NAME)) {
+        rc = yrd_err(r, line, col, "%s: missing required key 'name'", ctx);
+        goto cleanup;
+    }
+    if (!(seen & DK_MEMORY)) {
+        rc = yrd_err(r, line, col, "%s: missing required key 'memory' (bytes, e.g. 16GiB)", ctx);
+        goto cleanup;
+    }
+    if (c->n_devices + count > CLUSTER_MAX_DEVICES) {
+        rc = yrd_err(r, line, col, "%s: too many devices (at most %d)", ctx, CLUSTER_MAX_DEVICES);
+        goto cleanup;
+    }
+    if (ARRAY_RESERVE(c->dev, rd->alloc_dev, (size_t)(c->n_devices + count))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int64_t k = 0; k < count; k++) {
+        struct cluster_device *nd = &c->dev[c->n_devices];
+        char *name = NULL;
+        const char *pooled;
+        int32_t old;
+
+        if (seen & DK_COUNT) {
+            size_t n = strlen(d.name) + 24;
+
+            if (!(name = malloc(n))) {
+                rc = err_set(BAECHI_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            snprintf(name, n, "%s%lld", d.name, (long long)k);
+        } else if (!(name = array_strdup(d.name))) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        if (!(pooled = strpool_add(&rd->names, name, strlen(name))) ||
+            strmap_put(&rd->by_name, pooled, c->n_devices, &old)) {
+            free(name);
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        if (old >= 0) {
+            rc = yrd_err(r, line, col, "duplicate device name '%s' (device %d has it)", name, old);
+            free(name);
+            goto cleanup;
+        }
+        *nd = d;
+        nd->name = name;
+        nd->kind = NULL;
+        if (d.kind && !(nd->kind = array_strdup(d.kind))) {
+            free(name);
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        c->n_devices++;
+    }
+cleanup:
+    free(d.name);
+    free(d.kind);
+    return rc;
+}
+
+static int read_devices(struct cl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    int32_t line = yrd_line(r), col = yrd_col(r), n = 0;
+    int rc;
+
+    if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+        return value_err(rd, NULL, "expected a list of devices");
+    }
+    for (;;) {
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            break;
+        }
+        if ((rc = read_device(rd, n++))) {
+            return rc;
+        }
+    }
+    if (rd->c->n_devices == 0) {
+        return yrd_err(r, line, col, "devices: the list is empty (a cluster needs a device)");
+    }
+    return 0;
+}
+
+static int pair_endpoint(struct cl_reader *rd, char **out, int32_t *line, int32_t *col)
+{
+    struct yrd *r = &rd->r;
+
+    if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
+        return value_err(rd, "comm: pairs", "expected a device index or name");
+    }
+    *line = yrd_line(r);
+    *col = yrd_col(r);
+    free(*out);
+    *out = array_strdup(yrd_text(r));
+    return *out ? 0 : BAECHI_ENOMEM;
+}
+
+static int read_pair(struct cl_reader *rd)
+{
+    static const struct key_bit keys[] = {
+        {"src", 1}, {"dst", 2}, {"slope_us_per_byte", 4}, {"intercept_us", 8}};
+    struct yrd *r = &rd->r;
+    struct pair_raw *p;
+    unsigned seen = 0;
+    int rc;
+
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        return value_err(rd, "comm", "expected pairs as {src: 0, dst: 1, slope_us_per_byte: ...}");
+    }
+    if (ARRAY_RESERVE(rd->pair, rd->alloc_pair, rd->n_pair + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    p = &rd->pair[rd->n_pair++];
+    memset(p, 0, sizeof(*p));
+    p->slope = p->intercept = NAN;
+    p->line = yrd_line(r);
+    p->col = yrd_col(r);
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return unknown_key(rd, "comm: pairs", "src, dst, slope_us_per_byte, intercept_us");
+            }
+            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
+                return rc;
+            }
+            continue;
+        }
+        if (seen & bit) {
+            return dup_key(rd, "comm: pairs");
+        }
+        seen |= bit;
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        switch (bit) {
+        case 1:
+            rc = pair_endpoint(rd, &p->src, &p->src_line, &p->src_col);
+            break;
+        case 2:
+            rc = pair_endpoint(rd, &p->dst, &p->dst_line, &p->dst_col);
+            break;
+        case 4:
+            rc = get_number(rd, "comm: pairs", &p->slope, false);
+            break;
+        default:
+            rc = get_number(rd, "comm: pairs", &p->intercept, false);
+            break;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    if (!(seen & 1) || !(seen & 2)) {
+        return yrd_err(r, p->line, p->col, "comm: pairs: missing required key '%s'",
+                       (seen & 1) ? "dst" : "src");
+    }
+    if (!(seen & 12)) {
+        return yrd_err(r, p->line, p->col,
+                       "comm: pairs: a pair needs slope_us_per_byte and/or intercept_us");
+    }
+    return 0;
+}
+
+static int read_comm(struct cl_reader *rd)
+{
+    static const struct key_bit keys[] = {{"slope_us_per_byte", MK_SLOPE},
+                                          {"intercept_us", MK_INTERCEPT},
+                                          {"channel", MK_CHANNEL},
+                                          {"pairs", MK_PAIRS}};
+    struct yrd *r = &rd->r;
+    struct cluster *c = rd->c;
+    unsigned seen = 0;
+    int rc;
+
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        return value_err(rd, NULL, "expected a mapping (slope_us_per_byte, intercept_us, ...)");
+    }
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return unknown_key(rd, "comm", "slope_us_per_byte, intercept_us, channel, pairs");
+            }
+            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
+                return rc;
+            }
+            continue;
+        }
+        if (seen & bit) {
+            return dup_key(rd, "comm");
+        }
+        seen |= bit;
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        switch (bit) {
+        case MK_SLOPE:
+            rc = get_number(rd, "comm", &c->comm.slope_us_per_byte, false);
+            break;
+        case MK_INTERCEPT:
+            rc = get_number(rd, "comm", &c->comm.intercept_us, false);
+            break;
+        case MK_CHANNEL:
+            if (!yrd_is_scalar(r)) {
+                rc = value_err(rd, "comm", "expected shared, duplex or link");
+            } else if (strcmp(yrd_text(r), "shared") == 0) {
+                c->channel = CHANNEL_SHARED;
+            } else if (strcmp(yrd_text(r), "duplex") == 0) {
+                c->channel = CHANNEL_DUPLEX;
+            } else if (strcmp(yrd_text(r), "link") == 0) {
+                c->channel = CHANNEL_LINK;
+            } else {
+                rc = value_err(rd, "comm", "expected shared, duplex or link");
+            }
+            break;
+        default:
+            if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+                rc = value_err(rd, "comm", "expected a list of {src, dst, ...} overrides");
+                break;
+            }
+            for (;;) {
+                if ((rc = yrd_next(r)) || r->ev.type == YAML_SEQUENCE_END_EVENT) {
+                    break;
+                }
+                if ((rc = read_pair(rd))) {
+                    break;
+                }
+            }
+            break;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return rc == 1 ? 0 : rc;
+}
+
+/* A pair endpoint: a device index or a device name. */
+static int resolve_endpoint(struct cl_reader *rd, const char *s, int32_t line, int32_t col,
+                            const char *which, int32_t *out)
+{
+    int32_t n = rd->c->n_devices;
+    int32_t i = strmap_get(&rd->by_name, s, strlen(s));
+    int64_t v;
+
+    if (i >= 0) {
+        *out = i;
+        return 0;
+    }
+    if (s[0] == '-' || yio_parse_size(s, &v) || strspn(s, "0123456789") != strlen(s)) {
+        return yrd_err(&rd->r, line, col, "comm: pairs: %s '%s' is not a device index or name",
+                       which, s);
+    }
+    if (v >= n) {
+        return yrd_err(&rd->r, line, col,
+                       "comm: pairs: %s %lld out of range (the cluster has %d device%s: 0..%d)",
+                       which, (long long)v, n, n == 1 ? "" : "s", n - 1);
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int resolve_pairs(struct cl_reader *rd)
+{
+    struct cluster *c = rd->c;
+    size_t nn = (size_t)c->n_devices * (size_t)c->n_devices;
+    int rc;
+
+    if (rd->n_pair == 0) {
+        return 0;
+    }
+    if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        c->pair[i].slope_us_per_byte = NAN;
+        c->pair[i].intercept_us = NAN;
+    }
+    for (size_t k = 0; k < rd->n_pair; k++) {
+        const struct pair_raw *p = &rd->pair[k];
+        struct comm_model *m;
+        int32_t s, d;
+
+        if ((rc = resolve_endpoint(rd, p->src, p->src_line, p->src_col, "src", &s)) ||
+            (rc = resolve_endpoint(rd, p->dst, p->dst_line, p->dst_col, "dst", &d))) {
+            return rc;
+        }
+        if (s == d) {
+            return yrd_err(&rd->r, p->line, p->col,
+                           "comm: pairs: src and dst are the same device (%d, '%s'); a device "
+                           "does not send to itself",
+                           s, c->dev[s].name);
+        }
+        m = &c->pair[(size_t)s * (size_t)c->n_devices + (size_t)d];
+        if (!isnan(m->slope_us_per_byte)) {
+            return yrd_err(&rd->r, p->line, p->col,
+                           "comm: pairs: duplicate override for %d -> %d ('%s' -> '%s')", s, d,
+                           c->dev[s].name, c->dev[d].name);
+        }
+        m->slope_us_per_byte = isnan(p->slope) ? c->comm.slope_us_per_byte : p->slope;
+        m->intercept_us = isnan(p->intercept) ? c->comm.intercept_us : p->intercept;
+    }
+    return 0;
+}
+
+static int read_top(struct cl_reader *rd)
+{
+    static const struct key_bit keys[] = {
+        {"format", CK_FORMAT}, {"name", CK_NAME},       {"description", CK_DESC},
+        {"source", CK_SOURCE}, {"devices", CK_DEVICES}, {"comm", CK_COMM},
+    };
+    struct yrd *r = &rd->r;
+    struct cluster *c = rd->c;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    unsigned seen = 0;
+    char what[96];
+    int rc;
+
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return unknown_key(rd, NULL, "format, name, description, source, devices, comm");
+            }
+            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
+                return rc;
+            }
+            continue;
+        }
+        if (seen & bit) {
+            return dup_key(rd, NULL);
+        }
+        seen |= bit;
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        switch (bit) {
+        case CK_FORMAT:
+            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
+                return yrd_err_here(r,
+                                    "unsupported cluster format %s (this program reads "
+                                    "format: %d)",
+                                    yrd_what(r, what, sizeof(what)), CLUSTER_FORMAT);
+            }
+            break;
+        case CK_NAME:
+            rc = get_string(rd, NULL, &c->name, false);
+            break;
+        case CK_DESC:
+            rc = get_string(rd, NULL, &c->description, true);
+            break;
+        case CK_SOURCE:
+            rc = get_string(rd, NULL, &c->source, true);
+            break;
+        case CK_DEVICES:
+            rc = read_devices(rd);
+            break;
+        default:
+            rc = read_comm(rd);
+            break;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    if (!(seen & CK_FORMAT)) {
+        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
+                       CLUSTER_FORMAT);
+    }
+    if (!(seen & CK_NAME)) {
+        return yrd_err(r, line, col, "missing required key 'name'");
+    }
+    if (!(seen & CK_DEVICES)) {
+        return yrd_err(r, line, col, "missing required key 'devices'");
+    }
+    return resolve_pairs(rd);
+}
+
+int cluster_read_yaml_string(struct cluster *c, const char *text, size_t len, const char *name)
+{
+    struct cl_reader rd;
+    int rc = 0;
+
+    cluster_init(c);
+    memset(&rd, 0, sizeof(rd));
+    rd.c = c;
+    strmap_init(&rd.by_name);
+    strpool_init(&rd.names);
+    CHECK(yrd_open(&rd.r, text, len, name ? name : "<cluster>"));
+    CHECK(yrd_begin(&rd.r));
+    CHECK(read_top(&rd));
+    CHECK(yrd_end(&rd.r));
+cleanup:
+    yrd_close(&rd.r);
+    strmap_release(&rd.by_name);
+    strpool_release(&rd.names);
+    for (size_t i = 0; i < rd.n_pair; i++) {
+        free(rd.pair[i].src);
+        free(rd.pair[i].dst);
+    }
+    free(rd.pair);
+    if (rc) {
+        cluster_release(c);
+    }
+    return rc;
+}
+
+int cluster_read_yaml(struct cluster *c, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if ((rc = yio_read_file(path, &text, &len))) {
+        cluster_init(c);
+        return rc;
+    }
+    rc = cluster_read_yaml_string(c, text, len, path);
+    free(text);
+    if (rc == 0 && !(c->path = array_strdup(path))) {
+        cluster_release(c);
+        rc = BAECHI_ENOMEM;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+int cluster_write_yaml(const struct cluster *c, FILE *f)
+{
+    struct ywr y;
+    int32_t n = c->n_devices;
+
+    if (ywr_open(&y, f)) {
+        return ywr_close(&y);
+    }
+    ywr_map_start(&y, false);
+    ywr_scalar(&y, "format", YWR_PLAIN);
+    ywr_int(&y, CLUSTER_FORMAT);
+    ywr_scalar(&y, "name", YWR_PLAIN);
+    ywr_scalar(&y, c->name ? c->name : "unnamed", YWR_ANY);
+    if (c->description) {
+        ywr_scalar(&y, "description", YWR_PLAIN);
+        ywr_scalar(&y, c->description, YWR_LITERAL);
+    }
+    if (c->source) {
+        ywr_scalar(&y, "source", YWR_PLAIN);
+        ywr_scalar(&y, c->source, YWR_LITERAL);
+    }
+    ywr_scalar(&y, "devices", YWR_PLAIN);
+    ywr_seq_start(&y, false);
+    for (int32_t i = 0; i < n; i++) {
+        const struct cluster_device *d = &c->dev[i];
+
+        ywr_map_start(&y, true);
+        ywr_scalar(&y, "name", YWR_PLAIN);
+        ywr_scalar(&y, d->name, YWR_ANY);
+        if (d->kind) {
+            ywr_scalar(&y, "kind", YWR_PLAIN);
+            ywr_scalar(&y, d->kind, YWR_ANY);
+        }
+        ywr_scalar(&y, "memory", YWR_PLAIN);
+        ywr_int(&y, d->mem_bytes);
+        ywr_scalar(&y, "speed", YWR_PLAIN);
+        ywr_double(&y, d->speed);
+        if (!isnan(d->peak_flops)) {
+            ywr_scalar(&y, "peak_flops", YWR_PLAIN);
+            ywr_double(&y, d->peak_flops);
+        }
+        if (!isnan(d->mem_bw_bytes_per_s)) {
+            ywr_scalar(&y, "memory_bandwidth", YWR_PLAIN);
+            ywr_double(&y, d->mem_bw_bytes_per_s);
+        }
+        if (!isnan(d->launch_us)) {
+            ywr_scalar(&y, "launch_us", YWR_PLAIN);
+            ywr_double(&y, d->launch_us);
+        }
+        ywr_map_end(&y);
+    }
+    ywr_seq_end(&y);
+    ywr_scalar(&y, "comm", YWR_PLAIN);
+    ywr_map_start(&y, false);
+    ywr_scalar(&y, "slope_us_per_byte", YWR_PLAIN);
+    ywr_double(&y, c->comm.slope_us_per_byte);
+    ywr_scalar(&y, "intercept_us", YWR_PLAIN);
+    ywr_double(&y, c->comm.intercept_us);
+    ywr_scalar(&y, "channel", YWR_PLAIN);
+    ywr_scalar(&y, cluster_channel_name(c->channel), YWR_PLAIN);
+    if (c->pair) {
+        ywr_scalar(&y, "pairs", YWR_PLAIN);
+        ywr_seq_start(&y, false);
+        for (int32_t s = 0; s < n; s++) {
+            for (int32_t d = 0; d < n; d++) {
+                const struct comm_model *m = &c->pair[(size_t)s * (size_t)n + (size_t)d];
+
+                if (isnan(m->slope_us_per_byte)) {
+                    continue;
+                }
+                ywr_map_start(&y, true);
+                ywr_scalar(&y, "src", YWR_PLAIN);
+                ywr_int(&y, s);
+                ywr_scalar(&y, "dst", YWR_PLAIN);
+                ywr_int(&y, d);
+                ywr_scalar(&y, "slope_us_per_byte", YWR_PLAIN);
+                ywr_double(&y, m->slope_us_per_byte);
+                ywr_scalar(&y, "intercept_us", YWR_PLAIN);
+                ywr_double(&y, m->intercept_us);
+                ywr_map_end(&y);
+            }
+        }
+        ywr_seq_end(&y);
+    }
+    ywr_map_end(&y);
+    ywr_map_end(&y);
+    return ywr_close(&y);
+}
+
+/* ---------------------------------------------------------------- presets */
+
+#define CLUSTER_MAX_PRESETS 64
+
+static const char *preset_names[CLUSTER_MAX_PRESETS + 1];
+static pthread_once_t preset_once = PTHREAD_ONCE_INIT;
+
+static void preset_names_init(void)
+{
+    size_t n = 0;
+
+    for (const struct cluster_preset *p = cluster_presets; p->name && n < CLUSTER_MAX_PRESETS;
+         p++) {
+        preset_names[n++] = p->name;
+    }
+    preset_names[n] = NULL;
+}
+
+const char *const *cluster_preset_names(void)
+{
+    pthread_once(&preset_once, preset_names_init);
+    return preset_names;
+}
+
+int cluster_load(struct cluster *c, const char *spec)
+{
+    struct stat st;
+    char list[1024];
+    size_t used = 0;
+
+    if (stat(spec, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        return cluster_read_yaml(c, spec);
+    }
+    for (const struct cluster_preset *p = cluster_presets; p->name; p++) {
+        if (strcmp(p->name, spec) == 0) {
+            char where[300];
+
+            snprintf(where, sizeof(where), "<preset %s>", p->name);
+            return cluster_read_yaml_string(c, p->text, strlen(p->text), where);
+        }
+    }
+    cluster_init(c);
+    list[0] = '\0';
+    for (const char *const *n = cluster_preset_names(); *n; n++) {
+        int k = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", *n);
+
+        if (k < 0 || (size_t)k >= sizeof(list) - used) {
+            break;
+        }
+        used += (size_t)k;
+    }
+    return err_set(BAECHI_EINVAL, "no cluster file or preset named '%s' (presets: %s)", spec,
+                   used ? list : "none built in");
+}

@@ -1,0 +1,77 @@
+/*
+ * err.h - error codes and the last error message.
+ *
+ * Library code never prints and never exits (../shared/STYLE.md §4): a
+ * fallible function returns 0 or a code from enum baechi_err and leaves one
+ * message, with the values involved, in a per-thread buffer.  Only main and
+ * the cmd_* handlers print it ("baechi: <message>") and map the code to an
+ * exit status with err_exit_status().
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_CORE_ERR_H
+#define BAECHI_CORE_ERR_H
+
+enum baechi_err {
+    BAECHI_OK = 0,
+    BAECHI_ENOMEM,      /* an allocation failed */
+    BAECHI_EINVAL,      /* bad argument or bad input value */
+    BAECHI_EPARSE,      /* malformed input file (message has file:line:col) */
+    BAECHI_EIO,         /* a file could not be read or written */
+    BAECHI_EINFEASIBLE, /* no placement satisfies the constraints (a result) */
+    BAECHI_ESOLVER,     /* the LP solver failed */
+    BAECHI_EUNSUPPORTED /* not available in this build or on this machine */
+};
+
+/* Exit statuses of the program (README "Exit codes"). */
+enum {
+    EXIT_OK = 0,
+    EXIT_INTERNAL = 1,  /* out of memory, solver crash, a BUG() */
+    EXIT_BADINPUT = 2,  /* bad input or usage */
+    EXIT_INFEASIBLE = 3 /* the placement is infeasible (a result) */
+};
+
+/*
+ * Formats the message (printf-style, lower-case, no full stop, as git's
+ * CodingGuidelines say) into the thread's buffer and returns `code`, so that
+ * `return err_set(BAECHI_EINVAL, "...", ...)` reports and fails in one line.
+ */
+int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prefixes the current message with "prefix: " (adds context on the way up). */
+int err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The last message set in this thread ("" if none). */
+const char *err_msg(void);
+
+/* Forgets the last message. */
+void err_clear(void);
+
+/* Maps an error code to the program's exit status. */
+int err_exit_status(int code);
+
+/* Prints "baechi: warning: ..." to stderr (warnings are not errors). */
+void err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Warnings go to fn(message, ctx) instead of stderr (the library's users:
+ * include/baechi.h); NULL restores stderr.  Process-wide, not per thread. */
+typedef void (*err_warn_fn)(const char *msg, void *ctx);
+void err_set_warn_handler(err_warn_fn fn, void *ctx);
+
+/* Quiet warnings (tests and library users that collect them otherwise). */
+void err_set_quiet(int quiet);
+
+/* Impossible states: print file:line and abort (git BUG(), redis serverAssert). */
+#define BUG(...) err_bug(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void err_bug(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Stores the code in `rc` and jumps to `cleanup` when `expr` fails. */
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        if ((rc = (expr)) != 0) {                                                                  \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,851 @@
+/*
+ * graph.c - building the op graph from a workload (see graph.h), following
+ * baechi-spec §1.2-§1.5 and §8.2 exactly.
+ *
+ * graph_build runs in O(ops + inputs) time: edges are made consumer-major
+ * (as the original makes them), dangling ops pruned, then the CSR arrays are
+ * filled by two stable counting sorts (by source for out-edges, by target for
+ * in-edges), which yields exactly the original's adjacency orders.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/graph.h"
+
+#include "core/array.h"
+#include "core/err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compute times beyond this many µs (about 31 years) are surely a mistake. */
+#define GRAPH_MAX_TIME_US 1e15
+
+/* Edges as the original first creates them: consumer by consumer. */
+struct raw_edges {
+    int32_t *src, *dst; /* raw (workload) op indices */
+    int32_t *t_start;   /* n+1 offsets into t_prod/t_port */
+    int32_t *t_prod;    /* tensor: raw producer */
+    int32_t *t_port;    /* tensor: port or WL_PORT_CONTROL */
+    size_t n, alloc, alloc_dst, alloc_start;
+    size_t nt, alloc_t, alloc_t2;
+};
+
+static void raw_edges_release(struct raw_edges *r)
+{
+    free(r->src);
+    free(r->dst);
+    free(r->t_start);
+    free(r->t_prod);
+    free(r->t_port);
+    memset(r, 0, sizeof(*r));
+}
+
+static int raw_add_tensor(struct raw_edges *r, int32_t prod, int32_t port)
+{
+    if (r->nt >= INT32_MAX) {
+        return err_set(BAECHI_EINVAL, "too many tensor references");
+    }
+    if (ARRAY_RESERVE(r->t_prod, r->alloc_t, r->nt + 1) ||
+        ARRAY_RESERVE(r->t_port, r->alloc_t2, r->nt + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    r->t_prod[r->nt] = prod;
+    r->t_port[r->nt] = port;
+    r->nt++;
+    return 0;
+}
+
+/*
+ * Edges into consumer v: one per distinct producer, data inputs first (in
+ * input order), then control inputs (baechi-spec §1.3, §1.4).  `slot` maps
+ * a producer to its edge while v is processed (valid when stamp == v).
+ */
+static int raw_add_consumer(struct raw_edges *r, const struct workload *w, int32_t v,
+                            int32_t *stamp, int32_t *slot, int32_t *scratch)
+{
+    const struct wl_op *op = &w->op[v];
+    int32_t n_local = 0;
+    int32_t *order = scratch;                /* local edge -> producer, first-seen order */
+    int32_t *cnt = scratch + op->n_in;       /* local edge -> tensor count */
+    int32_t *tin = scratch + 2 * op->n_in;   /* kept inputs, in order */
+    int32_t *tedge = scratch + 3 * op->n_in; /* kept input -> local edge */
+    int32_t n_kept = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &w->input[op->in_off + k];
+            bool control = in->port == WL_PORT_CONTROL;
+            int32_t e;
+
+            if (control != (pass == 1)) {
+                continue;
+            }
+            if (stamp[in->producer] == v) {
+                e = slot[in->producer];
+                if (control) {
+                    /* deviation: a control input next to a data input from the
+                     * same producer is redundant (TF drops it; the original
+                     * asserts); a repeated "^u" counts once. */
+                    continue;
+                }
+                /* A tensor read twice by one op counts once (x*x). */
+                {
+                    bool dup = false;
+
+                    for (int32_t j = 0; j < n_kept; j++) {
+                        const struct wl_input *o = &w->input[op->in_off + tin[j]];
+
+                        if (tedge[j] == e && o->port == in->port) {
+                            dup = true;
+                            break;
+                        }
+                    }
+                    if (dup) {
+                        continue;
+                    }
+                }
+            } else {
+                e = n_local++;
+                stamp[in->producer] = v;
+                slot[in->producer] = e;
+                order[e] = in->producer;
+                cnt[e] = 0;
+            }
+            cnt[e]++;
+            tin[n_kept] = k;
+            tedge[n_kept] = e;
+            n_kept++;
+        }
+    }
+
+    /* Emit the edges in first-seen order, each with its tensors in input order. */
+    for (int32_t e = 0; e < n_local; e++) {
+        if (r->n >= INT32_MAX - 1) {
+            return err_set(BAECHI_EINVAL, "too many edges");
+        }
+        if (ARRAY_RESERVE(r->src, r->alloc, r->n + 1) ||
+            ARRAY_RESERVE(r->dst, r->alloc_dst, r->n + 1) ||
+            ARRAY_RESERVE(r->t_start, r->alloc_start, r->n + 2)) {
+            return BAECHI_ENOMEM;
+        }
+        r->src[r->n] = order[e];
+        r->dst[r->n] = v;
+        r->t_start[r->n] = (int32_t)r->nt;
+        for (int32_t j = 0; j < n_kept; j++) {
+            if (tedge[j] == e) {
+                const struct wl_input *in = &w->input[op->in_off + tin[j]];
+                int rc = raw_add_tensor(r, in->producer, in->port);
+
+                if (rc) {
+                    return rc;
+                }
+            }
+        }
+        r->n++;
+        r->t_start[r->n] = (int32_t)r->nt;
+    }
+    return 0;
+}
+
+void graph_release(struct graph *g)
+{
+    free(g->wl_index);
+    free(g->op_name);
+    free(g->op_type);
+    free(g->weight_us);
+    free(g->flops);
+    free(g->mem_bytes);
+    free(g->temp_bytes);
+    free(g->persist_bytes);
+    free(g->out_bytes);
+    free(g->port_start);
+    free(g->port_bytes);
+    free(g->group);
+    free(g->phase);
+    free(g->given_device);
+    free(g->topo);
+    free(g->topo_op);
+    free(g->out_start);
+    free(g->in_start);
+    free(g->in_edge);
+    free(g->edge_src);
+    free(g->edge_dst);
+    free(g->et_start);
+    free(g->et_tensor);
+    free(g->tensor_op);
+    free(g->tensor_bytes);
+    free(g->group_name);
+    free(g->group_start);
+    free(g->group_op);
+    strpool_release(&g->pool);
+    strmap_release(&g->by_name);
+    memset(g, 0, sizeof(*g));
+}
+
+/* Reports one cycle among the ops Kahn's algorithm could not order. */
+static int graph_report_cycle(const struct graph *g, const struct workload *w,
+                              const int32_t *indeg_left)
+{
+    int32_t *pos = NULL, *path = NULL;
+    int32_t n = g->n_ops, len = 0, v = -1, start;
+    char where[512];
+    char *msg = NULL;
+    size_t msg_len = 0, msg_cap = 0;
+    int rc = BAECHI_EPARSE;
+
+    for (int32_t i = 0; i < n; i++) {
+        if (indeg_left[i] > 0) {
+            v = i;
+            break;
+        }
+    }
+    if (v < 0) {
+        BUG("no op left in a cycle");
+    }
+    pos = array_malloc((size_t)n, sizeof(*pos));
+    path = array_malloc((size_t)n + 1, sizeof(*path));
+    if (!pos || !path) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        pos[i] = -1;
+    }
+    /* Walk backwards: every unordered op has an unordered producer. */
+    while (pos[v] < 0) {
+        pos[v] = len;
+        path[len++] = v;
+        for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+            int32_t u = g->edge_src[g->in_edge[k]];
+
+            if (indeg_left[u] > 0) {
+                v = u;
+                break;
+            }
+        }
+    }
+    start = pos[v];
+    /* The path from `start` on goes backwards; print it forwards. */
+    for (int32_t i = len - 1; i >= start - 1; i--) {
+        const char *name = g->op_name[i >= start ? path[i] : path[len - 1]];
+        size_t need = strlen(name) + 5;
+
+        if (msg_len + need + 1 > msg_cap) {
+            char *m;
+
+            msg_cap = 2 * (msg_len + need + 1);
+            m = realloc(msg, msg_cap);
+            if (!m) {
+                rc = err_set(BAECHI_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            msg = m;
+        }
+        msg_len +=
+            (size_t)snprintf(msg + msg_len, msg_cap - msg_len, "%s%s", msg_len ? " -> " : "", name);
+        if (msg_len > 1500) {
+            break;
+        }
+    }
+    {
+        const struct wl_op *op = &w->op[g->wl_index[path[len - 1]]];
+
+        workload_where(w, op->line, op->col, where, sizeof(where));
+        rc = err_set(BAECHI_EPARSE, "%s: the graph has a cycle: %s", where, msg ? msg : "");
+    }
+cleanup:
+    free(pos);
+    free(path);
+    free(msg);
+    return rc;
+}
+
+/* FIFO Kahn's algorithm (baechi-spec §1.5). */
+static int graph_topo_order(struct graph *g, const struct workload *w)
+{
+    int32_t n = g->n_ops;
+    int32_t *left = array_malloc((size_t)n, sizeof(*left));
+    int32_t head = 0, tail = 0;
+    int rc = 0;
+
+    if (!left) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        left[v] = graph_in_degree(g, v);
+        if (left[v] == 0) {
+            g->topo_op[tail++] = v;
+        }
+    }
+    while (head < tail) {
+        int32_t u = g->topo_op[head];
+
+        g->topo[u] = head++;
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            int32_t v = g->edge_dst[e];
+
+            if (--left[v] == 0) {
+                g->topo_op[tail++] = v;
+            }
+        }
+    }
+    if (tail != n) {
+        rc = graph_report_cycle(g, w, left);
+    }
+    free(left);
+    return rc;
+}
+
+static int add_overflows(int64_t *acc, int64_t x)
+{
+    return __builtin_add_overflow(*acc, x, acc);
+}
+
+int graph_build(struct graph *g, const struct workload *w)
+{
+    struct raw_edges r;
+    int32_t n_raw = w->n_op, n = 0, n_ports = 0, max_in = 0;
+    int32_t *stamp = NULL, *slot = NULL, *scratch = NULL, *indeg = NULL, *outdeg = NULL;
+    int32_t *new_id = NULL, *raw_port_start = NULL, *cursor = NULL;
+    int64_t total = 0;
+    char where[512];
+    int rc = 0;
+
+    memset(g, 0, sizeof(*g));
+    memset(&r, 0, sizeof(r));
+    strpool_init(&g->pool);
+    strmap_init(&g->by_name);
+    if (n_raw <= 0) {
+        workload_where(w, 0, 0, where, sizeof(where));
+        return err_set(BAECHI_EPARSE, "%s: workload has no ops", where);
+    }
+
+    /* 1. Edges, consumer-major, as the original builds them. */
+    stamp = array_malloc((size_t)n_raw, sizeof(*stamp));
+    slot = array_malloc((size_t)n_raw, sizeof(*slot));
+    indeg = array_calloc((size_t)n_raw, sizeof(*indeg));
+    outdeg = array_calloc((size_t)n_raw, sizeof(*outdeg));
+    new_id = array_malloc((size_t)n_raw, sizeof(*new_id));
+    raw_port_start = array_malloc((size_t)n_raw + 1, sizeof(*raw_port_start));
+    if (!stamp || !slot || !indeg || !outdeg || !new_id || !raw_port_start) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int32_t i = 0; i < n_raw; i++) {
+        stamp[i] = -1;
+        if (w->op[i].n_in > max_in) {
+            max_in = w->op[i].n_in;
+        }
+    }
+    scratch = array_malloc(4 * (size_t)max_in + 4, sizeof(*scratch));
+    if (!scratch || ARRAY_RESERVE(r.t_start, r.alloc_start, 1)) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    r.t_start[0] = 0;
+    for (int32_t v = 0; v < n_raw; v++) {
+        CHECK(raw_add_consumer(&r, w, v, stamp, slot, scratch));
+    }
+    for (size_t e = 0; e < r.n; e++) {
+        outdeg[r.src[e]]++;
+        indeg[r.dst[e]]++;
+    }
+
+    /* 2. Prune dangling ops; renumber the rest in file order. */
+    for (int32_t i = 0; i < n_raw; i++) {
+        new_id[i] = (indeg[i] || outdeg[i]) ? n++ : -1;
+    }
+    g->n_pruned = n_raw - n;
+    if (n == 0) {
+        workload_where(w, 0, 0, where, sizeof(where));
+        rc = err_set(BAECHI_EPARSE, "%s: every op is dangling (no op has an input or a consumer)",
+                     where);
+        goto cleanup;
+    }
+    g->n_ops = n;
+    g->n_edges = (int32_t)r.n;
+
+    /* 3. Per-op fields. */
+    g->wl_index = array_malloc((size_t)n, sizeof(*g->wl_index));
+    g->op_name = array_malloc((size_t)n, sizeof(*g->op_name));
+    g->op_type = array_malloc((size_t)n, sizeof(*g->op_type));
+    g->weight_us = array_malloc((size_t)n, sizeof(*g->weight_us));
+    g->flops = array_malloc((size_t)n, sizeof(*g->flops));
+    g->mem_bytes = array_malloc((size_t)n, sizeof(*g->mem_bytes));
+    g->temp_bytes = array_malloc((size_t)n, sizeof(*g->temp_bytes));
+    g->persist_bytes = array_malloc((size_t)n, sizeof(*g->persist_bytes));
+    g->out_bytes = array_malloc((size_t)n, sizeof(*g->out_bytes));
+    g->port_start = array_malloc((size_t)n + 1, sizeof(*g->port_start));
+    g->group = array_malloc((size_t)n, sizeof(*g->group));
+    g->phase = array_malloc((size_t)n, sizeof(*g->phase));
+    g->given_device = array_malloc((size_t)n, sizeof(*g->given_device));
+    g->topo = array_malloc((size_t)n, sizeof(*g->topo));
+    g->topo_op = array_malloc((size_t)n, sizeof(*g->topo_op));
+    if (!g->wl_index || !g->op_name || !g->op_type || !g->weight_us || !g->flops || !g->mem_bytes ||
+        !g->temp_bytes || !g->persist_bytes || !g->out_bytes || !g->port_start || !g->group ||
+        !g->phase || !g->given_device || !g->topo || !g->topo_op) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    {
+        /*
+         * Group keys without hashing every op: a group named like an op (the
+         * default, its own name, included) is keyed by that op's index; other
+         * names go through a small map.  Group ids by first appearance.
+         */
+        struct strmap foreign, types;
+        int32_t n_groups = 0, n_foreign = 0;
+        size_t alloc_names = 0;
+        int32_t *gid_of_key = NULL;
+        size_t alloc_keys = 0;
+
+        strmap_init(&foreign);
+        strmap_init(&types);
+        if (ARRAY_RESERVE(gid_of_key, alloc_keys, (size_t)n_raw)) {
+            rc = BAECHI_ENOMEM;
+            goto groups_done;
+        }
+        for (int32_t i = 0; i < n_raw; i++) {
+            gid_of_key[i] = -1;
+        }
+        for (int32_t i = 0; i < n_raw; i++) {
+            const struct wl_op *op = &w->op[i];
+            int32_t u = new_id[i];
+            const char *gname;
+            int32_t key, tid;
+            int64_t out = 0;
+
+            if (u < 0) {
+                continue;
+            }
+            workload_where(w, op->line, op->col, where, sizeof(where));
+            g->wl_index[u] = i;
+            g->op_name[u] = strpool_add(&g->pool, op->name, strlen(op->name));
+            /* Types repeat: intern them. */
+            tid = strmap_get(&types, op->type, strlen(op->type));
+            if (tid >= 0) {
+                g->op_type[u] = g->op_type[tid];
+            } else {
+                g->op_type[u] = strpool_add(&g->pool, op->type, strlen(op->type));
+                if (g->op_type[u] && strmap_put(&types, g->op_type[u], u, NULL)) {
+                    g->op_type[u] = NULL;
+                }
+            }
+            if (!g->op_name[u] || !g->op_type[u]) {
+                rc = BAECHI_ENOMEM;
+                goto groups_done;
+            }
+            /* baechi-spec §1.2: weight = int(time), and 1 when <= 0 or unprofiled. */
+            if (isnan(op->time_us)) {
+                g->weight_us[u] = 1;
+            } else if (op->time_us > GRAPH_MAX_TIME_US) {
+                rc = err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)", where,
+                             op->name, op->time_us, GRAPH_MAX_TIME_US);
+                goto groups_done;
+            } else {
+                g->weight_us[u] = (int64_t)op->time_us;
+                if (g->weight_us[u] <= 0) {
+                    g->weight_us[u] = 1;
+                }
+            }
+            g->flops[u] = op->flops;
+            g->mem_bytes[u] = op->bytes;
+            g->temp_bytes[u] = op->temp;
+            g->persist_bytes[u] = op->persistent;
+            g->phase[u] = (uint8_t)op->phase;
+            g->given_device[u] = op->device;
+            g->port_start[u] = n_ports;
+            if (op->n_out > INT32_MAX - n_ports) {
+                rc = err_set(BAECHI_EPARSE, "too many output ports");
+                goto groups_done;
+            }
+            n_ports += op->n_out;
+            for (int32_t k = 0; k < op->n_out; k++) {
+                int64_t b = w->out_bytes[op->out_off + k];
+
+                if (add_overflows(&out, b < 0 ? 0 : b)) {
+                    rc = err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits", where,
+                                 op->name);
+                    goto groups_done;
+                }
+            }
+            g->out_bytes[u] = out;
+            if (add_overflows(&total, out) || add_overflows(&total, op->temp) ||
+                add_overflows(&total, op->persistent)) {
+                rc = err_set(BAECHI_EPARSE,
+                             "%s: op '%s': the workload's memory sizes add up to more than "
+                             "64 bits hold",
+                             where, op->name);
+                goto groups_done;
+            }
+            gname = workload_group(w, i);
+            key = op->group ? workload_find(w, gname) : i;
+            if (key < 0) {
+                key = strmap_get(&foreign, gname, strlen(gname));
+                if (key < 0) {
+                    const char *copy = strpool_add(&g->pool, gname, strlen(gname));
+
+                    if (!copy || strmap_put(&foreign, copy, n_foreign, NULL) ||
+                        ARRAY_RESERVE(gid_of_key, alloc_keys, (size_t)n_raw + n_foreign + 1)) {
+                        rc = BAECHI_ENOMEM;
+                        goto groups_done;
+                    }
+                    gid_of_key[n_raw + n_foreign] = -1;
+                    key = n_foreign++;
+                }
+                key += n_raw;
+            }
+            if (gid_of_key[key] < 0) {
+                const char *copy;
+
+                if (ARRAY_RESERVE(g->group_name, alloc_names, (size_t)n_groups + 1)) {
+                    rc = BAECHI_ENOMEM;
+                    goto groups_done;
+                }
+                /* The name lives in the pool already when it is an op's own
+                 * name of a surviving op; otherwise copy it. */
+                copy = (key == i) ? g->op_name[u] : strpool_add(&g->pool, gname, strlen(gname));
+                if (!copy) {
+                    rc = BAECHI_ENOMEM;
+                    goto groups_done;
+                }
+                g->group_name[n_groups] = copy;
+                gid_of_key[key] = n_groups++;
+            }
+            g->group[u] = gid_of_key[key];
+        }
+    groups_done:
+        strmap_release(&foreign);
+        strmap_release(&types);
+        free(gid_of_key);
+        g->n_groups = n_groups;
+        if (rc) {
+            goto cleanup;
+        }
+        g->port_start[n] = n_ports;
+    }
+
+    /* Group members in op order (counting sort). */
+    g->group_start = array_calloc((size_t)g->n_groups + 1, sizeof(*g->group_start));
+    g->group_op = array_malloc((size_t)n, sizeof(*g->group_op));
+    if (!g->group_start || !g->group_op) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int32_t u = 0; u < n; u++) {
+        g->group_start[g->group[u] + 1]++;
+    }
+    for (int32_t k = 0; k < g->n_groups; k++) {
+        g->group_start[k + 1] += g->group_start[k];
+    }
+    cursor = array_malloc((size_t)(g->n_groups > n ? g->n_groups : n) + 1, sizeof(*cursor));
+    if (!cursor) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    memcpy(cursor, g->group_start, (size_t)g->n_groups * sizeof(*cursor));
+    for (int32_t u = 0; u < n; u++) {
+        g->group_op[cursor[g->group[u]]++] = u;
+    }
+
+    /* Ports and tensors: port p is tensor p; "^u" is tensor n_ports + u. */
+    g->n_ports = n_ports;
+    if (n_ports > INT32_MAX - n) {
+        rc = err_set(BAECHI_EPARSE, "too many tensors");
+        goto cleanup;
+    }
+    g->n_tensors = n_ports + n;
+    g->port_bytes = array_malloc((size_t)n_ports, sizeof(*g->port_bytes));
+    g->tensor_op = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_op));
+    g->tensor_bytes = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_bytes));
+    if (!g->port_bytes || !g->tensor_op || !g->tensor_bytes) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    for (int32_t u = 0; u < n; u++) {
+        const struct wl_op *op = &w->op[g->wl_index[u]];
+
+        for (int32_t k = 0; k < op->n_out; k++) {
+            int64_t b = w->out_bytes[op->out_off + k];
+            int32_t p = g->port_start[u] + k;
+
+            /* baechi-spec §1.2: an entry <= 0 counts as 0. */
+            g->port_bytes[p] = b < 0 ? 0 : b;
+            g->tensor_op[p] = u;
+            g->tensor_bytes[p] = g->port_bytes[p];
+        }
+        g->tensor_op[n_ports + u] = u;
+        g->tensor_bytes[n_ports + u] = GRAPH_CONTROL_BYTES;
+    }
+
+    /* 4. Out-edges: stable counting sort of the consumer-major edges by
+     * source, so each source's edges come by increasing consumer id;
+     * edge id = position (source-major, baechi-spec §1.5). */
+    {
+        int32_t m = g->n_edges;
+        int32_t *perm = NULL;
+
+        g->out_start = array_calloc((size_t)n + 1, sizeof(*g->out_start));
+        g->in_start = array_calloc((size_t)n + 1, sizeof(*g->in_start));
+        g->in_edge = array_malloc((size_t)m, sizeof(*g->in_edge));
+        g->edge_src = array_malloc((size_t)m, sizeof(*g->edge_src));
+        g->edge_dst = array_malloc((size_t)m, sizeof(*g->edge_dst));
+        g->et_start = array_malloc((size_t)m + 1, sizeof(*g->et_start));
+        g->et_tensor = array_malloc(r.nt, sizeof(*g->et_tensor));
+        perm = array_malloc((size_t)m, sizeof(*perm));
+        if (!g->out_start || !g->in_start || !g->in_edge || !g->edge_src || !g->edge_dst ||
+            !g->et_start || !g->et_tensor || !perm) {
+            free(perm);
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        for (int32_t e = 0; e < m; e++) {
+            g->out_start[new_id[r.src[e]] + 1]++;
+            g->in_start[new_id[r.dst[e]] + 1]++;
+        }
+        for (int32_t u = 0; u < n; u++) {
+            g->out_start[u + 1] += g->out_start[u];
+            g->in_start[u + 1] += g->in_start[u];
+        }
+        memcpy(cursor, g->out_start, (size_t)n * sizeof(*cursor));
+        for (int32_t e = 0; e < m; e++) {
+            perm[cursor[new_id[r.src[e]]]++] = e;
+        }
+        g->et_start[0] = 0;
+        for (int32_t e = 0; e < m; e++) {
+            int32_t re = perm[e];
+            int32_t t0 = r.t_start[re], t1 = r.t_start[re + 1];
+
+            g->edge_src[e] = new_id[r.src[re]];
+            g->edge_dst[e] = new_id[r.dst[re]];
+            g->et_start[e + 1] = g->et_start[e] + (t1 - t0);
+            for (int32_t t = t0; t < t1; t++) {
+                int32_t prod = new_id[r.t_prod[t]];
+                int32_t port = r.t_port[t];
+
+                g->et_tensor[g->et_start[e] + (t - t0)] =
+                    port == WL_PORT_CONTROL ? n_ports + prod : g->port_start[prod] + port;
+            }
+        }
+        free(perm);
+        /* In-edges: stable by target over source-major ids -> by producer id. */
+        memcpy(cursor, g->in_start, (size_t)n * sizeof(*cursor));
+        for (int32_t e = 0; e < m; e++) {
+            g->in_edge[cursor[g->edge_dst[e]]++] = e;
+        }
+    }
+
+    /* 5. Topological order; a cycle is an input error. */
+    CHECK(graph_topo_order(g, w));
+
+cleanup:
+    raw_edges_release(&r);
+    free(stamp);
+    free(slot);
+    free(scratch);
+    free(indeg);
+    free(outdeg);
+    free(new_id);
+    free(raw_port_start);
+    free(cursor);
+    if (rc) {
+        graph_release(g);
+    }
+    return rc;
+}
+
+int graph_index_names(struct graph *g)
+{
+    int rc;
+
+    if (g->by_name.nr == (size_t)g->n_ops) {
+        return 0;
+    }
+    if ((rc = strmap_reserve(&g->by_name, (size_t)g->n_ops))) {
+        return rc;
+    }
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        if ((rc = strmap_put(&g->by_name, g->op_name[u], u, NULL))) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int32_t graph_find(const struct graph *g, const char *name)
+{
+    /* The index is built on first use: most runs never look names up.
+     * (Not thread-safe on that first call; see graph_index_names.) */
+    if (g->by_name.nr != (size_t)g->n_ops && graph_index_names((struct graph *)g)) {
+        return -1;
+    }
+    return strmap_get(&g->by_name, name, strlen(name));
+}
+
+void graph_tensor_name(const struct graph *g, int32_t t, char *buf, size_t size)
+{
+    int32_t u = g->tensor_op[t];
+
+    if (graph_tensor_is_control(g, t)) {
+        snprintf(buf, size, "^%s", g->op_name[u]);
+    } else {
+        snprintf(buf, size, "%s:%d", g->op_name[u], t - g->port_start[u]);
+    }
+}
+
+int64_t graph_total_compute_us(const struct graph *g)
+{
+    int64_t s = 0;
+
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        s += g->weight_us[u];
+    }
+    return s;
+}
+
+int64_t graph_critical_path_us(const struct graph *g)
+{
+    int64_t *fin = array_calloc((size_t)g->n_ops, sizeof(*fin));
+    int32_t *order = NULL, *left = NULL;
+    int64_t best = 0;
+
+    if (!fin) {
+        return -1;
+    }
+    order = g->topo_op;
+    if (g->fused) {
+        /* A fused graph's inherited topo[] may be inconsistent: order afresh. */
+        int32_t head = 0, tail = 0;
+
+        order = array_malloc((size_t)g->n_ops, sizeof(*order));
+        left = array_malloc((size_t)g->n_ops, sizeof(*left));
+        if (!order || !left) {
+            free(order);
+            free(left);
+            free(fin);
+            return -1;
+        }
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            left[v] = graph_in_degree(g, v);
+            if (!left[v]) {
+                order[tail++] = v;
+            }
+        }
+        while (head < tail) {
+            int32_t u = order[head++];
+
+            for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+                if (--left[g->edge_dst[e]] == 0) {
+                    order[tail++] = g->edge_dst[e];
+                }
+            }
+        }
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        int32_t u = order[i];
+        int64_t start = 0;
+
+        for (int32_t k = g->in_start[u]; k < g->in_start[u + 1]; k++) {
+            int64_t f = fin[g->edge_src[g->in_edge[k]]];
+
+            if (f > start) {
+                start = f;
+            }
+        }
+        fin[u] = start + g->weight_us[u];
+        if (fin[u] > best) {
+            best = fin[u];
+        }
+    }
+    if (order != g->topo_op) {
+        free(order);
+    }
+    free(left);
+    free(fin);
+    return best;
+}
+
+void graph_mem_totals(const struct graph *g, struct graph_mem_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        t->persistent += g->persist_bytes[u];
+        t->outputs += g->out_bytes[u];
+        t->temp += g->temp_bytes[u];
+        if (g->temp_bytes[u] > t->temp_max) {
+            t->temp_max = g->temp_bytes[u];
+        }
+    }
+}
+
+int graph_check(const struct graph *g)
+{
+    int32_t n = g->n_ops, m = g->n_edges;
+    char *seen = NULL;
+    int rc = 0;
+
+    if (g->out_start[0] != 0 || g->out_start[n] != m || g->in_start[0] != 0 ||
+        g->in_start[n] != m) {
+        return err_set(BAECHI_EINVAL, "CSR offsets do not cover %d edges", m);
+    }
+    for (int32_t u = 0; u < n; u++) {
+        if (g->out_start[u] > g->out_start[u + 1] || g->in_start[u] > g->in_start[u + 1]) {
+            return err_set(BAECHI_EINVAL, "CSR offsets of op %d decrease", u);
+        }
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            if (g->edge_src[e] != u) {
+                return err_set(BAECHI_EINVAL, "edge %d listed under op %d has source %d", e, u,
+                               g->edge_src[e]);
+            }
+            if (!g->fused && e > g->out_start[u] && g->edge_dst[e - 1] >= g->edge_dst[e]) {
+                return err_set(BAECHI_EINVAL, "out-edges of op %d not by increasing consumer", u);
+            }
+            if (!g->fused && g->topo[u] >= g->topo[g->edge_dst[e]]) {
+                return err_set(BAECHI_EINVAL, "edge %d -> %d against the topological order", u,
+                               g->edge_dst[e]);
+            }
+            for (int32_t k = g->et_start[e]; k < g->et_start[e + 1]; k++) {
+                int32_t t = g->et_tensor[k];
+
+                if (t < 0 || t >= g->n_tensors || (!g->fused && g->tensor_op[t] != u)) {
+                    return err_set(BAECHI_EINVAL, "edge %d carries tensor %d not made by op %d", e,
+                                   t, u);
+                }
+            }
+            if (g->et_start[e] >= g->et_start[e + 1]) {
+                return err_set(BAECHI_EINVAL, "edge %d carries no tensor", e);
+            }
+        }
+        for (int32_t k = g->in_start[u]; k < g->in_start[u + 1]; k++) {
+            int32_t e = g->in_edge[k];
+
+            if (e < 0 || e >= m || g->edge_dst[e] != u) {
+                return err_set(BAECHI_EINVAL, "in-edge list of op %d is wrong", u);
+            }
+            if (k > g->in_start[u] && g->edge_src[g->in_edge[k - 1]] >= g->edge_src[e]) {
+                return err_set(BAECHI_EINVAL, "in-edges of op %d not by increasing producer", u);
+            }
+        }
+        if (g->weight_us[u] < 1) {
+            return err_set(BAECHI_EINVAL, "op %d has weight %lld < 1", u,
+                           (long long)g->weight_us[u]);
+        }
+    }
+    seen = array_calloc((size_t)n, 1);
+    if (!seen) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t u = g->topo_op[i];
+
+        if (u < 0 || u >= n || seen[u] || g->topo[u] != i) {
+            rc = err_set(BAECHI_EINVAL, "topo order is not a permutation at %d", i);
+            break;
+        }
+        seen[u] = 1;
+    }
+    free(seen);
+    return rc;
+}

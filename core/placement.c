@@ -1,0 +1,537 @@
+/*
+ * placement.c - placements: op -> device, the `given` rule, the check, and
+ * the placement file (YAML; format in placement.h and README "File formats").
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/placement.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/yio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int placement_init(struct placement *p, int32_t n_ops)
+{
+    memset(p, 0, sizeof(*p));
+    if (n_ops < 0) {
+        return err_set(BAECHI_EINVAL, "negative op count %d", n_ops);
+    }
+    p->device_of = array_malloc(n_ops > 0 ? (size_t)n_ops : 1, sizeof(*p->device_of));
+    if (!p->device_of) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < n_ops; i++) {
+        p->device_of[i] = -1;
+    }
+    p->n_ops = n_ops;
+    return 0;
+}
+
+static void kv_release(struct placement_kv *kv, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
+void placement_release(struct placement *p)
+{
+    if (!p) {
+        return;
+    }
+    free(p->device_of);
+    free(p->workload);
+    free(p->cluster);
+    free(p->placer);
+    kv_release(p->options, p->n_options);
+    kv_release(p->stats, p->n_stats);
+    memset(p, 0, sizeof(*p));
+}
+
+static int set_str(char **dst, const char *s)
+{
+    char *c = NULL;
+
+    if (s && !(c = array_strdup(s))) {
+        return BAECHI_ENOMEM;
+    }
+    free(*dst);
+    *dst = c;
+    return 0;
+}
+
+int placement_set_meta(struct placement *p, const char *workload, const char *cluster,
+                       const char *placer)
+{
+    int rc;
+
+    if ((rc = set_str(&p->workload, workload)) || (rc = set_str(&p->cluster, cluster)) ||
+        (rc = set_str(&p->placer, placer))) {
+        return rc;
+    }
+    return 0;
+}
+
+/* Appends key: value, or replaces the value of an existing key. */
+static int kv_add(struct placement_kv **kv, int32_t *n, const char *key, const char *value)
+{
+    struct placement_kv *a;
+    char *k, *v;
+
+    for (int32_t i = 0; i < *n; i++) {
+        if (strcmp((*kv)[i].key, key) == 0) {
+            return set_str(&(*kv)[i].value, value);
+        }
+    }
+    if (*n == INT32_MAX) {
+        return err_set(BAECHI_EINVAL, "too many entries");
+    }
+    a = realloc(*kv, ((size_t)*n + 1) * sizeof(*a));
+    if (!a) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    *kv = a;
+    k = array_strdup(key);
+    v = array_strdup(value);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return BAECHI_ENOMEM;
+    }
+    a[*n].key = k;
+    a[*n].value = v;
+    (*n)++;
+    return 0;
+}
+
+int placement_add_option(struct placement *p, const char *key, const char *value)
+{
+    return kv_add(&p->options, &p->n_options, key, value);
+}
+
+int placement_add_stat(struct placement *p, const char *key, const char *value)
+{
+    return kv_add(&p->stats, &p->n_stats, key, value);
+}
+
+int placement_from_given(struct placement *p, const struct graph *g)
+{
+    int32_t *group_dev;
+
+    if (p->n_ops != g->n_ops) {
+        return err_set(BAECHI_EINVAL, "placement has %d ops, graph has %d", p->n_ops, g->n_ops);
+    }
+    if (!(group_dev = array_malloc(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t k = 0; k < g->n_groups; k++) {
+        group_dev[k] = -1;
+    }
+    /* 1. a group takes the device given to its first member (op order) that has one */
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        if (g->given_device[u] >= 0 && group_dev[g->group[u]] < 0) {
+            group_dev[g->group[u]] = g->given_device[u];
+        }
+    }
+    /* 2. producers first (topological order): given, else the group's, else the first producer's */
+    for (int32_t t = 0; t < g->n_ops; t++) {
+        int32_t v = g->topo_op[t];
+        int32_t grp = g->group[v];
+        int32_t d = g->given_device[v];
+
+        if (d < 0) {
+            d = group_dev[grp];
+        }
+        for (int32_t k = g->in_start[v]; d < 0 && k < g->in_start[v + 1]; k++) {
+            d = p->device_of[g->edge_src[g->in_edge[k]]]; /* -1 only in a fused graph */
+        }
+        if (d < 0) {
+            d = 0;
+        }
+        if (group_dev[grp] < 0) {
+            /* the whole group follows (also for device 0, so that no group is split) */
+            group_dev[grp] = d;
+        }
+        p->device_of[v] = d;
+    }
+    free(group_dev);
+    return 0;
+}
+
+int placement_check(const struct placement *p, const struct graph *g, const struct cluster *c)
+{
+    int32_t *group_dev;
+    int warned = 0;
+
+    if (p->n_ops != g->n_ops) {
+        return err_set(BAECHI_EINVAL, "placement has %d ops, the graph has %d", p->n_ops, g->n_ops);
+    }
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        int32_t d = p->device_of[u];
+
+        if (d < 0) {
+            return err_set(BAECHI_EINVAL, "op '%s' has no device", g->op_name[u]);
+        }
+        if (d >= c->n_devices) {
+            return err_set(BAECHI_EINVAL,
+                           "op '%s' is placed on device %d, but cluster '%s' has %d device%s "
+                           "(0..%d)",
+                           g->op_name[u], d, c->name ? c->name : "?", c->n_devices,
+                           c->n_devices == 1 ? "" : "s", c->n_devices - 1);
+        }
+    }
+    if (!(group_dev = array_malloc(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t k = 0; k < g->n_groups; k++) {
+        group_dev[k] = -1;
+    }
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        int32_t k = g->group[u];
+
+        if (group_dev[k] < 0) {
+            group_dev[k] = p->device_of[u];
+        } else if (group_dev[k] != p->device_of[u] && group_dev[k] != INT32_MAX) {
+            if (warned < 3) {
+                err_warn("colocation group '%s' is split: op '%s' is on device %d, an earlier "
+                         "member on device %d",
+                         g->group_name[k], g->op_name[u], p->device_of[u], group_dev[k]);
+            }
+            warned++;
+            group_dev[k] = INT32_MAX; /* warn once per group */
+        }
+    }
+    if (warned > 3) {
+        err_warn("%d more colocation groups are split", warned - 3);
+    }
+    free(group_dev);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+enum pl_key {
+    PK_FORMAT = 1 << 0,
+    PK_WORKLOAD = 1 << 1,
+    PK_CLUSTER = 1 << 2,
+    PK_PLACER = 1 << 3,
+    PK_OPTIONS = 1 << 4,
+    PK_STATS = 1 << 5,
+    PK_DEVICES = 1 << 6,
+};
+
+struct pl_reader {
+    struct yrd r;
+    struct placement *p;
+    const struct graph *g;
+    const struct workload *w; /* may be NULL: then names of pruned ops are not known */
+    int32_t *line;            /* op -> line of its entry (0 = not named yet) */
+};
+
+static int pl_string(struct pl_reader *rd, char **out)
+{
+    struct yrd *r = &rd->r;
+    char what[96];
+
+    if (yrd_is_null(r)) {
+        FREE_AND_NULL(*out);
+        return 0;
+    }
+    if (!yrd_is_scalar(r)) {
+        return yrd_err_here(r, "%s: expected a string, got %s", r->key,
+                            yrd_what(r, what, sizeof(what)));
+    }
+    return set_str(out, yrd_text(r));
+}
+
+static int pl_kv(struct pl_reader *rd, bool stats)
+{
+    struct yrd *r = &rd->r;
+    const char *section = stats ? "stats" : "options";
+    char what[96];
+    int rc;
+
+    if (yrd_is_null(r)) {
+        return 0;
+    }
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        return yrd_err_here(r, "%s: expected a mapping of key: value, got %s", section,
+                            yrd_what(r, what, sizeof(what)));
+    }
+    while ((rc = yrd_key(r)) == 0) {
+        struct placement_kv *kv = stats ? rd->p->stats : rd->p->options;
+        int32_t n = stats ? rd->p->n_stats : rd->p->n_options;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (strcmp(kv[i].key, r->key) == 0) {
+                return yrd_err(r, r->key_line, r->key_col, "%s: duplicate key '%s'", section,
+                               r->key);
+            }
+        }
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (!yrd_is_scalar(r)) {
+            return yrd_err_here(r, "%s: %s: expected a single value, got %s", section, r->key,
+                                yrd_what(r, what, sizeof(what)));
+        }
+        if ((rc = stats ? placement_add_stat(rd->p, r->key, yrd_text(r))
+                        : placement_add_option(rd->p, r->key, yrd_text(r)))) {
+            return rc;
+        }
+    }
+    return rc == 1 ? 0 : rc;
+}
+
+static int pl_devices(struct pl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    const struct graph *g = rd->g;
+    char what[96];
+    int rc;
+
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        return yrd_err_here(r, "devices: expected a mapping of op name: device, got %s",
+                            yrd_what(r, what, sizeof(what)));
+    }
+    while ((rc = yrd_key(r)) == 0) {
+        int32_t u = graph_find(g, r->key);
+        int32_t kl = r->key_line, kc = r->key_col;
+        int64_t d;
+        const char *why;
+
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (!yrd_is_scalar(r) || !yrd_plain(r)) {
+            return yrd_err_here(r, "devices: op '%s': expected a device number, got %s", r->key,
+                                yrd_what(r, what, sizeof(what)));
+        }
+        if ((why = yio_parse_size(yrd_text(r), &d)) ||
+            strspn(yrd_text(r), "0123456789") != yrd_text_len(r)) {
+            return yrd_err_here(r, "devices: op '%s': %s, got %s", r->key,
+                                why ? why : "expected a device number (0, 1, ...)",
+                                yrd_what(r, what, sizeof(what)));
+        }
+        if (d > 65535) {
+            return yrd_err_here(r, "devices: op '%s': device %lld is too large", r->key,
+                                (long long)d);
+        }
+        if (u < 0) {
+            if (rd->w && workload_find(rd->w, r->key) >= 0) {
+                continue; /* an op that graph_build pruned as dangling */
+            }
+            return yrd_err(r, kl, kc, "devices: unknown op '%s'%s", r->key,
+                           rd->w ? " (not in the workload)" : " (not in the graph)");
+        }
+        if (rd->line[u] > 0) {
+            return yrd_err(r, kl, kc, "devices: op '%s' is listed twice (first at line %d)", r->key,
+                           rd->line[u]);
+        }
+        rd->line[u] = kl;
+        rd->p->device_of[u] = (int32_t)d;
+    }
+    return rc == 1 ? 0 : rc;
+}
+
+static int pl_top(struct pl_reader *rd)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } keys[] = {
+        {"format", PK_FORMAT},   {"workload", PK_WORKLOAD}, {"cluster", PK_CLUSTER},
+        {"placer", PK_PLACER},   {"options", PK_OPTIONS},   {"stats", PK_STATS},
+        {"devices", PK_DEVICES},
+    };
+    struct yrd *r = &rd->r;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    unsigned seen = 0;
+    char what[96];
+    int rc;
+
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = 0;
+
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+            if (strcmp(r->key, keys[i].name) == 0) {
+                bit = keys[i].bit;
+            }
+        }
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return yrd_err(r, r->key_line, r->key_col,
+                               "unknown key '%s' (a placement has format, workload, cluster, "
+                               "placer, options, stats, devices; extensions start with 'x-')",
+                               r->key);
+            }
+            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
+                return rc;
+            }
+            continue;
+        }
+        if (seen & bit) {
+            return yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", r->key);
+        }
+        seen |= bit;
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        switch (bit) {
+        case PK_FORMAT:
+            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
+                return yrd_err_here(r,
+                                    "unsupported placement format %s (this program reads "
+                                    "format: %d)",
+                                    yrd_what(r, what, sizeof(what)), PLACEMENT_FORMAT);
+            }
+            break;
+        case PK_WORKLOAD:
+            rc = pl_string(rd, &rd->p->workload);
+            break;
+        case PK_CLUSTER:
+            rc = pl_string(rd, &rd->p->cluster);
+            break;
+        case PK_PLACER:
+            rc = pl_string(rd, &rd->p->placer);
+            break;
+        case PK_OPTIONS:
+            rc = pl_kv(rd, false);
+            break;
+        case PK_STATS:
+            rc = pl_kv(rd, true);
+            break;
+        default:
+            rc = pl_devices(rd);
+            break;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    if (!(seen & PK_FORMAT)) {
+        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
+                       PLACEMENT_FORMAT);
+    }
+    if (!(seen & PK_DEVICES)) {
+        return yrd_err(r, line, col, "missing required key 'devices'");
+    }
+    for (int32_t u = 0; u < rd->g->n_ops; u++) {
+        if (rd->p->device_of[u] < 0) {
+            return yrd_err(r, 0, 0, "op '%s' has no device in the placement", rd->g->op_name[u]);
+        }
+    }
+    return 0;
+}
+
+int placement_read_yaml_string(struct placement *p, const struct graph *g, const struct workload *w,
+                               const char *text, size_t len, const char *name)
+{
+    struct pl_reader rd;
+    int rc = 0;
+
+    memset(&rd, 0, sizeof(rd));
+    CHECK(placement_init(p, g->n_ops));
+    rd.p = p;
+    rd.g = g;
+    rd.w = w;
+    if (!(rd.line = array_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t)))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    CHECK(yrd_open(&rd.r, text, len, name ? name : "<placement>"));
+    CHECK(yrd_begin(&rd.r));
+    CHECK(pl_top(&rd));
+    CHECK(yrd_end(&rd.r));
+cleanup:
+    yrd_close(&rd.r);
+    free(rd.line);
+    if (rc) {
+        placement_release(p);
+    }
+    return rc;
+}
+
+int placement_read_yaml_workload(struct placement *p, const struct graph *g,
+                                 const struct workload *w, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if ((rc = yio_read_file(path, &text, &len))) {
+        memset(p, 0, sizeof(*p));
+        return rc;
+    }
+    rc = placement_read_yaml_string(p, g, w, text, len, path);
+    free(text);
+    return rc;
+}
+
+int placement_read_yaml(struct placement *p, const struct graph *g, const char *path)
+{
+    return placement_read_yaml_workload(p, g, NULL, path);
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static void write_kv(struct ywr *y, const char *section, const struct placement_kv *kv, int32_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    ywr_scalar(y, section, YWR_PLAIN);
+    ywr_map_start(y, true);
+    for (int32_t i = 0; i < n; i++) {
+        ywr_scalar(y, kv[i].key, YWR_ANY);
+        /* values are printed as given: numbers and words stay plain */
+        ywr_scalar(y, kv[i].value, kv[i].value[0] ? YWR_PLAIN : YWR_QUOTED);
+    }
+    ywr_map_end(y);
+}
+
+int placement_write_yaml(const struct placement *p, const struct graph *g, FILE *f)
+{
+    struct ywr y;
+
+    if (p->n_ops != g->n_ops) {
+        return err_set(BAECHI_EINVAL, "placement has %d ops, graph has %d", p->n_ops, g->n_ops);
+    }
+    if (ywr_open(&y, f)) {
+        return ywr_close(&y);
+    }
+    ywr_map_start(&y, false);
+    ywr_scalar(&y, "format", YWR_PLAIN);
+    ywr_int(&y, PLACEMENT_FORMAT);
+    if (p->workload) {
+        ywr_scalar(&y, "workload", YWR_PLAIN);
+        ywr_scalar(&y, p->workload, YWR_ANY);
+    }
+    if (p->cluster) {
+        ywr_scalar(&y, "cluster", YWR_PLAIN);
+        ywr_scalar(&y, p->cluster, YWR_ANY);
+    }
+    if (p->placer) {
+        ywr_scalar(&y, "placer", YWR_PLAIN);
+        ywr_scalar(&y, p->placer, YWR_ANY);
+    }
+    write_kv(&y, "options", p->options, p->n_options);
+    write_kv(&y, "stats", p->stats, p->n_stats);
+    ywr_scalar(&y, "devices", YWR_PLAIN);
+    ywr_map_start(&y, false);
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        ywr_scalar(&y, g->op_name[u], YWR_ANY);
+        ywr_int(&y, p->device_of[u]);
+    }
+    ywr_map_end(&y);
+    ywr_map_end(&y);
+    return ywr_close(&y);
+}

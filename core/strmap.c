@@ -1,0 +1,180 @@
+/*
+ * strmap.c - string map and string pool (see strmap.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/strmap.h"
+
+#include "core/array.h"
+#include "core/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STRPOOL_CHUNK (64 * 1024)
+
+void strpool_init(struct strpool *p)
+{
+    memset(p, 0, sizeof(*p));
+}
+
+void strpool_release(struct strpool *p)
+{
+    for (size_t i = 0; i < p->nr_chunk; i++) {
+        free(p->chunk[i]);
+    }
+    free(p->chunk);
+    strpool_init(p);
+}
+
+char *strpool_add(struct strpool *p, const char *s, size_t len)
+{
+    char *dst;
+
+    if (p->nr_chunk == 0 || p->cap - p->used < len + 1) {
+        size_t cap = len + 1 > STRPOOL_CHUNK ? len + 1 : STRPOOL_CHUNK;
+        char *c;
+
+        if (ARRAY_RESERVE(p->chunk, p->alloc_chunk, p->nr_chunk + 1)) {
+            return NULL;
+        }
+        c = array_malloc(cap, 1);
+        if (!c) {
+            return NULL;
+        }
+        p->chunk[p->nr_chunk++] = c;
+        p->used = 0;
+        p->cap = cap;
+    }
+    dst = p->chunk[p->nr_chunk - 1] + p->used;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    p->used += len + 1;
+    return dst;
+}
+
+/* FNV-1a: simple, deterministic, good enough for op names. */
+static uint32_t strmap_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+void strmap_init(struct strmap *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+void strmap_release(struct strmap *m)
+{
+    free(m->key);
+    free(m->hash);
+    free(m->val);
+    strmap_init(m);
+}
+
+static int strmap_rehash(struct strmap *m, size_t cap)
+{
+    const char **key = array_calloc(cap, sizeof(*key));
+    uint32_t *hash = array_calloc(cap, sizeof(*hash));
+    int32_t *val = array_calloc(cap, sizeof(*val));
+
+    if (!key || !hash || !val) {
+        free(key);
+        free(hash);
+        free(val);
+        return BAECHI_ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        size_t j;
+
+        if (!m->key[i]) {
+            continue;
+        }
+        j = m->hash[i] & (cap - 1);
+        while (key[j]) {
+            j = (j + 1) & (cap - 1);
+        }
+        key[j] = m->key[i];
+        hash[j] = m->hash[i];
+        val[j] = m->val[i];
+    }
+    free(m->key);
+    free(m->hash);
+    free(m->val);
+    m->key = key;
+    m->hash = hash;
+    m->val = val;
+    m->cap = cap;
+    return 0;
+}
+
+int strmap_reserve(struct strmap *m, size_t n)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * n) {
+        cap *= 2;
+    }
+    if (cap <= m->cap) {
+        return 0;
+    }
+    return strmap_rehash(m, cap);
+}
+
+int32_t strmap_get(const struct strmap *m, const char *s, size_t len)
+{
+    uint32_t h;
+    size_t j;
+
+    if (m->cap == 0) {
+        return -1;
+    }
+    h = strmap_hash(s, len);
+    j = h & (m->cap - 1);
+    while (m->key[j]) {
+        if (m->hash[j] == h && strncmp(m->key[j], s, len) == 0 && m->key[j][len] == '\0') {
+            return m->val[j];
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+int strmap_put(struct strmap *m, const char *key, int32_t val, int32_t *old)
+{
+    size_t len = strlen(key);
+    uint32_t h = strmap_hash(key, len);
+    size_t j;
+
+    if (2 * (m->nr + 1) > m->cap) {
+        int rc = strmap_rehash(m, m->cap ? 2 * m->cap : 16);
+
+        if (rc) {
+            return rc;
+        }
+    }
+    j = h & (m->cap - 1);
+    while (m->key[j]) {
+        if (m->hash[j] == h && strcmp(m->key[j], key) == 0) {
+            if (old) {
+                *old = m->val[j];
+            }
+            return 0;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->key[j] = key;
+    m->hash[j] = h;
+    m->val[j] = val;
+    m->nr++;
+    if (old) {
+        *old = -1;
+    }
+    return 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * workload.c - the workload document (see workload.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/workload.h"
+
+#include "core/array.h"
+#include "core/err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void yval_release(struct yval *v)
+{
+    if (!v) {
+        return;
+    }
+    free(v->scalar);
+    for (int32_t i = 0; i < v->n; i++) {
+        if (v->keys) {
+            free(v->keys[i]);
+        }
+        if (v->items) {
+            yval_release(&v->items[i]);
+        }
+    }
+    free(v->keys);
+    free(v->items);
+    memset(v, 0, sizeof(*v));
+}
+
+int yval_copy(struct yval *dst, const struct yval *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->kind = src->kind;
+    dst->quoted = src->quoted;
+    if (src->scalar && !(dst->scalar = array_strdup(src->scalar))) {
+        return BAECHI_ENOMEM;
+    }
+    if (src->n == 0) {
+        return 0;
+    }
+    dst->items = array_calloc((size_t)src->n, sizeof(*dst->items));
+    if (!dst->items) {
+        goto fail;
+    }
+    if (src->keys) {
+        dst->keys = array_calloc((size_t)src->n, sizeof(*dst->keys));
+        if (!dst->keys) {
+            goto fail;
+        }
+    }
+    for (int32_t i = 0; i < src->n; i++) {
+        dst->n = i + 1;
+        if (src->keys && !(dst->keys[i] = array_strdup(src->keys[i]))) {
+            goto fail;
+        }
+        if (yval_copy(&dst->items[i], &src->items[i])) {
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    yval_release(dst);
+    return BAECHI_ENOMEM;
+}
+
+bool yval_equal(const struct yval *a, const struct yval *b)
+{
+    if (a->kind != b->kind || a->n != b->n) {
+        return false;
+    }
+    if (a->kind == YVAL_SCALAR) {
+        return a->quoted == b->quoted && a->scalar && b->scalar &&
+               strcmp(a->scalar, b->scalar) == 0;
+    }
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->kind == YVAL_MAP && strcmp(a->keys[i], b->keys[i]) != 0) {
+            return false;
+        }
+        if (!yval_equal(&a->items[i], &b->items[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void workload_init(struct workload *w)
+{
+    memset(w, 0, sizeof(*w));
+    strpool_init(&w->pool);
+    strmap_init(&w->by_name);
+}
+
+static void wl_ext_release(struct wl_ext *e)
+{
+    free(e->key);
+    yval_release(&e->val);
+}
+
+void workload_release(struct workload *w)
+{
+    free(w->path);
+    free(w->name);
+    free(w->description);
+    free(w->source);
+    free(w->reference_device);
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        wl_ext_release(&w->top_ext[i]);
+    }
+    free(w->top_ext);
+    for (size_t i = 0; i < w->n_ext; i++) {
+        wl_ext_release(&w->ext[i]);
+    }
+    free(w->ext);
+    free(w->op);
+    free(w->out_bytes);
+    free(w->input);
+    strpool_release(&w->pool);
+    strmap_release(&w->by_name);
+    workload_init(w);
+}
+
+int workload_set_name(struct workload *w, const char *name)
+{
+    char *s = array_strdup(name);
+
+    if (!s) {
+        return BAECHI_ENOMEM;
+    }
+    free(w->name);
+    w->name = s;
+    return 0;
+}
+
+int workload_add_op(struct workload *w, const char *name, const char *type, int32_t *idx)
+{
+    struct wl_op *op;
+    const char *nm, *ty;
+    int32_t old;
+    int rc;
+
+    if (w->n_op == INT32_MAX - 1) {
+        return err_set(BAECHI_EINVAL, "too many ops (more than %d)", INT32_MAX - 1);
+    }
+    if (workload_find(w, name) >= 0) {
+        return err_set(BAECHI_EINVAL, "duplicate op name '%s'", name);
+    }
+    if (ARRAY_RESERVE(w->op, w->alloc_op, (size_t)w->n_op + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    nm = strpool_add(&w->pool, name, strlen(name));
+    ty = strpool_add(&w->pool, type, strlen(type));
+    if (!nm || !ty) {
+        return BAECHI_ENOMEM;
+    }
+    if ((rc = strmap_put(&w->by_name, nm, w->n_op, &old))) {
+        return rc;
+    }
+    op = &w->op[w->n_op];
+    memset(op, 0, sizeof(*op));
+    op->name = nm;
+    op->type = ty;
+    op->time_us = NAN;
+    op->flops = NAN;
+    op->bytes = NAN;
+    op->device = -1;
+    op->phase = PHASE_FORWARD;
+    op->out_off = (int32_t)w->n_out_bytes;
+    op->in_off = (int32_t)w->n_input;
+    op->ext_off = (int32_t)w->n_ext;
+    if (idx) {
+        *idx = w->n_op;
+    }
+    w->n_op++;
+    return 0;
+}
+
+static struct wl_op *workload_last(struct workload *w)
+{
+    if (w->n_op == 0) {
+        BUG("no op to add to");
+    }
+    return &w->op[w->n_op - 1];
+}
+
+int workload_add_output(struct workload *w, int64_t bytes)
+{
+    struct wl_op *op = workload_last(w);
+
+    if (w->n_out_bytes >= INT32_MAX) {
+        return err_set(BAECHI_EINVAL, "too many output tensors");
+    }
+    if (ARRAY_RESERVE(w->out_bytes, w->alloc_out_bytes, w->n_out_bytes + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    w->out_bytes[w->n_out_bytes++] = bytes;
+    op->n_out++;
+    return 0;
+}
+
+int workload_add_input(struct workload *w, int32_t producer, int32_t port, int32_t line,
+                       int32_t col)
+{
+    struct wl_op *op = workload_last(w);
+    struct wl_input *in;
+
+    if (w->n_input >= INT32_MAX) {
+        return err_set(BAECHI_EINVAL, "too many inputs");
+    }
+    if (ARRAY_RESERVE(w->input, w->alloc_input, w->n_input + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    in = &w->input[w->n_input++];
+    in->producer = producer;
+    in->port = port;
+    in->line = line;
+    in->col = col;
+    op->n_in++;
+    return 0;
+}
+
+int workload_add_ext(struct workload *w, const char *key, const struct yval *val)
+{
+    struct wl_op *op = workload_last(w);
+    struct wl_ext *e;
+
+    if (ARRAY_RESERVE(w->ext, w->alloc_ext, w->n_ext + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    e = &w->ext[w->n_ext];
+    memset(e, 0, sizeof(*e));
+    if (!(e->key = array_strdup(key))) {
+        return BAECHI_ENOMEM;
+    }
+    if (yval_copy(&e->val, val)) {
+        free(e->key);
+        return BAECHI_ENOMEM;
+    }
+    w->n_ext++;
+    op->n_ext++;
+    return 0;
+}
+
+int workload_set_group(struct workload *w, int32_t i, const char *group)
+{
+    const char *s = NULL;
+
+    if (group && !(s = strpool_add(&w->pool, group, strlen(group)))) {
+        return BAECHI_ENOMEM;
+    }
+    w->op[i].group = s;
+    return 0;
+}
+
+int32_t workload_find(const struct workload *w, const char *name)
+{
+    return strmap_get(&w->by_name, name, strlen(name));
+}
+
+const char *workload_group(const struct workload *w, int32_t i)
+{
+    return w->op[i].group ? w->op[i].group : w->op[i].name;
+}
+
+void workload_where(const struct workload *w, int32_t line, int32_t col, char *buf, size_t size)
+{
+    const char *path = w->path ? w->path : "<workload>";
+
+    if (line > 0) {
+        snprintf(buf, size, "%s:%d:%d", path, line, col);
+    } else {
+        snprintf(buf, size, "%s", path);
+    }
+}
+
+static bool number_ok(double x)
+{
+    return isnan(x) || (isfinite(x) && x >= 0);
+}
+
+int workload_check(const struct workload *w)
+{
+    char where[512];
+
+    if (w->n_op == 0) {
+        workload_where(w, 0, 0, where, sizeof(where));
+        return err_set(BAECHI_EPARSE, "%s: workload has no ops", where);
+    }
+    for (int32_t i = 0; i < w->n_op; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        workload_where(w, op->line, op->col, where, sizeof(where));
+        if (!number_ok(op->time_us) || !number_ok(op->flops) || !number_ok(op->bytes)) {
+            return err_set(BAECHI_EPARSE,
+                           "%s: op '%s': time_us, flops and bytes must be finite and >= 0", where,
+                           op->name);
+        }
+        if (op->temp < 0 || op->persistent < 0) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': temp and persistent must be >= 0", where,
+                           op->name);
+        }
+        if (op->device < -1) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': device must be >= 0", where, op->name);
+        }
+        for (int32_t k = 0; k < op->n_out; k++) {
+            if (w->out_bytes[op->out_off + k] < 0) {
+                return err_set(BAECHI_EPARSE, "%s: op '%s': output %d has negative size", where,
+                               op->name, k);
+            }
+        }
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &w->input[op->in_off + k];
+
+            if (in->line > 0) {
+                workload_where(w, in->line, in->col, where, sizeof(where));
+            }
+            if (in->producer < 0 || in->producer >= w->n_op) {
+                return err_set(BAECHI_EPARSE, "%s: op '%s': input %d names no op", where, op->name,
+                               k);
+            }
+            if (in->port != WL_PORT_CONTROL &&
+                (in->port < 0 || in->port >= w->op[in->producer].n_out)) {
+                return err_set(BAECHI_EPARSE, "%s: op '%s': input '%s:%d': op '%s' has %d output%s",
+                               where, op->name, w->op[in->producer].name, in->port,
+                               w->op[in->producer].name, w->op[in->producer].n_out,
+                               w->op[in->producer].n_out == 1 ? "" : "s");
+            }
+        }
+    }
+    return 0;
+}

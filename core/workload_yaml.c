@@ -1,0 +1,896 @@
+/*
+ * workload_yaml.c - reads and writes workload files (format 1) with libyaml's
+ * event API (see workload_yaml.h; format: workload-format.md, README "File formats";
+ * baechi-spec §1 and §8.3 for how the original's graph maps onto it).
+ *
+ * The reader is one pass over the events.  An op's keys may come in any
+ * order, so an op is collected in a scratch record and added to the workload
+ * (core/workload.h API) when its mapping ends.  Input strings are kept aside
+ * and resolved to (producer, port) after the last op, so inputs may name ops
+ * defined later.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "core/workload_yaml.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/yio.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum op_key {
+    OK_NAME = 1 << 0,
+    OK_TYPE = 1 << 1,
+    OK_TIME = 1 << 2,
+    OK_FLOPS = 1 << 3,
+    OK_BYTES = 1 << 4,
+    OK_OUTPUTS = 1 << 5,
+    OK_TEMP = 1 << 6,
+    OK_PERSIST = 1 << 7,
+    OK_GROUP = 1 << 8,
+    OK_PHASE = 1 << 9,
+    OK_DEVICE = 1 << 10,
+    OK_INPUTS = 1 << 11,
+};
+
+enum top_key {
+    TK_FORMAT = 1 << 0,
+    TK_NAME = 1 << 1,
+    TK_DESC = 1 << 2,
+    TK_SOURCE = 1 << 3,
+    TK_REFDEV = 1 << 4,
+    TK_OPS = 1 << 5,
+};
+
+struct in_ref {
+    size_t off; /* into wl_reader.strs */
+    int32_t line, col;
+};
+
+/* One op as read so far (its keys may come in any order). */
+struct op_scratch {
+    char *name, *type, *group;
+    size_t name_alloc, type_alloc, group_alloc;
+    unsigned seen; /* enum op_key bits */
+    double time_us, flops, bytes;
+    int64_t temp, persistent;
+    int32_t device;
+    enum op_phase phase;
+    int32_t line, col;
+    int32_t index;
+    int64_t *out;
+    size_t n_out, alloc_out;
+    struct in_ref *in;
+    size_t n_in, alloc_in;
+    struct wl_ext *ext;
+    size_t n_ext, alloc_ext;
+};
+
+struct wl_reader {
+    struct yrd r;
+    struct workload *w;
+    char *strs; /* input strings, NUL-separated */
+    size_t n_strs, alloc_strs;
+    size_t *in_str; /* workload input i -> offset of its string in strs */
+    size_t alloc_in_str;
+    struct op_scratch op;
+};
+
+static void op_scratch_clear_ext(struct op_scratch *op)
+{
+    for (size_t i = 0; i < op->n_ext; i++) {
+        free(op->ext[i].key);
+        yval_release(&op->ext[i].val);
+    }
+    op->n_ext = 0;
+}
+
+static void wl_reader_release(struct wl_reader *rd)
+{
+    yrd_close(&rd->r);
+    free(rd->strs);
+    free(rd->in_str);
+    op_scratch_clear_ext(&rd->op);
+    free(rd->op.name);
+    free(rd->op.type);
+    free(rd->op.group);
+    free(rd->op.out);
+    free(rd->op.in);
+    free(rd->op.ext);
+}
+
+/* "op 'name'" or, before the name is known, "op #n". */
+static const char *op_label(const struct op_scratch *op, char *buf, size_t size)
+{
+    if (op->seen & OK_NAME) {
+        snprintf(buf, size, "op '%s'", op->name);
+    } else {
+        snprintf(buf, size, "op #%d", op->index + 1);
+    }
+    return buf;
+}
+
+/* Error about the current value of key r->key of the op being read. */
+static int op_value_err(struct wl_reader *rd, const char *why)
+{
+    char label[300], what[96];
+
+    return yrd_err_here(&rd->r, "%s: %s: %s, got %s", op_label(&rd->op, label, sizeof(label)),
+                        rd->r.key, why, yrd_what(&rd->r, what, sizeof(what)));
+}
+
+static int set_buf(char **buf, size_t *alloc, const char *s, size_t len)
+{
+    if (ARRAY_RESERVE(*buf, *alloc, len + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    memcpy(*buf, s, len);
+    (*buf)[len] = '\0';
+    return 0;
+}
+
+/* The current value as a non-empty string (op names, types, groups). */
+static int op_string(struct wl_reader *rd, char **buf, size_t *alloc)
+{
+    struct yrd *r = &rd->r;
+
+    if (!yrd_is_scalar(r) || yrd_is_null(r)) {
+        return op_value_err(rd, "expected a string");
+    }
+    if (yrd_text_len(r) == 0) {
+        return op_value_err(rd, "must not be empty");
+    }
+    if (memchr(yrd_text(r), '\0', yrd_text_len(r))) {
+        return op_value_err(rd, "must not contain a NUL character");
+    }
+    return set_buf(buf, alloc, yrd_text(r), yrd_text_len(r));
+}
+
+static int op_number(struct wl_reader *rd, double *out)
+{
+    const char *why;
+
+    if (!yrd_is_scalar(&rd->r) || !yrd_plain(&rd->r)) {
+        return op_value_err(rd, "expected a number");
+    }
+    if ((why = yio_parse_double(yrd_text(&rd->r), out))) {
+        return op_value_err(rd, why);
+    }
+    return 0;
+}
+
+static int op_size(struct wl_reader *rd, int64_t *out)
+{
+    const char *why;
+
+    if (!yrd_is_scalar(&rd->r) || !yrd_plain(&rd->r)) {
+        return op_value_err(rd, "expected a size in bytes (an integer)");
+    }
+    if ((why = yio_parse_size(yrd_text(&rd->r), out))) {
+        return op_value_err(rd, why);
+    }
+    return 0;
+}
+
+static int op_outputs(struct wl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    struct op_scratch *op = &rd->op;
+    int rc;
+
+    if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+        return op_value_err(rd, "expected a list of sizes in bytes, e.g. [1024, 0]");
+    }
+    for (;;) {
+        int64_t v;
+
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            return 0;
+        }
+        if ((rc = op_size(rd, &v))) {
+            return rc;
+        }
+        if (ARRAY_RESERVE(op->out, op->alloc_out, op->n_out + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        op->out[op->n_out++] = v;
+    }
+}
+
+static int op_inputs(struct wl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    struct op_scratch *op = &rd->op;
+    int rc;
+
+    if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+        return op_value_err(rd, "expected a list of \"producer:port\" strings");
+    }
+    for (;;) {
+        size_t n;
+
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            return 0;
+        }
+        if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
+            return op_value_err(rd, "expected \"producer:port\", \"producer\" or \"^producer\"");
+        }
+        n = yrd_text_len(r);
+        if (memchr(yrd_text(r), '\0', n)) {
+            return op_value_err(rd, "must not contain a NUL character");
+        }
+        if (ARRAY_RESERVE(rd->strs, rd->alloc_strs, rd->n_strs + n + 1) ||
+            ARRAY_RESERVE(op->in, op->alloc_in, op->n_in + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        memcpy(rd->strs + rd->n_strs, yrd_text(r), n + 1);
+        op->in[op->n_in].off = rd->n_strs;
+        op->in[op->n_in].line = yrd_line(r);
+        op->in[op->n_in].col = yrd_col(r);
+        op->n_in++;
+        rd->n_strs += n + 1;
+    }
+}
+
+static int op_ext(struct wl_reader *rd)
+{
+    struct op_scratch *op = &rd->op;
+    struct wl_ext *e;
+    int rc;
+
+    for (size_t i = 0; i < op->n_ext; i++) {
+        if (strcmp(op->ext[i].key, rd->r.key) == 0) {
+            char label[300];
+
+            return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "%s: duplicate key '%s'",
+                           op_label(op, label, sizeof(label)), rd->r.key);
+        }
+    }
+    if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    e = &op->ext[op->n_ext];
+    memset(e, 0, sizeof(*e));
+    if (!(e->key = array_strdup(rd->r.key))) {
+        return BAECHI_ENOMEM;
+    }
+    if ((rc = yrd_yval(&rd->r, &e->val))) {
+        free(e->key);
+        return rc;
+    }
+    op->n_ext++;
+    return 0;
+}
+
+/* All digits, at least one. */
+static bool all_digits(const char *s)
+{
+    if (!*s) {
+        return false;
+    }
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static unsigned op_key_bit(const char *k)
+{
+    switch (k[0]) {
+    case 'b':
+        return strcmp(k, "bytes") == 0 ? OK_BYTES : 0;
+    case 'd':
+        return strcmp(k, "device") == 0 ? OK_DEVICE : 0;
+    case 'f':
+        return strcmp(k, "flops") == 0 ? OK_FLOPS : 0;
+    case 'g':
+        return strcmp(k, "group") == 0 ? OK_GROUP : 0;
+    case 'i':
+        return strcmp(k, "inputs") == 0 ? OK_INPUTS : 0;
+    case 'n':
+        return strcmp(k, "name") == 0 ? OK_NAME : 0;
+    case 'o':
+        return strcmp(k, "outputs") == 0 ? OK_OUTPUTS : 0;
+    case 'p':
+        return strcmp(k, "phase") == 0 ? OK_PHASE : strcmp(k, "persistent") == 0 ? OK_PERSIST : 0;
+    case 't':
+        return strcmp(k, "type") == 0      ? OK_TYPE
+               : strcmp(k, "time_us") == 0 ? OK_TIME
+               : strcmp(k, "temp") == 0    ? OK_TEMP
+                                           : 0;
+    default:
+        return 0;
+    }
+}
+
+static int op_value(struct wl_reader *rd, unsigned bit)
+{
+    struct op_scratch *op = &rd->op;
+    struct yrd *r = &rd->r;
+    long v;
+
+    switch (bit) {
+    case OK_NAME:
+        return op_string(rd, &op->name, &op->name_alloc);
+    case OK_TYPE:
+        return op_string(rd, &op->type, &op->type_alloc);
+    case OK_GROUP:
+        return op_string(rd, &op->group, &op->group_alloc);
+    case OK_TIME:
+        return op_number(rd, &op->time_us);
+    case OK_FLOPS:
+        return op_number(rd, &op->flops);
+    case OK_BYTES:
+        return op_number(rd, &op->bytes);
+    case OK_TEMP:
+        return op_size(rd, &op->temp);
+    case OK_PERSIST:
+        return op_size(rd, &op->persistent);
+    case OK_OUTPUTS:
+        return op_outputs(rd);
+    case OK_INPUTS:
+        return op_inputs(rd);
+    case OK_DEVICE:
+        if (!yrd_is_scalar(r) || !yrd_plain(r)) {
+            return op_value_err(rd, "expected a device number (0, 1, ...)");
+        }
+        if (yrd_text(r)[0] == '-' && all_digits(yrd_text(r) + 1)) {
+            return op_value_err(rd, "must not be negative");
+        }
+        if (!all_digits(yrd_text(r)) || yrd_text_len(r) > 5 ||
+            (v = strtol(yrd_text(r), NULL, 10)) > 65535) {
+            return op_value_err(rd, "expected a device number (0 .. 65535)");
+        }
+        op->device = (int32_t)v;
+        return 0;
+    case OK_PHASE:
+        if (!yrd_is_scalar(r)) {
+            return op_value_err(rd, "expected forward, backward or update");
+        }
+        if (strcmp(yrd_text(r), "forward") == 0) {
+            op->phase = PHASE_FORWARD;
+        } else if (strcmp(yrd_text(r), "backward") == 0) {
+            op->phase = PHASE_BACKWARD;
+        } else if (strcmp(yrd_text(r), "update") == 0) {
+            op->phase = PHASE_UPDATE;
+        } else {
+            return op_value_err(rd, "expected forward, backward or update");
+        }
+        return 0;
+    default:
+        BUG("unknown op key bit %u", bit);
+    }
+}
+
+/* Adds the scratch op to the workload. */
+static int op_commit(struct wl_reader *rd)
+{
+    struct op_scratch *op = &rd->op;
+    struct workload *w = rd->w;
+    struct wl_op *wop;
+    int32_t idx, old;
+    int rc;
+
+    if (!(op->seen & OK_NAME)) {
+        return yrd_err(&rd->r, op->line, op->col, "op #%d: missing required key 'name'",
+                       op->index + 1);
+    }
+    if (!(op->seen & OK_TYPE)) {
+        return yrd_err(&rd->r, op->line, op->col, "op '%s': missing required key 'type'", op->name);
+    }
+    if ((old = workload_find(w, op->name)) >= 0) {
+        return yrd_err(&rd->r, op->line, op->col,
+                       "duplicate op name '%s' (first defined at line %d)", op->name,
+                       w->op[old].line);
+    }
+    if ((rc = workload_add_op(w, op->name, op->type, &idx))) {
+        return rc;
+    }
+    wop = &w->op[idx];
+    wop->time_us = op->time_us;
+    wop->flops = op->flops;
+    wop->bytes = op->bytes;
+    wop->temp = op->temp;
+    wop->persistent = op->persistent;
+    wop->device = op->device;
+    wop->phase = op->phase;
+    wop->has_phase = (op->seen & OK_PHASE) != 0;
+    wop->line = op->line;
+    wop->col = op->col;
+    if ((op->seen & OK_GROUP) && (rc = workload_set_group(w, idx, op->group))) {
+        return rc;
+    }
+    for (size_t i = 0; i < op->n_out; i++) {
+        if ((rc = workload_add_output(w, op->out[i]))) {
+            return rc;
+        }
+    }
+    if (ARRAY_RESERVE(rd->in_str, rd->alloc_in_str, w->n_input + op->n_in)) {
+        return BAECHI_ENOMEM;
+    }
+    for (size_t i = 0; i < op->n_in; i++) {
+        rd->in_str[w->n_input] = op->in[i].off;
+        if ((rc = workload_add_input(w, -1, 0, op->in[i].line, op->in[i].col))) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < op->n_ext; i++) {
+        if ((rc = workload_add_ext(w, op->ext[i].key, &op->ext[i].val))) {
+            return rc;
+        }
+    }
+    op_scratch_clear_ext(op);
+    return 0;
+}
+
+static int read_op(struct wl_reader *rd, int32_t index)
+{
+    struct op_scratch *op = &rd->op;
+    struct yrd *r = &rd->r;
+    char label[300];
+    int rc;
+
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        char what[96];
+
+        return yrd_err_here(r, "op #%d: expected a mapping ({name: ..., type: ...}), got %s",
+                            index + 1, yrd_what(r, what, sizeof(what)));
+    }
+    op->seen = 0;
+    op->index = index;
+    op->time_us = op->flops = op->bytes = NAN;
+    op->temp = op->persistent = 0;
+    op->device = -1;
+    op->phase = PHASE_FORWARD;
+    op->n_out = op->n_in = 0;
+    op->line = yrd_line(r);
+    op->col = yrd_col(r);
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = op_key_bit(r->key);
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return yrd_err(r, r->key_line, r->key_col,
+                               "%s: unknown key '%s' (extensions must start with 'x-')",
+                               op_label(op, label, sizeof(label)), r->key);
+            }
+            if ((rc = yrd_next(r)) || (rc = op_ext(rd))) {
+                return rc;
+            }
+            continue;
+        }
+        if (op->seen & bit) {
+            return yrd_err(r, r->key_line, r->key_col, "%s: duplicate key '%s'",
+                           op_label(op, label, sizeof(label)), r->key);
+        }
+        if ((rc = yrd_next(r)) || (rc = op_value(rd, bit))) {
+            return rc;
+        }
+        op->seen |= bit;
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    return op_commit(rd);
+}
+
+static int read_ops(struct wl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    int32_t n = 0;
+    int rc;
+
+    if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+        char what[96];
+
+        return yrd_err_here(r, "ops: expected a list of ops, got %s",
+                            yrd_what(r, what, sizeof(what)));
+    }
+    for (;;) {
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
+            break;
+        }
+        if (n == INT32_MAX - 1) {
+            return yrd_err_here(r, "too many ops");
+        }
+        if ((rc = read_op(rd, n))) {
+            return rc;
+        }
+        n++;
+    }
+    if (n == 0) {
+        return yrd_err(r, line, col, "ops: the list is empty (a workload needs at least one op)");
+    }
+    return 0;
+}
+
+/* A top-level string value; null is allowed (= absent) when `optional`. */
+static int top_string(struct wl_reader *rd, char **out, bool optional)
+{
+    struct yrd *r = &rd->r;
+    char what[96];
+
+    if (optional && yrd_is_null(r)) {
+        return 0;
+    }
+    if (!yrd_is_scalar(r) || yrd_is_null(r) || (!optional && yrd_text_len(r) == 0)) {
+        return yrd_err_here(r, "%s: expected a string, got %s", r->key,
+                            yrd_what(r, what, sizeof(what)));
+    }
+    if (memchr(yrd_text(r), '\0', yrd_text_len(r))) {
+        return yrd_err_here(r, "%s: must not contain a NUL character", r->key);
+    }
+    free(*out);
+    if (!(*out = array_strdup(yrd_text(r)))) {
+        return BAECHI_ENOMEM;
+    }
+    return 0;
+}
+
+static int top_ext(struct wl_reader *rd)
+{
+    struct workload *w = rd->w;
+    struct wl_ext *e;
+    int rc;
+
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        if (strcmp(w->top_ext[i].key, rd->r.key) == 0) {
+            return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "duplicate key '%s'", rd->r.key);
+        }
+    }
+    e = realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e));
+    if (!e) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    w->top_ext = e;
+    e = &w->top_ext[w->n_top_ext];
+    memset(e, 0, sizeof(*e));
+    if (!(e->key = array_strdup(rd->r.key))) {
+        return BAECHI_ENOMEM;
+    }
+    if ((rc = yrd_yval(&rd->r, &e->val))) {
+        free(e->key);
+        return rc;
+    }
+    w->n_top_ext++;
+    return 0;
+}
+
+static unsigned top_key_bit(const char *k)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } keys[] = {
+        {"format", TK_FORMAT},           {"name", TK_NAME},
+        {"description", TK_DESC},        {"source", TK_SOURCE},
+        {"reference_device", TK_REFDEV}, {"ops", TK_OPS},
+    };
+
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (strcmp(k, keys[i].name) == 0) {
+            return keys[i].bit;
+        }
+    }
+    return 0;
+}
+
+static int read_top(struct wl_reader *rd)
+{
+    struct yrd *r = &rd->r;
+    struct workload *w = rd->w;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    unsigned seen = 0;
+    char what[96];
+    int rc;
+
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = top_key_bit(r->key);
+
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                return yrd_err(r, r->key_line, r->key_col,
+                               "unknown key '%s' (a workload has format, name, description, "
+                               "source, reference_device, ops; extensions start with 'x-')",
+                               r->key);
+            }
+            if ((rc = yrd_next(r)) || (rc = top_ext(rd))) {
+                return rc;
+            }
+            continue;
+        }
+        if (seen & bit) {
+            return yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", r->key);
+        }
+        seen |= bit;
+        if ((rc = yrd_next(r))) {
+            return rc;
+        }
+        switch (bit) {
+        case TK_FORMAT:
+            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
+                return yrd_err_here(r,
+                                    "unsupported workload format %s (this program reads "
+                                    "format: %d)",
+                                    yrd_what(r, what, sizeof(what)), WORKLOAD_FORMAT);
+            }
+            break;
+        case TK_NAME:
+            rc = top_string(rd, &w->name, false);
+            break;
+        case TK_DESC:
+            rc = top_string(rd, &w->description, true);
+            break;
+        case TK_SOURCE:
+            rc = top_string(rd, &w->source, true);
+            break;
+        case TK_REFDEV:
+            rc = top_string(rd, &w->reference_device, true);
+            break;
+        case TK_OPS:
+            rc = read_ops(rd);
+            break;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    if (!(seen & TK_FORMAT)) {
+        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
+                       WORKLOAD_FORMAT);
+    }
+    if (!(seen & TK_NAME)) {
+        return yrd_err(r, line, col, "missing required key 'name'");
+    }
+    if (!(seen & TK_OPS)) {
+        return yrd_err(r, line, col, "missing required key 'ops'");
+    }
+    return 0;
+}
+
+/* Resolves every input string to (producer, port). */
+static int resolve_inputs(struct wl_reader *rd)
+{
+    struct workload *w = rd->w;
+
+    for (int32_t i = 0; i < w->n_op; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        for (int32_t k = 0; k < op->n_in; k++) {
+            struct wl_input *in = &w->input[op->in_off + k];
+            const char *s = rd->strs + rd->in_str[op->in_off + k];
+            const char *colon = s[0] == '^' ? NULL : strrchr(s, ':');
+            int32_t p = -1;
+            long port = 0;
+
+            if (s[0] == '^') {
+                p = workload_find(w, s + 1);
+                if (p < 0) {
+                    return yrd_err(&rd->r, in->line, in->col,
+                                   "op '%s': input '%s' names unknown op '%s'", op->name, s, s + 1);
+                }
+                in->producer = p;
+                in->port = WL_PORT_CONTROL;
+                continue;
+            }
+            if (colon && all_digits(colon + 1)) {
+                p = strmap_get(&w->by_name, s, (size_t)(colon - s));
+                if (p >= 0) {
+                    port = strlen(colon + 1) > 9 ? INT32_MAX : strtol(colon + 1, NULL, 10);
+                }
+            }
+            if (p < 0 && (p = workload_find(w, s)) >= 0) {
+                port = 0;
+            }
+            if (p < 0) {
+                if (colon && all_digits(colon + 1)) {
+                    return yrd_err(&rd->r, in->line, in->col,
+                                   "op '%s': input '%s' names unknown op '%.*s'", op->name, s,
+                                   (int)(colon - s), s);
+                }
+                if (colon && strmap_get(&w->by_name, s, (size_t)(colon - s)) >= 0) {
+                    return yrd_err(&rd->r, in->line, in->col,
+                                   "op '%s': input '%s': bad port '%s' (expected 0, 1, ...)",
+                                   op->name, s, colon + 1);
+                }
+                return yrd_err(&rd->r, in->line, in->col,
+                               "op '%s': input '%s' names unknown op '%s'", op->name, s, s);
+            }
+            if (port >= w->op[p].n_out) {
+                return yrd_err(&rd->r, in->line, in->col,
+                               "op '%s': input '%s': op '%s' has %d output%s, no port %ld",
+                               op->name, s, w->op[p].name, w->op[p].n_out,
+                               w->op[p].n_out == 1 ? "" : "s", port);
+            }
+            in->producer = p;
+            in->port = (int32_t)port;
+        }
+    }
+    return 0;
+}
+
+int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name)
+{
+    struct wl_reader rd;
+    int rc = 0;
+
+    workload_init(w);
+    memset(&rd, 0, sizeof(rd));
+    rd.w = w;
+    if (name && !(w->path = array_strdup(name))) {
+        return BAECHI_ENOMEM;
+    }
+    CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));
+    CHECK(yrd_begin(&rd.r));
+    CHECK(read_top(&rd));
+    CHECK(yrd_end(&rd.r));
+    CHECK(resolve_inputs(&rd));
+    CHECK(workload_check(w));
+cleanup:
+    wl_reader_release(&rd);
+    if (rc) {
+        workload_release(w); /* the message already names the file */
+    }
+    return rc;
+}
+
+int workload_read_yaml(struct workload *w, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if ((rc = yio_read_file(path, &text, &len))) {
+        workload_init(w);
+        return rc;
+    }
+    rc = workload_read_yaml_string(w, text, len, path);
+    free(text);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static void write_op(struct ywr *y, const struct workload *w, int32_t i, char **buf, size_t *alloc)
+{
+    const struct wl_op *op = &w->op[i];
+    static const char *const phases[] = {"forward", "backward", "update"};
+
+    ywr_map_start(y, true);
+    ywr_scalar(y, "name", YWR_PLAIN);
+    ywr_scalar(y, op->name, YWR_ANY);
+    ywr_scalar(y, "type", YWR_PLAIN);
+    ywr_scalar(y, op->type, YWR_ANY);
+    if (!isnan(op->time_us)) {
+        ywr_scalar(y, "time_us", YWR_PLAIN);
+        ywr_double(y, op->time_us);
+    }
+    if (!isnan(op->flops)) {
+        ywr_scalar(y, "flops", YWR_PLAIN);
+        ywr_double(y, op->flops);
+    }
+    if (!isnan(op->bytes)) {
+        ywr_scalar(y, "bytes", YWR_PLAIN);
+        ywr_double(y, op->bytes);
+    }
+    ywr_scalar(y, "outputs", YWR_PLAIN);
+    ywr_seq_start(y, true);
+    for (int32_t k = 0; k < op->n_out; k++) {
+        ywr_int(y, w->out_bytes[op->out_off + k]);
+    }
+    ywr_seq_end(y);
+    if (op->temp != 0) {
+        ywr_scalar(y, "temp", YWR_PLAIN);
+        ywr_int(y, op->temp);
+    }
+    if (op->persistent != 0) {
+        ywr_scalar(y, "persistent", YWR_PLAIN);
+        ywr_int(y, op->persistent);
+    }
+    if (op->group) {
+        ywr_scalar(y, "group", YWR_PLAIN);
+        ywr_scalar(y, op->group, YWR_ANY);
+    }
+    if (op->device >= 0) {
+        ywr_scalar(y, "device", YWR_PLAIN);
+        ywr_int(y, op->device);
+    }
+    if (op->has_phase || op->phase != PHASE_FORWARD) {
+        ywr_scalar(y, "phase", YWR_PLAIN);
+        ywr_scalar(y, phases[op->phase], YWR_PLAIN);
+    }
+    if (op->n_in > 0) {
+        ywr_scalar(y, "inputs", YWR_PLAIN);
+        ywr_seq_start(y, true);
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &w->input[op->in_off + k];
+            const char *p;
+            size_t need;
+
+            if (in->producer < 0 || in->producer >= w->n_op) {
+                y->rc = err_set(BAECHI_EINVAL, "op '%s': input %d names no op", op->name, k);
+                return;
+            }
+            p = w->op[in->producer].name;
+            need = strlen(p) + 16;
+            if (ARRAY_RESERVE(*buf, *alloc, need)) {
+                y->rc = BAECHI_ENOMEM;
+                return;
+            }
+            if (in->port == WL_PORT_CONTROL) {
+                snprintf(*buf, need, "^%s", p);
+            } else {
+                snprintf(*buf, need, "%s:%d", p, in->port);
+            }
+            ywr_scalar(y, *buf, YWR_QUOTED);
+        }
+        ywr_seq_end(y);
+    }
+    for (int32_t k = 0; k < op->n_ext; k++) {
+        const struct wl_ext *e = &w->ext[op->ext_off + k];
+
+        ywr_scalar(y, e->key, YWR_ANY);
+        ywr_yval(y, &e->val);
+    }
+    ywr_map_end(y);
+}
+
+int workload_write_yaml(const struct workload *w, FILE *f)
+{
+    struct ywr y;
+    char *buf = NULL;
+    size_t alloc = 0;
+
+    if (ywr_open(&y, f)) {
+        return ywr_close(&y);
+    }
+    ywr_map_start(&y, false);
+    ywr_scalar(&y, "format", YWR_PLAIN);
+    ywr_int(&y, WORKLOAD_FORMAT);
+    ywr_scalar(&y, "name", YWR_PLAIN);
+    ywr_scalar(&y, w->name ? w->name : "unnamed", YWR_ANY);
+    if (w->description) {
+        ywr_scalar(&y, "description", YWR_PLAIN);
+        ywr_scalar(&y, w->description, YWR_LITERAL);
+    }
+    if (w->source) {
+        ywr_scalar(&y, "source", YWR_PLAIN);
+        ywr_scalar(&y, w->source, YWR_LITERAL);
+    }
+    if (w->reference_device) {
+        ywr_scalar(&y, "reference_device", YWR_PLAIN);
+        ywr_scalar(&y, w->reference_device, YWR_ANY);
+    }
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        ywr_scalar(&y, w->top_ext[i].key, YWR_ANY);
+        ywr_yval(&y, &w->top_ext[i].val);
+    }
+    ywr_scalar(&y, "ops", YWR_PLAIN);
+    ywr_seq_start(&y, false);
+    for (int32_t i = 0; i < w->n_op && y.rc == 0; i++) {
+        write_op(&y, w, i, &buf, &alloc);
+    }
+    ywr_seq_end(&y);
+    ywr_map_end(&y);
+    free(buf);
+    return ywr_close(&y);
+}

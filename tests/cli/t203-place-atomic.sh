@@ -1,0 +1,41 @@
+# Outputs are never half-written (cli/cmd.c cmd_write_file): a write that
+# fails leaves the file that was there, loadable, and no temporary file; a
+# device such as /dev/full is written as it is and its error reported.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o good.yaml
+cp good.yaml before.yaml
+# 20 blocks (10 KiB) is far less than a GNMT placement file (~170 KiB).
+set +e
+(ulimit -f 20; "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-topo -o good.yaml) \
+    > out 2> err
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { echo "expected exit 2 past the file-size limit, got $rc"; cat err; exit 1; }
+cmp good.yaml before.yaml || { echo "the earlier placement file was changed"; exit 1; }
+[ "$(ls | grep -c 'good.yaml.tmp')" -eq 0 ] || { echo "temporary file left behind"; ls; exit 1; }
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p good.yaml
+expect_grep 'placer m-etf' "$TMPDIR_TEST/out"
+
+# A successful write replaces the file, with the usual permissions.
+umask 022
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-topo -o good.yaml
+expect_grep '^placer: m-topo' good.yaml
+[ "$(stat -c %a good.yaml)" = 644 ] || { echo "mode $(stat -c %a good.yaml), not 644"; exit 1; }
+
+# Traces and generated workloads go the same way.
+expect_exit 0 "$BAECHI" workload gen synthetic --ops 50 -o w.yaml
+set +e
+(ulimit -f 1; "$BAECHI" workload gen synthetic --ops 5000 -o w.yaml) > out 2> err
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || { echo "expected a failure past the file-size limit"; exit 1; }
+expect_exit 0 "$BAECHI" workload info w.yaml
+expect_grep 'ops +50 ' "$TMPDIR_TEST/out"
+
+if [ -w /dev/full ]; then
+    expect_exit 2 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o /dev/full
+    expect_grep 'write' "$TMPDIR_TEST/err"
+    [ -c /dev/full ] || { echo "/dev/full is no longer a device"; exit 1; }
+fi
