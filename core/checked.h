@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 static inline bool checked_add_i64(int64_t a, int64_t b, int64_t *r)
