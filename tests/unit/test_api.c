@@ -1,0 +1,260 @@
+/*
+ * test_api.c - the public C API (include/baechi.h, api/baechi.c): loading
+ * from strings, options by name, placing, simulating with both models and
+ * the world of the options, error codes and messages, out-of-range getters.
+ * The numbers against `baechi run --json` are checked by tests/python and
+ * tests/cli/t020 (the installed library).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include <criterion/criterion.h>
+
+#include "include/baechi.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A -> B -> C with a fork A -> C; 100 MB outputs, 10 MB of weights on A. */
+static const char w_yaml[] = "format: 1\n"
+                             "name: tiny\n"
+                             "ops:\n"
+                             "  - {name: A, type: MatMul, time_us: 100, outputs: [100000000],"
+                             " persistent: 10000000}\n"
+                             "  - {name: B, type: Relu, time_us: 50, outputs: [100000000],"
+                             " inputs: [A]}\n"
+                             "  - {name: C, type: Add, time_us: 20, outputs: [4],"
+                             " inputs: [A, B]}\n";
+
+static const char c_yaml[] = "format: 1\n"
+                             "name: two\n"
+                             "devices:\n"
+                             "  - {name: g0, memory: 1GB}\n"
+                             "  - {name: g1, memory: 1GB}\n";
+
+static void load(struct baechi_workload **w, struct baechi_cluster **c)
+{
+    baechi_set_warning_handler(NULL, NULL);
+    cr_assert_eq(baechi_workload_parse(w_yaml, strlen(w_yaml), "tiny.yaml", w), BAECHI_SUCCESS,
+                 "%s", baechi_errmsg());
+    cr_assert_eq(baechi_cluster_parse(c_yaml, strlen(c_yaml), "two.yaml", c), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+}
+
+Test(api, load_from_strings)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+
+    load(&w, &c);
+    cr_assert_str_eq(baechi_workload_name(w), "tiny");
+    cr_assert_eq(baechi_workload_n_ops(w), 3);
+    cr_assert_str_eq(baechi_workload_op_name(w, 1), "B");
+    cr_assert_null(baechi_workload_op_name(w, 3));
+    cr_assert_null(baechi_workload_op_name(w, -1));
+    cr_assert_eq(baechi_workload_total_compute_us(w), 170);
+    cr_assert_eq(baechi_workload_critical_path_us(w), 170);
+    cr_assert_eq(baechi_cluster_n_devices(c), 2);
+    cr_assert_str_eq(baechi_cluster_device_name(c, 1), "g1");
+    cr_assert_eq(baechi_cluster_device_memory_bytes(c, 0), 1000000000);
+    cr_assert_eq(baechi_cluster_device_memory_bytes(c, 2), -1);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+    baechi_workload_free(NULL);
+    baechi_cluster_free(NULL);
+}
+
+Test(api, parse_errors_name_the_file_and_line)
+{
+    static const char bad[] = "format: 1\nname: x\nops:\n  - {name: A, type: T, time_us: -1}\n";
+    struct baechi_workload *w = (void *)1;
+
+    cr_assert_eq(baechi_workload_parse(bad, strlen(bad), "bad.yaml", &w), BAECHI_ERR_PARSE);
+    cr_assert_null(w);
+    cr_assert(strstr(baechi_errmsg(), "bad.yaml:4") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_workload_load("/nonexistent/w.yaml", &w), BAECHI_ERR_IO);
+    cr_assert(strstr(baechi_errmsg(), "/nonexistent/w.yaml") != NULL, "%s", baechi_errmsg());
+}
+
+Test(api, options_by_name)
+{
+    struct baechi_options *o = baechi_options_new();
+
+    cr_assert_not_null(o);
+    cr_assert_eq(baechi_options_set(o, "memory_fraction", "0.5"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_options_set(o, "memory-fraction", "0.25"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_options_set(o, "fusion", "yes"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_options_set(o, "grouper", "coplace"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_options_set(o, "memory_fraction", "0"), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "memory_fraction") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_options_set(o, "fusion", "maybe"), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_options_set(o, "devices", "65"), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_options_set(o, "grouper", "nope"), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_options_set(o, "colour", "red"), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "unknown option 'colour'") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_options_set(o, NULL, "1"), BAECHI_ERR_INVAL);
+    baechi_options_free(o);
+}
+
+Test(api, place_and_simulate_both_models)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    struct baechi_result *rt, *rb;
+
+    load(&w, &c);
+    cr_assert_eq(baechi_place(w, c, "single", NULL, &p), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_str_eq(baechi_placement_placer(p), "single");
+    cr_assert_eq(baechi_placement_n_ops(p), 3);
+    for (int32_t i = 0; i < 3; i++) {
+        cr_assert_eq(baechi_placement_device_of(p, i), 0);
+    }
+    cr_assert_eq(baechi_placement_device_of(p, 3), -1);
+    cr_assert_eq(baechi_simulate(w, c, p, "timed", NULL, &rt), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert_eq(baechi_simulate(w, c, p, "baechi", NULL, &rb), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert_str_eq(baechi_result_model(rt), "timed");
+    cr_assert_str_eq(baechi_result_model(rb), "baechi");
+    /* One device: the step is the sum of the compute times. */
+    cr_assert_eq(baechi_result_step_us(rt), 170);
+    cr_assert_eq(baechi_result_step_us(rb), 170);
+    cr_assert_eq(baechi_result_lower_bound_us(rt), 170);
+    cr_assert_eq(baechi_result_n_devices(rt), 2);
+    cr_assert_eq(baechi_result_n_ops(rt, 0), 3);
+    cr_assert_eq(baechi_result_n_ops(rt, 1), 0);
+    cr_assert_eq(baechi_result_busy_us(rt, 0), 170);
+    cr_assert_eq(baechi_result_oom(rt), 0);
+    /* A's and B's outputs and C's are alive together when C runs; A's
+     * weights count inside its output (out - persistent, the original's
+     * rule for variables). */
+    cr_assert_eq(baechi_result_peak_bytes(rt, 0), 200000004);
+    cr_assert_eq(baechi_result_peak_bytes(rb, 0), 200000004);
+    cr_assert_eq(baechi_result_limit_bytes(rt, 0), 1000000000);
+    cr_assert_eq(baechi_result_peak_bytes(rt, 2), -1);
+    cr_assert_eq(baechi_result_link_bytes(rt, 0, 1), 0);
+    cr_assert_eq(baechi_result_link_bytes(rt, 0, 2), -1);
+    cr_assert_eq(baechi_result_op_start_us(rt, 2), 150);
+    cr_assert_eq(baechi_result_op_end_us(rt, 2), 170);
+    cr_assert_eq(baechi_result_op_end_us(rt, 3), -1);
+    /* No trace was asked for. */
+    cr_assert_eq(baechi_result_write_trace(rt, w, c, "/tmp/never.json"), BAECHI_ERR_INVAL);
+    baechi_result_free(rt);
+    baechi_result_free(rb);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
+
+Test(api, world_of_the_options_and_infeasible)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p = NULL;
+    struct baechi_options *o = baechi_options_new();
+    struct baechi_result *r;
+
+    load(&w, &c);
+    /* 0.1 x 1 GB = 100 MB per device: `single` ignores memory, and the
+     * simulation of its placement runs out (the world follows the options
+     * the placement was made with). */
+    cr_assert_eq(baechi_options_set(o, "memory_fraction", "0.1"), 0);
+    cr_assert_eq(baechi_place(w, c, "single", o, &p), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_simulate(w, c, p, NULL, NULL, &r), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_result_limit_bytes(r, 0), 100000000);
+    cr_assert_eq(baechi_result_oom(r), 1);
+    cr_assert_eq(baechi_result_device_oom(r, 0), 1);
+    baechi_result_free(r);
+    baechi_placement_free(p);
+    /* m-ETF knows it cannot fit A's weights and output in 100 MB. */
+    p = (void *)1;
+    cr_assert_eq(baechi_place(w, c, "m-etf", o, &p), BAECHI_ERR_INFEASIBLE);
+    cr_assert_null(p);
+    cr_assert(strstr(baechi_errmsg(), "bytes") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_place(w, c, "m-eft", NULL, &p), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "unknown placer 'm-eft'") != NULL, "%s", baechi_errmsg());
+    baechi_options_free(o);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
+
+Test(api, placement_round_trip_and_trace)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p, *q;
+    struct baechi_options *o = baechi_options_new();
+    struct baechi_result *r;
+    char dir[] = "/tmp/baechi-api-XXXXXX", path[64], tpath[64];
+    FILE *f;
+    long n;
+
+    load(&w, &c);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/p.yaml", dir);
+    snprintf(tpath, sizeof(tpath), "%s/t.json", dir);
+    cr_assert_eq(baechi_place(w, c, "round-robin", NULL, &p), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_placement_write(p, w, path), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_placement_load(w, path, &q), 0, "%s", baechi_errmsg());
+    for (int32_t i = 0; i < 3; i++) {
+        cr_assert_eq(baechi_placement_device_of(q, i), baechi_placement_device_of(p, i));
+    }
+    cr_assert_eq(baechi_placement_estimate_us(q), -1);
+    cr_assert_eq(baechi_options_set(o, "trace", "true"), 0);
+    cr_assert_eq(baechi_simulate(w, c, q, "timed", o, &r), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_result_write_trace(r, w, c, tpath), 0, "%s", baechi_errmsg());
+    cr_assert_not_null(f = fopen(tpath, "r"));
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fclose(f);
+    cr_assert_gt(n, 100);
+    baechi_result_free(r);
+    unlink(path);
+    unlink(tpath);
+    rmdir(dir);
+    baechi_options_free(o);
+    baechi_placement_free(q);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
+
+static int n_warnings;
+
+static void count_warning(const char *msg, void *ctx)
+{
+    (void)msg;
+    *(int *)ctx += 1;
+}
+
+Test(api, warnings_go_to_the_handler)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    struct baechi_result *r;
+    /* A and B share a colocation group but sit on different devices. */
+    static const char split[] = "format: 1\nworkload: tiny\nplacer: hand\n"
+                                "devices: {A: 0, B: 1, C: 1}\n";
+    static const char wg[] = "format: 1\nname: tiny\nops:\n"
+                             "  - {name: A, type: T, time_us: 1, outputs: [8], group: g}\n"
+                             "  - {name: B, type: T, time_us: 1, outputs: [8], group: g,"
+                             " inputs: [A]}\n"
+                             "  - {name: C, type: T, time_us: 1, inputs: [B]}\n";
+
+    load(&w, &c);
+    baechi_workload_free(w);
+    cr_assert_eq(baechi_workload_parse(wg, strlen(wg), "g.yaml", &w), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_placement_parse(w, split, strlen(split), "split.yaml", &p), 0, "%s",
+                 baechi_errmsg());
+    n_warnings = 0;
+    baechi_set_warning_handler(count_warning, &n_warnings);
+    cr_assert_eq(baechi_simulate(w, c, p, NULL, NULL, &r), 0, "%s", baechi_errmsg());
+    baechi_set_warning_handler(NULL, NULL);
+    cr_assert_eq(n_warnings, 1);
+    baechi_result_free(r);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
