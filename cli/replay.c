@@ -165,7 +165,7 @@ int cmd_replay(int argc, char **argv)
     const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL,
                *devs = NULL;
     int32_t *ids = NULL, n_ids = 0;
-    struct sim_options sopt = {SIM_MODEL_TIMED, NULL};
+    struct sim_options sopt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct bench_replay_opts ropt = {3, 10, false};
     struct sim_inputs in;
     struct sim_result sr;

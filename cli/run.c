@@ -14,6 +14,7 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "cli/explain.h"
 #include "cli/inputs.h"
 #include "cli/place.h"
 #include "core/err.h"
@@ -40,11 +41,13 @@ static const char *const run_usage[] = {
     NULL,
 };
 
-enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB };
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB, RUN_OPT_EXPLAIN };
 
 static const struct cmd_opt run_opts[] = {
     PLACE_CLI_OPTS,
     {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
+    {"explain-memory", RUN_OPT_EXPLAIN, NULL,
+     "what is live at each device's peak in both models (JSON: memory_explain)"},
     {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
     {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
     CMD_OPT_END,
@@ -67,7 +70,8 @@ static void json_model(const struct sim_result *r, const struct cluster *c)
 
 static void print_json(const struct workload *w, const struct graph *g, const struct cluster *c,
                        const struct placement *p, const struct placer_stats *st,
-                       const struct sim_result *rb, const struct sim_result *rt)
+                       const struct sim_result *rb, const struct sim_result *rt,
+                       const struct mem_explain *xb, const struct mem_explain *xt)
 {
     fputs("{\"workload\": ", stdout);
     json_out_str(stdout, w->name);
@@ -108,7 +112,15 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     json_model(rb, c);
     fputs(", \"timed\": ", stdout);
     json_model(rt, c);
-    fputs("}}\n", stdout);
+    fputc('}', stdout);
+    if (xb && xt) {
+        fputs(", \"memory_explain\": {\"baechi\": ", stdout);
+        explain_print_json(stdout, xb, g, c);
+        fputs(", \"timed\": ", stdout);
+        explain_print_json(stdout, xt, g, c);
+        fputc('}', stdout);
+    }
+    fputs("}\n", stdout);
 }
 
 static void print_text(const struct workload *w, const struct graph *g, const struct cluster *c,
@@ -179,8 +191,9 @@ int cmd_run(int argc, char **argv)
     struct placer_stats st;
     struct sim_result rb, rt;
     struct trace t;
+    struct mem_explain xb, xt;
     struct sweep_origin origin;
-    bool have_w = false, have_c = false, have_t = false, json = false, done;
+    bool have_w = false, have_c = false, have_t = false, json = false, done, explain = false;
     int rc = 0, status = EXIT_OK, o;
 
     place_cli_init(&pc);
@@ -189,6 +202,8 @@ int cmd_run(int argc, char **argv)
     placer_stats_init(&st);
     sim_result_init(&rb);
     sim_result_init(&rt);
+    mem_explain_init(&xb);
+    mem_explain_init(&xt);
     while ((o = cmd_getopt(&cp)) != -1) {
         int r;
         if (o == 'h') {
@@ -207,6 +222,10 @@ int cmd_run(int argc, char **argv)
         }
         if (o == RUN_OPT_DB) {
             dbpath = cp.optarg;
+            continue;
+        }
+        if (o == RUN_OPT_EXPLAIN) {
+            explain = true;
             continue;
         }
         if ((r = place_cli_option(&cp, o, &pc)) != 0) {
@@ -258,13 +277,21 @@ int cmd_run(int argc, char **argv)
         }
         CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
     }
+    if (explain) {
+        CHECK(mem_explain_run(&g, &c, p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));
+        CHECK(mem_explain_run(&g, &c, p.device_of, SIM_MODEL_TIMED, &rt, EXPLAIN_TOP, &xt));
+    }
     if (dbpath) {
         CHECK(sweep_record_run(dbpath, &origin, &w, &g, &c, &p, &st, &rb, &rt, 0, NULL));
     }
     if (json) {
-        print_json(&w, &g, &c, &p, &st, &rb, &rt);
+        print_json(&w, &g, &c, &p, &st, &rb, &rt, explain ? &xb : NULL, explain ? &xt : NULL);
     } else {
         print_text(&w, &g, &c, &p, &st, &rb, &rt);
+        if (explain) {
+            explain_print_text(stdout, &xt, &g, &c);
+            explain_print_text(stdout, &xb, &g, &c);
+        }
     }
     if (tpath) {
         rc = sim_inputs_write_trace(&t, &g, &c, tpath);
@@ -278,6 +305,8 @@ cleanup:
     }
     sim_result_release(&rb);
     sim_result_release(&rt);
+    mem_explain_release(&xb);
+    mem_explain_release(&xt);
     placer_stats_release(&st);
     placement_release(&p);
     if (have_c) {

@@ -10,6 +10,7 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "cli/explain.h"
 #include "cli/inputs.h"
 #include "core/cluster.h"
 #include "core/err.h"
@@ -28,11 +29,11 @@
 
 static const char *const sim_usage[] = {
     "baechi sim -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
-    "[--model baechi | timed] [--trace <file.json>] [--json] [--devices <k>]",
+    "[--model baechi | timed] [--trace <file.json>] [--json] [--explain-memory] [--devices <k>]",
     NULL,
 };
 
-enum { OPT_JSON = 256 };
+enum { OPT_JSON = 256, OPT_EXPLAIN };
 
 static const struct cmd_opt sim_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
@@ -41,6 +42,8 @@ static const struct cmd_opt sim_opts[] = {
     {"model", 'm', "M", "'timed' (default, time-accurate) or 'baechi' (the original's)"},
     {"trace", 't', "F", "write a Chrome trace (JSON, opens in Perfetto) to F ('-' = stdout)"},
     {"json", OPT_JSON, NULL, "one JSON object with all metrics instead of text"},
+    {"explain-memory", OPT_EXPLAIN, NULL,
+     "what is live at each device's peak, by tensor and by kind (JSON: memory_explain)"},
     {"devices", 'k', "K", "use only the first K devices of the cluster"},
     CMD_OPT_END,
 };
@@ -61,7 +64,8 @@ static const struct sim_oom *oom_of(const struct sim_result *r, int32_t d)
 }
 
 static void print_json(const struct sim_result *r, const struct graph *g, const struct cluster *c,
-                       const struct workload *w, const struct placement *p, const char *pspec)
+                       const struct workload *w, const struct placement *p, const char *pspec,
+                       const struct mem_explain *x)
 {
     int64_t tb = 0, tn = 0;
     bool first = true;
@@ -124,7 +128,12 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
         fputs(": ", stdout);
         json_out_str(stdout, p->stats[i].value);
     }
-    fputs("}}\n", stdout);
+    fputc('}', stdout);
+    if (x) {
+        fputs(", \"memory_explain\": ", stdout);
+        explain_print_json(stdout, x, g, c);
+    }
+    fputs("}\n", stdout);
 }
 
 static void print_text(const struct sim_result *r, const struct graph *g, const struct cluster *c,
@@ -207,12 +216,14 @@ int cmd_sim(int argc, char **argv)
     struct sim_inputs in;
     struct sim_result r;
     struct trace t;
-    bool json = false, have_t = false;
+    struct mem_explain x;
+    bool json = false, have_t = false, explain = false;
     long k = 0;
     int rc = 0, status = EXIT_OK, opt_c;
 
     sim_inputs_init(&in);
     sim_result_init(&r);
+    mem_explain_init(&x);
     while ((opt_c = cmd_getopt(&cp)) != -1) {
         switch (opt_c) {
         case 'h':
@@ -238,6 +249,9 @@ int cmd_sim(int argc, char **argv)
             break;
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_EXPLAIN:
+            explain = true;
             break;
         case 'k':
             if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, 4096, &k)) {
@@ -265,12 +279,18 @@ int cmd_sim(int argc, char **argv)
         opt.trace = &t;
     }
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
+    if (explain) {
+        CHECK(mem_explain_run(&in.g, &in.c, in.p.device_of, opt.model, &r, EXPLAIN_TOP, &x));
+    }
     if (tpath && strcmp(tpath, "-") == 0) {
         /* the trace owns stdout */
     } else if (json) {
-        print_json(&r, &in.g, &in.c, &in.w, &in.p, pspec);
+        print_json(&r, &in.g, &in.c, &in.w, &in.p, pspec, explain ? &x : NULL);
     } else {
         print_text(&r, &in.g, &in.c, &in.w, &in.p, pspec);
+        if (explain) {
+            explain_print_text(stdout, &x, &in.g, &in.c);
+        }
     }
     if (tpath) {
         CHECK(sim_inputs_write_trace(&t, &in.g, &in.c, tpath));
@@ -286,6 +306,7 @@ cleanup:
     if (have_t) {
         trace_release(&t);
     }
+    mem_explain_release(&x);
     sim_result_release(&r);
     sim_inputs_release(&in);
     return status;

@@ -242,8 +242,8 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         /* the baechi model always has one channel per device */
         trace->channel = model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel;
     }
-    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, r)
-                                   : sim_timed_run(g, c, device_of, trace, r);
+    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, opt->mem_obs, r)
+                                   : sim_timed_run(g, c, device_of, trace, opt->mem_obs, r);
     if (rc) {
         goto fail;
     }

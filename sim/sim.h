@@ -44,9 +44,32 @@ enum sim_model { SIM_MODEL_TIMED = 0, SIM_MODEL_BAECHI = 1 };
 int sim_model_parse(const char *s, enum sim_model *m);
 const char *sim_model_name(enum sim_model m);
 
+/*
+ * Memory events, for those who want to know what is live (sim/explain.h):
+ * every change of a device's allocated bytes, split by what it is.  The
+ * deltas of one device sum to its memory curve: after each allocation
+ * event the running sum is what the model compares with the peak and the
+ * limit.  A free names the same (what, op, tensor) as its allocation.
+ */
+enum sim_mem_what {
+    SIM_MEM_PERSISTENT = 0, /* an op's persistent bytes (weights, optimizer state) */
+    SIM_MEM_OUTPUT = 1,     /* an op's outputs beyond its persistent bytes */
+    SIM_MEM_TEMP = 2,       /* an op's scratch while it runs */
+    SIM_MEM_RECEIVED = 3    /* a copy of `tensor` received on the device (timed model) */
+};
+
+typedef void (*sim_mem_fn)(void *ctx, int32_t device, int64_t time_us, int64_t delta_bytes,
+                           enum sim_mem_what what, int32_t op, int32_t tensor);
+
+struct sim_mem_obs {
+    sim_mem_fn fn;
+    void *ctx;
+};
+
 struct sim_options {
     enum sim_model model;
     struct trace *trace; /* record spans here when not NULL (initialised by the caller) */
+    const struct sim_mem_obs *mem_obs; /* memory events when not NULL */
 };
 
 struct sim_oom {

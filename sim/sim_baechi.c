@@ -38,7 +38,7 @@ static inline int64_t max64(int64_t a, int64_t b)
 }
 
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                   struct trace *trace, struct sim_result *r)
+                   struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
@@ -85,8 +85,17 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         const int64_t w = cluster_compute_us(c, d, g->weight_us[v]);
         const int64_t start = max64(free_at[d], it.time_us), end = start + w;
 
+        /* the outputs hold the persistent bytes (the original's variables) */
+        if (obs) { /* the negative part first: no partial sum above the model's */
+            int64_t po = g->out_bytes[v] - g->persist_bytes[v];
+
+            sim_obs_mem(obs, d, start, po < 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
+            sim_obs_mem(obs, d, start, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
+            sim_obs_mem(obs, d, start, po > 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
+        }
         used[d] += g->out_bytes[v];
         sim_mem_note(r, d, used[d], v, start);
+        sim_obs_mem(obs, d, start, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         used[d] += g->temp_bytes[v];
         sim_mem_note(r, d, used[d], v, start);
         if (trace) {
@@ -98,6 +107,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         r->dev[d].busy_us += w;
         r->dev[d].n_ops++;
         used[d] -= g->temp_bytes[v];
+        sim_obs_mem(obs, d, end, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         if (trace) {
             CHECK(trace_add_compute(trace, v, d, start, end));
             CHECK(trace_add_mem(trace, d, end, used[d]));
@@ -111,6 +121,8 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
                 int32_t du = device_of[u];
 
                 used[du] += g->persist_bytes[u] - g->out_bytes[u];
+                sim_obs_mem(obs, du, start, g->persist_bytes[u] - g->out_bytes[u], SIM_MEM_OUTPUT,
+                            u, -1);
                 if (trace) {
                     CHECK(trace_add_mem(trace, du, start, used[du]));
                 }

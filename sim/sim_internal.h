@@ -20,9 +20,18 @@
  * the link matrices.  Return 0 or BAECHI_ENOMEM.
  */
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                   struct trace *trace, struct sim_result *r);
+                   struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r);
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  struct trace *trace, struct sim_result *r);
+                  struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r);
+
+/* A memory event to the observer, if any (sim.h, struct sim_mem_obs). */
+static inline void sim_obs_mem(const struct sim_mem_obs *obs, int32_t d, int64_t time_us,
+                               int64_t delta, enum sim_mem_what what, int32_t op, int32_t tensor)
+{
+    if (obs && delta != 0) {
+        obs->fn(obs->ctx, d, time_us, delta, what, op, tensor);
+    }
+}
 
 /* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);

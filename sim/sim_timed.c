@@ -48,6 +48,7 @@ struct timed {
     const struct cluster *c;
     const int32_t *device_of;
     struct trace *trace;
+    const struct sim_mem_obs *obs;
     struct sim_result *r;
     int32_t nd;
 
@@ -150,6 +151,7 @@ static int op_end(struct timed *s, int32_t v)
     int rc;
 
     s->running[d] = -1;
+    sim_obs_mem(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
     if (g->temp_bytes[v] && (rc = mem_free(s, d, g->temp_bytes[v])) != 0) {
         return rc;
     }
@@ -159,17 +161,25 @@ static int op_end(struct timed *s, int32_t v)
 
         if (du != d) {
             for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
-                if (--s->xf_pending[s->slot_xfer[sl]] == 0 &&
-                    (rc = mem_free(s, d, g->tensor_bytes[g->et_tensor[sl]])) != 0) {
-                    return rc;
+                if (--s->xf_pending[s->slot_xfer[sl]] == 0) {
+                    int32_t x = g->et_tensor[sl];
+
+                    sim_obs_mem(s->obs, d, s->now, -g->tensor_bytes[x], SIM_MEM_RECEIVED,
+                                g->tensor_op[x], x);
+                    if ((rc = mem_free(s, d, g->tensor_bytes[x])) != 0) {
+                        return rc;
+                    }
                 }
             }
         }
         if (--s->pending_out[u] == 0) {
             int64_t b = g->out_bytes[u] - g->persist_bytes[u];
 
-            if (b > 0 && (rc = mem_free(s, du, b)) != 0) {
-                return rc;
+            if (b > 0) {
+                sim_obs_mem(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
+                if ((rc = mem_free(s, du, b)) != 0) {
+                    return rc;
+                }
             }
         }
     }
@@ -238,6 +248,8 @@ static int dispatch(struct timed *s)
         if (b < 0) {
             b = 0;
         }
+        sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
+        sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         b += g->temp_bytes[v];
         if ((rc = mem_alloc(s, d, b, v)) != 0) {
             return rc;
@@ -269,6 +281,8 @@ static int handle(struct timed *s, const struct evq_event *ev)
         return op_end(s, ev->a);
     case EV_XFER_START:
         /* an OOM here names the tensor's producer */
+        sim_obs_mem(s->obs, ev->b, s->now, g->tensor_bytes[ev->a], SIM_MEM_RECEIVED,
+                    g->tensor_op[ev->a], ev->a);
         return mem_alloc(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
     case EV_OP_READY:
         return sim_rq_push(&s->rq[s->device_of[ev->a]], s->now, g->topo[ev->a], ev->a);
@@ -278,11 +292,12 @@ static int handle(struct timed *s, const struct evq_event *ev)
 }
 
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  struct trace *trace, struct sim_result *r)
+                  struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
-    struct timed s = {.g = g, .c = c, .device_of = device_of, .trace = trace, .r = r, .nd = nd};
+    struct timed s = {
+        .g = g, .c = c, .device_of = device_of, .trace = trace, .obs = obs, .r = r, .nd = nd};
     int32_t maxp = 0, started = 0;
     size_t cache_n;
     int rc = 0;
@@ -332,6 +347,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
         if (g->persist_bytes[v] > 0) {
             int32_t d = device_of[v];
 
+            sim_obs_mem(obs, d, 0, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
             s.used[d] += g->persist_bytes[v];
             sim_mem_note(r, d, s.used[d], v, 0);
         }

@@ -78,7 +78,7 @@ Test(bench_cpu, calibrate_to_cluster_to_sim)
     struct cluster c, back;
     struct graph g;
     struct sim_result sr;
-    struct sim_options so = {SIM_MODEL_TIMED, NULL};
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
     char *text = NULL;
     size_t len = 0;
     FILE *f;

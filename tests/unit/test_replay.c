@@ -29,7 +29,7 @@ struct run {
 
 static void run_graph(struct run *x, int32_t n_devices, int32_t steps)
 {
-    struct sim_options so = {SIM_MODEL_TIMED, NULL};
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct bench_replay_opts ro = {1, steps, true};
 
     cr_assert_eq(simtest_cluster(&x->c, n_devices, 1 << 20, 0.0375, 3.25, CHANNEL_SHARED), 0);

@@ -1,0 +1,73 @@
+# --explain-memory (sim/explain.h, cli/explain.c): the live set at each
+# device's peak, by kind, sums to the peak on every device, for GNMT and a
+# training graph under both models, in `run` and `sim`, text and JSON; an
+# out-of-memory placement shows the first over-limit allocation.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+"$BAECHI" workload gen inception-v3 -b 16 --device rtx2080 -o inc.yaml > /dev/null
+check_json() { # file: kinds sum to the peak, top lists sorted, oom iff the model says so
+    python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = ["parameters", "optimizer", "gradients", "saved", "activations", "received", "temp"]
+n = 0
+for model in ("timed", "baechi"):
+    for dev, x in zip(d["sim"][model]["devices"], d["memory_explain"][model]):
+        assert x["id"] == dev["id"] and x["name"] == dev["name"]
+        p = x["peak"]
+        assert sorted(p["by_kind"]) == sorted(kinds), p["by_kind"]
+        assert sum(p["by_kind"].values()) == p["total_bytes"] == dev["peak_bytes"], (model, dev, p)
+        b = [t["bytes"] for t in p["top"]]
+        assert b == sorted(b, reverse=True) and len(b) <= 20 and len(b) <= p["n_live"]
+        assert all(t["kind"] in kinds for t in p["top"])
+        assert (x["oom"] is not None) == dev["oom"], (model, dev["id"])
+        if x["oom"]:
+            assert x["oom"]["total_bytes"] > x["limit_bytes"] == dev["limit_bytes"]
+        n += 1
+print("checked", n, "devices")
+PY
+}
+for w in "$GNMT" inc.yaml; do
+    for p in m-etf m-topo; do
+        expect_exit 0 "$BAECHI" run -w "$w" -c paper-4gpu-pcie -p $p --json --explain-memory
+        check_json "$TMPDIR_TEST/out"
+    done
+done
+# The training graph keeps activations for backward: they show as "saved".
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --json --explain-memory
+python3 -c "
+import json; d = json.load(open('$TMPDIR_TEST/out'))
+p = d['memory_explain']['timed'][0]['peak']['by_kind']
+assert p['saved'] > p['parameters'] > 0 and p['optimizer'] > 0, p
+"
+# Out of memory: single on a quarter of the memory.
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.25 \
+    --json --explain-memory
+check_json "$TMPDIR_TEST/out"
+expect_grep '"oom": \{"time_us"' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.25 \
+    --explain-memory
+expect_grep '^memory at the peak \(timed model' "$TMPDIR_TEST/out"
+expect_grep '^memory at the peak \(baechi model' "$TMPDIR_TEST/out"
+expect_grep '^  OUT OF MEMORY at the first over-limit allocation: .* \(over by ' "$TMPDIR_TEST/out"
+expect_grep '^ +bytes +kind +live since +tensor$' "$TMPDIR_TEST/out"
+expect_grep ' saved +[0-9.]+ (µs|ms) ' "$TMPDIR_TEST/out"
+
+# sim, one model, the same numbers as run's.
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o p.yaml
+for m in timed baechi; do
+    expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p p.yaml --model $m --json \
+        --explain-memory
+    cp "$TMPDIR_TEST/out" sim-$m.json
+done
+expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --json --explain-memory
+python3 - "$TMPDIR_TEST/out" sim-timed.json sim-baechi.json <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["memory_explain"]
+for m, f in (("timed", sys.argv[2]), ("baechi", sys.argv[3])):
+    assert json.load(open(f))["memory_explain"] == run[m], m
+PY
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p p.yaml --explain-memory
+expect_grep '^  peak: [0-9.]+ [KMG]iB of 6.44 GiB at ' "$TMPDIR_TEST/out"
+expect_grep 'by kind: +parameters' "$TMPDIR_TEST/out"
