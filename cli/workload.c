@@ -205,6 +205,7 @@ int cmd_workload(int argc, char **argv)
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
 {
     double d;
+    long m;
 
     switch (c) {
     case WORKLOAD_OPT_OPTIMIZER:
@@ -217,6 +218,12 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
             return EXIT_BADINPUT;
         }
         o->bwd_factor = d;
+        return 0;
+    case WORKLOAD_OPT_MICRO:
+        if (cmd_parse_int(p, "--micro-batches", p->optarg, 1, TRAIN_MAX_MICRO_BATCHES, &m)) {
+            return EXIT_BADINPUT;
+        }
+        o->micro_batches = (int32_t)m;
         return 0;
     default:
         return -1;

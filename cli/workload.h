@@ -20,13 +20,16 @@ int cmd_workload_import(int argc, char **argv); /* cli/workload_import.c */
  * What gen, train and import share: the training options (one row each in
  * their option tables, one parser) and writing the workload they made.
  */
-enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD };
+enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO };
 
 #define WORKLOAD_TRAIN_OPTS                                                                        \
     {"optimizer", WORKLOAD_OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},     \
+        {"bwd-factor", WORKLOAD_OPT_BWD, "F",                                                      \
+         "backward time, FLOPs and bytes = F x forward (default 2)"},                              \
     {                                                                                              \
-        "bwd-factor", WORKLOAD_OPT_BWD, "F",                                                       \
-            "backward time, FLOPs and bytes = F x forward (default 2)"                             \
+        "micro-batches", WORKLOAD_OPT_MICRO, "M",                                                  \
+            "M micro-batches of batch/M sharing the parameters, gradients accumulated, one "       \
+            "update (GPipe-style pipelining; default 1)"                                           \
     }
 
 /* Handles option c when it is one of WORKLOAD_TRAIN_OPTS: 0 done, 2 a bad

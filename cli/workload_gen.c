@@ -199,6 +199,7 @@ int cmd_workload_gen(int argc, char **argv)
             break;
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
+        case WORKLOAD_OPT_MICRO:
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
@@ -309,6 +310,7 @@ int cmd_workload_train(int argc, char **argv)
             break;
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
+        case WORKLOAD_OPT_MICRO:
             if (workload_cli_train_option(&p, c, &o)) {
                 return EXIT_BADINPUT;
             }

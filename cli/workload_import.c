@@ -70,6 +70,7 @@ int cmd_workload_import(int argc, char **argv)
             break;
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
+        case WORKLOAD_OPT_MICRO:
             if (workload_cli_train_option(&p, c, &to)) {
                 return EXIT_BADINPUT;
             }

@@ -164,6 +164,7 @@ void graph_release(struct graph *g)
     free(g->port_bytes);
     free(g->group);
     free(g->phase);
+    free(g->micro_batch);
     free(g->given_device);
     free(g->topo);
     free(g->topo_op);
@@ -301,6 +302,40 @@ static int graph_topo_order(struct graph *g, const struct workload *w)
 static int add_overflows(int64_t *acc, int64_t x)
 {
     return __builtin_add_overflow(*acc, x, acc);
+}
+
+/*
+ * The op's micro-batch from its "x-micro-batch" key (workloads/train.h): an
+ * integer in 0..TRAIN_MAX; g->micro_batch is allocated at the first op that
+ * has one (-1 for the others).
+ */
+static int read_micro_batch(struct graph *g, const struct workload *w, const struct wl_op *op,
+                            int32_t u, int32_t n, const char *where)
+{
+    for (int32_t k = 0; k < op->n_ext; k++) {
+        const struct wl_ext *e = &w->ext[op->ext_off + k];
+        char *end;
+        long m;
+
+        if (strcmp(e->key, GRAPH_MICRO_BATCH_KEY) != 0) {
+            continue;
+        }
+        m = e->val.kind == YVAL_SCALAR && e->val.scalar ? strtol(e->val.scalar, &end, 10) : -1;
+        if (m < 0 || m >= GRAPH_MAX_MICRO_BATCHES || !e->val.scalar || *end) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': %s must be an integer in 0..%d", where,
+                           op->name, GRAPH_MICRO_BATCH_KEY, GRAPH_MAX_MICRO_BATCHES - 1);
+        }
+        if (!g->micro_batch) {
+            if (!(g->micro_batch = array_malloc((size_t)n + 1, sizeof(*g->micro_batch)))) {
+                return BAECHI_ENOMEM;
+            }
+            for (int32_t v = 0; v < n; v++) {
+                g->micro_batch[v] = -1;
+            }
+        }
+        g->micro_batch[u] = (int32_t)m;
+    }
+    return 0;
 }
 
 int graph_build(struct graph *g, const struct workload *w)
@@ -456,6 +491,9 @@ int graph_build(struct graph *g, const struct workload *w)
             g->persist_bytes[u] = op->persistent;
             g->phase[u] = (uint8_t)op->phase;
             g->given_device[u] = op->device;
+            if ((rc = read_micro_batch(g, w, op, u, n, where)) != 0) {
+                goto groups_done;
+            }
             g->port_start[u] = n_ports;
             if (op->n_out > INT32_MAX - n_ports) {
                 rc = err_set(BAECHI_EPARSE, "too many output ports");

@@ -68,6 +68,7 @@ struct graph {
     int64_t *port_bytes;    /* n_ports */
     int32_t *group;         /* op -> group id */
     uint8_t *phase;         /* enum op_phase */
+    int32_t *micro_batch;   /* the op's micro-batch (x-micro-batch), -1 none; NULL: no op has one */
     int32_t *given_device;  /* the workload's `device`, -1 when absent */
     int32_t *topo;          /* op -> topological position */
     int32_t *topo_op;       /* topological position -> op */
@@ -94,6 +95,10 @@ struct graph {
     struct strpool pool;
     struct strmap by_name; /* op name -> op id, built on first graph_find */
 };
+
+/* The extension key of an op's micro-batch (workloads/train.h) and its range. */
+#define GRAPH_MICRO_BATCH_KEY   "x-micro-batch"
+#define GRAPH_MAX_MICRO_BATCHES 1024
 
 /*
  * Derives the graph from a checked workload (workload_check() passed).

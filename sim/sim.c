@@ -78,12 +78,20 @@ int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct c
 
 static inline bool rq_less(const struct sim_rq_item *x, const struct sim_rq_item *y)
 {
+    if (x->prio != y->prio) {
+        return x->prio < y->prio;
+    }
     return x->time_us < y->time_us || (x->time_us == y->time_us && x->topo < y->topo);
 }
 
 int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op)
 {
-    struct sim_rq_item it = {time_us, topo, op};
+    return sim_rq_push_prio(q, 0, time_us, topo, op);
+}
+
+int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op)
+{
+    struct sim_rq_item it = {prio, time_us, topo, op};
     size_t i;
     int rc;
 

@@ -37,10 +37,12 @@ static inline void sim_obs_mem(const struct sim_mem_obs *obs, int32_t d, int64_t
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);
 
 /*
- * A ready queue: a binary heap of (time, topological index, op), smallest
- * first.  Topological indices are unique, so the order is total.
+ * A ready queue: a binary heap of (priority, time, topological index, op),
+ * smallest first.  Topological indices are unique, so the order is total.
+ * The priority is 0 but in the timed model on micro-batched graphs.
  */
 struct sim_rq_item {
+    int32_t prio;
     int64_t time_us;
     int32_t topo;
     int32_t op;
@@ -52,6 +54,7 @@ struct sim_rq {
 };
 
 int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op);
+int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op);
 /* Removes the smallest item; the queue must not be empty. */
 struct sim_rq_item sim_rq_pop(struct sim_rq *q);
 void sim_rq_release(struct sim_rq *q);

@@ -74,6 +74,22 @@ static inline int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+/*
+ * A device's choice among its ready ops: on a micro-batched graph
+ * (workloads/train.h), the earliest micro-batch first, as a pipeline engine
+ * runs its stage (GPipe; with a backward op ready, it goes before later
+ * micro-batches' forward ops, the 1F1B order); ops of no micro-batch
+ * (shared variables, updates) count as micro-batch 0.  Then (ready time,
+ * topological index).  Without micro-batches, (ready time, topological
+ * index) only.  By ready time alone, a stage would run every micro-batch's
+ * first op before any second op, and no stage would start before the
+ * previous one had finished every micro-batch: no pipeline.
+ */
+static inline int32_t prio_of(const struct graph *g, int32_t v)
+{
+    return g->micro_batch && g->micro_batch[v] > 0 ? g->micro_batch[v] : 0;
+}
+
 static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
@@ -215,7 +231,7 @@ static int op_end(struct timed *s, int32_t v)
         s->ready_at[w] = max64(s->ready_at[w], arrival);
         if (--s->pending_in[w] == 0) {
             if (s->ready_at[w] == s->now) {
-                rc = sim_rq_push(&s->rq[dw], s->now, g->topo[w], w);
+                rc = sim_rq_push_prio(&s->rq[dw], prio_of(g, w), s->now, g->topo[w], w);
             } else {
                 rc = push_event(s, s->ready_at[w], EV_OP_READY, g->topo[w], w, 0);
             }
@@ -285,7 +301,8 @@ static int handle(struct timed *s, const struct evq_event *ev)
                     g->tensor_op[ev->a], ev->a);
         return mem_alloc(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
     case EV_OP_READY:
-        return sim_rq_push(&s->rq[s->device_of[ev->a]], s->now, g->topo[ev->a], ev->a);
+        return sim_rq_push_prio(&s->rq[s->device_of[ev->a]], prio_of(g, ev->a), s->now,
+                                g->topo[ev->a], ev->a);
     default:
         BUG("unknown event kind %d", ev->kind);
     }
@@ -361,7 +378,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
         int32_t v = g->topo_op[i];
 
         if (s.pending_in[v] == 0) {
-            CHECK(sim_rq_push(&s.rq[device_of[v]], 0, g->topo[v], v));
+            CHECK(sim_rq_push_prio(&s.rq[device_of[v]], prio_of(g, v), 0, g->topo[v], v));
         }
     }
     CHECK(dispatch(&s));

@@ -26,6 +26,7 @@ void train_opts_init(struct train_opts *o)
     o->bwd_factor = 2.0;
     o->optimizer = TRAIN_MOMENTUM;
     o->param_elem_bytes = 4;
+    o->micro_batches = 1;
 }
 
 static const char *const opt_names[] = {"sgd", "momentum", "adam"};
@@ -90,6 +91,13 @@ static bool differentiable(const char *type)
     return true;
 }
 
+/* The ops that feed a step's data (a micro-batch each). */
+static bool is_data(const char *type)
+{
+    return strcmp(type, "Placeholder") == 0 || strcmp(type, "PlaceholderWithDefault") == 0 ||
+           strcmp(type, "IteratorGetNext") == 0;
+}
+
 static int copy_header(struct workload *out, const struct workload *fwd)
 {
     char name[512];
@@ -121,44 +129,83 @@ static int copy_header(struct workload *out, const struct workload *fwd)
     return 0;
 }
 
-static int copy_op(struct workload *out, const struct workload *fwd, int32_t i)
+/* Tags the last op of out with its micro-batch (GRAPH_MICRO_BATCH_KEY). */
+static int tag_micro_batch(struct workload *out, int32_t mb)
+{
+    char text[16];
+    struct yval v = {.kind = YVAL_SCALAR, .scalar = text};
+
+    snprintf(text, sizeof(text), "%d", (int)mb);
+    return workload_add_ext(out, GRAPH_MICRO_BATCH_KEY, &v);
+}
+
+/* ceil(v / m) for sizes: a micro-batch holds its share, rounded up. */
+static int64_t share(int64_t v, int32_t m)
+{
+    return v > 0 ? (v + m - 1) / m : v;
+}
+
+/*
+ * Copies forward op i of fwd as copy `mb` of `n_mb` micro-batches (n_mb 1:
+ * unchanged), its producers remapped through fid (ids of the copies of
+ * micro-batch mb).  A copy of a micro-batched op has 1/n_mb of the costs
+ * and activations; only copy 0 holds the persistent bytes (parameters are
+ * stored once), and all copies share the op's colocation group.
+ */
+static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, int32_t mb,
+                   int32_t n_mb, const int32_t *fid)
 {
     const struct wl_op *op = &fwd->op[i];
     struct wl_op *dst;
+    char name[1024];
     int32_t id;
     int rc;
 
-    if ((rc = workload_add_op(out, op->name, op->type, &id))) {
+    if (n_mb > 1) {
+        snprintf(name, sizeof(name), "%s/mb%d", op->name, (int)mb);
+    }
+    if ((rc = workload_add_op(out, n_mb > 1 ? name : op->name, op->type, &id))) {
         return rc;
     }
     for (int32_t k = 0; k < op->n_out; k++) {
-        if ((rc = workload_add_output(out, fwd->out_bytes[op->out_off + k]))) {
+        if ((rc = workload_add_output(out, share(fwd->out_bytes[op->out_off + k], n_mb)))) {
             return rc;
         }
     }
     for (int32_t k = 0; k < op->n_in; k++) {
         const struct wl_input *in = &fwd->input[op->in_off + k];
 
-        if ((rc = workload_add_input(out, in->producer, in->port, in->line, in->col))) {
+        if ((rc = workload_add_input(out, fid[in->producer], in->port, in->line, in->col))) {
             return rc;
         }
     }
     for (int32_t k = 0; k < op->n_ext; k++) {
         const struct wl_ext *e = &fwd->ext[op->ext_off + k];
 
+        if (n_mb > 1 && strcmp(e->key, GRAPH_MICRO_BATCH_KEY) == 0) {
+            continue; /* replaced by this copy's */
+        }
         if ((rc = workload_add_ext(out, e->key, &e->val))) {
             return rc;
         }
     }
-    if (op->group && (rc = workload_set_group(out, id, op->group))) {
+    if (n_mb > 1 && (rc = tag_micro_batch(out, mb))) {
+        return rc;
+    }
+    if (n_mb > 1) {
+        rc = workload_set_group(out, id, workload_group(fwd, i));
+    } else if (op->group) {
+        rc = workload_set_group(out, id, op->group);
+    }
+    if (rc) {
         return rc;
     }
     dst = &out->op[id];
-    dst->time_us = op->time_us;
-    dst->flops = op->flops;
-    dst->bytes = op->bytes;
-    dst->temp = op->temp;
-    dst->persistent = op->persistent;
+    dst->time_us = op->time_us / n_mb;
+    dst->flops = op->flops / n_mb;
+    dst->bytes = op->bytes / n_mb;
+    dst->temp = share(op->temp, n_mb);
+    dst->persistent = mb == 0 ? op->persistent : 0;
     dst->phase = op->phase;
     dst->has_phase = op->has_phase;
     dst->device = op->device;
@@ -185,9 +232,118 @@ static double scaled(double v, double f)
     return isfinite(v) ? v * f : NAN;
 }
 
-static int64_t in_bytes(const struct workload *w, const struct wl_input *in)
+/* What the gradient ops of one training graph are built from. */
+struct grad_ctx {
+    int32_t n;                              /* forward ops */
+    const int32_t *cstart, *cons, *slot_op; /* consumers (input slots) of each op, CSR */
+    const int32_t *gport;                   /* per input slot: its gradient's port, -1 none */
+    const int32_t *nports;                  /* per op: gradients of inputs it outputs */
+    const bool *rg, *rep;                   /* requires a gradient; runs per micro-batch */
+    const int32_t *fid;                     /* n_mb x n: ids of the forward copies */
+    int32_t *bwd;                           /* n_mb x n: ids of the gradient ops */
+};
+
+/*
+ * The gradient op of forward op v in micro-batch m (train.h): it outputs a
+ * gradient per input that needs one and, for an op with parameters, the
+ * weight gradient; it reads the gradients its consumers' gradient ops give
+ * for its outputs (of every micro-batch when v is shared), the previous
+ * micro-batch's weight gradient (gradient accumulation), and the inputs of
+ * its forward copy.
+ */
+static int add_grad(struct workload *out, const struct workload *fwd, const struct train_opts *o,
+                    int32_t v, int32_t m, int32_t n_mb, struct grad_ctx *x, struct train_stats *st)
 {
-    return w->out_bytes[w->op[in->producer].out_off + in->port];
+    const struct wl_op *op = &fwd->op[v];
+    const int32_t n = x->n, *f = x->fid + (size_t)m * n;
+    const bool mbv = x->rep[v] && n_mb > 1;
+    int32_t id, n_grad_in = 0;
+    char type[256], base[1024];
+    struct wl_op *g;
+    double t, fl, by;
+    int64_t temp;
+    int rc;
+
+    snprintf(type, sizeof(type), "%sGrad", op->type);
+    snprintf(base, sizeof(base), "%s", out->op[f[v]].name);
+    if ((rc = add_unique(out, base, "/grad", type, &id))) {
+        return rc;
+    }
+    x->bwd[(size_t)m * n + v] = id;
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &fwd->input[op->in_off + k];
+        const struct wl_op *src = &out->op[f[in->producer]];
+
+        if (x->gport[op->in_off + k] >= 0 &&
+            (rc = workload_add_output(out, out->out_bytes[src->out_off + in->port]))) {
+            return rc;
+        }
+    }
+    if (op->persistent > 0 && (rc = workload_add_output(out, op->persistent))) {
+        return rc;
+    }
+    /* gradients of the outputs, from the consumers' gradient ops */
+    for (int32_t e = x->cstart[v]; e < x->cstart[v + 1]; e++) {
+        int32_t slot = x->cons[e], c = x->slot_op[slot];
+
+        if (!x->rg[c] || x->gport[slot] < 0) {
+            continue;
+        }
+        for (int32_t mm = 0; mm < n_mb; mm++) {
+            /* a micro-batched op reads its own micro-batch; a shared op
+             * every micro-batch of a micro-batched consumer */
+            int32_t cm = x->rep[v] ? m : mm;
+
+            if (!x->rep[c]) {
+                cm = 0;
+            }
+            if ((rc = workload_add_input(out, x->bwd[(size_t)cm * n + c], x->gport[slot], 0, 0))) {
+                return rc;
+            }
+            n_grad_in++;
+            if (x->rep[v] || !x->rep[c]) {
+                break;
+            }
+        }
+    }
+    if (n_grad_in == 0) { /* a loss: starts the backward pass */
+        rc = workload_add_input(out, f[v], op->n_out > 0 ? 0 : WL_PORT_CONTROL, 0, 0);
+        if (rc) {
+            return rc;
+        }
+    }
+    /* gradient accumulation: one buffer, added to micro-batch after micro-batch */
+    if (mbv && op->persistent > 0 && m > 0 &&
+        (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], x->nports[v], 0, 0))) {
+        return rc;
+    }
+    /* the forward inputs (activations kept alive until here) */
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &fwd->input[op->in_off + k];
+
+        if (in->port != WL_PORT_CONTROL &&
+            (rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
+            return rc;
+        }
+    }
+    if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
+        return rc;
+    }
+    /* the forward copy's costs (1/n_mb of the op's when micro-batched) */
+    t = out->op[f[v]].time_us;
+    fl = out->op[f[v]].flops;
+    by = out->op[f[v]].bytes;
+    temp = out->op[f[v]].temp;
+    g = &out->op[id];
+    g->time_us = scaled(t, o->bwd_factor);
+    g->flops = scaled(fl, o->bwd_factor);
+    g->bytes = scaled(by, o->bwd_factor);
+    g->temp = temp;
+    g->phase = PHASE_BACKWARD;
+    g->has_phase = true;
+    g->device = op->device;
+    st->n_backward++;
+    return mbv ? tag_micro_batch(out, m) : 0;
 }
 
 int train_synthesize(struct workload *out, const struct workload *fwd, const struct train_opts *o,
@@ -195,14 +351,19 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
 {
     int32_t n = fwd->n_op, head = 0, tail = 0;
     int32_t *indeg = NULL, *topo = NULL, *cstart = NULL, *cons = NULL, *gport = NULL;
-    int32_t *nports = NULL, *bwd = NULL, *fill = NULL, *slot_op = NULL;
-    bool *rg = NULL;
+    int32_t *nports = NULL, *bwd = NULL, *fill = NULL, *slot_op = NULL, *fid = NULL;
+    bool *rg = NULL, *rep = NULL;
+    const int32_t n_mb = o->micro_batches > 0 ? o->micro_batches : 1;
+    struct grad_ctx cg;
     struct train_stats st = {0, 0, 0, 0};
     double elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4;
-    char type[256];
     int rc = 0;
 
     workload_init(out);
+    if (n_mb > TRAIN_MAX_MICRO_BATCHES) {
+        return err_set(BAECHI_EINVAL, "micro-batches must be in 1..%d (got %d)",
+                       TRAIN_MAX_MICRO_BATCHES, (int)n_mb);
+    }
     if (!(o->bwd_factor >= 0 && isfinite(o->bwd_factor))) {
         return err_set(BAECHI_EINVAL, "backward factor must be >= 0 (got %g)", o->bwd_factor);
     }
@@ -213,11 +374,13 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     gport = array_calloc(fwd->n_input + 1, sizeof(*gport));
     slot_op = array_calloc(fwd->n_input + 1, sizeof(*slot_op));
     nports = array_calloc((size_t)n, sizeof(*nports));
-    bwd = array_calloc((size_t)n, sizeof(*bwd));
+    bwd = array_calloc((size_t)n * n_mb + 1, sizeof(*bwd));
+    fid = array_calloc((size_t)n * n_mb + 1, sizeof(*fid));
+    rep = array_calloc((size_t)n + 1, sizeof(*rep));
     fill = array_calloc((size_t)n + 1, sizeof(*fill));
     rg = array_calloc((size_t)n, sizeof(*rg));
     if (!indeg || !topo || !cstart || !cons || !gport || !slot_op || !nports || !bwd || !fill ||
-        !rg) {
+        !rg || !fid || !rep) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -289,83 +452,73 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
         }
     }
 
-    /* the forward ops, unchanged */
-    if ((rc = copy_header(out, fwd))) {
-        goto cleanup;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        if ((rc = copy_op(out, fwd, i))) {
-            goto cleanup;
-        }
-    }
-    /* gradient ops, in reverse topological order */
-    for (int32_t p = n - 1; p >= 0; p--) {
-        int32_t v = topo[p], id, n_grad_in = 0;
+    cg = (struct grad_ctx){n, cstart, cons, slot_op, gport, nports, rg, rep, fid, bwd};
+    /* Which ops run once per micro-batch: the data sources (no inputs, no
+     * parameters, not a constant) and everything that reads them; the rest
+     * (variables, constants, what only reads those) is shared. */
+    for (int32_t p = 0; p < n; p++) {
+        int32_t v = topo[p];
         const struct wl_op *op = &fwd->op[v];
-        struct wl_op *g;
+        bool any_data = false;
 
-        if (!rg[v]) {
-            continue;
-        }
-        snprintf(type, sizeof(type), "%sGrad", op->type);
-        if ((rc = add_unique(out, op->name, "/grad", type, &id))) {
-            goto cleanup;
-        }
-        bwd[v] = id;
-        for (int32_t k = 0; k < op->n_in; k++) {
-            if (gport[op->in_off + k] >= 0 &&
-                (rc = workload_add_output(out, in_bytes(fwd, &fwd->input[op->in_off + k])))) {
-                goto cleanup;
-            }
-        }
-        if (op->persistent > 0 && (rc = workload_add_output(out, op->persistent))) {
-            goto cleanup;
-        }
-        /* gradients of the outputs, from the consumers' gradient ops */
-        for (int32_t e = cstart[v]; e < cstart[v + 1]; e++) {
-            int32_t slot = cons[e], c = slot_op[slot];
-
-            if (rg[c] && gport[slot] >= 0) {
-                if ((rc = workload_add_input(out, bwd[c], gport[slot], 0, 0))) {
-                    goto cleanup;
-                }
-                n_grad_in++;
-            }
-        }
-        if (n_grad_in == 0) { /* a loss: starts the backward pass */
-            rc = workload_add_input(out, v, op->n_out > 0 ? 0 : WL_PORT_CONTROL, 0, 0);
-            if (rc) {
-                goto cleanup;
-            }
-        }
-        /* the forward inputs (activations kept alive until here) */
+        rep[v] = n_mb == 1;
         for (int32_t k = 0; k < op->n_in; k++) {
             const struct wl_input *in = &fwd->input[op->in_off + k];
 
-            if (in->port != WL_PORT_CONTROL &&
-                (rc = workload_add_input(out, in->producer, in->port, 0, 0))) {
+            if (in->port != WL_PORT_CONTROL) {
+                any_data = true;
+                rep[v] = rep[v] || rep[in->producer];
+            }
+        }
+        if (is_data(op->type) || (!any_data && op->persistent <= 0 && differentiable(op->type))) {
+            rep[v] = true;
+        }
+    }
+
+    /* the forward ops: unchanged (one micro-batch), or one copy per
+     * micro-batch, micro-batch by micro-batch */
+    if ((rc = copy_header(out, fwd))) {
+        goto cleanup;
+    }
+    for (int32_t m = 0; m < n_mb; m++) {
+        int32_t *f = fid + (size_t)m * n;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (m > 0 && !rep[i]) {
+                f[i] = fid[i];
+                continue;
+            }
+            f[i] = out->n_op;
+            if ((rc = copy_op(out, fwd, i, rep[i] ? m : 0, rep[i] ? n_mb : 1, f))) {
                 goto cleanup;
             }
         }
-        if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
-            goto cleanup;
-        }
-        g = &out->op[id];
-        g->time_us = scaled(op->time_us, o->bwd_factor);
-        g->flops = scaled(op->flops, o->bwd_factor);
-        g->bytes = scaled(op->bytes, o->bwd_factor);
-        g->temp = op->temp;
-        g->phase = PHASE_BACKWARD;
-        g->has_phase = true;
-        g->device = op->device;
-        st.n_backward++;
     }
-    /* optimizer updates, in forward order */
+    /* gradient ops, in reverse topological order: those of the micro-batched
+     * ops micro-batch by micro-batch, then those of the shared ops (which
+     * sum the gradients of every micro-batch) */
+    for (int32_t pass = 0; pass < 2; pass++) {
+        for (int32_t m = 0; m < (pass == 0 ? n_mb : 1); m++) {
+            for (int32_t p = n - 1; p >= 0; p--) {
+                int32_t v = topo[p];
+
+                if (!rg[v] || rep[v] != (pass == 0)) {
+                    continue;
+                }
+                if ((rc = add_grad(out, fwd, o, v, m, n_mb, &cg, &st))) {
+                    goto cleanup;
+                }
+            }
+        }
+    }
+    /* optimizer updates, in forward order, after the last micro-batch's
+     * (accumulated) weight gradient */
     for (int32_t v = 0; v < n; v++) {
         static const char *const types[] = {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"};
         static const double state[] = {0, 1, 2}, flops_per[] = {2, 4, 12};
         const struct wl_op *op = &fwd->op[v];
         double pbytes = (double)op->persistent;
+        int32_t last = bwd[(size_t)(rep[v] ? n_mb - 1 : 0) * n + v];
         struct wl_op *u;
         int32_t id;
 
@@ -373,7 +526,7 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
             continue;
         }
         if ((rc = add_unique(out, op->name, "/update", types[o->optimizer], &id)) ||
-            (rc = workload_add_input(out, bwd[v], nports[v], 0, 0)) ||
+            (rc = workload_add_input(out, last, nports[v], 0, 0)) ||
             (rc = workload_set_group(out, id, workload_group(fwd, v)))) {
             goto cleanup;
         }
@@ -402,6 +555,8 @@ cleanup:
     free(bwd);
     free(fill);
     free(rg);
+    free(fid);
+    free(rep);
     if (rc) {
         workload_release(out);
     }

@@ -20,19 +20,36 @@
  *     same group) holding the optimizer state: SGD none, momentum 1x and
  *     Adam 2x the parameter bytes.
  *
+ * Micro-batches (micro_batches = M > 1, GPipe-style pipelining): every op
+ * that depends on the data (the sources without parameters that are not
+ * constants, and what reads them) runs once per micro-batch, as
+ * "<f>/mb<m>" with 1/M of its time, FLOPs, bytes, outputs and temp, in the
+ * op's colocation group (so a placement keeps a layer's copies together and
+ * splits the model into stages); its parameters are held once, by the copy
+ * of micro-batch 0.  Variables, constants and what only reads them are
+ * shared.  Each copy gets its gradient op "<f>/mb<m>/grad"; the weight
+ * gradient is accumulated in micro-batch order (the gradient op of
+ * micro-batch m reads micro-batch m-1's); a shared op's gradient op sums the
+ * gradients of every micro-batch; one update per parameter op follows the
+ * last micro-batch.  M = 1 gives the graph without micro-batches exactly.
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_WORKLOADS_TRAIN_H
 #define BAECHI_WORKLOADS_TRAIN_H
 
+#include "core/graph.h"
 #include "core/workload.h"
 
 enum train_optimizer { TRAIN_SGD = 0, TRAIN_MOMENTUM = 1, TRAIN_ADAM = 2 };
+
+#define TRAIN_MAX_MICRO_BATCHES GRAPH_MAX_MICRO_BATCHES
 
 struct train_opts {
     double bwd_factor;              /* backward cost = factor x forward (default 2) */
     enum train_optimizer optimizer; /* default momentum */
     int param_elem_bytes;           /* bytes per parameter (default 4) for update FLOPs */
+    int32_t micro_batches;          /* 1 (default): none; see "Micro-batches" above */
 };
 
 void train_opts_init(struct train_opts *o);

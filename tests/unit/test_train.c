@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* x (input) -> mm = MatMul(x, W) -> relu -> loss(relu, labels); W holds 400 bytes. */
@@ -211,6 +212,153 @@ Test(train, gnmt_profile_training_graph)
     cr_assert(graph_total_compute_us(&g1) > 2 * graph_total_compute_us(&g0));
     graph_release(&g0);
     graph_release(&g1);
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+/* The ids of ops by name in a synthesized workload (-1 when absent). */
+static int32_t op_id(const struct workload *w, const char *name)
+{
+    return workload_find(w, name);
+}
+
+static bool reads(const struct workload *w, int32_t op, int32_t producer, int32_t port)
+{
+    for (int32_t k = 0; k < w->op[op].n_in; k++) {
+        const struct wl_input *in = input(w, op, k);
+
+        if (in->producer == producer && in->port == port) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int32_t tag_of(const struct workload *w, int32_t op)
+{
+    for (int32_t k = 0; k < w->op[op].n_ext; k++) {
+        const struct wl_ext *e = &w->ext[w->op[op].ext_off + k];
+
+        if (strcmp(e->key, GRAPH_MICRO_BATCH_KEY) == 0) {
+            return atoi(e->val.scalar);
+        }
+    }
+    return -1;
+}
+
+Test(train, micro_batches_share_variables)
+{
+    struct workload fwd, tr, one, dflt;
+    struct train_opts o;
+    struct train_stats st;
+    struct graph g;
+    int32_t wg, wu;
+
+    tiny(&fwd);
+    train_opts_init(&o);
+    cr_assert_eq(o.micro_batches, 1);
+    o.micro_batches = 3;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0, "%s", err_msg());
+    /* x, mm, relu, labels, loss per micro-batch; W once */
+    cr_assert_eq(tr.n_op, 1 + 5 * 3 + 3 * 3 + 1 + 1);
+    cr_assert_eq(st.n_backward, 3 * 3 + 1);
+    cr_assert_eq(st.n_update, 1);
+    cr_assert_eq(st.param_bytes, 400, "parameters counted once");
+    cr_assert_eq(op_id(&tr, "mm"), -1);
+    for (int m = 0; m < 3; m++) {
+        char name[64];
+        int32_t mm, g_mm;
+
+        snprintf(name, sizeof(name), "mm/mb%d", m);
+        cr_assert_geq(mm = op_id(&tr, name), 0, "%s", name);
+        cr_assert_float_eq(tr.op[mm].time_us, 10.0 / 3, 1e-9);
+        cr_assert_eq(tr.out_bytes[tr.op[mm].out_off], 267, "800 B / 3, rounded up");
+        cr_assert_str_eq(workload_group(&tr, mm), "mm", "copies share the op's group");
+        cr_assert_eq(tag_of(&tr, mm), m);
+        cr_assert_eq(tr.op[mm].device, 1);
+        snprintf(name, sizeof(name), "mm/mb%d/grad", m);
+        cr_assert_geq(g_mm = op_id(&tr, name), 0, "%s", name);
+        cr_assert_eq(tag_of(&tr, g_mm), m);
+        cr_assert_float_eq(tr.op[g_mm].time_us, 20.0 / 3, 1e-9);
+        snprintf(name, sizeof(name), "relu/mb%d", m);
+        cr_assert_str_eq(workload_group(&tr, op_id(&tr, name)), "block");
+    }
+    /* the shared variable: one op, one gradient op summing every micro-batch */
+    cr_assert_geq(op_id(&tr, "W"), 0);
+    cr_assert_eq(tag_of(&tr, op_id(&tr, "W")), -1);
+    wg = op_id(&tr, "W/grad");
+    cr_assert_geq(wg, 0);
+    for (int m = 0; m < 3; m++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "mm/mb%d/grad", m);
+        cr_assert(reads(&tr, wg, op_id(&tr, name), 0), "W/grad reads %s", name);
+    }
+    wu = op_id(&tr, "W/update");
+    cr_assert(reads(&tr, wu, wg, 0));
+    cr_assert_eq(tr.op[wu].persistent, 400, "momentum: one buffer");
+    cr_assert_eq(graph_build(&g, &tr), 0, "%s", err_msg());
+    cr_assert_not_null(g.micro_batch);
+    cr_assert_eq(g.micro_batch[graph_find(&g, "mm/mb2")], 2);
+    cr_assert_eq(g.micro_batch[graph_find(&g, "W")], -1);
+    graph_release(&g);
+
+    /* one micro-batch is the plain training graph */
+    o.micro_batches = 1;
+    cr_assert_eq(train_synthesize(&one, &fwd, &o, NULL), 0);
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&dflt, &fwd, &o, NULL), 0);
+    cr_assert_eq(one.n_op, dflt.n_op);
+    for (int32_t i = 0; i < one.n_op; i++) {
+        cr_assert_str_eq(one.op[i].name, dflt.op[i].name);
+        cr_assert_eq(tag_of(&one, i), -1);
+    }
+    o.micro_batches = TRAIN_MAX_MICRO_BATCHES + 1;
+    err_set_quiet(1);
+    cr_assert_eq(train_synthesize(&one, &fwd, &o, NULL), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "micro-batches") != NULL, "%s", err_msg());
+    workload_release(&dflt);
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+Test(train, micro_batches_accumulate_weight_gradients)
+{
+    struct workload fwd, tr;
+    struct train_opts o;
+    int32_t x, conv, loss, c0, c1, g0, g1, u;
+
+    /* x -> conv (weights in the op: 400 B) -> loss, as the generators write */
+    workload_init(&fwd);
+    workload_set_name(&fwd, "conv");
+    cr_assert_eq(workload_add_op(&fwd, "x", "Placeholder", &x), 0);
+    workload_add_output(&fwd, 1000);
+    cr_assert_eq(workload_add_op(&fwd, "conv", "Conv2D", &conv), 0);
+    workload_add_output(&fwd, 2000);
+    workload_add_input(&fwd, x, 0, 0, 0);
+    fwd.op[conv].persistent = 400;
+    fwd.op[conv].time_us = 12;
+    cr_assert_eq(workload_add_op(&fwd, "loss", "Loss", &loss), 0);
+    workload_add_output(&fwd, 4);
+    workload_add_input(&fwd, conv, 0, 0, 0);
+    fwd.op[loss].time_us = 2;
+    cr_assert_eq(workload_check(&fwd), 0, "%s", err_msg());
+    train_opts_init(&o);
+    o.micro_batches = 2;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), 0, "%s", err_msg());
+    c0 = op_id(&tr, "conv/mb0");
+    c1 = op_id(&tr, "conv/mb1");
+    g0 = op_id(&tr, "conv/mb0/grad");
+    g1 = op_id(&tr, "conv/mb1/grad");
+    u = op_id(&tr, "conv/update");
+    cr_assert(c0 >= 0 && c1 >= 0 && g0 >= 0 && g1 >= 0 && u >= 0);
+    cr_assert_eq(tr.op[c0].persistent, 400, "parameters held by micro-batch 0's copy");
+    cr_assert_eq(tr.op[c1].persistent, 0);
+    cr_assert_eq(tr.out_bytes[tr.op[g0].out_off], 400, "weight gradient, full size");
+    cr_assert(reads(&tr, g1, g0, 0), "micro-batch 1 adds to micro-batch 0's gradient");
+    cr_assert(!reads(&tr, g0, g1, 0));
+    cr_assert(reads(&tr, u, g1, 0), "the update follows the last micro-batch");
+    cr_assert(reads(&tr, g1, c1 - 1 >= 0 ? op_id(&tr, "x/mb1") : -1, 0), "its own input");
     workload_release(&tr);
     workload_release(&fwd);
 }
