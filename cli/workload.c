@@ -219,6 +219,9 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
         }
         o->bwd_factor = d;
         return 0;
+    case WORKLOAD_OPT_SAVE_ALL:
+        o->save_all_inputs = true;
+        return 0;
     case WORKLOAD_OPT_MICRO:
         if (cmd_parse_int(p, "--micro-batches", p->optarg, 1, TRAIN_MAX_MICRO_BATCHES, &m)) {
             return EXIT_BADINPUT;

@@ -20,12 +20,15 @@ int cmd_workload_import(int argc, char **argv); /* cli/workload_import.c */
  * What gen, train and import share: the training options (one row each in
  * their option tables, one parser) and writing the workload they made.
  */
-enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO };
+enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKLOAD_OPT_SAVE_ALL };
 
 #define WORKLOAD_TRAIN_OPTS                                                                        \
     {"optimizer", WORKLOAD_OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},     \
         {"bwd-factor", WORKLOAD_OPT_BWD, "F",                                                      \
          "backward time, FLOPs and bytes = F x forward (default 2)"},                              \
+        {"save-all-inputs", WORKLOAD_OPT_SAVE_ALL, NULL,                                           \
+         "backward keeps every forward input, no shared storage (the rule before the memory "      \
+         "model)"},                                                                                \
     {                                                                                              \
         "micro-batches", WORKLOAD_OPT_MICRO, "M",                                                  \
             "M micro-batches of batch/M sharing the parameters, gradients accumulated, one "       \

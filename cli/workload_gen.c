@@ -200,6 +200,7 @@ int cmd_workload_gen(int argc, char **argv)
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
+        case WORKLOAD_OPT_SAVE_ALL:
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
@@ -311,6 +312,7 @@ int cmd_workload_train(int argc, char **argv)
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
+        case WORKLOAD_OPT_SAVE_ALL:
             if (workload_cli_train_option(&p, c, &o)) {
                 return EXIT_BADINPUT;
             }

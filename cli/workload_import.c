@@ -71,6 +71,7 @@ int cmd_workload_import(int argc, char **argv)
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
+        case WORKLOAD_OPT_SAVE_ALL:
             if (workload_cli_train_option(&p, c, &to)) {
                 return EXIT_BADINPUT;
             }

@@ -165,6 +165,7 @@ void graph_release(struct graph *g)
     free(g->group);
     free(g->phase);
     free(g->micro_batch);
+    free(g->port_alias);
     free(g->given_device);
     free(g->topo);
     free(g->topo_op);
@@ -334,6 +335,71 @@ static int read_micro_batch(struct graph *g, const struct workload *w, const str
             }
         }
         g->micro_batch[u] = (int32_t)m;
+    }
+    return 0;
+}
+
+/*
+ * x-alias (GRAPH_ALIAS_KEY): per output port, the index in the op's
+ * `inputs` of the data input whose storage the output shares (an in-place
+ * op, a view), or -1.  g->port_alias holds the port each aliased port
+ * shares storage with (a view of a view names the first view: the
+ * simulator follows the chain as far as it stays on one device).
+ */
+static int read_aliases(struct graph *g, const struct workload *w, const int32_t *new_id)
+{
+    char where[256];
+
+    for (int32_t u = 0; u < g->n_ops; u++) {
+        const struct wl_op *op = &w->op[g->wl_index[u]];
+
+        for (int32_t k = 0; k < op->n_ext; k++) {
+            const struct wl_ext *e = &w->ext[op->ext_off + k];
+            const struct yval *v = &e->val;
+
+            if (strcmp(e->key, GRAPH_ALIAS_KEY) != 0) {
+                continue;
+            }
+            workload_where(w, op->line, op->col, where, sizeof(where));
+            if (v->kind != YVAL_SEQ || v->n != op->n_out) {
+                return err_set(BAECHI_EPARSE,
+                               "%s: op '%s': %s must list one input index (or -1) per output "
+                               "(%d outputs)",
+                               where, op->name, GRAPH_ALIAS_KEY, (int)op->n_out);
+            }
+            for (int32_t j = 0; j < v->n; j++) {
+                const struct yval *it = &v->items[j];
+                char *end = NULL;
+                long in = it->kind == YVAL_SCALAR && it->scalar ? strtol(it->scalar, &end, 10) : -2;
+                const struct wl_input *src;
+
+                if (in < -1 || in >= op->n_in || !end || *end) {
+                    return err_set(BAECHI_EPARSE,
+                                   "%s: op '%s': %s[%d] must be -1 or an input index in 0..%d",
+                                   where, op->name, GRAPH_ALIAS_KEY, (int)j, (int)op->n_in - 1);
+                }
+                if (in < 0) {
+                    continue;
+                }
+                src = &w->input[op->in_off + in];
+                if (src->port == WL_PORT_CONTROL || new_id[src->producer] < 0) {
+                    return err_set(BAECHI_EPARSE,
+                                   "%s: op '%s': %s[%d] names input %ld, a control dependency",
+                                   where, op->name, GRAPH_ALIAS_KEY, (int)j, in);
+                }
+                if (!g->port_alias) {
+                    if (!(g->port_alias =
+                              array_malloc((size_t)g->n_ports + 1, sizeof(*g->port_alias)))) {
+                        return BAECHI_ENOMEM;
+                    }
+                    for (int32_t p = 0; p < g->n_ports; p++) {
+                        g->port_alias[p] = -1;
+                    }
+                }
+                g->port_alias[g->port_start[u] + j] =
+                    g->port_start[new_id[src->producer]] + src->port;
+            }
+        }
     }
     return 0;
 }
@@ -616,6 +682,11 @@ int graph_build(struct graph *g, const struct workload *w)
         }
         g->tensor_op[n_ports + u] = u;
         g->tensor_bytes[n_ports + u] = GRAPH_CONTROL_BYTES;
+    }
+
+    /* 3b. Storage shared with an input (x-alias: in-place ops, views). */
+    if ((rc = read_aliases(g, w, new_id)) != 0) {
+        goto cleanup;
     }
 
     /* 4. Out-edges: stable counting sort of the consumer-major edges by

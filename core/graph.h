@@ -66,6 +66,7 @@ struct graph {
     int64_t *out_bytes;     /* sum of output ports (each clamped to >= 0) */
     int32_t *port_start;    /* n_ops+1: ports of op u are port_start[u] .. port_start[u+1]-1 */
     int64_t *port_bytes;    /* n_ports */
+    int32_t *port_alias;    /* n_ports: the port whose storage p shares (x-alias), -1; NULL: none */
     int32_t *group;         /* op -> group id */
     uint8_t *phase;         /* enum op_phase */
     int32_t *micro_batch;   /* the op's micro-batch (x-micro-batch), -1 none; NULL: no op has one */
@@ -99,6 +100,9 @@ struct graph {
 /* The extension key of an op's micro-batch (workloads/train.h) and its range. */
 #define GRAPH_MICRO_BATCH_KEY   "x-micro-batch"
 #define GRAPH_MAX_MICRO_BATCHES 1024
+/* The extension key of outputs that share an input's storage (in-place ops,
+ * views): a list, per output port, of an index into the op's inputs or -1. */
+#define GRAPH_ALIAS_KEY "x-alias"
 
 /*
  * Derives the graph from a checked workload (workload_check() passed).

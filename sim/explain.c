@@ -252,12 +252,23 @@ int mem_explain_run(const struct graph *g, const struct cluster *c, const int32_
         rc = err_set(BAECHI_ENOMEM, "out of memory explaining memory");
         goto cleanup;
     }
-    /* A forward output is "saved" when a backward op reads it. */
+    /* A forward output is "saved" when a backward op reads it, or reads a
+     * view of it (x-alias: the storage is the first op's). */
     for (int32_t e = 0; e < g->n_edges; e++) {
         int32_t u = g->edge_src[e], w = g->edge_dst[e];
 
-        if (g->phase && g->phase[u] == PHASE_FORWARD && g->phase[w] == PHASE_BACKWARD) {
-            saved[u] = 1;
+        if (!g->phase || g->phase[u] != PHASE_FORWARD || g->phase[w] != PHASE_BACKWARD) {
+            continue;
+        }
+        saved[u] = 1;
+        for (int32_t sl = g->et_start[e]; g->port_alias && sl < g->et_start[e + 1]; sl++) {
+            int32_t t = g->et_tensor[sl];
+
+            for (int32_t steps = 0; t < g->n_ports && g->port_alias[t] >= 0 && steps < g->n_ports;
+                 steps++) {
+                t = g->port_alias[t];
+                saved[g->tensor_op[t]] = 1;
+            }
         }
     }
     o.saved = saved;

@@ -58,12 +58,15 @@ struct timed {
     int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
     int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
     int32_t *cache_xfer;
-    int64_t *cache_end;  /* its arrival */
-    int64_t *used;       /* per device */
-    int32_t *running;    /* per device: op or -1 */
-    int64_t *chan;       /* channel "free after" times, layout per channel model */
-    struct sim_rq *rq;   /* per device */
-    int32_t *xf_pending; /* per transfer: consumers on its receiver not ended yet */
+    int64_t *cache_end;   /* its arrival */
+    int64_t *used;        /* per device */
+    int32_t *running;     /* per device: op or -1 */
+    int64_t *chan;        /* channel "free after" times, layout per channel model */
+    struct sim_rq *rq;    /* per device */
+    int32_t *xf_pending;  /* per transfer: consumers on its receiver not ended yet */
+    int64_t *alias_bytes; /* per op: output bytes in a same-device input's storage (x-alias) */
+    int32_t *root_start;  /* per op, CSR: the ops whose storage its outputs share there */
+    int32_t *root_op;
     size_t n_xf, alloc_xf;
     struct evq q;
     int64_t now;
@@ -160,6 +163,35 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     return push_event(s, st, EV_XFER_START, g->topo[g->tensor_op[x]], x, dw);
 }
 
+/* Bytes op u holds for its outputs (beyond persistent and shared storage). */
+static int64_t own_out_bytes(const struct timed *s, int32_t u)
+{
+    int64_t b = s->g->out_bytes[u] - s->g->persist_bytes[u];
+
+    if (s->alias_bytes) {
+        b -= s->alias_bytes[u];
+    }
+    return b > 0 ? b : 0;
+}
+
+/* One consumer of u's outputs (or of a view of them) has ended. */
+static int consumer_done(struct timed *s, int32_t u)
+{
+    int64_t b;
+
+    if (--s->pending_out[u] != 0) {
+        return 0;
+    }
+    b = own_out_bytes(s, u);
+    if (b > 0) {
+        int32_t du = s->device_of[u];
+
+        sim_obs_mem(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
+        return mem_free(s, du, b);
+    }
+    return 0;
+}
+
 static int op_end(struct timed *s, int32_t v)
 {
     const struct graph *g = s->g;
@@ -188,14 +220,14 @@ static int op_end(struct timed *s, int32_t v)
                 }
             }
         }
-        if (--s->pending_out[u] == 0) {
-            int64_t b = g->out_bytes[u] - g->persist_bytes[u];
-
-            if (b > 0) {
-                sim_obs_mem(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
-                if ((rc = mem_free(s, du, b)) != 0) {
-                    return rc;
-                }
+        if ((rc = consumer_done(s, u)) != 0) {
+            return rc;
+        }
+        /* a view's consumer also holds the storage it shares */
+        for (int32_t i = s->root_start ? s->root_start[u] : 0;
+             s->root_start && i < s->root_start[u + 1]; i++) {
+            if ((rc = consumer_done(s, s->root_op[i])) != 0) {
+                return rc;
             }
         }
     }
@@ -260,10 +292,7 @@ static int dispatch(struct timed *s)
         it = sim_rq_pop(&s->rq[d]);
         v = it.op;
         w = cluster_compute_us(s->c, d, g->weight_us[v]);
-        b = g->out_bytes[v] - g->persist_bytes[v];
-        if (b < 0) {
-            b = 0;
-        }
+        b = own_out_bytes(s, v);
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         b += g->temp_bytes[v];
@@ -306,6 +335,71 @@ static int handle(struct timed *s, const struct evq_event *ev)
     default:
         BUG("unknown event kind %d", ev->kind);
     }
+}
+
+/*
+ * Storage shared with an input (x-alias, graph.h port_alias): an output
+ * whose root port is on the same device takes no bytes of its own, and each
+ * of the op's consumers keeps the root's op holding its outputs (a view
+ * without consumers keeps it for the whole step, as a sink keeps its
+ * outputs).  Across devices there is no sharing: the output is its own.
+ */
+static int alias_setup(struct timed *s)
+{
+    const struct graph *g = s->g;
+    const int32_t n = g->n_ops;
+    int32_t n_roots = 0;
+
+    s->alias_bytes = array_calloc((size_t)n + 1, sizeof(*s->alias_bytes));
+    s->root_start = array_calloc((size_t)n + 1, sizeof(*s->root_start));
+    if (!s->alias_bytes || !s->root_start) {
+        return BAECHI_ENOMEM;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t v = 0; v < n; v++) {
+            int32_t first = n_roots;
+
+            if (pass == 1) {
+                s->root_start[v] = n_roots;
+            }
+            for (int32_t p = g->port_start[v]; p < g->port_start[v + 1]; p++) {
+                int32_t r = g->port_alias[p], b = r >= 0 ? g->tensor_op[r] : -1;
+                bool seen = false;
+
+                if (b < 0 || s->device_of[b] != s->device_of[v]) {
+                    continue;
+                }
+                /* the storage's owner: up the chain of views on this device */
+                while (g->port_alias[r] >= 0 &&
+                       s->device_of[g->tensor_op[g->port_alias[r]]] == s->device_of[v]) {
+                    r = g->port_alias[r];
+                    b = g->tensor_op[r];
+                }
+                for (int32_t i = first; pass == 1 && i < n_roots; i++) {
+                    seen = seen || s->root_op[i] == b;
+                }
+                if (pass == 0) {
+                    n_roots++;
+                    continue;
+                }
+                s->alias_bytes[v] += g->port_bytes[p];
+                if (!seen) {
+                    int32_t deg = graph_out_degree(g, v);
+
+                    s->root_op[n_roots++] = b;
+                    s->pending_out[b] += deg > 0 ? deg : 1;
+                }
+            }
+        }
+        if (pass == 0) {
+            if (!(s->root_op = array_malloc((size_t)n_roots + 1, sizeof(*s->root_op)))) {
+                return BAECHI_ENOMEM;
+            }
+            n_roots = 0;
+        }
+    }
+    s->root_start[n] = n_roots;
+    return 0;
 }
 
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
@@ -369,6 +463,9 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
             sim_mem_note(r, d, s.used[d], v, 0);
         }
     }
+    if (g->port_alias) {
+        CHECK(alias_setup(&s));
+    }
     if (trace) {
         for (int32_t d = 0; d < nd; d++) {
             CHECK(trace_add_mem(trace, d, 0, s.used[d]));
@@ -419,5 +516,8 @@ cleanup:
     free(s.used);
     free(s.running);
     free(s.chan);
+    free(s.alias_bytes);
+    free(s.root_start);
+    free(s.root_op);
     return rc;
 }

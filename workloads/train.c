@@ -27,6 +27,7 @@ void train_opts_init(struct train_opts *o)
     o->optimizer = TRAIN_MOMENTUM;
     o->param_elem_bytes = 4;
     o->micro_batches = 1;
+    o->save_all_inputs = false;
 }
 
 static const char *const opt_names[] = {"sgd", "momentum", "adam"};
@@ -129,6 +130,124 @@ static int copy_header(struct workload *out, const struct workload *fwd)
     return 0;
 }
 
+/*
+ * What an op's backward reads from its forward pass: what autograd saves
+ * for it (PyTorch's derivatives; measured in docs/pytorch-memory.md).
+ * Parameters (the op's persistent bytes, constants) are held anyway.
+ */
+enum save_rule {
+    SAVE_INPUTS = 0,  /* every data input (convolution, matmul, mul, losses): the default */
+    SAVE_FIRST_INPUT, /* the data input only (batch norm, layer norm, GELU, pooling) */
+    SAVE_OUTPUTS,     /* its result (ReLU, sigmoid, tanh, softmax, exp) */
+    SAVE_NOTHING      /* only shapes (add, concat, views, reductions to a mean) */
+};
+
+struct save_entry {
+    const char *type;
+    enum save_rule rule;
+};
+
+static const struct save_entry save_table[] = {
+    {"Relu", SAVE_OUTPUTS},
+    {"Relu6", SAVE_OUTPUTS},
+    {"Sigmoid", SAVE_OUTPUTS},
+    {"Tanh", SAVE_OUTPUTS},
+    {"Softmax", SAVE_OUTPUTS},
+    {"Exp", SAVE_OUTPUTS},
+    {"FusedBatchNorm", SAVE_FIRST_INPUT},
+    {"FusedBatchNormV3", SAVE_FIRST_INPUT},
+    {"BatchNormalization", SAVE_FIRST_INPUT},
+    {"LayerNorm", SAVE_FIRST_INPUT},
+    {"LayerNormalization", SAVE_FIRST_INPUT},
+    {"Gelu", SAVE_FIRST_INPUT},
+    {"MaxPool", SAVE_FIRST_INPUT},
+    {"AvgPool", SAVE_FIRST_INPUT},
+    {"AveragePool", SAVE_FIRST_INPUT},
+    {"GlobalAveragePool", SAVE_FIRST_INPUT},
+    {"Add", SAVE_NOTHING},
+    {"AddV2", SAVE_NOTHING},
+    {"Sub", SAVE_NOTHING},
+    {"BiasAdd", SAVE_NOTHING},
+    {"Concat", SAVE_NOTHING},
+    {"ConcatV2", SAVE_NOTHING},
+    {"Dropout", SAVE_NOTHING},
+    {"Reshape", SAVE_NOTHING},
+    {"Flatten", SAVE_NOTHING},
+    {"Squeeze", SAVE_NOTHING},
+    {"Unsqueeze", SAVE_NOTHING},
+    {"Transpose", SAVE_NOTHING},
+    {"Identity", SAVE_NOTHING},
+    {"ReduceMean", SAVE_NOTHING},
+    {NULL, SAVE_INPUTS},
+};
+
+static enum save_rule save_rule_of(const struct train_opts *o, const char *type)
+{
+    if (o->save_all_inputs) {
+        return SAVE_INPUTS;
+    }
+    for (const struct save_entry *e = save_table; e->type; e++) {
+        if (strcmp(e->type, type) == 0) {
+            return e->rule;
+        }
+    }
+    return SAVE_INPUTS;
+}
+
+/* Ops whose output is a view of their first data input (no bytes of its own). */
+static bool is_view(const char *type)
+{
+    static const char *const views[] = {"Reshape",   "Flatten",  "Squeeze", "Unsqueeze",
+                                        "Transpose", "Identity", "View",    NULL};
+
+    for (int i = 0; views[i]; i++) {
+        if (strcmp(views[i], type) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Ops that torchvision's models run in place (ReLU(inplace=True)). */
+static bool runs_in_place(const char *type)
+{
+    return strcmp(type, "Relu") == 0 || strcmp(type, "Relu6") == 0;
+}
+
+/*
+ * Bytes of the extra buffer an op saves for backward beside its tensors,
+ * from its first output: max pooling's indices (int64 per output element),
+ * dropout's mask (one byte per element).  0 for the others.
+ */
+static int64_t saved_extra_bytes(const struct train_opts *o, const struct workload *fwd,
+                                 const struct wl_op *op)
+{
+    int64_t elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4, out0;
+
+    if (o->save_all_inputs || op->n_out < 1) {
+        return 0;
+    }
+    out0 = fwd->out_bytes[op->out_off];
+    if (strncmp(op->type, "MaxPool", 7) == 0) {
+        return out0 / elem * 8;
+    }
+    if (strcmp(op->type, "Dropout") == 0) {
+        return out0 / elem;
+    }
+    return 0;
+}
+
+/* The index in op's inputs of its first data input, -1 when none. */
+static int32_t first_data_input(const struct workload *w, const struct wl_op *op)
+{
+    for (int32_t k = 0; k < op->n_in; k++) {
+        if (w->input[op->in_off + k].port != WL_PORT_CONTROL) {
+            return k;
+        }
+    }
+    return -1;
+}
+
 /* Tags the last op of out with its micro-batch (GRAPH_MICRO_BATCH_KEY). */
 static int tag_micro_batch(struct workload *out, int32_t mb)
 {
@@ -137,6 +256,17 @@ static int tag_micro_batch(struct workload *out, int32_t mb)
 
     snprintf(text, sizeof(text), "%d", (int)mb);
     return workload_add_ext(out, GRAPH_MICRO_BATCH_KEY, &v);
+}
+
+/* Marks the last op of out (one output) as sharing input k's storage. */
+static int tag_alias(struct workload *out, int32_t k)
+{
+    char text[16];
+    struct yval item = {.kind = YVAL_SCALAR, .scalar = text};
+    struct yval seq = {.kind = YVAL_SEQ, .n = 1, .items = &item};
+
+    snprintf(text, sizeof(text), "%d", (int)k);
+    return workload_add_ext(out, GRAPH_ALIAS_KEY, &seq);
 }
 
 /* ceil(v / m) for sizes: a micro-batch holds its share, rounded up. */
@@ -153,7 +283,7 @@ static int64_t share(int64_t v, int32_t m)
  * stored once), and all copies share the op's colocation group.
  */
 static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, int32_t mb,
-                   int32_t n_mb, const int32_t *fid)
+                   int32_t n_mb, const int32_t *fid, int32_t alias_in, int64_t extra)
 {
     const struct wl_op *op = &fwd->op[i];
     struct wl_op *dst;
@@ -172,6 +302,10 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
             return rc;
         }
     }
+    /* a buffer saved for backward (max pooling's indices, a dropout mask) */
+    if (extra > 0 && (rc = workload_add_output(out, share(extra, n_mb)))) {
+        return rc;
+    }
     for (int32_t k = 0; k < op->n_in; k++) {
         const struct wl_input *in = &fwd->input[op->in_off + k];
 
@@ -182,7 +316,8 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
     for (int32_t k = 0; k < op->n_ext; k++) {
         const struct wl_ext *e = &fwd->ext[op->ext_off + k];
 
-        if (n_mb > 1 && strcmp(e->key, GRAPH_MICRO_BATCH_KEY) == 0) {
+        if ((n_mb > 1 && strcmp(e->key, GRAPH_MICRO_BATCH_KEY) == 0) ||
+            (alias_in >= 0 && strcmp(e->key, GRAPH_ALIAS_KEY) == 0)) {
             continue; /* replaced by this copy's */
         }
         if ((rc = workload_add_ext(out, e->key, &e->val))) {
@@ -190,6 +325,9 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
         }
     }
     if (n_mb > 1 && (rc = tag_micro_batch(out, mb))) {
+        return rc;
+    }
+    if (alias_in >= 0 && (rc = tag_alias(out, alias_in))) {
         return rc;
     }
     if (n_mb > 1) {
@@ -317,14 +455,37 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], x->nports[v], 0, 0))) {
         return rc;
     }
-    /* the forward inputs (activations kept alive until here) */
-    for (int32_t k = 0; k < op->n_in; k++) {
-        const struct wl_input *in = &fwd->input[op->in_off + k];
+    /* what the backward needs of the forward pass (kept alive until here) */
+    switch (save_rule_of(o, op->type)) {
+    case SAVE_INPUTS:
+    case SAVE_FIRST_INPUT:
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &fwd->input[op->in_off + k];
 
-        if (in->port != WL_PORT_CONTROL &&
-            (rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
-            return rc;
+            if (in->port == WL_PORT_CONTROL) {
+                continue;
+            }
+            if ((rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
+                return rc;
+            }
+            if (save_rule_of(o, op->type) == SAVE_FIRST_INPUT) {
+                break;
+            }
         }
+        break;
+    case SAVE_OUTPUTS:
+        for (int32_t k = 0; k < op->n_out && n_grad_in > 0; k++) {
+            if ((rc = workload_add_input(out, f[v], k, 0, 0))) {
+                return rc;
+            }
+        }
+        break;
+    case SAVE_NOTHING:
+        break;
+    }
+    if (out->op[f[v]].n_out > op->n_out && /* the saved buffer */
+        (rc = workload_add_input(out, f[v], op->n_out, 0, 0))) {
+        return rc;
     }
     if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
         return rc;
@@ -352,6 +513,8 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     int32_t n = fwd->n_op, head = 0, tail = 0;
     int32_t *indeg = NULL, *topo = NULL, *cstart = NULL, *cons = NULL, *gport = NULL;
     int32_t *nports = NULL, *bwd = NULL, *fill = NULL, *slot_op = NULL, *fid = NULL;
+    int32_t *alias_in = NULL, *port_uses = NULL;
+    int64_t *extra = NULL;
     bool *rg = NULL, *rep = NULL;
     const int32_t n_mb = o->micro_batches > 0 ? o->micro_batches : 1;
     struct grad_ctx cg;
@@ -377,10 +540,13 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     bwd = array_calloc((size_t)n * n_mb + 1, sizeof(*bwd));
     fid = array_calloc((size_t)n * n_mb + 1, sizeof(*fid));
     rep = array_calloc((size_t)n + 1, sizeof(*rep));
+    alias_in = array_calloc((size_t)n + 1, sizeof(*alias_in));
+    extra = array_calloc((size_t)n + 1, sizeof(*extra));
+    port_uses = array_calloc(fwd->n_out_bytes + 1, sizeof(*port_uses));
     fill = array_calloc((size_t)n + 1, sizeof(*fill));
     rg = array_calloc((size_t)n, sizeof(*rg));
     if (!indeg || !topo || !cstart || !cons || !gport || !slot_op || !nports || !bwd || !fill ||
-        !rg || !fid || !rep) {
+        !rg || !fid || !rep || !alias_in || !extra || !port_uses) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -475,6 +641,39 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
         }
     }
 
+    /* The memory of the step (train.h "Memory"): views and in-place ops
+     * share their input's storage; some ops save a buffer for backward. */
+    for (size_t k = 0; k < fwd->n_input; k++) {
+        const struct wl_input *in = &fwd->input[k];
+
+        if (in->port != WL_PORT_CONTROL) {
+            port_uses[fwd->op[in->producer].out_off + in->port]++;
+        }
+    }
+    for (int32_t v = 0; v < n; v++) {
+        const struct wl_op *op = &fwd->op[v];
+        int32_t k = first_data_input(fwd, op);
+
+        alias_in[v] = -1;
+        extra[v] = saved_extra_bytes(o, fwd, op);
+        if (o->save_all_inputs || k < 0 || op->n_out != 1) {
+            continue;
+        }
+        if (is_view(op->type)) {
+            alias_in[v] = k;
+        } else if (runs_in_place(op->type)) {
+            const struct wl_input *in = &fwd->input[op->in_off + k];
+            const struct wl_op *src = &fwd->op[in->producer];
+
+            /* in place only where nothing else reads the storage: the
+             * input's only reader, not a view, not saved as a result */
+            if (port_uses[src->out_off + in->port] == 1 && !is_view(src->type) &&
+                alias_in[in->producer] < 0 && save_rule_of(o, src->type) != SAVE_OUTPUTS) {
+                alias_in[v] = k;
+            }
+        }
+    }
+
     /* the forward ops: unchanged (one micro-batch), or one copy per
      * micro-batch, micro-batch by micro-batch */
     if ((rc = copy_header(out, fwd))) {
@@ -489,7 +688,8 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
                 continue;
             }
             f[i] = out->n_op;
-            if ((rc = copy_op(out, fwd, i, rep[i] ? m : 0, rep[i] ? n_mb : 1, f))) {
+            if ((rc = copy_op(out, fwd, i, rep[i] ? m : 0, rep[i] ? n_mb : 1, f, alias_in[i],
+                              extra[i]))) {
                 goto cleanup;
             }
         }
@@ -557,6 +757,9 @@ cleanup:
     free(rg);
     free(fid);
     free(rep);
+    free(alias_in);
+    free(extra);
+    free(port_uses);
     if (rc) {
         workload_release(out);
     }

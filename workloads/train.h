@@ -20,6 +20,22 @@
  *     same group) holding the optimizer state: SGD none, momentum 1x and
  *     Adam 2x the parameter bytes.
  *
+ * Memory (what a framework holds; save_all_inputs gives the earlier rule, a
+ * gradient op reading every forward input and no shared storage):
+ *   - a gradient op reads what autograd saves for its op type: every data
+ *     input (convolution, matmul, mul, losses, unknown types), the first
+ *     data input (batch and layer norm, GELU, pooling), the op's result
+ *     (ReLU, sigmoid, tanh, softmax, exp) or nothing (add, concat, views,
+ *     dropout); so every other forward output is freed after its last
+ *     forward consumer;
+ *   - max pooling also keeps its indices (8 bytes per output element) and
+ *     dropout its mask (1 byte per element): an extra output of the forward
+ *     op, read by its gradient op;
+ *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity)
+ *     share their input's storage, and so does a ReLU that is its input's
+ *     only reader (torchvision's ReLU(inplace=True)): x-alias in the file
+ *     (core/graph.h GRAPH_ALIAS_KEY), honoured by the timed simulator.
+ *
  * Micro-batches (micro_batches = M > 1, GPipe-style pipelining): every op
  * that depends on the data (the sources without parameters that are not
  * constants, and what reads them) runs once per micro-batch, as
@@ -50,6 +66,8 @@ struct train_opts {
     enum train_optimizer optimizer; /* default momentum */
     int param_elem_bytes;           /* bytes per parameter (default 4) for update FLOPs */
     int32_t micro_batches;          /* 1 (default): none; see "Micro-batches" above */
+    bool save_all_inputs;           /* backward reads every forward input, no views (the
+                                       rule before "Memory" above); default false */
 };
 
 void train_opts_init(struct train_opts *o);

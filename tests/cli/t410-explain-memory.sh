@@ -41,12 +41,12 @@ import json; d = json.load(open('$TMPDIR_TEST/out'))
 p = d['memory_explain']['timed'][0]['peak']['by_kind']
 assert p['saved'] > p['parameters'] > 0 and p['optimizer'] > 0, p
 "
-# Out of memory: single on a quarter of the memory.
-expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.25 \
+# Out of memory: single on a tenth of the memory.
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.1 \
     --json --explain-memory
 check_json "$TMPDIR_TEST/out"
 expect_grep '"oom": \{"time_us"' "$TMPDIR_TEST/out"
-expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.25 \
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --memory-fraction 0.1 \
     --explain-memory
 expect_grep '^memory at the peak \(timed model' "$TMPDIR_TEST/out"
 expect_grep '^memory at the peak \(baechi model' "$TMPDIR_TEST/out"

@@ -221,3 +221,75 @@ Test(explain, kinds_sum_to_the_peak_on_random_graphs)
         graph_release(&g);
     }
 }
+
+/*
+ * Shared storage (x-alias, core/graph.h): R (in place) and V (a view of R)
+ * hold no bytes of their own on A's device, and A's 100 B stay until the
+ * last reader of R or V ends; the baechi model keeps the original's rules.
+ * On one device: A 100 + C 4 + D 4 = 108 B (300 B without the sharing).
+ */
+static const char alias_yaml[] =
+    "format: 1\nname: alias\nops:\n"
+    "  - {name: A, type: Conv2D, time_us: 10, outputs: [100]}\n"
+    "  - {name: R, type: Relu, time_us: 5, outputs: [100], inputs: [A], x-alias: [0]}\n"
+    "  - {name: V, type: Reshape, time_us: 1, outputs: [100], inputs: [R], x-alias: [0]}\n"
+    "  - {name: C, type: MatMul, time_us: 5, outputs: [4], inputs: [V]}\n"
+    "  - {name: D, type: MatMul, time_us: 5, outputs: [4], inputs: [C, A]}\n";
+
+Test(explain, shared_storage_of_views_and_in_place_ops)
+{
+    static const int32_t one[] = {0, 0, 0, 0, 0}, split[] = {0, 1, 0, 1, 0};
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct sim_result r;
+    struct sim_options so = {.model = SIM_MODEL_TIMED};
+    struct mem_explain x;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&w, alias_yaml, strlen(alias_yaml), "a.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    cr_assert_not_null(g.port_alias);
+    cr_assert_eq(g.port_alias[g.port_start[2]], g.port_start[1], "V names R, its input");
+    cr_assert_eq(simtest_cluster(&c, 2, 1 << 20, 0.01, 5, CHANNEL_DUPLEX), 0);
+    sim_result_init(&r);
+    cr_assert_eq(sim_run(&g, &c, one, &so, &r), 0, "%s", err_msg());
+    cr_assert_eq(r.dev[0].peak_bytes, 108);
+    cr_assert_eq(r.dev[0].final_bytes, 4, "the sink D keeps its output");
+    cr_assert_eq(mem_explain_run(&g, &c, one, SIM_MODEL_TIMED, &r, 10, &x), 0, "%s", err_msg());
+    cr_assert_eq(x.dev[0].peak.total_bytes, 108);
+    cr_assert_eq(x.dev[0].peak.n_live, 3);
+    mem_explain_release(&x);
+    sim_result_release(&r);
+    so.model = SIM_MODEL_BAECHI;
+    cr_assert_eq(sim_run(&g, &c, one, &so, &r), 0, "%s", err_msg());
+    cr_assert_eq(r.dev[0].peak_bytes, 300, "the original's rules: no sharing");
+    sim_result_release(&r);
+    /* R on another device: no sharing there, R and V hold their own bytes */
+    so.model = SIM_MODEL_TIMED;
+    cr_assert_eq(sim_run(&g, &c, split, &so, &r), 0, "%s", err_msg());
+    cr_assert_eq(r.dev[1].peak_bytes, 200, "a copy of A and R's own 100 B");
+    cr_assert_eq(sim_check(&g, &c, split, &r), 0, "%s", err_msg());
+    sim_result_release(&r);
+    cluster_release(&c);
+    graph_release(&g);
+    workload_release(&w);
+}
+
+Test(explain, bad_alias_is_a_parse_error)
+{
+    static const char bad[] = "format: 1\nname: b\nops:\n"
+                              "  - {name: A, type: T, time_us: 1, outputs: [8]}\n"
+                              "  - {name: B, type: T, time_us: 1, outputs: [8, 8], inputs: [A],"
+                              " x-alias: [0]}\n";
+    struct workload w;
+    struct graph g;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&w, bad, strlen(bad), "b.yaml"), 0, "%s", err_msg());
+    cr_assert_eq(graph_build(&g, &w), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "b.yaml:5") && strstr(err_msg(), "x-alias"), "%s", err_msg());
+    graph_release(&g);
+    workload_release(&w);
+}

@@ -88,9 +88,13 @@ Test(train, tiny_graph_gradients)
     cr_assert_eq(tr.out_bytes[tr.op[lg].out_off], 800);
     cr_assert_float_eq(tr.op[lg].time_us, 6.0, 1e-9);
 
-    /* relu/grad reads loss/grad:0 and mm:0; colocated with relu's group */
+    /* relu/grad reads loss/grad:0 and relu's result (ReLU saves its
+     * output), which shares mm's storage (in place: relu is mm's only
+     * reader); colocated with relu's group */
     cr_assert_eq(input(&tr, rg, 0)->producer, lg);
-    cr_assert_eq(input(&tr, rg, 1)->producer, 2);
+    cr_assert_eq(input(&tr, rg, 1)->producer, 3);
+    cr_assert_eq(tr.op[3].n_ext, 1);
+    cr_assert_str_eq(tr.ext[tr.op[3].ext_off].key, GRAPH_ALIAS_KEY);
     cr_assert_str_eq(workload_group(&tr, rg), "block");
     cr_assert_eq(tr.op[rg].phase, PHASE_BACKWARD);
 
@@ -359,6 +363,103 @@ Test(train, micro_batches_accumulate_weight_gradients)
     cr_assert(!reads(&tr, g0, g1, 0));
     cr_assert(reads(&tr, u, g1, 0), "the update follows the last micro-batch");
     cr_assert(reads(&tr, g1, c1 - 1 >= 0 ? op_id(&tr, "x/mb1") : -1, 0), "its own input");
+    workload_release(&tr);
+    workload_release(&fwd);
+}
+
+/* Every op of the first kind the memory model knows, in a chain. */
+static const char chain_yaml[] =
+    "format: 1\nname: chain\nops:\n"
+    "  - {name: x, type: Placeholder, outputs: [4000]}\n"
+    "  - {name: conv, type: Conv2D, time_us: 10, outputs: [8000], persistent: 100, inputs: [x]}\n"
+    "  - {name: bn, type: FusedBatchNorm, time_us: 2, outputs: [8000], persistent: 8,"
+    " inputs: [conv]}\n"
+    "  - {name: relu, type: Relu, time_us: 1, outputs: [8000], inputs: [bn]}\n"
+    "  - {name: pool, type: MaxPool, time_us: 1, outputs: [2000], inputs: [relu]}\n"
+    "  - {name: flat, type: Reshape, time_us: 1, outputs: [2000], inputs: [pool]}\n"
+    "  - {name: W, type: VariableV2, outputs: [400], persistent: 400}\n"
+    "  - {name: fc, type: MatMul, time_us: 3, outputs: [40], inputs: [flat, W]}\n"
+    "  - {name: sm, type: Softmax, time_us: 1, outputs: [40], inputs: [fc]}\n"
+    "  - {name: add, type: Add, time_us: 1, outputs: [40], inputs: [sm, fc]}\n"
+    "  - {name: loss, type: Loss, time_us: 1, outputs: [4], inputs: [add]}\n";
+
+/* The names of what op `name` of tr reads, "a:0 b:1". */
+static void reads_of(const struct workload *tr, const char *name, char *buf, size_t size)
+{
+    int32_t v = workload_find(tr, name);
+    size_t n = 0;
+
+    cr_assert_geq(v, 0, "%s", name);
+    buf[0] = '\0';
+    for (int32_t k = 0; k < tr->op[v].n_in; k++) {
+        const struct wl_input *in = &tr->input[tr->op[v].in_off + k];
+
+        n += (size_t)snprintf(buf + n, size - n, "%s%s:%d", k ? " " : "", tr->op[in->producer].name,
+                              (int)in->port);
+    }
+}
+
+static bool has_alias(const struct workload *w, const char *name)
+{
+    int32_t v = workload_find(w, name);
+
+    for (int32_t k = 0; k < w->op[v].n_ext; k++) {
+        if (strcmp(w->ext[w->op[v].ext_off + k].key, GRAPH_ALIAS_KEY) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Test(train, memory_model_saved_tensors_views_in_place)
+{
+    struct workload fwd, tr, old;
+    struct train_opts o;
+    char r[256];
+    int32_t pool;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&fwd, chain_yaml, strlen(chain_yaml), "chain.yaml"), 0,
+                 "%s", err_msg());
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), 0, "%s", err_msg());
+    reads_of(&tr, "conv/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "bn/grad:0 x:0", "convolution: its input (weights are its own)");
+    reads_of(&tr, "bn/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "relu/grad:0 conv:0", "batch norm: its input");
+    reads_of(&tr, "relu/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "pool/grad:0 relu:0", "ReLU: its result");
+    reads_of(&tr, "pool/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "flat/grad:0 relu:0 pool:1", "max pooling: input and indices");
+    reads_of(&tr, "flat/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "fc/grad:0", "a view: nothing");
+    reads_of(&tr, "fc/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "sm/grad:0 add/grad:1 flat:0 W:0", "matmul: both operands");
+    reads_of(&tr, "sm/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "add/grad:0 sm:0", "softmax: its result");
+    reads_of(&tr, "add/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "loss/grad:0", "add: nothing");
+    /* max pooling's indices: 8 bytes per output element (2000 B / 4 B) */
+    pool = workload_find(&tr, "pool");
+    cr_assert_eq(tr.op[pool].n_out, 2);
+    cr_assert_eq(tr.out_bytes[tr.op[pool].out_off + 1], 4000);
+    /* views and in-place ops share storage; relu only where nothing else reads bn */
+    cr_assert(has_alias(&tr, "flat"));
+    cr_assert(has_alias(&tr, "relu"));
+    cr_assert(!has_alias(&tr, "bn"));
+    cr_assert(!has_alias(&tr, "sm"));
+    cr_assert_eq(workload_check(&tr), 0, "%s", err_msg());
+
+    /* the earlier rule: every input, no views, no extra buffers */
+    o.save_all_inputs = true;
+    cr_assert_eq(train_synthesize(&old, &fwd, &o, NULL), 0, "%s", err_msg());
+    reads_of(&old, "relu/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "pool/grad:0 bn:0");
+    reads_of(&old, "add/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "loss/grad:0 sm:0 fc:0");
+    cr_assert(!has_alias(&old, "flat") && !has_alias(&old, "relu"));
+    cr_assert_eq(old.op[workload_find(&old, "pool")].n_out, 1);
+    workload_release(&old);
     workload_release(&tr);
     workload_release(&fwd);
 }
