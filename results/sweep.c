@@ -132,13 +132,15 @@ cleanup:
 
 /* ------------------------------------------------------------ points */
 
-static bool excluded(const struct sweep_spec *s, const char *wl, const char *cl, const char *pl)
+static bool excluded(const struct sweep_spec *s, const char *wl, const char *cl, const char *pl,
+                     enum placer_grouper gr, bool fusion)
 {
     for (int32_t i = 0; i < s->n_exclude; i++) {
         const struct sweep_exclude *e = &s->exclude[i];
         if ((!e->workload || strcmp(e->workload, wl) == 0) &&
             (!e->cluster || strcmp(e->cluster, cl) == 0) &&
-            (!e->placer || strcmp(e->placer, pl) == 0)) {
+            (!e->placer || strcmp(e->placer, pl) == 0) && (!e->grouper || e->grouper_v == gr) &&
+            (!e->fusion || e->fusion_v == fusion)) {
             return true;
         }
     }
@@ -283,8 +285,10 @@ static int expand(struct sweep *sw)
     for (;;) {
         int d;
 
+        /* as written: `paper` fixes its grouper and fusion only in the point */
         if (!excluded(s, s->workloads.item[i[DIM_WORKLOAD]].text,
-                      s->clusters.item[i[DIM_CLUSTER]].text, s->placers.item[i[DIM_PLACER]].text)) {
+                      s->clusters.item[i[DIM_CLUSTER]].text, s->placers.item[i[DIM_PLACER]].text,
+                      s->groupers[i[DIM_GROUPER]], s->fusion[i[DIM_FUSION]])) {
             struct sweep_point p;
 
             make_point(sw, i, &p);
