@@ -524,8 +524,9 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
     }
     {
         char tail[600];
-        snprintf(tail, sizeof(tail), "AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s, 3", x->sql,
-                 by ? by->sql : "1");
+        /* panels of memory fractions from ample to scarce, as the paper's figures */
+        snprintf(tail, sizeof(tail), "AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
+                 by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
         CHECK(query_in(db, sel, &sc.from, tail, &r));
     }
     CHECK(configs_of(db, &sc, &cf));
@@ -548,7 +549,8 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
         fprintf(csv, ",%s,%s,%s,%s\n", cell(&r, i, 2), cell(&r, i, 3) ? cell(&r, i, 3) : "NaN",
                 cell(&r, i, 4), cell(&r, i, 5));
     }
-    fprintf(gp, "set key outside right top\nset grid\nset xlabel '%s'\nset ylabel '%s'\n", x->label,
+    fprintf(gp, "%s\nset grid\nset xlabel '%s'\nset ylabel '%s'\n",
+            npanel > 1 ? "set key below\nset bmargin 7" : "set key outside right top", x->label,
             y->label);
     if (x == rdim_find("n_ops")) {
         fputs("set logscale x\n", gp);
@@ -593,7 +595,10 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
                         any_oom = true;
                     }
                 } else if (y->needs_sim) {
-                    CHECK(sappend(&s->inf, &s->ni, &s->ai, cell(&r, i, 2), top));
+                    /* each configuration's marks on their own height: none hides another */
+                    char topc[32];
+                    snprintf(topc, sizeof(topc), "%.6g", strtod(top, NULL) * (1.0 + 0.03 * c));
+                    CHECK(sappend(&s->inf, &s->ni, &s->ai, cell(&r, i, 2), topc));
                     any_inf = true;
                 }
             }
@@ -616,7 +621,11 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
         bool first = true;
         char ptitle[400];
         if (npanel > 1) {
+            char *u;
             snprintf(ptitle, sizeof(ptitle), "%s %s", by->name, panels[p]);
+            while ((u = strchr(ptitle, '_')) != NULL && u < ptitle + strlen(by->name)) {
+                *u = ' ';
+            }
         }
         fputs("set title ", gp);
         gp_qstr(gp, npanel > 1 ? ptitle : title);
@@ -625,8 +634,13 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
             const struct series *s = &ser[p * cf.n + c];
             bool titled = false;
             if (s->d) {
-                fprintf(gp, "%s$D_%d_%d using 1:2 with linespoints lw 2 pt 7 lc %d title ",
-                        first ? "" : ", \\\n     ", p, c, c + 1);
+                /* equal values stay visible: a marker per configuration, optimised
+                 * configurations dashed */
+                fprintf(gp,
+                        "%s$D_%d_%d using 1:2 with linespoints lw 2 pt %d ps 1.4 dt %d lc %d "
+                        "title ",
+                        first ? "" : ", \\\n     ", p, c, 4 + 2 * (c % 6),
+                        strchr(cell(&cf, c, 0), '+') ? 2 : 1, c + 1);
                 gp_str(gp, cell(&cf, c, 0));
                 first = false;
                 titled = true;
