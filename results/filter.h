@@ -33,6 +33,18 @@
     "(placer || CASE WHEN grouper = 'coplace' AND placer <> 'paper' THEN '+coplace' ELSE '' END "  \
     "|| CASE WHEN fusion = 1 AND placer <> 'paper' THEN '+fusion' ELSE '' END)"
 
+/*
+ * The order of placer configurations in tables and legends (an aggregate
+ * ORDER BY term): baselines, then the paper's placers each plain and then
+ * optimised, then the rest; sweeps run in parallel, so the order runs were
+ * stored in says nothing.
+ */
+#define RESULTS_CONFIG_ORDER_SQL                                                                   \
+    "MIN(CASE r.placer WHEN 'single' THEN 0 WHEN 'expert' THEN 1 WHEN 'm-topo' THEN 2 WHEN "       \
+    "'m-topo-nonuniform' THEN 3 WHEN 'm-etf' THEN 4 WHEN 'm-etf-reserve' THEN 5 WHEN 'paper' "     \
+    "THEN 6 WHEN 'm-sct' THEN 7 WHEN 'm-sct-reserve' THEN 8 WHEN 'round-robin' THEN 9 WHEN "       \
+    "'random' THEN 10 ELSE 11 END), MIN(r.grouper = 'coplace') + MIN(r.fusion), 1"
+
 /* A dimension of the runs table: what --where, --x, --by and report key on. */
 struct rdim {
     const char *name;  /* as the user writes it */

@@ -332,6 +332,11 @@ static int scope_build(struct db *db, const struct plot_opts *o,
             addf(s->fixed, sizeof(s->fixed), " ", v);
         }
     }
+    rows_release(&r);
+    CHECK(query_in(db, "r.sweep", &s->from, "GROUP BY 1", &r));
+    if (r.n == 1 && cell(&r, 0, 0)) {
+        addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", sweep " : "sweep ", cell(&r, 0, 0));
+    }
     addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", " : "", s->model);
     addf(s->fixed, sizeof(s->fixed), " simulator", "");
 cleanup:
@@ -346,7 +351,8 @@ cleanup:
 /* Distinct placer configurations of a scope in order of first run. */
 static int configs_of(struct db *db, const struct scope *s, struct rows *out)
 {
-    return query_in(db, RESULTS_CONFIG_SQL, &s->from, "GROUP BY 1 ORDER BY MIN(r.id)", out);
+    return query_in(db, RESULTS_CONFIG_SQL, &s->from,
+                    "GROUP BY 1 ORDER BY " RESULTS_CONFIG_ORDER_SQL, out);
 }
 
 /* ------------------------------------------------------------ kinds */
@@ -357,7 +363,7 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
     const struct rdim *free_dims[] = {rdim_find("workload"), NULL};
     struct rows r = {0}, cf = {0};
     struct scope sc;
-    char **wl = NULL, **pl = NULL, title[1200];
+    char **wl = NULL, **pl = NULL, title[1600], oomnote[400] = "", leftout[300] = "";
     int nw = 0, np = 0, rc = 0, nkept = 0;
     const char *norm = o->normalise ? o->normalise : "single";
     bool by_ref = what == 0 && strcmp(norm, "none") != 0;
@@ -366,7 +372,8 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
     rc = query_in(db,
                   "r.workload, " RESULTS_CONFIG_SQL ", "
                   "AVG(CASE WHEN r.status IN ('ok','oom') THEN r.step_us END), "
-                  "AVG(r.placement_ms), COUNT(*)",
+                  "AVG(r.placement_ms), COUNT(*), "
+                  "SUM(r.status = 'ok') = 0 AND SUM(r.status = 'oom') > 0",
                   &sc.from, "GROUP BY 1, 2 ORDER BY MIN(r.id)", &r);
     if (!rc) {
         rc = configs_of(db, &sc, &cf);
@@ -374,8 +381,16 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
     if (rc) {
         goto scoped;
     }
-    if ((rc = distinct(&r, 0, &wl, &nw)) || (rc = distinct(&r, 1, &pl, &np))) {
+    if ((rc = distinct(&r, 0, &wl, &nw))) {
         goto scoped;
+    }
+    np = cf.n;
+    if (!(pl = calloc((size_t)np + 1, sizeof(*pl)))) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+        goto scoped;
+    }
+    for (int k = 0; k < np; k++) {
+        pl[k] = (char *)cell(&cf, k, 0); /* borrowed from cf */
     }
     fputs("workload", csv);
     for (int k = 0; k < np; k++) {
@@ -393,6 +408,7 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
         }
         /* a workload without a reference run would be an empty tick */
         if (by_ref && !(base > 0)) {
+            addf(leftout, sizeof(leftout), *leftout ? ", " : "", wl[w]);
             continue;
         }
         nkept++;
@@ -403,6 +419,10 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
                 if (strcmp(cell(&r, i, 0), wl[w]) == 0 && strcmp(cell(&r, i, 1), pl[k]) == 0 &&
                     cell(&r, i, 2 + what)) {
                     v = strtod(cell(&r, i, 2 + what), NULL);
+                    if (what == 0 && strcmp(cell(&r, i, 5), "1") == 0) {
+                        addf(oomnote, sizeof(oomnote), *oomnote ? "; " : "", pl[k]);
+                        addf(oomnote, sizeof(oomnote), " on ", wl[w]);
+                    }
                 }
             }
             if (what == 0) {
@@ -429,22 +449,31 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
           gp);
     if (what == 0 && !by_ref) {
         fputs("set ylabel 'step time (ms)'\nset yrange [0:*]\n", gp);
-        snprintf(title, sizeof(title), "Step time per workload and placer configuration\n%s",
+        snprintf(title, sizeof(title),
+                 "Step time per workload and placer configuration (infeasible: no bar)\n%s",
                  sc.fixed);
     } else if (what == 0) {
         fprintf(gp, "set ylabel 'step time / %s step time (x)'\nset yrange [0:*]\n", norm);
         snprintf(title, sizeof(title),
                  "Step time normalised to %s per placer configuration (infeasible: no bar)\n%s%s",
                  strcmp(norm, "single") == 0 ? "one device (single)" : "the expert placement",
-                 sc.fixed, nkept < nw ? ", workloads without that reference left out" : "");
+                 sc.fixed, "");
     } else {
         fputs("set ylabel 'placement time (ms)'\nset logscale y\n", gp);
         snprintf(title, sizeof(title), "Placement time per workload and placer configuration\n%s",
                  sc.fixed);
     }
+    if (*oomnote) {
+        addf(title, sizeof(title), "\nout of memory (bar drawn): ", oomnote);
+    }
+    if (*leftout) {
+        addf(title, sizeof(title), "\nleft out, no reference run: ", leftout);
+    }
     fputs("set title ", gp);
     gp_qstr(gp, title);
-    fprintf(gp, "\nplot for [i=2:%d] DATA using i:xtic(1) title columnheader(i)\n", np + 1);
+    /* the workloads fill the frame (the histogram style leaves a slot empty otherwise) */
+    fprintf(gp, "\nset xrange [-0.6:%g]\n", nkept - 0.4);
+    fprintf(gp, "plot for [i=2:%d] DATA using i:xtic(1) title columnheader(i)\n", np + 1);
 scoped:
     scope_release(&sc);
 cleanup:
@@ -795,13 +824,13 @@ static int data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *
     fputs("set datafile separator ','\nset datafile missing 'NaN'\n"
           "set style data histograms\nset style histogram clustered gap 1\n"
           "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
-          "set xlabel 'device'\nset ylabel 'memory (GiB)'\nset yrange [0:*]\n",
+          "set xlabel 'device'\nset ylabel 'memory (GiB)'\nset yrange [0:*]\nset key below\n",
           gp);
     snprintf(title, sizeof(title), "Peak memory per device against its limit\n%s", desc);
     fputs("set title ", gp);
     gp_qstr(gp, title);
-    fputs("\nplot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title 'device memory'",
-          gp);
+    fprintf(gp, "\nset key autotitle columnheader\nset xrange [-0.6:%g]\n", r.n - 0.4);
+    fputs("plot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title 'device memory'", gp);
     /* only the memory-aware placers have a limit of their own */
     fputs(limit ? ", '' using 4 title 'placer limit (memory fraction x memory)'\n" : "\n", gp);
 cleanup:

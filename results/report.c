@@ -331,6 +331,15 @@ static int matrix_row(void *ctx, int ncol, const char *const *names, const char 
     return 0;
 }
 
+static int add_column(void *ctx, int ncol, const char *const *names, const char *const *v)
+{
+    struct matrix *m = ctx;
+
+    (void)ncol;
+    (void)names;
+    return find_or_add(&m->col, &m->ncol, &m->alloc_col, v[0] ? v[0] : "?") < 0 ? BAECHI_ENOMEM : 0;
+}
+
 enum what { W_STEP, W_NORM_SINGLE, W_NORM_EXPERT, W_PLACE, W_PEAK };
 
 /* Splits a row key "a\tb\tc" into up to nkey cells (pointers into copy). */
@@ -512,6 +521,20 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
     CHECK(rsql_cat(&q, " GROUP BY 1, 2 ORDER BY (SELECT MIN(q.id) FROM runs q WHERE q.workload = "
                        "r.workload), r.cluster, r.n_devices, r.memory_fraction DESC, "
                        "r.comm_factor, r.compute_factor, MIN(r.id)"));
+    {
+        /* columns: the placer configurations in the order they were run */
+        struct rsql c;
+        rsql_init(&c);
+        if (!(rc = rsql_cat(&c, "SELECT " RESULTS_CONFIG_SQL " ")) &&
+            !(rc = rsql_append(&c, &from)) &&
+            !(rc = rsql_cat(&c, " GROUP BY 1 ORDER BY " RESULTS_CONFIG_ORDER_SQL))) {
+            rc = db_query_params(db, c.sql, c.p, c.np, add_column, &m);
+        }
+        rsql_release(&c);
+        if (rc) {
+            goto cleanup;
+        }
+    }
     CHECK(db_query_params(db, q.sql, q.p, q.np, matrix_row, &m));
     if (m.nrow == 0) {
         fprintf(out, "no runs with the %s simulator model%s\n", model,
