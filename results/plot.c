@@ -812,6 +812,16 @@ static int data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *
     for (int i = 0; i < r.n; i++) {
         limit |= cell(&r, i, 3) != NULL;
     }
+    {
+        /* databases written before baselines stopped storing one */
+        struct rows p = {0};
+        CHECK(db_query1(db, "SELECT placer FROM runs WHERE id = ?1", id, rows_add, &p));
+        if (p.n == 1 && cell(&p, 0, 0) && placer_find(cell(&p, 0, 0)) &&
+            (placer_find(cell(&p, 0, 0))->flags & PLACER_BASELINE)) {
+            limit = false;
+        }
+        rows_release(&p);
+    }
     fprintf(csv, "device,peak_gib,limit_gib%s\n", limit ? ",placer_limit_gib" : "");
     for (int i = 0; i < r.n; i++) {
         csv_field(csv, cell(&r, i, 0));
@@ -1071,10 +1081,32 @@ static const char *terminal_for(const char *out)
     return NULL;
 }
 
+/* A temporary file beside path, open for writing. */
+static int open_tmp(const char *path, char **tmp, FILE **f)
+{
+    int fd;
+
+    if (asprintf(tmp, "%s.tmp-XXXXXX", path) < 0) {
+        *tmp = NULL;
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if ((fd = mkstemp(*tmp)) < 0 || !(*f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(*tmp);
+        }
+        free(*tmp);
+        *tmp = NULL;
+        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return 0;
+}
+
 int plot_make(struct db *db, const struct plot_opts *o)
 {
     char dir[] = "/tmp/baechi-plot-XXXXXX";
-    char *csv_path = NULL, *gp_path = NULL, *gnuplot = NULL;
+    char *csv_path = NULL, *gp_path = NULL, *gnuplot = NULL, *csv_tmp = NULL, *gp_tmp = NULL;
     FILE *csv = NULL, *gp = NULL;
     const char *term = NULL;
     bool have_dir = false;
@@ -1084,7 +1116,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
     if (!plot_kind_summary(o->kind)) {
         return err_set(BAECHI_EINVAL,
                        "unknown plot kind '%s' (step, placement-time, memory, peak, gantt, "
-                       "scaling)",
+                       "scaling, line)",
                        o->kind);
     }
     if (!o->out && !o->csv) {
@@ -1111,11 +1143,10 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if (!(csv = fopen(csv_path, "w")) || !(gp = fopen(gp_path, "w"))) {
-        rc =
-            err_set(BAECHI_EIO, "cannot write '%s': %s", csv ? gp_path : csv_path, strerror(errno));
-        goto cleanup;
-    }
+    /* the data and script are written next to where they go and renamed there only when
+     * complete: a failed plot leaves no partial file */
+    CHECK(open_tmp(csv_path, &csv_tmp, &csv));
+    CHECK(open_tmp(gp_path, &gp_tmp, &gp));
     fprintf(gp, "# baechi plot %s (generated)\nset terminal %s\nset output ", o->kind,
             term ? term : "dumb");
     gp_str(gp, o->out ? o->out : "/dev/null");
@@ -1161,7 +1192,17 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = err_set(BAECHI_EIO, "cannot write '%s'", gp_path);
     }
     gp = NULL;
-    if (rc || !o->out) {
+    if (rc) {
+        goto cleanup;
+    }
+    if (rename(csv_tmp, csv_path) != 0 || rename(gp_tmp, gp_path) != 0) {
+        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", csv_path, strerror(errno));
+        goto cleanup;
+    }
+    free(csv_tmp);
+    free(gp_tmp);
+    csv_tmp = gp_tmp = NULL;
+    if (!o->out) {
         goto cleanup;
     }
     CHECK(run_gnuplot(gnuplot, gp_path));
@@ -1174,6 +1215,14 @@ cleanup:
     }
     if (gp) {
         fclose(gp);
+    }
+    if (csv_tmp) {
+        unlink(csv_tmp);
+        free(csv_tmp);
+    }
+    if (gp_tmp) {
+        unlink(gp_tmp);
+        free(gp_tmp);
     }
     if (have_dir) {
         char p[64];

@@ -484,7 +484,10 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
         v->limit_bytes = s->dev[d].limit_bytes;
         v->placer_peak_bytes = DB_NULL_INT;
         v->placer_limit_bytes = DB_NULL_INT;
-        if (st && st->peak_bytes && d < st->n_devices && st->limit_bytes[d] > 0) {
+        /* the baselines place without looking at memory: no limit of their own */
+        if (st && st->peak_bytes && d < st->n_devices && st->limit_bytes[d] > 0 &&
+            !(r->placer && placer_find(r->placer) &&
+              (placer_find(r->placer)->flags & PLACER_BASELINE))) {
             v->placer_peak_bytes = st->peak_bytes[d];
             v->placer_limit_bytes = st->limit_bytes[d];
         }
