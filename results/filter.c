@@ -204,7 +204,7 @@ static bool contains_ci(const char *hay, const char *needle)
 const char *results_suggest(const char *s, const char *const *names, int n)
 {
     const char *best = NULL;
-    size_t bestd = (size_t)-1, limit = strlen(s) / 3 + 2;
+    size_t bestd = (size_t)-1, limit = (strlen(s) + 2) / 3; /* m-eft -> m-etf: 2 */
 
     for (int i = 0; i < n; i++) {
         size_t d = names[i] ? results_edit_distance(s, names[i]) : (size_t)-1;
