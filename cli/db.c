@@ -42,7 +42,7 @@ static const char *const query_usage[] = {
 static const char *const check_usage[] = {"baechi db check [--db <F>]", NULL};
 static const char *const report_usage[] = {
     "baechi report [--db <F>] [--format table|markdown] [--model timed|baechi] [--where K=V]...",
-    "   or: baechi report [--db <F>] --format csv|json [--where K=V]...   (one row per run)", NULL};
+    "baechi report [--db <F>] --format csv|json [--where K=V]...   (one row per run)", NULL};
 
 static const struct cmd_opt schema_opts[] = {CMD_OPT_END};
 static const struct cmd_opt query_opts[] = {DB_OPT_ROW, FORMAT_OPT_ROW, JSON_OPT_ROW, WHERE_OPT_ROW,

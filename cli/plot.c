@@ -17,9 +17,9 @@
 static const char *const plot_usage[] = {
     "baechi plot <kind> [--db <F>] -o <out.png|svg|pdf> [--csv <data.csv>] [--where K=V]... "
     "[options]",
-    "   or: baechi plot line --x <dim> --y <metric> [--by <dim>] [--where K=V]... -o <out.png>",
-    "   or: baechi plot <kind> [--db <F>] --csv <data.csv>",
-    "   or: baechi plot --list",
+    "baechi plot line --x <dim> --y <metric> [--by <dim>] [--where K=V]... -o <out.png>",
+    "baechi plot <kind> [--db <F>] --csv <data.csv>",
+    "baechi plot --list",
     NULL,
 };
 
