@@ -11,6 +11,7 @@
 #include "results/filter.h"
 #include "results/plot.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ int cmd_plot(int argc, char **argv)
         .argc = argc, .argv = argv, .cmd = "plot", .usage = plot_usage, .opts = plot_opts};
     struct plot_opts po;
     struct rfilter where;
+    bool model_given = false;
     const char *dbp = "results.db";
     struct db *db = NULL;
     int rc = 0, o;
@@ -99,6 +101,7 @@ int cmd_plot(int argc, char **argv)
                 goto done;
             }
             po.model = cp.optarg;
+            model_given = true;
             break;
         case PL_WORKLOAD:
             if (rfilter_add_eq(&where, "workload", cp.optarg)) {
@@ -151,6 +154,13 @@ int cmd_plot(int argc, char **argv)
     if (cmd_optind() != argc - 1) {
         rc = cmd_usage_error(&cp, "needs one plot kind (see --list)");
         goto done;
+    }
+    {
+        /* --where model=M chooses the model as --model does */
+        const struct rcond *mc = rfilter_get(&where, "model");
+        if (mc && strcmp(mc->op, "=") == 0 && mc->nval == 1 && !model_given) {
+            po.model = mc->val[0];
+        }
     }
     po.kind = argv[cmd_optind()];
     if (!plot_kind_summary(po.kind)) {

@@ -282,9 +282,19 @@ static int scope_build(struct db *db, const struct plot_opts *o,
                 one |= cell(&r, k, 0) && strtod(cell(&r, k, 0), NULL) == 1.0;
             }
             if (strcmp(d->name, "memory_fraction") == 0) {
-                CHECK(rsql_cat(&s->from, " AND r.memory_fraction = (SELECT MAX(q.memory_fraction) "
-                                         "FROM runs q WHERE q.sim_model = r.sim_model AND "
-                                         "q.workload = r.workload)"));
+                /* the largest fraction of each workload among the selected runs */
+                struct rsql pin;
+                rsql_init(&pin);
+                rc = rsql_cat(&pin, " AND r.memory_fraction = (SELECT MAX(q.memory_fraction) FROM "
+                                    "runs q WHERE q.workload = r.workload AND q.id IN (SELECT "
+                                    "r.id ");
+                if (!rc && !(rc = rsql_append(&pin, &s->from)) && !(rc = rsql_cat(&pin, "))"))) {
+                    rc = rsql_append(&s->from, &pin);
+                }
+                rsql_release(&pin);
+                if (rc) {
+                    goto cleanup;
+                }
                 rows_release(&r);
                 CHECK(query_in(db, sel, &s->from, "GROUP BY 1", &r));
                 addf(s->fixed, sizeof(s->fixed),
@@ -1081,10 +1091,23 @@ static const char *terminal_for(const char *out)
     return NULL;
 }
 
-/* A temporary file beside path, open for writing. */
+/*
+ * A temporary file beside path, open for writing.  A path that exists and is
+ * no regular file (a terminal, a pipe, /dev/stdout) is written directly:
+ * *tmp stays NULL and nothing is renamed over it.
+ */
 static int open_tmp(const char *path, char **tmp, FILE **f)
 {
+    struct stat sb;
     int fd;
+
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *tmp = NULL;
+        if (!(*f = fopen(path, "w"))) {
+            return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
+        }
+        return 0;
+    }
 
     if (asprintf(tmp, "%s.tmp-XXXXXX", path) < 0) {
         *tmp = NULL;
@@ -1195,7 +1218,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
     if (rc) {
         goto cleanup;
     }
-    if (rename(csv_tmp, csv_path) != 0 || rename(gp_tmp, gp_path) != 0) {
+    if ((csv_tmp && rename(csv_tmp, csv_path) != 0) || (gp_tmp && rename(gp_tmp, gp_path) != 0)) {
         rc = err_set(BAECHI_EIO, "cannot write '%s': %s", csv_path, strerror(errno));
         goto cleanup;
     }

@@ -473,7 +473,11 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
 {
     static const char *const dims[] = {
         "workload", "cluster", "devices", "memory_fraction", "comm_factor", "compute_factor", NULL};
-    const char *model = o->model ? o->model : "timed";
+    /* the tables show one model: --model, or the one --where names, or timed */
+    const struct rcond *mc = rfilter_get(o->where, "model");
+    const char *model = o->model                                          ? o->model
+                        : mc && strcmp(mc->op, "=") == 0 && mc->nval == 1 ? mc->val[0]
+                                                                          : "timed";
     const char *keys[8];
     struct matrix m;
     struct rsql from, q;

@@ -131,3 +131,11 @@ expect_grep "^device,peak_gib,limit_gib$" pks.csv
 fig gt gantt --where devices=4
 expect_grep "m-etf\+coplace\+fusion on $W1" gt.gp
 expect_grep "^compute,[0-3]," gt.csv
+
+# data to a pipe (or /dev/stdout) is written through, not renamed over it
+mkfifo pipe
+cat pipe > piped.csv &
+expect_exit 0 "$BAECHI" plot step --db r.db --where devices=4 --csv pipe
+wait
+test -p pipe
+expect_grep "^workload,single,expert,m-etf,m-etf\+coplace\+fusion$" piped.csv
