@@ -984,8 +984,8 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
         gp_str(gp, c.dev[d].name);
         fprintf(gp, " %d", d);
     }
-    snprintf(title, sizeof(title), "One simulated step: %.3f ms (%s model)\n%s",
-             (double)res.step_us / 1e3, sim_model_name(model), desc);
+    snprintf(title, sizeof(title), "One simulated step: %.3f ms\n%s", (double)res.step_us / 1e3,
+             desc);
     fputs(")\nset title ", gp);
     gp_qstr(gp, title);
     fputc('\n', gp);
