@@ -29,7 +29,7 @@ enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP, DB_OPT_WHERE,
         "where", DB_OPT_WHERE, "K=V",                                                              \
             "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, "      \
             "config, grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, "     \
-            "n_ops, seed, sweep, model, status; repeatable"                                        \
+            "n_ops, batch, seed, sweep, model, status; repeatable"                                 \
     }
 #define JSON_OPT_ROW                                                                               \
     {                                                                                              \

@@ -47,11 +47,13 @@ static const struct cmd_opt plot_opts[] = {
     {"model", PL_MODEL, "M", "runs of simulator model M: timed (default) or baechi"},
     {"where", PL_WHERE, "K=V",
      "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, config, "
-     "grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, n_ops, seed, sweep, "
+     "grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, n_ops, batch, seed, "
+     "sweep, "
      "status; repeatable"},
     {"workload", PL_WORKLOAD, "W", "the same as --where workload=W"},
     {"x", PL_X, "DIM",
-     "line: the x axis: devices (default), memory_fraction, comm_factor, compute_factor, n_ops"},
+     "line: the x axis: devices (default), memory_fraction, comm_factor, compute_factor, n_ops, "
+     "batch"},
     {"y", PL_Y, "METRIC", "line: step (default, ms), peak (GiB), placement (ms), bound_ratio"},
     {"by", PL_BY, "DIM", "line: one panel per value of DIM (e.g. memory_fraction)"},
     {"run", PL_RUN, "ID",

@@ -28,6 +28,9 @@ static const struct rdim dims[] = {
     {"grouper", NULL, "r.grouper", 't', "grouper", false},
     {"fusion", NULL, "r.fusion", 'b', "operator fusion", false},
     {"n_ops", "ops", "r.n_ops", 'i', "graph size (ops)", false},
+    /* not a column: the _bN of the generated workloads' names (gnmt_v2_b128_fwd) */
+    {"batch", NULL, "NULLIF(CAST(substr(r.workload, instr(r.workload, '_b') + 2) AS INTEGER), 0)",
+     'i', "batch size (from the workload name)", false},
     {"seed", NULL, "r.seed", 'i', "seed", false},
     {"sweep", NULL, "r.sweep", 't', "sweep", false},
     {"model", "sim_model", "r.sim_model", 't', "simulator model", false},

@@ -12,7 +12,7 @@
  * Keys (docs/results.md): workload, cluster, placer, config (placer
  * configuration label, e.g. m-etf+coplace+fusion), grouper, fusion,
  * devices, memory_fraction (fraction), comm_factor, compute_factor, n_ops,
- * seed, sweep, model, status.
+ * batch (the _bN of a workload's name), seed, sweep, model, status.
  *
  * Part of baechi-c; see README.md for the licence.
  */

@@ -526,24 +526,26 @@ static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv,
     bool have_sc = false, any_inf = false, any_oom = false;
 
     if (!x || x->kind == 't' || !y || (o->by && (!by || by == x))) {
-        return err_set(BAECHI_EINVAL,
-                       "plot %s: unknown %s '%s' (--x: devices, memory_fraction, comm_factor, "
-                       "compute_factor, n_ops, seed; --y: step, peak, placement, bound_ratio; "
-                       "--by: any --where key but the x dimension)",
-                       o->kind,
-                       !x || x->kind == 't' ? "--x"
-                       : !y                 ? "--y"
-                                            : "--by",
-                       !x || x->kind == 't' ? xs
-                       : !y                 ? ys
-                                            : o->by);
+        return err_set(
+            BAECHI_EINVAL,
+            "plot %s: unknown %s '%s' (--x: devices, memory_fraction, comm_factor, "
+            "compute_factor, n_ops, batch, seed; --y: step, peak, placement, bound_ratio; "
+            "--by: any --where key but the x dimension)",
+            o->kind,
+            !x || x->kind == 't' ? "--x"
+            : !y                 ? "--y"
+                                 : "--by",
+            !x || x->kind == 't' ? xs
+            : !y                 ? ys
+                                 : o->by);
     }
     free_dims[nf++] = x;
     if (by) {
         free_dims[nf++] = by;
     }
-    if (x == rdim_find("n_ops")) {
-        free_dims[nf++] = rdim_find("workload"); /* graph size is a property of the workload */
+    if (x == rdim_find("n_ops") || x == rdim_find("batch")) {
+        /* graph size and batch are properties of the workload */
+        free_dims[nf++] = rdim_find("workload");
     }
     CHECK(scope_build(db, o, free_dims, ", or draw one panel per value with --by DIM", &sc));
     have_sc = true;

@@ -99,3 +99,18 @@ expect_exit 0 "$BAECHI" db query --db r.db --format csv --where placer=single "w
 expect_grep "^2,4$" out
 expect_exit 2 "$BAECHI" db query --db r.db --where placer=nope "select 1"
 expect_grep "no run has placer 'nope'" err
+
+# the batch size (the _bN of generated workloads' names) as an x axis
+cat > b.yaml <<YAML
+name: batch
+workloads: ["gen:transformer?layers=1&forward_only=1&batch=8", "gen:transformer?layers=1&forward_only=1&batch=32"]
+clusters: [paper-4gpu-pcie]
+placers: [single, m-etf]
+YAML
+expect_exit 0 "$BAECHI" sweep b.yaml --db b.db -j 1 --quiet
+expect_exit 0 "$BAECHI" plot line --db b.db --x batch --y step --csv bt.csv
+expect_grep "^config,batch,step_ms,status,runs$" bt.csv
+expect_grep "^m-etf,8,[0-9.]+,ok,1$" bt.csv
+expect_grep "^m-etf,32,[0-9.]+,ok,1$" bt.csv
+expect_exit 0 "$BAECHI" report --db b.db --format csv --where batch=32 --where placer=single
+test "$(grep -c ',single,' out)" = 1

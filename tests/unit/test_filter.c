@@ -83,7 +83,8 @@ Test(filter, dimensions_and_metrics)
     cr_assert_not_null(rdim_find("devices"));
     cr_assert_eq(rdim_find("n_devices"), rdim_find("devices"));
     cr_assert_eq(rdim_find("ops"), rdim_find("n_ops"));
-    cr_assert_null(rdim_find("batch"));
+    cr_assert_not_null(rdim_find("batch"));
+    cr_assert_null(rdim_find("batch_size"));
     cr_assert_not_null(rmetric_find("bound_ratio"));
     cr_assert_eq(rmetric_find("step_ms"), rmetric_find("step"));
     cr_assert_null(rmetric_find("speed"));
