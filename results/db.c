@@ -832,6 +832,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
     const char **names = NULL, **vals = NULL;
     int *types = NULL;
     int rc = 0, s, n;
+    long nrows = 0;
 
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
         return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
@@ -880,9 +881,12 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         if (tfn && (rc = tfn(ctx, n, names, vals, types)) != 0) {
             goto cleanup;
         }
+        nrows++;
     }
     if (s != SQLITE_DONE) {
         rc = err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+    } else if (tfn && nrows == 0) {
+        rc = tfn(ctx, n, names, NULL, NULL); /* the columns of an empty result */
     }
 cleanup:
     free(names);

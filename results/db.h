@@ -229,7 +229,8 @@ struct db_param {
 int db_query_params(struct db *db, const char *sql, const struct db_param *p, int np, db_row_fn fn,
                     void *ctx);
 
-/* Same, and fn also sees each value's SQLite storage class (JSON output keeps numbers). */
+/* Same, and fn also sees each value's SQLite storage class (JSON output keeps numbers).
+ * With no row, fn is called once with vals and types NULL (the column names). */
 enum db_value_type { DB_VALUE_NULL = 0, DB_VALUE_INT, DB_VALUE_REAL, DB_VALUE_TEXT };
 typedef int (*db_row_typed_fn)(void *ctx, int ncol, const char *const *names,
                                const char *const *vals, const int *types);

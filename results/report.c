@@ -570,6 +570,7 @@ struct emit {
     enum report_format f;
     FILE *out;
     int nrow;
+    bool header; /* the column names of an empty result were written */
 };
 
 static void json_value(FILE *out, const char *name, const char *v, int type)
@@ -594,6 +595,7 @@ static int emit_row(void *ctx, int ncol, const char *const *names, const char *c
                     const int *types)
 {
     struct emit *e = ctx;
+    bool header_only = vals == NULL;
 
     if (e->f == REPORT_JSON) {
         if (e->nrow == 0) {
@@ -602,7 +604,12 @@ static int emit_row(void *ctx, int ncol, const char *const *names, const char *c
                 fputs(c ? ", " : "", e->out);
                 json_out_str(e->out, names[c]);
             }
-            fputs("],\n \"rows\": [\n", e->out);
+            fputs("],\n \"rows\": [", e->out);
+            if (header_only) {
+                e->header = true;
+                return 0;
+            }
+            fputc('\n', e->out);
         }
         fputs(e->nrow ? ",\n  {" : "  {", e->out);
         for (int c = 0; c < ncol; c++) {
@@ -621,6 +628,10 @@ static int emit_row(void *ctx, int ncol, const char *const *names, const char *c
                 csv_cell(names[c], e->out);
             }
             fputc('\n', e->out);
+            if (header_only) {
+                e->header = true;
+                return 0;
+            }
         }
         for (int c = 0; c < ncol; c++) {
             if (c) {
@@ -644,7 +655,9 @@ static int emit_query(struct db *db, const char *sql, const struct db_param *p, 
     if (rc) {
         return rc;
     }
-    if (e.nrow == 0 && f == REPORT_JSON) {
+    if (e.nrow == 0 && e.header) {
+        /* the columns came from the statement */
+    } else if (e.nrow == 0 && f == REPORT_JSON) {
         fputs("{\"columns\": [", out);
         for (int c = 0; empty_cols && empty_cols[c]; c++) {
             fputs(c ? ", " : "", out);

@@ -114,3 +114,9 @@ expect_grep "^m-etf,8,[0-9.]+,ok,1$" bt.csv
 expect_grep "^m-etf,32,[0-9.]+,ok,1$" bt.csv
 expect_exit 0 "$BAECHI" report --db b.db --format csv --where batch=32 --where placer=single
 test "$(grep -c ',single,' out)" = 1
+
+# an empty result still names its columns
+expect_exit 0 "$BAECHI" db query --db r.db --json "select id, workload from runs where 0"
+python3 -c "import json; t = json.load(open('out')); assert t == {'columns': ['id', 'workload'], 'rows': []}, t"
+expect_exit 0 "$BAECHI" report --db r.db --format csv --where status=infeasible --where devices=2 --where fusion=1
+test "$(grep -c . out)" = "$((1 + $(sqlite3 r.db "select count(*) from runs where status = 'infeasible' and n_devices = 2 and fusion = 1")))"
