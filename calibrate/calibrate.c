@@ -267,7 +267,7 @@ static char *device_kind(const char *name)
 int calibrate_to_cluster(const struct calib_result *r, const char *name, const char *command,
                          struct cluster *c)
 {
-    char src[1024];
+    char src[2048];
     size_t off;
     int32_t n = r->n_devices;
     int rc = 0;
@@ -330,6 +330,37 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
     for (int32_t d = 0; d < n && off < sizeof(src); d++) {
         off += (size_t)snprintf(src + off, sizeof(src) - off, "%s%s", d ? ", " : "",
                                 r->dev[d].info.name);
+    }
+    /* the fit's quality goes with the cluster (provenance) and is said aloud when poor */
+    if (r->have_fit && off < sizeof(src)) {
+        char q[400], w[700] = "";
+        double worst = 0;
+        int bad = 0;
+        if (fit_check(&r->all, NULL, range_name, 0, q, sizeof(q))) {
+            err_warn("calibration: the pooled transfer fit is poor: %s", q);
+            snprintf(w, sizeof(w), "all pairs: %s", q);
+            bad++;
+        }
+        for (int32_t g = 0; g < r->n_groups; g++) {
+            for (int k = 0; k < CALIB_N_RANGES; k++) {
+                if (r->group[g].err[k].n > 0) {
+                    worst = fmax(worst, r->group[g].err[k].worst_rel);
+                }
+            }
+            if (fit_check(&r->group[g].fit, r->group[g].err, range_name, CALIB_N_RANGES, q,
+                          sizeof(q))) {
+                size_t len = strlen(w);
+                err_warn("calibration: the fit of group %d (%s) is poor: %s", (int)g,
+                         r->group[g].path, q);
+                snprintf(w + len, sizeof(w) - len, "%sgroup %d: %s", len ? "; " : "", (int)g, q);
+                bad++;
+            }
+        }
+        off += (size_t)snprintf(src + off, sizeof(src) - off,
+                                "; fit quality: R² %.5f over all pairs, worst error %.1f %% over "
+                                "%d group%s%s%s",
+                                r->all.r2, 100 * worst, (int)r->n_groups,
+                                r->n_groups == 1 ? "" : "s", bad ? "; WARNING: " : "", w);
     }
     c->source = array_strdup(src);
     c->description = array_strdup(

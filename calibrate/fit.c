@@ -9,6 +9,7 @@
 #include "core/err.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,46 @@ void fit_range_errors(const struct fit_line *f, const double *x, const double *y
             }
         }
     }
+}
+
+static void append(char *buf, size_t size, const char *text)
+{
+    size_t n = strlen(buf);
+
+    if (n < size) {
+        snprintf(buf + n, size - n, "%s%s", n ? "; " : "", text);
+    }
+}
+
+int fit_check(const struct fit_line *f, const struct fit_range_err *err,
+              const char *const *range_name, int32_t n_ranges, char *buf, size_t size)
+{
+    char t[160];
+    int n = 0;
+
+    if (size) {
+        buf[0] = '\0';
+    }
+    if (!(f->r2 >= FIT_MIN_R2)) {
+        snprintf(t, sizeof(t), "R² %.4f < %.2f", f->r2, FIT_MIN_R2);
+        append(buf, size, t);
+        n++;
+    }
+    if (f->intercept < 0) {
+        snprintf(t, sizeof(t), "intercept %.1f µs clamped to 0", f->intercept);
+        append(buf, size, t);
+        n++;
+    }
+    for (int32_t k = 0; err && k < n_ranges; k++) {
+        if (err[k].n > 0 && err[k].worst_rel > FIT_MAX_REL_ERR) {
+            snprintf(t, sizeof(t), "worst error %.1f %% > %.0f %% in %s (at %.0f B)",
+                     100 * err[k].worst_rel, 100 * FIT_MAX_REL_ERR,
+                     range_name ? range_name[k] : "a size range", err[k].at_x);
+            append(buf, size, t);
+            n++;
+        }
+    }
+    return n;
 }
 
 static int similar(const struct fit_line *a, const struct fit_line *b, double rel_tol,

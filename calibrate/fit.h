@@ -10,6 +10,7 @@
 #ifndef BAECHI_CALIBRATE_FIT_H
 #define BAECHI_CALIBRATE_FIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct fit_line {
@@ -53,6 +54,21 @@ void fit_range_errors(const struct fit_line *f, const double *x, const double *y
  */
 int32_t fit_group(const struct fit_line *f, int32_t n, double rel_tol, double abs_tol_us,
                   int32_t *group_of);
+
+/* Below these a fit is reported: R² under FIT_MIN_R2, a range's worst error over FIT_MAX_REL_ERR.
+ */
+#define FIT_MIN_R2      0.99
+#define FIT_MAX_REL_ERR 0.20
+
+/*
+ * The quality problems of one fit, as text for a warning: R² below
+ * FIT_MIN_R2, a negative intercept (the model clamps it to 0), a size range
+ * whose worst relative error exceeds FIT_MAX_REL_ERR (err may be NULL;
+ * range_name[i] names err[i]).  Writes them "; "-separated into buf (empty
+ * when the fit is sound) and returns their number.
+ */
+int fit_check(const struct fit_line *f, const struct fit_range_err *err,
+              const char *const *range_name, int32_t n_ranges, char *buf, size_t size);
 
 /* Median of n values (sorts a copy; n >= 1; returns NAN for n == 0 or ENOMEM). */
 double fit_median(const double *v, int32_t n);

@@ -8,12 +8,13 @@
 #include "cli/commands.h"
 #include "core/err.h"
 #include "results/db.h"
+#include "results/filter.h"
 #include "results/report.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP };
+enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP, DB_OPT_WHERE, DB_OPT_JSON };
 
 #define DB_OPT_ROW                                                                                 \
     {                                                                                              \
@@ -21,31 +22,47 @@ enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP };
     }
 #define FORMAT_OPT_ROW                                                                             \
     {                                                                                              \
-        "format", DB_OPT_FORMAT, "FMT", "table (default), csv or markdown"                         \
+        "format", DB_OPT_FORMAT, "FMT", "table (default), csv, markdown or json"                   \
+    }
+#define WHERE_OPT_ROW                                                                              \
+    {                                                                                              \
+        "where", DB_OPT_WHERE, "K=V",                                                              \
+            "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, "      \
+            "config, grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, "     \
+            "n_ops, batch, seed, sweep, model, status; repeatable"                                 \
+    }
+#define JSON_OPT_ROW                                                                               \
+    {                                                                                              \
+        "json", DB_OPT_JSON, NULL, "the same as --format json"                                     \
     }
 
 static const char *const schema_usage[] = {"baechi db schema", NULL};
 static const char *const query_usage[] = {
-    "baechi db query [--db <F>] [--format table|csv|markdown] <SQL>", NULL};
+    "baechi db query [--db <F>] [--format table|csv|markdown|json] [--where K=V]... <SQL>", NULL};
 static const char *const check_usage[] = {"baechi db check [--db <F>]", NULL};
 static const char *const report_usage[] = {
-    "baechi report [--db <F>] [--format table|csv|markdown] [--model timed|baechi] "
-    "[--sweep <name>]",
-    NULL};
+    "baechi report [--db <F>] [--format table|markdown] [--model timed|baechi] [--where K=V]...",
+    "baechi report [--db <F>] --format csv|json [--where K=V]...   (one row per run)", NULL};
 
 static const struct cmd_opt schema_opts[] = {CMD_OPT_END};
-static const struct cmd_opt query_opts[] = {DB_OPT_ROW, FORMAT_OPT_ROW, CMD_OPT_END};
+static const struct cmd_opt query_opts[] = {DB_OPT_ROW, FORMAT_OPT_ROW, JSON_OPT_ROW, WHERE_OPT_ROW,
+                                            CMD_OPT_END};
 static const struct cmd_opt check_opts[] = {DB_OPT_ROW, CMD_OPT_END};
 static const struct cmd_opt report_opts[] = {
     DB_OPT_ROW,
     FORMAT_OPT_ROW,
-    {"model", DB_OPT_MODEL, "M", "runs of simulator model M: timed (default) or baechi"},
-    {"sweep", DB_OPT_SWEEP, "NAME", "only runs of this sweep"},
+    JSON_OPT_ROW,
+    {"model", DB_OPT_MODEL, "M",
+     "runs of simulator model M: timed or baechi (default: timed for the tables, both for csv "
+     "and json)"},
+    WHERE_OPT_ROW,
+    {"sweep", DB_OPT_SWEEP, "NAME", "the same as --where sweep=NAME"},
     CMD_OPT_END,
 };
 
 struct db_cli {
-    const char *db, *model, *sweep;
+    const char *db, *model;
+    struct rfilter where;
     enum report_format format;
 };
 
@@ -55,8 +72,8 @@ static int parse(struct cmd_parser *cp, struct db_cli *c)
     int o;
 
     c->db = "results.db";
-    c->model = "timed";
-    c->sweep = NULL;
+    c->model = NULL;
+    rfilter_init(&c->where);
     c->format = REPORT_TABLE;
     while ((o = cmd_getopt(cp)) != -1) {
         switch (o) {
@@ -77,7 +94,17 @@ static int parse(struct cmd_parser *cp, struct db_cli *c)
             c->model = cp->optarg;
             break;
         case DB_OPT_SWEEP:
-            c->sweep = cp->optarg;
+            if (rfilter_add_eq(&c->where, "sweep", cp->optarg)) {
+                return cmd_usage_error(cp, "%s", err_msg());
+            }
+            break;
+        case DB_OPT_WHERE:
+            if (rfilter_add(&c->where, cp->optarg)) {
+                return cmd_usage_error(cp, "%s", err_msg());
+            }
+            break;
+        case DB_OPT_JSON:
+            c->format = REPORT_JSON;
             break;
         default:
             return EXIT_BADINPUT;
@@ -93,6 +120,7 @@ static int db_schema_cmd(int argc, char **argv)
     struct db_cli c;
     int r = parse(&cp, &c);
 
+    rfilter_release(&c.where);
     if (r >= 0) {
         return r;
     }
@@ -115,15 +143,18 @@ static int db_query_cmd(int argc, char **argv)
     int r = parse(&cp, &c), rc;
 
     if (r >= 0) {
+        rfilter_release(&c.where);
         return r;
     }
     if (cmd_optind() != argc - 1) {
+        rfilter_release(&c.where);
         return cmd_usage_error(&cp, "needs one SQL statement");
     }
     if ((rc = db_open(&db, c.db, DB_READONLY)) == 0) {
-        rc = report_query(db, argv[cmd_optind()], c.format, stdout);
+        rc = report_query(db, argv[cmd_optind()], &c.where, c.format, stdout);
     }
     db_close(db);
+    rfilter_release(&c.where);
     return rc ? cmd_fail(rc) : EXIT_OK;
 }
 
@@ -136,6 +167,7 @@ static int db_check_cmd(int argc, char **argv)
     char buf[256];
     int r = parse(&cp, &c), rc, v = 0;
 
+    rfilter_release(&c.where);
     if (r >= 0) {
         return r;
     }
@@ -175,17 +207,21 @@ int cmd_report(int argc, char **argv)
     int r = parse(&cp, &c), rc;
 
     if (r >= 0) {
+        rfilter_release(&c.where);
         return r;
     }
     if (cmd_optind() < argc) {
+        rfilter_release(&c.where);
         return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
     }
     ro.model = c.model;
-    ro.sweep = c.sweep;
+    ro.where = &c.where;
     ro.format = c.format;
     if ((rc = db_open(&db, c.db, DB_READONLY)) == 0) {
-        rc = report_paper(db, &ro, stdout);
+        rc = c.format == REPORT_CSV || c.format == REPORT_JSON ? report_runs(db, &ro, stdout)
+                                                               : report_paper(db, &ro, stdout);
     }
     db_close(db);
+    rfilter_release(&c.where);
     return rc ? cmd_fail(rc) : EXIT_OK;
 }

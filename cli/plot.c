@@ -8,19 +8,36 @@
 #include "cli/commands.h"
 #include "core/err.h"
 #include "results/db.h"
+#include "results/filter.h"
 #include "results/plot.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const plot_usage[] = {
-    "baechi plot <kind> [--db <F>] -o <out.png|svg|pdf> [--csv <data.csv>] [options]",
-    "   or: baechi plot <kind> [--db <F>] --csv <data.csv>",
-    "   or: baechi plot --list",
+    "baechi plot <kind> [--db <F>] -o <out.png|svg|pdf> [--csv <data.csv>] [--where K=V]... "
+    "[options]",
+    "baechi plot line --x <dim> --y <metric> [--by <dim>] [--where K=V]... -o <out.png>",
+    "baechi plot <kind> [--db <F>] --csv <data.csv>",
+    "baechi plot --list",
     NULL,
 };
 
-enum { PL_DB = 540, PL_CSV, PL_SCRIPT, PL_MODEL, PL_WORKLOAD, PL_RUN, PL_NORM, PL_LIST };
+enum {
+    PL_DB = 540,
+    PL_CSV,
+    PL_SCRIPT,
+    PL_MODEL,
+    PL_WORKLOAD,
+    PL_RUN,
+    PL_NORM,
+    PL_LIST,
+    PL_WHERE,
+    PL_X,
+    PL_Y,
+    PL_BY
+};
 
 static const struct cmd_opt plot_opts[] = {
     {"db", PL_DB, "F", "the results database (default results.db)"},
@@ -28,8 +45,20 @@ static const struct cmd_opt plot_opts[] = {
     {"csv", PL_CSV, "F", "also write the plotted data as CSV (works without gnuplot)"},
     {"script", PL_SCRIPT, "F", "keep the generated gnuplot script in F"},
     {"model", PL_MODEL, "M", "runs of simulator model M: timed (default) or baechi"},
-    {"workload", PL_WORKLOAD, "W", "memory: the workload (default: the first stored)"},
-    {"run", PL_RUN, "ID", "peak, gantt: the run id (default: the latest simulated run)"},
+    {"where", PL_WHERE, "K=V",
+     "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, config, "
+     "grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, n_ops, batch, seed, "
+     "sweep, "
+     "status; repeatable"},
+    {"workload", PL_WORKLOAD, "W", "the same as --where workload=W"},
+    {"x", PL_X, "DIM",
+     "line: the x axis: devices (default), memory_fraction, comm_factor, compute_factor, n_ops, "
+     "batch"},
+    {"y", PL_Y, "METRIC", "line: step (default, ms), peak (GiB), placement (ms), bound_ratio"},
+    {"by", PL_BY, "DIM", "line: one panel per value of DIM (e.g. memory_fraction)"},
+    {"run", PL_RUN, "ID",
+     "peak, gantt: the run id (default: the paper's configuration on the first workload at the "
+     "largest memory fraction)"},
     {"normalise", PL_NORM, "TO", "step: normalise to single (default), expert or none"},
     {"list", PL_LIST, NULL, "list the plot kinds"},
     CMD_OPT_END,
@@ -40,17 +69,22 @@ int cmd_plot(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "plot", .usage = plot_usage, .opts = plot_opts};
     struct plot_opts po;
+    struct rfilter where;
+    bool model_given = false;
     const char *dbp = "results.db";
     struct db *db = NULL;
     int rc = 0, o;
     long v;
 
     memset(&po, 0, sizeof(po));
+    rfilter_init(&where);
     po.model = "timed";
+    po.where = &where;
     while ((o = cmd_getopt(&cp)) != -1) {
         switch (o) {
         case 'h':
-            return EXIT_OK;
+            rc = EXIT_OK;
+            goto done;
         case PL_DB:
             dbp = cp.optarg;
             break;
@@ -65,24 +99,46 @@ int cmd_plot(int argc, char **argv)
             break;
         case PL_MODEL:
             if (strcmp(cp.optarg, "timed") != 0 && strcmp(cp.optarg, "baechi") != 0) {
-                return cmd_usage_error(&cp, "unknown model '%s' (timed, baechi)", cp.optarg);
+                rc = cmd_usage_error(&cp, "unknown model '%s' (timed, baechi)", cp.optarg);
+                goto done;
             }
             po.model = cp.optarg;
+            model_given = true;
             break;
         case PL_WORKLOAD:
-            po.workload = cp.optarg;
+            if (rfilter_add_eq(&where, "workload", cp.optarg)) {
+                rc = cmd_usage_error(&cp, "%s", err_msg());
+                goto done;
+            }
+            break;
+        case PL_WHERE:
+            if (rfilter_add(&where, cp.optarg)) {
+                rc = cmd_usage_error(&cp, "%s", err_msg());
+                goto done;
+            }
+            break;
+        case PL_X:
+            po.x = cp.optarg;
+            break;
+        case PL_Y:
+            po.y = cp.optarg;
+            break;
+        case PL_BY:
+            po.by = cp.optarg;
             break;
         case PL_RUN:
             if (cmd_parse_int(&cp, "--run", cp.optarg, 1, 0x7fffffffL, &v)) {
-                return EXIT_BADINPUT;
+                rc = EXIT_BADINPUT;
+                goto done;
             }
             po.run = v;
             break;
         case PL_NORM:
             if (strcmp(cp.optarg, "single") != 0 && strcmp(cp.optarg, "expert") != 0 &&
                 strcmp(cp.optarg, "none") != 0) {
-                return cmd_usage_error(&cp, "--normalise: '%s' is not single, expert or none",
-                                       cp.optarg);
+                rc = cmd_usage_error(&cp, "--normalise: '%s' is not single, expert or none",
+                                     cp.optarg);
+                goto done;
             }
             po.normalise = cp.optarg;
             break;
@@ -90,17 +146,38 @@ int cmd_plot(int argc, char **argv)
             for (const char *const *k = plot_kinds(); *k; k++) {
                 printf("  %-15s %s\n", *k, plot_kind_summary(*k));
             }
-            return EXIT_OK;
+            rc = EXIT_OK;
+            goto done;
         default:
-            return EXIT_BADINPUT;
+            rc = EXIT_BADINPUT;
+            goto done;
         }
     }
     if (cmd_optind() != argc - 1) {
-        return cmd_usage_error(&cp, "needs one plot kind (see --list)");
+        rc = cmd_usage_error(&cp, "needs one plot kind (see --list)");
+        goto done;
+    }
+    {
+        /* --where model=M chooses the model as --model does */
+        const struct rcond *mc = rfilter_get(&where, "model");
+        if (mc && strcmp(mc->op, "=") == 0 && mc->nval == 1 && !model_given) {
+            po.model = mc->val[0];
+        }
     }
     po.kind = argv[cmd_optind()];
     if (!plot_kind_summary(po.kind)) {
-        return cmd_usage_error(&cp, "unknown plot kind '%s' (see --list)", po.kind);
+        const char *sug = results_suggest(po.kind, plot_kinds(), 7);
+        rc = cmd_usage_error(&cp, "unknown plot kind '%s'%s%s%s (see --list)", po.kind,
+                             sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+        goto done;
+    }
+    if ((po.x || po.y || po.by) && strcmp(po.kind, "line") != 0 && strcmp(po.kind, "memory") != 0 &&
+        strcmp(po.kind, "scaling") != 0) {
+        rc = cmd_usage_error(&cp,
+                             "--x, --y and --by are for the line kinds (line, memory, "
+                             "scaling), not '%s'",
+                             po.kind);
+        goto done;
     }
     if ((rc = db_open(&db, dbp, DB_READONLY)) == 0) {
         rc = plot_make(db, &po);
@@ -109,5 +186,8 @@ int cmd_plot(int argc, char **argv)
     if (!rc && po.out) {
         fprintf(stderr, "baechi: wrote %s\n", po.out);
     }
-    return rc ? cmd_fail(rc) : EXIT_OK;
+    rc = rc ? cmd_fail(rc) : EXIT_OK;
+done:
+    rfilter_release(&where);
+    return rc;
 }

@@ -824,11 +824,15 @@ int db_delete_key(struct db *db, const char *key)
     return rc;
 }
 
-int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, void *ctx)
+/* The one query loop: parameters bound in order, rows to fn or typed fn. */
+static int query_loop(struct db *db, const char *sql, const struct db_param *p, int np,
+                      db_row_fn fn, db_row_typed_fn tfn, void *ctx)
 {
     sqlite3_stmt *st = NULL;
     const char **names = NULL, **vals = NULL;
+    int *types = NULL;
     int rc = 0, s, n;
+    long nrows = 0;
 
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
         return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
@@ -836,13 +840,26 @@ int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, voi
     if (!st) {
         return 0; /* empty statement */
     }
-    if (arg && sqlite3_bind_parameter_count(st) >= 1) {
-        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    for (int i = 0; i < np && i < sqlite3_bind_parameter_count(st); i++) {
+        switch (p[i].type) {
+        case DB_PARAM_TEXT:
+            if (p[i].s) {
+                sqlite3_bind_text(st, i + 1, p[i].s, -1, SQLITE_STATIC);
+            }
+            break;
+        case DB_PARAM_REAL:
+            sqlite3_bind_double(st, i + 1, p[i].d);
+            break;
+        default:
+            sqlite3_bind_int64(st, i + 1, p[i].i);
+            break;
+        }
     }
     n = sqlite3_column_count(st);
     names = array_calloc((size_t)n + 1, sizeof(*names));
     vals = array_calloc((size_t)n + 1, sizeof(*vals));
-    if (!names || !vals) {
+    types = array_calloc((size_t)n + 1, sizeof(*types));
+    if (!names || !vals || !types) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -851,25 +868,56 @@ int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, voi
     }
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++) {
+            int t = sqlite3_column_type(st, i);
+            types[i] = t == SQLITE_INTEGER ? DB_VALUE_INT
+                       : t == SQLITE_FLOAT ? DB_VALUE_REAL
+                       : t == SQLITE_NULL  ? DB_VALUE_NULL
+                                           : DB_VALUE_TEXT;
             vals[i] = (const char *)sqlite3_column_text(st, i);
         }
         if (fn && (rc = fn(ctx, n, names, vals)) != 0) {
             goto cleanup;
         }
+        if (tfn && (rc = tfn(ctx, n, names, vals, types)) != 0) {
+            goto cleanup;
+        }
+        nrows++;
     }
     if (s != SQLITE_DONE) {
         rc = err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+    } else if (tfn && nrows == 0) {
+        rc = tfn(ctx, n, names, NULL, NULL); /* the columns of an empty result */
     }
 cleanup:
     free(names);
     free(vals);
+    free(types);
     sqlite3_finalize(st);
     return rc;
 }
 
+int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, void *ctx)
+{
+    struct db_param p = {.type = DB_PARAM_TEXT, .s = arg};
+
+    return query_loop(db, sql, &p, arg ? 1 : 0, fn, NULL, ctx);
+}
+
 int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
 {
-    return db_query1(db, sql, NULL, fn, ctx);
+    return query_loop(db, sql, NULL, 0, fn, NULL, ctx);
+}
+
+int db_query_params(struct db *db, const char *sql, const struct db_param *p, int np, db_row_fn fn,
+                    void *ctx)
+{
+    return query_loop(db, sql, p, np, fn, NULL, ctx);
+}
+
+int db_query_typed(struct db *db, const char *sql, const struct db_param *p, int np,
+                   db_row_typed_fn fn, void *ctx)
+{
+    return query_loop(db, sql, p, np, NULL, fn, ctx);
 }
 
 int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n)

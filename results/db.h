@@ -216,6 +216,27 @@ int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx);
 /* Same with one text parameter bound to ?1 (may be NULL). */
 int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, void *ctx);
 
+/* A bound parameter of db_query_params (text NULL binds SQL NULL). */
+enum db_param_type { DB_PARAM_TEXT = 0, DB_PARAM_REAL, DB_PARAM_INT };
+struct db_param {
+    enum db_param_type type;
+    const char *s;
+    double d;
+    int64_t i;
+};
+
+/* Same with np parameters bound to ?1..?np in order. */
+int db_query_params(struct db *db, const char *sql, const struct db_param *p, int np, db_row_fn fn,
+                    void *ctx);
+
+/* Same, and fn also sees each value's SQLite storage class (JSON output keeps numbers).
+ * With no row, fn is called once with vals and types NULL (the column names). */
+enum db_value_type { DB_VALUE_NULL = 0, DB_VALUE_INT, DB_VALUE_REAL, DB_VALUE_TEXT };
+typedef int (*db_row_typed_fn)(void *ctx, int ncol, const char *const *names,
+                               const char *const *vals, const int *types);
+int db_query_typed(struct db *db, const char *sql, const struct db_param *p, int np,
+                   db_row_typed_fn fn, void *ctx);
+
 /* The placement stored for run `id`: *device_of malloc'ed (NULL, n 0 when none). */
 int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n);
 

@@ -9,6 +9,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "placers/placer.h"
+#include "results/filter.h"
 #include "results/report.h"
 #include "results/sweep.h"
 #include "sim/trace.h"
@@ -24,14 +25,16 @@
 #include <unistd.h>
 
 static const char *const kinds[] = {"step",  "placement-time", "memory", "peak",
-                                    "gantt", "scaling",        NULL};
+                                    "gantt", "scaling",        "line",   NULL};
 static const char *const summaries[] = {
     "step time per workload and placer, grouped bars, normalised (the paper's main figure)",
     "placement time per workload and placer, log scale",
     "step time vs memory fraction per placer (one workload); infeasible points marked",
     "per-device peak memory against the limit for one run",
     "timeline of one simulated step: compute and transfers per device",
-    "placement time vs graph size, log-log, per placer",
+    "placement time vs graph size, log-log, per placer configuration",
+    "any metric (--y) against any swept dimension (--x), a line per placer configuration, "
+    "optionally one panel per value of --by",
     NULL};
 
 const char *const *plot_kinds(void)
@@ -149,32 +152,256 @@ static const char *model_of(const struct plot_opts *o)
     return o->model ? o->model : "timed";
 }
 
-/* ------------------------------------------------------------ kinds */
+/* ------------------------------------------------------------ scope */
 
-#define LARGEST_FRACTION                                                                           \
-    " AND memory_fraction = (SELECT MAX(memory_fraction) FROM runs q WHERE q.workload = "          \
-    "r.workload AND q.sim_model = r.sim_model) "
-
-/* Wide CSV: workload, then one column per placer label.  what: 0 step, 1 placement time. */
-static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *csv, FILE *gp)
+/* gnuplot double-quoted string: '\n' in s becomes a line break of the title. */
+static void gp_qstr(FILE *f, const char *s)
 {
-    struct rows r = {0};
-    char **wl = NULL, **pl = NULL;
-    int nw = 0, np = 0, rc = 0;
-    const char *norm = o->normalise ? o->normalise : "single";
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '\n') {
+            fputs("\\n", f);
+        } else {
+            if (*s == '"' || *s == '\\') {
+                fputc('\\', f);
+            }
+            fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
 
-    CHECK(db_query1(db,
-                    "SELECT workload, " REPORT_LABEL_SQL ", "
-                    "AVG(CASE WHEN status IN ('ok','oom') THEN step_us END), AVG(placement_ms) "
-                    "FROM runs r WHERE sim_model = ?1 AND comm_factor = 1 AND compute_factor = "
-                    "1 " LARGEST_FRACTION "GROUP BY 1, 2 ORDER BY MIN(id)",
-                    model_of(o), rows_add, &r));
-    if (r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "no runs with the %s simulator model to plot", model_of(o));
+static int query(struct db *db, const struct rsql *q, struct rows *r)
+{
+    return db_query_params(db, q->sql, q->p, q->np, rows_add, r);
+}
+
+/* SELECT <select> <from> <tail>: the rows, with the scope's parameters bound. */
+static int query_in(struct db *db, const char *select, const struct rsql *from, const char *tail,
+                    struct rows *r)
+{
+    struct rsql q;
+    int rc = 0;
+
+    rsql_init(&q);
+    CHECK(rsql_cat(&q, "SELECT %s ", select));
+    CHECK(rsql_append(&q, from));
+    CHECK(rsql_cat(&q, " %s", tail ? tail : ""));
+    CHECK(query(db, &q, r));
+cleanup:
+    rsql_release(&q);
+    return rc;
+}
+
+/* The runs a figure draws: "FROM runs r WHERE ..." and a description of what is fixed. */
+struct scope {
+    struct rsql from;
+    char fixed[768]; /* "gnmt_v2_b128_fwd on paper-4gpu-pcie (4 devices), memory fraction 1" */
+    char model[16];
+};
+
+static void scope_release(struct scope *s)
+{
+    rsql_release(&s->from);
+}
+
+/* Appends a then b to buf. */
+static void addf(char *buf, size_t size, const char *a, const char *b)
+{
+    size_t n = strlen(buf);
+
+    if (n < size) {
+        snprintf(buf + n, size - n, "%s%s", a, b);
+    }
+}
+
+static bool in_list(const struct rdim *d, const struct rdim *const *list)
+{
+    for (int i = 0; list && list[i]; i++) {
+        if (list[i] == d) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Display form of a dimension's values: reals through %g. */
+static void dim_select(const struct rdim *d, char *buf, size_t size)
+{
+    if (d->kind == 'r') {
+        snprintf(buf, size, "printf('%%g', %s)", d->sql);
+    } else {
+        snprintf(buf, size, "%s", d->sql);
+    }
+}
+
+/*
+ * Builds the scope of a figure: the model, the --where conditions (names
+ * checked against the database), then every swept dimension not in `free`
+ * must hold one value.  The memory fraction defaults to the largest stored,
+ * comm and compute factors to 1, when they vary and no condition names them;
+ * any other dimension that varies is an error naming its values.
+ */
+static int scope_build(struct db *db, const struct plot_opts *o,
+                       const struct rdim *const *free_dims, const char *hint, struct scope *s)
+{
+    static const char *const order[] = {
+        "workload", "cluster", "devices", "memory_fraction", "comm_factor", "compute_factor", NULL};
+    struct rsql base;
+    struct rows r = {0};
+    char vals[400], sel[300];
+    int rc = 0;
+
+    memset(s, 0, sizeof(*s));
+    rsql_init(&s->from);
+    rsql_init(&base);
+    snprintf(s->model, sizeof(s->model), "%s", model_of(o));
+    CHECK(rsql_cat(&base, "FROM runs r WHERE r.sim_model = "));
+    CHECK(rsql_text(&base, s->model));
+    CHECK(rfilter_check(db, o->where, &base));
+    CHECK(rsql_append(&s->from, &base));
+    CHECK(rfilter_sql(o->where, &s->from));
+    CHECK(query_in(db, "COUNT(*)", &s->from, NULL, &r));
+    if (r.n == 0 || strcmp(cell(&r, 0, 0), "0") == 0) {
+        rc = err_set(BAECHI_EINVAL, "no runs with the %s simulator model%s to plot", s->model,
+                     o->where && o->where->n ? " match the --where conditions" : "");
         goto cleanup;
     }
-    CHECK(distinct(&r, 0, &wl, &nw));
-    CHECK(distinct(&r, 1, &pl, &np));
+    for (int i = 0; order[i]; i++) {
+        const struct rdim *d = rdim_find(order[i]);
+        const char *v;
+        rows_release(&r);
+        if (in_list(d, free_dims)) {
+            continue;
+        }
+        dim_select(d, sel, sizeof(sel));
+        CHECK(query_in(db, sel, &s->from, "GROUP BY 1 ORDER BY MIN(r.id)", &r));
+        if (r.n > 1 && !rfilter_get(o->where, d->name)) {
+            bool one = false;
+            for (int k = 0; k < r.n; k++) {
+                one |= cell(&r, k, 0) && strtod(cell(&r, k, 0), NULL) == 1.0;
+            }
+            if (strcmp(d->name, "memory_fraction") == 0) {
+                /* the largest fraction of each workload among the selected runs */
+                struct rsql pin;
+                rsql_init(&pin);
+                rc = rsql_cat(&pin, " AND r.memory_fraction = (SELECT MAX(q.memory_fraction) FROM "
+                                    "runs q WHERE q.workload = r.workload AND q.id IN (SELECT "
+                                    "r.id ");
+                if (!rc && !(rc = rsql_append(&pin, &s->from)) && !(rc = rsql_cat(&pin, "))"))) {
+                    rc = rsql_append(&s->from, &pin);
+                }
+                rsql_release(&pin);
+                if (rc) {
+                    goto cleanup;
+                }
+                rows_release(&r);
+                CHECK(query_in(db, sel, &s->from, "GROUP BY 1", &r));
+                addf(s->fixed, sizeof(s->fixed),
+                     *s->fixed ? ", memory fraction " : "memory fraction ",
+                     r.n == 1 && cell(&r, 0, 0) ? cell(&r, 0, 0) : "");
+                addf(s->fixed, sizeof(s->fixed),
+                     r.n == 1 ? " (the largest stored)" : "the largest stored per workload", "");
+                continue;
+            }
+            if (one &&
+                (strcmp(d->name, "comm_factor") == 0 || strcmp(d->name, "compute_factor") == 0)) {
+                CHECK(rsql_cat(&s->from, " AND %s = 1", d->sql));
+                continue;
+            }
+        }
+        if (r.n > 1) {
+            size_t len = 0;
+            vals[0] = '\0';
+            for (int k = 0; k < r.n && len + 1 < sizeof(vals); k++) {
+                len += (size_t)snprintf(vals + len, sizeof(vals) - len, "%s%s", k ? ", " : "",
+                                        cell(&r, k, 0) ? cell(&r, k, 0) : "(none)");
+            }
+            rc = err_set(BAECHI_EINVAL,
+                         "plot %s: the runs span %d values of %s (%s) and a figure does not "
+                         "average over them: choose one with --where %s=VALUE%s",
+                         o->kind, r.n, d->name, vals, d->name, hint ? hint : "");
+            goto cleanup;
+        }
+        if (r.n == 0) {
+            continue;
+        }
+        v = cell(&r, 0, 0) ? cell(&r, 0, 0) : "(none)";
+        if (strcmp(d->name, "workload") == 0) {
+            addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", " : "", v);
+        } else if (strcmp(d->name, "cluster") == 0) {
+            addf(s->fixed, sizeof(s->fixed), *s->fixed ? " on " : "", v);
+        } else if (strcmp(d->name, "devices") == 0) {
+            addf(s->fixed, sizeof(s->fixed), " (", v);
+            addf(s->fixed, sizeof(s->fixed), " devices)", "");
+        } else if (strcmp(d->name, "memory_fraction") == 0) {
+            addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", memory fraction " : "memory fraction ",
+                 v);
+        } else if (strtod(v, NULL) != 1.0) {
+            addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", " : "", d->name);
+            addf(s->fixed, sizeof(s->fixed), " ", v);
+        }
+    }
+    rows_release(&r);
+    CHECK(query_in(db, "r.sweep", &s->from, "GROUP BY 1", &r));
+    if (r.n == 1 && cell(&r, 0, 0)) {
+        addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", sweep " : "sweep ", cell(&r, 0, 0));
+    }
+    addf(s->fixed, sizeof(s->fixed), *s->fixed ? ", " : "", s->model);
+    addf(s->fixed, sizeof(s->fixed), " simulator", "");
+cleanup:
+    rows_release(&r);
+    rsql_release(&base);
+    if (rc) {
+        scope_release(s);
+    }
+    return rc;
+}
+
+/* Distinct placer configurations of a scope in order of first run. */
+static int configs_of(struct db *db, const struct scope *s, struct rows *out)
+{
+    return query_in(db, RESULTS_CONFIG_SQL, &s->from,
+                    "GROUP BY 1 ORDER BY " RESULTS_CONFIG_ORDER_SQL, out);
+}
+
+/* ------------------------------------------------------------ kinds */
+
+/* Wide CSV: workload, then one column per placer configuration.  what: 0 step, 1 placement. */
+static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *csv, FILE *gp)
+{
+    const struct rdim *free_dims[] = {rdim_find("workload"), NULL};
+    struct rows r = {0}, cf = {0};
+    struct scope sc;
+    char **wl = NULL, **pl = NULL, title[1600], oomnote[400] = "", leftout[300] = "";
+    int nw = 0, np = 0, rc = 0, nkept = 0;
+    const char *norm = o->normalise ? o->normalise : "single";
+    bool by_ref = what == 0 && strcmp(norm, "none") != 0;
+
+    CHECK(scope_build(db, o, free_dims, " (or draw it with plot line --x)", &sc));
+    rc = query_in(db,
+                  "r.workload, " RESULTS_CONFIG_SQL ", "
+                  "AVG(CASE WHEN r.status IN ('ok','oom') THEN r.step_us END), "
+                  "AVG(r.placement_ms), COUNT(*), "
+                  "SUM(r.status = 'ok') = 0 AND SUM(r.status = 'oom') > 0",
+                  &sc.from, "GROUP BY 1, 2 ORDER BY MIN(r.id)", &r);
+    if (!rc) {
+        rc = configs_of(db, &sc, &cf);
+    }
+    if (rc) {
+        goto scoped;
+    }
+    if ((rc = distinct(&r, 0, &wl, &nw))) {
+        goto scoped;
+    }
+    np = cf.n;
+    if (!(pl = calloc((size_t)np + 1, sizeof(*pl)))) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+        goto scoped;
+    }
+    for (int k = 0; k < np; k++) {
+        pl[k] = (char *)cell(&cf, k, 0); /* borrowed from cf */
+    }
     fputs("workload", csv);
     for (int k = 0; k < np; k++) {
         fputc(',', csv);
@@ -183,23 +410,33 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
     fputc('\n', csv);
     for (int w = 0; w < nw; w++) {
         double base = NAN;
-        csv_field(csv, wl[w]);
-        for (int i = 0; what == 0 && strcmp(norm, "none") != 0 && i < r.n; i++) {
+        for (int i = 0; by_ref && i < r.n; i++) {
             if (strcmp(cell(&r, i, 0), wl[w]) == 0 && strcmp(cell(&r, i, 1), norm) == 0 &&
                 cell(&r, i, 2)) {
                 base = strtod(cell(&r, i, 2), NULL);
             }
         }
+        /* a workload without a reference run would be an empty tick */
+        if (by_ref && !(base > 0)) {
+            addf(leftout, sizeof(leftout), *leftout ? ", " : "", wl[w]);
+            continue;
+        }
+        nkept++;
+        csv_field(csv, wl[w]);
         for (int k = 0; k < np; k++) {
             double v = NAN;
             for (int i = 0; i < r.n; i++) {
                 if (strcmp(cell(&r, i, 0), wl[w]) == 0 && strcmp(cell(&r, i, 1), pl[k]) == 0 &&
                     cell(&r, i, 2 + what)) {
                     v = strtod(cell(&r, i, 2 + what), NULL);
+                    if (what == 0 && strcmp(cell(&r, i, 5), "1") == 0) {
+                        addf(oomnote, sizeof(oomnote), *oomnote ? "; " : "", pl[k]);
+                        addf(oomnote, sizeof(oomnote), " on ", wl[w]);
+                    }
                 }
             }
             if (what == 0) {
-                v = strcmp(norm, "none") == 0 ? v / 1000.0 : v / base;
+                v = by_ref ? v / base : v / 1000.0;
             }
             if (isnan(v)) {
                 fputs(",NaN", csv);
@@ -209,106 +446,360 @@ static int data_matrix(struct db *db, const struct plot_opts *o, int what, FILE 
         }
         fputc('\n', csv);
     }
+    if (nkept == 0) {
+        rc =
+            err_set(BAECHI_EINVAL, "plot %s: no workload has a successful '%s' run to normalise to",
+                    o->kind, norm);
+        goto scoped;
+    }
     fputs("set datafile separator ','\nset datafile missing 'NaN'\n"
           "set style data histograms\nset style histogram clustered gap 1\n"
           "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
-          "set xtics rotate by -20\n",
+          "set xlabel 'workload'\n",
           gp);
-    if (what == 0) {
-        if (strcmp(norm, "none") == 0) {
-            fprintf(gp, "set ylabel 'step time (ms), %s simulator'\n", model_of(o));
-        } else {
-            fprintf(gp, "set ylabel 'step time / %s step time (x)'\n", norm);
-        }
-        fprintf(gp, "set title 'Step time per workload and placer (infeasible: no bar)'\n"
-                    "set yrange [0:*]\n");
+    if (what == 0 && !by_ref) {
+        fputs("set ylabel 'step time (ms)'\nset yrange [0:*]\n", gp);
+        snprintf(title, sizeof(title),
+                 "Step time per workload and placer configuration (infeasible: no bar)\n%s",
+                 sc.fixed);
+    } else if (what == 0) {
+        fprintf(gp, "set ylabel 'step time / %s step time (x)'\nset yrange [0:*]\n", norm);
+        snprintf(title, sizeof(title),
+                 "Step time normalised to %s per placer configuration (infeasible: no bar)\n%s%s",
+                 strcmp(norm, "single") == 0 ? "one device (single)" : "the expert placement",
+                 sc.fixed, "");
     } else {
-        fputs("set ylabel 'placement time (ms)'\nset logscale y\n"
-              "set title 'Placement time per workload and placer'\n",
-              gp);
+        fputs("set ylabel 'placement time (ms)'\nset logscale y\n", gp);
+        snprintf(title, sizeof(title), "Placement time per workload and placer configuration\n%s",
+                 sc.fixed);
     }
+    if (*oomnote) {
+        addf(title, sizeof(title), "\nout of memory (bar drawn): ", oomnote);
+    }
+    if (*leftout) {
+        addf(title, sizeof(title), "\nleft out, no reference run: ", leftout);
+    }
+    fputs("set title ", gp);
+    gp_qstr(gp, title);
+    /* the workloads fill the frame (the histogram style leaves a slot empty otherwise) */
+    fprintf(gp, "\nset xrange [-0.6:%g]\n", nkept - 0.4);
     fprintf(gp, "plot for [i=2:%d] DATA using i:xtic(1) title columnheader(i)\n", np + 1);
+scoped:
+    scope_release(&sc);
 cleanup:
     free(wl);
     free(pl);
     rows_release(&r);
+    rows_release(&cf);
     return rc;
 }
 
-static int data_memory(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
-{
-    struct rows r = {0};
-    char **pl = NULL;
-    int np = 0, rc = 0;
-    double ymax = 0;
+struct series {
+    char *d, *inf, *oom; /* datablock bodies: "x y" lines */
+    size_t nd, ni, no, ad, ai, ao;
+};
 
-    CHECK(db_query1(db,
-                    "SELECT " REPORT_LABEL_SQL ", memory_fraction, "
-                    "AVG(CASE WHEN status IN ('ok','oom') THEN step_us END) / 1000.0, "
-                    "CASE WHEN SUM(status = 'ok') > 0 THEN 'ok' WHEN SUM(status = 'oom') > 0 "
-                    "THEN 'oom' ELSE 'infeasible' END "
-                    "FROM runs r WHERE sim_model = ?1 AND comm_factor = 1 AND compute_factor = 1 "
-                    "AND workload = coalesce(?2, (SELECT workload FROM runs ORDER BY id LIMIT 1)) "
-                    "GROUP BY 1, 2 ORDER BY MIN(id), 2",
-                    model_of(o), rows_add, &r));
-    (void)0;
-    if (r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "no runs of workload '%s' to plot",
-                     o->workload ? o->workload : "(first)");
+static int sappend(char **buf, size_t *n, size_t *alloc, const char *x, const char *y)
+{
+    size_t need = strlen(x) + strlen(y) + 3;
+
+    if (ARRAY_RESERVE(*buf, *alloc, *n + need + 1)) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    *n += (size_t)snprintf(*buf + *n, need + 1, "%s %s\n", x, y);
+    return 0;
+}
+
+/* Line figures: the memory, scaling and line kinds (x, y, panels by a dimension). */
+static int data_line(struct db *db, const struct plot_opts *o, int k, FILE *csv, FILE *gp)
+{
+    const char *xs = o->x ? o->x : k == 2 ? "memory_fraction" : k == 5 ? "n_ops" : "devices";
+    const char *ys = o->y ? o->y : k == 5 ? "placement" : "step";
+    const struct rdim *x = rdim_find(xs), *by = o->by ? rdim_find(o->by) : NULL;
+    const struct rmetric *y = rmetric_find(ys);
+    const struct rdim *free_dims[4] = {NULL};
+    struct rows r = {0}, cf = {0};
+    struct scope sc;
+    struct series *ser = NULL;
+    char **panels = NULL, title[1200], *sel = NULL, bysel[300];
+    int npanel = 0, rc = 0, nf = 0;
+    bool have_sc = false, any_inf = false, any_oom = false;
+
+    if (!x || x->kind == 't' || !y || (o->by && (!by || by == x))) {
+        return err_set(
+            BAECHI_EINVAL,
+            "plot %s: unknown %s '%s' (--x: devices, memory_fraction, comm_factor, "
+            "compute_factor, n_ops, batch, seed; --y: step, peak, placement, bound_ratio; "
+            "--by: any --where key but the x dimension)",
+            o->kind,
+            !x || x->kind == 't' ? "--x"
+            : !y                 ? "--y"
+                                 : "--by",
+            !x || x->kind == 't' ? xs
+            : !y                 ? ys
+                                 : o->by);
+    }
+    free_dims[nf++] = x;
+    if (by) {
+        free_dims[nf++] = by;
+    }
+    if (x == rdim_find("n_ops") || x == rdim_find("batch")) {
+        /* graph size and batch are properties of the workload */
+        free_dims[nf++] = rdim_find("workload");
+    }
+    CHECK(scope_build(db, o, free_dims, ", or draw one panel per value with --by DIM", &sc));
+    have_sc = true;
+    if (by) {
+        dim_select(by, bysel, sizeof(bysel));
+    } else {
+        snprintf(bysel, sizeof(bysel), "''");
+    }
+    if (asprintf(&sel,
+                 "%s, " RESULTS_CONFIG_SQL ", %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
+                 "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
+                 "= 'oom') > 0 THEN 'oom' WHEN SUM(r.status = 'infeasible') > 0 THEN "
+                 "'infeasible' ELSE 'error' END, COUNT(*)",
+                 bysel, x->sql, !y->needs_sim, y->sql) < 0) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
-    CHECK(distinct(&r, 0, &pl, &np));
-    fputs("placer,memory_fraction,step_ms,status\n", csv);
+    {
+        char tail[600];
+        /* panels of memory fractions from ample to scarce, as the paper's figures */
+        snprintf(tail, sizeof(tail), "AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
+                 by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
+        CHECK(query_in(db, sel, &sc.from, tail, &r));
+    }
+    CHECK(configs_of(db, &sc, &cf));
+    CHECK(distinct(&r, 0, &panels, &npanel));
+    if (r.n == 0) {
+        rc = err_set(BAECHI_EINVAL, "plot %s: no run has a value of %s", o->kind, x->name);
+        goto cleanup;
+    }
+    /* the tidy data: one row per (panel, configuration, x) */
+    if (by) {
+        fprintf(csv, "%s,", by->name);
+    }
+    fprintf(csv, "config,%s,%s,status,runs\n", x->name, y->column);
     for (int i = 0; i < r.n; i++) {
-        double y = cell(&r, i, 2) ? strtod(cell(&r, i, 2), NULL) : NAN;
-        ymax = y > ymax ? y : ymax;
-        csv_field(csv, cell(&r, i, 0));
-        fprintf(csv, ",%s,%s,%s\n", cell(&r, i, 1), cell(&r, i, 2) ? cell(&r, i, 2) : "NaN",
-                cell(&r, i, 3));
+        if (by) {
+            csv_field(csv, cell(&r, i, 0));
+            fputc(',', csv);
+        }
+        csv_field(csv, cell(&r, i, 1));
+        fprintf(csv, ",%s,%s,%s,%s\n", cell(&r, i, 2), cell(&r, i, 3) ? cell(&r, i, 3) : "NaN",
+                cell(&r, i, 4), cell(&r, i, 5));
     }
-    fputs("set datafile separator ','\nset key outside right top\nset grid\n"
-          "set xlabel 'memory fraction of each device'\n",
-          gp);
-    fprintf(gp, "set ylabel 'step time (ms), %s simulator'\n", model_of(o));
-    fputs("set title 'Step time vs memory (x on top: infeasible; circled: out of memory)'\n"
-          "set yrange [0:*]\n",
-          gp);
-    fprintf(gp, "TOP = %.6g\nPLACERS = \"", ymax > 0 ? ymax * 1.08 : 1.0);
-    for (int k = 0; k < np; k++) {
-        fprintf(gp, "%s%s", k ? " " : "", pl[k]);
+    fprintf(gp, "%s\nset grid\nset xlabel '%s'\nset ylabel '%s'\n",
+            npanel > 1 ? "set key below\nset bmargin 7" : "set key outside right top", x->label,
+            y->label);
+    if (x == rdim_find("n_ops")) {
+        fputs("set logscale x\n", gp);
+        if (strcmp(y->name, "placement") == 0) {
+            fputs("set logscale y\n", gp);
+        }
+    } else if (x == rdim_find("devices")) {
+        fputs("set logscale x 2\nset xtics 2\nset offsets graph 0.05, graph 0.05, 0, 0\n", gp);
+    } else {
+        fputs("set offsets graph 0.05, graph 0.05, 0, 0\n", gp);
     }
-    fputs("\"\nplot for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
-          "&& strcol(4) ne 'infeasible') ? $3 : NaN) with linespoints lw 2 title word(PLACERS,k), "
-          "\\\n     for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
-          "&& strcol(4) eq 'infeasible') ? TOP : NaN) with points pt 2 ps 2 lc k notitle, "
-          "\\\n     for [k=1:words(PLACERS)] DATA skip 1 using 2:((strcol(1) eq word(PLACERS,k) "
-          "&& strcol(4) eq 'oom') ? $3 : NaN) with points pt 6 ps 2.5 lc k notitle\n",
-          gp);
+    if (!(x == rdim_find("n_ops") && strcmp(y->name, "placement") == 0)) {
+        fputs("set yrange [0:*]\n", gp);
+    }
+    ser = calloc((size_t)npanel * (size_t)cf.n + 1, sizeof(*ser));
+    if (!ser) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int p = 0; p < npanel; p++) {
+        double ymax = 0;
+        char top[32];
+        for (int i = 0; i < r.n; i++) {
+            if (strcmp(cell(&r, i, 0), panels[p]) == 0 && cell(&r, i, 3)) {
+                double v = strtod(cell(&r, i, 3), NULL);
+                ymax = v > ymax ? v : ymax;
+            }
+        }
+        snprintf(top, sizeof(top), "%.6g", ymax > 0 ? ymax * 1.08 : 1.0);
+        for (int c = 0; c < cf.n; c++) {
+            struct series *s = &ser[p * cf.n + c];
+            for (int i = 0; i < r.n; i++) {
+                const char *st = cell(&r, i, 4);
+                if (strcmp(cell(&r, i, 0), panels[p]) != 0 ||
+                    strcmp(cell(&r, i, 1), cell(&cf, c, 0)) != 0) {
+                    continue;
+                }
+                if (cell(&r, i, 3)) {
+                    CHECK(sappend(&s->d, &s->nd, &s->ad, cell(&r, i, 2), cell(&r, i, 3)));
+                    if (y->needs_sim && strcmp(st, "oom") == 0) {
+                        CHECK(sappend(&s->oom, &s->no, &s->ao, cell(&r, i, 2), cell(&r, i, 3)));
+                        any_oom = true;
+                    }
+                } else if (y->needs_sim) {
+                    /* each configuration's marks on their own height: none hides another */
+                    char topc[32];
+                    snprintf(topc, sizeof(topc), "%.6g", strtod(top, NULL) * (1.0 + 0.03 * c));
+                    CHECK(sappend(&s->inf, &s->ni, &s->ai, cell(&r, i, 2), topc));
+                    any_inf = true;
+                }
+            }
+            fprintf(gp, "$D_%d_%d << EOD\n%sEOD\n$I_%d_%d << EOD\n%sEOD\n$O_%d_%d << EOD\n%sEOD\n",
+                    p, c, s->d ? s->d : "", p, c, s->inf ? s->inf : "", p, c, s->oom ? s->oom : "");
+        }
+    }
+    snprintf(title, sizeof(title), "%s vs %s per placer configuration%s%s%s\n%s", y->label,
+             x->label,
+             any_inf ? (any_oom ? " (x at the top: infeasible; circled: out of memory)"
+                                : " (x at the top: infeasible)")
+                     : "",
+             !any_inf && any_oom ? " (circled: out of memory)" : "", "", sc.fixed);
+    if (npanel > 1) {
+        fprintf(gp, "set multiplot layout 1,%d title ", npanel);
+        gp_qstr(gp, title);
+        fputs("\n", gp);
+    }
+    for (int p = 0; p < npanel; p++) {
+        bool first = true;
+        char ptitle[400];
+        if (npanel > 1) {
+            char *u;
+            snprintf(ptitle, sizeof(ptitle), "%s %s", by->name, panels[p]);
+            while ((u = strchr(ptitle, '_')) != NULL && u < ptitle + strlen(by->name)) {
+                *u = ' ';
+            }
+        }
+        fputs("set title ", gp);
+        gp_qstr(gp, npanel > 1 ? ptitle : title);
+        fputs("\nplot ", gp);
+        for (int c = 0; c < cf.n; c++) {
+            const struct series *s = &ser[p * cf.n + c];
+            bool titled = false;
+            if (s->d) {
+                /* equal values stay visible: a marker per configuration, optimised
+                 * configurations dashed */
+                fprintf(gp,
+                        "%s$D_%d_%d using 1:2 with linespoints lw 2 pt %d ps 1.4 dt %d lc %d "
+                        "title ",
+                        first ? "" : ", \\\n     ", p, c, 4 + 2 * (c % 6),
+                        strchr(cell(&cf, c, 0), '+') ? 2 : 1, c + 1);
+                gp_str(gp, cell(&cf, c, 0));
+                first = false;
+                titled = true;
+            }
+            if (s->inf) {
+                fprintf(gp, "%s$I_%d_%d using 1:2 with points pt 2 ps 2 lc %d ",
+                        first ? "" : ", \\\n     ", p, c, c + 1);
+                if (titled) {
+                    fputs("notitle", gp);
+                } else {
+                    fputs("title ", gp);
+                    gp_str(gp, cell(&cf, c, 0));
+                }
+                first = false;
+            }
+            if (s->oom) {
+                fprintf(gp, "%s$O_%d_%d using 1:2 with points pt 6 ps 2.5 lc %d notitle",
+                        first ? "" : ", \\\n     ", p, c, c + 1);
+                first = false;
+            }
+        }
+        if (first) {
+            fputs("NaN notitle", gp);
+        }
+        fputc('\n', gp);
+    }
+    if (npanel > 1) {
+        fputs("unset multiplot\n", gp);
+    }
 cleanup:
-    free(pl);
+    for (int i = 0; ser && i < npanel * cf.n; i++) {
+        free(ser[i].d);
+        free(ser[i].inf);
+        free(ser[i].oom);
+    }
+    free(ser);
+    free(sel);
+    free(panels);
+    if (have_sc) {
+        scope_release(&sc);
+    }
     rows_release(&r);
+    rows_release(&cf);
     return rc;
 }
 
-static int resolve_run(struct db *db, const struct plot_opts *o, char *id, size_t size)
+/* SQL fragment: the run is the paper's configuration (m-ETF with co-placement and fusion). */
+#define PAPER_CONFIG_SQL                                                                           \
+    "(r.placer = 'paper' OR (r.placer = 'm-etf' AND r.grouper = 'coplace' AND r.fusion = 1))"
+
+/*
+ * The run of a one-run figure: --run, else the paper configuration on the
+ * first workload at full memory (among the runs --where selects), else the
+ * first simulated run at the largest memory fraction.  desc says which.
+ */
+static int resolve_run(struct db *db, const struct plot_opts *o, char *id, size_t size, char *desc,
+                       size_t dsize)
 {
     struct rows r = {0};
-    int rc;
+    struct rsql from;
+    int rc = 0;
 
+    rsql_init(&from);
     if (o->run > 0) {
         snprintf(id, size, "%" PRId64, o->run);
-        return 0;
+        CHECK(rsql_cat(&from, "FROM runs r WHERE r.id = "));
+        CHECK(rsql_real(&from, (double)o->run));
+    } else {
+        struct rsql base;
+        rsql_init(&base);
+        if (!(rc = rsql_cat(&base, "FROM runs r WHERE r.sim_model = ")) &&
+            !(rc = rsql_text(&base, model_of(o))) && !(rc = rfilter_check(db, o->where, &base))) {
+            rc = rsql_append(&from, &base);
+        }
+        rsql_release(&base);
+        if (rc) {
+            goto cleanup;
+        }
+        CHECK(rfilter_sql(o->where, &from));
+        CHECK(rsql_cat(&from, " AND r.status IN ('ok','oom')"));
+        CHECK(query_in(db, "r.workload", &from, "ORDER BY r.id LIMIT 1", &r));
+        if (r.n == 0) {
+            rc = err_set(BAECHI_EINVAL,
+                         "no simulated %s-model run in the database%s (give --run ID)", model_of(o),
+                         o->where && o->where->n ? " matches --where" : "");
+            goto cleanup;
+        }
+        CHECK(rsql_cat(&from, " ORDER BY r.workload = "));
+        CHECK(rsql_text(&from, cell(&r, 0, 0)));
+        CHECK(rsql_cat(&from, " DESC, " PAPER_CONFIG_SQL " DESC, r.memory_fraction DESC, r.id"));
+        rows_release(&r);
     }
-    rc = db_query1(db,
-                   "SELECT id FROM runs WHERE status IN ('ok','oom') AND sim_model = ?1 "
-                   "ORDER BY id DESC LIMIT 1",
-                   model_of(o), rows_add, &r);
-    if (!rc && r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "no simulated run in the database (give --run ID)");
+    CHECK(query_in(
+        db,
+        "r.id, r.workload, r.cluster, r.n_devices, " RESULTS_CONFIG_SQL
+        ", printf('%g', r.memory_fraction), r.sim_model, r.status, r.step_us, " PAPER_CONFIG_SQL,
+        &from, "LIMIT 1", &r));
+    if (r.n == 0) {
+        rc = err_set(BAECHI_EINVAL, "no run with id %s", id);
+        goto cleanup;
     }
-    if (!rc) {
-        snprintf(id, size, "%s", cell(&r, 0, 0));
+    snprintf(id, size, "%s", cell(&r, 0, 0));
+    snprintf(desc, dsize, "run %s: %s on %s, %s (%s devices), memory fraction %s, %s simulator%s%s",
+             cell(&r, 0, 0), cell(&r, 0, 4), cell(&r, 0, 1), cell(&r, 0, 2),
+             cell(&r, 0, 3) ? cell(&r, 0, 3) : "?", cell(&r, 0, 5), cell(&r, 0, 6),
+             strcmp(cell(&r, 0, 7), "ok") == 0 ? "" : ", ",
+             strcmp(cell(&r, 0, 7), "ok") == 0 ? "" : cell(&r, 0, 7));
+    if (o->run <= 0) {
+        size_t n = strlen(desc);
+        snprintf(desc + n, dsize - n, "\n(default: %s; choose with --run ID or --where)",
+                 strcmp(cell(&r, 0, 9), "1") == 0
+                     ? "the paper's configuration on the first workload at the largest memory "
+                       "fraction"
+                     : "no paper configuration stored: the first run at the largest memory "
+                       "fraction");
     }
+cleanup:
+    rsql_release(&from);
     rows_release(&r);
     return rc;
 }
@@ -316,74 +807,81 @@ static int resolve_run(struct db *db, const struct plot_opts *o, char *id, size_
 static int data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
 {
     struct rows r = {0};
-    char id[32];
+    char id[32], desc[600], title[800];
     int rc;
+    bool limit = false;
 
-    CHECK(resolve_run(db, o, id, sizeof(id)));
+    CHECK(resolve_run(db, o, id, sizeof(id), desc, sizeof(desc)));
     CHECK(db_query1(db,
                     "SELECT coalesce(name, device), peak_bytes / 1073741824.0, limit_bytes / "
-                    "1073741824.0, coalesce(placer_limit_bytes / 1073741824.0, 'NaN') FROM devices "
+                    "1073741824.0, placer_limit_bytes / 1073741824.0 FROM devices "
                     "WHERE run_id = ?1 ORDER BY device",
                     id, rows_add, &r));
     if (r.n == 0) {
         rc = err_set(BAECHI_EINVAL, "run %s has no per-device rows (infeasible or error)", id);
         goto cleanup;
     }
-    fputs("device,peak_gib,limit_gib,placer_limit_gib\n", csv);
+    for (int i = 0; i < r.n; i++) {
+        limit |= cell(&r, i, 3) != NULL;
+    }
+    {
+        /* databases written before baselines stopped storing one */
+        struct rows p = {0};
+        CHECK(db_query1(db, "SELECT placer FROM runs WHERE id = ?1", id, rows_add, &p));
+        if (p.n == 1 && cell(&p, 0, 0) && placer_find(cell(&p, 0, 0)) &&
+            (placer_find(cell(&p, 0, 0))->flags & PLACER_BASELINE)) {
+            limit = false;
+        }
+        rows_release(&p);
+    }
+    fprintf(csv, "device,peak_gib,limit_gib%s\n", limit ? ",placer_limit_gib" : "");
     for (int i = 0; i < r.n; i++) {
         csv_field(csv, cell(&r, i, 0));
-        fprintf(csv, ",%s,%s,%s\n", cell(&r, i, 1), cell(&r, i, 2), cell(&r, i, 3));
+        fprintf(csv, ",%s,%s", cell(&r, i, 1), cell(&r, i, 2));
+        if (limit) {
+            fprintf(csv, ",%s", cell(&r, i, 3) ? cell(&r, i, 3) : "NaN");
+        }
+        fputc('\n', csv);
     }
     fputs("set datafile separator ','\nset datafile missing 'NaN'\n"
           "set style data histograms\nset style histogram clustered gap 1\n"
           "set style fill solid 0.8 border -1\nset key outside right top\nset grid ytics\n"
-          "set ylabel 'memory (GiB)'\nset yrange [0:*]\n",
+          "set xlabel 'device'\nset ylabel 'memory (GiB)'\nset yrange [0:*]\nset key below\n",
           gp);
-    fprintf(gp, "set title 'Peak memory per device vs limit, run %s'\n", id);
-    fputs("plot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title 'device memory', "
-          "'' using 4 title 'placer limit'\n",
-          gp);
+    snprintf(title, sizeof(title), "Peak memory per device against its limit\n%s", desc);
+    fputs("set title ", gp);
+    gp_qstr(gp, title);
+    fprintf(gp, "\nset key autotitle columnheader\nset xrange [-0.6:%g]\n", r.n - 0.4);
+    fputs("plot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title 'device memory'", gp);
+    /* only the memory-aware placers have a limit of their own */
+    fputs(limit ? ", '' using 4 title 'placer limit (memory fraction x memory)'\n" : "\n", gp);
 cleanup:
     rows_release(&r);
     return rc;
 }
 
-static int data_scaling(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
+/* A YAML single-quoted scalar ('' for a quote), for the one-point sweep of a gantt. */
+static int yaml_sq(char **out, const char *s)
 {
-    struct rows r = {0};
-    char **pl = NULL;
-    int np = 0, rc = 0;
+    size_t n = 3;
+    char *p;
 
-    CHECK(db_query1(db,
-                    "SELECT " REPORT_LABEL_SQL ", n_ops, AVG(placement_ms) FROM runs r "
-                    "WHERE sim_model = ?1 AND placement_ms > 0 AND n_ops > 0 "
-                    "GROUP BY 1, 2 ORDER BY MIN(id), 2",
-                    model_of(o), rows_add, &r));
-    if (r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "no placed runs to plot");
-        goto cleanup;
+    for (const char *q = s; *q; q++) {
+        n += *q == '\'' ? 2 : 1;
     }
-    CHECK(distinct(&r, 0, &pl, &np));
-    fputs("placer,n_ops,placement_ms\n", csv);
-    for (int i = 0; i < r.n; i++) {
-        csv_field(csv, cell(&r, i, 0));
-        fprintf(csv, ",%s,%s\n", cell(&r, i, 1), cell(&r, i, 2));
+    if (!(p = *out = malloc(n))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
     }
-    fputs("set datafile separator ','\nset key outside right top\nset grid\nset logscale xy\n"
-          "set xlabel 'graph size (ops)'\nset ylabel 'placement time (ms)'\n"
-          "set title 'Placement time vs graph size'\n",
-          gp);
-    fputs("PLACERS = \"", gp);
-    for (int k = 0; k < np; k++) {
-        fprintf(gp, "%s%s", k ? " " : "", pl[k]);
+    *p++ = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            *p++ = '\'';
+        }
+        *p++ = *s;
     }
-    fputs("\"\nplot for [k=1:words(PLACERS)] DATA skip 1 using 2:(strcol(1) eq word(PLACERS,k) ? "
-          "$3 : NaN) with linespoints lw 2 title word(PLACERS,k)\n",
-          gp);
-cleanup:
-    free(pl);
-    rows_release(&r);
-    return rc;
+    *p++ = '\'';
+    *p = '\0';
+    return 0;
 }
 
 /* Gantt: the run is placed and simulated again with a trace (or its stored placement used). */
@@ -400,13 +898,14 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     int32_t *stored = NULL, n_stored = 0;
     int64_t *weights = NULL;
     bool have_sw = false, have_c = false, have_pl = false, have_t = false;
-    char id[32], *yaml = NULL;
+    char id[32], *yaml = NULL, desc[600], title[800];
+    char *q[3] = {NULL, NULL, NULL};
     int rc = 0;
 
     memset(&pl, 0, sizeof(pl));
     placer_stats_init(&st);
     sim_result_init(&res);
-    CHECK(resolve_run(db, o, id, sizeof(id)));
+    CHECK(resolve_run(db, o, id, sizeof(id), desc, sizeof(desc)));
     CHECK(db_query1(db,
                     "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
                     "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
@@ -422,12 +921,16 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
             goto cleanup;
         }
     }
-    /* a one-point sweep loads the workload and cluster as the sweep did */
+    /* a one-point sweep loads the workload and cluster as the sweep did; the
+     * names are quoted as YAML scalars (a path may hold a quote) */
+    CHECK(yaml_sq(&q[0], cell(&r, 0, 0)));
+    CHECK(yaml_sq(&q[1], cell(&r, 0, 1)));
+    CHECK(yaml_sq(&q[2], cell(&r, 0, 3)));
     if (asprintf(&yaml,
-                 "workloads: ['%s']\nclusters: ['%s']\ndevices: [%s]\nplacers: ['%s']\n"
+                 "workloads: [%s]\nclusters: [%s]\ndevices: [%s]\nplacers: [%s]\n"
                  "groupers: [%s]\nfusion: [%s]\nmemory_fractions: [%s]\ncomm_factors: [%s]\n"
                  "seeds: [%s]\nsct_threshold: %s\nmodels: [%s]\ncompute_factors: [%s]\n",
-                 cell(&r, 0, 0), cell(&r, 0, 1), cell(&r, 0, 2), cell(&r, 0, 3), cell(&r, 0, 4),
+                 q[0], q[1], cell(&r, 0, 2), q[2], cell(&r, 0, 4),
                  strcmp(cell(&r, 0, 5), "0") ? "true" : "false", cell(&r, 0, 6), cell(&r, 0, 7),
                  strcmp(cell(&r, 0, 9), "0") ? cell(&r, 0, 9) : "1",
                  strtod(cell(&r, 0, 8), NULL) > 0 ? cell(&r, 0, 8) : "0.1", cell(&r, 0, 10),
@@ -483,14 +986,20 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
         gp_str(gp, c.dev[d].name);
         fprintf(gp, " %d", d);
     }
-    fprintf(gp, ")\nset title 'One simulated step (%s model), run %s: %.3f ms'\n",
-            sim_model_name(model), id, (double)res.step_us / 1e3);
+    snprintf(title, sizeof(title), "One simulated step: %.3f ms\n%s", (double)res.step_us / 1e3,
+             desc);
+    fputs(")\nset title ", gp);
+    gp_qstr(gp, title);
+    fputc('\n', gp);
     fputs("plot DATA skip 1 using 3:(strcol(1) eq 'compute' ? $2 : NaN):($4-$3):(0) with vectors "
           "nohead lw 10 lc rgb '#3070b0' title 'compute', \\\n"
           "     DATA skip 1 using 3:(strcol(1) eq 'transfer' ? $2 + 0.3 : NaN):($4-$3):(0) with "
           "vectors nohead lw 4 lc rgb '#d06020' title 'send'\n",
           gp);
 cleanup:
+    for (int i = 0; i < 3; i++) {
+        free(q[i]);
+    }
     free(yaml);
     free(stored);
     free(weights);
@@ -584,10 +1093,45 @@ static const char *terminal_for(const char *out)
     return NULL;
 }
 
+/*
+ * A temporary file beside path, open for writing.  A path that exists and is
+ * no regular file (a terminal, a pipe, /dev/stdout) is written directly:
+ * *tmp stays NULL and nothing is renamed over it.
+ */
+static int open_tmp(const char *path, char **tmp, FILE **f)
+{
+    struct stat sb;
+    int fd;
+
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *tmp = NULL;
+        if (!(*f = fopen(path, "w"))) {
+            return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
+        }
+        return 0;
+    }
+
+    if (asprintf(tmp, "%s.tmp-XXXXXX", path) < 0) {
+        *tmp = NULL;
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if ((fd = mkstemp(*tmp)) < 0 || !(*f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(*tmp);
+        }
+        free(*tmp);
+        *tmp = NULL;
+        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return 0;
+}
+
 int plot_make(struct db *db, const struct plot_opts *o)
 {
     char dir[] = "/tmp/baechi-plot-XXXXXX";
-    char *csv_path = NULL, *gp_path = NULL, *gnuplot = NULL;
+    char *csv_path = NULL, *gp_path = NULL, *gnuplot = NULL, *csv_tmp = NULL, *gp_tmp = NULL;
     FILE *csv = NULL, *gp = NULL;
     const char *term = NULL;
     bool have_dir = false;
@@ -597,7 +1141,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
     if (!plot_kind_summary(o->kind)) {
         return err_set(BAECHI_EINVAL,
                        "unknown plot kind '%s' (step, placement-time, memory, peak, gantt, "
-                       "scaling)",
+                       "scaling, line)",
                        o->kind);
     }
     if (!o->out && !o->csv) {
@@ -624,15 +1168,23 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if (!(csv = fopen(csv_path, "w")) || !(gp = fopen(gp_path, "w"))) {
-        rc =
-            err_set(BAECHI_EIO, "cannot write '%s': %s", csv ? gp_path : csv_path, strerror(errno));
-        goto cleanup;
-    }
+    /* the data and script are written next to where they go and renamed there only when
+     * complete: a failed plot leaves no partial file */
+    CHECK(open_tmp(csv_path, &csv_tmp, &csv));
+    CHECK(open_tmp(gp_path, &gp_tmp, &gp));
     fprintf(gp, "# baechi plot %s (generated)\nset terminal %s\nset output ", o->kind,
             term ? term : "dumb");
     gp_str(gp, o->out ? o->out : "/dev/null");
-    fputs("\nDATA = ", gp);
+    /* twelve distinct colours: ten configurations per figure stay apart */
+    fputs("\nset linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#ff7f0e'\n"
+          "set linetype 3 lc rgb '#2ca02c'\nset linetype 4 lc rgb '#d62728'\n"
+          "set linetype 5 lc rgb '#9467bd'\nset linetype 6 lc rgb '#8c564b'\n"
+          "set linetype 7 lc rgb '#e377c2'\nset linetype 8 lc rgb '#7f7f7f'\n"
+          "set linetype 9 lc rgb '#bcbd22'\nset linetype 10 lc rgb '#17becf'\n"
+          "set linetype 11 lc rgb '#393b79'\nset linetype 12 lc rgb '#e7ba52'\n"
+          "set linetype cycle 12\n",
+          gp);
+    fputs("DATA = ", gp);
     gp_str(gp, csv_path);
     fputc('\n', gp);
     for (k = 0; kinds[k] && strcmp(kinds[k], o->kind) != 0; k++) {
@@ -643,7 +1195,9 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = data_matrix(db, o, k, csv, gp);
         break;
     case 2:
-        rc = data_memory(db, o, csv, gp);
+    case 5:
+    case 6:
+        rc = data_line(db, o, k, csv, gp);
         break;
     case 3:
         rc = data_peak(db, o, csv, gp);
@@ -652,7 +1206,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = data_gantt(db, o, csv, gp);
         break;
     default:
-        rc = data_scaling(db, o, csv, gp);
+        rc = err_set(BAECHI_EINVAL, "unknown plot kind '%s'", o->kind);
         break;
     }
     if (fclose(csv) != 0 && !rc) {
@@ -663,7 +1217,17 @@ int plot_make(struct db *db, const struct plot_opts *o)
         rc = err_set(BAECHI_EIO, "cannot write '%s'", gp_path);
     }
     gp = NULL;
-    if (rc || !o->out) {
+    if (rc) {
+        goto cleanup;
+    }
+    if ((csv_tmp && rename(csv_tmp, csv_path) != 0) || (gp_tmp && rename(gp_tmp, gp_path) != 0)) {
+        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", csv_path, strerror(errno));
+        goto cleanup;
+    }
+    free(csv_tmp);
+    free(gp_tmp);
+    csv_tmp = gp_tmp = NULL;
+    if (!o->out) {
         goto cleanup;
     }
     CHECK(run_gnuplot(gnuplot, gp_path));
@@ -676,6 +1240,14 @@ cleanup:
     }
     if (gp) {
         fclose(gp);
+    }
+    if (csv_tmp) {
+        unlink(csv_tmp);
+        free(csv_tmp);
+    }
+    if (gp_tmp) {
+        unlink(gp_tmp);
+        free(gp_tmp);
     }
     if (have_dir) {
         char p[64];

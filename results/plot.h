@@ -14,25 +14,36 @@
  *   gantt           timeline of one simulated step (compute and transfers
  *                   per device), from the simulator's trace of one run
  *   scaling         placement time vs graph size (ops), log-log, per placer
+ *   line            any metric (step, peak, placement, bound_ratio) against
+ *                   any swept dimension, a line per placer configuration,
+ *                   optionally one panel per value of a dimension (--by)
  *
+ * Every figure draws the runs that --where selects (results/filter.h); a
+ * swept dimension that is neither an axis nor a panel must hold one value
+ * (the memory fraction defaults to the largest stored, comm and compute
+ * factors to 1), and the title says which.  peak and gantt draw one run:
+ * --run, else the paper's configuration on the first workload at the
+ * largest memory fraction.
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_RESULTS_PLOT_H
 #define BAECHI_RESULTS_PLOT_H
 
 #include "results/db.h"
+#include "results/filter.h"
 
 #include <stdint.h>
 
 struct plot_opts {
     const char *kind;
-    const char *out;       /* .png, .svg or .pdf; NULL with csv only */
-    const char *csv;       /* also write the data here (NULL: a temporary file) */
-    const char *script;    /* also keep the gnuplot script here (NULL: temporary) */
-    const char *model;     /* simulator model of the runs ("timed") */
-    const char *workload;  /* memory: which workload (default: the first) */
-    const char *normalise; /* step: "single" (default), "expert" or "none" */
-    int64_t run;           /* peak, gantt: run id (0 = the latest ok run) */
+    const char *out;             /* .png, .svg or .pdf; NULL with csv only */
+    const char *csv;             /* also write the data here (NULL: a temporary file) */
+    const char *script;          /* also keep the gnuplot script here (NULL: temporary) */
+    const char *model;           /* simulator model of the runs ("timed") */
+    const struct rfilter *where; /* the runs to draw (NULL: all of the model) */
+    const char *x, *y, *by;      /* line kinds: dimension, metric, panels (NULL: default) */
+    const char *normalise;       /* step: "single" (default), "expert" or "none" */
+    int64_t run;                 /* peak, gantt: run id (0 = the latest ok run) */
 };
 
 /* NULL-terminated names of the kinds, and one line on each. */
@@ -41,7 +52,8 @@ const char *plot_kind_summary(const char *kind);
 
 /*
  * Draws plot o->kind from database db.  Errors: BAECHI_EINVAL (unknown
- * kind, no data, bad extension), BAECHI_EUNSUPPORTED (gnuplot not found:
+ * kind, no data, a --where value no run has, a dimension that varies, bad
+ * extension), BAECHI_EUNSUPPORTED (gnuplot not found:
  * the message says how to install it and that --csv works without it),
  * BAECHI_EIO (gnuplot failed: its exit status; or the output is empty).
  */

@@ -7,6 +7,10 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/json_out.h"
+#include "results/filter.h"
+
+#include <ctype.h>
 
 #include <math.h>
 #include <stdbool.h>
@@ -21,8 +25,10 @@ int report_format_parse(const char *s, enum report_format *f)
         *f = REPORT_CSV;
     } else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0) {
         *f = REPORT_MARKDOWN;
+    } else if (strcmp(s, "json") == 0) {
+        *f = REPORT_JSON;
     } else {
-        return err_set(BAECHI_EINVAL, "unknown format '%s' (table, csv, markdown)", s);
+        return err_set(BAECHI_EINVAL, "unknown format '%s' (table, csv, markdown, json)", s);
     }
     return 0;
 }
@@ -175,19 +181,67 @@ static int add_query_row(void *ctx, int ncol, const char *const *names, const ch
     return rtable_add(t, vals);
 }
 
-int report_query(struct db *db, const char *sql, enum report_format f, FILE *out)
+static int emit_query(struct db *db, const char *sql, const struct db_param *p, int np,
+                      enum report_format f, FILE *out, const char *const *empty_cols);
+
+/* Skips blanks and SQL comments. */
+static const char *sql_skip(const char *s)
+{
+    for (;;) {
+        while (isspace((unsigned char)*s)) {
+            s++;
+        }
+        if (s[0] == '-' && s[1] == '-') {
+            s += strcspn(s, "\n");
+        } else if (s[0] == '/' && s[1] == '*' && strstr(s + 2, "*/")) {
+            s = strstr(s + 2, "*/") + 2;
+        } else {
+            return s;
+        }
+    }
+}
+
+int report_query(struct db *db, const char *sql, const struct rfilter *where, enum report_format f,
+                 FILE *out)
 {
     struct rtable t;
-    int rc;
+    struct rsql q, base;
+    int rc = 0;
 
-    if ((rc = rtable_init(&t, NULL, 0)) != 0) {
-        return rc;
+    rsql_init(&q);
+    rsql_init(&base);
+    if (where && where->n) {
+        /* the statement sees only the selected runs: a CTE named runs shadows the table */
+        const char *s = sql_skip(sql);
+        bool with = strncasecmp(s, "with", 4) == 0 && !isalnum((unsigned char)s[4]);
+        bool rec = false;
+        if (with) {
+            s = sql_skip(s + 4);
+            rec = strncasecmp(s, "recursive", 9) == 0 && !isalnum((unsigned char)s[9]);
+            s = rec ? s + 9 : s;
+        }
+        CHECK(rsql_cat(&base, "FROM main.runs r WHERE 1 = 1"));
+        CHECK(rfilter_check(db, where, &base));
+        CHECK(rsql_cat(&q, "WITH %sruns AS (SELECT r.* ", rec ? "RECURSIVE " : ""));
+        CHECK(rsql_append(&q, &base));
+        CHECK(rfilter_sql(where, &q));
+        CHECK(rsql_cat(&q, ")%s %s", with ? "," : "", with ? s : sql));
+    } else {
+        CHECK(rsql_cat(&q, "%s", sql));
     }
-    rc = db_query(db, sql, add_query_row, &t);
+    if (f == REPORT_JSON || f == REPORT_CSV) {
+        CHECK(emit_query(db, q.sql, q.p, q.np, f, out, NULL));
+        goto cleanup;
+    }
+    CHECK(rtable_init(&t, NULL, 0));
+    rc = db_query_params(db, q.sql, q.p, q.np, add_query_row, &t);
     if (!rc && t.nrow > 0) {
         rtable_print(&t, f, out);
     }
     rtable_release(&t);
+cleanup:
+    rsql_release(&q);
+    rsql_release(&base);
     return rc;
 }
 
@@ -277,14 +331,39 @@ static int matrix_row(void *ctx, int ncol, const char *const *names, const char 
     return 0;
 }
 
+static int add_column(void *ctx, int ncol, const char *const *names, const char *const *v)
+{
+    struct matrix *m = ctx;
+
+    (void)ncol;
+    (void)names;
+    return find_or_add(&m->col, &m->ncol, &m->alloc_col, v[0] ? v[0] : "?") < 0 ? BAECHI_ENOMEM : 0;
+}
+
 enum what { W_STEP, W_NORM_SINGLE, W_NORM_EXPERT, W_PLACE, W_PEAK };
 
-static int print_matrix(const struct matrix *m, enum what w, const char *title, const char *corner,
-                        enum report_format f, FILE *out)
+/* Splits a row key "a\tb\tc" into up to nkey cells (pointers into copy). */
+static void split_key(char *copy, const char **cells, int nkey)
+{
+    for (int i = 0; i < nkey; i++) {
+        char *tab = copy ? strchr(copy, '\t') : NULL;
+        cells[i] = copy;
+        if (tab) {
+            *tab = '\0';
+            copy = tab + 1;
+        } else {
+            copy = NULL;
+        }
+    }
+}
+
+static int print_matrix(const struct matrix *m, enum what w, const char *title,
+                        const char *const *keys, int nkey, enum report_format f, FILE *out)
 {
     struct rtable t;
-    const char **cells = calloc((size_t)m->ncol + 1, sizeof(char *));
+    const char **cells = calloc((size_t)m->ncol + (size_t)nkey + 1, sizeof(char *));
     char(*buf)[48] = calloc((size_t)m->ncol + 1, sizeof(*buf));
+    char *key = NULL;
     int rc = 0, ref = -1;
     bool any = false;
 
@@ -303,20 +382,27 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title, 
             goto cleanup;
         }
     }
-    CHECK(rtable_init(&t, title, m->ncol + 1));
-    cells[0] = corner;
+    CHECK(rtable_init(&t, title, m->ncol + nkey));
+    for (int k = 0; k < nkey; k++) {
+        cells[k] = keys[k];
+    }
     for (int k = 0; k < m->ncol; k++) {
-        cells[k + 1] = m->col[k];
+        cells[k + nkey] = m->col[k];
     }
     rc = rtable_add(&t, cells);
     for (int r = 0; !rc && r < m->nrow; r++) {
         const struct cell *rc_ = ref >= 0 ? matrix_get(m, r, ref) : NULL;
         double base = rc_ && strstr(rc_->status, "ok") ? rc_->step_us : NAN;
-        cells[0] = m->row[r];
+        free(key);
+        if (!(key = array_strdup(m->row[r]))) {
+            rc = err_set(BAECHI_ENOMEM, "out of memory");
+            break;
+        }
+        split_key(key, cells, nkey);
         for (int k = 0; k < m->ncol; k++) {
             const struct cell *c = matrix_get(m, r, k);
             bool ran = c && (strstr(c->status, "ok") || strstr(c->status, "oom"));
-            cells[k + 1] = buf[k];
+            cells[k + nkey] = buf[k];
             buf[k][0] = '\0';
             if (!c) {
                 continue;
@@ -347,93 +433,304 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title, 
     }
     rtable_release(&t);
 cleanup:
+    free(key);
     free(cells);
     free(buf);
     return rc;
 }
 
-/* WHERE clause of the runs a report shows. */
-static const char base_where[] =
-    " FROM runs r WHERE sim_model = ?1 AND comm_factor = 1 AND compute_factor = 1 ";
+/* The runs a report shows: the model (unless NULL), then --where. */
+static int report_scope(struct db *db, const struct report_opts *o, const char *model,
+                        struct rsql *from)
+{
+    struct rsql base;
+    int rc = 0;
+
+    rsql_init(&base);
+    CHECK(rsql_cat(&base, "FROM runs r WHERE 1 = 1"));
+    if (model) {
+        CHECK(rsql_cat(&base, " AND r.sim_model = "));
+        CHECK(rsql_text(&base, model));
+    }
+    CHECK(rfilter_check(db, o->where, &base));
+    CHECK(rsql_append(from, &base));
+    CHECK(rfilter_sql(o->where, from));
+cleanup:
+    rsql_release(&base);
+    return rc;
+}
+
+static int count_rows(void *ctx, int ncol, const char *const *names, const char *const *vals)
+{
+    (void)ncol;
+    (void)names;
+    (void)vals;
+    (*(int *)ctx)++;
+    return 0;
+}
 
 int report_paper(struct db *db, const struct report_opts *o, FILE *out)
 {
+    static const char *const dims[] = {
+        "workload", "cluster", "devices", "memory_fraction", "comm_factor", "compute_factor", NULL};
+    /* the tables show one model: --model, or the one --where names, or timed */
+    const struct rcond *mc = rfilter_get(o->where, "model");
+    const char *model = o->model                                          ? o->model
+                        : mc && strcmp(mc->op, "=") == 0 && mc->nval == 1 ? mc->val[0]
+                                                                          : "timed";
+    const char *keys[8];
     struct matrix m;
-    char *sql = NULL, *sweepq = NULL;
-    int rc = 0;
-    char title[160];
+    struct rsql from, q;
+    char title[400], key_sql[1200] = "";
+    int rc = 0, nkey = 0;
 
     memset(&m, 0, sizeof(m));
-    if (o->sweep) {
-        char *q = strchr(o->sweep, '\'');
-        if (q) {
-            return err_set(BAECHI_EINVAL, "sweep name with a quote: '%s'", o->sweep);
+    rsql_init(&from);
+    rsql_init(&q);
+    CHECK(report_scope(db, o, model, &from));
+    /* a row per value of every swept dimension that varies: nothing is averaged but repeats */
+    for (int i = 0; dims[i]; i++) {
+        const struct rdim *d = rdim_find(dims[i]);
+        struct rsql c;
+        int n = 0;
+        char sel[300];
+        rsql_init(&c);
+        snprintf(sel, sizeof(sel), "SELECT DISTINCT %s ", d->sql);
+        if (!(rc = rsql_cat(&c, "%s", sel)) && !(rc = rsql_append(&c, &from))) {
+            rc = db_query_params(db, c.sql, c.p, c.np, count_rows, &n);
         }
-        if (asprintf(&sweepq, " AND sweep = '%s' ", o->sweep) < 0) {
-            return err_set(BAECHI_ENOMEM, "out of memory");
-        }
-    }
-    /* the largest memory fraction of each workload: the "memory suffices" runs */
-    if (asprintf(&sql,
-                 "SELECT workload, " REPORT_LABEL_SQL ", "
-                 "AVG(CASE WHEN status IN ('ok','oom') THEN step_us END), AVG(placement_ms), "
-                 "MAX(max_peak_bytes), group_concat(DISTINCT status) %s %s "
-                 "AND memory_fraction = (SELECT MAX(memory_fraction) FROM runs q "
-                 "WHERE q.workload = r.workload AND q.sim_model = r.sim_model) "
-                 "GROUP BY 1, 2 ORDER BY MIN(id)",
-                 base_where, sweepq ? sweepq : "") < 0) {
-        rc = err_set(BAECHI_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    CHECK(db_query1(db, sql, o->model, matrix_row, &m));
-    if (m.nrow == 0) {
-        fprintf(out, "no runs with the %s simulator model (comm and compute factors 1)\n",
-                o->model);
-        goto cleanup;
-    }
-    snprintf(title, sizeof(title), "Step time (ms), %s simulator, largest memory fraction",
-             o->model);
-    CHECK(print_matrix(&m, W_STEP, title, "workload", o->format, out));
-    CHECK(print_matrix(&m, W_NORM_SINGLE, "Step time normalised to single-GPU (x)", "workload",
-                       o->format, out));
-    CHECK(print_matrix(&m, W_NORM_EXPERT, "Step time normalised to expert (x)", "workload",
-                       o->format, out));
-    CHECK(print_matrix(&m, W_PLACE, "Placement time (ms)", "workload", o->format, out));
-    CHECK(
-        print_matrix(&m, W_PEAK, "Peak memory, largest device (GiB)", "workload", o->format, out));
-    /* the insufficient-memory experiment, one table per workload */
-    for (int r = 0; r < m.nrow; r++) {
-        struct matrix f;
-        char *q = NULL;
-        int nfrac;
-        memset(&f, 0, sizeof(f));
-        if (strchr(m.row[r], '\'')) {
-            continue;
-        }
-        if (asprintf(&q,
-                     "SELECT printf('%%g', memory_fraction), " REPORT_LABEL_SQL ", "
-                     "AVG(CASE WHEN status IN ('ok','oom') THEN step_us END), AVG(placement_ms), "
-                     "MAX(max_peak_bytes), group_concat(DISTINCT status) %s %s "
-                     "AND workload = '%s' GROUP BY 1, 2 ORDER BY memory_fraction DESC, MIN(id)",
-                     base_where, sweepq ? sweepq : "", m.row[r]) < 0) {
-            rc = err_set(BAECHI_ENOMEM, "out of memory");
+        rsql_release(&c);
+        if (rc) {
             goto cleanup;
         }
-        rc = db_query1(db, q, o->model, matrix_row, &f);
-        free(q);
-        nfrac = f.nrow;
-        if (!rc && nfrac > 1) {
-            snprintf(title, sizeof(title), "%s: step time (ms) by memory fraction", m.row[r]);
-            rc = print_matrix(&f, W_STEP, title, "memory fraction", o->format, out);
+        if (n > 1 || i == 0) {
+            size_t len = strlen(key_sql);
+            if (d->kind == 'r') {
+                snprintf(key_sql + len, sizeof(key_sql) - len, "%sprintf('%%g', %s)",
+                         nkey ? " || char(9) || " : "", d->sql);
+            } else {
+                snprintf(key_sql + len, sizeof(key_sql) - len, "%scoalesce(%s, '')",
+                         nkey ? " || char(9) || " : "", d->sql);
+            }
+            keys[nkey++] = d->name;
         }
-        matrix_release(&f);
+    }
+    CHECK(rsql_cat(&q,
+                   "SELECT %s, " RESULTS_CONFIG_SQL
+                   ", AVG(CASE WHEN r.status IN ('ok','oom') THEN r.step_us END), "
+                   "AVG(r.placement_ms), MAX(r.max_peak_bytes), group_concat(DISTINCT r.status) ",
+                   key_sql));
+    CHECK(rsql_append(&q, &from));
+    /* workloads in the order they were run; within one, the dimensions in order */
+    CHECK(rsql_cat(&q, " GROUP BY 1, 2 ORDER BY (SELECT MIN(q.id) FROM runs q WHERE q.workload = "
+                       "r.workload), r.cluster, r.n_devices, r.memory_fraction DESC, "
+                       "r.comm_factor, r.compute_factor, MIN(r.id)"));
+    {
+        /* columns: the placer configurations in the order they were run */
+        struct rsql c;
+        rsql_init(&c);
+        if (!(rc = rsql_cat(&c, "SELECT " RESULTS_CONFIG_SQL " ")) &&
+            !(rc = rsql_append(&c, &from)) &&
+            !(rc = rsql_cat(&c, " GROUP BY 1 ORDER BY " RESULTS_CONFIG_ORDER_SQL))) {
+            rc = db_query_params(db, c.sql, c.p, c.np, add_column, &m);
+        }
+        rsql_release(&c);
         if (rc) {
             goto cleanup;
         }
     }
+    CHECK(db_query_params(db, q.sql, q.p, q.np, matrix_row, &m));
+    if (m.nrow == 0) {
+        fprintf(out, "no runs with the %s simulator model%s\n", model,
+                o->where && o->where->n ? " match the --where conditions" : "");
+        goto cleanup;
+    }
+    snprintf(title, sizeof(title),
+             "Step time (ms), %s simulator: a row per %s%s%s (oom: ran out of memory)", model,
+             nkey > 1 ? "value of every swept dimension that varies (" : "workload",
+             nkey > 1 ? "workload" : "", nkey > 1 ? ", ...)" : "");
+    CHECK(print_matrix(&m, W_STEP, title, keys, nkey, o->format, out));
+    CHECK(print_matrix(&m, W_NORM_SINGLE, "Step time normalised to single-GPU (x)", keys, nkey,
+                       o->format, out));
+    CHECK(print_matrix(&m, W_NORM_EXPERT, "Step time normalised to expert (x)", keys, nkey,
+                       o->format, out));
+    CHECK(print_matrix(&m, W_PLACE, "Placement time (ms)", keys, nkey, o->format, out));
+    CHECK(
+        print_matrix(&m, W_PEAK, "Peak memory, largest device (GiB)", keys, nkey, o->format, out));
 cleanup:
     matrix_release(&m);
-    free(sql);
-    free(sweepq);
+    rsql_release(&from);
+    rsql_release(&q);
+    return rc;
+}
+
+/* ------------------------------------------------------------ tidy tables */
+
+struct emit {
+    enum report_format f;
+    FILE *out;
+    int nrow;
+    bool header; /* the column names of an empty result were written */
+};
+
+static void json_value(FILE *out, const char *name, const char *v, int type)
+{
+    if (!v || type == DB_VALUE_NULL) {
+        fputs("null", out);
+    } else if (strcmp(name, "fusion") == 0 && type == DB_VALUE_INT) {
+        fputs(strcmp(v, "0") ? "true" : "false", out);
+    } else if (type == DB_VALUE_INT || type == DB_VALUE_REAL) {
+        double d = strtod(v, NULL);
+        if (isfinite(d)) {
+            fputs(v, out);
+        } else {
+            fputs("null", out);
+        }
+    } else {
+        json_out_str(out, v);
+    }
+}
+
+static int emit_row(void *ctx, int ncol, const char *const *names, const char *const *vals,
+                    const int *types)
+{
+    struct emit *e = ctx;
+    bool header_only = vals == NULL;
+
+    if (e->f == REPORT_JSON) {
+        if (e->nrow == 0) {
+            fputs("{\"columns\": [", e->out);
+            for (int c = 0; c < ncol; c++) {
+                fputs(c ? ", " : "", e->out);
+                json_out_str(e->out, names[c]);
+            }
+            fputs("],\n \"rows\": [", e->out);
+            if (header_only) {
+                e->header = true;
+                return 0;
+            }
+            fputc('\n', e->out);
+        }
+        fputs(e->nrow ? ",\n  {" : "  {", e->out);
+        for (int c = 0; c < ncol; c++) {
+            fputs(c ? ", " : "", e->out);
+            json_out_str(e->out, names[c]);
+            fputs(": ", e->out);
+            json_value(e->out, names[c], vals[c], types[c]);
+        }
+        fputc('}', e->out);
+    } else {
+        if (e->nrow == 0) {
+            for (int c = 0; c < ncol; c++) {
+                if (c) {
+                    fputc(',', e->out);
+                }
+                csv_cell(names[c], e->out);
+            }
+            fputc('\n', e->out);
+            if (header_only) {
+                e->header = true;
+                return 0;
+            }
+        }
+        for (int c = 0; c < ncol; c++) {
+            if (c) {
+                fputc(',', e->out);
+            }
+            csv_cell(vals[c], e->out);
+        }
+        fputc('\n', e->out);
+    }
+    e->nrow++;
+    return 0;
+}
+
+/* JSON or CSV of a query's rows; with no rows, the column names alone. */
+static int emit_query(struct db *db, const char *sql, const struct db_param *p, int np,
+                      enum report_format f, FILE *out, const char *const *empty_cols)
+{
+    struct emit e = {.f = f, .out = out, .nrow = 0};
+    int rc = db_query_typed(db, sql, p, np, emit_row, &e);
+
+    if (rc) {
+        return rc;
+    }
+    if (e.nrow == 0 && e.header) {
+        /* the columns came from the statement */
+    } else if (e.nrow == 0 && f == REPORT_JSON) {
+        fputs("{\"columns\": [", out);
+        for (int c = 0; empty_cols && empty_cols[c]; c++) {
+            fputs(c ? ", " : "", out);
+            json_out_str(out, empty_cols[c]);
+        }
+        fputs("],\n \"rows\": [", out);
+    } else if (e.nrow == 0) {
+        for (int c = 0; empty_cols && empty_cols[c]; c++) {
+            fprintf(out, "%s%s", c ? "," : "", empty_cols[c]);
+        }
+        if (empty_cols && empty_cols[0]) {
+            fputc('\n', out);
+        }
+    }
+    if (f == REPORT_JSON) {
+        fputs("\n]}\n", out);
+    }
+    return 0;
+}
+
+/* The columns of the tidy table: one row per run (docs/results.md). */
+#define TIDY_COLUMNS(X)                                                                            \
+    X("id", "r.id")                                                                                \
+    X("sweep", "r.sweep")                                                                          \
+    X("workload", "r.workload")                                                                    \
+    X("cluster", "r.cluster")                                                                      \
+    X("devices", "r.n_devices")                                                                    \
+    X("placer", "r.placer")                                                                        \
+    X("grouper", "r.grouper")                                                                      \
+    X("fusion", "r.fusion")                                                                        \
+    X("config", RESULTS_CONFIG_SQL)                                                                \
+    X("memory_fraction", "r.memory_fraction")                                                      \
+    X("comm_factor", "r.comm_factor")                                                              \
+    X("compute_factor", "r.compute_factor")                                                        \
+    X("seed", "r.seed")                                                                            \
+    X("repeat", "r.repeat")                                                                        \
+    X("model", "r.sim_model")                                                                      \
+    X("n_ops", "r.n_ops")                                                                          \
+    X("status", "r.status")                                                                        \
+    X("step_us", "r.step_us")                                                                      \
+    X("lower_bound_us", "r.lower_bound_us")                                                        \
+    X("bound_ratio", "CAST(r.step_us AS REAL) / NULLIF(r.lower_bound_us, 0)")                      \
+    X("estimate_us", "r.estimate_us")                                                              \
+    X("placement_ms", "r.placement_ms")                                                            \
+    X("algorithm_ms", "r.algorithm_ms")                                                            \
+    X("max_peak_bytes", "r.max_peak_bytes")                                                        \
+    X("n_oom_devices", "r.n_oom_devices")                                                          \
+    X("message", "r.message")
+
+#define TIDY_NAME_(n, e)   n,
+#define TIDY_SELECT_(n, e) ", " e " AS " n
+
+const char *const *report_tidy_columns(void)
+{
+    static const char *const cols[] = {TIDY_COLUMNS(TIDY_NAME_) NULL};
+    return cols;
+}
+
+int report_runs(struct db *db, const struct report_opts *o, FILE *out)
+{
+    struct rsql q, from;
+    int rc = 0;
+
+    rsql_init(&q);
+    rsql_init(&from);
+    CHECK(report_scope(db, o, o->model, &from));
+    /* [2]: past the first ", " of the column list */
+    CHECK(rsql_cat(&q, "SELECT %s ", &(TIDY_COLUMNS(TIDY_SELECT_))[2]));
+    CHECK(rsql_append(&q, &from));
+    CHECK(rsql_cat(&q, " ORDER BY r.id"));
+    CHECK(emit_query(db, q.sql, q.p, q.np, o->format, out, report_tidy_columns()));
+cleanup:
+    rsql_release(&q);
+    rsql_release(&from);
     return rc;
 }

@@ -11,12 +11,13 @@
 #define BAECHI_RESULTS_REPORT_H
 
 #include "results/db.h"
+#include "results/filter.h"
 
 #include <stdio.h>
 
-enum report_format { REPORT_TABLE = 0, REPORT_CSV, REPORT_MARKDOWN };
+enum report_format { REPORT_TABLE = 0, REPORT_CSV, REPORT_MARKDOWN, REPORT_JSON };
 
-/* "table" / "csv" / "markdown" (or "md"); 0 or BAECHI_EINVAL. */
+/* "table" / "csv" / "markdown" (or "md") / "json"; 0 or BAECHI_EINVAL. */
 int report_format_parse(const char *s, enum report_format *f);
 
 /* A table of text cells; row 0 is the header. */
@@ -33,21 +34,36 @@ void rtable_release(struct rtable *t);
 int rtable_add(struct rtable *t, const char *const *cells);
 void rtable_print(const struct rtable *t, enum report_format f, FILE *out);
 
-/* Runs sql and prints its rows as a table. */
-int report_query(struct db *db, const char *sql, enum report_format f, FILE *out);
+/*
+ * Runs sql and prints its rows: a table, Markdown, CSV, or JSON
+ * ({"columns": [...], "rows": [{column: value}]}, numbers as numbers, SQL
+ * NULL as null).  With conditions in `where` (may be NULL), the statement
+ * sees only the runs they select: `runs` names a common table expression
+ * over the table (the parameters are bound, never spliced).
+ */
+int report_query(struct db *db, const char *sql, const struct rfilter *where, enum report_format f,
+                 FILE *out);
 
 struct report_opts {
-    const char *model; /* simulator model of the runs shown ("timed") */
-    const char *sweep; /* only runs of this sweep; NULL = all */
+    const char *model; /* simulator model of the runs shown (NULL: tables "timed", tidy all) */
+    const struct rfilter *where; /* the runs shown (NULL: all) */
     enum report_format format;
 };
 
-/* The paper-style tables. */
+/*
+ * The paper-style tables (table, markdown): step time, normalised to single
+ * and expert, placement time and peak memory, a column per placer
+ * configuration and a row per value of every swept dimension that varies
+ * among the selected runs (workload, cluster, devices, memory fraction,
+ * comm and compute factor): only repeats and seeds are averaged.
+ */
 int report_paper(struct db *db, const struct report_opts *o, FILE *out);
 
-/* The placer label of a run: placer, plus "+fusion" / "+coplace" when set (SQL expression). */
-#define REPORT_LABEL_SQL                                                                           \
-    "(placer || CASE WHEN fusion = 1 AND placer <> 'paper' THEN '+fusion' ELSE '' END || "         \
-    "CASE WHEN grouper = 'coplace' AND placer <> 'paper' THEN '+coplace' ELSE '' END)"
+/*
+ * The tidy table (csv, json): one row per run, every key column, metrics as
+ * numbers, a status column.  The columns: report_tidy_columns().
+ */
+int report_runs(struct db *db, const struct report_opts *o, FILE *out);
+const char *const *report_tidy_columns(void);
 
 #endif

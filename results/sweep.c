@@ -132,13 +132,15 @@ cleanup:
 
 /* ------------------------------------------------------------ points */
 
-static bool excluded(const struct sweep_spec *s, const char *wl, const char *cl, const char *pl)
+static bool excluded(const struct sweep_spec *s, const char *wl, const char *cl, const char *pl,
+                     enum placer_grouper gr, bool fusion)
 {
     for (int32_t i = 0; i < s->n_exclude; i++) {
         const struct sweep_exclude *e = &s->exclude[i];
         if ((!e->workload || strcmp(e->workload, wl) == 0) &&
             (!e->cluster || strcmp(e->cluster, cl) == 0) &&
-            (!e->placer || strcmp(e->placer, pl) == 0)) {
+            (!e->placer || strcmp(e->placer, pl) == 0) && (!e->grouper || e->grouper_v == gr) &&
+            (!e->fusion || e->fusion_v == fusion)) {
             return true;
         }
     }
@@ -283,8 +285,10 @@ static int expand(struct sweep *sw)
     for (;;) {
         int d;
 
+        /* as written: `paper` fixes its grouper and fusion only in the point */
         if (!excluded(s, s->workloads.item[i[DIM_WORKLOAD]].text,
-                      s->clusters.item[i[DIM_CLUSTER]].text, s->placers.item[i[DIM_PLACER]].text)) {
+                      s->clusters.item[i[DIM_CLUSTER]].text, s->placers.item[i[DIM_PLACER]].text,
+                      s->groupers[i[DIM_GROUPER]], s->fusion[i[DIM_FUSION]])) {
             struct sweep_point p;
 
             make_point(sw, i, &p);
@@ -480,7 +484,10 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
         v->limit_bytes = s->dev[d].limit_bytes;
         v->placer_peak_bytes = DB_NULL_INT;
         v->placer_limit_bytes = DB_NULL_INT;
-        if (st && st->peak_bytes && d < st->n_devices && st->limit_bytes[d] > 0) {
+        /* the baselines place without looking at memory: no limit of their own */
+        if (st && st->peak_bytes && d < st->n_devices && st->limit_bytes[d] > 0 &&
+            !(r->placer && placer_find(r->placer) &&
+              (placer_find(r->placer)->flags & PLACER_BASELINE))) {
             v->placer_peak_bytes = st->peak_bytes[d];
             v->placer_limit_bytes = st->limit_bytes[d];
         }

@@ -53,7 +53,9 @@ struct sweep_list {
 
 /* exclude: a point matching every given field is left out. */
 struct sweep_exclude {
-    char *workload, *cluster, *placer; /* NULL = any */
+    char *workload, *cluster, *placer, *grouper, *fusion; /* NULL = any */
+    enum placer_grouper grouper_v;                        /* grouper, parsed */
+    bool fusion_v;                                        /* fusion, parsed */
 };
 
 struct sweep_spec {

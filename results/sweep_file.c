@@ -47,6 +47,8 @@ void sweep_spec_release(struct sweep_spec *s)
         free(s->exclude[i].workload);
         free(s->exclude[i].cluster);
         free(s->exclude[i].placer);
+        free(s->exclude[i].grouper);
+        free(s->exclude[i].fusion);
     }
     free(s->exclude);
     memset(s, 0, sizeof(*s));
@@ -328,16 +330,27 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
             char **f = strcmp(r->key, "workload") == 0  ? &e->workload
                        : strcmp(r->key, "cluster") == 0 ? &e->cluster
                        : strcmp(r->key, "placer") == 0  ? &e->placer
+                       : strcmp(r->key, "grouper") == 0 ? &e->grouper
+                       : strcmp(r->key, "fusion") == 0  ? &e->fusion
                                                         : NULL;
             if (!f) {
                 return yrd_err(r, r->key_line, r->key_col,
-                               "exclude: unknown key '%s' (workload, cluster, placer)", r->key);
+                               "exclude: unknown key '%s' (workload, cluster, placer, grouper, "
+                               "fusion)",
+                               r->key);
             }
             if ((rc = yrd_next(r)) != 0) {
                 return rc;
             }
             if (!yrd_is_scalar(r) || yrd_is_null(r)) {
                 return yrd_err_here(r, "exclude: %s: expected a value", r->key);
+            }
+            if (f == &e->grouper && placer_grouper_parse(yrd_text(r), &e->grouper_v)) {
+                return yrd_err_here(r, "exclude: grouper: '%s' is not a grouper (tf, coplace)",
+                                    yrd_text(r));
+            }
+            if (f == &e->fusion && to_bool(yrd_text(r), &e->fusion_v)) {
+                return yrd_err_here(r, "exclude: fusion: '%s' is not true or false", yrd_text(r));
             }
             free(*f);
             if (!(*f = array_strdup(yrd_text(r)))) {

@@ -24,11 +24,12 @@ expect_grep "^Step time \(ms\)" out
 expect_grep "^gnmt_v2_b128_fwd .* 116\.762 " out
 expect_grep "^Step time normalised to single-GPU" out
 expect_grep "^Placement time \(ms\)" out
-expect_grep "^ +0\.1 .*infeasible" out
+expect_grep "^gnmt_v2_b128_fwd +0\.1 .*infeasible" out
 expect_exit 0 "$BAECHI" report --db r.db --format markdown --model baechi
-expect_grep "^\| workload +\| single" out
+expect_grep "^\| workload +\| memory_fraction +\| single" out
 expect_exit 0 "$BAECHI" report --db r.db --format csv
-expect_grep "^gnmt_v2_b128_fwd,116\.762," out
+expect_grep "^id,sweep,workload,cluster,devices,placer,grouper,fusion,config,memory_fraction," out
+expect_grep "^[0-9]+,small,gnmt_v2_b128_fwd,paper-4gpu-pcie,4,single,tf,0,single,1.0,.*,timed,2494,ok,116762," out
 expect_exit 0 "$BAECHI" db query --db r.db --format csv "select placer, count(*) as n from runs group by 1 order by 1"
 expect_grep "^m-etf,4$" out
 expect_exit 2 "$BAECHI" db query --db r.db "select nope from"

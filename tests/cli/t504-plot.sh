@@ -26,7 +26,7 @@ if command -v gnuplot > /dev/null; then
 fi
 expect_grep "^workload,single,expert,m-topo,m-etf$" step.csv
 expect_grep "^gnmt_v2_b128_fwd,1," step.csv
-expect_grep "^m-etf,0.1,NaN,infeasible$" memory.csv
+expect_grep "^m-etf,0.1,NaN,infeasible,1$" memory.csv
 expect_grep "^compute,[0-3]," gantt.csv
 expect_exit 0 env BAECHI_GNUPLOT=/nonexistent "$BAECHI" plot memory --db r.db --csv only.csv
 test -s only.csv

@@ -16,6 +16,7 @@ expect_grep 'slope_us_per_byte' "$C"
 expect_grep '^# group 0 \(memcpy' "$C"
 expect_grep '^source:' "$C"
 expect_grep 'measured by .*cpu backend' "$C"
+expect_grep 'fit quality: R² [0-9.]+ over all pairs, worst error [0-9.]+ % over [0-9]+ group' "$C"
 
 # the calibrated cluster drives the simulator
 expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given --json

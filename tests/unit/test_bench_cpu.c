@@ -163,6 +163,60 @@ Test(bench_cpu, one_device_keeps_default_model)
     bench_close(&b);
 }
 
+static void count_warning(const char *msg, void *ctx)
+{
+    (void)msg;
+    (*(int *)ctx)++;
+}
+
+/* A poor fit is said aloud and recorded in the cluster's provenance; a sound one only recorded. */
+Test(bench_cpu, calibration_fit_quality_warnings)
+{
+    struct bench b;
+    struct calib_options o;
+    struct calib_result r;
+    struct cluster c;
+    int warned = 0;
+
+    tiny_options(&o);
+    cr_assert_eq(bench_open(&b, "cpu", NULL, 2), 0);
+    cr_assert_eq(calibrate_run(&b, &o, &r), 0, "%s", err_msg());
+    cr_assert(r.have_fit && r.n_groups >= 1);
+    err_set_warn_handler(count_warning, &warned);
+    /* sound: every fit exact */
+    r.all.r2 = 1;
+    r.all.intercept = 5;
+    for (int32_t g = 0; g < r.n_groups; g++) {
+        r.group[g].fit.r2 = 1;
+        r.group[g].fit.intercept = 5;
+        for (int k = 0; k < CALIB_N_RANGES; k++) {
+            r.group[g].err[k].worst_rel = 0.01;
+        }
+    }
+    cr_assert_eq(calibrate_to_cluster(&r, "sound", "test", &c), 0, "%s", err_msg());
+    cr_assert_eq(warned, 0);
+    cr_assert(strstr(c.source, "fit quality: R² 1.00000 over all pairs, worst error"), "%s",
+              c.source);
+    cr_assert_null(strstr(c.source, "WARNING"), "%s", c.source);
+    cluster_release(&c);
+    /* poor: the CPU calibration the issue saw (R² 0.89, -178 µs, 4961 %) */
+    r.all.r2 = 0.89;
+    r.all.intercept = -178;
+    r.group[0].fit.r2 = 0.89;
+    r.group[0].err[0].n = 4;
+    r.group[0].err[0].worst_rel = 49.61;
+    cr_assert_eq(calibrate_to_cluster(&r, "poor", "test", &c), 0, "%s", err_msg());
+    cr_assert_eq(warned, 2, "the pooled fit and group 0");
+    cr_assert_float_eq(c.comm.intercept_us, 0, 1e-12, "clamped");
+    cr_assert(strstr(c.source, "WARNING: all pairs: R² 0.8900 < 0.99; intercept -178.0 µs "
+                               "clamped to 0; group 0: R² 0.8900 < 0.99; worst error 4961.0 %"),
+              "%s", c.source);
+    err_set_warn_handler(NULL, NULL);
+    cluster_release(&c);
+    calib_result_release(&r);
+    bench_close(&b);
+}
+
 Test(bench_cpu, replay_program_accounts_memory_and_events)
 {
     struct bench b;

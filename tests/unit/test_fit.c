@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Deterministic noise in [-1, 1] (xorshift), so runs are reproducible. */
 static double noise(uint64_t *s)
@@ -151,4 +152,26 @@ Test(fit, median)
     cr_assert_float_eq(fit_median(even, 4), 2.5, 1e-12);
     cr_assert(isnan(fit_median(odd, 0)));
     cr_assert_float_eq(odd[0], 5.0, 0); /* input untouched */
+}
+
+/* Calibration warns below R² 0.99, for a clamped intercept, above 20 % worst error. */
+Test(fit, quality_check)
+{
+    const char *names[] = {"small", "large"};
+    struct fit_line good = {.slope = 1e-4, .intercept = 10, .r2 = 0.999, .n = 10};
+    struct fit_line bad = {.slope = 1e-4, .intercept = -178, .r2 = 0.89, .n = 10};
+    struct fit_range_err err[2] = {{.n = 3, .worst_rel = 0.05, .at_x = 64},
+                                   {.n = 3, .worst_rel = 49.61, .at_x = 1048576}};
+    char buf[400];
+
+    cr_assert_eq(fit_check(&good, NULL, names, 0, buf, sizeof(buf)), 0);
+    cr_assert_str_eq(buf, "");
+    cr_assert_eq(fit_check(&good, err, names, 1, buf, sizeof(buf)), 0, "5 %% is fine");
+    cr_assert_eq(fit_check(&good, err, names, 2, buf, sizeof(buf)), 1);
+    cr_assert(strstr(buf, "worst error 4961.0 % > 20 % in large (at 1048576 B)"), "%s", buf);
+    cr_assert_eq(fit_check(&bad, err, names, 2, buf, sizeof(buf)), 3);
+    cr_assert(strstr(buf, "R² 0.8900 < 0.99; intercept -178.0 µs clamped to 0; worst error"), "%s",
+              buf);
+    good.r2 = NAN;
+    cr_assert_eq(fit_check(&good, NULL, names, 0, buf, sizeof(buf)), 1, "NaN R² is poor");
 }

@@ -103,3 +103,34 @@ Test(sweep, failing_workload_is_an_error_run)
     free(b.p);
     sweep_release(&sw);
 }
+
+/* The paper sweep's two configurations per placer: exclude by grouper and fusion. */
+Test(sweep, exclude_by_grouper_and_fusion)
+{
+    const char *text = "workloads: [\"gen:transformer?layers=1&forward_only=true\"]\n"
+                       "clusters: [paper-4gpu-pcie]\n"
+                       "placers: [single, m-etf]\n"
+                       "groupers: [tf, coplace]\n"
+                       "fusion: [false, true]\n"
+                       "exclude:\n"
+                       "  - {grouper: coplace, fusion: false}\n"
+                       "  - {grouper: tf, fusion: true}\n"
+                       "  - {placer: single, grouper: coplace}\n";
+    struct sweep sw;
+
+    cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_eq(sw.n_points, 3, "single; m-etf plain; m-etf + coplace + fusion");
+    cr_assert(strstr(sw.point[0].key, "|p=single|g=tf|f=0|"), "%s", sw.point[0].key);
+    cr_assert(strstr(sw.point[1].key, "|p=m-etf|g=tf|f=0|"), "%s", sw.point[1].key);
+    cr_assert(strstr(sw.point[2].key, "|p=m-etf|g=coplace|f=1|"), "%s", sw.point[2].key);
+    sweep_release(&sw);
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\nexclude: [{grouper: glue}]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:21: exclude: grouper: 'glue' is not a grouper"), "%s",
+              err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-etf]\nexclude: [{fusion: maybe}]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "exclude: fusion: 'maybe' is not true or false"), "%s", err_msg());
+}

@@ -1,0 +1,557 @@
+/*
+ * filter.c - dimensions, metrics, --where and did-you-mean (filter.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/filter.h"
+
+#include "core/array.h"
+#include "core/err.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rdim dims[] = {
+    {"workload", NULL, "r.workload", 't', "workload", true},
+    {"cluster", NULL, "r.cluster", 't', "cluster", true},
+    {"devices", "n_devices", "r.n_devices", 'i', "number of devices (GPUs)", true},
+    {"memory_fraction", "fraction", "r.memory_fraction", 'r', "memory fraction of each device",
+     true},
+    {"comm_factor", NULL, "r.comm_factor", 'r', "communication cost factor (x)", true},
+    {"compute_factor", NULL, "r.compute_factor", 'r', "compute time factor (x)", true},
+    {"placer", NULL, "r.placer", 't', "placer", false},
+    {"config", NULL, RESULTS_CONFIG_SQL, 't', "placer configuration", false},
+    {"grouper", NULL, "r.grouper", 't', "grouper", false},
+    {"fusion", NULL, "r.fusion", 'b', "operator fusion", false},
+    {"n_ops", "ops", "r.n_ops", 'i', "graph size (ops)", false},
+    /* not a column: the _bN of the generated workloads' names (gnmt_v2_b128_fwd) */
+    {"batch", NULL, "NULLIF(CAST(substr(r.workload, instr(r.workload, '_b') + 2) AS INTEGER), 0)",
+     'i', "batch size (from the workload name)", false},
+    {"seed", NULL, "r.seed", 'i', "seed", false},
+    {"sweep", NULL, "r.sweep", 't', "sweep", false},
+    {"model", "sim_model", "r.sim_model", 't', "simulator model", false},
+    {"status", NULL, "r.status", 't', "status", false},
+    {NULL, NULL, NULL, 0, NULL, false},
+};
+
+static const struct rmetric metrics[] = {
+    {"step", "step_ms", "r.step_us / 1000.0", "step time (ms)", "step_ms", true},
+    {"peak", "peak_gib", "r.max_peak_bytes / 1073741824.0", "peak memory, largest device (GiB)",
+     "peak_gib", true},
+    {"placement", "placement_ms", "r.placement_ms", "placement time (ms)", "placement_ms", false},
+    {"bound_ratio", "bound", "CAST(r.step_us AS REAL) / NULLIF(r.lower_bound_us, 0)",
+     "step time / lower bound (x)", "bound_ratio", true},
+    {NULL, NULL, NULL, NULL, NULL, false},
+};
+
+const struct rdim *rdim_all(void)
+{
+    return dims;
+}
+
+const struct rdim *rdim_find(const char *name)
+{
+    for (const struct rdim *d = dims; d->name; d++) {
+        if (strcmp(d->name, name) == 0 || (d->alias && strcmp(d->alias, name) == 0)) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+const struct rmetric *rmetric_all(void)
+{
+    return metrics;
+}
+
+const struct rmetric *rmetric_find(const char *name)
+{
+    for (const struct rmetric *m = metrics; m->name; m++) {
+        if (strcmp(m->name, name) == 0 || (m->alias && strcmp(m->alias, name) == 0)) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ rsql */
+
+void rsql_init(struct rsql *q)
+{
+    memset(q, 0, sizeof(*q));
+}
+
+void rsql_release(struct rsql *q)
+{
+    for (int i = 0; i < q->nowned; i++) {
+        free(q->owned[i]);
+    }
+    free(q->owned);
+    free(q->p);
+    free(q->sql);
+    memset(q, 0, sizeof(*q));
+}
+
+int rsql_cat(struct rsql *q, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || ARRAY_RESERVE(q->sql, q->alloc, q->len + (size_t)n + 1)) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    va_start(ap, fmt);
+    vsnprintf(q->sql + q->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    q->len += (size_t)n;
+    return 0;
+}
+
+static int add_param(struct rsql *q, struct db_param p)
+{
+    if (ARRAY_RESERVE(q->p, q->palloc, (size_t)q->np + 1)) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    q->p[q->np++] = p;
+    return rsql_cat(q, "?");
+}
+
+int rsql_text(struct rsql *q, const char *s)
+{
+    char *c;
+
+    if (ARRAY_RESERVE(q->owned, q->oalloc, (size_t)q->nowned + 1) || !(c = array_strdup(s))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    q->owned[q->nowned++] = c;
+    return add_param(q, (struct db_param){.type = DB_PARAM_TEXT, .s = c});
+}
+
+int rsql_real(struct rsql *q, double d)
+{
+    return add_param(q, (struct db_param){.type = DB_PARAM_REAL, .d = d});
+}
+
+int rsql_append(struct rsql *q, const struct rsql *o)
+{
+    const char *s = o->sql ? o->sql : "";
+    int k = 0;
+
+    /* re-bind each "?" of the other text in order (values never hold SQL) */
+    for (; *s; s++) {
+        if (*s == '?' && k < o->np) {
+            const struct db_param *p = &o->p[k++];
+            int rc = p->type == DB_PARAM_TEXT   ? rsql_text(q, p->s ? p->s : "")
+                     : p->type == DB_PARAM_REAL ? rsql_real(q, p->d)
+                                                : add_param(q, *p);
+            if (rc) {
+                return rc;
+            }
+        } else if (rsql_cat(q, "%c", *s)) {
+            return BAECHI_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ did you mean */
+
+size_t results_edit_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b), *row, d;
+
+    row = malloc((nb + 1) * sizeof(*row));
+    if (!row) {
+        return (size_t)-1;
+    }
+    for (size_t j = 0; j <= nb; j++) {
+        row[j] = j;
+    }
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            size_t best =
+                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    d = row[nb];
+    free(row);
+    return d;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (; n && *hay; hay++) {
+        if (strncasecmp(hay, needle, n) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *results_suggest(const char *s, const char *const *names, int n)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1, limit = (strlen(s) + 2) / 3; /* m-eft -> m-etf: 2 */
+
+    for (int i = 0; i < n; i++) {
+        size_t d = names[i] ? results_edit_distance(s, names[i]) : (size_t)-1;
+        if (d < bestd) {
+            bestd = d;
+            best = names[i];
+        }
+    }
+    if (best && bestd <= limit) {
+        return best;
+    }
+    /* a stem of a longer name: "gnmt" for "gnmt_v2_b128_fwd" */
+    for (int i = 0; strlen(s) >= 3 && i < n; i++) {
+        if (names[i] && contains_ci(names[i], s)) {
+            return names[i];
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ --where */
+
+void rfilter_init(struct rfilter *f)
+{
+    memset(f, 0, sizeof(*f));
+}
+
+static void cond_release(struct rcond *c)
+{
+    for (int i = 0; i < c->nval; i++) {
+        free(c->val[i]);
+    }
+    free(c->val);
+    free(c->text);
+}
+
+void rfilter_release(struct rfilter *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        cond_release(&f->c[i]);
+    }
+    free(f->c);
+    memset(f, 0, sizeof(*f));
+}
+
+static int bool_value(const char *s)
+{
+    static const char *const t[] = {"1", "true", "yes", "on", NULL};
+    static const char *const n[] = {"0", "false", "no", "off", NULL};
+
+    for (int i = 0; t[i]; i++) {
+        if (strcasecmp(s, t[i]) == 0) {
+            return 1;
+        }
+        if (strcasecmp(s, n[i]) == 0) {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static bool is_number(const char *s, double *out)
+{
+    char *e;
+    double d;
+
+    if (!*s) {
+        return false;
+    }
+    d = strtod(s, &e);
+    if (*e || !isfinite(d)) {
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static int unknown_key(const char *expr, const char *key)
+{
+    const char *names[32];
+    const char *sug;
+    int n = 0;
+    char list[512];
+    size_t len = 0;
+
+    for (const struct rdim *d = dims; d->name && n < 32; d++) {
+        names[n++] = d->name;
+        len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0, "%s%s",
+                                len ? ", " : "", d->name);
+        len = len < sizeof(list) ? len : sizeof(list) - 1;
+    }
+    sug = results_suggest(key, names, n);
+    return err_set(BAECHI_EINVAL, "--where '%s': unknown key '%s'%s%s%s (keys: %s)", expr, key,
+                   sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "", list);
+}
+
+static int add_cond(struct rfilter *f, const char *expr, const char *key, const char *op,
+                    const char *value, bool split)
+{
+    const struct rdim *d = rdim_find(key);
+    struct rcond c;
+    const char *p = value;
+    int rc = 0;
+
+    if (!d) {
+        return unknown_key(expr, key);
+    }
+    memset(&c, 0, sizeof(c));
+    c.dim = d;
+    snprintf(c.op, sizeof(c.op), "%s", op);
+    if (op[0] == '<' || op[0] == '>') {
+        if (d->kind == 't' || d->kind == 'b') {
+            return err_set(BAECHI_EINVAL, "--where '%s': '%s' compares only numeric keys", expr,
+                           op);
+        }
+        split = false;
+    }
+    if (!(c.text = array_strdup(expr))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    for (;;) {
+        const char *end = split ? strchr(p, ',') : NULL;
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char *v = malloc(n + 1), **nv;
+        double x;
+
+        if (!v) {
+            rc = err_set(BAECHI_ENOMEM, "out of memory");
+            break;
+        }
+        memcpy(v, p, n);
+        v[n] = '\0';
+        nv = realloc(c.val, sizeof(char *) * (size_t)(c.nval + 1));
+        if (!nv) {
+            free(v);
+            rc = err_set(BAECHI_ENOMEM, "out of memory");
+            break;
+        }
+        c.val = nv;
+        c.val[c.nval++] = v;
+        if (!*v) {
+            rc = err_set(BAECHI_EINVAL, "--where '%s': an empty value", expr);
+            break;
+        }
+        if ((d->kind == 'i' || d->kind == 'r') && !is_number(v, &x)) {
+            rc = err_set(BAECHI_EINVAL, "--where '%s': %s takes a number, not '%s'", expr, d->name,
+                         v);
+            break;
+        }
+        if (d->kind == 'b' && bool_value(v) < 0) {
+            rc = err_set(BAECHI_EINVAL, "--where '%s': %s takes true or false, not '%s'", expr,
+                         d->name, v);
+            break;
+        }
+        if (!end) {
+            break;
+        }
+        p = end + 1;
+    }
+    if (!rc && ARRAY_RESERVE(f->c, f->alloc, (size_t)f->n + 1)) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if (rc) {
+        cond_release(&c);
+        return rc;
+    }
+    f->c[f->n++] = c;
+    return 0;
+}
+
+int rfilter_add(struct rfilter *f, const char *expr)
+{
+    static const char *const ops[] = {"!=", "<=", ">=", "=", "<", ">", NULL};
+    const char *at = NULL, *op = NULL;
+    char key[64];
+    size_t klen;
+
+    for (const char *s = expr; *s && !at; s++) {
+        for (int i = 0; ops[i]; i++) {
+            if (strncmp(s, ops[i], strlen(ops[i])) == 0) {
+                at = s;
+                op = ops[i];
+                break;
+            }
+        }
+    }
+    if (!at) {
+        return err_set(BAECHI_EINVAL,
+                       "--where '%s': expected KEY=VALUE[,VALUE...] (or !=, <, <=, >, >=)", expr);
+    }
+    klen = (size_t)(at - expr);
+    while (klen && isspace((unsigned char)expr[klen - 1])) {
+        klen--;
+    }
+    if (klen == 0 || klen >= sizeof(key)) {
+        return err_set(BAECHI_EINVAL, "--where '%s': no key before '%s'", expr, op);
+    }
+    memcpy(key, expr, klen);
+    key[klen] = '\0';
+    at += strlen(op);
+    while (isspace((unsigned char)*at)) {
+        at++;
+    }
+    return add_cond(f, expr, key, op, at, true);
+}
+
+int rfilter_add_eq(struct rfilter *f, const char *key, const char *value)
+{
+    char expr[256];
+
+    snprintf(expr, sizeof(expr), "%s=%s", key, value);
+    return add_cond(f, expr, key, "=", value, false);
+}
+
+const struct rcond *rfilter_get(const struct rfilter *f, const char *dim)
+{
+    const struct rdim *d = rdim_find(dim);
+
+    for (int i = 0; f && d && i < f->n; i++) {
+        if (f->c[i].dim == d) {
+            return &f->c[i];
+        }
+    }
+    return NULL;
+}
+
+static int bind_value(struct rsql *q, const struct rdim *d, const char *v)
+{
+    double x = 0;
+
+    if (d->kind == 'b') {
+        return rsql_real(q, bool_value(v));
+    }
+    if (d->kind == 'i' || d->kind == 'r') {
+        is_number(v, &x);
+        return rsql_real(q, x);
+    }
+    return rsql_text(q, v);
+}
+
+int rfilter_sql(const struct rfilter *f, struct rsql *q)
+{
+    int rc = 0;
+
+    for (int i = 0; f && i < f->n; i++) {
+        const struct rcond *c = &f->c[i];
+        bool neg = strcmp(c->op, "!=") == 0;
+        bool eq = neg || strcmp(c->op, "=") == 0;
+
+        CHECK(rsql_cat(q, " AND %s(", neg ? "NOT " : ""));
+        for (int k = 0; k < c->nval; k++) {
+            CHECK(rsql_cat(q, "%s%s %s ", k ? " OR " : "", c->dim->sql, eq ? "=" : c->op));
+            CHECK(bind_value(q, c->dim, c->val[k]));
+        }
+        CHECK(rsql_cat(q, ")"));
+    }
+cleanup:
+    return rc;
+}
+
+struct strs {
+    char **v;
+    int n;
+    size_t alloc;
+};
+
+static int collect(void *ctx, int ncol, const char *const *names, const char *const *vals)
+{
+    struct strs *s = ctx;
+
+    (void)ncol;
+    (void)names;
+    if (ARRAY_RESERVE(s->v, s->alloc, (size_t)s->n + 1) ||
+        !(s->v[s->n] = array_strdup(vals[0] ? vals[0] : "(none)"))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    s->n++;
+    return 0;
+}
+
+static void strs_release(struct strs *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        free(s->v[i]);
+    }
+    free(s->v);
+}
+
+static int count_one(void *ctx, int ncol, const char *const *names, const char *const *vals)
+{
+    (void)ncol;
+    (void)names;
+    *(long *)ctx = vals[0] ? strtol(vals[0], NULL, 10) : 0;
+    return 0;
+}
+
+int rfilter_check(struct db *db, const struct rfilter *f, const struct rsql *scope)
+{
+    int rc = 0;
+
+    for (int i = 0; !rc && f && i < f->n; i++) {
+        const struct rcond *c = &f->c[i];
+        if (strcmp(c->op, "=") != 0) {
+            continue;
+        }
+        for (int k = 0; !rc && k < c->nval; k++) {
+            struct rsql q;
+            struct strs s = {0};
+            long n = 0;
+            char list[600];
+            size_t len = 0;
+            const char *sug;
+
+            rsql_init(&q);
+            if (!(rc = rsql_cat(&q, "SELECT COUNT(*) ")) && !(rc = rsql_append(&q, scope)) &&
+                !(rc = rsql_cat(&q, " AND %s = ", c->dim->sql)) &&
+                !(rc = bind_value(&q, c->dim, c->val[k]))) {
+                rc = db_query_params(db, q.sql, q.p, q.np, count_one, &n);
+            }
+            rsql_release(&q);
+            if (rc || n > 0) {
+                continue;
+            }
+            rsql_init(&q);
+            if (!(rc = rsql_cat(&q, "SELECT DISTINCT %s ", c->dim->sql)) &&
+                !(rc = rsql_append(&q, scope)) && !(rc = rsql_cat(&q, " ORDER BY 1"))) {
+                rc = db_query_params(db, q.sql, q.p, q.np, collect, &s);
+            }
+            rsql_release(&q);
+            for (int j = 0; !rc && j < s.n && len < sizeof(list) - 1; j++) {
+                len +=
+                    (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", j ? ", " : "", s.v[j]);
+            }
+            sug = rc ? NULL : results_suggest(c->val[k], (const char *const *)s.v, s.n);
+            if (!rc) {
+                rc = s.n == 0
+                         ? err_set(BAECHI_EINVAL, "--where '%s': no runs to select from", c->text)
+                         : err_set(BAECHI_EINVAL,
+                                   "--where '%s': no run has %s '%s'%s%s%s (stored: %s)", c->text,
+                                   c->dim->name, c->val[k], sug ? "; did you mean '" : "",
+                                   sug ? sug : "", sug ? "'?" : "", list);
+            }
+            strs_release(&s);
+        }
+    }
+    return rc;
+}
