@@ -328,6 +328,7 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
 
 static const char *const bench_usage[] = {
     "baechi bench [--quick] [--gnmt <workload.yaml>]",
+    "baechi bench placement [options]   (every placer's step on issue 10's cells; see --help)",
     NULL,
 };
 
@@ -346,6 +347,9 @@ int cmd_bench(int argc, char **argv)
     struct cluster c4, c8;
     int quick = 0, c, rc;
 
+    if (argc > 1 && strcmp(argv[1], "placement") == 0) {
+        return cmd_bench_placement(argc - 1, argv + 1);
+    }
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {
         case 'h':
