@@ -523,23 +523,28 @@ static int try_moves(struct search *s, bool *improved, bool *done)
 static int search_run(struct search *s)
 {
     bool done = false, improved;
-    int32_t stall = 0, stall_limit = s->n_tf > 64 ? s->n_tf : 64;
+    int32_t stall = 0, stall_limit = s->n_tf > 64 ? 4 * s->n_tf : 256;
     int rc;
 
+    bool exhausted = false; /* the guided moves of the current best all failed */
+
     while (!done) {
-        s->n_moves = 0;
-        if (!auto_score_feasible(&s->best_score)) {
-            repair_moves(s);
-        } else {
-            path_moves(s);
-        }
-        shuffle_moves(s);
-        if ((rc = try_moves(s, &improved, &done)) != 0) {
-            return rc;
-        }
-        if (improved) {
-            stall = 0;
-            continue;
+        if (!exhausted) {
+            s->n_moves = 0;
+            if (!auto_score_feasible(&s->best_score)) {
+                repair_moves(s);
+            } else {
+                path_moves(s);
+            }
+            shuffle_moves(s);
+            if ((rc = try_moves(s, &improved, &done)) != 0) {
+                return rc;
+            }
+            if (improved) {
+                stall = 0;
+                continue;
+            }
+            exhausted = true; /* the same state gives the same moves: do not retry them */
         }
         /* a local optimum of the guided moves: seeded random moves */
         s->n_moves = 0;
@@ -556,6 +561,7 @@ static int search_run(struct search *s)
         }
         if (improved) {
             stall = 0;
+            exhausted = false;
         } else if ((stall += s->n_moves) >= stall_limit) {
             break;
         }
