@@ -52,7 +52,7 @@ enum {
         {"lp-time-limit", PLACE_OPT_LPLIMIT, "S", "m-SCT: GLPK time limit in seconds (0 = none)"}, \
         {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
         {"budget-ms", PLACE_OPT_BUDGET, "MS",                                                      \
-         "auto: search budget (default 1000); counts simulations, not wall time "                  \
+         "auto: search budget (default 800); counts simulations, not wall time "                   \
          "(1 ms = 20,000 simulated op/edge visits), so results do not depend on machine load"},    \
         {"persistent-at-place", PLACE_OPT_PERSIST, NULL,                                           \
          "m-ETF/m-SCT: charge persistent bytes when a group is placed (SoCC'20 rule)"},            \

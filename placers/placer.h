@@ -58,7 +58,7 @@ struct placer_options {
 };
 
 /* `auto`'s default budget: a 3,000-op graph is placed in about 2 s on a 2020s x86 core. */
-#define PLACER_AUTO_BUDGET_MS 1000
+#define PLACER_AUTO_BUDGET_MS 800
 #define PLACER_AUTO_NAME      "auto"
 
 /* The defaults above. */
