@@ -62,6 +62,7 @@ struct search {
     int64_t n_eval;
     uint64_t rng;
     int32_t *best, *trial, *order, *prev_on_dev;
+    int32_t *src_group, *src_to, n_src; /* cheap source groups and their first consumer op */
     struct auto_score best_score;
     struct sim_result rt_best, rb_best, rt_trial, rb_trial;
     bool rb_best_valid, rb_trial_valid;
@@ -147,11 +148,70 @@ static void search_release(struct search *s)
     free(s->order);
     free(s->prev_on_dev);
     free(s->moves);
+    free(s->src_group);
+    free(s->src_to);
     sim_result_release(&s->rt_best);
     sim_result_release(&s->rb_best);
     sim_result_release(&s->rt_trial);
     sim_result_release(&s->rb_trial);
     memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Cheap source groups: every member has no input and computes in less time
+ * than sending its outputs would take (constants, shape arithmetic, BN
+ * statistics; an imported Constant costs a 5 µs launch, a transfer 134 µs).
+ * They belong next to the first consumer of their first member, so that
+ * they do not pay a transfer each: each candidate is also tried that way.
+ * (Taking them along on every move of the search was tried: on the
+ * benchmark it blocks more improvements than it brings.)
+ */
+static int find_sources(struct search *s)
+{
+    const struct graph *g = s->g;
+
+    s->src_group = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
+    s->src_to = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
+    if (!s->src_group || !s->src_to) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t k = 0; k < s->n_tf; k++) {
+        int32_t first = s->tf_op[s->tf_start[k]], to = -1, best_topo = INT32_MAX;
+        bool src = true;
+
+        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1] && src; i++) {
+            int32_t v = s->tf_op[i];
+            src = graph_in_degree(g, v) == 0 &&
+                  g->weight_us[v] <= cluster_comm_default_us(s->c, g->out_bytes[v]);
+        }
+        for (int32_t e = g->out_start[first]; src && e < g->out_start[first + 1]; e++) {
+            int32_t w = g->edge_dst[e];
+            if (s->tf_of[w] != k && g->topo[w] < best_topo) {
+                best_topo = g->topo[w];
+                to = w;
+            }
+        }
+        if (src && to >= 0) {
+            s->src_group[s->n_src] = k;
+            s->src_to[s->n_src++] = to;
+        }
+    }
+    return 0;
+}
+
+/* The cheap sources next to their consumer in dev; whether anything moved. */
+static bool sources_follow(const struct search *s, int32_t *dev)
+{
+    bool moved = false;
+
+    for (int32_t j = 0; j < s->n_src; j++) {
+        int32_t k = s->src_group[j], to = dev[s->src_to[j]];
+        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1]; i++) {
+            moved |= dev[s->tf_op[i]] != to;
+            dev[s->tf_op[i]] = to;
+        }
+    }
+    return moved;
 }
 
 static int search_init(struct search *s, const struct graph *g, const struct cluster *c,
@@ -181,7 +241,7 @@ static int search_init(struct search *s, const struct graph *g, const struct clu
     s->trial = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->order = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->prev_on_dev = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->cap_moves = 512;
+    s->cap_moves = 2048;
     s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct move));
     if (!s->co_of || !s->tf_mem || !s->edge_bytes || !s->best || !s->trial || !s->order ||
         !s->prev_on_dev || !s->moves) {
@@ -201,6 +261,7 @@ static int search_init(struct search *s, const struct graph *g, const struct clu
             s->edge_bytes[e] += g->tensor_bytes[g->et_tensor[i]];
         }
     }
+    CHECK(find_sources(s));
     return 0;
 cleanup:
     search_release(s);
@@ -270,19 +331,38 @@ static void accept(struct search *s, const struct auto_score *sc)
     s->rb_trial_valid = false;
 }
 
-static int add_move(struct search *s, int32_t kind, int32_t a, int32_t b)
+static void add_move(struct search *s, int32_t kind, int32_t a, int32_t b)
 {
+    if (s->n_moves < s->cap_moves) { /* else enough to try before regenerating */
+        s->moves[s->n_moves++] = (struct move){kind, a, b};
+    }
+}
+
+static int cmp_move(const void *x, const void *y)
+{
+    const struct move *p = x, *q = y;
+
+    if (p->kind != q->kind) {
+        return p->kind < q->kind ? -1 : 1;
+    }
+    if (p->a != q->a) {
+        return p->a < q->a ? -1 : 1;
+    }
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* Drops repeated moves (sorted; the order is shuffled afterwards anyway). */
+static void unique_moves(struct search *s)
+{
+    int32_t n = 0;
+
+    qsort(s->moves, (size_t)s->n_moves, sizeof(struct move), cmp_move);
     for (int32_t i = 0; i < s->n_moves; i++) {
-        const struct move *m = &s->moves[i];
-        if (m->kind == kind && m->a == a && m->b == b) {
-            return 0;
+        if (n == 0 || cmp_move(&s->moves[n - 1], &s->moves[i]) != 0) {
+            s->moves[n++] = s->moves[i];
         }
     }
-    if (s->n_moves == s->cap_moves) {
-        return 0; /* enough to try before regenerating */
-    }
-    s->moves[s->n_moves++] = (struct move){kind, a, b};
-    return 0;
+    s->n_moves = n;
 }
 
 /* Applies m to the best placement, into trial; false when nothing changes. */
@@ -487,6 +567,7 @@ static void path_moves(struct search *s)
 
 static void shuffle_moves(struct search *s)
 {
+    unique_moves(s);
     for (int32_t i = s->n_moves - 1; i > 0; i--) {
         int32_t j = rnd(s, i + 1);
         struct move t = s->moves[i];
@@ -649,48 +730,6 @@ static void cand_name(const struct cand *c, char *buf, size_t size)
     snprintf(buf, size, "%s%s%s%s", c->placer,
              c->grouper == PLACER_GROUPER_COPLACE ? "+coplace" : "", c->fusion ? "+fusion" : "",
              c->persist ? "+persistent-at-place" : "");
-}
-
-/*
- * Cheap source groups (every member has no input and computes in less time
- * than sending its outputs would take: constants, shape arithmetic, BN
- * statistics; an imported Constant costs a 5 µs launch, a transfer 134 µs)
- * next to the first consumer of their first member, so that they do not pay
- * a transfer each.  Returns whether anything moved.
- */
-static bool sources_to_consumers(const struct search *s, int32_t *dev)
-{
-    const struct graph *g = s->g;
-    bool moved = false;
-
-    for (int32_t k = 0; k < s->n_tf; k++) {
-        int32_t first = s->tf_op[s->tf_start[k]], to = -1, best_topo = INT32_MAX;
-        bool src = true;
-
-        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1] && src; i++) {
-            int32_t v = s->tf_op[i];
-            src = graph_in_degree(g, v) == 0 &&
-                  g->weight_us[v] <= cluster_comm_default_us(s->c, g->out_bytes[v]);
-        }
-        if (!src) {
-            continue;
-        }
-        for (int32_t e = g->out_start[first]; e < g->out_start[first + 1]; e++) {
-            int32_t w = g->edge_dst[e];
-            if (g->topo[w] < best_topo) {
-                best_topo = g->topo[w];
-                to = dev[w];
-            }
-        }
-        if (to < 0) {
-            continue;
-        }
-        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1]; i++) {
-            moved |= dev[s->tf_op[i]] != to;
-            dev[s->tf_op[i]] = to;
-        }
-    }
-    return moved;
 }
 
 /* Certainly infeasible, without searching: a group's persistent bytes
@@ -866,7 +905,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
         for (int variant = 0; variant < 2; variant++) {
             struct auto_score sc;
 
-            if (variant == 1 && !sources_to_consumers(&s, dev)) {
+            if (variant == 1 && !sources_follow(&s, dev)) {
                 break;
             }
             memcpy(s.trial, dev, (size_t)g0->n_ops * sizeof(int32_t));
