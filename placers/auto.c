@@ -473,6 +473,24 @@ static void repair_moves(struct search *s)
     for (int32_t i = 8; i < n_on && i < 64 && n_tgt > 0; i++) {
         add_move(s, MV_TF, s->order[i], tgt[0]);
     }
+    /* swaps of a large group with a small one of a device with room (order
+     * past n_on is scratch for that device's groups, smallest last) */
+    for (int32_t t = 0; t < n_tgt && t < 2; t++) {
+        int32_t n_t = 0, *on_t = s->order + n_on;
+        for (int32_t k = 0; k < s->n_tf && n_on + n_t < s->n_ops; k++) {
+            if (s->best[s->tf_op[s->tf_start[k]]] == tgt[t]) {
+                on_t[n_t++] = k;
+            }
+        }
+        qsort_r(on_t, (size_t)n_t, sizeof(int32_t), cmp_mem_desc, &mc);
+        for (int32_t i = 0; i < n_on && i < 8; i++) {
+            for (int32_t j = n_t - 1; j >= 0 && j >= n_t - 4; j--) {
+                if (s->tf_mem[on_t[j]] < s->tf_mem[s->order[i]]) {
+                    add_move(s, MV_SWAP, s->order[i], on_t[j]);
+                }
+            }
+        }
+    }
 }
 
 /* ---- local search: moves along the critical path of the timed run ---- */
