@@ -163,8 +163,10 @@ static int bench_placers(const struct graph *g, const struct cluster *c, double 
         placer_options_init(&opt);
         opt.memory_fraction = fraction;
         opt.n_devices = k;
+        /* auto runs every other placer and ~2,400 simulations of GNMT: 3 runs */
         rc = bench_placer(d->name, g, c, &opt, label,
-                          strcmp(d->name, "m-sct") == 0 || strcmp(d->name, "m-sct-reserve") == 0
+                          strcmp(d->name, PLACER_AUTO_NAME) == 0 ? (reps > 3 ? 3 : reps)
+                          : strcmp(d->name, "m-sct") == 0 || strcmp(d->name, "m-sct-reserve") == 0
                               ? (reps > 5 ? 5 : reps)
                               : reps);
     }
