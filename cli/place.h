@@ -30,7 +30,8 @@ enum {
     PLACE_OPT_PERSIST,
     PLACE_OPT_PAPER,
     PLACE_OPT_IMPL,
-    PLACE_OPT_BUDGET
+    PLACE_OPT_BUDGET,
+    PLACE_OPT_REFINE
 };
 
 #define PLACE_CLI_OPTS                                                                             \
@@ -51,6 +52,8 @@ enum {
         {"threshold", PLACE_OPT_THRESHOLD, "T", "m-SCT rounding threshold (default 0.1)"},         \
         {"lp-time-limit", PLACE_OPT_LPLIMIT, "S", "m-SCT: GLPK time limit in seconds (0 = none)"}, \
         {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
+        {"refine", PLACE_OPT_REFINE, NULL,                                                         \
+         "then improve the placement by auto's local search (--budget-ms, --seed)"},               \
         {"budget-ms", PLACE_OPT_BUDGET, "MS",                                                      \
          "auto: search budget (default 800); counts simulations, not wall time "                   \
          "(1 ms = 20,000 simulated op/edge visits), so results do not depend on machine load"},    \

@@ -865,6 +865,58 @@ static int add_kv(struct placement *pl, bool stat, const char *key, const char *
     return stat ? placement_add_stat(pl, key, buf) : placement_add_option(pl, key, buf);
 }
 
+int auto_refine(const struct graph *g0, const struct cluster *c0, const struct placer_options *opt,
+                struct placement *out)
+{
+    struct cluster cw;
+    struct graph gw;
+    int64_t *weights = NULL;
+    int32_t *tf_of = NULL, n_tf = 0;
+    struct search s;
+    struct auto_score sc, start;
+    bool have_s = false, have_cw = false, done = false;
+    int rc = 0;
+
+    memset(&s, 0, sizeof(s));
+    CHECK(cluster_copy(&cw, c0));
+    have_cw = true;
+    CHECK(placer_world(&cw, opt));
+    CHECK(placer_world_graph(g0, opt, &gw, &weights));
+    if (!(tf_of = array_malloc((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    CHECK(placer_group(g0, PLACER_GROUPER_TF, tf_of, &n_tf, NULL));
+    CHECK(search_init(&s, &gw, &cw, tf_of, n_tf, opt->budget_ms, opt->seed));
+    have_s = true;
+    memcpy(s.trial, out->device_of, (size_t)g0->n_ops * sizeof(int32_t));
+    CHECK(eval(&s, s.trial, NULL, true, &sc, &done));
+    accept(&s, &sc);
+    start = sc;
+    CHECK(search_run(&s));
+    CHECK(add_kv(out, false, "refine", "true"));
+    CHECK(add_kv(out, false, "budget_ms", "%" PRId64, opt->budget_ms));
+    CHECK(add_kv(out, false, "seed", "%llu", (unsigned long long)opt->seed));
+    CHECK(add_kv(out, true, "refine_start_step_us", "%" PRId64,
+                 auto_score_feasible(&start) ? start.step_us : -1));
+    CHECK(add_kv(out, true, "refine_step_us", "%" PRId64,
+                 auto_score_feasible(&s.best_score) ? s.best_score.step_us : -1));
+    CHECK(add_kv(out, true, "refine_evaluations", "%" PRId64, s.n_eval));
+    if (auto_score_feasible(&s.best_score)) {
+        memcpy(out->device_of, s.best, (size_t)g0->n_ops * sizeof(int32_t));
+    }
+cleanup:
+    if (have_s) {
+        search_release(&s);
+    }
+    if (have_cw) {
+        cluster_release(&cw);
+    }
+    free(weights);
+    free(tf_of);
+    return rc;
+}
+
 int auto_place(const struct graph *g0, const struct cluster *c0, const struct placer_options *opt,
                struct placement *out, struct placer_stats *st)
 {
@@ -909,6 +961,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
         co.fusion = cands[i].fusion;
         co.fusion_check_disjoint = false;
         co.persistent_at_place = cands[i].persist;
+        co.refine = false;
         r = placer_run(cands[i].placer, g0, c0, &co, NULL, &pl, &ps);
         placer_stats_release(&ps);
         if (r == BAECHI_ENOMEM) {

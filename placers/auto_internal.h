@@ -69,4 +69,15 @@ int auto_search(const struct graph *g, const struct cluster *c, const int32_t *t
 int auto_place(const struct graph *g0, const struct cluster *c0, const struct placer_options *opt,
                struct placement *out, struct placer_stats *st);
 
+/*
+ * --refine for the other placers: the repair and local search of auto_place
+ * from the placement in out (made by placer_run under opt), on the world of
+ * opt.  out->device_of is replaced only by a placement that fits in both
+ * models and is strictly faster (or fits where the original did not);
+ * options and statistics `refine`, `refine_start_step_us`,
+ * `refine_step_us` and `refine_evaluations` are added to out.
+ */
+int auto_refine(const struct graph *g0, const struct cluster *c0, const struct placer_options *opt,
+                struct placement *out);
+
 #endif

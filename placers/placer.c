@@ -350,8 +350,11 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
             out->device_of[v] = node_dev[map ? map[v] : v];
         }
     }
-    st->placement_ms = now_ms() - t0;
     CHECK(record(out, desc->name, &opt, a, n_dev, st));
+    if (opt.refine) {
+        CHECK(auto_refine(g, c, &opt, out));
+    }
+    st->placement_ms = now_ms() - t0;
 cleanup:
     if (rc != 0) {
         placement_release(out);

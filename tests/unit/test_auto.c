@@ -283,3 +283,38 @@ Test(auto, same_seed_and_budget_give_the_same_placement_file)
     cluster_release(&c);
     graph_release(&g);
 }
+
+/* --refine: `single` puts A, B and C on device 0 (10 + 60 + 30 + 30 = 130 >
+ * 100 bytes: out of memory); the refinement moves one consumer away and
+ * records what it did; without --refine the placement stays as it was. */
+Test(auto, refine_repairs_another_placers_overflow)
+{
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    struct placement p;
+    struct placer_stats st;
+    bool found = false;
+
+    err_set_quiet(1);
+    cr_assert_eq(simtest_graph(&g, rc_ops, 3), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 100, T_SLOPE, T_INTERCEPT, CHANNEL_DUPLEX), 0);
+    placer_options_init(&o);
+    cr_assert_eq(placer_run("single", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
+    cr_expect(p.device_of[0] == 0 && p.device_of[1] == 0 && p.device_of[2] == 0);
+    placement_release(&p);
+    placer_stats_release(&st);
+    o.refine = true;
+    o.budget_ms = 1;
+    cr_assert_eq(placer_run("single", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
+    cr_expect_neq(p.device_of[1], p.device_of[2], "B and C on different devices");
+    sim_fits(&g, &c, p.device_of);
+    for (int32_t i = 0; i < p.n_options; i++) {
+        found |= strcmp(p.options[i].key, "refine") == 0;
+    }
+    cr_expect(found, "option refine recorded");
+    placement_release(&p);
+    placer_stats_release(&st);
+    cluster_release(&c);
+    graph_release(&g);
+}
