@@ -405,13 +405,18 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         n.opt.seed = (uint64_t)k;
     } else if (strcmp(key, "persistent_at_place") == 0) {
         rc = parse_bool(name, value, &n.opt.persistent_at_place);
+    } else if (strcmp(key, "refine") == 0) {
+        rc = parse_bool(name, value, &n.opt.refine);
+    } else if (strcmp(key, "budget_ms") == 0) {
+        rc = parse_long(name, value, 0, 100000000L, &k);
+        n.opt.budget_ms = k;
     } else if (strcmp(key, "trace") == 0) {
         rc = parse_bool(name, value, &n.trace);
     } else {
         return err_set(BAECHI_EINVAL,
                        "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
                        "devices, grouper, fusion, fusion_check_disjoint, threshold, "
-                       "lp_time_limit, seed, persistent_at_place, trace)",
+                       "lp_time_limit, seed, persistent_at_place, refine, budget_ms, trace)",
                        name);
     }
     if (rc == 0) {

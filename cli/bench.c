@@ -163,8 +163,10 @@ static int bench_placers(const struct graph *g, const struct cluster *c, double 
         placer_options_init(&opt);
         opt.memory_fraction = fraction;
         opt.n_devices = k;
+        /* auto runs every other placer and ~2,400 simulations of GNMT: 3 runs */
         rc = bench_placer(d->name, g, c, &opt, label,
-                          strcmp(d->name, "m-sct") == 0 || strcmp(d->name, "m-sct-reserve") == 0
+                          strcmp(d->name, PLACER_AUTO_NAME) == 0 ? (reps > 3 ? 3 : reps)
+                          : strcmp(d->name, "m-sct") == 0 || strcmp(d->name, "m-sct-reserve") == 0
                               ? (reps > 5 ? 5 : reps)
                               : reps);
     }
@@ -328,6 +330,7 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
 
 static const char *const bench_usage[] = {
     "baechi bench [--quick] [--gnmt <workload.yaml>]",
+    "baechi bench placement [options]   (every placer's step on issue 10's cells; see --help)",
     NULL,
 };
 
@@ -346,6 +349,9 @@ int cmd_bench(int argc, char **argv)
     struct cluster c4, c8;
     int quick = 0, c, rc;
 
+    if (argc > 1 && strcmp(argv[1], "placement") == 0) {
+        return cmd_bench_placement(argc - 1, argv + 1);
+    }
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {
         case 'h':

@@ -101,6 +101,15 @@ int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
         }
         pc->opt.seed = (uint64_t)k;
         return 0;
+    case PLACE_OPT_REFINE:
+        pc->opt.refine = true;
+        return 0;
+    case PLACE_OPT_BUDGET:
+        if (cmd_parse_int(cp, "--budget-ms", cp->optarg, 0, 100000000L, &k)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.budget_ms = k;
+        return 0;
     case PLACE_OPT_PERSIST:
         pc->opt.persistent_at_place = true;
         return 0;

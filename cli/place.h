@@ -29,7 +29,9 @@ enum {
     PLACE_OPT_SEED,
     PLACE_OPT_PERSIST,
     PLACE_OPT_PAPER,
-    PLACE_OPT_IMPL
+    PLACE_OPT_IMPL,
+    PLACE_OPT_BUDGET,
+    PLACE_OPT_REFINE
 };
 
 #define PLACE_CLI_OPTS                                                                             \
@@ -49,7 +51,12 @@ enum {
         {"devices", 'k', "K", "use only the first K devices of the cluster"},                      \
         {"threshold", PLACE_OPT_THRESHOLD, "T", "m-SCT rounding threshold (default 0.1)"},         \
         {"lp-time-limit", PLACE_OPT_LPLIMIT, "S", "m-SCT: GLPK time limit in seconds (0 = none)"}, \
-        {"seed", PLACE_OPT_SEED, "S", "seed of the random placer (default 1)"},                    \
+        {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
+        {"refine", PLACE_OPT_REFINE, NULL,                                                         \
+         "then improve the placement by auto's local search (--budget-ms, --seed)"},               \
+        {"budget-ms", PLACE_OPT_BUDGET, "MS",                                                      \
+         "auto: search budget (default 800); counts simulations, not wall time "                   \
+         "(1 ms = 20,000 simulated op/edge visits), so results do not depend on machine load"},    \
         {"persistent-at-place", PLACE_OPT_PERSIST, NULL,                                           \
          "m-ETF/m-SCT: charge persistent bytes when a group is placed (SoCC'20 rule)"},            \
     {                                                                                              \

@@ -97,6 +97,8 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     printf(", \"lower_bound_us\": %" PRId64 ", \"critical_path_us\": %" PRId64
            ", \"total_compute_us\": %" PRId64,
            rb->lower_bound_us, rb->critical_path_us, rb->total_compute_us);
+    printf(", \"bound_ratio\": %.6f",
+           rb->lower_bound_us > 0 ? (double)rt->step_us / (double)rb->lower_bound_us : 0.0);
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
         json_out_str(stdout, st->lp_status);
@@ -160,7 +162,8 @@ static void print_text(const struct workload *w, const struct graph *g, const st
            cluster_channel_name(c->channel));
     units_fmt_us((double)rb->lower_bound_us, a, sizeof(a));
     units_fmt_us((double)rb->critical_path_us, b, sizeof(b));
-    printf("lower bound    %s (critical path %s)\n", a, b);
+    printf("lower bound    %s (critical path %s); timed step / lower bound = %.3f\n", a, b,
+           rb->lower_bound_us > 0 ? (double)rt->step_us / (double)rb->lower_bound_us : 0.0);
     printf("memory (peak of the baechi / timed simulation; limit = device memory; placer's own "
            "accounting vs its limit):\n");
     for (int32_t d = 0; d < rb->n_devices; d++) {

@@ -133,8 +133,10 @@ int64_t baechi_cluster_device_memory_bytes(const struct baechi_cluster *c, int32
  *   fusion_check_disjoint B
  *   threshold T         m-SCT rounding threshold; 0.1
  *   lp_time_limit S     m-SCT GLPK time limit in s (0 = none); 0
- *   seed S              seed of the random placer; 1
+ *   seed S              seed of the random and auto placers; 1
  *   persistent_at_place B
+ *   refine B            then auto's local search on the placement (not for auto); false
+ *   budget_ms N         auto's search budget, in simulated work, not wall time; 800
  *   trace B             baechi_simulate records a trace (baechi_result_write_trace)
  *
  * The same ranges as the command line apply.  Unknown names and bad values

@@ -9,6 +9,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "placers/auto_internal.h"
 #include "placers/placer_internal.h"
 
 #include <math.h>
@@ -37,6 +38,10 @@ static const struct placer_desc registry[] = {
     {"m-sct", "m-SCT: ETF + favourite children from an LP (§4)", PLACER_ESTIMATES},
     {"m-sct-reserve", "m-SCT reserving each group's peak memory (§3.6, §4)", PLACER_ESTIMATES},
     {PLACER_PAPER_NAME, "the original README's configuration: m-etf + fusion + coplace",
+     PLACER_ESTIMATES},
+    {PLACER_AUTO_NAME,
+     "memory-aware: best of all placers by the simulators, repaired, then local search "
+     "(--budget-ms, --seed)",
      PLACER_ESTIMATES},
     {"single", "every op on device 0", PLACER_BASELINE},
     {"round-robin", "colocation groups dealt to devices in topological order", PLACER_BASELINE},
@@ -96,6 +101,7 @@ void placer_options_init(struct placer_options *o)
     o->lp_time_limit_s = 0;
     o->seed = 1;
     o->impl = PLACER_IMPL_FAST;
+    o->budget_ms = PLACER_AUTO_BUDGET_MS;
 }
 
 void placer_options_paper(struct placer_options *o)
@@ -153,6 +159,9 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     }
     if (!isfinite(o->sct_threshold)) {
         return err_set(BAECHI_EINVAL, "sct threshold must be finite");
+    }
+    if (o->budget_ms < 0) {
+        return err_set(BAECHI_EINVAL, "budget must be >= 0 ms, not %lld", (long long)o->budget_ms);
     }
     if (!(o->lp_time_limit_s >= 0)) {
         return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
@@ -264,6 +273,14 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
         limit[d] = (int64_t)(opt.memory_fraction * (double)c->dev[d].mem_bytes);
         st->limit_bytes[d] = limit[d];
     }
+    if (strcmp(desc->name, PLACER_AUTO_NAME) == 0) {
+        /* auto runs the pipeline of every other placer itself */
+        t1 = now_ms();
+        CHECK(auto_place(g, c, &opt, out, st));
+        st->algorithm_ms = now_ms() - t1;
+        st->placement_ms = now_ms() - t0;
+        goto cleanup;
+    }
     CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
     st->n_groups = n_groups;
 
@@ -333,8 +350,11 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
             out->device_of[v] = node_dev[map ? map[v] : v];
         }
     }
-    st->placement_ms = now_ms() - t0;
     CHECK(record(out, desc->name, &opt, a, n_dev, st));
+    if (opt.refine) {
+        CHECK(auto_refine(g, c, &opt, out));
+    }
+    st->placement_ms = now_ms() - t0;
 cleanup:
     if (rc != 0) {
         placement_release(out);

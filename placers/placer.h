@@ -53,7 +53,14 @@ struct placer_options {
     uint64_t seed;              /* `random` baseline; 1 */
     bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
     enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
+    bool refine;                /* the other placers: then auto's local search (--refine) */
+    int64_t budget_ms; /* `auto` and refine: search budget in units of simulated work, not wall time
+                          (placers/auto_internal.h: AUTO_VISITS_PER_MS); PLACER_AUTO_BUDGET_MS */
 };
+
+/* `auto`'s default budget: a 3,000-op graph is placed in about 2 s on a 2020s x86 core. */
+#define PLACER_AUTO_BUDGET_MS 800
+#define PLACER_AUTO_NAME      "auto"
 
 /* The defaults above. */
 void placer_options_init(struct placer_options *o);

@@ -11,6 +11,8 @@ scales activations and FLOPs by N.
 
     /usr/bin/python3 scripts/export-onnx.py [OUTDIR]
 
+Models: resnet50, inception_v3, tiny_gpt, mobilenet_v2 (the placement
+benchmark's imported training graph, `baechi bench placement`).
 Writes, for each model M: M.onnx (with value_info from ONNX shape
 inference) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
 exercise the importer's own shape inference).
@@ -107,6 +109,9 @@ def main():
     inc.dropout = torch.nn.Identity()  # training-mode dropout exports a random mask
     export(inc, torch.zeros(1, 3, 299, 299), os.path.join(out, "inception_v3.onnx"))
     export(TinyGPT(), torch.zeros(1, 16, dtype=torch.long), os.path.join(out, "tiny_gpt.onnx"))
+    mb2 = torchvision.models.mobilenet_v2(weights=None)
+    mb2.classifier[0] = torch.nn.Identity()  # dropout, as for inception_v3
+    export(mb2, torch.zeros(1, 3, 224, 224), os.path.join(out, "mobilenet_v2.onnx"))
 
 
 if __name__ == "__main__":

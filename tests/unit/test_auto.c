@@ -1,0 +1,320 @@
+/*
+ * test_auto.c - the `auto` placer (placers/auto.c) on small hand-checked
+ * graphs: a memory deadlock of m-ETF that moving one group resolves, an
+ * overflow that only the receiver's copies cause (the timed model sees it,
+ * the baechi model does not), a graph where no placement fits (exit 3,
+ * BAECHI_EINFEASIBLE naming the device, the bytes and the ops), and
+ * determinism (same seed and budget -> byte-identical placement file).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include <criterion/criterion.h>
+
+#include "core/err.h"
+#include "core/placement.h"
+#include "placers/auto_internal.h"
+#include "placers/placer.h"
+#include "sim/sim.h"
+#include "tests/unit/simtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* slope 0.0375 µs/B, intercept 3.25 µs (as test_placer.c) */
+#define T_SLOPE     0.0375
+#define T_INTERCEPT 3.25
+
+/* Both models on placement dev; asserts that neither runs out of memory. */
+static int64_t sim_fits(const struct graph *g, const struct cluster *c, const int32_t *dev)
+{
+    struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
+    struct sim_result r;
+    int64_t step;
+
+    cr_assert_eq(sim_run(g, c, dev, &so, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.n_oom, 0, "baechi model out of memory on device %d",
+                 r.n_oom ? r.oom[0].device : -1);
+    sim_result_release(&r);
+    so.model = SIM_MODEL_TIMED;
+    cr_assert_eq(sim_run(g, c, dev, &so, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.n_oom, 0, "timed model out of memory on device %d",
+                 r.n_oom ? r.oom[0].device : -1);
+    step = r.step_us;
+    sim_result_release(&r);
+    return step;
+}
+
+/*
+ * The deadlock: X and Y form one colocation group; X -> F -> Z, and Y reads
+ * X and waits for F (control edge).  Two devices of 100 bytes.  m-ETF places
+ * X on device 0, which pins Y there; F follows X to device 0 (no transfer;
+ * 10 + 60 fits) and its 60 bytes stay until both consumers, Z and Y, have
+ * run; Y then needs 40 bytes where 30 are free: memory deadlock.  Moving F
+ * (and Z) to device 1 fits: device 1 holds F's output and the copy of X's
+ * (60 + 10 = 70); device 0 holds X's output, Y's and the control tensor's
+ * copy (10 + 40 + 4 = 54).
+ */
+static void dl_build(struct graph *g, struct cluster *c)
+{
+    static const struct {
+        const char *name, *group;
+        int64_t out;
+    } ops[] = {{"X", "G", 10}, {"F", NULL, 60}, {"Z", NULL, -1}, {"Y", "G", 40}};
+    struct workload w;
+    int32_t idx;
+
+    err_set_quiet(1);
+    workload_init(&w);
+    cr_assert_eq(workload_set_name(&w, "deadlock"), 0);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(workload_add_op(&w, ops[i].name, "Op", &idx), 0);
+        w.op[idx].time_us = 10;
+        if (ops[i].out >= 0) {
+            cr_assert_eq(workload_add_output(&w, ops[i].out), 0);
+        }
+        if (ops[i].group) {
+            cr_assert_eq(workload_set_group(&w, idx, ops[i].group), 0);
+        }
+        if (i == 1) { /* F reads X */
+            cr_assert_eq(workload_add_input(&w, 0, 0, 0, 0), 0);
+        } else if (i == 2) { /* Z reads F */
+            cr_assert_eq(workload_add_input(&w, 1, 0, 0, 0), 0);
+        } else if (i == 3) { /* Y reads X and waits for F */
+            cr_assert_eq(workload_add_input(&w, 0, 0, 0, 0), 0);
+            cr_assert_eq(workload_add_input(&w, 1, WL_PORT_CONTROL, 0, 0), 0);
+        }
+    }
+    cr_assert_eq(workload_check(&w), 0, "%s", err_msg());
+    cr_assert_eq(graph_build(g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    cr_assert_eq(simtest_cluster(c, 2, 100, T_SLOPE, T_INTERCEPT, CHANNEL_DUPLEX), 0);
+}
+
+Test(auto, deadlock_of_m_etf_resolved_by_a_move)
+{
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    struct placement p;
+    struct placer_stats st;
+
+    dl_build(&g, &c);
+    placer_options_init(&o);
+    cr_assert_eq(placer_run("m-etf", &g, &c, &o, "t", &p, &st), BAECHI_EINFEASIBLE,
+                 "m-etf was expected to deadlock: %s", err_msg());
+    cr_expect(strstr(err_msg(), "'Y' needs 40 bytes, device 0 has 30 bytes free") != NULL, "%s",
+              err_msg());
+    cr_assert_eq(placer_run("auto", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
+    /* X and Y together (one group), F and Z on the other device */
+    cr_expect_eq(p.device_of[0], p.device_of[3]);
+    cr_expect_neq(p.device_of[0], p.device_of[1]);
+    cr_expect_eq(p.device_of[1], p.device_of[2]);
+    cr_expect_eq(st.estimate_us, sim_fits(&g, &c, p.device_of));
+    placement_release(&p);
+    placer_stats_release(&st);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+Test(auto, repair_moves_the_group_off_the_overflowing_device)
+{
+    struct graph g;
+    struct cluster c;
+    struct auto_result res;
+    int32_t dev[4] = {0, 0, 0, 0}; /* all on device 0: Y cannot fit (10 + 60 + 40 > 100) */
+    int32_t *tf_of;
+    int32_t n_tf;
+
+    dl_build(&g, &c);
+    tf_of = malloc(sizeof(int32_t) * 4);
+    cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+    cr_assert_eq(n_tf, 3);
+    cr_assert_eq(auto_search(&g, &c, tf_of, n_tf, 1, 1, dev, &res), 0, "%s", err_msg());
+    cr_expect(auto_score_feasible(&res.score), "over %lld / %lld bytes",
+              (long long)res.score.over_timed, (long long)res.score.over_baechi);
+    cr_expect_eq(dev[0], dev[3], "the group X, Y stays together");
+    cr_expect_neq(dev[0], dev[1], "F moved off X's device");
+    sim_fits(&g, &c, dev);
+    free(tf_of);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/*
+ * The receiver's copies: A (out 60) feeds B and C; B and C are on device 1
+ * in the start placement, A on device 0.  Devices of 100 bytes.  The baechi
+ * model keeps no copy on the receiver: device 1 holds B's and C's 30
+ * persistent bytes each = 60.  The timed model holds the copy of A's output
+ * on device 1 until C ends: 60 + 60 = 120 > 100.  Only the timed model
+ * overflows, and moving B and C next to A (or A to them) does not fit
+ * either (60 + 60 + 10 = 130 on one device)... so auto must split: one of
+ * B, C on each side.  Device 0: A 10 + out 60 + B 30 = 100; device 1: copy
+ * 60 + C 30 = 90.
+ */
+static const struct simtest_op rc_ops[] = {
+    {"A", 10, "60", 0, 10, -1, NULL},
+    {"B", 10, "", 0, 30, -1, "A:0"},
+    {"C", 10, "", 0, 30, -1, "A:0"},
+};
+
+Test(auto, overflow_only_the_receiver_copies_cause)
+{
+    struct graph g;
+    struct cluster c;
+    struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
+    struct sim_result r;
+    struct auto_result res;
+    int32_t dev[3] = {0, 1, 1};
+    int32_t tf_of[3], n_tf;
+
+    err_set_quiet(1);
+    cr_assert_eq(simtest_graph(&g, rc_ops, 3), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 100, T_SLOPE, T_INTERCEPT, CHANNEL_DUPLEX), 0);
+    /* the premise: baechi fits, timed does not, on device 1 */
+    cr_assert_eq(sim_run(&g, &c, dev, &so, &r), 0);
+    cr_assert_eq(r.n_oom, 0, "baechi model: peak %lld on device 1", (long long)r.dev[1].peak_bytes);
+    sim_result_release(&r);
+    so.model = SIM_MODEL_TIMED;
+    cr_assert_eq(sim_run(&g, &c, dev, &so, &r), 0);
+    cr_assert_eq(r.n_oom, 1);
+    cr_assert_eq(r.oom[0].device, 1);
+    sim_result_release(&r);
+
+    cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+    cr_assert_eq(auto_search(&g, &c, tf_of, n_tf, 1, 1, dev, &res), 0, "%s", err_msg());
+    cr_expect(auto_score_feasible(&res.score), "over %lld bytes", (long long)res.score.over_timed);
+    cr_expect_neq(dev[1], dev[2], "B and C on different devices");
+    sim_fits(&g, &c, dev);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/* No placement fits: two ops of 80 persistent bytes and one of 30 on two
+ * devices of 100 bytes (190 <= 200 in all, but two of them share a device:
+ * >= 110 > 100), so only the search can tell. */
+static const struct simtest_op nf_ops[] = {
+    {"P", 10, "4", 0, 80, -1, NULL},
+    {"Q", 10, "4", 0, 80, -1, "P:0"},
+    {"R", 10, "", 0, 30, -1, "Q:0"},
+};
+
+Test(auto, no_placement_fits_einfeasible_names_device_bytes_ops)
+{
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    struct placement p;
+    struct placer_stats st;
+
+    err_set_quiet(1);
+    cr_assert_eq(simtest_graph(&g, nf_ops, 3), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 100, T_SLOPE, T_INTERCEPT, CHANNEL_DUPLEX), 0);
+    placer_options_init(&o);
+    o.budget_ms = 1;
+    cr_assert_eq(placer_run("auto", &g, &c, &o, "t", &p, &st), BAECHI_EINFEASIBLE);
+    cr_expect(strstr(err_msg(), "no placement fits: device") != NULL, "%s", err_msg());
+    cr_expect(strstr(err_msg(), "bytes more than its limit of 100 bytes") != NULL, "%s", err_msg());
+    cr_expect(strstr(err_msg(), "'P'") || strstr(err_msg(), "'Q'") || strstr(err_msg(), "'R'"),
+              "%s", err_msg());
+    /* P alone exceeds a device: found without searching */
+    c.dev[0].mem_bytes = c.dev[1].mem_bytes = 50;
+    cr_assert_eq(placer_run("auto", &g, &c, &o, "t", &p, &st), BAECHI_EINFEASIBLE);
+    cr_expect(strstr(err_msg(), "'P'") != NULL, "%s", err_msg());
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/* Seeded random layered DAG with memory pressure, placed twice. */
+static char *place_to_string(const struct graph *g, const struct cluster *c,
+                             const struct placer_options *o)
+{
+    struct placement p;
+    struct placer_stats st;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    cr_assert_eq(placer_run("auto", g, c, o, "t", &p, &st), 0, "%s", err_msg());
+    f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(placement_write_yaml(&p, g, f), 0);
+    fclose(f);
+    placement_release(&p);
+    placer_stats_release(&st);
+    return buf;
+}
+
+Test(auto, same_seed_and_budget_give_the_same_placement_file)
+{
+    enum { N = 60 };
+    struct simtest_op ops[N];
+    char names[N][8], inputs[N][32];
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    uint64_t s = 7;
+    char *a, *b;
+
+    err_set_quiet(1);
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "n%d", i);
+        inputs[i][0] = '\0';
+        if (i > 0) {
+            int p1 = (int)(simtest_rand(&s) % (uint64_t)i);
+            int p2 = (int)(simtest_rand(&s) % (uint64_t)i);
+            snprintf(inputs[i], sizeof(inputs[i]), "n%d:0 n%d:0", p1, p2);
+        }
+        ops[i] = (struct simtest_op){names[i], 5 + (int64_t)(simtest_rand(&s) % 50), "1000",
+                                     100,      (int64_t)(simtest_rand(&s) % 3000),   -1,
+                                     inputs[i]};
+    }
+    cr_assert_eq(simtest_graph(&g, ops, N), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 3, 60000, 0.001, 20, CHANNEL_DUPLEX), 0);
+    placer_options_init(&o);
+    o.budget_ms = 20;
+    o.seed = 3;
+    a = place_to_string(&g, &c, &o);
+    b = place_to_string(&g, &c, &o);
+    cr_expect_str_eq(a, b);
+    cr_expect(strstr(a, "budget_ms: 20") != NULL, "%s", a);
+    free(a);
+    free(b);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/* --refine: `single` puts A, B and C on device 0 (10 + 60 + 30 + 30 = 130 >
+ * 100 bytes: out of memory); the refinement moves one consumer away and
+ * records what it did; without --refine the placement stays as it was. */
+Test(auto, refine_repairs_another_placers_overflow)
+{
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    struct placement p;
+    struct placer_stats st;
+    bool found = false;
+
+    err_set_quiet(1);
+    cr_assert_eq(simtest_graph(&g, rc_ops, 3), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 100, T_SLOPE, T_INTERCEPT, CHANNEL_DUPLEX), 0);
+    placer_options_init(&o);
+    cr_assert_eq(placer_run("single", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
+    cr_expect(p.device_of[0] == 0 && p.device_of[1] == 0 && p.device_of[2] == 0);
+    placement_release(&p);
+    placer_stats_release(&st);
+    o.refine = true;
+    o.budget_ms = 1;
+    cr_assert_eq(placer_run("single", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
+    cr_expect_neq(p.device_of[1], p.device_of[2], "B and C on different devices");
+    sim_fits(&g, &c, p.device_of);
+    for (int32_t i = 0; i < p.n_options; i++) {
+        found |= strcmp(p.options[i].key, "refine") == 0;
+    }
+    cr_expect(found, "option refine recorded");
+    placement_release(&p);
+    placer_stats_release(&st);
+    cluster_release(&c);
+    graph_release(&g);
+}
