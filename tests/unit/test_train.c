@@ -317,6 +317,7 @@ Test(train, micro_batches_share_variables)
         cr_assert_str_eq(one.op[i].name, dflt.op[i].name);
         cr_assert_eq(tag_of(&one, i), -1);
     }
+    workload_release(&one);
     o.micro_batches = TRAIN_MAX_MICRO_BATCHES + 1;
     err_set_quiet(1);
     cr_assert_eq(train_synthesize(&one, &fwd, &o, NULL), BAECHI_EINVAL);
