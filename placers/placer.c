@@ -8,7 +8,9 @@
 #include "placers/placer.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "placers/placer_internal.h"
 
 #include <math.h>
@@ -261,7 +263,9 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     st->n_devices = n_dev;
     for (int32_t d = 0; d < n_dev; d++) {
         /* §1.6: memory_limit = int(fraction * memory_limit) */
-        limit[d] = (int64_t)(opt.memory_fraction * (double)c->dev[d].mem_bytes);
+        /* deviation: saturates (the original's Python int never wraps; a C
+         * cast of fraction x INT64_MAX would) */
+        limit[d] = sat_scale_i64(c->dev[d].mem_bytes, opt.memory_fraction);
         st->limit_bytes[d] = limit[d];
     }
     CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
@@ -373,7 +377,7 @@ int placer_world(struct cluster *c, const struct placer_options *opt)
 void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out)
 {
     for (int32_t v = 0; v < g->n_ops; v++) {
-        int64_t w = (int64_t)((double)g->weight_us[v] * opt->compute_factor);
+        int64_t w = limit_sat_time_us((double)g->weight_us[v] * opt->compute_factor);
 
         out[v] = opt->compute_factor == 1.0 ? g->weight_us[v] : (w <= 0 ? 1 : w);
     }
