@@ -187,8 +187,11 @@ int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx)
     if (strcmp(path, "-") == 0) {
         rc = fn(stdout, ctx);
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            return rc ? rc
-                      : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(errno));
+            int e = errno;
+
+            /* reported here: main's check at exit need not say it again */
+            clearerr(stdout);
+            return rc ? rc : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(e));
         }
         return rc;
     }
