@@ -244,6 +244,41 @@ cleanup:
     return rc;
 }
 
+int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n)
+{
+    struct stat so;
+    bool have_out;
+
+    if (!out || strcmp(out, "-") == 0) {
+        return 0;
+    }
+    have_out = stat(out, &so) == 0;
+    /* a character device or a FIFO is written as it is: reading it too
+     * (/dev/stdin and /dev/stdout) is harmless */
+    if (have_out && !S_ISREG(so.st_mode)) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stat si;
+        bool same;
+
+        if (!in[i].path || strcmp(in[i].path, "-") == 0) {
+            continue;
+        }
+        if (have_out && stat(in[i].path, &si) == 0) {
+            same = si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+        } else {
+            same = strcmp(in[i].path, out) == 0;
+        }
+        if (same) {
+            return err_set(BAECHI_EINVAL,
+                           "output '%s' is also an input (%s); refusing to overwrite it", out,
+                           in[i].what);
+        }
+    }
+    return 0;
+}
+
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv)
 {
     char name[128];

@@ -244,6 +244,13 @@ int cmd_place(int argc, char **argv)
     if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
         return rc;
     }
+    {
+        const struct cmd_input in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     CHECK(placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st));
     {

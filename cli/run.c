@@ -217,6 +217,14 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
     origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
+    {
+        const struct cmd_input in[] = {
+            {pc.wpath, "--workload"}, {pc.cspec, "--cluster"}, {dbpath, "--db"}};
+
+        if ((rc = cmd_check_distinct(tpath, in, 3)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
     if (rc == BAECHI_EINFEASIBLE) {

@@ -258,6 +258,14 @@ int cmd_sim(int argc, char **argv)
                                         : "--placement");
     }
 
+    {
+        const struct cmd_input inputs[] = {
+            {wpath, "--workload"}, {cspec, "--cluster"}, {pspec, "--placement"}};
+
+        if ((rc = cmd_check_distinct(tpath, inputs, 3)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     CHECK(sim_inputs_load(&in, wpath, cspec, pspec, (int32_t)k));
     if (tpath) {
         trace_init(&t, in.c.channel);
