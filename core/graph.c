@@ -13,6 +13,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 #include <string.h>
 
 /* Compute times beyond this many µs (about 31 years) are surely a mistake. */
-#define GRAPH_MAX_TIME_US 1e15
+#define GRAPH_MAX_TIME_US LIMIT_TIME_US_MAX
 
 /* Edges as the original first creates them: consumer by consumer. */
 struct raw_edges {

@@ -20,11 +20,11 @@
 #include <stdint.h>
 
 /* Workload: per-op numbers (time_us, flops, bytes are doubles; absent = NaN). */
-#define LIMIT_TIME_US_MAX   1e15 /* µs, op time_us */
-#define LIMIT_OP_FLOPS_MAX  1e24 /* FLOP, op flops */
-#define LIMIT_OP_BYTES_MAX  1e24 /* bytes, op bytes (memory traffic) */
-#define LIMIT_OP_DEVICE_MAX 4095 /* op device index */
-#define LIMIT_MAX_DEVICES   4096 /* devices in a cluster */
+#define LIMIT_TIME_US_MAX   1e15  /* µs, op time_us */
+#define LIMIT_OP_FLOPS_MAX  1e24  /* FLOP, op flops */
+#define LIMIT_OP_BYTES_MAX  1e24  /* bytes, op bytes (memory traffic) */
+#define LIMIT_OP_DEVICE_MAX 65535 /* op device index (a placement hint) */
+#define LIMIT_MAX_DEVICES   4096  /* devices in a cluster */
 
 /* Cluster: devices and the communication model. */
 #define LIMIT_SPEED_MIN      1e-6 /* device speed, relative to the reference device */

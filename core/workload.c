@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -277,9 +278,10 @@ void workload_where(const struct workload *w, int32_t line, int32_t col, char *b
     }
 }
 
-static bool number_ok(double x)
+/* Absent (NaN), or in [0, max] (core/limits.h, docs/limits.md). */
+static bool number_ok(double x, double max)
 {
-    return isnan(x) || (isfinite(x) && x >= 0);
+    return isnan(x) || (x >= 0 && x <= max);
 }
 
 int workload_check(const struct workload *w)
@@ -294,17 +296,25 @@ int workload_check(const struct workload *w)
         const struct wl_op *op = &w->op[i];
 
         workload_where(w, op->line, op->col, where, sizeof(where));
-        if (!number_ok(op->time_us) || !number_ok(op->flops) || !number_ok(op->bytes)) {
-            return err_set(BAECHI_EPARSE,
-                           "%s: op '%s': time_us, flops and bytes must be finite and >= 0", where,
-                           op->name);
+        if (!number_ok(op->time_us, LIMIT_TIME_US_MAX)) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is outside [0, %g] µs", where,
+                           op->name, op->time_us, LIMIT_TIME_US_MAX);
+        }
+        if (!number_ok(op->flops, LIMIT_OP_FLOPS_MAX)) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': flops %g is outside [0, %g] FLOP", where,
+                           op->name, op->flops, LIMIT_OP_FLOPS_MAX);
+        }
+        if (!number_ok(op->bytes, LIMIT_OP_BYTES_MAX)) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': bytes %g is outside [0, %g] bytes", where,
+                           op->name, op->bytes, LIMIT_OP_BYTES_MAX);
         }
         if (op->temp < 0 || op->persistent < 0) {
             return err_set(BAECHI_EPARSE, "%s: op '%s': temp and persistent must be >= 0", where,
                            op->name);
         }
-        if (op->device < -1) {
-            return err_set(BAECHI_EPARSE, "%s: op '%s': device must be >= 0", where, op->name);
+        if (op->device < -1 || op->device > LIMIT_OP_DEVICE_MAX) {
+            return err_set(BAECHI_EPARSE, "%s: op '%s': device must be in [0, %d]", where, op->name,
+                           LIMIT_OP_DEVICE_MAX);
         }
         for (int32_t k = 0; k < op->n_out; k++) {
             if (w->out_bytes[op->out_off + k] < 0) {

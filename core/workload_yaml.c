@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/yio.h"
 
 #include <ctype.h>
@@ -350,7 +351,7 @@ static int op_value(struct wl_reader *rd, unsigned bit)
             return op_value_err(rd, "must not be negative");
         }
         if (!all_digits(yrd_text(r)) || yrd_text_len(r) > 5 ||
-            (v = strtol(yrd_text(r), NULL, 10)) > 65535) {
+            (v = strtol(yrd_text(r), NULL, 10)) > LIMIT_OP_DEVICE_MAX) {
             return op_value_err(rd, "expected a device number (0 .. 65535)");
         }
         op->device = (int32_t)v;
@@ -860,6 +861,12 @@ int workload_write_yaml(const struct workload *w, FILE *f)
     char *buf = NULL;
     size_t alloc = 0;
 
+    /* One rule for the reader and the writer: what workload_read_yaml()
+     * would reject (an inf or 1e300 time_us, a negative size) is never
+     * written; nothing reaches the file. */
+    if (workload_check(w)) {
+        return BAECHI_EINVAL;
+    }
     if (ywr_open(&y, f)) {
         return ywr_close(&y);
     }
