@@ -208,7 +208,9 @@ static int record(struct placement *pl, const char *placer, const struct placer_
     CHECK(add_fmt(pl, true, "nodes", "%d", (int)st->n_nodes));
     CHECK(add_fmt(pl, true, "groups", "%d", (int)st->n_groups));
     if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
-        CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+        if (!isnan(st->lp_makespan_us)) {
+            CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+        }
         CHECK(add_fmt(pl, true, "lp_status", "%s", st->lp_status));
         CHECK(add_fmt(pl, true, "favourite_children", "%d", (int)st->n_favourites));
     }
