@@ -8,6 +8,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "core/workload_yaml.h"
 
 #include <stdio.h>
@@ -104,7 +105,7 @@ int cmd_workload_annotate(int argc, char **argv)
 
         fprintf(info, "annotate: %d unmatched ops keep their time_us:", (int)n_un);
         for (int32_t i = 0; i < n_un && i < max_list; i++) {
-            fprintf(info, " %s", w.op[rep.unmatched[i]].name);
+            fprintf(info, " %s", escape_tmp(w.op[rep.unmatched[i]].name));
         }
         fprintf(info, "%s\n", n_un > max_list ? " ..." : "");
     }
