@@ -13,6 +13,7 @@
 #include "cli/inputs.h"
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/escape.h"
 #include "core/graph.h"
 #include "core/json_out.h"
@@ -243,7 +244,7 @@ int cmd_sim(int argc, char **argv)
             json = true;
             break;
         case 'k':
-            if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, 4096, &k)) {
+            if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, LIMIT_MAX_DEVICES, &k)) {
                 return EXIT_BADINPUT;
             }
             break;

@@ -140,14 +140,18 @@ static const char *node_name(const void *arg, int32_t v)
 
 static int check_options(const struct placer_options *o, const struct cluster *c)
 {
-    if (!(o->memory_fraction > 0) || !isfinite(o->memory_fraction)) {
-        return err_set(BAECHI_EINVAL, "memory fraction must be > 0, not %g", o->memory_fraction);
+    /* the ranges of docs/limits.md, for callers of the library too */
+    if (!(o->memory_fraction >= LIMIT_FRACTION_MIN && o->memory_fraction <= LIMIT_FRACTION_MAX)) {
+        return err_set(BAECHI_EINVAL, "memory fraction must be in [%g, %g], not %g",
+                       LIMIT_FRACTION_MIN, LIMIT_FRACTION_MAX, o->memory_fraction);
     }
-    if (!(o->comm_factor >= 0) || !isfinite(o->comm_factor)) {
-        return err_set(BAECHI_EINVAL, "comm factor must be >= 0, not %g", o->comm_factor);
+    if (!(o->comm_factor >= 0 && o->comm_factor <= LIMIT_FACTOR_MAX)) {
+        return err_set(BAECHI_EINVAL, "comm factor must be in [0, %g], not %g", LIMIT_FACTOR_MAX,
+                       o->comm_factor);
     }
-    if (!(o->compute_factor > 0) || !isfinite(o->compute_factor)) {
-        return err_set(BAECHI_EINVAL, "compute factor must be > 0, not %g", o->compute_factor);
+    if (!(o->compute_factor >= LIMIT_FRACTION_MIN && o->compute_factor <= LIMIT_FACTOR_MAX)) {
+        return err_set(BAECHI_EINVAL, "compute factor must be in [%g, %g], not %g",
+                       LIMIT_FRACTION_MIN, LIMIT_FACTOR_MAX, o->compute_factor);
     }
     if (o->n_devices < 0 || o->n_devices > c->n_devices) {
         return err_set(BAECHI_EINVAL, "device count %d out of range: cluster '%s' has %d devices",
@@ -156,7 +160,7 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     if (!isfinite(o->sct_threshold)) {
         return err_set(BAECHI_EINVAL, "sct threshold must be finite");
     }
-    if (!(o->lp_time_limit_s >= 0)) {
+    if (!(o->lp_time_limit_s >= 0 && o->lp_time_limit_s <= LIMIT_LP_TIME_MAX_S)) {
         return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
     }
     return 0;
