@@ -68,10 +68,12 @@ static int raw_add_consumer(struct raw_edges *r, const struct workload *w, int32
 {
     const struct wl_op *op = &w->op[v];
     int32_t n_local = 0;
-    int32_t *order = scratch;                /* local edge -> producer, first-seen order */
-    int32_t *cnt = scratch + op->n_in;       /* local edge -> tensor count */
-    int32_t *tin = scratch + 2 * op->n_in;   /* kept inputs, in order */
-    int32_t *tedge = scratch + 3 * op->n_in; /* kept input -> local edge */
+    int32_t *order = scratch;                  /* local edge -> producer, first-seen order */
+    int32_t *cnt = scratch + op->n_in;         /* local edge -> tensor count */
+    int32_t *tin = scratch + 2 * op->n_in;     /* kept inputs, in order */
+    int32_t *tedge = scratch + 3 * op->n_in;   /* kept input -> local edge */
+    int32_t *first = scratch + 4 * op->n_in;   /* local edge -> its first slot in `by_edge` */
+    int32_t *by_edge = scratch + 5 * op->n_in; /* kept inputs grouped by edge, in order */
     int32_t n_kept = 0;
 
     for (int pass = 0; pass < 2; pass++) {
@@ -121,8 +123,17 @@ static int raw_add_consumer(struct raw_edges *r, const struct workload *w, int32
         }
     }
 
+    /* Kept inputs grouped by edge, input order kept (a counting sort): one
+     * scan of the inputs per edge made an op with 100,000 inputs take 12 s. */
+    for (int32_t e = 0, at = 0; e < n_local; e++) {
+        first[e] = at;
+        at += cnt[e];
+    }
+    for (int32_t j = 0; j < n_kept; j++) {
+        by_edge[first[tedge[j]]++] = tin[j];
+    }
     /* Emit the edges in first-seen order, each with its tensors in input order. */
-    for (int32_t e = 0; e < n_local; e++) {
+    for (int32_t e = 0, at = 0; e < n_local; e++) {
         if (r->n >= INT32_MAX - 1) {
             return err_set(BAECHI_EINVAL, "too many edges");
         }
@@ -134,14 +145,12 @@ static int raw_add_consumer(struct raw_edges *r, const struct workload *w, int32
         r->src[r->n] = order[e];
         r->dst[r->n] = v;
         r->t_start[r->n] = (int32_t)r->nt;
-        for (int32_t j = 0; j < n_kept; j++) {
-            if (tedge[j] == e) {
-                const struct wl_input *in = &w->input[op->in_off + tin[j]];
-                int rc = raw_add_tensor(r, in->producer, in->port);
+        for (int32_t j = 0; j < cnt[e]; j++, at++) {
+            const struct wl_input *in = &w->input[op->in_off + by_edge[at]];
+            int rc = raw_add_tensor(r, in->producer, in->port);
 
-                if (rc) {
-                    return rc;
-                }
+            if (rc) {
+                return rc;
             }
         }
         r->n++;
@@ -340,7 +349,7 @@ int graph_build(struct graph *g, const struct workload *w)
             max_in = w->op[i].n_in;
         }
     }
-    scratch = array_malloc(4 * (size_t)max_in + 4, sizeof(*scratch));
+    scratch = array_malloc(6 * (size_t)max_in + 6, sizeof(*scratch));
     if (!scratch || ARRAY_RESERVE(r.t_start, r.alloc_start, 1)) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
