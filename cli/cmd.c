@@ -6,6 +6,7 @@
 #include "cli/cmd.h"
 
 #include "core/err.h"
+#include "core/escape.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -99,13 +100,14 @@ void cmd_help(const struct cmd_parser *p, FILE *f)
 
 int cmd_usage_error(const struct cmd_parser *p, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
 
-    fprintf(stderr, "baechi %s: ", p->cmd);
+    /* the message quotes the user's arguments: escaped, as err_set does */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nSee 'baechi %s --help'.\n", p->cmd);
+    fprintf(stderr, "baechi %s: %s\nSee 'baechi %s --help'.\n", p->cmd, escape_tmp(msg), p->cmd);
     return EXIT_BADINPUT;
 }
 
@@ -302,6 +304,6 @@ int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, ch
         }
     }
     fprintf(stderr, "baechi %s: '%s' is not a verb of '%s'. See 'baechi %s --help'.\n", group,
-            argv[1], group, group);
+            escape_tmp(argv[1]), group, group);
     return EXIT_BADINPUT;
 }

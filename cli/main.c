@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -97,7 +98,8 @@ static int run_command(int argc, char **argv)
             return c->fn(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n", argv[1]);
+    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n",
+            escape_tmp(argv[1]));
     return EXIT_BADINPUT;
 }
 

@@ -60,3 +60,10 @@ for m in timed baechi; do
     expect_grep 'cluster cl\\r\\x1b\[2J' "$TMPDIR_TEST/out"
     raw "$TMPDIR_TEST/out"; raw "$TMPDIR_TEST/err"
 done
+
+# the user's own arguments, quoted in usage errors, are escaped too
+expect_exit 2 "$BAECHI" "$(printf 'x\033[31m')"
+expect_grep "'x\\\\x1b\[31m' is not a baechi command" "$TMPDIR_TEST/err"
+expect_exit 2 "$BAECHI" place --devices "$(printf '1\n2')"
+expect_grep "not '1\\\\n2'" "$TMPDIR_TEST/err"
+raw "$TMPDIR_TEST/err"
