@@ -12,6 +12,7 @@
 #include "core/graph.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 #include "core/limits.h"
 
@@ -714,7 +715,7 @@ int64_t graph_total_compute_us(const struct graph *g)
     int64_t s = 0;
 
     for (int32_t u = 0; u < g->n_ops; u++) {
-        s += g->weight_us[u];
+        s = sat_add_i64(s, g->weight_us[u]); /* 10,000 ops of 1e15 µs pass int64 */
     }
     return s;
 }
@@ -768,7 +769,7 @@ int64_t graph_critical_path_us(const struct graph *g)
                 start = f;
             }
         }
-        fin[u] = start + g->weight_us[u];
+        fin[u] = sat_add_i64(start, g->weight_us[u]);
         if (fin[u] > best) {
             best = fin[u];
         }

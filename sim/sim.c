@@ -8,7 +8,9 @@
 #include "sim/sim.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "sim/sim_internal.h"
 
 #include <math.h>
@@ -167,7 +169,7 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
     sp = c->dev[f].speed > 0 ? c->dev[f].speed : 1.0;
     if (g->fused || g->n_ops == 0 || !(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
         /* topo[] of a fused graph may not be an order; approximate */
-        return (int64_t)ceil((double)graph_critical_path_us(g) / sp);
+        return limit_sat_time_us(ceil((double)graph_critical_path_us(g) / sp));
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = g->topo_op[i];
@@ -180,7 +182,7 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
                 s = fin[u];
             }
         }
-        fin[v] = s + cluster_compute_us(c, f, g->weight_us[v]);
+        fin[v] = sat_add_i64(s, cluster_compute_us(c, f, g->weight_us[v]));
         if (fin[v] > best) {
             best = fin[v];
         }
@@ -199,7 +201,7 @@ static int64_t work_bound(const struct graph *g, const struct cluster *c)
     if (speed <= 0) {
         speed = 1;
     }
-    return (int64_t)ceil((double)graph_total_compute_us(g) / speed);
+    return limit_sat_time_us(ceil((double)graph_total_compute_us(g) / speed));
 }
 
 int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c)
