@@ -251,7 +251,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     }
     r->total_compute_us = 0;
     for (int32_t d = 0; d < r->n_devices; d++) {
-        r->total_compute_us += r->dev[d].busy_us;
+        r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
     r->critical_path_us = critical_path_fastest(g, c);

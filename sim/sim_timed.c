@@ -252,10 +252,10 @@ static int dispatch(struct timed *s)
         if (s->r->end_us[v] > s->r->step_us) {
             s->r->step_us = s->r->end_us[v];
         }
-        if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->now + w)) != 0) {
+        if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
-        if ((rc = push_event(s, s->now + w, EV_OP_END, g->topo[v], v, 0)) != 0) {
+        if ((rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
             return rc;
         }
     }
