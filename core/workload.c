@@ -126,6 +126,26 @@ void workload_release(struct workload *w)
     workload_init(w);
 }
 
+static void shrink(void **p, size_t *alloc, size_t n, size_t elem)
+{
+    void *q;
+
+    if (n == 0 || n >= *alloc) {
+        return;
+    }
+    if ((q = realloc(*p, n * elem)) != NULL) {
+        *p = q;
+        *alloc = n;
+    }
+}
+
+void workload_shrink(struct workload *w)
+{
+    shrink((void **)&w->op, &w->alloc_op, (size_t)w->n_op, sizeof(*w->op));
+    shrink((void **)&w->out_bytes, &w->alloc_out_bytes, w->n_out_bytes, sizeof(*w->out_bytes));
+    shrink((void **)&w->input, &w->alloc_input, w->n_input, sizeof(*w->input));
+}
+
 int workload_set_name(struct workload *w, const char *name)
 {
     char *s = array_strdup(name);

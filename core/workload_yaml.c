@@ -746,6 +746,7 @@ int workload_read_yaml_string(struct workload *w, const char *text, size_t len, 
     CHECK(yrd_end(&rd.r));
     CHECK(resolve_inputs(&rd));
     CHECK(workload_check(w));
+    workload_shrink(w);
 cleanup:
     wl_reader_release(&rd);
     if (rc) {
