@@ -168,9 +168,6 @@ int workload_add_op(struct workload *w, const char *name, const char *type, int3
     if (w->n_op == INT32_MAX - 1) {
         return err_set(BAECHI_EINVAL, "too many ops (more than %d)", INT32_MAX - 1);
     }
-    if (workload_find(w, name) >= 0) {
-        return err_set(BAECHI_EINVAL, "duplicate op name '%s'", name);
-    }
     if (ARRAY_RESERVE(w->op, w->alloc_op, (size_t)w->n_op + 1)) {
         return BAECHI_ENOMEM;
     }
@@ -179,8 +176,13 @@ int workload_add_op(struct workload *w, const char *name, const char *type, int3
     if (!nm || !ty) {
         return BAECHI_ENOMEM;
     }
+    /* one probe finds a duplicate and inserts (a lookup first, then the
+     * insert, was 3 probes per op with the reader's own check) */
     if ((rc = strmap_put(&w->by_name, nm, w->n_op, &old))) {
         return rc;
+    }
+    if (old >= 0) {
+        return err_set(BAECHI_EINVAL, "duplicate op name '%s'", name);
     }
     op = &w->op[w->n_op];
     memset(op, 0, sizeof(*op));

@@ -391,12 +391,12 @@ static int op_commit(struct wl_reader *rd)
     if (!(op->seen & OK_TYPE)) {
         return yrd_err(&rd->r, op->line, op->col, "op '%s': missing required key 'type'", op->name);
     }
-    if ((old = workload_find(w, op->name)) >= 0) {
-        return yrd_err(&rd->r, op->line, op->col,
-                       "duplicate op name '%s' (first defined at line %d)", op->name,
-                       w->op[old].line);
-    }
     if ((rc = workload_add_op(w, op->name, op->type, &idx))) {
+        if (rc == BAECHI_EINVAL && (old = workload_find(w, op->name)) >= 0) {
+            return yrd_err(&rd->r, op->line, op->col,
+                           "duplicate op name '%s' (first defined at line %d)", op->name,
+                           w->op[old].line);
+        }
         return rc;
     }
     wop = &w->op[idx];
