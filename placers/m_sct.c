@@ -21,7 +21,12 @@
  * grow quadratically: one op with 10,000 inputs took 10 s, 100,000 inputs
  * more than 300 s.  Such a graph falls back to m-ETF (milliseconds) before
  * the LP is built.  Skipping favourites only for the excess fan-in would
- * leave the quadratic loop, so the whole placement goes to m-ETF.
+ * leave the quadratic loop, so the whole placement goes to m-ETF.  The LP
+ * itself grows quadratically with its size even on a chain (GLPK pivots
+ * once per edge: 10,000 ops 1.6 s, 20,000 ops 6.3 s), so an LP of more than
+ * SCT_MAX_LP_COLUMNS columns (edges + nodes + 1) falls back too; the
+ * paper's models (GNMT, Inception-V3, Transformer, GPT, training graphs
+ * included) stay below 10,000 ops, far under it.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -43,8 +48,10 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* See the comment at the top: beyond this fan-in or fan-out, m-ETF. */
-#define SCT_MAX_DEGREE 4096
+/* See the comment at the top: beyond this fan-in or fan-out, or this many
+ * LP columns, m-ETF. */
+#define SCT_MAX_DEGREE     4096
+#define SCT_MAX_LP_COLUMNS 65536
 
 static int32_t max_degree(const struct pgraph *p)
 {
@@ -85,6 +92,12 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
         err_warn("m-sct: an op has %d inputs or outputs (more than %d): the favourite-child LP "
                  "and the SCT loop grow quadratically; placing with m-ETF instead",
                  (int)max_degree(x->p), SCT_MAX_DEGREE);
+        return fallback_etf(x, reserve, device_of, st);
+    }
+    if ((int64_t)x->p->m + x->p->n + 1 > SCT_MAX_LP_COLUMNS) {
+        err_warn("m-sct: the favourite-child LP would have %lld columns (more than %d) and "
+                 "take minutes to hours; placing with m-ETF instead",
+                 (long long)x->p->m + x->p->n + 1, SCT_MAX_LP_COLUMNS);
         return fallback_etf(x, reserve, device_of, st);
     }
     if ((rc = lp_favourite_child(x->p, x->opt->lp_time_limit_s, &lr)) != 0) {

@@ -36,3 +36,11 @@ expect_exit 0 "$BAECHI" place -w fan.yaml -c paper-4gpu-pcie -p m-etf -o etf.yam
 sed -n '/^devices:/,$p' sct.yaml > a
 sed -n '/^devices:/,$p' etf.yaml > b
 cmp a b || { echo "the fallback is not m-ETF's placement"; exit 1; }
+
+# a chain of 40,000 ops: the LP would have 79,999 + 1 columns (more than
+# 65,536; GLPK needs minutes): m-ETF's placement, said so
+expect_exit 0 "$BAECHI" workload gen synthetic --shape chain --ops 40000 -o chain.yaml
+expect_exit 0 "$BAECHI" place -w chain.yaml -c paper-4gpu-pcie -p m-sct -o sct.yaml
+expect_grep 'm-sct: the favourite-child LP would have 80000 columns \(more than 65536\)' \
+    "$TMPDIR_TEST/err"
+expect_grep "lp_status: 'fallback: m-etf'" sct.yaml
