@@ -172,7 +172,11 @@ int workload_add_op(struct workload *w, const char *name, const char *type, int3
         return BAECHI_ENOMEM;
     }
     nm = strpool_add(&w->pool, name, strlen(name));
-    ty = strpool_add(&w->pool, type, strlen(type));
+    /* types repeat: one copy for a run of ops of the same type (10 MB of a
+     * 1,000,000-op chain) */
+    ty = w->n_op > 0 && strcmp(w->op[w->n_op - 1].type, type) == 0
+             ? w->op[w->n_op - 1].type
+             : strpool_add(&w->pool, type, strlen(type));
     if (!nm || !ty) {
         return BAECHI_ENOMEM;
     }
