@@ -12,6 +12,7 @@
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/graph.h"
 #include "core/placement.h"
 #include "core/workload.h"
@@ -374,18 +375,18 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
             break;
         }
     }
-    /* The ranges of the command line (cli/place.c). */
+    /* The ranges of the command line (core/limits.h, docs/limits.md). */
     if (strcmp(key, "memory_fraction") == 0) {
-        rc = parse_double(name, value, 1e-9, 1e9, &f);
+        rc = parse_double(name, value, LIMIT_FRACTION_MIN, LIMIT_FRACTION_MAX, &f);
         n.opt.memory_fraction = f;
     } else if (strcmp(key, "comm_factor") == 0) {
-        rc = parse_double(name, value, 0, 1e9, &f);
+        rc = parse_double(name, value, 0, LIMIT_FACTOR_MAX, &f);
         n.opt.comm_factor = f;
     } else if (strcmp(key, "compute_factor") == 0) {
-        rc = parse_double(name, value, 1e-9, 1e9, &f);
+        rc = parse_double(name, value, LIMIT_FRACTION_MIN, LIMIT_FACTOR_MAX, &f);
         n.opt.compute_factor = f;
     } else if (strcmp(key, "devices") == 0) {
-        rc = parse_long(name, value, 1, 64, &k);
+        rc = parse_long(name, value, 1, LIMIT_MAX_DEVICES, &k);
         n.opt.n_devices = (int32_t)k;
     } else if (strcmp(key, "grouper") == 0) {
         rc = placer_grouper_parse(value, &n.opt.grouper);
@@ -395,13 +396,13 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         rc = parse_bool(name, value, &n.opt.fusion_check_disjoint);
         n.opt.fusion = n.opt.fusion || n.opt.fusion_check_disjoint;
     } else if (strcmp(key, "threshold") == 0) {
-        rc = parse_double(name, value, -1e9, 1e9, &f);
+        rc = parse_double(name, value, LIMIT_THRESHOLD_MIN, LIMIT_THRESHOLD_MAX, &f);
         n.opt.sct_threshold = f;
     } else if (strcmp(key, "lp_time_limit") == 0) {
-        rc = parse_double(name, value, 0, 1e6, &f);
+        rc = parse_double(name, value, 0, LIMIT_LP_TIME_MAX_S, &f);
         n.opt.lp_time_limit_s = f;
     } else if (strcmp(key, "seed") == 0) {
-        rc = parse_long(name, value, 0, 0x7fffffffL, &k);
+        rc = parse_long(name, value, 0, LIMIT_SEED_MAX, &k);
         n.opt.seed = (uint64_t)k;
     } else if (strcmp(key, "persistent_at_place") == 0) {
         rc = parse_bool(name, value, &n.opt.persistent_at_place);

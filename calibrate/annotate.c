@@ -10,6 +10,7 @@
 #include "calibrate/fit.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/strmap.h"
 #include "core/workload_yaml.h"
 
@@ -457,6 +458,20 @@ int annotate_profile(struct workload *w, const char *path, struct annotate_repor
         }
     }
     rep->n_matched = rep->n_ops - rep->by_rule[ANNOTATE_NONE];
+    /* A measured time the workload format does not accept (a 1e300 µs event,
+     * two 1e308 ones whose median is inf) is an error in the trace: refuse it
+     * here rather than write a file that no reader loads (docs/limits.md). */
+    for (int32_t i = 0; i < w->n_op; i++) {
+        double t = w->op[i].time_us;
+
+        if (rep->rule[i] != ANNOTATE_NONE && !(t >= 0 && t <= LIMIT_TIME_US_MAX)) {
+            rc = err_set(BAECHI_EPARSE,
+                         "%s: op '%s': measured time %g µs is outside the workload format's "
+                         "range [0, %g] µs",
+                         path, w->op[i].name, t, LIMIT_TIME_US_MAX);
+            goto cleanup;
+        }
+    }
 cleanup:
     free(buf);
     free(ops);

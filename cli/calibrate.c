@@ -35,6 +35,18 @@ static const struct cmd_opt calibrate_opts[] = {
     CMD_OPT_END,
 };
 
+struct calib_out {
+    const struct calib_result *r;
+    const struct cluster *c;
+};
+
+static int write_cluster(FILE *f, void *ctx)
+{
+    const struct calib_out *co = ctx;
+
+    return calibrate_write_yaml(co->r, co->c, f);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cmd_parser p = {argc, argv, "calibrate", calibrate_usage, calibrate_opts, NULL};
@@ -48,7 +60,7 @@ int cmd_calibrate(int argc, char **argv)
     struct cluster c;
     char cname[64], command[1024];
     size_t off = 0;
-    FILE *f = NULL, *info;
+    FILE *info;
     int c_opt, rc = 0, status = EXIT_OK;
     bool opened = false, have_r = false, have_c = false;
 
@@ -129,15 +141,11 @@ int cmd_calibrate(int argc, char **argv)
     snprintf(cname, sizeof(cname), "calibrated-%s-%d", backend, (int)r.n_devices);
     CHECK(calibrate_to_cluster(&r, name ? name : cname, command, &c));
     have_c = true;
-    f = cmd_open_out(out);
-    if (!f) {
-        rc = BAECHI_EIO;
-        goto cleanup;
+    {
+        struct calib_out co = {&r, &c};
+
+        CHECK(cmd_write_file(out, write_cluster, &co));
     }
-    CHECK(calibrate_write_yaml(&r, &c, f));
-    rc = cmd_close_out(f, out);
-    f = NULL;
-    CHECK(rc);
     info = strcmp(out, "-") == 0 ? stderr : stdout;
     if (json) {
         calibrate_print_json(&r, stdout);
@@ -150,9 +158,6 @@ int cmd_calibrate(int argc, char **argv)
 cleanup:
     if (rc) {
         status = cmd_fail(rc);
-    }
-    if (f) {
-        cmd_close_out(f, out);
     }
     if (have_c) {
         cluster_release(&c);

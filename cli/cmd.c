@@ -6,6 +6,7 @@
 #include "cli/cmd.h"
 
 #include "core/err.h"
+#include "core/escape.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -99,13 +100,14 @@ void cmd_help(const struct cmd_parser *p, FILE *f)
 
 int cmd_usage_error(const struct cmd_parser *p, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
 
-    fprintf(stderr, "baechi %s: ", p->cmd);
+    /* the message quotes the user's arguments: escaped, as err_set does */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nSee 'baechi %s --help'.\n", p->cmd);
+    fprintf(stderr, "baechi %s: %s\nSee 'baechi %s --help'.\n", p->cmd, escape_tmp(msg), p->cmd);
     return EXIT_BADINPUT;
 }
 
@@ -187,8 +189,11 @@ int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx)
     if (strcmp(path, "-") == 0) {
         rc = fn(stdout, ctx);
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            return rc ? rc
-                      : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(errno));
+            int e = errno;
+
+            /* reported here: main's check at exit need not say it again */
+            clearerr(stdout);
+            return rc ? rc : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(e));
         }
         return rc;
     }
@@ -241,6 +246,41 @@ cleanup:
     return rc;
 }
 
+int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n)
+{
+    struct stat so;
+    bool have_out;
+
+    if (!out || strcmp(out, "-") == 0) {
+        return 0;
+    }
+    have_out = stat(out, &so) == 0;
+    /* a character device or a FIFO is written as it is: reading it too
+     * (/dev/stdin and /dev/stdout) is harmless */
+    if (have_out && !S_ISREG(so.st_mode)) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stat si;
+        bool same;
+
+        if (!in[i].path || strcmp(in[i].path, "-") == 0) {
+            continue;
+        }
+        if (have_out && stat(in[i].path, &si) == 0) {
+            same = si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+        } else {
+            same = strcmp(in[i].path, out) == 0;
+        }
+        if (same) {
+            return err_set(BAECHI_EINVAL,
+                           "output '%s' is also an input (%s); refusing to overwrite it", out,
+                           in[i].what);
+        }
+    }
+    return 0;
+}
+
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv)
 {
     char name[128];
@@ -264,6 +304,6 @@ int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, ch
         }
     }
     fprintf(stderr, "baechi %s: '%s' is not a verb of '%s'. See 'baechi %s --help'.\n", group,
-            argv[1], group, group);
+            escape_tmp(argv[1]), group, group);
     return EXIT_BADINPUT;
 }

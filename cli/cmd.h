@@ -14,6 +14,7 @@
 #define BAECHI_CLI_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -90,6 +91,21 @@ int cmd_close_out(FILE *f, const char *path);
  */
 typedef int (*cmd_write_fn)(FILE *f, void *ctx);
 int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx);
+
+/*
+ * Refuses an output that is one of the inputs: `out` against each input path
+ * of in[0..n) (an input whose path is NULL is absent: skipped).  Two paths are the same file
+ * when stat() gives the same (st_dev, st_ino) (a link, "./w.yaml") or, when
+ * either does not exist, when the strings are equal.  "-" (stdout) and
+ * devices such as /dev/null or /dev/stdout are never refused.  0, or
+ * BAECHI_EINVAL with the message set ("output 'w.yaml' is also an input
+ * (--workload); refusing to overwrite it").
+ */
+struct cmd_input {
+    const char *path; /* NULL: absent, skipped */
+    const char *what; /* "--workload", "the workload" */
+};
+int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n);
 
 /* Dispatches argv[1] through a table of nested verbs ("workload info"). */
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv);

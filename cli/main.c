@@ -7,7 +7,9 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +48,33 @@ static void print_usage(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
+/*
+ * Output to standard output is buffered: a full disk or /dev/full shows only
+ * when the buffer is flushed, after the command has returned.  Flush and
+ * close it here, once for every command, and turn a failure into a message
+ * and exit 1 (git's check_write in git.c).  A closed pipe (EPIPE) is the
+ * reader's choice, not an error: stay quiet, as git does.
+ */
+static int check_stdout(int status)
+{
+    int bad, e = 0;
+
+    errno = 0;
+    bad = fflush(stdout) != 0;
+    e = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0) {
+        bad = 1;
+        e = errno ? errno : e;
+    }
+    if (!bad || e == EPIPE) {
+        return status;
+    }
+    fprintf(stderr, "baechi: write error on standard output: %s\n", strerror(e ? e : EIO));
+    return status ? status : EXIT_INTERNAL;
+}
+
+static int run_command(int argc, char **argv)
 {
     /* Past a file-size limit, a write fails with EFBIG and the output is
      * abandoned cleanly (cmd_write_file) instead of the process being killed
@@ -70,6 +98,12 @@ int main(int argc, char **argv)
             return c->fn(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n", argv[1]);
+    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n",
+            escape_tmp(argv[1]));
     return EXIT_BADINPUT;
+}
+
+int main(int argc, char **argv)
+{
+    return check_stdout(run_command(argc, argv));
 }

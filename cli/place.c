@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/place.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/graph.h"
 #include "core/placement.h"
 #include "core/units.h"
@@ -60,43 +61,46 @@ int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
         pc->opt.fusion_check_disjoint = true;
         return 0;
     case PLACE_OPT_MEMFRAC:
-        if (cmd_parse_double(cp, "--memory-fraction", cp->optarg, 1e-9, 1e9, &f)) {
+        if (cmd_parse_double(cp, "--memory-fraction", cp->optarg, LIMIT_FRACTION_MIN,
+                             LIMIT_FRACTION_MAX, &f)) {
             return EXIT_BADINPUT;
         }
         pc->opt.memory_fraction = f;
         return 0;
     case PLACE_OPT_COMM:
-        if (cmd_parse_double(cp, "--comm-factor", cp->optarg, 0, 1e9, &f)) {
+        if (cmd_parse_double(cp, "--comm-factor", cp->optarg, 0, LIMIT_FACTOR_MAX, &f)) {
             return EXIT_BADINPUT;
         }
         pc->opt.comm_factor = f;
         return 0;
     case PLACE_OPT_COMPUTE:
-        if (cmd_parse_double(cp, "--compute-factor", cp->optarg, 1e-9, 1e9, &f)) {
+        if (cmd_parse_double(cp, "--compute-factor", cp->optarg, LIMIT_FRACTION_MIN,
+                             LIMIT_FACTOR_MAX, &f)) {
             return EXIT_BADINPUT;
         }
         pc->opt.compute_factor = f;
         return 0;
     case 'k':
-        if (cmd_parse_int(cp, "--devices", cp->optarg, 1, 64, &k)) {
+        if (cmd_parse_int(cp, "--devices", cp->optarg, 1, LIMIT_MAX_DEVICES, &k)) {
             return EXIT_BADINPUT;
         }
         pc->opt.n_devices = (int32_t)k;
         return 0;
     case PLACE_OPT_THRESHOLD:
-        if (cmd_parse_double(cp, "--threshold", cp->optarg, -1e9, 1e9, &f)) {
+        if (cmd_parse_double(cp, "--threshold", cp->optarg, LIMIT_THRESHOLD_MIN,
+                             LIMIT_THRESHOLD_MAX, &f)) {
             return EXIT_BADINPUT;
         }
         pc->opt.sct_threshold = f;
         return 0;
     case PLACE_OPT_LPLIMIT:
-        if (cmd_parse_double(cp, "--lp-time-limit", cp->optarg, 0, 1e6, &f)) {
+        if (cmd_parse_double(cp, "--lp-time-limit", cp->optarg, 0, LIMIT_LP_TIME_MAX_S, &f)) {
             return EXIT_BADINPUT;
         }
         pc->opt.lp_time_limit_s = f;
         return 0;
     case PLACE_OPT_SEED:
-        if (cmd_parse_int(cp, "--seed", cp->optarg, 0, 0x7fffffffL, &k)) {
+        if (cmd_parse_int(cp, "--seed", cp->optarg, 0, LIMIT_SEED_MAX, &k)) {
             return EXIT_BADINPUT;
         }
         pc->opt.seed = (uint64_t)k;
@@ -252,6 +256,13 @@ int cmd_place(int argc, char **argv)
     }
     if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
         return rc;
+    }
+    {
+        const struct cmd_input in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
     }
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     CHECK(placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st));

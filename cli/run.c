@@ -18,6 +18,7 @@
 #include "cli/inputs.h"
 #include "cli/place.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "core/graph.h"
 #include "core/json_out.h"
 #include "core/placement.h"
@@ -131,11 +132,12 @@ static void print_text(const struct workload *w, const struct graph *g, const st
 {
     char a[48], b[48], e[48], f[48];
 
-    printf("workload %s: %d ops; cluster %s: %d devices; placer %s\n", w->name, g->n_ops,
-           c->name ? c->name : "?", rb->n_devices, p->placer);
+    printf("workload %s: %d ops; cluster %s: %d devices; placer %s\n", escape_tmp(w->name),
+           g->n_ops, escape_tmp(c->name ? c->name : "?"), rb->n_devices, escape_tmp(p->placer));
     printf("options        ");
     for (int32_t i = 0; i < p->n_options; i++) {
-        printf("%s%s=%s", i ? ", " : "", p->options[i].key, p->options[i].value);
+        printf("%s%s=%s", i ? ", " : "", escape_tmp(p->options[i].key),
+               escape_tmp(p->options[i].value));
     }
     putchar('\n');
     units_fmt_us(st->placement_ms * 1000.0, a, sizeof(a));
@@ -170,8 +172,9 @@ static void print_text(const struct workload *w, const struct graph *g, const st
         units_fmt_bytes(rb->dev[d].peak_bytes, a, sizeof(a));
         units_fmt_bytes(rt->dev[d].peak_bytes, b, sizeof(b));
         units_fmt_bytes(rb->dev[d].limit_bytes, e, sizeof(e));
-        printf("  %-10s %6d ops  peak %11s / %11s of %11s%s", c->dev[d].name, rb->dev[d].n_ops, a,
-               b, e, rb->dev[d].oom || rt->dev[d].oom ? "  OUT OF MEMORY" : "");
+        printf("  %-10s %6d ops  peak %11s / %11s of %11s%s", escape_tmp(c->dev[d].name),
+               rb->dev[d].n_ops, a, b, e,
+               rb->dev[d].oom || rt->dev[d].oom ? "  OUT OF MEMORY" : "");
         if (d < st->n_devices && st->peak_bytes && (st->peak_bytes[d] > 0)) {
             units_fmt_bytes(st->peak_bytes[d], a, sizeof(a));
             units_fmt_bytes(st->limit_bytes[d], f, sizeof(f));
@@ -239,6 +242,14 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
     origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
+    {
+        const struct cmd_input in[] = {
+            {pc.wpath, "--workload"}, {pc.cspec, "--cluster"}, {dbpath, "--db"}};
+
+        if ((rc = cmd_check_distinct(tpath, in, 3)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
     if (rc == BAECHI_EINFEASIBLE) {

@@ -14,6 +14,8 @@
 #include "cli/inputs.h"
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/limits.h"
+#include "core/escape.h"
 #include "core/graph.h"
 #include "core/json_out.h"
 #include "core/placement.h"
@@ -142,10 +144,11 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
     char a[48], b[48], e[48];
     int64_t tb = 0, tn = 0;
 
-    printf("workload %s: %d ops, %d edges; cluster %s: %d devices; placement %s", w->name, g->n_ops,
-           g->n_edges, c->name ? c->name : "?", r->n_devices, pspec);
+    printf("workload %s: %d ops, %d edges; cluster %s: %d devices; placement %s",
+           escape_tmp(w->name), g->n_ops, g->n_edges, escape_tmp(c->name ? c->name : "?"),
+           r->n_devices, escape_tmp(pspec));
     if (p->placer) {
-        printf(" (placer %s)", p->placer);
+        printf(" (placer %s)", escape_tmp(p->placer));
     }
     putchar('\n');
     if (r->model == SIM_MODEL_BAECHI) {
@@ -175,13 +178,13 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
         units_fmt_bytes(s->peak_bytes, b, sizeof(b));
         units_fmt_bytes(s->limit_bytes, e, sizeof(e));
         printf("  %-10s %6d ops  busy %12s (%5.1f %%)  peak %12s of %12s (%5.1f %%)",
-               c->dev[d].name, s->n_ops, a,
+               escape_tmp(c->dev[d].name), s->n_ops, a,
                r->step_us ? 100.0 * (double)s->busy_us / (double)r->step_us : 0.0, b, e,
                s->limit_bytes > 0 ? 100.0 * (double)s->peak_bytes / (double)s->limit_bytes : 0.0);
         if (o) {
             units_fmt_bytes(o->over_bytes, a, sizeof(a));
             units_fmt_us((double)o->time_us, b, sizeof(b));
-            printf("  OOM by %s at t=%s (op %s)", a, b, g->op_name[o->op]);
+            printf("  OOM by %s at t=%s (op %s)", a, b, escape_tmp(g->op_name[o->op]));
         }
         putchar('\n');
     }
@@ -194,8 +197,9 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
                 continue;
             }
             units_fmt_bytes(r->link_bytes[i], a, sizeof(a));
-            printf("  %-10s -> %-10s %12s in %" PRId64 " transfer%s\n", c->dev[x].name,
-                   c->dev[y].name, a, r->link_transfers[i], r->link_transfers[i] == 1 ? "" : "s");
+            printf("  %-10s -> %-10s %12s in %" PRId64 " transfer%s\n", escape_tmp(c->dev[x].name),
+                   escape_tmp(c->dev[y].name), a, r->link_transfers[i],
+                   r->link_transfers[i] == 1 ? "" : "s");
             tb += r->link_bytes[i];
             tn += r->link_transfers[i];
         }
@@ -254,7 +258,7 @@ int cmd_sim(int argc, char **argv)
             explain = true;
             break;
         case 'k':
-            if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, 4096, &k)) {
+            if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, LIMIT_MAX_DEVICES, &k)) {
                 return EXIT_BADINPUT;
             }
             break;
@@ -272,6 +276,14 @@ int cmd_sim(int argc, char **argv)
                                         : "--placement");
     }
 
+    {
+        const struct cmd_input inputs[] = {
+            {wpath, "--workload"}, {cspec, "--cluster"}, {pspec, "--placement"}};
+
+        if ((rc = cmd_check_distinct(tpath, inputs, 3)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     CHECK(sim_inputs_load(&in, wpath, cspec, pspec, (int32_t)k));
     if (tpath) {
         trace_init(&t, in.c.channel);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/workload.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "core/graph.h"
 #include "core/units.h"
 #include "core/workload.h"
@@ -115,12 +116,14 @@ static int workload_info(const char *path, int32_t k, bool json)
     } else {
         char a[32], b[32], c[32], d[32];
 
-        printf("workload %s (%s)\n", w.name, path);
+        printf("workload %s (%s)\n", escape_tmp(w.name), escape_tmp(path));
         if (w.description) {
             const char *nl = strchr(w.description, '\n');
             int len = nl ? (int)(nl - w.description) : (int)strlen(w.description);
+            char first[168];
 
-            printf("  %.*s%s\n", len > 160 ? 160 : len, w.description, len > 160 ? "..." : "");
+            snprintf(first, sizeof(first), "%.*s", len > 160 ? 160 : len, w.description);
+            printf("  %s%s\n", escape_tmp(first), len > 160 ? "..." : "");
         }
         printf("  ops          %d (%d in the file, %d dangling pruned)\n", g.n_ops, w.n_op,
                g.n_pruned);

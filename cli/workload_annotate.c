@@ -8,6 +8,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "core/workload_yaml.h"
 
 #include <stdio.h>
@@ -28,6 +29,11 @@ static const struct cmd_opt annotate_opts[] = {
     CMD_OPT_END,
 };
 
+static int write_workload(FILE *f, void *ctx)
+{
+    return workload_write_yaml(ctx, f);
+}
+
 int cmd_workload_annotate(int argc, char **argv)
 {
     struct cmd_parser p = {argc, argv, "workload annotate", annotate_usage, annotate_opts, NULL};
@@ -35,7 +41,7 @@ int cmd_workload_annotate(int argc, char **argv)
     struct workload w;
     struct annotate_report rep;
     long max_list = 20;
-    FILE *f = NULL, *info;
+    FILE *info;
     int c, rc = 0, status = EXIT_OK;
 
     memset(&rep, 0, sizeof(rep));
@@ -74,20 +80,19 @@ int cmd_workload_annotate(int argc, char **argv)
     if (!profile) {
         return cmd_usage_error(&p, "--profile is required");
     }
+    {
+        const struct cmd_input in[] = {{wpath, "the workload"}, {profile, "--profile"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     if ((rc = workload_read_yaml(&w, wpath)) != 0) {
         workload_release(&w);
         return cmd_fail(rc);
     }
     CHECK(annotate_profile(&w, profile, &rep));
-    f = cmd_open_out(out);
-    if (!f) {
-        rc = BAECHI_EIO;
-        goto cleanup;
-    }
-    CHECK(workload_write_yaml(&w, f));
-    rc = cmd_close_out(f, out);
-    f = NULL;
-    CHECK(rc);
+    CHECK(cmd_write_file(out, write_workload, &w));
     info = strcmp(out, "-") == 0 ? stderr : stdout;
     fprintf(info,
             "annotate: %d of %d ops timed from %s (%d by GPU annotation, %d by host event name, "
@@ -100,16 +105,13 @@ int cmd_workload_annotate(int argc, char **argv)
 
         fprintf(info, "annotate: %d unmatched ops keep their time_us:", (int)n_un);
         for (int32_t i = 0; i < n_un && i < max_list; i++) {
-            fprintf(info, " %s", w.op[rep.unmatched[i]].name);
+            fprintf(info, " %s", escape_tmp(w.op[rep.unmatched[i]].name));
         }
         fprintf(info, "%s\n", n_un > max_list ? " ..." : "");
     }
 cleanup:
     if (rc) {
         status = cmd_fail(rc);
-    }
-    if (f) {
-        cmd_close_out(f, out);
     }
     annotate_report_release(&rep);
     workload_release(&w);

@@ -334,6 +334,13 @@ int cmd_workload_train(int argc, char **argv)
     if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
         return cmd_usage_error(&p, "%s", err_msg());
     }
+    {
+        const struct cmd_input in[] = {{argv[cmd_optind()], "the workload"}, {device, "--device"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {
         workload_release(&fwd);
         return cmd_fail(rc);

@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/workload.h"
 #include "core/err.h"
+#include "core/graph.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
@@ -89,6 +90,14 @@ int cmd_workload_import(int argc, char **argv)
     if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
         return cmd_usage_error(&p, "%s", err_msg());
     }
+    {
+        const struct cmd_input in[] = {{argv[cmd_optind()], "the ONNX model"},
+                                       {device, "--device"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
     if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
         return cmd_fail(rc);
     }
@@ -103,6 +112,23 @@ int cmd_workload_import(int argc, char **argv)
     if (device && (rc = costmodel_apply(&cm, &w, 0, NULL))) {
         workload_release(&w);
         return cmd_fail(rc);
+    }
+    /* What `workload info`, `place` and `sim` would reject (every op
+     * dangling, a time out of range) is not written: the same rule, the
+     * graph builder's. */
+    {
+        struct graph g;
+
+        if ((rc = graph_build(&g, &w)) != 0) {
+            char why[1024];
+
+            snprintf(why, sizeof(why), "%s", err_msg());
+            err_set(BAECHI_EPARSE, "%s: the imported model is not a usable workload: %s",
+                    argv[cmd_optind()], why);
+            workload_release(&w);
+            return cmd_fail(BAECHI_EPARSE);
+        }
+        graph_release(&g);
     }
     if ((rc = workload_cli_write(&w, out)) != 0) {
         workload_release(&w);

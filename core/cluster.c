@@ -7,7 +7,9 @@
 #include "core/cluster.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
+#include "core/limits.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -151,7 +153,8 @@ int cluster_truncate(struct cluster *c, int32_t k)
 void cluster_scale_memory(struct cluster *c, double fraction)
 {
     for (int32_t i = 0; i < c->n_devices; i++) {
-        c->dev[i].mem_bytes = (int64_t)(fraction * (double)c->dev[i].mem_bytes);
+        /* saturates: a fraction > 1 of a huge memory never wraps negative */
+        c->dev[i].mem_bytes = sat_scale_i64(c->dev[i].mem_bytes, fraction);
     }
 }
 
@@ -191,8 +194,8 @@ static int64_t comm_round(const struct comm_model *m, int64_t bytes)
     if (!(t > 0)) {
         return 0;
     }
-    if (t > 9.2e18) {
-        return INT64_MAX / 4;
+    if (t > (double)LIMIT_TIME_SAT_US) {
+        return LIMIT_TIME_SAT_US;
     }
     return (int64_t)t;
 }
@@ -221,7 +224,16 @@ int64_t cluster_compute_us(const struct cluster *c, int32_t d, int64_t weight_us
     if (speed == 1.0) {
         return weight_us;
     }
+    /* Readers keep speed in [LIMIT_SPEED_MIN, LIMIT_SPEED_MAX]; a cluster
+     * built in code may not: guard anyway, so work > 0 never takes 0 µs and a
+     * slow device never overflows. */
+    if (!(speed > 0) || !isfinite(speed)) {
+        return speed > 0 ? 1 : LIMIT_TIME_SAT_US;
+    }
     t = nearbyint((double)weight_us / speed);
+    if (!(t < (double)LIMIT_TIME_SAT_US)) {
+        return LIMIT_TIME_SAT_US;
+    }
     return t < 1 ? 1 : (int64_t)t;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/strmap.h"
 #include "core/yio.h"
 
@@ -25,7 +26,7 @@ extern const struct cluster_preset {
     const char *text;
 } cluster_presets[];
 
-#define CLUSTER_MAX_DEVICES 4096
+#define CLUSTER_MAX_DEVICES LIMIT_MAX_DEVICES
 
 enum cl_key {
     CK_FORMAT = 1 << 0,
@@ -131,8 +132,32 @@ static int get_string(struct cl_reader *rd, const char *ctx, char **out, bool op
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
-/* A plain number >= 0 (> 0 when `positive`). */
-static int get_number(struct cl_reader *rd, const char *ctx, double *out, bool positive)
+/* The range of a number (core/limits.h, docs/limits.md). */
+struct range {
+    double lo, hi;
+    const char *unit; /* for the message: "µs", "" */
+};
+
+static const struct range r_speed = {LIMIT_SPEED_MIN, LIMIT_SPEED_MAX, ""};
+static const struct range r_flops = {LIMIT_PEAK_FLOPS_MIN, LIMIT_PEAK_FLOPS_MAX, " FLOP/s"};
+static const struct range r_bw = {LIMIT_BANDWIDTH_MIN, LIMIT_BANDWIDTH_MAX, " bytes/s"};
+static const struct range r_launch = {0, LIMIT_LAUNCH_US_MAX, " µs"};
+static const struct range r_slope = {0, LIMIT_SLOPE_MAX, " µs/byte"};
+static const struct range r_icpt = {0, LIMIT_INTERCEPT_MAX, " µs"};
+
+static int range_check(struct cl_reader *rd, const char *ctx, double x, const struct range *rg)
+{
+    char why[128];
+
+    if (x >= rg->lo && x <= rg->hi) {
+        return 0;
+    }
+    snprintf(why, sizeof(why), "must be in [%g, %g]%s", rg->lo, rg->hi, rg->unit);
+    return value_err(rd, ctx, why);
+}
+
+/* A plain number in `rg`. */
+static int get_number(struct cl_reader *rd, const char *ctx, double *out, const struct range *rg)
 {
     const char *why;
 
@@ -142,10 +167,7 @@ static int get_number(struct cl_reader *rd, const char *ctx, double *out, bool p
     if ((why = yio_parse_double(yrd_text(&rd->r), out))) {
         return value_err(rd, ctx, why);
     }
-    if (positive && !(*out > 0)) {
-        return value_err(rd, ctx, "must be > 0");
-    }
-    return 0;
+    return range_check(rd, ctx, *out, rg);
 }
 
 /*
@@ -158,7 +180,7 @@ struct unit {
 };
 
 static int get_with_unit(struct cl_reader *rd, const char *ctx, const struct unit *units,
-                         size_t n_units, const char *hint, double *out)
+                         size_t n_units, const char *hint, const struct range *rg, double *out)
 {
     const char *s, *why;
     char num[64];
@@ -194,7 +216,7 @@ static int get_with_unit(struct cl_reader *rd, const char *ctx, const struct uni
             if (!(*out > 0)) {
                 return value_err(rd, ctx, "must be > 0");
             }
-            return 0;
+            return range_check(rd, ctx, *out, rg);
         }
     }
     return value_err(rd, ctx, hint);
@@ -311,19 +333,20 @@ static int read_device(struct cl_reader *rd, int32_t index)
             }
             break;
         case DK_SPEED:
-            CHECK(get_number(rd, ctx, &d.speed, true));
+            CHECK(get_number(rd, ctx, &d.speed, &r_speed));
             break;
         case DK_PEAK:
             CHECK(get_with_unit(rd, ctx, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
-                                "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &d.peak_flops));
+                                "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &r_flops,
+                                &d.peak_flops));
             break;
         case DK_BW:
             CHECK(get_with_unit(rd, ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
-                                "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)",
+                                "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)", &r_bw,
                                 &d.mem_bw_bytes_per_s));
             break;
         case DK_LAUNCH:
-            CHECK(get_number(rd, ctx, &d.launch_us, false)); /* rejects negatives */
+            CHECK(get_number(rd, ctx, &d.launch_us, &r_launch));
             break;
         }
     }
@@ -479,10 +502,10 @@ static int read_pair(struct cl_reader *rd)
             rc = pair_endpoint(rd, &p->dst, &p->dst_line, &p->dst_col);
             break;
         case 4:
-            rc = get_number(rd, "comm: pairs", &p->slope, false);
+            rc = get_number(rd, "comm: pairs", &p->slope, &r_slope);
             break;
         default:
-            rc = get_number(rd, "comm: pairs", &p->intercept, false);
+            rc = get_number(rd, "comm: pairs", &p->intercept, &r_icpt);
             break;
         }
         if (rc) {
@@ -538,10 +561,10 @@ static int read_comm(struct cl_reader *rd)
         }
         switch (bit) {
         case MK_SLOPE:
-            rc = get_number(rd, "comm", &c->comm.slope_us_per_byte, false);
+            rc = get_number(rd, "comm", &c->comm.slope_us_per_byte, &r_slope);
             break;
         case MK_INTERCEPT:
-            rc = get_number(rd, "comm", &c->comm.intercept_us, false);
+            rc = get_number(rd, "comm", &c->comm.intercept_us, &r_icpt);
             break;
         case MK_CHANNEL:
             if (!yrd_is_scalar(r)) {

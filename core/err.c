@@ -5,6 +5,8 @@
  */
 #include "core/err.h"
 
+#include "core/escape.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,26 +19,34 @@ static int err_quiet;
 static err_warn_fn err_warn_handler;
 static void *err_warn_ctx;
 
+/*
+ * Every message stays one line: control characters from names, values or a
+ * library's output (GLPK) are escaped here, once for all callers.  Formatted
+ * into a copy first, so err_set(..., "%s", err_msg()) is safe.
+ */
 int err_set(int code, const char *fmt, ...)
 {
+    char raw[ERR_MSG_MAX];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    escape_name(raw, err_buf, sizeof(err_buf));
     return code;
 }
 
 int err_wrap(int code, const char *fmt, ...)
 {
-    char prefix[ERR_MSG_MAX];
+    char raw[ERR_MSG_MAX], prefix[ERR_MSG_MAX];
     char old[ERR_MSG_MAX];
     va_list ap;
 
     memcpy(old, err_buf, sizeof(old));
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof(prefix), fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    escape_name(raw, prefix, sizeof(prefix));
     /* Truncation of an over-long message is acceptable; it stays NUL-terminated. */
     {
         size_t n = strnlen(prefix, sizeof(prefix) - 1);
@@ -94,24 +104,20 @@ void err_set_warn_handler(err_warn_fn fn, void *ctx)
 void err_warn(const char *fmt, ...)
 {
     va_list ap;
+    char raw[ERR_MSG_MAX], msg[ERR_MSG_MAX];
 
     if (err_quiet) {
         return;
     }
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    escape_name(raw, msg, sizeof(msg)); /* one line, as err_set() */
     if (err_warn_handler) {
-        char msg[ERR_MSG_MAX];
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
         err_warn_handler(msg, err_warn_ctx);
         return;
     }
-    fputs("baechi: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "baechi: warning: %s\n", msg);
 }
 
 void err_bug(const char *file, int line, const char *fmt, ...)

@@ -8,6 +8,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/yio.h"
 
 #include <stdlib.h>
@@ -318,7 +319,7 @@ static int pl_devices(struct pl_reader *rd)
                                 why ? why : "expected a device number (0, 1, ...)",
                                 yrd_what(r, what, sizeof(what)));
         }
-        if (d > 65535) {
+        if (d > LIMIT_OP_DEVICE_MAX) {
             return yrd_err_here(r, "devices: op '%s': device %lld is too large", r->key,
                                 (long long)d);
         }

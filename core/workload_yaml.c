@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/yio.h"
 
 #include <ctype.h>
@@ -350,7 +351,7 @@ static int op_value(struct wl_reader *rd, unsigned bit)
             return op_value_err(rd, "must not be negative");
         }
         if (!all_digits(yrd_text(r)) || yrd_text_len(r) > 5 ||
-            (v = strtol(yrd_text(r), NULL, 10)) > 65535) {
+            (v = strtol(yrd_text(r), NULL, 10)) > LIMIT_OP_DEVICE_MAX) {
             return op_value_err(rd, "expected a device number (0 .. 65535)");
         }
         op->device = (int32_t)v;
@@ -390,12 +391,12 @@ static int op_commit(struct wl_reader *rd)
     if (!(op->seen & OK_TYPE)) {
         return yrd_err(&rd->r, op->line, op->col, "op '%s': missing required key 'type'", op->name);
     }
-    if ((old = workload_find(w, op->name)) >= 0) {
-        return yrd_err(&rd->r, op->line, op->col,
-                       "duplicate op name '%s' (first defined at line %d)", op->name,
-                       w->op[old].line);
-    }
     if ((rc = workload_add_op(w, op->name, op->type, &idx))) {
+        if (rc == BAECHI_EINVAL && (old = workload_find(w, op->name)) >= 0) {
+            return yrd_err(&rd->r, op->line, op->col,
+                           "duplicate op name '%s' (first defined at line %d)", op->name,
+                           w->op[old].line);
+        }
         return rc;
     }
     wop = &w->op[idx];
@@ -745,6 +746,7 @@ int workload_read_yaml_string(struct workload *w, const char *text, size_t len, 
     CHECK(yrd_end(&rd.r));
     CHECK(resolve_inputs(&rd));
     CHECK(workload_check(w));
+    workload_shrink(w);
 cleanup:
     wl_reader_release(&rd);
     if (rc) {
@@ -860,6 +862,12 @@ int workload_write_yaml(const struct workload *w, FILE *f)
     char *buf = NULL;
     size_t alloc = 0;
 
+    /* One rule for the reader and the writer: what workload_read_yaml()
+     * would reject (an inf or 1e300 time_us, a negative size) is never
+     * written; nothing reaches the file. */
+    if (workload_check(w)) {
+        return BAECHI_EINVAL;
+    }
     if (ywr_open(&y, f)) {
         return ywr_close(&y);
     }

@@ -12,8 +12,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define YIO_MAX_DEPTH 64
 
@@ -30,10 +32,23 @@ int yio_read_file(const char *path, char **text, size_t *len)
     if (!f) {
         return err_set(BAECHI_EIO, "cannot open '%s': %s", path, strerror(errno));
     }
+    /* A regular file is read into one buffer of its size (a 98 MB workload
+     * was read through 12 doublings: copies, and 128 MB held); a pipe grows
+     * as before. */
+    {
+        struct stat st;
+
+        if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+            (uint64_t)st.st_size < SIZE_MAX / 2 &&
+            ARRAY_RESERVE(buf, alloc, (size_t)st.st_size + 1)) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+    }
     for (;;) {
         size_t got;
 
-        if (ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
+        if (alloc - n < 2 && ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }

@@ -53,13 +53,18 @@ static void lp_error_hook(void *info)
     longjmp(*(jmp_buf *)info, 1);
 }
 
+/* GLPK's last non-empty line of output: messages stay one line. */
 static void lp_last_line(char *buf, size_t size)
 {
     size_t n = strlen(lp_msg);
+    const char *start;
+
     while (n > 0 && (lp_msg[n - 1] == '\n' || lp_msg[n - 1] == ' ')) {
         lp_msg[--n] = '\0';
     }
-    snprintf(buf, size, "%s", lp_msg[0] ? lp_msg : "unknown error");
+    start = strrchr(lp_msg, '\n');
+    start = start ? start + 1 : lp_msg;
+    snprintf(buf, size, "%s", start[0] ? start : "unknown error");
 }
 
 void lp_result_release(struct lp_result *r)
@@ -239,12 +244,52 @@ static int lp_solve(const struct pgraph *p, double time_limit_s, glp_prob *lp, s
         parm.tm_lim = time_limit_s * 1000.0 > 2e9 ? 2000000000 : (int)(time_limit_s * 1000.0);
     }
     *ret = glp_simplex(lp, &parm);
-    if (*ret == GLP_EBADB || *ret == GLP_ESING || *ret == GLP_ECOND) {
-        glp_std_basis(lp); /* should not happen: the warm basis is triangular */
-        parm.presolve = GLP_ON;
-        *ret = glp_simplex(lp, &parm);
-    }
     *status = glp_get_status(lp);
+    /*
+     * The warm basis is triangular, but with communication costs of 1e4 to
+     * 1e7 µs next to 0/1 variables the bases the simplex walks through can be
+     * ill-conditioned (GNMT with 0.0375 µs/B: "basis matrix is singular",
+     * GLP_EFAIL).  Retry, each from scratch: scaled with an advanced basis;
+     * the dual simplex after presolve from the standard basis; the interior
+     * point method (its solution need not be a vertex; the rounding of §4.2
+     * does not need one).  A time limit ends the retries: it is the user's.
+     * The caller falls back to m-ETF when all of them fail.
+     */
+    if (*ret != GLP_ETMLIM && !(*ret == 0 && *status == GLP_OPT)) {
+        glp_scale_prob(lp, GLP_SF_AUTO);
+        glp_adv_basis(lp, 0);
+        *ret = glp_simplex(lp, &parm);
+        *status = glp_get_status(lp);
+        snprintf(r->status, sizeof(r->status), "optimal (retry: scaled)");
+    }
+    if (*ret != GLP_ETMLIM && !(*ret == 0 && *status == GLP_OPT)) {
+        glp_std_basis(lp);
+        parm.presolve = GLP_ON;
+        parm.meth = GLP_DUALP;
+        *ret = glp_simplex(lp, &parm);
+        *status = glp_get_status(lp);
+        snprintf(r->status, sizeof(r->status), "optimal (retry: presolve)");
+    }
+    if (*ret != GLP_ETMLIM && !(*ret == 0 && *status == GLP_OPT)) {
+        glp_iptcp iparm;
+
+        glp_init_iptcp(&iparm);
+        iparm.msg_lev = GLP_MSG_ERR;
+        *ret = glp_interior(lp, &iparm);
+        if (*ret == 0 && glp_ipt_status(lp) == GLP_OPT) {
+            for (int32_t e = 0; e < E; e++) {
+                r->x[e] = glp_ipt_col_prim(lp, e + 1);
+            }
+            r->makespan_us = glp_ipt_col_prim(lp, E + N + 1);
+            *status = GLP_OPT;
+            snprintf(r->status, sizeof(r->status), "optimal (interior point)");
+            return 0;
+        }
+        *status = glp_ipt_status(lp);
+        if (*ret == 0) {
+            *ret = GLP_EFAIL;
+        }
+    }
     if (*status == GLP_OPT || *status == GLP_FEAS) {
         for (int32_t e = 0; e < E; e++) {
             r->x[e] = glp_get_col_prim(lp, e + 1);
@@ -306,8 +351,10 @@ int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_re
         lp_result_release(r);
         return rc;
     }
-    if (status == GLP_OPT) {
-        snprintf(r->status, sizeof(r->status), "optimal");
+    if (status == GLP_OPT && ret == 0) {
+        if (!r->status[0]) {
+            snprintf(r->status, sizeof(r->status), "optimal");
+        }
     } else if (ret == GLP_ETMLIM && status == GLP_FEAS) {
         snprintf(r->status, sizeof(r->status), "time limit (feasible)");
     } else {

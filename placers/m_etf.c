@@ -26,6 +26,7 @@
 #include "placers/list_sched.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 
 #include <stdio.h>
@@ -302,12 +303,16 @@ static int report_fail(const struct palgo_ctx *x, const struct ls_state *s, cons
     const struct ls_fail *fl = &s->fail;
 
     if (fl->device >= 0) {
+        /* a device over its limit (the faithful accounting allows it) has
+         * nothing free, not a negative amount */
+        int64_t avail = fl->avail_bytes < 0 ? 0 : fl->avail_bytes;
+
         return err_set(BAECHI_EINFEASIBLE,
                        "%s: %s: %d of %d ops not scheduled; '%s' needs %lld bytes, device %d "
                        "has %lld bytes free (missing %lld bytes)",
                        algo, fl->what, (int)fl->n_left, (int)s->p->n,
                        x->name(x->name_arg, fl->node), (long long)fl->need_bytes, (int)fl->device,
-                       (long long)fl->avail_bytes, (long long)(fl->need_bytes - fl->avail_bytes));
+                       (long long)avail, (long long)sat_add_i64(fl->need_bytes, -avail));
     }
     return err_set(BAECHI_EINFEASIBLE, "%s: %s: %d of %d ops not scheduled, first '%s'", algo,
                    fl->what, (int)fl->n_left, (int)s->p->n,

@@ -8,6 +8,26 @@
  * device (the original accepts one that the colocation filter removed, and
  * then crashes on a None key or places the group without its memory check).
  *
+ * deviation: m-SCT never ends with an internal error on valid input.  When
+ * the favourite-child LP is not solved after its retries (lp.c), or would be
+ * too large (below), the placement is m-ETF's, with a warning and
+ * `lp_status: "fallback: m-etf"` in the placement's statistics.  m-SCT
+ * without favourite children is m-ETF's rule, so this is the placement the
+ * LP's rounding would give if it chose no favourite at all.
+ *
+ * Size bound: an op with more than SCT_MAX_DEGREE inputs (or outputs) makes
+ * both the LP (a row of that many columns, a degenerate vertex search) and
+ * the original's scheduling loop, which scans every ready op at each step,
+ * grow quadratically: one op with 10,000 inputs took 10 s, 100,000 inputs
+ * more than 300 s.  Such a graph falls back to m-ETF (milliseconds) before
+ * the LP is built.  Skipping favourites only for the excess fan-in would
+ * leave the quadratic loop, so the whole placement goes to m-ETF.  The LP
+ * itself grows quadratically with its size even on a chain (GLPK pivots
+ * once per edge: 10,000 ops 1.6 s, 20,000 ops 6.3 s), so an LP of more than
+ * SCT_MAX_LP_COLUMNS columns (edges + nodes + 1) falls back too; the
+ * paper's models (GNMT, Inception-V3, Transformer, GPT, training graphs
+ * included) stay below 10,000 ops, far under it.
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "placers/list_sched.h"
@@ -16,6 +36,7 @@
 #include "core/err.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,6 +46,36 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* See the comment at the top: beyond this fan-in or fan-out, or this many
+ * LP columns, m-ETF. */
+#define SCT_MAX_DEGREE     4096
+#define SCT_MAX_LP_COLUMNS 65536
+
+static int32_t max_degree(const struct pgraph *p)
+{
+    int32_t best = 0;
+
+    for (int32_t v = 0; v < p->n; v++) {
+        int32_t in = p->in_start[v + 1] - p->in_start[v];
+        int32_t out = p->out_start[v + 1] - p->out_start[v];
+
+        best = in > best ? in : best;
+        best = out > best ? out : best;
+    }
+    return best;
+}
+
+static int fallback_etf(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
+                        struct placer_stats *st)
+{
+    int rc = m_etf_place(x, reserve, device_of, st);
+
+    st->lp_makespan_us = NAN;
+    st->n_favourites = st->n_favourite_edges = 0;
+    snprintf(st->lp_status, sizeof(st->lp_status), "fallback: m-etf");
+    return rc;
 }
 
 int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
@@ -37,8 +88,25 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
     double t0 = now_ms();
     int rc;
 
+    if (max_degree(x->p) > SCT_MAX_DEGREE) {
+        err_warn("m-sct: an op has %d inputs or outputs (more than %d): the favourite-child LP "
+                 "and the SCT loop grow quadratically; placing with m-ETF instead",
+                 (int)max_degree(x->p), SCT_MAX_DEGREE);
+        return fallback_etf(x, reserve, device_of, st);
+    }
+    if ((int64_t)x->p->m + x->p->n + 1 > SCT_MAX_LP_COLUMNS) {
+        err_warn("m-sct: the favourite-child LP would have %lld columns (more than %d) and "
+                 "take minutes to hours; placing with m-ETF instead",
+                 (long long)x->p->m + x->p->n + 1, SCT_MAX_LP_COLUMNS);
+        return fallback_etf(x, reserve, device_of, st);
+    }
     if ((rc = lp_favourite_child(x->p, x->opt->lp_time_limit_s, &lr)) != 0) {
-        return rc;
+        if (rc != BAECHI_ESOLVER) {
+            return rc;
+        }
+        err_warn("m-sct: %s; placing with m-ETF instead", err_msg());
+        st->lp_ms = now_ms() - t0;
+        return fallback_etf(x, reserve, device_of, st);
     }
     st->lp_ms = now_ms() - t0;
     st->lp_makespan_us = lr.makespan_us;

@@ -15,6 +15,7 @@
 #include "placers/placer_internal.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 
 #include <stdlib.h>
@@ -57,14 +58,22 @@ int m_topo_place(const struct palgo_ctx *x, bool uniform, int32_t *device_of,
     }
     sort_topo = p->topo;
     qsort(order, (size_t)p->n, sizeof(int32_t), cmp_topo);
-    cap = required / x->n_dev + maxop;
+    cap = sat_add_i64(required / x->n_dev, maxop);
+    /* deviation: when no op needs memory the original's cap is 0 and its
+     * strict `used + need < cap` admits nothing ("needs 0 bytes",
+     * infeasible); a cap of 1 byte admits every zero-byte group on device 0,
+     * and leaves every other case as it was. */
+    if (cap == 0) {
+        cap = 1;
+    }
     for (int32_t d = 0; d < x->n_dev; d++) {
         while (idx < p->n) {
             int32_t v = order[idx];
             if (device_of[v] < 0) {
                 int32_t g = p->group[v];
                 int64_t need = p->g_temp_max[g] + p->g_persist_sum[g];
-                bool ok = uniform ? used[d] + need < cap : x->limit[d] - used[d] >= need;
+                bool ok =
+                    uniform ? sat_add_i64(used[d], need) < cap : x->limit[d] - used[d] >= need;
                 if (!ok) {
                     break;
                 }

@@ -8,6 +8,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 int64_t placer_comm_us(double slope, double intercept, int64_t bytes)
 {
     /* Python's round(): half to even, i.e. nearbyint in the default mode (§1.3) */
-    return (int64_t)nearbyint(slope * (double)bytes + intercept);
+    return limit_sat_time_us(nearbyint(slope * (double)bytes + intercept));
 }
 
 void pgraph_release(struct pgraph *p)
@@ -131,7 +132,7 @@ int pgraph_from_graph(struct pgraph *p, const struct graph *g, const struct clus
     for (size_t v = 0; v < n; v++) {
         int64_t w = g->weight_us[v];
         if (compute_factor != 1.0) {
-            w = (int64_t)((double)w * compute_factor);
+            w = limit_sat_time_us((double)w * compute_factor);
         }
         p->weight[v] = w <= 0 ? 1 : w;
         p->temp[v] = g->temp_bytes[v];

@@ -8,7 +8,9 @@
 #include "placers/placer.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "placers/auto_internal.h"
 #include "placers/placer_internal.h"
 
@@ -144,14 +146,18 @@ static const char *node_name(const void *arg, int32_t v)
 
 static int check_options(const struct placer_options *o, const struct cluster *c)
 {
-    if (!(o->memory_fraction > 0) || !isfinite(o->memory_fraction)) {
-        return err_set(BAECHI_EINVAL, "memory fraction must be > 0, not %g", o->memory_fraction);
+    /* the ranges of docs/limits.md, for callers of the library too */
+    if (!(o->memory_fraction >= LIMIT_FRACTION_MIN && o->memory_fraction <= LIMIT_FRACTION_MAX)) {
+        return err_set(BAECHI_EINVAL, "memory fraction must be in [%g, %g], not %g",
+                       LIMIT_FRACTION_MIN, LIMIT_FRACTION_MAX, o->memory_fraction);
     }
-    if (!(o->comm_factor >= 0) || !isfinite(o->comm_factor)) {
-        return err_set(BAECHI_EINVAL, "comm factor must be >= 0, not %g", o->comm_factor);
+    if (!(o->comm_factor >= 0 && o->comm_factor <= LIMIT_FACTOR_MAX)) {
+        return err_set(BAECHI_EINVAL, "comm factor must be in [0, %g], not %g", LIMIT_FACTOR_MAX,
+                       o->comm_factor);
     }
-    if (!(o->compute_factor > 0) || !isfinite(o->compute_factor)) {
-        return err_set(BAECHI_EINVAL, "compute factor must be > 0, not %g", o->compute_factor);
+    if (!(o->compute_factor >= LIMIT_FRACTION_MIN && o->compute_factor <= LIMIT_FACTOR_MAX)) {
+        return err_set(BAECHI_EINVAL, "compute factor must be in [%g, %g], not %g",
+                       LIMIT_FRACTION_MIN, LIMIT_FACTOR_MAX, o->compute_factor);
     }
     if (o->n_devices < 0 || o->n_devices > c->n_devices) {
         return err_set(BAECHI_EINVAL, "device count %d out of range: cluster '%s' has %d devices",
@@ -163,7 +169,7 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     if (o->budget_ms < 0) {
         return err_set(BAECHI_EINVAL, "budget must be >= 0 ms, not %lld", (long long)o->budget_ms);
     }
-    if (!(o->lp_time_limit_s >= 0)) {
+    if (!(o->lp_time_limit_s >= 0 && o->lp_time_limit_s <= LIMIT_LP_TIME_MAX_S)) {
         return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
     }
     return 0;
@@ -215,7 +221,9 @@ static int record(struct placement *pl, const char *placer, const struct placer_
     CHECK(add_fmt(pl, true, "nodes", "%d", (int)st->n_nodes));
     CHECK(add_fmt(pl, true, "groups", "%d", (int)st->n_groups));
     if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
-        CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+        if (!isnan(st->lp_makespan_us)) {
+            CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+        }
         CHECK(add_fmt(pl, true, "lp_status", "%s", st->lp_status));
         CHECK(add_fmt(pl, true, "favourite_children", "%d", (int)st->n_favourites));
     }
@@ -270,7 +278,9 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     st->n_devices = n_dev;
     for (int32_t d = 0; d < n_dev; d++) {
         /* §1.6: memory_limit = int(fraction * memory_limit) */
-        limit[d] = (int64_t)(opt.memory_fraction * (double)c->dev[d].mem_bytes);
+        /* deviation: saturates (the original's Python int never wraps; a C
+         * cast of fraction x INT64_MAX would) */
+        limit[d] = sat_scale_i64(c->dev[d].mem_bytes, opt.memory_fraction);
         st->limit_bytes[d] = limit[d];
     }
     if (strcmp(desc->name, PLACER_AUTO_NAME) == 0) {
@@ -393,7 +403,7 @@ int placer_world(struct cluster *c, const struct placer_options *opt)
 void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out)
 {
     for (int32_t v = 0; v < g->n_ops; v++) {
-        int64_t w = (int64_t)((double)g->weight_us[v] * opt->compute_factor);
+        int64_t w = limit_sat_time_us((double)g->weight_us[v] * opt->compute_factor);
 
         out[v] = opt->compute_factor == 1.0 ? g->weight_us[v] : (w <= 0 ? 1 : w);
     }

@@ -9,6 +9,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "core/yio.h"
 #include "results/sweep_internal.h"
 #include "workloads/gen.h"
@@ -99,6 +100,7 @@ static int item_err(const struct yrd *r, const char *key, const struct sweep_ite
     return yrd_err(r, it->line, it->col, "%s: '%s' %s", key, it->text, why);
 }
 
+/* Every item in [lo, hi] (core/limits.h, docs/limits.md). */
 static int to_doubles(const struct yrd *r, const char *key, const struct sweep_list *l, double lo,
                       double hi, double **out, int32_t *n)
 {
@@ -111,8 +113,8 @@ static int to_doubles(const struct yrd *r, const char *key, const struct sweep_l
         if (why) {
             return item_err(r, key, &l->item[i], why);
         }
-        if (!((*out)[i] > lo && (*out)[i] <= hi)) {
-            snprintf(buf, sizeof(buf), "is out of range: expected a number in (%g, %g]", lo, hi);
+        if (!((*out)[i] >= lo && (*out)[i] <= hi)) {
+            snprintf(buf, sizeof(buf), "is out of range: expected a number in [%g, %g]", lo, hi);
             return item_err(r, key, &l->item[i], buf);
         }
     }
@@ -445,12 +447,16 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
                     goto cleanup;
                 }
                 if (strcmp(k, "sct_threshold") == 0) {
-                    if (d > 1) {
+                    if (!(d >= LIMIT_THRESHOLD_MIN && d <= LIMIT_THRESHOLD_MAX)) {
                         rc = item_err(r, k, it, "is out of range: expected a number in [0, 1]");
                         goto cleanup;
                     }
                     s->sct_threshold = d;
                 } else {
+                    if (!(d <= LIMIT_LP_TIME_MAX_S)) {
+                        rc = item_err(r, k, it, "is out of range: expected seconds in [0, 1e+06]");
+                        goto cleanup;
+                    }
                     s->lp_time_limit_s = d;
                 }
             }
@@ -471,7 +477,7 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
                 s->n_seeds = tmp.n;
             }
             for (int32_t i = 0; i < tmp.n; i++) {
-                CHECK(to_int(r, k, &tmp.item[i], 0, dev ? 4096 : INT32_MAX, &x));
+                CHECK(to_int(r, k, &tmp.item[i], 0, dev ? LIMIT_MAX_DEVICES : LIMIT_SEED_MAX, &x));
                 if (dev) {
                     s->devices[i] = (int32_t)x;
                 } else {
@@ -529,7 +535,9 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
                                                             : &s->n_compute_factors;
             free(*a);
             *a = NULL;
-            CHECK(to_doubles(r, k, &tmp, 0, k[0] == 'm' ? 100 : 1e6, a, n));
+            /* the ranges of --memory-fraction, --comm-factor, --compute-factor */
+            CHECK(to_doubles(r, k, &tmp, strcmp(k, "comm_factors") == 0 ? 0 : LIMIT_FRACTION_MIN,
+                             k[0] == 'm' ? LIMIT_FRACTION_MAX : LIMIT_FACTOR_MAX, a, n));
         }
         list_release(&tmp);
     }

@@ -8,7 +8,9 @@
 #include "sim/sim.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "sim/sim_internal.h"
 
 #include <math.h>
@@ -175,7 +177,7 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
     sp = c->dev[f].speed > 0 ? c->dev[f].speed : 1.0;
     if (g->fused || g->n_ops == 0 || !(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
         /* topo[] of a fused graph may not be an order; approximate */
-        return (int64_t)ceil((double)graph_critical_path_us(g) / sp);
+        return limit_sat_time_us(ceil((double)graph_critical_path_us(g) / sp));
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = g->topo_op[i];
@@ -188,7 +190,7 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
                 s = fin[u];
             }
         }
-        fin[v] = s + cluster_compute_us(c, f, g->weight_us[v]);
+        fin[v] = sat_add_i64(s, cluster_compute_us(c, f, g->weight_us[v]));
         if (fin[v] > best) {
             best = fin[v];
         }
@@ -207,7 +209,7 @@ static int64_t work_bound(const struct graph *g, const struct cluster *c)
     if (speed <= 0) {
         speed = 1;
     }
-    return (int64_t)ceil((double)graph_total_compute_us(g) / speed);
+    return limit_sat_time_us(ceil((double)graph_total_compute_us(g) / speed));
 }
 
 int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c)
@@ -257,7 +259,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     }
     r->total_compute_us = 0;
     for (int32_t d = 0; d < r->n_devices; d++) {
-        r->total_compute_us += r->dev[d].busy_us;
+        r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
     r->critical_path_us = critical_path_fastest(g, c);

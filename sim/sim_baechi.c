@@ -28,6 +28,7 @@
 #include "sim/sim_internal.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 
 #include <stdlib.h>
@@ -83,7 +84,8 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         struct sim_rq_item it = sim_rq_pop(&q);
         const int32_t v = it.op, d = device_of[v];
         const int64_t w = cluster_compute_us(c, d, g->weight_us[v]);
-        const int64_t start = max64(free_at[d], it.time_us), end = start + w;
+        /* saturating: times in range can still add up past int64 (docs/limits.md) */
+        const int64_t start = max64(free_at[d], it.time_us), end = sat_add_i64(start, w);
 
         /* the outputs hold the persistent bytes (the original's variables) */
         if (obs) { /* the negative part first: no partial sum above the model's */
@@ -104,7 +106,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         r->start_us[v] = start;
         r->end_us[v] = end;
         free_at[d] = end;
-        r->dev[d].busy_us += w;
+        r->dev[d].busy_us = sat_add_i64(r->dev[d].busy_us, w);
         r->dev[d].n_ops++;
         used[d] -= g->temp_bytes[v];
         sim_obs_mem(obs, d, end, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
@@ -151,16 +153,16 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
                 bytes = g->tensor_bytes[x];
                 cw = cluster_comm_default_us(c, bytes);
                 ts = max64(end, chan[d]);
-                chan[d] = ts + cw;
+                chan[d] = sat_add_i64(ts, cw);
                 tr = max64(ts, chan[dw]);
-                chan[dw] = tr + cw;
-                slot_recv[s] = tr + cw;
+                chan[dw] = sat_add_i64(tr, cw);
+                slot_recv[s] = chan[dw];
                 cache_stamp[ci] = v + 1;
-                cache_end[ci] = tr + cw;
+                cache_end[ci] = chan[dw];
                 r->link_bytes[(size_t)d * nd + dw] += bytes;
                 r->link_transfers[(size_t)d * nd + dw]++;
                 if (trace) {
-                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, tr + cw));
+                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, chan[dw]));
                 }
             }
         }

@@ -32,6 +32,7 @@
 #include "sim/sim_internal.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 #include "sim/evq.h"
 
@@ -125,16 +126,16 @@ static int64_t channel_take(struct timed *s, int32_t d, int32_t dw, int64_t cw)
     switch (s->c->channel) {
     case CHANNEL_DUPLEX: /* send engines [0, nd), receive engines [nd, 2 nd) */
         st = max64(s->now, max64(s->chan[d], s->chan[nd + dw]));
-        s->chan[d] = s->chan[nd + dw] = st + cw;
+        s->chan[d] = s->chan[nd + dw] = sat_add_i64(st, cw);
         break;
     case CHANNEL_LINK:
         st = max64(s->now, s->chan[(size_t)d * nd + dw]);
-        s->chan[(size_t)d * nd + dw] = st + cw;
+        s->chan[(size_t)d * nd + dw] = sat_add_i64(st, cw);
         break;
     case CHANNEL_SHARED:
     default:
         st = max64(s->now, max64(s->chan[d], s->chan[dw]));
-        s->chan[d] = s->chan[dw] = st + cw;
+        s->chan[d] = s->chan[dw] = sat_add_i64(st, cw);
         break;
     }
     return st;
@@ -154,10 +155,11 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     }
     *id = (int32_t)s->n_xf++;
     s->xf_pending[*id] = 0;
-    *end_us = st + cw;
+    /* saturating: times in range can still add up past int64 (docs/limits.md) */
+    *end_us = sat_add_i64(st, cw);
     s->r->link_bytes[(size_t)d * s->nd + dw] += bytes;
     s->r->link_transfers[(size_t)d * s->nd + dw]++;
-    if (s->trace && (rc = trace_add_transfer(s->trace, x, d, dw, bytes, st, st + cw)) != 0) {
+    if (s->trace && (rc = trace_add_transfer(s->trace, x, d, dw, bytes, st, *end_us)) != 0) {
         return rc;
     }
     return push_event(s, st, EV_XFER_START, g->topo[g->tensor_op[x]], x, dw);
@@ -301,16 +303,16 @@ static int dispatch(struct timed *s)
         }
         s->running[d] = v;
         s->r->start_us[v] = s->now;
-        s->r->end_us[v] = s->now + w;
-        s->r->dev[d].busy_us += w;
+        s->r->end_us[v] = sat_add_i64(s->now, w);
+        s->r->dev[d].busy_us = sat_add_i64(s->r->dev[d].busy_us, w);
         s->r->dev[d].n_ops++;
         if (s->r->end_us[v] > s->r->step_us) {
             s->r->step_us = s->r->end_us[v];
         }
-        if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->now + w)) != 0) {
+        if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
-        if ((rc = push_event(s, s->now + w, EV_OP_END, g->topo[v], v, 0)) != 0) {
+        if ((rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
             return rc;
         }
     }

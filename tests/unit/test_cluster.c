@@ -240,7 +240,10 @@ Test(cluster, errors)
     expect_err(CHDR "devices:\n  - {name: g, memory: lots}\n", "memory: 'lots' is not a byte size");
     expect_err(CHDR "devices:\n  - {name: g, memory: 1e30}\n", "does not fit in 64 bits");
     expect_err(CHDR "devices:\n  - {name: g, memory: 1GiB, speed: 0}\n",
-               "device 'g': speed: must be > 0");
+               "device 'g': speed: must be in [1e-06, 1e+06]");
+    /* issue 13: a speed of 1e-300 made every step take 0 µs */
+    expect_err(CHDR "devices:\n  - {name: g, memory: 1GiB, speed: 1e-300}\n",
+               "c.yaml:4:36: device 'g': speed: must be in [1e-06, 1e+06], got '1e-300'");
     expect_err(CHDR "devices:\n  - {name: g, memory: 1GiB, speed: .nan}\n",
                "speed: must be a finite number");
     expect_err(CHDR "devices:\n  - {name: g, memory: 1GiB, peak_flops: 5 furlongs}\n",
@@ -304,4 +307,23 @@ Test(cluster, parse_bytes)
     cr_assert_eq(cluster_parse_bytes("nan", &v), BAECHI_EINVAL);
     cr_assert_eq(cluster_parse_bytes("1e30", &v), BAECHI_EINVAL);
     cr_assert(strstr(err_msg(), "64 bits"), "%s", err_msg());
+}
+
+/* issue 13, items 5 and 6: times and memory never wrap or collapse to 0. */
+Test(cluster, saturated_arithmetic)
+{
+    struct cluster c;
+
+    cluster_init(&c);
+    cr_assert_eq(cluster_add_devices(&c, 2, INT64_MAX, 1.0), 0);
+    cluster_scale_memory(&c, 1e9);
+    cr_expect_eq(c.dev[0].mem_bytes, INT64_MAX);
+    c.dev[0].speed = 1e-300; /* built in code, past the reader's range */
+    cr_expect_gt(cluster_compute_us(&c, 0, 10), 1000000);
+    cr_expect_gt(cluster_compute_us(&c, 0, 1000000000000000LL), 0);
+    c.dev[1].speed = 1e300;
+    cr_expect_eq(cluster_compute_us(&c, 1, 10), 1);
+    c.comm.slope_us_per_byte = 1e300;
+    cr_expect_gt(cluster_comm_us(&c, 0, 1, INT64_MAX), 0);
+    cluster_release(&c);
 }

@@ -459,3 +459,43 @@ Test(workload_yaml, parse_size)
     cr_assert_not_null(yio_parse_size("1e", &v));
     cr_assert_not_null(yio_parse_size(".", &v));
 }
+
+/*
+ * issue 13, item 8: the writer refuses what the reader rejects (one rule,
+ * workload_check): an inf, a 1e300 or a negative time, nothing written.
+ */
+Test(workload_yaml, writer_refuses_what_reader_rejects)
+{
+    static const double bad[] = {INFINITY, 1e300, 1e15 * 2, -1};
+    struct workload w;
+
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        cr_assert_eq(workload_read_yaml(&w, ALL), 0, "%s", err_msg());
+        w.op[1].time_us = bad[k];
+        f = open_memstream(&buf, &len);
+        cr_assert_not_null(f);
+        cr_expect_neq(workload_write_yaml(&w, f), 0, "time_us %g was written", bad[k]);
+        cr_expect(strstr(err_msg(), "time_us") != NULL, "%s", err_msg());
+        fclose(f);
+        cr_expect_eq(len, 0, "%zu bytes written for time_us %g", len, bad[k]);
+        free(buf);
+        workload_release(&w);
+    }
+    /* the largest accepted time round-trips */
+    cr_assert_eq(workload_read_yaml(&w, ALL), 0, "%s", err_msg());
+    w.op[1].time_us = 1e15;
+    {
+        size_t len;
+        char *t = write_to_string(&w, &len);
+        struct workload b;
+
+        cr_expect_eq(workload_read_yaml_string(&b, t, len, "max.yaml"), 0, "%s", err_msg());
+        workload_release(&b);
+        free(t);
+    }
+    workload_release(&w);
+}

@@ -1,0 +1,46 @@
+# m-SCT never exits 1 on valid input (issue 13, item 7 and 13): GNMT on a
+# cluster with a slope of 0.0375 µs/B made GLPK fail ("basis matrix is
+# singular"); the LP is now retried (scaled, presolve, interior point) and,
+# when still unsolved or too large (an op with more than 4096 inputs), m-SCT
+# falls back to m-ETF's placement with a warning and lp_status
+# "fallback: m-etf" in the placement file.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+cat > slow.yaml <<'YAML'
+format: 1
+name: slow-link
+devices:
+  - {name: gpu, count: 4, memory: 16GiB}
+comm: {slope_us_per_byte: 0.0375, intercept_us: 134}
+YAML
+expect_exit 0 "$BAECHI" place -w "$GNMT" -c slow.yaml -p m-sct -o p.yaml
+expect_grep 'lp_status: .?(optimal|fallback: m-etf)' p.yaml
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c slow.yaml -p p.yaml
+
+# one op with 5000 inputs: bounded, m-ETF's placement, said so
+python3 - <<'PY'
+n = 5000
+with open("fan.yaml", "w") as f:
+    f.write("format: 1\nname: fan\nops:\n")
+    for i in range(n):
+        f.write("  - {name: i%d, type: Op, time_us: 3, outputs: [1000]}\n" % i)
+    f.write("  - {name: sink, type: Op, time_us: 5, inputs: [%s]}\n"
+            % ", ".join('"i%d:0"' % i for i in range(n)))
+PY
+expect_exit 0 "$BAECHI" place -w fan.yaml -c paper-4gpu-pcie -p m-sct -o sct.yaml
+expect_grep 'm-sct: an op has 5000 inputs or outputs \(more than 4096\).*m-ETF' "$TMPDIR_TEST/err"
+expect_grep "lp_status: 'fallback: m-etf'" sct.yaml
+! grep -q lp_makespan_us sct.yaml || { echo "lp_makespan_us without an LP"; exit 1; }
+expect_exit 0 "$BAECHI" place -w fan.yaml -c paper-4gpu-pcie -p m-etf -o etf.yaml
+sed -n '/^devices:/,$p' sct.yaml > a
+sed -n '/^devices:/,$p' etf.yaml > b
+cmp a b || { echo "the fallback is not m-ETF's placement"; exit 1; }
+
+# a chain of 40,000 ops: the LP would have 79,999 + 1 columns (more than
+# 65,536; GLPK needs minutes): m-ETF's placement, said so
+expect_exit 0 "$BAECHI" workload gen synthetic --shape chain --ops 40000 -o chain.yaml
+expect_exit 0 "$BAECHI" place -w chain.yaml -c paper-4gpu-pcie -p m-sct -o sct.yaml
+expect_grep 'm-sct: the favourite-child LP would have 80000 columns \(more than 65536\)' \
+    "$TMPDIR_TEST/err"
+expect_grep "lp_status: 'fallback: m-etf'" sct.yaml
