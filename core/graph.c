@@ -322,7 +322,7 @@ static int add_overflows(int64_t *acc, int64_t x)
  * has one (-1 for the others).
  */
 static int read_micro_batch(struct graph *g, const struct workload *w, const struct wl_op *op,
-                            int32_t u, int32_t n, const char *where)
+                            int32_t u, int32_t n)
 {
     for (int32_t k = 0; k < op->n_ext; k++) {
         const struct wl_ext *e = &w->ext[op->ext_off + k];
@@ -334,6 +334,9 @@ static int read_micro_batch(struct graph *g, const struct workload *w, const str
         }
         m = e->val.kind == YVAL_SCALAR && e->val.scalar ? strtol(e->val.scalar, &end, 10) : -1;
         if (m < 0 || m >= GRAPH_MAX_MICRO_BATCHES || !e->val.scalar || *end) {
+            char where[256];
+
+            workload_where(w, op->line, op->col, where, sizeof(where));
             return err_set(BAECHI_EPARSE, "%s: op '%s': %s must be an integer in 0..%d", where,
                            op->name, GRAPH_MICRO_BATCH_KEY, GRAPH_MAX_MICRO_BATCHES - 1);
         }
@@ -579,7 +582,7 @@ int graph_build(struct graph *g, const struct workload *w)
             g->persist_bytes[u] = op->persistent;
             g->phase[u] = (uint8_t)op->phase;
             g->given_device[u] = op->device;
-            if ((rc = read_micro_batch(g, w, op, u, n, where)) != 0) {
+            if ((rc = read_micro_batch(g, w, op, u, n)) != 0) {
                 goto groups_done;
             }
             g->port_start[u] = n_ports;

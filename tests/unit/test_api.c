@@ -88,7 +88,7 @@ Test(api, options_by_name)
     cr_assert_eq(baechi_options_set(o, "memory_fraction", "0"), BAECHI_ERR_INVAL);
     cr_assert(strstr(baechi_errmsg(), "memory_fraction") != NULL, "%s", baechi_errmsg());
     cr_assert_eq(baechi_options_set(o, "fusion", "maybe"), BAECHI_ERR_INVAL);
-    cr_assert_eq(baechi_options_set(o, "devices", "65"), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_options_set(o, "devices", "4097"), BAECHI_ERR_INVAL);
     cr_assert_eq(baechi_options_set(o, "grouper", "nope"), BAECHI_ERR_INVAL);
     cr_assert_eq(baechi_options_set(o, "colour", "red"), BAECHI_ERR_INVAL);
     cr_assert(strstr(baechi_errmsg(), "unknown option 'colour'") != NULL, "%s", baechi_errmsg());
