@@ -444,6 +444,24 @@ int ls_commit(struct ls_state *s, int32_t v, int32_t d)
     return 0;
 }
 
+int64_t ls_held_bytes(const struct ls_state *s, int32_t v, int32_t d)
+{
+    const struct pgraph *p = s->p;
+    bool live;
+
+    if (s->dev[v] != d) {
+        return 0;
+    }
+    live = s->done[v] && s->exec_out[v] < p->out_start[v + 1] - p->out_start[v];
+    if (s->persist_at_place) {
+        return p->persist[v] + (live ? p->out[v] : 0);
+    }
+    if (!s->done[v]) {
+        return 0;
+    }
+    return live ? p->out[v] : p->persist[v];
+}
+
 int ls_deadlock(struct ls_state *s)
 {
     const struct pgraph *p = s->p;

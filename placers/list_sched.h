@@ -114,6 +114,11 @@ int ls_commit(struct ls_state *s, int32_t v, int32_t d);
 /* Fills s->fail for a deadlock (ops left) and returns BAECHI_EINFEASIBLE. */
 int ls_deadlock(struct ls_state *s);
 
+/* Bytes node v holds on device d in this accounting now (its persistent
+ * bytes, and its outputs while a consumer is still to come): what the
+ * infeasibility message lists as the largest consumers of a device. */
+int64_t ls_held_bytes(const struct ls_state *s, int32_t v, int32_t d);
+
 /*
  * The original's event loop (§3.5) literally: before each decision the
  * schedule times of every ready op on every device.  fav == NULL: m-ETF,

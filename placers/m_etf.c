@@ -28,6 +28,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,46 @@ cleanup:
     return rc;
 }
 
+/*
+ * "; largest there: 'a' 1.50 GiB, 'b' ..." -- the three nodes holding the
+ * most of device d in the placer's accounting (ls_held_bytes); "" if none.
+ */
+static void largest_holders(const struct palgo_ctx *x, const struct ls_state *s, int32_t d,
+                            char *buf, size_t size)
+{
+    int32_t top[3] = {-1, -1, -1};
+    int64_t held[3] = {0, 0, 0};
+    size_t n;
+
+    buf[0] = '\0';
+    for (int32_t v = 0; v < s->p->n; v++) {
+        int64_t b = ls_held_bytes(s, v, d);
+
+        for (int k = 0; k < 3 && b > 0; k++) {
+            if (b > held[k]) { /* insert, shifting the smaller ones down */
+                for (int j = 2; j > k; j--) {
+                    held[j] = held[j - 1];
+                    top[j] = top[j - 1];
+                }
+                held[k] = b;
+                top[k] = v;
+                break;
+            }
+        }
+    }
+    if (top[0] < 0) {
+        return;
+    }
+    n = (size_t)snprintf(buf, size, "; largest there:");
+    for (int k = 0; k < 3 && top[k] >= 0 && n < size; k++) {
+        char b[32];
+
+        units_fmt_bytes(held[k], b, sizeof(b));
+        n += (size_t)snprintf(buf + n, size - n, "%s '%s' %s", k ? "," : "",
+                              x->name(x->name_arg, top[k]), b);
+    }
+}
+
 /* Turns s->fail into a message with op names and bytes. */
 static int report_fail(const struct palgo_ctx *x, const struct ls_state *s, const char *algo)
 {
@@ -307,12 +348,15 @@ static int report_fail(const struct palgo_ctx *x, const struct ls_state *s, cons
          * nothing free, not a negative amount */
         int64_t avail = fl->avail_bytes < 0 ? 0 : fl->avail_bytes;
 
+        char holders[512];
+
+        largest_holders(x, s, fl->device, holders, sizeof(holders));
         return err_set(BAECHI_EINFEASIBLE,
                        "%s: %s: %d of %d ops not scheduled; '%s' needs %lld bytes, device %d "
-                       "has %lld bytes free (missing %lld bytes)",
+                       "has %lld bytes free (missing %lld bytes)%s",
                        algo, fl->what, (int)fl->n_left, (int)s->p->n,
                        x->name(x->name_arg, fl->node), (long long)fl->need_bytes, (int)fl->device,
-                       (long long)avail, (long long)sat_add_i64(fl->need_bytes, -avail));
+                       (long long)avail, (long long)sat_add_i64(fl->need_bytes, -avail), holders);
     }
     return err_set(BAECHI_EINFEASIBLE, "%s: %s: %d of %d ops not scheduled, first '%s'", algo,
                    fl->what, (int)fl->n_left, (int)s->p->n,

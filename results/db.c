@@ -115,15 +115,44 @@ static const char *const schema_v1[] = {
     NULL};
 
 /*
+ * Version 2: what made up each device's peak, by kind (sim/sim.h enum
+ * mem_kind; NULL in rows stored before).
+ */
+#define KIND_COLUMN(k) "ALTER TABLE devices ADD COLUMN peak_" k "_bytes INTEGER;\n"
+static const char *const schema_v2[] = {
+    "-- version 2: the peak by kind (parameters, optimizer state, gradients, activations\n"
+    "-- saved for backward, other activations, received copies, temp)\n" KIND_COLUMN("parameters"),
+    KIND_COLUMN("optimizer"),
+    KIND_COLUMN("gradients"),
+    KIND_COLUMN("saved"),
+    KIND_COLUMN("activations"),
+    KIND_COLUMN("received"),
+    KIND_COLUMN("temp"),
+    NULL};
+#undef KIND_COLUMN
+
+/*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
  * bump DB_SCHEMA_VERSION, update schema text and README "Results".
  */
-static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1};
+static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2};
 
 const char *const *db_schema_sql(void)
 {
-    return schema_v1;
+    static const char *all[16];
+
+    if (!all[0]) { /* the versions in order (read-only after the first call) */
+        size_t n = 0;
+
+        for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
+            for (const char *const *q = migrations[v]; *q && n + 1 < sizeof(all) / sizeof(*all);
+                 q++) {
+                all[n++] = *q;
+            }
+        }
+    }
+    return all;
 }
 
 /* ------------------------------------------------------------------ runs */
@@ -253,6 +282,9 @@ int db_run_serialize(const struct db_run *r, struct db_buf *b)
         rc |= put_i64(b, d->busy_us);
         rc |= put_i64(b, d->n_ops);
         rc |= put_i64(b, d->oom);
+        for (int k = 0; k < DB_MEM_KINDS; k++) {
+            rc |= put_i64(b, d->peak_kind_bytes[k]);
+        }
     }
     rc |= put_i64(b, r->n_link);
     if (r->n_link) {
@@ -343,8 +375,8 @@ int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, siz
 #undef I_
 #undef D_
     n = get_i64(&d);
-    /* each device takes at least 9 x 8 bytes on the wire: bounds n before allocating */
-    if (n > 0 && !d.bad && (uint64_t)n > (d.len - d.pos) / 72) {
+    /* each device takes at least 16 x 8 bytes on the wire: bounds n before allocating */
+    if (n > 0 && !d.bad && (uint64_t)n > (d.len - d.pos) / 128) {
         d.bad = 1;
     } else if (n > 0 && !d.bad && !(r->dev = calloc((size_t)n, sizeof(*r->dev)))) {
         d.bad = 2;
@@ -360,6 +392,9 @@ int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, siz
         v->busy_us = get_i64(&d);
         v->n_ops = get_i64(&d);
         v->oom = get_i64(&d);
+        for (int k = 0; k < DB_MEM_KINDS; k++) {
+            v->peak_kind_bytes[k] = get_i64(&d);
+        }
         r->n_dev = (int32_t)(i + 1);
     }
     n = get_i64(&d);
@@ -655,7 +690,8 @@ static int prepare_inserts(struct db *db)
     sql[n - 1] = ')';
     if ((rc = prepare(db, &db->ins_run, sql)) != 0 ||
         (rc = prepare(db, &db->ins_dev,
-                      "INSERT INTO devices VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)")) != 0 ||
+                      "INSERT INTO devices VALUES "
+                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)")) != 0 ||
         (rc = prepare(db, &db->ins_link, "INSERT INTO links VALUES (?1,?2,?3,?4,?5)")) != 0 ||
         (rc = prepare(db, &db->ins_place, "INSERT INTO placements VALUES (?1,?2)")) != 0) {
         return rc;
@@ -739,6 +775,9 @@ int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t
         bind_i64(st, 8, v->busy_us);
         bind_i64(st, 9, v->n_ops);
         bind_i64(st, 10, v->oom);
+        for (int k = 0; k < DB_MEM_KINDS; k++) {
+            bind_i64(st, 11 + k, v->peak_kind_bytes[k]);
+        }
         if ((rc = step_done(db, st, "cannot insert a device row")) != 0) {
             return rc;
         }

@@ -28,7 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
+
+/* Columns peak_<kind>_bytes of `devices` (schema version 2). */
+#define DB_MEM_KINDS 7
 
 /* "No value" of an integer field of struct db_run (stored as NULL). */
 #define DB_NULL_INT INT64_MIN
@@ -48,6 +51,10 @@ struct db_device_rec {
     int64_t busy_us;
     int64_t n_ops;
     int64_t oom; /* 0 / 1 */
+    /* the peak by kind, in sim/sim.h's enum mem_kind order (parameters,
+     * optimizer, gradients, saved, activations, received, temp);
+     * DB_NULL_INT when unknown */
+    int64_t peak_kind_bytes[DB_MEM_KINDS];
 };
 
 struct db_link_rec {

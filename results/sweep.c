@@ -459,6 +459,8 @@ static int options_text(const struct placement *pl, char **out)
     return 0;
 }
 
+_Static_assert(DB_MEM_KINDS == MEM_KIND_N, "results/db.h: one column per sim/sim.h memory kind");
+
 int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster *c,
                    const struct placer_stats *st, const struct sim_result *s,
                    const int32_t *device_of, bool store_placement)
@@ -494,6 +496,11 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
         v->busy_us = s->dev[d].busy_us;
         v->n_ops = s->dev[d].n_ops;
         v->oom = s->dev[d].oom;
+        for (int k = 0; k < DB_MEM_KINDS; k++) {
+            v->peak_kind_bytes[k] = s->peak_kind_bytes
+                                        ? s->peak_kind_bytes[(size_t)d * MEM_KIND_N + (size_t)k]
+                                        : DB_NULL_INT;
+        }
         maxpeak = s->dev[d].peak_bytes > maxpeak ? s->dev[d].peak_bytes : maxpeak;
         n_oom += s->dev[d].oom;
     }

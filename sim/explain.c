@@ -11,21 +11,14 @@
  */
 #include "sim/explain.h"
 
+#include "sim/sim_internal.h"
+
 #include "core/array.h"
 #include "core/err.h"
 #include "core/workload.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const kind_names[MEM_KIND_N] = {
-    "parameters", "optimizer", "gradients", "saved", "activations", "received", "temp",
-};
-
-const char *mem_kind_name(enum mem_kind k)
-{
-    return (unsigned)k < MEM_KIND_N ? kind_names[k] : "?";
-}
 
 struct entry {
     uint64_t key;
@@ -95,29 +88,6 @@ static int32_t find(const struct observer *o, uint64_t key, size_t *at)
     return -1;
 }
 
-static enum mem_kind kind_of(const struct observer *o, enum sim_mem_what what, int32_t op)
-{
-    uint8_t phase = o->g->phase ? o->g->phase[op] : PHASE_FORWARD;
-
-    switch (what) {
-    case SIM_MEM_PERSISTENT:
-        return phase == PHASE_UPDATE ? MEM_KIND_OPTIMIZER : MEM_KIND_PARAMETERS;
-    case SIM_MEM_TEMP:
-        return MEM_KIND_TEMP;
-    case SIM_MEM_RECEIVED:
-        return MEM_KIND_RECEIVED;
-    case SIM_MEM_OUTPUT:
-    default:
-        if (phase == PHASE_BACKWARD) {
-            return MEM_KIND_GRADIENTS;
-        }
-        if (phase == PHASE_UPDATE) {
-            return MEM_KIND_OPTIMIZER;
-        }
-        return o->saved[op] ? MEM_KIND_SAVED : MEM_KIND_ACTIVATIONS;
-    }
-}
-
 static int cmp_live(const void *a, const void *b)
 {
     const struct mem_live *x = a, *y = b;
@@ -169,7 +139,7 @@ static int snapshot(struct observer *o, int32_t d, int64_t time_us, int32_t op,
 }
 
 static void on_mem(void *ctx, int32_t d, int64_t time_us, int64_t delta, enum sim_mem_what what,
-                   int32_t op, int32_t tensor)
+                   int32_t op, int32_t tensor, bool alloc)
 {
     struct observer *o = ctx;
     struct mem_explain_device *xd = &o->x->dev[d];
@@ -190,7 +160,8 @@ static void on_mem(void *ctx, int32_t d, int64_t time_us, int64_t delta, enum si
             return;
         }
         i = (int32_t)o->n_e++;
-        o->e[i] = (struct entry){key, 0, time_us, op, tensor, d, (uint8_t)kind_of(o, what, op)};
+        o->e[i] = (struct entry){
+            key, 0, time_us, op, tensor, d, (uint8_t)sim_mem_kind(o->g, o->saved, what, op)};
         o->slot[at] = i + 1;
     }
     if (o->e[i].bytes == 0) {
@@ -198,7 +169,7 @@ static void on_mem(void *ctx, int32_t d, int64_t time_us, int64_t delta, enum si
     }
     o->e[i].bytes += delta;
     o->used[d] += delta;
-    if (delta <= 0) {
+    if (!alloc) {
         return;
     }
     /* The model compares after allocations only; intermediate sums of one
@@ -245,32 +216,13 @@ int mem_explain_run(const struct graph *g, const struct cluster *c, const int32_
     }
     x->model = model;
     x->n_devices = c->n_devices;
-    saved = array_calloc((size_t)g->n_ops + 1, sizeof(*saved));
     x->dev = array_calloc((size_t)c->n_devices + 1, sizeof(*x->dev));
     o.used = array_calloc((size_t)c->n_devices + 1, sizeof(*o.used));
-    if (!saved || !x->dev || !o.used) {
+    if (!x->dev || !o.used) {
         rc = err_set(BAECHI_ENOMEM, "out of memory explaining memory");
         goto cleanup;
     }
-    /* A forward output is "saved" when a backward op reads it, or reads a
-     * view of it (x-alias: the storage is the first op's). */
-    for (int32_t e = 0; e < g->n_edges; e++) {
-        int32_t u = g->edge_src[e], w = g->edge_dst[e];
-
-        if (!g->phase || g->phase[u] != PHASE_FORWARD || g->phase[w] != PHASE_BACKWARD) {
-            continue;
-        }
-        saved[u] = 1;
-        for (int32_t sl = g->et_start[e]; g->port_alias && sl < g->et_start[e + 1]; sl++) {
-            int32_t t = g->et_tensor[sl];
-
-            for (int32_t steps = 0; t < g->n_ports && g->port_alias[t] >= 0 && steps < g->n_ports;
-                 steps++) {
-                t = g->port_alias[t];
-                saved[g->tensor_op[t]] = 1;
-            }
-        }
-    }
+    CHECK(sim_saved_ops(g, &saved));
     o.saved = saved;
     CHECK(sim_run(g, c, device_of, &so, &again));
     if (o.rc) {

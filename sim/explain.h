@@ -31,19 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum mem_kind {
-    MEM_KIND_PARAMETERS = 0,
-    MEM_KIND_OPTIMIZER,
-    MEM_KIND_GRADIENTS,
-    MEM_KIND_SAVED,
-    MEM_KIND_ACTIVATIONS,
-    MEM_KIND_RECEIVED,
-    MEM_KIND_TEMP,
-    MEM_KIND_N
-};
-
-/* "parameters", "optimizer", ... (the names of the JSON and the database). */
-const char *mem_kind_name(enum mem_kind k);
+/* The kinds (enum mem_kind) are the simulator's: sim/sim.h. */
 
 /* One live allocation. */
 struct mem_live {

@@ -41,8 +41,101 @@ void sim_result_init(struct sim_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+static const char *const kind_names[MEM_KIND_N] = {
+    "parameters", "optimizer", "gradients", "saved", "activations", "received", "temp",
+};
+
+const char *mem_kind_name(enum mem_kind k)
+{
+    return (unsigned)k < MEM_KIND_N ? kind_names[k] : "?";
+}
+
+int sim_saved_ops(const struct graph *g, uint8_t **saved_out)
+{
+    uint8_t *saved = array_calloc((size_t)g->n_ops + 1, sizeof(*saved));
+
+    *saved_out = saved;
+    if (!saved) {
+        return BAECHI_ENOMEM;
+    }
+    /* A forward output is "saved" when a backward op reads it, or reads a
+     * view of it (x-alias: the storage is the first op's). */
+    for (int32_t e = 0; g->phase && e < g->n_edges; e++) {
+        int32_t u = g->edge_src[e], w = g->edge_dst[e];
+
+        if (g->phase[u] != PHASE_FORWARD || g->phase[w] != PHASE_BACKWARD) {
+            continue;
+        }
+        saved[u] = 1;
+        for (int32_t sl = g->et_start[e]; g->port_alias && sl < g->et_start[e + 1]; sl++) {
+            int32_t t = g->et_tensor[sl];
+
+            for (int32_t steps = 0; t < g->n_ports && g->port_alias[t] >= 0 && steps < g->n_ports;
+                 steps++) {
+                t = g->port_alias[t];
+                saved[g->tensor_op[t]] = 1;
+            }
+        }
+    }
+    return 0;
+}
+
+enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim_mem_what what,
+                           int32_t op)
+{
+    uint8_t phase = g->phase ? g->phase[op] : PHASE_FORWARD;
+
+    switch (what) {
+    case SIM_MEM_PERSISTENT:
+        return phase == PHASE_UPDATE ? MEM_KIND_OPTIMIZER : MEM_KIND_PARAMETERS;
+    case SIM_MEM_TEMP:
+        return MEM_KIND_TEMP;
+    case SIM_MEM_RECEIVED:
+        return MEM_KIND_RECEIVED;
+    case SIM_MEM_OUTPUT:
+    default:
+        if (phase == PHASE_BACKWARD) {
+            return MEM_KIND_GRADIENTS;
+        }
+        if (phase == PHASE_UPDATE) {
+            return MEM_KIND_OPTIMIZER;
+        }
+        return saved && saved[op] ? MEM_KIND_SAVED : MEM_KIND_ACTIVATIONS;
+    }
+}
+
+/* Keeps each device's memory by kind and copies it when a new peak is
+ * reached (sim_result.peak_kind_bytes); passes the events on. */
+struct kind_tracker {
+    const struct graph *g;
+    const uint8_t *saved;
+    struct sim_result *r;
+    int64_t *cur;  /* n_devices x MEM_KIND_N */
+    int64_t *used; /* n_devices */
+    int64_t *best; /* n_devices */
+    const struct sim_mem_obs *next;
+};
+
+static void track_kinds(void *ctx, int32_t d, int64_t time_us, int64_t delta,
+                        enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc)
+{
+    struct kind_tracker *k = ctx;
+    int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
+
+    cur[sim_mem_kind(k->g, k->saved, what, op)] += delta;
+    k->used[d] += delta;
+    if (alloc && k->used[d] > k->best[d]) {
+        k->best[d] = k->used[d];
+        memcpy(k->r->peak_kind_bytes + (size_t)d * MEM_KIND_N, cur, sizeof(*cur) * MEM_KIND_N);
+    }
+    if (k->next) {
+        k->next->fn(k->next->ctx, d, time_us, delta, what, op, tensor, alloc);
+    }
+}
+
 void sim_result_release(struct sim_result *r)
 {
+    free(r->peak_kind_bytes);
     free(r->dev);
     free(r->link_bytes);
     free(r->link_transfers);
@@ -63,7 +156,9 @@ int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct c
     r->oom = array_calloc(n, sizeof(*r->oom));
     r->start_us = array_malloc((size_t)g->n_ops, sizeof(*r->start_us));
     r->end_us = array_malloc((size_t)g->n_ops, sizeof(*r->end_us));
-    if (!r->dev || !r->link_bytes || !r->link_transfers || !r->oom || !r->start_us || !r->end_us) {
+    r->peak_kind_bytes = array_calloc(n * MEM_KIND_N, sizeof(*r->peak_kind_bytes));
+    if (!r->dev || !r->link_bytes || !r->link_transfers || !r->oom || !r->start_us || !r->end_us ||
+        !r->peak_kind_bytes) {
         return BAECHI_ENOMEM;
     }
     for (int32_t d = 0; d < c->n_devices; d++) {
@@ -227,6 +322,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
 {
     enum sim_model model = opt ? opt->model : SIM_MODEL_TIMED;
     struct trace *trace = opt ? opt->trace : NULL;
+    struct kind_tracker kt = {0};
+    struct sim_mem_obs obs = {track_kinds, &kt};
+    uint8_t *saved = NULL;
     int rc;
 
     sim_result_init(r);
@@ -252,11 +350,31 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         /* the baechi model always has one channel per device */
         trace->channel = model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel;
     }
-    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, opt->mem_obs, r)
-                                   : sim_timed_run(g, c, device_of, trace, opt->mem_obs, r);
+    kt.g = g;
+    kt.r = r;
+    kt.next = opt ? opt->mem_obs : NULL;
+    kt.cur = array_calloc((size_t)c->n_devices * MEM_KIND_N, sizeof(*kt.cur));
+    kt.used = array_calloc((size_t)c->n_devices * 2, sizeof(*kt.used));
+    if (!kt.cur || !kt.used || (rc = sim_saved_ops(g, &saved)) != 0) {
+        rc = BAECHI_ENOMEM;
+        goto fail;
+    }
+    kt.saved = saved;
+    kt.best = kt.used + c->n_devices;
+    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &obs, r)
+                                   : sim_timed_run(g, c, device_of, trace, &obs, r);
     if (rc) {
         goto fail;
     }
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        if (kt.best[d] != r->dev[d].peak_bytes) {
+            BUG("device %d: memory by kind peaks at %lld B, the model at %lld B", d,
+                (long long)kt.best[d], (long long)r->dev[d].peak_bytes);
+        }
+    }
+    free(kt.cur);
+    free(kt.used);
+    free(saved);
     r->total_compute_us = 0;
     for (int32_t d = 0; d < r->n_devices; d++) {
         r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
@@ -270,6 +388,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     return 0;
 
 fail:
+    free(kt.cur);
+    free(kt.used);
+    free(saved);
     sim_result_release(r);
     return rc;
 }

@@ -47,9 +47,12 @@ const char *sim_model_name(enum sim_model m);
 /*
  * Memory events, for those who want to know what is live (sim/explain.h):
  * every change of a device's allocated bytes, split by what it is.  The
- * deltas of one device sum to its memory curve: after each allocation
- * event the running sum is what the model compares with the peak and the
- * limit.  A free names the same (what, op, tensor) as its allocation.
+ * deltas of one device sum to its memory curve: after each event with
+ * `alloc` set the running sum is what the model compares with the peak and
+ * the limit (an allocation in parts never sums above its whole); frees
+ * (`alloc` false) are never compared, even when their delta is positive
+ * (the baechi model's release of outputs smaller than the persistent bytes
+ * they hold).  A free names the same (what, op, tensor) as its allocation.
  */
 enum sim_mem_what {
     SIM_MEM_PERSISTENT = 0, /* an op's persistent bytes (weights, optimizer state) */
@@ -59,12 +62,38 @@ enum sim_mem_what {
 };
 
 typedef void (*sim_mem_fn)(void *ctx, int32_t device, int64_t time_us, int64_t delta_bytes,
-                           enum sim_mem_what what, int32_t op, int32_t tensor);
+                           enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc);
 
 struct sim_mem_obs {
     sim_mem_fn fn;
     void *ctx;
 };
+
+/*
+ * What a device's memory holds, by kind (a tensor's role in a training
+ * step, from its producing op's phase and what the model allocated):
+ *   parameters   persistent bytes of forward (and backward) ops
+ *   optimizer    persistent bytes and outputs of update ops
+ *   gradients    outputs of backward ops
+ *   saved        forward outputs a backward op reads (kept for backward),
+ *                also through a view of them
+ *   activations  other forward outputs
+ *   received     copies of tensors received from another device (timed)
+ *   temp         scratch of a running op
+ */
+enum mem_kind {
+    MEM_KIND_PARAMETERS = 0,
+    MEM_KIND_OPTIMIZER,
+    MEM_KIND_GRADIENTS,
+    MEM_KIND_SAVED,
+    MEM_KIND_ACTIVATIONS,
+    MEM_KIND_RECEIVED,
+    MEM_KIND_TEMP,
+    MEM_KIND_N
+};
+
+/* "parameters", "optimizer", ... (the names of the JSON and the database). */
+const char *mem_kind_name(enum mem_kind k);
 
 struct sim_options {
     enum sim_model model;
@@ -102,6 +131,9 @@ struct sim_result {
     int32_t n_oom;
     int64_t *start_us; /* per op */
     int64_t *end_us;   /* per op */
+    /* n_devices x MEM_KIND_N: what made up each device's peak, the first
+     * time it was reached, by kind (sums to dev[d].peak_bytes) */
+    int64_t *peak_kind_bytes;
 };
 
 void sim_result_init(struct sim_result *r);

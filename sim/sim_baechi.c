@@ -109,7 +109,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         r->dev[d].busy_us = sat_add_i64(r->dev[d].busy_us, w);
         r->dev[d].n_ops++;
         used[d] -= g->temp_bytes[v];
-        sim_obs_mem(obs, d, end, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
+        sim_obs_free(obs, d, end, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         if (trace) {
             CHECK(trace_add_compute(trace, v, d, start, end));
             CHECK(trace_add_mem(trace, d, end, used[d]));
@@ -123,8 +123,8 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
                 int32_t du = device_of[u];
 
                 used[du] += g->persist_bytes[u] - g->out_bytes[u];
-                sim_obs_mem(obs, du, start, g->persist_bytes[u] - g->out_bytes[u], SIM_MEM_OUTPUT,
-                            u, -1);
+                sim_obs_free(obs, du, start, g->persist_bytes[u] - g->out_bytes[u], SIM_MEM_OUTPUT,
+                             u, -1);
                 if (trace) {
                     CHECK(trace_add_mem(trace, du, start, used[du]));
                 }

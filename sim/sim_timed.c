@@ -188,7 +188,7 @@ static int consumer_done(struct timed *s, int32_t u)
     if (b > 0) {
         int32_t du = s->device_of[u];
 
-        sim_obs_mem(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
+        sim_obs_free(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
         return mem_free(s, du, b);
     }
     return 0;
@@ -201,7 +201,7 @@ static int op_end(struct timed *s, int32_t v)
     int rc;
 
     s->running[d] = -1;
-    sim_obs_mem(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
+    sim_obs_free(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
     if (g->temp_bytes[v] && (rc = mem_free(s, d, g->temp_bytes[v])) != 0) {
         return rc;
     }
@@ -214,8 +214,8 @@ static int op_end(struct timed *s, int32_t v)
                 if (--s->xf_pending[s->slot_xfer[sl]] == 0) {
                     int32_t x = g->et_tensor[sl];
 
-                    sim_obs_mem(s->obs, d, s->now, -g->tensor_bytes[x], SIM_MEM_RECEIVED,
-                                g->tensor_op[x], x);
+                    sim_obs_free(s->obs, d, s->now, -g->tensor_bytes[x], SIM_MEM_RECEIVED,
+                                 g->tensor_op[x], x);
                     if ((rc = mem_free(s, d, g->tensor_bytes[x])) != 0) {
                         return rc;
                     }

@@ -71,3 +71,37 @@ PY
 expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p p.yaml --explain-memory
 expect_grep '^  peak: [0-9.]+ [KMG]iB of 6.44 GiB at ' "$TMPDIR_TEST/out"
 expect_grep 'by kind: +parameters' "$TMPDIR_TEST/out"
+
+# The results database keeps the peak by kind of every run (schema 2), and
+# a database of schema 1 is migrated.
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p m-topo --db r.db --json
+cp "$TMPDIR_TEST/out" run.json
+expect_exit 0 "$BAECHI" db query --db r.db --format json \
+    "SELECT r.sim_model, d.device, d.peak_bytes, d.peak_parameters_bytes, d.peak_optimizer_bytes,
+            d.peak_gradients_bytes, d.peak_saved_bytes, d.peak_activations_bytes,
+            d.peak_received_bytes, d.peak_temp_bytes
+     FROM devices d JOIN runs r ON r.id = d.run_id ORDER BY r.sim_model, d.device"
+python3 - "$TMPDIR_TEST/out" run.json <<'PY'
+import json, sys
+q = json.load(open(sys.argv[1]))
+rows = q["rows"] if isinstance(q, dict) else q
+run = json.load(open(sys.argv[2]))
+assert len(rows) == 8, rows
+for row in rows:
+    kinds = [row["peak_%s_bytes" % k] for k in
+             ("parameters", "optimizer", "gradients", "saved", "activations", "received", "temp")]
+    assert sum(kinds) == row["peak_bytes"], row
+    dev = run["sim"][row["sim_model"]]["devices"][row["device"]]
+    assert dev["peak_bytes"] == row["peak_bytes"], (dev, row)
+print("kinds sum to the peak in", len(rows), "rows")
+PY
+# schema 1, as an older baechi made it: the columns are added, old rows keep NULL
+"$BAECHI" db schema | sed '/^-- version 2/,$d; s/^-- PRAGMA user_version = 2$//' > v1.sql
+sqlite3 old.db < v1.sql
+sqlite3 old.db 'PRAGMA user_version = 1'
+[ "$(sqlite3 old.db 'PRAGMA user_version')" -eq 1 ] || { echo "not a version 1 database"; exit 1; }
+expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --db old.db
+expect_exit 0 "$BAECHI" db check --db old.db
+expect_grep 'schema version 2, integrity ok' "$TMPDIR_TEST/out"
+[ "$(sqlite3 old.db 'SELECT count(*) FROM devices WHERE peak_saved_bytes > 0')" -eq 2 ] ||
+    { echo "the runs stored after the migration lack their kinds"; exit 1; }
