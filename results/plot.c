@@ -12,6 +12,7 @@
 #include "results/filter.h"
 #include "results/report.h"
 #include "results/sweep.h"
+#include "sim/sim.h"
 #include "sim/trace.h"
 
 #include <errno.h>
@@ -24,8 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const kinds[] = {"step",  "placement-time", "memory", "peak",
-                                    "gantt", "scaling",        "line",   NULL};
+static const char *const kinds[] = {"step",    "placement-time", "memory",          "peak", "gantt",
+                                    "scaling", "line",           "memory-timeline", NULL};
 static const char *const summaries[] = {
     "step time per workload and placer, grouped bars, normalised (the paper's main figure)",
     "placement time per workload and placer, log scale",
@@ -35,6 +36,7 @@ static const char *const summaries[] = {
     "placement time vs graph size, log-log, per placer configuration",
     "any metric (--y) against any swept dimension (--x), a line per placer configuration, "
     "optionally one panel per value of --by",
+    "memory of each device over one simulated step, stacked by kind, with the limit and the peak",
     NULL};
 
 const char *const *plot_kinds(void)
@@ -885,27 +887,55 @@ static int yaml_sq(char **out, const char *s)
 }
 
 /* Gantt: the run is placed and simulated again with a trace (or its stored placement used). */
-static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
-{
-    struct rows r = {0};
+/*
+ * A stored run simulated again as the sweep did (the gantt and the memory
+ * timeline): a one-point sweep loads the workload and cluster; the stored
+ * placement is used, or the placer is run again when none was stored.
+ */
+struct rerun {
     struct sweep sw;
     struct cluster c;
     struct placement pl;
     struct placer_stats st;
-    struct trace t;
+    struct graph g; /* as the sweep simulated it (compute factor): shallow */
     struct sim_result res;
-    enum sim_model model;
-    int32_t *stored = NULL, n_stored = 0;
-    int64_t *weights = NULL;
-    bool have_sw = false, have_c = false, have_pl = false, have_t = false;
-    char id[32], *yaml = NULL, desc[600], title[800];
+    int32_t *stored;
+    int64_t *weights;
+    bool have_sw, have_c, have_pl;
+    char desc[600];
+};
+
+static void rerun_release(struct rerun *x)
+{
+    free(x->stored);
+    free(x->weights);
+    sim_result_release(&x->res);
+    if (x->have_pl) {
+        placement_release(&x->pl);
+    }
+    placer_stats_release(&x->st);
+    if (x->have_c) {
+        cluster_release(&x->c);
+    }
+    if (x->have_sw) {
+        sweep_release(&x->sw);
+    }
+}
+
+/* Simulates the run o selects with so (its model is the run's); x released by the caller. */
+static int rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options *so,
+                     struct trace *t, bool *have_t, struct rerun *x)
+{
+    struct rows r = {0};
+    char id[32], *yaml = NULL;
     char *q[3] = {NULL, NULL, NULL};
+    int32_t n_stored = 0;
     int rc = 0;
 
-    memset(&pl, 0, sizeof(pl));
-    placer_stats_init(&st);
-    sim_result_init(&res);
-    CHECK(resolve_run(db, o, id, sizeof(id), desc, sizeof(desc)));
+    memset(x, 0, sizeof(*x));
+    placer_stats_init(&x->st);
+    sim_result_init(&x->res);
+    CHECK(resolve_run(db, o, id, sizeof(id), x->desc, sizeof(x->desc)));
     CHECK(db_query1(db,
                     "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
                     "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
@@ -921,8 +951,7 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
             goto cleanup;
         }
     }
-    /* a one-point sweep loads the workload and cluster as the sweep did; the
-     * names are quoted as YAML scalars (a path may hold a quote) */
+    /* the names are quoted as YAML scalars (a path may hold a quote) */
     CHECK(yaml_sq(&q[0], cell(&r, 0, 0)));
     CHECK(yaml_sq(&q[1], cell(&r, 0, 1)));
     CHECK(yaml_sq(&q[2], cell(&r, 0, 3)));
@@ -938,39 +967,57 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
-    CHECK(sweep_prepare(&sw, yaml, strlen(yaml), "(run)"));
-    have_sw = true;
-    if (sw.n_points != 1 || sw.wl[0].error || sw.cl[0].error) {
+    CHECK(sweep_prepare(&x->sw, yaml, strlen(yaml), "(run)"));
+    x->have_sw = true;
+    if (x->sw.n_points != 1 || x->sw.wl[0].error || x->sw.cl[0].error) {
         rc = err_set(BAECHI_EINVAL, "run %s cannot be loaded again: %s", id,
-                     sw.n_points != 1 ? "?"
-                     : sw.wl[0].error ? sw.wl[0].error
-                                      : sw.cl[0].error);
+                     x->sw.n_points != 1 ? "?"
+                     : x->sw.wl[0].error ? x->sw.wl[0].error
+                                         : x->sw.cl[0].error);
         goto cleanup;
     }
-    CHECK(cluster_read_yaml_string(&c, sw.cl[0].yaml, sw.cl[0].yaml_len, sw.cl[0].spec));
-    have_c = true;
-    CHECK(db_load_placement(db, strtoll(id, NULL, 10), &stored, &n_stored));
-    if (!stored || n_stored != sw.wl[0].g.n_ops) {
-        CHECK(placer_run(sw.spec.placers.item[0].text, &sw.wl[0].g, &c, &sw.point[0].opt,
-                         sw.wl[0].w.name, &pl, &st));
-        have_pl = true;
+    CHECK(
+        cluster_read_yaml_string(&x->c, x->sw.cl[0].yaml, x->sw.cl[0].yaml_len, x->sw.cl[0].spec));
+    x->have_c = true;
+    CHECK(db_load_placement(db, strtoll(id, NULL, 10), &x->stored, &n_stored));
+    if (!x->stored || n_stored != x->sw.wl[0].g.n_ops) {
+        CHECK(placer_run(x->sw.spec.placers.item[0].text, &x->sw.wl[0].g, &x->c,
+                         &x->sw.point[0].opt, x->sw.wl[0].w.name, &x->pl, &x->st));
+        x->have_pl = true;
     }
-    CHECK(placer_world(&c, &sw.point[0].opt));
-    CHECK(sim_model_parse(cell(&r, 0, 10), &model));
-    trace_init(&t, c.channel);
-    have_t = true;
-    {
-        struct sim_options so = {.model = model, .trace = &t};
-        struct graph g; /* as the sweep simulated it (compute factor) */
+    CHECK(placer_world(&x->c, &x->sw.point[0].opt));
+    CHECK(sim_model_parse(cell(&r, 0, 10), &so->model));
+    if (t) {
+        trace_init(t, x->c.channel);
+        *have_t = true;
+        so->trace = t;
+    }
+    CHECK(placer_world_graph(&x->sw.wl[0].g, &x->sw.point[0].opt, &x->g, &x->weights));
+    CHECK(sim_run(&x->g, &x->c, x->have_pl ? x->pl.device_of : x->stored, so, &x->res));
+cleanup:
+    for (int i = 0; i < 3; i++) {
+        free(q[i]);
+    }
+    free(yaml);
+    rows_release(&r);
+    return rc;
+}
 
-        CHECK(placer_world_graph(&sw.wl[0].g, &sw.point[0].opt, &g, &weights));
-        CHECK(sim_run(&g, &c, have_pl ? pl.device_of : stored, &so, &res));
-    }
+static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
+{
+    struct rerun x;
+    struct trace t;
+    struct sim_options so = {.model = SIM_MODEL_TIMED};
+    bool have_t = false;
+    char title[800];
+    int rc = 0;
+
+    CHECK(rerun_sim(db, o, &so, &t, &have_t, &x));
     fputs("kind,device,start_ms,end_ms,what\n", csv);
     for (size_t i = 0; i < t.n_compute; i++) {
         fprintf(csv, "compute,%d,%.6f,%.6f,", t.compute[i].device, t.compute[i].start_us / 1e3,
                 t.compute[i].end_us / 1e3);
-        csv_field(csv, sw.wl[0].g.op_name[t.compute[i].op]);
+        csv_field(csv, x.sw.wl[0].g.op_name[t.compute[i].op]);
         fputc('\n', csv);
     }
     for (size_t i = 0; i < t.n_transfer; i++) {
@@ -980,14 +1027,14 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
     fputs("set datafile separator ','\nset key outside right top\nset grid xtics\n"
           "set xlabel 'time (ms)'\nset ylabel 'device'\n",
           gp);
-    fprintf(gp, "set yrange [-0.5:%d]\nset ytics (", c.n_devices);
-    for (int32_t d = 0; d < c.n_devices; d++) {
+    fprintf(gp, "set yrange [-0.5:%d]\nset ytics (", x.c.n_devices);
+    for (int32_t d = 0; d < x.c.n_devices; d++) {
         fprintf(gp, "%s", d ? ", " : "");
-        gp_str(gp, c.dev[d].name);
+        gp_str(gp, x.c.dev[d].name);
         fprintf(gp, " %d", d);
     }
-    snprintf(title, sizeof(title), "One simulated step: %.3f ms\n%s", (double)res.step_us / 1e3,
-             desc);
+    snprintf(title, sizeof(title), "One simulated step: %.3f ms\n%s", (double)x.res.step_us / 1e3,
+             x.desc);
     fputs(")\nset title ", gp);
     gp_qstr(gp, title);
     fputc('\n', gp);
@@ -997,27 +1044,242 @@ static int data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE 
           "vectors nohead lw 4 lc rgb '#d06020' title 'send'\n",
           gp);
 cleanup:
-    for (int i = 0; i < 3; i++) {
-        free(q[i]);
-    }
-    free(yaml);
-    free(stored);
-    free(weights);
-    sim_result_release(&res);
     if (have_t) {
         trace_release(&t);
     }
-    if (have_pl) {
-        placement_release(&pl);
+    rerun_release(&x);
+    return rc;
+}
+
+/* 1, 2 or 5 times a power of ten, at least x. */
+static double nice_step(double x)
+{
+    double p = x > 0 ? pow(10, floor(log10(x))) : 1;
+
+    return x <= p ? p : x <= 2 * p ? 2 * p : x <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* The same terminal as terminal_for(out), height_px high (one panel per device). */
+static void gp_terminal_height(FILE *gp, const char *out, int height_px)
+{
+    const char *dot = out ? strrchr(out, '.') : NULL;
+
+    if (!dot) {
+        return;
     }
-    placer_stats_release(&st);
-    if (have_c) {
-        cluster_release(&c);
+    if (strcmp(dot, ".png") == 0) {
+        fprintf(gp, "set terminal pngcairo size 1100,%d noenhanced font ',10'\n", height_px);
+    } else if (strcmp(dot, ".svg") == 0) {
+        fprintf(gp, "set terminal svg size 1100,%d noenhanced font ',10'\n", height_px);
+    } else if (strcmp(dot, ".pdf") == 0) {
+        fprintf(gp, "set terminal pdfcairo size 11in,%.2fin noenhanced font ',10'\n",
+                height_px / 100.0);
+    } else {
+        return;
     }
-    if (have_sw) {
-        sweep_release(&sw);
+    fputs("set output ", gp);
+    gp_str(gp, out);
+    fputc('\n', gp);
+}
+
+/* The memory timeline: every change of a device's memory, by kind. */
+struct series_row {
+    int32_t device;
+    size_t seq; /* event order: a tie-break that keeps a step's two levels in order */
+    int64_t time_us;
+    double gib[MEM_KIND_N];
+};
+
+struct mem_series {
+    struct series_row *row; /* in event order; written device by device */
+    size_t n_row, alloc_row;
+    int rc;
+    const struct graph *g;
+    const uint8_t *saved;
+    const struct sim_result *first; /* the same run: its peaks */
+    int64_t *cur;                   /* n_devices x MEM_KIND_N */
+    int64_t *total;                 /* n_devices */
+    int64_t *peak_at_us;            /* n_devices: when the peak was first reached, -1 */
+};
+
+static void series_row(struct mem_series *m, int32_t d, int64_t time_us)
+{
+    const int64_t *cur = m->cur + (size_t)d * MEM_KIND_N;
+    struct series_row *r;
+
+    if (m->rc || (m->rc = ARRAY_RESERVE(m->row, m->alloc_row, m->n_row + 1)) != 0) {
+        return;
     }
-    rows_release(&r);
+    r = &m->row[m->n_row];
+    r->seq = m->n_row++;
+    r->device = d;
+    r->time_us = time_us;
+    for (int k = 0; k < MEM_KIND_N; k++) {
+        r->gib[k] = (double)cur[k] / (1024.0 * 1024 * 1024);
+    }
+}
+
+/* Device by device, in time order (a filled curve needs its rows together). */
+static int cmp_series(const void *a, const void *b)
+{
+    const struct series_row *x = a, *y = b;
+
+    if (x->device != y->device) {
+        return x->device < y->device ? -1 : 1;
+    }
+    if (x->time_us != y->time_us) {
+        return x->time_us < y->time_us ? -1 : 1;
+    }
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void on_series(void *ctx, int32_t d, int64_t time_us, int64_t delta, enum sim_mem_what what,
+                      int32_t op, int32_t tensor, bool alloc)
+{
+    struct mem_series *m = ctx;
+
+    (void)tensor;
+    /* a step in the curve: the level before the change, then after it */
+    series_row(m, d, time_us);
+    m->cur[(size_t)d * MEM_KIND_N + sim_mem_kind(m->g, m->saved, what, op)] += delta;
+    m->total[d] += delta;
+    series_row(m, d, time_us);
+    if (alloc && m->peak_at_us[d] < 0 && m->total[d] == m->first->dev[d].peak_bytes) {
+        m->peak_at_us[d] = time_us;
+    }
+}
+
+static int data_memtimeline(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
+{
+    struct rerun x;
+    struct mem_series m = {0};
+    struct sim_mem_obs obs = {on_series, &m};
+    struct sim_options so = {.model = SIM_MODEL_TIMED};
+    uint8_t *saved = NULL;
+    char title[800];
+    const char *name = NULL;
+    int rc = 0;
+
+    /* the graph is needed before the run for the kinds: load, then simulate once more */
+    CHECK(rerun_sim(db, o, &so, NULL, NULL, &x));
+    CHECK(sim_saved_ops(&x.g, &saved));
+    m.g = &x.g;
+    m.saved = saved;
+    m.first = &x.res;
+    m.cur = array_calloc((size_t)x.c.n_devices * MEM_KIND_N, sizeof(*m.cur));
+    m.total = array_calloc((size_t)x.c.n_devices * 2, sizeof(*m.total));
+    if (!m.cur || !m.total) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    m.peak_at_us = m.total + x.c.n_devices;
+    for (int32_t d = 0; d < x.c.n_devices; d++) {
+        m.peak_at_us[d] = -1;
+    }
+    fputs("device,time_ms", csv);
+    for (int k = 0; k < MEM_KIND_N; k++) {
+        fprintf(csv, ",%s_gib", mem_kind_name((enum mem_kind)k));
+    }
+    fputc('\n', csv);
+    so.mem_obs = &obs;
+    {
+        struct sim_result again;
+
+        sim_result_init(&again);
+        rc = sim_run(&x.g, &x.c, x.have_pl ? x.pl.device_of : x.stored, &so, &again);
+        sim_result_release(&again);
+        CHECK(rc);
+    }
+    for (int32_t d = 0; d < x.c.n_devices; d++) { /* flat to the end of the step */
+        series_row(&m, d, x.res.step_us);
+    }
+    if (m.rc) {
+        rc = m.rc;
+        goto cleanup;
+    }
+    qsort(m.row, m.n_row, sizeof(*m.row), cmp_series);
+    for (size_t i = 0; i < m.n_row; i++) {
+        fprintf(csv, "%d,%.6f", (int)m.row[i].device, (double)m.row[i].time_us / 1e3);
+        for (int k = 0; k < MEM_KIND_N; k++) {
+            fprintf(csv, ",%.6f", m.row[i].gib[k]);
+        }
+        fputc('\n', csv);
+    }
+    gp_terminal_height(gp, o->out, 170 * (int)x.c.n_devices + 120);
+    /* one panel per device: stacked kinds, the limit, the peak */
+    fputs("set datafile separator ','\nset grid\nset key at screen 0.995, screen 0.9 right top\n"
+          "set style fill solid 0.85 noborder\n"
+          "set lmargin at screen 0.07\nset rmargin at screen 0.86\n",
+          gp);
+    fprintf(gp, "set multiplot layout %d,1 title ", (int)x.c.n_devices);
+    snprintf(title, sizeof(title), "Memory over one simulated step, by kind (%s model)\n%s",
+             sim_model_name(so.model), x.desc);
+    gp_qstr(gp, title);
+    fputc('\n', gp);
+    for (int32_t d = 0; d < x.c.n_devices; d++) {
+        int64_t peak = x.res.dev[d].peak_bytes, limit = x.res.dev[d].limit_bytes;
+
+        name = x.c.dev[d].name;
+        fprintf(gp, "set xrange [0:%.6f]\nset xlabel %s\nset ylabel 'memory (GiB)'\n",
+                (double)x.res.step_us / 1e3, d == x.c.n_devices - 1 ? "'time (ms)'" : "''");
+        {
+            double top = 1.08 * (double)(limit > peak ? limit : peak) / (1024.0 * 1024 * 1024);
+
+            /* about four labelled ticks whatever the scale */
+            fprintf(gp, "set yrange [0:%.6f]\nset ytics %.6g\n", top, nice_step(top / 4));
+        }
+        fputs("set title ", gp);
+        {
+            char t2[256];
+
+            snprintf(t2, sizeof(t2), "%s: peak %.2f GiB of %.2f GiB%s", name,
+                     (double)peak / (1024.0 * 1024 * 1024), (double)limit / (1024.0 * 1024 * 1024),
+                     x.res.dev[d].oom ? " (OUT OF MEMORY)" : "");
+            gp_qstr(gp, t2);
+        }
+        fputc('\n', gp);
+        if (m.peak_at_us[d] >= 0 && peak > 0) { /* the peak, marked where first reached */
+            fprintf(gp,
+                    "set arrow 3 from first %.6f, graph 0 to first %.6f, graph 1 nohead lw 1 "
+                    "dt 3 lc rgb '#000000' front\nset label 3 'peak' at first %.6f, graph 0.95 "
+                    "offset 0.5,0 front\n",
+                    (double)m.peak_at_us[d] / 1e3, (double)m.peak_at_us[d] / 1e3,
+                    (double)m.peak_at_us[d] / 1e3);
+        } else {
+            fputs("unset arrow 3\nunset label 3\n", gp);
+        }
+        fprintf(gp,
+                "set arrow 1 from graph 0, first %.6f to graph 1, first %.6f nohead lw 2 "
+                "dt 2 lc rgb '#c00000' front\n",
+                (double)limit / (1024.0 * 1024 * 1024), (double)limit / (1024.0 * 1024 * 1024));
+        fprintf(gp,
+                "set label 1 'limit' at graph 0.01, first %.6f offset 0,0.6 tc rgb '#c00000' "
+                "front\n",
+                (double)limit / (1024.0 * 1024 * 1024));
+        fprintf(gp,
+                "set arrow 2 from graph 0, first %.6f to graph 1, first %.6f nohead lw 1 "
+                "lc rgb '#000000' front\n",
+                (double)peak / (1024.0 * 1024 * 1024), (double)peak / (1024.0 * 1024 * 1024));
+        fputs("plot ", gp);
+        /* stacked: each kind's band between the sum of the kinds before it and with it */
+        for (int k = MEM_KIND_N - 1; k >= 0; k--) {
+            fprintf(gp, "%sDATA skip 1 using 2:($1 == %d ? (", k == MEM_KIND_N - 1 ? "" : ", ",
+                    (int)d);
+            for (int j = 0; j <= k; j++) {
+                fprintf(gp, "%s$%d", j ? "+" : "", 3 + j);
+            }
+            fprintf(gp, ") : NaN) with filledcurves x1 lt %d title '%s'", k + 1,
+                    d == 0 ? mem_kind_name((enum mem_kind)k) : "");
+        }
+        fputc('\n', gp);
+    }
+    fputs("unset multiplot\n", gp);
+cleanup:
+    free(m.row);
+    free(m.cur);
+    free(m.total);
+    free(saved);
+    rerun_release(&x);
     return rc;
 }
 
@@ -1141,7 +1403,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
     if (!plot_kind_summary(o->kind)) {
         return err_set(BAECHI_EINVAL,
                        "unknown plot kind '%s' (step, placement-time, memory, peak, gantt, "
-                       "scaling, line)",
+                       "scaling, line, memory-timeline)",
                        o->kind);
     }
     if (!o->out && !o->csv) {
@@ -1204,6 +1466,9 @@ int plot_make(struct db *db, const struct plot_opts *o)
         break;
     case 4:
         rc = data_gantt(db, o, csv, gp);
+        break;
+    case 7:
+        rc = data_memtimeline(db, o, csv, gp);
         break;
     default:
         rc = err_set(BAECHI_EINVAL, "unknown plot kind '%s'", o->kind);

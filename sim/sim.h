@@ -136,6 +136,14 @@ struct sim_result {
     int64_t *peak_kind_bytes;
 };
 
+/* Per op (*saved, malloc'ed): 1 when a backward op reads its outputs or a
+ * view of them (the "saved" kind).  0 or BAECHI_ENOMEM. */
+int sim_saved_ops(const struct graph *g, uint8_t **saved);
+
+/* The kind of a memory event (for observers, struct sim_mem_obs). */
+enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim_mem_what what,
+                           int32_t op);
+
 void sim_result_init(struct sim_result *r);
 void sim_result_release(struct sim_result *r);
 

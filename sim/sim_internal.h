@@ -24,14 +24,6 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                   struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r);
 
-/* Per op (*saved, malloc'ed): 1 when a backward op reads its outputs or a
- * view of them.  0 or BAECHI_ENOMEM. */
-int sim_saved_ops(const struct graph *g, uint8_t **saved);
-
-/* The kind of a memory event (sim.h, enum mem_kind). */
-enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim_mem_what what,
-                           int32_t op);
-
 /* An allocation to the observer, if any (sim.h, struct sim_mem_obs). */
 static inline void sim_obs_mem(const struct sim_mem_obs *obs, int32_t d, int64_t time_us,
                                int64_t delta, enum sim_mem_what what, int32_t op, int32_t tensor)

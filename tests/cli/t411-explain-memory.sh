@@ -105,3 +105,23 @@ expect_exit 0 "$BAECHI" db check --db old.db
 expect_grep 'schema version 2, integrity ok' "$TMPDIR_TEST/out"
 [ "$(sqlite3 old.db 'SELECT count(*) FROM devices WHERE peak_saved_bytes > 0')" -eq 2 ] ||
     { echo "the runs stored after the migration lack their kinds"; exit 1; }
+
+# plot memory-timeline: per device, memory by kind over the step; its data
+# peaks where the run's peak is, and the figure is written.
+expect_exit 0 "$BAECHI" plot memory-timeline --db r.db --run 1 --csv mt.csv -o mt.png
+[ -s mt.png ] || { echo "no figure"; exit 1; }
+python3 - mt.csv run.json <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+run = json.load(open(sys.argv[2]))["sim"]["timed"]["devices"]
+kinds = ["parameters", "optimizer", "gradients", "saved", "activations", "received", "temp"]
+assert list(rows[0].keys()) == ["device", "time_ms"] + [k + "_gib" for k in kinds], rows[0].keys()
+for dev in run:
+    mine = [r for r in rows if int(r["device"]) == dev["id"]]
+    t = [float(r["time_ms"]) for r in mine]
+    assert t == sorted(t), "rows of a device in time order"
+    top = max(sum(float(r[k + "_gib"]) for k in kinds) for r in mine)
+    assert abs(top - dev["peak_bytes"] / 2**30) < 1e-5, (dev["id"], top, dev["peak_bytes"] / 2**30)
+print("timeline peaks match", len(run), "devices")
+PY
+expect_exit 2 "$BAECHI" plot memory-timline --db r.db -o x.png
