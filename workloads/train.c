@@ -171,6 +171,7 @@ static const struct save_entry save_table[] = {
     {"Concat", SAVE_NOTHING},
     {"ConcatV2", SAVE_NOTHING},
     {"Dropout", SAVE_NOTHING},
+    {"Pad", SAVE_NOTHING},
     {"Reshape", SAVE_NOTHING},
     {"Flatten", SAVE_NOTHING},
     {"Squeeze", SAVE_NOTHING},
@@ -235,6 +236,30 @@ static int64_t saved_extra_bytes(const struct train_opts *o, const struct worklo
         return out0 / elem;
     }
     return 0;
+}
+
+/*
+ * A Pad whose one reader is a pooling op: the pooling's own padding, which
+ * the ONNX exporter writes as a separate op (F.avg_pool2d(x, padding=1)
+ * becomes Pad + AveragePool).  The framework pads inside the pooling and
+ * saves the unpadded input, so the Pad is taken as a view of its input.
+ */
+static bool pad_of_pool(const struct workload *fwd, int32_t v, const int32_t *cstart,
+                        const int32_t *cons, const int32_t *slot_op, const int32_t *port_uses)
+{
+    const struct wl_op *op = &fwd->op[v];
+
+    if (strcmp(op->type, "Pad") != 0 || op->n_out != 1 || port_uses[op->out_off] != 1) {
+        return false;
+    }
+    for (int32_t e = cstart[v]; e < cstart[v + 1]; e++) {
+        const char *t = fwd->op[slot_op[cons[e]]].type;
+
+        if (fwd->input[cons[e]].port == 0) {
+            return strstr(t, "Pool") != NULL;
+        }
+    }
+    return false;
 }
 
 /* The index in op's inputs of its first data input, -1 when none. */
@@ -659,7 +684,7 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
         if (o->save_all_inputs || k < 0 || op->n_out != 1) {
             continue;
         }
-        if (is_view(op->type)) {
+        if (is_view(op->type) || pad_of_pool(fwd, v, cstart, cons, slot_op, port_uses)) {
             alias_in[v] = k;
         } else if (runs_in_place(op->type)) {
             const struct wl_input *in = &fwd->input[op->in_off + k];

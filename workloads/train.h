@@ -33,7 +33,9 @@
  *     op, read by its gradient op;
  *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity)
  *     share their input's storage, and so does a ReLU that is its input's
- *     only reader (torchvision's ReLU(inplace=True)): x-alias in the file
+ *     only reader (torchvision's ReLU(inplace=True)), and a Pad whose one
+ *     reader is a pooling op (the pooling's own padding, split off by the
+ *     ONNX exporter): x-alias in the file
  *     (core/graph.h GRAPH_ALIAS_KEY), honoured by the timed simulator.
  *
  * Micro-batches (micro_batches = M > 1, GPipe-style pipelining): every op
