@@ -23,7 +23,7 @@ Counting rules:
     tensors (views, in-place results) refer to it;
   - a saved tensor whose storage is a parameter's counts as saved_param_bytes,
     a module buffer's (BatchNorm's running_mean / running_var, the GPT
-    block's causal mask) as saved_buffer_bytes, the input batch's as
+    block has none) as saved_buffer_bytes, the input batch's as
     saved_input_bytes, the labels' as saved_label_bytes; saved_bytes holds the rest (activations and buffers
     such as BatchNorm's save_mean / save_invstd, MaxPool's indices, dropout
     masks);
@@ -49,10 +49,13 @@ class GPT2Block(torch.nn.Module):
     gpt --size small` (workloads/gen_gpt.c): h/ln_1, h/attn/qkv (fused), the
     scores, softmax (causal), context, h/attn/out, residual add, h/ln_2,
     h/mlp/c_fc, gelu (tanh form), h/mlp/c_proj, residual add.  Dropout p=0
-    (omitted).  The causal mask is an additive float buffer (0 / -inf), so it
-    saves nothing for backward (masked_fill would save a bool mask)."""
+    (omitted).  The causal mask is an additive float tensor (0 / -inf) built
+    in forward from the scores' shape (full_like + triu: Shape,
+    ConstantOfShape, Trilu in ONNX, no 4 MiB
+    constant in the fixture); its Add saves nothing for backward (masked_fill
+    would save a bool mask)."""
 
-    def __init__(self, d=768, heads=12, seq=1024):
+    def __init__(self, d=768, heads=12):
         super().__init__()
         self.d, self.heads = d, heads
         self.ln_1 = torch.nn.LayerNorm(d)
@@ -61,8 +64,6 @@ class GPT2Block(torch.nn.Module):
         self.ln_2 = torch.nn.LayerNorm(d)
         self.c_fc = torch.nn.Linear(d, 4 * d)
         self.c_proj = torch.nn.Linear(4 * d, d)
-        mask = torch.full((seq, seq), float("-inf")).triu(1)
-        self.register_buffer("mask", mask, persistent=False)
 
     def forward(self, x):
         b, s, d = x.shape
@@ -72,7 +73,8 @@ class GPT2Block(torch.nn.Module):
         k = k.view(b, s, self.heads, hd).transpose(1, 2)
         v = v.view(b, s, self.heads, hd).transpose(1, 2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
-        att = torch.softmax(att + self.mask[:s, :s], dim=-1)
+        mask = torch.full_like(att[0, 0], float("-inf")).triu(1)
+        att = torch.softmax(att + mask, dim=-1)
         y = (att @ v).transpose(1, 2).reshape(b, s, d)
         x = x + self.out(y)
         h = torch.nn.functional.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")
