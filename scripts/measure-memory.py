@@ -50,10 +50,9 @@ class GPT2Block(torch.nn.Module):
     scores, softmax (causal), context, h/attn/out, residual add, h/ln_2,
     h/mlp/c_fc, gelu (tanh form), h/mlp/c_proj, residual add.  Dropout p=0
     (omitted).  The causal mask is an additive float tensor (0 / -inf) built
-    in forward from the scores' shape (full_like + triu: Shape,
-    ConstantOfShape, Trilu in ONNX, no 4 MiB
-    constant in the fixture); its Add saves nothing for backward (masked_fill
-    would save a bool mask)."""
+    in forward from the scores' shape (full_like + triu; tracing folds it
+    into a Constant, which scripts/export-onnx.py strips); its Add saves
+    nothing for backward (masked_fill would save a bool mask)."""
 
     def __init__(self, d=768, heads=12):
         super().__init__()
