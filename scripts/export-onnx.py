@@ -11,12 +11,19 @@ scales activations and FLOPs by N.
 
     /usr/bin/python3 scripts/export-onnx.py [OUTDIR]
 
-Models: resnet50, inception_v3, tiny_gpt, mobilenet_v2 (the placement
-benchmark's imported training graph, `baechi bench placement`).
+Models: resnet50, inception_v3, mobilenet_v2, densenet121, vgg16
+(torchvision), tiny_gpt (below) and gpt2_block (one GPT-2 small block, d 768,
+12 heads, seq 1024: the GPT2Block of scripts/measure-memory.py, so that the
+imported graph and the measured fixture tests/data/pytorch-memory.json
+describe the same module; mobilenet_v2 is also the placement benchmark's
+imported training graph, `baechi bench placement`).  Dropout modules are replaced by Identity before
+export (training-mode dropout exports a random mask).
+
 Writes, for each model M: M.onnx (with value_info from ONNX shape
-inference) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
+inference; each is checked with onnx.checker, see check()) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
 exercise the importer's own shape inference).
 """
+import importlib.util
 import os
 import sys
 
@@ -63,20 +70,52 @@ class TinyGPT(torch.nn.Module):
         return self.ln_f(x) @ self.wte.weight.t()
 
 
+FLOATS = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
+          onnx.TensorProto.BFLOAT16)
+
+
+def numel(t):
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n
+
+
 def strip(model):
     """Drops the payload of floating-point initializers of more than 16
-    elements (weights); integer tensors (shapes, axes) stay."""
-    for t in model.graph.initializer:
-        n = 1
-        for d in t.dims:
-            n *= d
-        if t.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
-                           onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16) and n > 16:
+    elements (weights), and of floating-point Constant nodes of more than 16
+    elements (the GPT block's 1024 x 1024 causal mask, which tracing folds
+    into a constant); integer tensors (shapes, axes) stay."""
+    tensors = list(model.graph.initializer)
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            tensors += [a.t for a in node.attribute if a.type == onnx.AttributeProto.TENSOR]
+    for t in tensors:
+        if t.data_type in FLOATS and numel(t) > 16:
             t.ClearField("raw_data")
             t.ClearField("float_data")
             t.ClearField("double_data")
             t.ClearField("int32_data")
     return model
+
+
+def check(path):
+    """onnx.checker on a fixture: the stripped payloads are refilled with
+    zeros in memory first (a stripped tensor alone fails the checker: "should
+    contain one and only one value field"); full_check adds ONNX shape
+    inference."""
+    m = onnx.load(path)
+    tensors = list(m.graph.initializer)
+    for node in m.graph.node:
+        tensors += [a.t for a in node.attribute if a.type == onnx.AttributeProto.TENSOR]
+    size = {onnx.TensorProto.FLOAT: 4, onnx.TensorProto.DOUBLE: 8,
+            onnx.TensorProto.FLOAT16: 2, onnx.TensorProto.BFLOAT16: 2}
+    for t in tensors:
+        if (t.data_type in FLOATS and not t.HasField("raw_data") and not t.float_data and
+                not t.double_data and not t.int32_data and not t.external_data):
+            t.raw_data = bytes(numel(t) * size[t.data_type])
+    onnx.checker.check_model(m, full_check=True)
+    del m
 
 
 def export(net, example, path, shapes=True, opset=14):
@@ -93,8 +132,28 @@ def export(net, example, path, shapes=True, opset=14):
         m.graph.ClearField("value_info")
     strip(m)
     onnx.save(m, path)
+    check(path)
     print("%s: %d nodes, %d initializers, %d bytes" % (
         path, len(m.graph.node), len(m.graph.initializer), os.path.getsize(path)))
+
+
+def no_dropout(net):
+    """Replaces every Dropout module by Identity (training-mode dropout
+    exports a random mask)."""
+    for name, m in list(net.named_modules()):
+        for cn, c in list(m.named_children()):
+            if isinstance(c, torch.nn.Dropout):
+                setattr(m, cn, torch.nn.Identity())
+    return net
+
+
+def gpt2_block():
+    """The GPT2Block of scripts/measure-memory.py (one definition)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "measure-memory.py")
+    spec = importlib.util.spec_from_file_location("measure_memory", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.GPT2Block()
 
 
 def main():
@@ -109,9 +168,14 @@ def main():
     inc.dropout = torch.nn.Identity()  # training-mode dropout exports a random mask
     export(inc, torch.zeros(1, 3, 299, 299), os.path.join(out, "inception_v3.onnx"))
     export(TinyGPT(), torch.zeros(1, 16, dtype=torch.long), os.path.join(out, "tiny_gpt.onnx"))
-    mb2 = torchvision.models.mobilenet_v2(weights=None)
-    mb2.classifier[0] = torch.nn.Identity()  # dropout, as for inception_v3
-    export(mb2, torch.zeros(1, 3, 224, 224), os.path.join(out, "mobilenet_v2.onnx"))
+    tv = torchvision.models
+    export(no_dropout(tv.mobilenet_v2(weights=None)), torch.zeros(1, 3, 224, 224),
+           os.path.join(out, "mobilenet_v2.onnx"))
+    export(tv.densenet121(weights=None), torch.zeros(1, 3, 224, 224),
+           os.path.join(out, "densenet121.onnx"))
+    export(no_dropout(tv.vgg16(weights=None)), torch.zeros(1, 3, 224, 224),
+           os.path.join(out, "vgg16.onnx"))
+    export(gpt2_block(), torch.zeros(1, 1024, 768), os.path.join(out, "gpt2_block.onnx"))
 
 
 if __name__ == "__main__":
