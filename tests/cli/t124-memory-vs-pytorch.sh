@@ -1,0 +1,114 @@
+# The memory model of a training step against PyTorch (issue 11): the bytes
+# autograd saves for backward, measured with saved_tensors_hooks on CPU by
+# scripts/measure-memory.py into tests/data/pytorch-memory.json (storages
+# counted once; parameters, buffers and the input apart), against the
+# training graphs the suite builds: generated (Inception-V3, a GPT-2 small
+# block) and imported from ONNX (ResNet-50, Inception-V3, MobileNet-V2,
+# DenseNet-121, VGG-16), at the fixture's batch.  Within 5 %; parameters,
+# gradients and optimizer state of the generated models exact.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+FIX="$TOP/tests/data/pytorch-memory.json"
+ONNX="$TOP/tests/data/onnx"
+"$BAECHI" workload gen inception-v3 -b 2 -o gen-inception_v3.yaml > /dev/null
+"$BAECHI" workload gen gpt --size small --layers 1 -b 1 -o gen-gpt2_block.yaml > /dev/null
+for o in sgd momentum adam; do
+    "$BAECHI" workload gen inception-v3 -b 2 --optimizer $o -o gen-inception_v3-$o.yaml > /dev/null
+    "$BAECHI" workload gen gpt --size small --layers 1 -b 1 --optimizer $o \
+        -o gen-gpt2_block-$o.yaml > /dev/null
+done
+for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block; do
+    b=$(python3 -c "import json; print([x['batch'] for x in json.load(open('$FIX'))['models'] if x['model'] == '$m'][0])")
+    "$BAECHI" workload import "$ONNX/$m.onnx" --train -b "$b" -o imp-$m.yaml > /dev/null 2> imp-$m.err ||
+        { echo "import of $m failed"; cat imp-$m.err; exit 1; }
+done
+python3 - "$FIX" <<'PY'
+import json, sys, yaml
+
+def load(path):
+    w = yaml.safe_load(open(path))
+    return w, {o["name"]: o for o in w["ops"]}
+
+def ref(ops, s):
+    s = s.lstrip("^")
+    n, _, p = s.rpartition(":")
+    if not n or n not in ops:
+        n, p = s, "0"
+    return n, int(p)
+
+def storage(ops, n, p):
+    """The port owning the storage (x-alias chains: views, in-place ops)."""
+    for _ in range(1000):
+        al = ops[n].get("x-alias")
+        if not al or al[p] < 0:
+            return n, p
+        n, p = ref(ops, ops[n]["inputs"][al[p]])
+    raise AssertionError("alias cycle at " + n)
+
+def saved(path, prefix=""):
+    """Bytes of the forward storages a backward op reads, each once,
+    without the inputs (placeholders) and the parameters (variables,
+    constants); with prefix, only the backward ops of that block and not
+    the block's input."""
+    w, ops = load(path)
+    out = {}
+    for o in w["ops"]:
+        if o.get("phase") != "backward" or not o["name"].startswith(prefix):
+            continue
+        for s in o.get("inputs", []):
+            if s.startswith("^"):
+                continue
+            n, p = ref(ops, s)
+            src = ops[n]
+            if src.get("phase", "forward") != "forward" or \
+               src["type"] in ("Placeholder", "VariableV2", "Constant", "Const"):
+                continue
+            if prefix and not n.startswith(prefix):
+                continue  # the block's input: the fixture counts it apart
+            r = storage(ops, n, p)
+            out[r] = ops[r[0]]["outputs"][r[1]]
+    return sum(out.values())
+
+def state(path, prefix=""):
+    w, _ = load(path)
+    fwd = [o for o in w["ops"] if o.get("phase", "forward") == "forward" and o["name"].startswith(prefix)]
+    upd = [o for o in w["ops"] if o.get("phase") == "update" and o["name"].startswith(prefix)]
+    params = sum(o.get("persistent", 0) for o in fwd)
+    grads = sum(o["outputs"][-1] for o in w["ops"] if o.get("phase") == "backward"
+                and o["name"].startswith(prefix) and
+                w["ops"][[x["name"] for x in w["ops"]].index(o["name"][:-len("/grad")])].get("persistent", 0) > 0)
+    return params, grads, sum(o.get("persistent", 0) for o in upd)
+
+fix = {m["model"]: m for m in json.load(open(sys.argv[1]))["models"]}
+MiB = 2 ** 20
+rows, bad = [], []
+cases = [("inception_v3", "gen", "gen-inception_v3.yaml", ""),
+         ("gpt2_block", "gen", "gen-gpt2_block.yaml", "h0/")]
+cases += [(m, "import", "imp-%s.yaml" % m, "") for m in
+          ("resnet50", "inception_v3", "mobilenet_v2", "densenet121", "vgg16")]
+for model, how, path, prefix in cases:
+    got, want = saved(path, prefix), fix[model]["saved_bytes"]
+    err = (got - want) / want
+    rows.append("%-13s %-6s saved %8.2f MiB, PyTorch %8.2f MiB, %+6.2f %%" % (model, how, got / MiB, want / MiB, 100 * err))
+    if abs(err) > 0.05:
+        bad.append(model + " " + how)
+# the imported GPT-2 block: reported, not yet within 5 % (ONNX import of
+# attention: shape arithmetic and decomposed ops, issue 11 deliverable 3)
+got, want = saved("imp-gpt2_block.yaml"), fix["gpt2_block"]["saved_bytes"]
+rows.append("%-13s %-6s saved %8.2f MiB, PyTorch %8.2f MiB, %+6.2f %% (known gap)" % ("gpt2_block", "import", got / MiB, want / MiB, 100 * (got - want) / want))
+print("\n".join(rows))
+assert not bad, "off by more than 5 %: " + ", ".join(bad)
+# parameters, gradients, optimizer state of the generated models: exact
+for model, base, prefix in (("inception_v3", "gen-inception_v3", ""), ("gpt2_block", "gen-gpt2_block", "h0/")):
+    f = fix[model]
+    for opt in ("sgd", "momentum", "adam"):
+        p, g, s = state("%s-%s.yaml" % (base, opt), prefix)
+        assert p == f["param_bytes"], (model, "params", p, f["param_bytes"])
+        assert g == f["grad_bytes"], (model, "grads", g, f["grad_bytes"])
+        want = f["optimizer_state_bytes"][opt]
+        if opt == "adam":  # without Adam's step counter: 4 B per parameter tensor, not modelled
+            want -= f["optimizer_state_bytes"]["adam_step_tensors"]
+        assert s == want, (model, opt, s, want)
+    print("%-13s gen    parameters, gradients, sgd/momentum/adam state exact" % model)
+PY
