@@ -14,6 +14,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DIR "tests/data/onnx/"
@@ -168,4 +169,53 @@ Test(onnx, malformed_files_are_rejected)
     cr_assert(strstr(err_msg(), "node 'add0'") && strstr(err_msg(), "'missing'"), "%s", err_msg());
     cr_assert_eq(onnx_import(&w, DIR "no-such-file.onnx", &o, NULL), BAECHI_EIO);
     cr_assert_eq(w.n_op, 0);
+}
+
+/* The op_type of tests/data/bad/o-bad-utf8.onnx ("Relu\xff") replaced by
+ * other 5-byte strings: each ill-formed UTF-8 form is refused, naming the
+ * offset of its first byte; a well-formed one (an unknown operator) passes. */
+Test(onnx, op_type_utf8_is_checked)
+{
+    static const struct {
+        const char *bytes;
+        long offset; /* -1: accepted */
+    } cases[] = {
+        {"Relu\xff", 4},
+        {"R\xc0\x80lu", 1} /* overlong NUL */,
+        {"R\xed\xa0\x80u", 1} /* surrogate */,
+        {"\xf4\x90\x80\x80u", 0} /* > U+10FFFF */,
+        {"Rel\xe2\x82", 3} /* truncated */,
+        {"Rel\xc3\xa9", -1},
+        {"\xf0\x9f\x98\x80u", -1},
+    };
+    struct onnx_import_opts o = {0};
+    struct workload w;
+    uint8_t buf[256];
+    size_t len;
+    FILE *f = fopen("tests/data/bad/o-bad-utf8.onnx", "rb");
+    uint8_t *at;
+
+    cr_assert(f != NULL);
+    len = fread(buf, 1, sizeof(buf), f);
+    fclose(f);
+    at = memmem(buf, len, "Relu\xff", 5);
+    cr_assert(at != NULL);
+    err_set_quiet(1);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char want[96];
+        int rc;
+
+        memcpy(at, cases[i].bytes, 5);
+        rc = onnx_import_buffer(&w, buf, len, "u.onnx", &o, NULL);
+        if (cases[i].offset < 0) {
+            cr_assert_eq(rc, 0, "case %zu: %s", i, err_msg());
+            cr_assert_str_eq(w.op[1].type, cases[i].bytes);
+            workload_release(&w);
+            continue;
+        }
+        snprintf(want, sizeof(want), "op_type is not valid UTF-8 (byte 0x%02x at offset %ld)",
+                 (unsigned char)cases[i].bytes[cases[i].offset], cases[i].offset);
+        cr_assert_eq(rc, BAECHI_EPARSE, "case %zu", i);
+        cr_assert(strstr(err_msg(), want) != NULL, "case %zu: %s", i, err_msg());
+    }
 }
