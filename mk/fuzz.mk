@@ -67,14 +67,17 @@ $(FUZZ_BUILD)/tests/fuzz/fuzz_onnx.o: $(FUZZ_GEN)/onnx.pb-c.h
 $(FUZZ_BUILD)/results/db.o: $(FUZZ_GEN)/git-version.h
 $(FUZZ_BUILD)/results/db.o: FUZZ_CPPFLAGS += -include $(FUZZ_GEN)/git-version.h
 
-$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+$(FUZZ_BUILD)/tests/fuzz/options.o: FUZZ_CPPFLAGS += -DFUZZ_UBSAN_SUPP='"$(CURDIR)/tests/fuzz/ubsan.supp"'
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/tests/fuzz/options.o \
+		$(FUZZ_LIB_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(FUZZ_LDLIBS)
 
 $(FUZZ_BUILD)/replay-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/tests/fuzz/standalone.o \
-		$(FUZZ_LIB_OBJ)
+		$(FUZZ_BUILD)/tests/fuzz/options.o $(FUZZ_LIB_OBJ)
 	$(QUIET_LINK)$(FUZZ_CC) -fsanitize=$(FUZZ_SAN) -o $@ $^ $(FUZZ_LDLIBS)
 
-.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_BUILD)/tests/fuzz/standalone.o \
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_BUILD)/tests/fuzz/standalone.o $(FUZZ_BUILD)/tests/fuzz/options.o \
             $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/tests/fuzz/*.d)

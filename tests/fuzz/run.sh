@@ -24,7 +24,7 @@ fail=0
 total_execs=0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/fuzz/ubsan.supp}
+# (UBSan's defaults, with tests/fuzz/ubsan.supp, are compiled in: tests/fuzz/options.c)
 
 seeds() { # target -> the repository's own fixtures of that format
     case "$1" in
