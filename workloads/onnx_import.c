@@ -29,6 +29,9 @@ struct ox {
     size_t n_t, alloc_t;
     struct strpool pool;
     struct strmap by_name;
+    struct strmap sfx_of; /* base name -> index in sfx: the next suffix to try */
+    int32_t *sfx;
+    size_t n_sfx, alloc_sfx;
     int64_t batch; /* --batch, 0 = as exported */
     double scale;  /* batch / B0 */
     struct onnx_import_stats st;
@@ -46,6 +49,21 @@ static int64_t t_bytes(const struct ox *x, const struct ox_tensor *t)
 static int32_t find_t(const struct ox *x, const char *name)
 {
     return strmap_get(&x->by_name, name, strlen(name));
+}
+
+/*
+ * The longest prefix of the first n bytes of s that does not end inside a
+ * UTF-8 sequence (names are cut to fit buffers; half a character would make
+ * the written YAML invalid).
+ */
+static int utf8_prefix(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+
+    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) {
+        len--;
+    }
+    return (int)len;
 }
 
 static int add_t(struct ox *x, const char *name, int32_t *idx)
@@ -131,12 +149,38 @@ static void warn_unknown(struct ox *x, const Onnx__NodeProto *nd, const char *na
     }
 }
 
+/*
+ * An op name from `base` not yet in the workload: base, else base_1,
+ * base_2, ...  The base is cut to leave room for the suffix (a name as long
+ * as buf would otherwise never change and the search never end), and the
+ * next suffix to try is remembered per base, so that n nodes of one name
+ * cost O(n), not O(n^2).
+ */
 static int unique_name(struct ox *x, const char *base, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s", base);
-    for (int n = 1; workload_find(x->w, buf) >= 0; n++) {
-        snprintf(buf, size, "%s_%d", base, n);
+    int len = utf8_prefix(base, size - 16);
+    int32_t slot, old;
+    const char *key;
+    int rc;
+
+    snprintf(buf, size, "%.*s", len, base);
+    if (workload_find(x->w, buf) < 0) {
+        return 0;
     }
+    if ((slot = strmap_get(&x->sfx_of, buf, (size_t)len)) < 0) {
+        if (ARRAY_RESERVE(x->sfx, x->alloc_sfx, x->n_sfx + 1) ||
+            !(key = strpool_add(&x->pool, buf, (size_t)len))) {
+            return BAECHI_ENOMEM;
+        }
+        slot = (int32_t)x->n_sfx++;
+        x->sfx[slot] = 1;
+        if ((rc = strmap_put(&x->sfx_of, key, slot, &old))) {
+            return rc;
+        }
+    }
+    do {
+        snprintf(buf, size, "%.*s_%d", len, base, x->sfx[slot]++);
+    } while (workload_find(x->w, buf) >= 0);
     return 0;
 }
 
@@ -369,7 +413,9 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
                 }
             }
         }
-        unique_name(x, vi->name, name, sizeof(name));
+        if ((rc = unique_name(x, vi->name, name, sizeof(name)))) {
+            goto cleanup;
+        }
         if ((rc = workload_add_op(x->w, name, "Placeholder", &op))) {
             goto cleanup;
         }
@@ -398,7 +444,9 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         if (t->act || t->n_cons == 0 || (t->trainable && t->n_cons == 1)) {
             continue;
         }
-        unique_name(x, t->name, name, sizeof(name));
+        if ((rc = unique_name(x, t->name, name, sizeof(name)))) {
+            goto cleanup;
+        }
         if ((rc = workload_add_op(x->w, name, t->trainable ? "Initializer" : "Constant", &op)) ||
             (rc = workload_add_output(x->w, t_bytes(x, t)))) {
             goto cleanup;
@@ -422,12 +470,16 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         char what[1200];
 
         if (nd->name && nd->name[0]) {
-            unique_name(x, nd->name, name, sizeof(name));
+            if ((rc = unique_name(x, nd->name, name, sizeof(name)))) {
+                goto cleanup;
+            }
         } else {
             char base[128];
 
             snprintf(base, sizeof(base), "%s_%zu", nd->op_type, i);
-            unique_name(x, base, name, sizeof(name));
+            if ((rc = unique_name(x, base, name, sizeof(name)))) {
+                goto cleanup;
+            }
         }
         snprintf(what, sizeof(what), "node '%s' (%s): output", name, nd->op_type);
         for (int32_t k = 0; k < n_in; k++) {
@@ -560,6 +612,8 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     struct ox x;
     char wname[256];
     const char *base;
+    bool path_ok;
+    size_t stem;
     int rc;
 
     workload_init(w);
@@ -570,6 +624,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     x.scale = 1.0;
     strpool_init(&x.pool);
     strmap_init(&x.by_name);
+    strmap_init(&x.sfx_of);
     m = onnx__model_proto__unpack(NULL, len, data);
     if (!m) {
         rc = err_set(BAECHI_EPARSE, "%s: not a valid ONNX model (the protobuf does not parse)",
@@ -585,19 +640,26 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     }
     base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    snprintf(wname, sizeof(wname), "%.*s", (int)(strcspn(base, ".")), base);
-    if ((rc = workload_set_name(w, wname[0] ? wname : "onnx"))) {
+    /* a path that is not UTF-8 names nothing in the YAML (the one place
+     * it reaches are messages) */
+    path_ok = utf8_bad_offset(name) < 0;
+    stem = strcspn(base, ".");
+    snprintf(wname, sizeof(wname), "%.*s", utf8_prefix(base, stem < 255 ? stem : 255), base);
+    if ((rc = workload_set_name(w, wname[0] && path_ok ? wname : "onnx"))) {
         goto cleanup;
     }
     {
         char desc[512];
 
+        const char *pn = m->producer_name ? m->producer_name : "?";
+        const char *pv = m->producer_version ? m->producer_version : "";
+
         snprintf(desc, sizeof(desc),
-                 "imported from ONNX (%s %s, IR %lld): %d nodes, %lld parameters",
-                 m->producer_name ? m->producer_name : "?",
-                 m->producer_version ? m->producer_version : "", (long long)m->ir_version,
+                 "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
+                 utf8_prefix(pn, 128), pn, utf8_prefix(pv, 64), pv, (long long)m->ir_version,
                  x.st.n_nodes, (long long)x.st.params);
-        if (!(w->description = array_strdup(desc)) || !(w->source = array_strdup(name))) {
+        if (!(w->description = array_strdup(desc)) ||
+            (path_ok && !(w->source = array_strdup(name)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
@@ -613,6 +675,8 @@ cleanup:
     free(x.t);
     strpool_release(&x.pool);
     strmap_release(&x.by_name);
+    strmap_release(&x.sfx_of);
+    free(x.sfx);
     if (rc) {
         workload_release(w);
     }
