@@ -24,9 +24,11 @@ FUZZ_S       ?= 60
 FUZZ_TARGETS ?= workload cluster placement sweep onnx profile
 FUZZ_BUILD   := build/fuzz
 FUZZ_GEN     := build/gen
-# `integer` adds unsigned wrap and implicit conversions: both recoverable, so
-# that tests/fuzz/ubsan.supp can silence the wraps that are meant (hashes);
-# UBSAN_OPTIONS=halt_on_error=1 (run.sh) still stops on every other report.
+# `integer` adds unsigned wrap, unsigned shifts and implicit truncations and
+# sign changes (clang 14); wrap and conversions are recoverable, so that
+# tests/fuzz/ubsan.supp can silence the wraps that are meant (FNV hashes);
+# halt_on_error=1, compiled in by tests/fuzz/options.c, still stops at every
+# other report.
 FUZZ_SAN     ?= address,undefined,float-cast-overflow,integer
 FUZZ_CFLAGS  = -std=c11 -O1 -g -fno-omit-frame-pointer -fPIC -MMD -MP \
                -fsanitize=$(FUZZ_SAN) -fno-sanitize-recover=all \

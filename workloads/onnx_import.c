@@ -43,7 +43,9 @@ static int64_t t_bytes(const struct ox *x, const struct ox_tensor *t)
 {
     double b = (double)onnx_elems(t) * t->elem;
 
-    return (int64_t)llround(t->act ? b * x->scale : b);
+    /* at most 2^42 bytes (onnx_check_shape) x the batch scale: saturated
+     * all the same for a library caller's batch beyond the CLI's 2^20 */
+    return sat_i64_from_double(round(t->act ? b * x->scale : b));
 }
 
 static int32_t find_t(const struct ox *x, const char *name)

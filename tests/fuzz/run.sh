@@ -74,8 +74,10 @@ run_target() { # target seconds corpus
         cp "$f" "$sd/$(echo "$f" | tr / _)"
     done
     log=$B/$t.log
+    dict=
+    [ -f "tests/fuzz/$t.dict" ] && dict=-dict=tests/fuzz/$t.dict
     nice "$bin" -max_total_time="$2" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-        -print_final_stats=1 -artifact_prefix="tests/fuzz/crashes/$t/" "$3" "$sd" \
+        -print_final_stats=1 -artifact_prefix="tests/fuzz/crashes/$t/" $dict "$3" "$sd" \
         > "$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
