@@ -275,7 +275,8 @@ static const char *attr_s(const Onnx__NodeProto *nd, const char *name, char *buf
     if (!a || !a->has_s) {
         return NULL;
     }
-    snprintf(buf, size, "%.*s", (int)a->s.len, (const char *)a->s.data);
+    snprintf(buf, size, "%.*s", a->s.data ? (int)(a->s.len < size ? a->s.len : size) : 0,
+             a->s.data ? (const char *)a->s.data : "");
     return buf;
 }
 
