@@ -113,12 +113,14 @@ $(UNIT): $(TEST_OBJ) $(LIB)
 deps:
 	@sh scripts/install-deps.sh
 
-# The tests: unit (Criterion) and CLI (shell), then both again sanitized.
+# The tests: unit (Criterion) and CLI (shell), then both again sanitized,
+# then a fuzz smoke round (mk/fuzz.mk; a failed fuzz build shows up there).
 # scripts/run-tests.sh prints the closing line "N passed, N failed".
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT)
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined build/san/baechi build/san/unit-tests
 	@$(MAKE) --no-print-directory cuda
+	-@$(MAKE) --no-print-directory fuzz-build
 	@sh scripts/run-tests.sh
 
 unit: $(UNIT)

@@ -20,3 +20,4 @@ $(BUILD)/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/workloads/onnx_import.o $(BUILD)/workloads/onnx_shape.o: $(BUILD)/gen/onnx.pb-c.h
+$(BUILD)/tests/unit/test_onnx.o: $(BUILD)/gen/onnx.pb-c.h

@@ -10,6 +10,7 @@
 #include "workloads/onnx_shape.h"
 
 #include "core/array.h"
+#include "core/checked.h"
 #include "core/err.h"
 #include "core/strmap.h"
 #include "onnx.pb-c.h"
@@ -28,6 +29,9 @@ struct ox {
     size_t n_t, alloc_t;
     struct strpool pool;
     struct strmap by_name;
+    struct strmap sfx_of; /* base name -> index in sfx: the next suffix to try */
+    int32_t *sfx;
+    size_t n_sfx, alloc_sfx;
     int64_t batch; /* --batch, 0 = as exported */
     double scale;  /* batch / B0 */
     struct onnx_import_stats st;
@@ -39,12 +43,29 @@ static int64_t t_bytes(const struct ox *x, const struct ox_tensor *t)
 {
     double b = (double)onnx_elems(t) * t->elem;
 
-    return (int64_t)llround(t->act ? b * x->scale : b);
+    /* at most 2^42 bytes (onnx_check_shape) x the batch scale: saturated
+     * all the same for a library caller's batch beyond the CLI's 2^20 */
+    return sat_i64_from_double(round(t->act ? b * x->scale : b));
 }
 
 static int32_t find_t(const struct ox *x, const char *name)
 {
     return strmap_get(&x->by_name, name, strlen(name));
+}
+
+/*
+ * The longest prefix of the first n bytes of s that does not end inside a
+ * UTF-8 sequence (names are cut to fit buffers; half a character would make
+ * the written YAML invalid).
+ */
+static int utf8_prefix(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+
+    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) {
+        len--;
+    }
+    return (int)len;
 }
 
 static int add_t(struct ox *x, const char *name, int32_t *idx)
@@ -81,14 +102,10 @@ static int shape_from_dims(struct ox *x, struct ox_tensor *t, size_t n, const in
                        what, t->name, n, OX_MAX_RANK);
     }
     for (size_t i = 0; i < n; i++) {
-        if (dims[i] < 0) {
-            return err_set(BAECHI_EPARSE, "%s: %s '%s' has a negative dimension %lld", x->file,
-                           what, t->name, (long long)dims[i]);
-        }
         t->dim[i] = dims[i];
     }
     t->rank = (int)n;
-    return 0;
+    return onnx_check_shape(t, x->file, what);
 }
 
 /* Shape of value `name` from value_info / graph outputs, if fully known. */
@@ -134,18 +151,156 @@ static void warn_unknown(struct ox *x, const Onnx__NodeProto *nd, const char *na
     }
 }
 
+/*
+ * An op name from `base` not yet in the workload: base, else base_1,
+ * base_2, ...  The base is cut to leave room for the suffix (a name as long
+ * as buf would otherwise never change and the search never end), and the
+ * next suffix to try is remembered per base, so that n nodes of one name
+ * cost O(n), not O(n^2).
+ */
 static int unique_name(struct ox *x, const char *base, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s", base);
-    for (int n = 1; workload_find(x->w, buf) >= 0; n++) {
-        snprintf(buf, size, "%s_%d", base, n);
+    int len = utf8_prefix(base, size - 16);
+    int32_t slot, old;
+    const char *key;
+    int rc;
+
+    snprintf(buf, size, "%.*s", len, base);
+    if (workload_find(x->w, buf) < 0) {
+        return 0;
     }
+    if ((slot = strmap_get(&x->sfx_of, buf, (size_t)len)) < 0) {
+        if (ARRAY_RESERVE(x->sfx, x->alloc_sfx, x->n_sfx + 1) ||
+            !(key = strpool_add(&x->pool, buf, (size_t)len))) {
+            return BAECHI_ENOMEM;
+        }
+        slot = (int32_t)x->n_sfx++;
+        x->sfx[slot] = 1;
+        if ((rc = strmap_put(&x->sfx_of, key, slot, &old))) {
+            return rc;
+        }
+    }
+    do {
+        snprintf(buf, size, "%.*s_%d", len, base, x->sfx[slot]++);
+    } while (workload_find(x->w, buf) >= 0);
     return 0;
 }
 
 static bool is_float_type(int32_t t)
 {
     return t == 1 || t == 10 || t == 11 || t == 16;
+}
+
+/*
+ * Offset of the first byte of s that is not part of a well-formed UTF-8
+ * sequence (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF),
+ * or -1 when s is valid.
+ */
+static long utf8_bad_offset(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (long i = 0; p[i];) {
+        unsigned c = p[i];
+        int n = c < 0x80                 ? 0
+                : c >= 0xc2 && c <= 0xdf ? 1
+                : c >= 0xe0 && c <= 0xef ? 2
+                : c >= 0xf0 && c <= 0xf4 ? 3
+                                         : -1;
+        unsigned lo = 0x80, hi = 0xbf;
+
+        if (n < 0) {
+            return i;
+        }
+        if (c == 0xe0) {
+            lo = 0xa0;
+        } else if (c == 0xed) {
+            hi = 0x9f;
+        } else if (c == 0xf0) {
+            lo = 0x90;
+        } else if (c == 0xf4) {
+            hi = 0x8f;
+        }
+        for (int k = 1; k <= n; k++) {
+            if (p[i + k] < (k == 1 ? lo : 0x80) || p[i + k] > (k == 1 ? hi : 0xbf)) {
+                return i;
+            }
+        }
+        i += n + 1;
+    }
+    return -1;
+}
+
+static int check_utf8(const char *file, const char *s, const char *what, size_t idx,
+                      const char *field)
+{
+    long off = s ? utf8_bad_offset(s) : -1;
+
+    if (off < 0) {
+        return 0;
+    }
+    return err_set(BAECHI_EPARSE, "%s: %s %zu: %s is not valid UTF-8 (byte 0x%02x at offset %ld)",
+                   file, what, idx, field, (unsigned char)s[off], off);
+}
+
+/*
+ * Before anything else reads the model: every node has an op_type, and every
+ * string that can reach the workload or a message is valid UTF-8 (the YAML
+ * writer refuses anything else, and a name with invalid bytes cannot be told
+ * apart from another in a message).
+ */
+static int check_model(const char *file, const Onnx__ModelProto *m)
+{
+    const Onnx__GraphProto *g = m->graph;
+    int rc;
+
+    if ((rc = check_utf8(file, m->producer_name, "model", 0, "producer_name")) ||
+        (rc = check_utf8(file, m->producer_version, "model", 0, "producer_version"))) {
+        return rc;
+    }
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+
+        if ((rc = check_utf8(file, nd->name, "node", i, "name")) ||
+            (rc = check_utf8(file, nd->op_type, "node", i, "op_type"))) {
+            return rc;
+        }
+        if (!nd->op_type || !nd->op_type[0]) {
+            return err_set(BAECHI_EPARSE, "%s: node %zu%s%s%s has no op_type", file, i,
+                           nd->name ? " ('" : "", nd->name ? nd->name : "", nd->name ? "')" : "");
+        }
+        for (size_t k = 0; k < nd->n_input; k++) {
+            if ((rc = check_utf8(file, nd->input[k], "node", i, "an input name"))) {
+                return rc;
+            }
+        }
+        for (size_t k = 0; k < nd->n_output; k++) {
+            if ((rc = check_utf8(file, nd->output[k], "node", i, "an output name"))) {
+                return rc;
+            }
+        }
+    }
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        if ((rc = check_utf8(file, g->initializer[i]->name, "initializer", i, "name"))) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < g->n_input; i++) {
+        if ((rc = check_utf8(file, g->input[i]->name, "graph input", i, "name"))) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < g->n_output; i++) {
+        if ((rc = check_utf8(file, g->output[i]->name, "graph output", i, "name"))) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < g->n_value_info; i++) {
+        if ((rc = check_utf8(file, g->value_info[i]->name, "value_info", i, "name"))) {
+            return rc;
+        }
+    }
+    return 0;
 }
 
 static int import_graph(struct ox *x, const Onnx__GraphProto *g)
@@ -200,11 +355,13 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
                          tp->name ? "duplicate name" : "no name");
             goto cleanup;
         }
-        if ((rc = add_t(x, tp->name, &id)) ||
-            (rc = shape_from_dims(x, &x->t[id], tp->n_dims, tp->dims, "initializer"))) {
+        if ((rc = add_t(x, tp->name, &id))) {
             goto cleanup;
         }
         x->t[id].elem = onnx_elem_size(tp->data_type);
+        if ((rc = shape_from_dims(x, &x->t[id], tp->n_dims, tp->dims, "initializer"))) {
+            goto cleanup;
+        }
         x->t[id].trainable = is_float_type(tp->data_type) && onnx_elems(&x->t[id]) > 1;
         onnx_tensor_values(&x->t[id], tp);
     }
@@ -249,13 +406,18 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
 
                     x->t[id].dim[d] = val && dm->dim_value > 0 ? dm->dim_value : 1;
                 }
+                if ((rc = onnx_check_shape(&x->t[id], x->file, "graph input"))) {
+                    goto cleanup;
+                }
                 if (!have_b0 && x->t[id].rank > 0) {
                     b0 = (double)x->t[id].dim[0];
                     have_b0 = true;
                 }
             }
         }
-        unique_name(x, vi->name, name, sizeof(name));
+        if ((rc = unique_name(x, vi->name, name, sizeof(name)))) {
+            goto cleanup;
+        }
         if ((rc = workload_add_op(x->w, name, "Placeholder", &op))) {
             goto cleanup;
         }
@@ -284,7 +446,9 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         if (t->act || t->n_cons == 0 || (t->trainable && t->n_cons == 1)) {
             continue;
         }
-        unique_name(x, t->name, name, sizeof(name));
+        if ((rc = unique_name(x, t->name, name, sizeof(name)))) {
+            goto cleanup;
+        }
         if ((rc = workload_add_op(x->w, name, t->trainable ? "Initializer" : "Constant", &op)) ||
             (rc = workload_add_output(x->w, t_bytes(x, t)))) {
             goto cleanup;
@@ -295,7 +459,7 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         t->op = op;
         t->port = 0;
         if (t->trainable) {
-            x->st.params += onnx_elems(t);
+            x->st.params = sat_add_i64(x->st.params, onnx_elems(t));
         }
     }
     /* nodes, in graph (topological) order */
@@ -305,19 +469,21 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         int64_t persistent = 0;
         double flops = 0, bytes = 0;
         bool act = false, known;
+        char what[1200];
 
-        if (!nd->op_type || !nd->op_type[0]) {
-            rc = err_set(BAECHI_EPARSE, "%s: node %zu has no op_type", x->file, i);
-            goto cleanup;
-        }
         if (nd->name && nd->name[0]) {
-            unique_name(x, nd->name, name, sizeof(name));
+            if ((rc = unique_name(x, nd->name, name, sizeof(name)))) {
+                goto cleanup;
+            }
         } else {
             char base[128];
 
             snprintf(base, sizeof(base), "%s_%zu", nd->op_type, i);
-            unique_name(x, base, name, sizeof(name));
+            if ((rc = unique_name(x, base, name, sizeof(name)))) {
+                goto cleanup;
+            }
         }
+        snprintf(what, sizeof(what), "node '%s' (%s): output", name, nd->op_type);
         for (int32_t k = 0; k < n_in; k++) {
             int32_t id = nd->input[k][0] ? find_t(x, nd->input[k]) : -1;
 
@@ -338,7 +504,9 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
             out[k].rank = -1;
             out[k].elem = n_in > 0 && in[0] ? in[0]->elem : 4;
         }
-        known = onnx_infer(nd, in, n_in, out, n_out, &flops);
+        if ((rc = onnx_infer(x->file, name, nd, in, n_in, out, n_out, &flops, &known))) {
+            goto cleanup;
+        }
         if (!known) {
             warn_unknown(x, nd, name);
             if (n_in > 0 && in[0]) {
@@ -377,6 +545,10 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
                     out[k].rank = 0;
                 }
             }
+            out[k].name = nd->output[k];
+            if ((rc = onnx_check_shape(&out[k], x->file, what))) {
+                goto cleanup;
+            }
         }
         if ((rc = workload_add_op(x->w, name, nd->op_type, &op))) {
             goto cleanup;
@@ -388,7 +560,7 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
             bytes += (double)t_bytes(x, in[k]);
             if (in[k]->op < 0) { /* a folded trainable initializer */
                 persistent += t_bytes(x, in[k]);
-                x->st.params += onnx_elems(in[k]);
+                x->st.params = sat_add_i64(x->st.params, onnx_elems(in[k]));
             } else if ((rc = workload_add_input(x->w, in[k]->op, in[k]->port, 0, 0))) {
                 goto cleanup;
             }
@@ -442,6 +614,8 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     struct ox x;
     char wname[256];
     const char *base;
+    bool path_ok;
+    size_t stem;
     int rc;
 
     workload_init(w);
@@ -452,6 +626,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     x.scale = 1.0;
     strpool_init(&x.pool);
     strmap_init(&x.by_name);
+    strmap_init(&x.sfx_of);
     m = onnx__model_proto__unpack(NULL, len, data);
     if (!m) {
         rc = err_set(BAECHI_EPARSE, "%s: not a valid ONNX model (the protobuf does not parse)",
@@ -462,24 +637,31 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
         rc = err_set(BAECHI_EPARSE, "%s: the ONNX model has no graph or no nodes", name);
         goto cleanup;
     }
-    if ((rc = import_graph(&x, m->graph))) {
+    if ((rc = check_model(name, m)) || (rc = import_graph(&x, m->graph))) {
         goto cleanup;
     }
     base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    snprintf(wname, sizeof(wname), "%.*s", (int)(strcspn(base, ".")), base);
-    if ((rc = workload_set_name(w, wname[0] ? wname : "onnx"))) {
+    /* a path that is not UTF-8 names nothing in the YAML (the one place
+     * it reaches are messages) */
+    path_ok = utf8_bad_offset(name) < 0;
+    stem = strcspn(base, ".");
+    snprintf(wname, sizeof(wname), "%.*s", utf8_prefix(base, stem < 255 ? stem : 255), base);
+    if ((rc = workload_set_name(w, wname[0] && path_ok ? wname : "onnx"))) {
         goto cleanup;
     }
     {
         char desc[512];
 
+        const char *pn = m->producer_name ? m->producer_name : "?";
+        const char *pv = m->producer_version ? m->producer_version : "";
+
         snprintf(desc, sizeof(desc),
-                 "imported from ONNX (%s %s, IR %lld): %d nodes, %lld parameters",
-                 m->producer_name ? m->producer_name : "?",
-                 m->producer_version ? m->producer_version : "", (long long)m->ir_version,
+                 "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
+                 utf8_prefix(pn, 128), pn, utf8_prefix(pv, 64), pv, (long long)m->ir_version,
                  x.st.n_nodes, (long long)x.st.params);
-        if (!(w->description = array_strdup(desc)) || !(w->source = array_strdup(name))) {
+        if (!(w->description = array_strdup(desc)) ||
+            (path_ok && !(w->source = array_strdup(name)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
@@ -495,6 +677,8 @@ cleanup:
     free(x.t);
     strpool_release(&x.pool);
     strmap_release(&x.by_name);
+    strmap_release(&x.sfx_of);
+    free(x.sfx);
     if (rc) {
         workload_release(w);
     }

@@ -7,8 +7,62 @@
  */
 #include "workloads/onnx_shape.h"
 
+#include "core/checked.h"
+#include "core/err.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The node being inferred, for messages: "file: node 'n' (Op): ...". */
+struct inf {
+    const char *file, *name, *op;
+};
+
+static int bad(const struct inf *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(const struct inf *c, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return err_set(BAECHI_EPARSE, "%s: node '%s' (%s): %s", c->file, c->name, c->op, msg);
+}
+
+int onnx_check_shape(const struct ox_tensor *t, const char *file, const char *what)
+{
+    int64_t nz = 1, b;
+    char dims[OX_MAX_RANK * 22 + 1];
+    size_t len = 0;
+
+    dims[0] = 0;
+    for (int i = 0; i < t->rank; i++) {
+        len += (size_t)snprintf(dims + len, sizeof(dims) - len, "%s%lld", i ? ", " : "",
+                                (long long)t->dim[i]);
+    }
+    for (int i = 0; i < t->rank; i++) {
+        if (t->dim[i] < 0) {
+            return err_set(BAECHI_EPARSE, "%s: %s '%s' has a negative dimension: [%s]", file, what,
+                           t->name ? t->name : "", dims);
+        }
+    }
+    /* Zeros count as 1, so that no partial product of the dims (Flatten's,
+     * a Reshape's) can overflow either; 2^42 bytes leave room for the batch
+     * scaling (--batch up to 2^20) within int64. */
+    for (int i = 0; i < t->rank; i++) {
+        if (checked_mul_i64(nz, t->dim[i] ? t->dim[i] : 1, &nz) ||
+            checked_mul_i64(nz, t->elem, &b) || b > (INT64_C(1) << 42)) {
+            return err_set(BAECHI_EPARSE,
+                           "%s: %s '%s': the product of the dimensions [%s] (x %d bytes) "
+                           "exceeds the limit of 2^42 bytes (4 TiB) per tensor",
+                           file, what, t->name ? t->name : "", dims, t->elem);
+        }
+    }
+    return 0;
+}
 
 /* Integer values of a small int32/int64 tensor, when present. */
 void onnx_tensor_values(struct ox_tensor *t, const Onnx__TensorProto *tp)
@@ -16,7 +70,7 @@ void onnx_tensor_values(struct ox_tensor *t, const Onnx__TensorProto *tp)
     int64_t n = onnx_elems(t);
 
     t->nval = 0;
-    if (n > OX_MAX_VAL || t->rank < 0) {
+    if (n > OX_MAX_VAL || n < 0 || t->rank < 0) {
         return;
     }
     if (tp->data_type == 7 && tp->n_int64_data == (size_t)n) {
@@ -136,9 +190,27 @@ static const char *const binary_ops[] = {
     "And", "Or",   "Xor",   "Mod",  "PRelu",   "Where",       NULL,
 };
 
-static int norm_axis(int64_t axis, int rank)
+/*
+ * An axis of a tensor of rank `rank`: ONNX allows [-rank, rank - 1 + extra]
+ * (extra 1 for Flatten's axis, which may equal the rank), negative counting
+ * from the end.  Anything else is an error naming the node and the rank.
+ */
+static int norm_axis(const struct inf *c, const char *what, int64_t axis, int rank, int extra,
+                     int *out)
 {
-    return (int)(axis < 0 ? axis + rank : axis);
+    if (axis < -(int64_t)rank || axis > (int64_t)rank - 1 + extra) {
+        return bad(c, "%s %lld is out of range for rank %d (valid: %d to %d)", what,
+                   (long long)axis, rank, -rank, rank - 1 + extra);
+    }
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return 0;
+}
+
+/* The "axis" attribute (default def), checked against rank. */
+static int axis_attr(const struct inf *c, const Onnx__NodeProto *nd, int64_t def, int rank,
+                     int extra, int *out)
+{
+    return norm_axis(c, "axis", attr_i(nd, "axis", def), rank, extra, out);
 }
 
 static bool broadcast(struct ox_tensor *o, const struct ox_tensor *a, const struct ox_tensor *b)
@@ -158,22 +230,42 @@ static bool broadcast(struct ox_tensor *o, const struct ox_tensor *a, const stru
     return true;
 }
 
-/* Output spatial size of a conv / pool along one axis. */
-static int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d,
-                          bool ceil_mode, const char *auto_pad)
+/*
+ * Output spatial size of a conv / pool along axis i (into *out).  k, s, d
+ * >= 1 and pads >= 0 are checked by the caller; the arithmetic is checked
+ * here (a dilation of 2^62 must not wrap).
+ */
+static int window_out(const struct inf *c, int i, int64_t in, int64_t k, int64_t s, int64_t pb,
+                      int64_t pe, int64_t d, bool ceil_mode, const char *auto_pad, int64_t *out)
 {
-    int64_t eff = d * (k - 1) + 1;
+    int64_t eff, padded;
+    bool valid;
 
+    if (checked_mul_i64(d, k - 1, &eff) || checked_add_i64(eff, 1, &eff)) {
+        return bad(c, "spatial axis %d: dilation %lld x (kernel %lld - 1) overflows 64 bits", i,
+                   (long long)d, (long long)k);
+    }
     if (auto_pad && (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0)) {
-        return (in + s - 1) / s;
+        *out = in / s + (in % s != 0);
+        return 0;
     }
-    if (auto_pad && strcmp(auto_pad, "VALID") == 0) {
-        return (in - eff) / s + 1;
+    valid = auto_pad && strcmp(auto_pad, "VALID") == 0;
+    if (valid) {
+        pb = pe = 0;
     }
-    if (ceil_mode) {
-        return (in + pb + pe - eff + s - 1) / s + 1;
+    if (checked_add_i64(in, pb, &padded) || checked_add_i64(padded, pe, &padded)) {
+        return bad(c, "spatial axis %d: input %lld + pads %lld + %lld overflows 64 bits", i,
+                   (long long)in, (long long)pb, (long long)pe);
     }
-    return (in + pb + pe - eff) / s + 1;
+    if (padded < eff) {
+        return bad(c,
+                   "spatial axis %d: the window (kernel %lld, dilation %lld: %lld) is larger "
+                   "than the padded input (%lld)",
+                   i, (long long)k, (long long)d, (long long)eff, (long long)padded);
+    }
+    padded -= eff;
+    *out = padded / s + (ceil_mode && !valid && padded % s != 0) + 1;
+    return 0;
 }
 
 static const char *attr_s(const Onnx__NodeProto *nd, const char *name, char *buf, size_t size)
@@ -183,23 +275,25 @@ static const char *attr_s(const Onnx__NodeProto *nd, const char *name, char *buf
     if (!a || !a->has_s) {
         return NULL;
     }
-    snprintf(buf, size, "%.*s", (int)a->s.len, (const char *)a->s.data);
+    snprintf(buf, size, "%.*s", a->s.data ? (int)(a->s.len < size ? a->s.len : size) : 0,
+             a->s.data ? (const char *)a->s.data : "");
     return buf;
 }
 
-bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, struct ox_tensor *out,
-                int n_out, double *flops)
+static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in,
+                 struct ox_tensor *out, int n_out, double *flops, bool *known)
 {
     const char *op = nd->op_type;
     const struct ox_tensor *a = n_in > 0 ? in[0] : NULL, *b = n_in > 1 ? in[1] : NULL;
     struct ox_tensor *o = &out[0];
     char pad[32];
     int64_t ints[OX_MAX_RANK * 2];
-    bool known = true;
+    bool ok = true;
+    int rc;
 
     *flops = 0;
     if (n_out == 0) {
-        return true;
+        return 0;
     }
     if (a) {
         o->elem = a->elem;
@@ -210,7 +304,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
         int sp;
 
         if (!a || a->rank < 3 || (conv && (!b || b->rank != a->rank))) {
-            return true;
+            return 0;
         }
         sp = a->rank - 2;
         for (int i = 0; i < sp; i++) {
@@ -222,13 +316,25 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
         attr_ints(nd, "strides", s, sp);
         attr_ints(nd, "dilations", d, sp);
         attr_ints(nd, "pads", p, 2 * sp);
+        /* ONNX: kernel sizes, strides and dilations >= 1, pads >= 0 */
+        for (int i = 0; i < sp; i++) {
+            if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || p[sp + i] < 0) {
+                return bad(c,
+                           "spatial axis %d: kernel %lld, stride %lld, dilation %lld, pads %lld "
+                           "and %lld (kernel, stride and dilation must be >= 1, pads >= 0)",
+                           i, (long long)k[i], (long long)s[i], (long long)d[i], (long long)p[i],
+                           (long long)p[sp + i]);
+            }
+        }
         o->rank = a->rank;
         o->dim[0] = a->dim[0];
         o->dim[1] = conv ? b->dim[0] : a->dim[1];
         for (int i = 0; i < sp; i++) {
-            o->dim[2 + i] = window_out(a->dim[2 + i], k[i], s[i] > 0 ? s[i] : 1, p[i], p[sp + i],
-                                       d[i], attr_i(nd, "ceil_mode", 0) != 0,
-                                       attr_s(nd, "auto_pad", pad, sizeof(pad)));
+            if ((rc = window_out(c, i, a->dim[2 + i], k[i], s[i], p[i], p[sp + i], d[i],
+                                 attr_i(nd, "ceil_mode", 0) != 0,
+                                 attr_s(nd, "auto_pad", pad, sizeof(pad)), &o->dim[2 + i]))) {
+                return rc;
+            }
         }
         if (conv) {
             double kk = 1;
@@ -249,7 +355,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             out[j] = *o;
             out[j].elem = 8;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "GlobalAveragePool") == 0 || strcmp(op, "GlobalMaxPool") == 0) {
         if (a && a->rank >= 3) {
@@ -259,7 +365,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             }
             *flops = (double)onnx_elems(a);
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Gemm") == 0) {
         if (a && b && a->rank == 2 && b->rank == 2) {
@@ -270,9 +376,10 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->rank = 2;
             o->dim[0] = m;
             o->dim[1] = n;
-            *flops = 2.0 * (double)m * (double)n * (double)kk + (n_in > 2 ? (double)(m * n) : 0);
+            *flops =
+                2.0 * (double)m * (double)n * (double)kk + (n_in > 2 ? (double)m * (double)n : 0);
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "MatMul") == 0) {
         if (a && b && a->rank >= 1 && b->rank >= 1) {
@@ -299,10 +406,16 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->nval = 0;
             *flops = 2.0 * (double)onnx_elems(o) * (double)kk;
         }
-        return true;
+        return 0;
     }
     if (is_op(op, unary_ops)) {
         if (a && a->rank >= 0) {
+            int ax;
+
+            if ((strstr(op, "Softmax") || strcmp(op, "LayerNormalization") == 0) &&
+                (rc = axis_attr(c, nd, -1, a->rank, 0, &ax))) {
+                return rc;
+            }
             *o = *a;
             o->nval = 0;
             if (strcmp(op, "Cast") == 0) {
@@ -327,23 +440,23 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
                 }
             }
         }
-        return true;
+        return 0;
     }
     if (is_op(op, binary_ops)) {
         struct ox_tensor acc;
 
         if (!a) {
-            return true;
+            return 0;
         }
         acc = *a;
-        for (int i = 1; i < n_in && known; i++) {
+        for (int i = 1; i < n_in && ok; i++) {
             struct ox_tensor r;
 
             r = acc;
-            known = in[i] && broadcast(&r, &acc, in[i]);
+            ok = in[i] && broadcast(&r, &acc, in[i]);
             acc = r;
         }
-        if (known && acc.rank >= 0) {
+        if (ok && acc.rank >= 0) {
             int el = strcmp(op, "Where") == 0 && n_in > 1 ? in[1]->elem : a->elem;
 
             *o = acc;
@@ -355,7 +468,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             }
             *flops = (double)onnx_elems(o) * (n_in > 2 ? n_in - 1 : 1);
         }
-        return true;
+        return 0;
     }
     if (strncmp(op, "Reduce", 6) == 0) {
         if (a && a->rank >= 0) {
@@ -370,11 +483,12 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
                 red[i] = n < 0;
             }
             for (int i = 0; i < n; i++) {
-                int ax = norm_axis(ints[i], a->rank);
+                int ax;
 
-                if (ax >= 0 && ax < a->rank) {
-                    red[ax] = true;
+                if ((rc = norm_axis(c, "axes value", ints[i], a->rank, 0, &ax))) {
+                    return rc;
                 }
+                red[ax] = true;
             }
             o->rank = 0;
             for (int i = 0; i < a->rank; i++) {
@@ -386,24 +500,28 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             }
             *flops = (double)onnx_elems(a);
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Concat") == 0) {
         int ax;
 
         if (!a || a->rank < 0) {
-            return true;
+            return 0;
         }
-        ax = norm_axis(attr_i(nd, "axis", 0), a->rank);
+        if ((rc = axis_attr(c, nd, 0, a->rank, 0, &ax))) {
+            return rc;
+        }
         *o = *a;
         o->nval = 0;
         o->dim[ax] = 0;
         for (int i = 0; i < n_in; i++) {
             if (!in[i] || in[i]->rank != a->rank) {
                 o->rank = -1;
-                return true;
+                return 0;
             }
-            o->dim[ax] += in[i]->dim[ax];
+            if (checked_add_i64(o->dim[ax], in[i]->dim[ax], &o->dim[ax])) {
+                return bad(c, "the concatenated size along axis %d overflows 64 bits", ax);
+            }
         }
         if (a->rank == 1) { /* shape arithmetic: keep constant values */
             int nv = 0;
@@ -418,14 +536,14 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             }
             o->nval = nv > 0 ? nv : 0;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Reshape") == 0) {
         int64_t total, prod = 1;
         int neg = -1;
 
         if (!a || a->rank < 0 || !b || b->nval <= 0 || b->nval > OX_MAX_RANK) {
-            return true;
+            return 0;
         }
         total = onnx_elems(a);
         o->rank = b->nval;
@@ -436,23 +554,32 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             if (v == 0 && attr_i(nd, "allowzero", 0) == 0) {
                 v = i < a->rank ? a->dim[i] : 1;
             }
-            if (v == -1) {
+            if (v == -1 && neg < 0) {
                 neg = i;
                 v = 1;
+            } else if (v < 0) {
+                return bad(c, "shape value %lld at position %d (only one -1 allowed)",
+                           (long long)b->val[i], i);
             }
             o->dim[i] = v;
-            prod *= v;
+            if (checked_mul_i64(prod, v, &prod)) {
+                return bad(c, "the product of the target shape overflows 64 bits");
+            }
         }
         if (neg >= 0) {
             o->dim[neg] = prod > 0 ? total / prod : 0;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Flatten") == 0) {
         if (a && a->rank >= 0) {
-            int ax = norm_axis(attr_i(nd, "axis", 1), a->rank);
+            int ax;
             int64_t p0 = 1, p1 = 1;
 
+            if ((rc = axis_attr(c, nd, 1, a->rank, 1, &ax))) {
+                return rc;
+            }
+            /* cannot overflow: onnx_check_shape bounds the product of any dims */
             for (int i = 0; i < a->rank; i++) {
                 if (i < ax) {
                     p0 *= a->dim[i];
@@ -464,20 +591,29 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->dim[0] = p0;
             o->dim[1] = p1;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Transpose") == 0) {
         if (a && a->rank >= 0) {
             int n = attr_ints(nd, "perm", ints, OX_MAX_RANK);
+            bool seen[OX_MAX_RANK] = {false};
 
+            if (n >= 0 && n != a->rank) {
+                return bad(c, "perm has %d values for an input of rank %d", n, a->rank);
+            }
             o->rank = a->rank;
             for (int i = 0; i < a->rank; i++) {
-                int64_t src = n == a->rank ? ints[i] : a->rank - 1 - i;
+                int64_t src = n >= 0 ? ints[i] : a->rank - 1 - i;
 
-                o->dim[i] = src >= 0 && src < a->rank ? a->dim[src] : 1;
+                if (src < 0 || src >= a->rank || seen[src]) {
+                    return bad(c, "perm is not a permutation of 0 to %d (value %lld)", a->rank - 1,
+                               (long long)src);
+                }
+                seen[src] = true;
+                o->dim[i] = a->dim[src];
             }
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0) {
         int n = attr_ints(nd, "axes", ints, OX_MAX_RANK);
@@ -485,7 +621,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
         int r;
 
         if (!a || a->rank < 0) {
-            return true;
+            return 0;
         }
         if (n < 0 && b && b->nval > 0) {
             n = b->nval;
@@ -493,14 +629,18 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
         }
         r = sq ? a->rank : a->rank + (n > 0 ? n : 0);
         if (r > OX_MAX_RANK) {
-            return true;
+            return 0;
         }
         for (int i = 0; i < n; i++) {
-            int ax = norm_axis(ints[i], r);
+            int ax;
 
-            if (ax >= 0 && ax < r) {
-                mark[ax] = true;
+            if ((rc = norm_axis(c, "axes value", ints[i], r, 0, &ax))) {
+                return rc;
             }
+            if (mark[ax]) {
+                return bad(c, "axes value %lld repeats axis %d", (long long)ints[i], ax);
+            }
+            mark[ax] = true;
         }
         o->rank = 0;
         if (sq) {
@@ -518,15 +658,17 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->nval = a->nval;
             memcpy(o->val, a->val, sizeof(o->val));
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Gather") == 0) {
         int ax;
 
         if (!a || !b || a->rank < 0 || b->rank < 0 || a->rank + b->rank - 1 > OX_MAX_RANK) {
-            return true;
+            return 0;
         }
-        ax = norm_axis(attr_i(nd, "axis", 0), a->rank);
+        if ((rc = axis_attr(c, nd, 0, a->rank, 0, &ax))) {
+            return rc;
+        }
         o->rank = 0;
         for (int i = 0; i < ax; i++) {
             o->dim[o->rank++] = a->dim[i];
@@ -546,61 +688,80 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
                 o->val[0] = a->val[i];
             }
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Split") == 0) {
         int64_t parts[OX_MAX_VAL];
         int ax, n;
 
         if (!a || a->rank < 0 || n_out > OX_MAX_VAL) {
-            return true;
+            return 0;
         }
-        ax = norm_axis(attr_i(nd, "axis", 0), a->rank);
+        if ((rc = axis_attr(c, nd, 0, a->rank, 0, &ax))) {
+            return rc;
+        }
         n = attr_ints(nd, "split", parts, OX_MAX_VAL);
         if (n < 0 && b && b->nval == n_out) {
             n = b->nval;
             memcpy(parts, b->val, sizeof(int64_t) * (size_t)n);
+        }
+        for (int j = 0; j < n && n == n_out; j++) {
+            if (parts[j] < 0) {
+                return bad(c, "split size %lld of output %d is negative", (long long)parts[j], j);
+            }
         }
         for (int j = 0; j < n_out; j++) {
             out[j] = *a;
             out[j].nval = 0;
             out[j].dim[ax] = n == n_out ? parts[j] : a->dim[ax] / n_out;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Slice") == 0) {
         if (!a || a->rank < 0 || n_in < 3 || !in[1] || !in[2] || in[1]->nval <= 0 ||
             in[2]->nval != in[1]->nval) {
-            return true;
+            return 0;
         }
         *o = *a;
         o->nval = 0;
         for (int i = 0; i < in[1]->nval; i++) {
-            int ax = n_in > 3 && in[3] && in[3]->nval == in[1]->nval
-                         ? norm_axis(in[3]->val[i], a->rank)
-                         : i;
             int64_t step = n_in > 4 && in[4] && in[4]->nval == in[1]->nval ? in[4]->val[i] : 1;
             int64_t dimv, st, en;
+            int ax = i;
 
-            if (ax < 0 || ax >= a->rank || step == 0) {
-                continue;
+            if (n_in > 3 && in[3] && in[3]->nval == in[1]->nval) {
+                if ((rc = norm_axis(c, "axes value", in[3]->val[i], a->rank, 0, &ax))) {
+                    return rc;
+                }
+            } else if (i >= a->rank) {
+                return bad(c, "%d starts for an input of rank %d", in[1]->nval, a->rank);
+            }
+            if (step == 0) {
+                return bad(c, "step 0 along axis %d", ax);
             }
             dimv = a->dim[ax];
             st = in[1]->val[i] < 0 ? in[1]->val[i] + dimv : in[1]->val[i];
             en = in[2]->val[i] < 0 ? in[2]->val[i] + dimv : in[2]->val[i];
             st = st < 0 ? 0 : (st > dimv ? dimv : st);
             en = en < 0 ? (step < 0 ? -1 : 0) : (en > dimv ? dimv : en);
-            o->dim[ax] = step > 0 ? (en > st ? (en - st + step - 1) / step : 0)
-                                  : (st > en ? (st - en - step - 1) / -step : 0);
+            /* the count of start + k*step in range; no intermediate beyond
+             * the dims (a step of INT64_MIN has no negation) */
+            if (step > 0) {
+                o->dim[ax] = en > st ? (en - st - 1) / step + 1 : 0;
+            } else {
+                int64_t ns = step == INT64_MIN ? INT64_MAX : -step;
+
+                o->dim[ax] = st > en ? (st - en - 1) / ns + 1 : 0;
+            }
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Pad") == 0) {
         int64_t pads[2 * OX_MAX_RANK];
         int n;
 
         if (!a || a->rank < 0) {
-            return true;
+            return 0;
         }
         n = attr_ints(nd, "pads", pads, 2 * OX_MAX_RANK);
         if (n < 0 && b && b->nval == 2 * a->rank) {
@@ -608,14 +769,23 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             memcpy(pads, b->val, sizeof(int64_t) * (size_t)n);
         }
         if (n != 2 * a->rank) {
-            return true;
+            return 0;
         }
         *o = *a;
         o->nval = 0;
+        /* ONNX: negative pads remove elements, down to an empty axis at most */
         for (int i = 0; i < a->rank; i++) {
-            o->dim[i] = a->dim[i] + pads[i] + pads[a->rank + i];
+            if (checked_add_i64(a->dim[i], pads[i], &o->dim[i]) ||
+                checked_add_i64(o->dim[i], pads[a->rank + i], &o->dim[i])) {
+                return bad(c, "axis %d: size %lld + pads %lld and %lld overflows 64 bits", i,
+                           (long long)a->dim[i], (long long)pads[i], (long long)pads[a->rank + i]);
+            }
+            if (o->dim[i] < 0) {
+                return bad(c, "axis %d: pads %lld and %lld remove more than its size %lld", i,
+                           (long long)pads[i], (long long)pads[a->rank + i], (long long)a->dim[i]);
+            }
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Shape") == 0) {
         o->rank = 1;
@@ -628,7 +798,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->rank = -1;
         }
         o->act = false;
-        return true;
+        return 0;
     }
     if (strcmp(op, "Expand") == 0) {
         struct ox_tensor s;
@@ -641,7 +811,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
                 o->elem = a->elem;
             }
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "ConstantOfShape") == 0) {
         if (a && a->nval > 0 && a->nval <= OX_MAX_RANK) {
@@ -649,7 +819,7 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             memcpy(o->dim, a->val, sizeof(int64_t) * (size_t)a->nval);
             o->elem = 4;
         }
-        return true;
+        return 0;
     }
     if (strcmp(op, "Constant") == 0) {
         const Onnx__AttributeProto *v = attr(nd, "value");
@@ -676,7 +846,17 @@ bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, stru
             o->nval = n;
             o->elem = 8;
         }
-        return true;
+        return 0;
     }
-    return false;
+    *known = false;
+    return 0;
+}
+
+int onnx_infer(const char *file, const char *name, const Onnx__NodeProto *nd, struct ox_tensor **in,
+               int n_in, struct ox_tensor *out, int n_out, double *flops, bool *known)
+{
+    struct inf c = {file, name, nd->op_type};
+
+    *known = true;
+    return infer(&c, nd, in, n_in, out, n_out, flops, known);
 }

@@ -9,6 +9,7 @@
 #ifndef BAECHI_WORKLOADS_ONNX_SHAPE_H
 #define BAECHI_WORKLOADS_ONNX_SHAPE_H
 
+#include "core/checked.h"
 #include "onnx.pb-c.h"
 
 #include <stdbool.h>
@@ -55,6 +56,11 @@ static inline int onnx_elem_size(int32_t type)
     }
 }
 
+/*
+ * Elements of t (1 when the rank is unknown).  Saturating, so that it is
+ * defined on any dims; onnx_check_shape() rejects the shapes where it would
+ * saturate before a size is used.
+ */
 static inline int64_t onnx_elems(const struct ox_tensor *t)
 {
     int64_t n = 1;
@@ -63,21 +69,33 @@ static inline int64_t onnx_elems(const struct ox_tensor *t)
         return 1;
     }
     for (int i = 0; i < t->rank; i++) {
-        n *= t->dim[i];
+        n = sat_mul_i64(n, t->dim[i]);
     }
     return n;
 }
+
+/*
+ * 0 when t's dims are all >= 0 and its size (elements x element size) is
+ * at most 2^42 bytes (so that batch scaling up to 2^20 stays within int64);
+ * else BAECHI_EPARSE: "file: what 'name' ...", with the dims.
+ */
+int onnx_check_shape(const struct ox_tensor *t, const char *file, const char *what);
 
 /* t->val[] from a small int32/int64 TensorProto (shape already set), when present. */
 void onnx_tensor_values(struct ox_tensor *t, const Onnx__TensorProto *tp);
 
 /*
- * Own shape inference of node `nd` from its inputs in[0..n_in) (NULL for an
- * omitted optional input): fills out[0..n_out) (rank -1 when unknown, and
- * small integer values where they can be folded) and *flops (at batch 1,
- * multiply-add = 2).  Returns false for an operator it does not know.
+ * Own shape inference of node `nd` (called `name` in messages about `file`)
+ * from its inputs in[0..n_in) (NULL for an omitted optional input): fills
+ * out[0..n_out) (rank -1 when unknown, and small integer values where they
+ * can be folded) and *flops (at batch 1, multiply-add = 2); *known is false
+ * for an operator it does not know.  An attribute out of its range (an axis
+ * beyond the rank, a stride, dilation or kernel size below 1, a negative
+ * convolution pad, a Pad that leaves a negative size) or a dimension that
+ * overflows 64 bits is BAECHI_EPARSE naming the node, the operator and the
+ * values.
  */
-bool onnx_infer(const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in, struct ox_tensor *out,
-                int n_out, double *flops);
+int onnx_infer(const char *file, const char *name, const Onnx__NodeProto *nd, struct ox_tensor **in,
+               int n_in, struct ox_tensor *out, int n_out, double *flops, bool *known);
 
 #endif

@@ -1,7 +1,9 @@
 # Malformed workload and cluster files (tests/data/bad/): each must fail with
 # exit 2 and one message on stderr naming the file and the line
 # ("file:LINE:") and matching the regex in tests/data/bad/EXPECT.  Workloads
-# go through `baechi workload info`, clusters through `baechi sim -c`.
+# go through `baechi workload info`, clusters through `baechi sim -c`, ONNX
+# models (o-*, made by scripts/make-bad-onnx.py) through `baechi workload
+# import -o`, which must leave the existing output file as it was.
 # Also: every file of the directory is listed in EXPECT.
 . "$TOP/tests/cli/lib.sh"
 
@@ -34,7 +36,9 @@ while read -r f line regex; do
     case "$f" in
     w-*) set -- "$BAECHI" workload info "$BAD/$f" ;;
     c-*) set -- "$BAECHI" sim -w "$SMALL" -c "$BAD/$f" --placement given ;;
-    *) echo "FAIL $f: name must start with w- or c-"; failed=$((failed + 1)); continue ;;
+    o-*) echo keep > "$TMPDIR_TEST/o.yaml"
+         set -- "$BAECHI" workload import "$BAD/$f" -o "$TMPDIR_TEST/o.yaml" ;;
+    *) echo "FAIL $f: name must start with w-, c- or o-"; failed=$((failed + 1)); continue ;;
     esac
     set +e
     "$@" > "$TMPDIR_TEST/out" 2> "$TMPDIR_TEST/err"
@@ -57,6 +61,9 @@ while read -r f line regex; do
         failed=$((failed + 1))
     elif [ "$(wc -l < "$TMPDIR_TEST/err")" -ne 1 ]; then
         echo "FAIL $f: expected one line on stderr"
+        failed=$((failed + 1))
+    elif [ "${f#o-}" != "$f" ] && [ "$(cat "$TMPDIR_TEST/o.yaml")" != keep ]; then
+        echo "FAIL $f: the existing -o file was changed"
         failed=$((failed + 1))
     else
         continue

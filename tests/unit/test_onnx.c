@@ -10,10 +10,13 @@
 
 #include "core/err.h"
 #include "core/graph.h"
+#include "core/workload_yaml.h"
+#include "onnx.pb-c.h"
 #include "workloads/train.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DIR "tests/data/onnx/"
@@ -168,4 +171,139 @@ Test(onnx, malformed_files_are_rejected)
     cr_assert(strstr(err_msg(), "node 'add0'") && strstr(err_msg(), "'missing'"), "%s", err_msg());
     cr_assert_eq(onnx_import(&w, DIR "no-such-file.onnx", &o, NULL), BAECHI_EIO);
     cr_assert_eq(w.n_op, 0);
+}
+
+/* The op_type of tests/data/bad/o-bad-utf8.onnx ("Relu\xff") replaced by
+ * other 5-byte strings: each ill-formed UTF-8 form is refused, naming the
+ * offset of its first byte; a well-formed one (an unknown operator) passes. */
+Test(onnx, op_type_utf8_is_checked)
+{
+    static const struct {
+        const char *bytes;
+        long offset; /* -1: accepted */
+    } cases[] = {
+        {"Relu\xff", 4},
+        {"R\xc0\x80lu", 1} /* overlong NUL */,
+        {"R\xed\xa0\x80u", 1} /* surrogate */,
+        {"\xf4\x90\x80\x80u", 0} /* > U+10FFFF */,
+        {"Rel\xe2\x82", 3} /* truncated */,
+        {"Rel\xc3\xa9", -1},
+        {"\xf0\x9f\x98\x80u", -1},
+    };
+    struct onnx_import_opts o = {0};
+    struct workload w;
+    uint8_t buf[256];
+    size_t len;
+    FILE *f = fopen("tests/data/bad/o-bad-utf8.onnx", "rb");
+    uint8_t *at;
+
+    cr_assert(f != NULL);
+    len = fread(buf, 1, sizeof(buf), f);
+    fclose(f);
+    at = memmem(buf, len, "Relu\xff", 5);
+    cr_assert(at != NULL);
+    err_set_quiet(1);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char want[96];
+        int rc;
+
+        memcpy(at, cases[i].bytes, 5);
+        rc = onnx_import_buffer(&w, buf, len, "u.onnx", &o, NULL);
+        if (cases[i].offset < 0) {
+            cr_assert_eq(rc, 0, "case %zu: %s", i, err_msg());
+            cr_assert_str_eq(w.op[1].type, cases[i].bytes);
+            workload_release(&w);
+            continue;
+        }
+        snprintf(want, sizeof(want), "op_type is not valid UTF-8 (byte 0x%02x at offset %ld)",
+                 (unsigned char)cases[i].bytes[cases[i].offset], cases[i].offset);
+        cr_assert_eq(rc, BAECHI_EPARSE, "case %zu", i);
+        cr_assert(strstr(err_msg(), want) != NULL, "case %zu: %s", i, err_msg());
+    }
+}
+
+/* A model of n Relu nodes x -> t1 -> ... named `name`, produced by `producer`. */
+static uint8_t *relu_chain(int n, const char *name, const char *producer, size_t *len)
+{
+    static char tn[8][8], x[] = "x", relu[] = "Relu";
+    static char *io[9];
+    Onnx__NodeProto nd[8], *ndp[8];
+    Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT, *vip = &vi;
+    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+    Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+    uint8_t *buf;
+
+    cr_assert(n <= 8);
+    io[0] = x;
+    for (int i = 0; i < n; i++) {
+        snprintf(tn[i], sizeof(tn[i]), "t%d", i);
+        io[i + 1] = tn[i];
+        onnx__node_proto__init(&nd[i]);
+        nd[i].n_input = nd[i].n_output = 1;
+        nd[i].input = &io[i];
+        nd[i].output = &io[i + 1];
+        nd[i].name = (char *)name;
+        nd[i].op_type = relu;
+        ndp[i] = &nd[i];
+    }
+    vi.name = x;
+    g.n_node = (size_t)n;
+    g.node = ndp;
+    g.n_input = 1;
+    g.input = &vip;
+    m.producer_name = (char *)producer;
+    m.graph = &g;
+    *len = onnx__model_proto__get_packed_size(&m);
+    cr_assert((buf = malloc(*len)) != NULL);
+    onnx__model_proto__pack(&m, buf);
+    return buf;
+}
+
+static char *yaml_of(const struct workload *w)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    cr_assert(f != NULL);
+    cr_assert_eq(workload_write_yaml(w, f), 0, "%s", err_msg());
+    fclose(f);
+    return text;
+}
+
+/* Node names longer than the name buffer, repeated: each op still gets a
+ * name of its own (the search for a free suffix never ended: the suffix was
+ * cut off), cut at a character boundary so that the YAML is still written;
+ * a long producer name is cut likewise in the description. */
+Test(onnx, long_repeated_names_and_producer, .timeout = 60)
+{
+    struct onnx_import_opts o = {0};
+    char name[1 + 2 * 600 + 1], producer[2 * 300 + 1];
+    struct workload w;
+    uint8_t *buf;
+    size_t len;
+    char *text;
+
+    name[0] = 'a';
+    for (int i = 0; i < 600; i++) {
+        memcpy(name + 1 + 2 * i, "\xc3\xa9", 2); /* é */
+    }
+    name[sizeof(name) - 1] = 0;
+    for (int i = 0; i < 300; i++) {
+        memcpy(producer + 2 * i, "\xc3\xa9", 2);
+    }
+    producer[sizeof(producer) - 1] = 0;
+    buf = relu_chain(3, name, producer, &len);
+    err_set_quiet(1);
+    cr_assert_eq(onnx_import_buffer(&w, buf, len, "long.onnx", &o, NULL), 0, "%s", err_msg());
+    cr_assert_eq(w.n_op, 4);                  /* x and three Relu */
+    cr_assert_eq(strlen(w.op[1].name), 1007); /* 'a' + 503 x é, not 'a' + 503.5 */
+    cr_assert(strcmp(w.op[2].name + 1007, "_1") == 0, "%s", w.op[2].name + 1000);
+    cr_assert(strcmp(w.op[3].name + 1007, "_2") == 0, "%s", w.op[3].name + 1000);
+    cr_assert(strstr(w.description, "imported from ONNX (\xc3\xa9") != NULL);
+    text = yaml_of(&w);
+    cr_assert(strstr(text, "Relu") != NULL);
+    free(text);
+    workload_release(&w);
+    free(buf);
 }
