@@ -22,7 +22,7 @@ Test(plot, catalogue_and_errors)
     for (; k[n]; n++) {
         cr_assert_not_null(plot_kind_summary(k[n]));
     }
-    cr_assert_eq(n, 7);
+    cr_assert_eq(n, 8);
     cr_assert_null(plot_kind_summary("pie"));
     snprintf(path, sizeof(path), "/tmp/baechi-test-plot-%d.db", (int)getpid());
     unlink(path);
