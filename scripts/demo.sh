@@ -44,6 +44,8 @@ echo "== baechi plot ... (plots/)"
         $B plot memory $P --workload "$w" $(out "memory-$w")
     done
     $B plot step --db "$DB" --where sweep=paper-train --normalise none $(out step-train)
+    $B plot memory-timeline --db "$DB" --where sweep=paper-train --where placer=m-topo \
+        --where workload=inception-v3_b64 $(out memory-timeline)
     $B plot line --db "$DB" --where sweep=gpt-scaling --x devices --y step --by memory_fraction \
         $(out gpt-scaling)
 }
