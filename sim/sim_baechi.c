@@ -148,7 +148,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
                 r->link_bytes[(size_t)d * nd + dw] += bytes;
                 r->link_transfers[(size_t)d * nd + dw]++;
                 if (trace) {
-                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, tr + cw));
+                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, ts + cw, tr, tr + cw));
                 }
             }
         }
