@@ -341,7 +341,7 @@ static const struct cmd_opt bench_opts[] = {
 
 int cmd_bench(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], bench_usage, bench_opts, NULL};
+    struct cmd_parser p = {argc, argv, argv[0], bench_usage, bench_opts, NULL, NULL};
     const char *gnmt = "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml";
     struct cluster c4, c8;
     int quick = 0, c, rc;

@@ -13,6 +13,8 @@
 #ifndef BAECHI_CLI_CMD_H
 #define BAECHI_CLI_CMD_H
 
+#include "core/placement.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ struct cmd_parser {
     const char *const *usage;   /* NULL-terminated usage lines */
     const struct cmd_opt *opts; /* ends with CMD_OPT_END; -h/--help is implicit */
     const char *optarg;         /* argument of the last option */
+    const char *footer;         /* printed after the options (NULL: nothing) */
 };
 
 /*
@@ -90,6 +93,36 @@ int cmd_close_out(FILE *f, const char *path);
  */
 typedef int (*cmd_write_fn)(FILE *f, void *ctx);
 int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx);
+
+/*
+ * Writes a placement's options or stats (string pairs in the file) as one
+ * JSON object of docs/json.md: "true"/"false" as booleans, numbers as
+ * numbers, the rest as strings; counts take the JSON contract's names
+ * (devices -> n_devices, nodes -> n_nodes, groups -> n_groups,
+ * favourite_children -> n_favourite_children).
+ */
+void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n);
+
+/*
+ * The candidate closest to `word` by edit distance (insertions, deletions,
+ * substitutions and swaps of neighbours, git's help.c), or NULL when none is
+ * close enough to be a likely typo.  `candidates` ends with NULL.
+ */
+const char *cmd_did_you_mean(const char *word, const char *const *candidates);
+
+/*
+ * Prints "\nThe most similar <what> is\n\t<name>\n" to f when a candidate
+ * is close to `word` (git's help.c wording); nothing otherwise.
+ */
+void cmd_print_suggestion(FILE *f, const char *what, const char *word,
+                          const char *const *candidates);
+
+/*
+ * A cluster given on the command line: an existing file or a preset name.
+ * Anything else is a usage error naming the closest preset; returns 0 or 2
+ * (message printed).
+ */
+int cmd_check_cluster(const struct cmd_parser *p, const char *spec);
 
 /* Dispatches argv[1] through a table of nested verbs ("workload info"). */
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv);

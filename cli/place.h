@@ -29,7 +29,8 @@ enum {
     PLACE_OPT_SEED,
     PLACE_OPT_PERSIST,
     PLACE_OPT_PAPER,
-    PLACE_OPT_IMPL
+    PLACE_OPT_IMPL,
+    PLACE_OPT_JSON
 };
 
 #define PLACE_CLI_OPTS                                                                             \

@@ -52,15 +52,19 @@ static const struct cmd_opt run_opts[] = {
 
 static void json_model(const struct sim_result *r, const struct cluster *c)
 {
-    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"devices\": [", r->step_us,
-           r->n_oom ? "true" : "false");
+    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"n_oom\": %d, \"channel\": \"%s\", "
+           "\"devices\": [",
+           r->step_us, r->n_oom ? "true" : "false", r->n_oom,
+           cluster_channel_name(r->model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel));
     for (int32_t d = 0; d < r->n_devices; d++) {
         const struct sim_device_stats *s = &r->dev[d];
         printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
         json_out_str(stdout, c->dev[d].name);
-        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"peak_bytes\": %" PRId64
-               ", \"limit_bytes\": %" PRId64 ", \"oom\": %s}",
-               s->n_ops, s->busy_us, s->peak_bytes, s->limit_bytes, s->oom ? "true" : "false");
+        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"utilization\": %.4f, "
+               "\"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64
+               ", \"final_bytes\": %" PRId64 ", \"oom\": %s}",
+               s->n_ops, s->busy_us, r->step_us ? (double)s->busy_us / (double)r->step_us : 0.0,
+               s->peak_bytes, s->limit_bytes, s->final_bytes, s->oom ? "true" : "false");
     }
     fputs("]}", stdout);
 }
@@ -75,14 +79,11 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     json_out_str(stdout, c->name);
     fputs(", \"placer\": ", stdout);
     json_out_str(stdout, p->placer);
-    fputs(", \"feasible\": true, \"options\": {", stdout);
-    for (int32_t i = 0; i < p->n_options; i++) {
-        fputs(i ? ", " : "", stdout);
-        json_out_str(stdout, p->options[i].key);
-        fputs(": ", stdout);
-        json_out_str(stdout, p->options[i].value);
-    }
-    printf("}, \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
+    fputs(", \"feasible\": true, \"options\": ", stdout);
+    cmd_json_kv(stdout, p->options, p->n_options);
+    fputs(", \"placement_stats\": ", stdout);
+    cmd_json_kv(stdout, p->stats, p->n_stats);
+    printf(", \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
            "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
            g->n_ops, st->n_nodes, st->n_groups, rb->n_devices, st->placement_ms, st->algorithm_ms);
     if (st->estimate_us >= 0) {
@@ -96,7 +97,7 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
         json_out_str(stdout, st->lp_status);
-        printf(", \"favourite_children\": %d, \"favourite_edges\": %d, \"lp_ms\": %.3f}",
+        printf(", \"n_favourite_children\": %d, \"n_favourite_edges\": %d, \"lp_ms\": %.3f}",
                st->n_favourites, st->n_favourite_edges, st->lp_ms);
     }
     fputs(", \"placer_memory\": [", stdout);
@@ -220,9 +221,12 @@ int cmd_run(int argc, char **argv)
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
     if (rc == BAECHI_EINFEASIBLE) {
+        /* a result, reported once: on stdout, in the output's format */
         if (json) {
             fputs("{\"workload\": ", stdout);
             json_out_str(stdout, w.name);
+            fputs(", \"cluster\": ", stdout);
+            json_out_str(stdout, c.name);
             fputs(", \"placer\": ", stdout);
             json_out_str(stdout, pc.placer);
             fputs(", \"feasible\": false, \"reason\": ", stdout);
@@ -238,8 +242,11 @@ int cmd_run(int argc, char **argv)
             free(msg);
             if (r2) {
                 rc = r2;
+                goto cleanup;
             }
         }
+        rc = 0;
+        status = EXIT_INFEASIBLE;
         goto cleanup;
     }
     if (rc) {

@@ -18,7 +18,7 @@
 
 static const char *const sweep_usage[] = {
     "baechi sweep <sweep.yaml> [-j <N>] [--db <results.db>] [--dry-run]",
-    "   or: mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
+    "mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
     NULL,
 };
 
