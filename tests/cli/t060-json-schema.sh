@@ -84,3 +84,21 @@ assert validate(s, dict(ok, n_ops="1"))
 assert validate(s, dict(ok, n_ops=True))
 assert validate(s, dict(ok, lower_bounds=[{"n_devices": 0, "lower_bound_us": 1}]))
 PY
+
+# docs/json.md documents every field of every schema
+python3 - "$TOP" <<'PY'
+import glob, json, sys
+top = sys.argv[1]
+doc = open(top + "/docs/json.md").read()
+def walk(s, prefix):
+    for alt in s.get("oneOf", [s]):
+        for k, v in alt.get("properties", {}).items():
+            yield prefix + k
+            if v.get("type") == "object":
+                yield from walk(v, prefix + k + ".")
+            if v.get("type") == "array" and v.get("items", {}).get("type") == "object":
+                yield from walk(v["items"], prefix + k + "[].")
+missing = [(f, n) for f in sorted(glob.glob(top + "/docs/schema/*.json"))
+           for n in walk(json.load(open(f)), "") if "`%s`" % n not in doc]
+assert not missing, "fields not in docs/json.md: %r" % missing[:10]
+PY
