@@ -465,3 +465,19 @@ int cmd_check_cluster(const struct cmd_parser *p, const char *spec)
     fprintf(stderr, "\nSee 'baechi %s --help'.\n", p->cmd);
     return EXIT_BADINPUT;
 }
+
+#ifndef BAECHI_DATADIR
+#define BAECHI_DATADIR "/usr/local/share/baechi"
+#endif
+
+const char *cmd_data_path(const char *rel, char *buf, size_t size)
+{
+    const char *dir = getenv("BAECHI_DATADIR");
+
+    snprintf(buf, size, "data/%s", rel);
+    if (access(buf, R_OK) == 0) {
+        return buf;
+    }
+    snprintf(buf, size, "%s/%s", dir && *dir ? dir : BAECHI_DATADIR, rel);
+    return buf;
+}

@@ -124,6 +124,14 @@ void cmd_print_suggestion(FILE *f, const char *what, const char *word,
  */
 int cmd_check_cluster(const struct cmd_parser *p, const char *spec);
 
+/*
+ * A data file shipped with baechi, `rel` under data/ ("workloads/gnmt_v2/
+ * gnmt_v2_b128_fwd.yaml"): data/<rel> when the current directory is a source
+ * tree, else <datadir>/<rel> where datadir is $BAECHI_DATADIR or the
+ * installed share/baechi.  Writes the path into buf and returns it.
+ */
+const char *cmd_data_path(const char *rel, char *buf, size_t size);
+
 /* Dispatches argv[1] through a table of nested verbs ("workload info"). */
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv);
 
