@@ -1,6 +1,6 @@
 /*
  * sim.c - `baechi sim`: simulate one step of a placed graph and print
- * the metrics (text, or one JSON object with --json; keys in README "The simulator"),
+ * the metrics (text, or one JSON object with --json; keys in docs/json.md),
  * optionally writing a Chrome trace (Perfetto).
  *
  * Exit status 0 also when a device runs out of memory (a result), 2 for bad

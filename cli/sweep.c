@@ -1,6 +1,6 @@
 /*
  * sweep.c - `baechi sweep S.yaml`: runs the cartesian product of a sweep
- * file into a results database (results/sweep.h, README "Results").
+ * file into a results database (results/sweep.h, docs/sweeps.md).
  *
  * Part of baechi-c; see README.md for the licence.
  */

@@ -1,5 +1,5 @@
 /*
- * sweep_file.c - the sweep file reader (sweep.h, README "Results" "Sweep
+ * sweep_file.c - the sweep file reader (sweep.h, docs/sweeps.md "The
  * file"): YAML through core/yio.h, so that every error carries
  * file:line:col and the offending key or value.
  *
