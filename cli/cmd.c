@@ -364,15 +364,16 @@ void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n)
 static size_t edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b), d;
-    size_t *row0, *row1, *row2;
+    size_t *block, *row0, *row1, *row2;
 
     if (la > 64 || lb > 64) {
         return (size_t)-1;
     }
-    row0 = calloc(3 * (lb + 1), sizeof(size_t));
-    if (!row0) {
+    block = calloc(3 * (lb + 1), sizeof(size_t));
+    if (!block) {
         return (size_t)-1;
     }
+    row0 = block;
     row1 = row0 + lb + 1;
     row2 = row1 + lb + 1;
     for (size_t j = 0; j <= lb; j++) {
@@ -404,8 +405,7 @@ static size_t edit_distance(const char *a, const char *b)
         }
     }
     d = row1[lb];
-    /* row0, row1, row2 are a rotation of one block: free its start */
-    free(row0 < row1 ? (row0 < row2 ? row0 : row2) : (row1 < row2 ? row1 : row2));
+    free(block);
     return d;
 }
 
