@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/json_out.h"
 #include "core/yio.h"
 #include "results/sweep.h"
 
@@ -55,12 +56,17 @@ static void print_summary(const struct sweep_summary *s, const char *name, const
     int jobs = s->jobs > 0 ? s->jobs : 1;
 
     if (json) {
-        printf(
-            "{\"sweep\": \"%s\", \"points\": %d, \"skipped\": %d, \"run\": %d, \"rows\": %" PRId64
-            ", \"ok\": %" PRId64 ", \"oom\": %" PRId64 ", \"infeasible\": %" PRId64
-            ", \"error\": %" PRId64 ", \"jobs\": %d, \"wall_s\": %.3f, \"points_per_s\": %.2f}\n",
-            name, s->n_points, s->n_skipped, s->n_run, s->n_rows, s->n_ok, s->n_oom,
-            s->n_infeasible, s->n_error, jobs, s->wall_s, rate);
+        fputs("{\"sweep\": ", stdout);
+        json_out_str(stdout, name);
+        fputs(", \"db\": ", stdout);
+        json_out_str(stdout, db);
+        printf(", \"n_points\": %d, \"n_skipped\": %d, \"n_run\": %d, \"n_rows\": %" PRId64
+               ", \"n_ok\": %" PRId64 ", \"n_oom\": %" PRId64 ", \"n_infeasible\": %" PRId64
+               ", \"n_error\": %" PRId64 ", \"n_jobs\": %d, \"wall_s\": %.3f, "
+               "\"points_per_s\": %.2f}\n",
+               s->n_points, s->n_skipped, s->n_run, s->n_rows, s->n_ok, s->n_oom, s->n_infeasible,
+               s->n_error, jobs, s->wall_s, rate);
+        fflush(stdout);
         return;
     }
     printf("sweep '%s': %d points, %d already stored, %d run", name, s->n_points, s->n_skipped,

@@ -53,6 +53,12 @@ test ! -s "$TMPDIR_TEST/err"
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 1 --warmup 0 --json
 check replay
 
+cd "$TMPDIR_TEST"
+printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-etf, single]\n' "$GNMT" > sw.yaml
+expect_exit 0 "$BAECHI" sweep sw.yaml --db sw.db --json -j 1 --no-progress
+check sweep
+expect_grep '"n_points": 2,' "$TMPDIR_TEST/out"
+
 # the same field names for the same thing across commands
 python3 - "$TMPDIR_TEST" <<'PY'
 import json, sys
@@ -102,3 +108,7 @@ missing = [(f, n) for f in sorted(glob.glob(top + "/docs/schema/*.json"))
            for n in walk(json.load(open(f)), "") if "`%s`" % n not in doc]
 assert not missing, "fields not in docs/json.md: %r" % missing[:10]
 PY
+
+# docs/json.md is generated from the schemas (scripts/json-doc.py)
+python3 "$TOP/scripts/json-doc.py" | cmp - "$TOP/docs/json.md" ||
+    { echo "docs/json.md is stale: python3 scripts/json-doc.py > docs/json.md"; exit 1; }
