@@ -35,17 +35,19 @@
 #include <string.h>
 
 static const char *const run_usage[] = {
-    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>] "
-    "[--db <results.db>]",
+    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F> "
+    "[--trace-model timed|baechi]] [--db <results.db>]",
     NULL,
 };
 
-enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB };
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_TRACE_MODEL, RUN_OPT_DB };
 
 static const struct cmd_opt run_opts[] = {
     PLACE_CLI_OPTS,
     {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
-    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
+    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace (Perfetto) of one simulation to F"},
+    {"trace-model", RUN_OPT_TRACE_MODEL, "M",
+     "the simulation --trace records: timed (default) or baechi"},
     {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
     CMD_OPT_END,
 };
@@ -182,6 +184,7 @@ int cmd_run(int argc, char **argv)
     struct trace t;
     struct sweep_origin origin;
     bool have_w = false, have_c = false, have_t = false, json = false, done;
+    enum sim_model trace_model = SIM_MODEL_TIMED;
     int rc = 0, status = EXIT_OK, o;
 
     place_cli_init(&pc);
@@ -204,6 +207,12 @@ int cmd_run(int argc, char **argv)
         }
         if (o == RUN_OPT_TRACE) {
             tpath = cp.optarg;
+            continue;
+        }
+        if (o == RUN_OPT_TRACE_MODEL) {
+            if (sim_model_parse(cp.optarg, &trace_model)) {
+                return cmd_usage_error(&cp, "%s", err_msg());
+            }
             continue;
         }
         if (o == RUN_OPT_DB) {
@@ -256,13 +265,15 @@ int cmd_run(int argc, char **argv)
     placer_world_weights(&g, &pc.opt, g.weight_us); /* g is ours: scale in place */
     {
         struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
-        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
-        so.model = SIM_MODEL_TIMED;
+
         if (tpath) {
             trace_init(&t, c.channel);
             have_t = true;
-            so.trace = &t;
         }
+        so.trace = tpath && trace_model == SIM_MODEL_BAECHI ? &t : NULL;
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
+        so.model = SIM_MODEL_TIMED;
+        so.trace = tpath && trace_model == SIM_MODEL_TIMED ? &t : NULL;
         CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
     }
     if (dbpath) {
