@@ -448,7 +448,9 @@ int cmd_check_cluster(const struct cmd_parser *p, const char *spec)
     const char *const *names = cluster_preset_names();
     struct stat st;
 
-    if (stat(spec, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    /* a path is the loader's to report ("cannot open ...") */
+    if ((stat(spec, &st) == 0 && !S_ISDIR(st.st_mode)) || strchr(spec, '/') ||
+        strstr(spec, ".yaml") || strstr(spec, ".yml")) {
         return 0;
     }
     for (const char *const *n = names; *n; n++) {
