@@ -269,7 +269,7 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
             const char *const *sz = strcmp(name, "gpt") == 0           ? gpt_sizes
                                     : strcmp(name, "transformer") == 0 ? transformer_sizes
                                                                        : NULL;
-            bool ok = false;
+            bool ok = !sz; /* the other generators take any size as a name suffix */
 
             for (int i = 0; sz && sz[i]; i++) {
                 ok |= strcmp(sz[i], val) == 0;
