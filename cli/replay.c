@@ -137,13 +137,15 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
                        const struct replay_stats *st, const struct workload *w, const char *backend,
                        enum sim_model model)
 {
-    printf("{\"workload\": \"%s\", \"backend\": \"%s\", \"model\": \"%s\", \"n_ops\": %d, "
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, w->name);
+    printf(", \"backend\": \"%s\", \"model\": \"%s\", \"n_ops\": %d, "
            "\"n_copies\": %d, \"copy_bytes\": %" PRId64 ", \"n_steps\": %d, "
            "\"measured_step_us\": %.3f, \"min_step_us\": %.3f, \"max_step_us\": %.3f, "
            "\"sim_step_us\": %" PRId64 ", \"step_error_pct\": %.4f, \"devices\": [",
-           w->name, backend, sim_model_name(model), (int)st->n_spins, (int)st->n_copies,
-           st->copy_bytes, (int)r->n_steps, cmp->measured_step_us, cmp->min_step_us,
-           cmp->max_step_us, cmp->sim_step_us, cmp->step_err_pct);
+           backend, sim_model_name(model), (int)st->n_spins, (int)st->n_copies, st->copy_bytes,
+           (int)r->n_steps, cmp->measured_step_us, cmp->min_step_us, cmp->max_step_us,
+           cmp->sim_step_us, cmp->step_err_pct);
     for (int32_t d = 0; d < cmp->n_devices; d++) {
         printf("%s{\"id\": %d, \"measured_peak_bytes\": %" PRId64 ", \"sim_peak_bytes\": %" PRId64
                ", \"peak_error_pct\": %.4f}",
