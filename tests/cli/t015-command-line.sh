@@ -18,6 +18,16 @@ expect_grep "^	m-etf$" "$TMPDIR_TEST/err"
 expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given
 expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement "$TOP/tests/data/t1-placement.yaml"
 expect_exit 2 "$BAECHI" sim -w "$W" -c "$C" --placement given -p given
+# -p FILE (what -p meant in sim before) still reads a file that names no placer
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p "$TOP/tests/data/t1-placement.yaml" --json
+expect_grep '"placer": "hand"' "$TMPDIR_TEST/out"
+
+# an infeasible placement is reported once: place on stderr (its stdout is the
+# placement file), run on stdout
+expect_exit 3 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
+test ! -s "$TMPDIR_TEST/out"
+test "$(wc -l < "$TMPDIR_TEST/err")" -eq 1 || { cat "$TMPDIR_TEST/err"; exit 1; }
+expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/err"
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p m-sct
 expect_grep "'m-sct' is a placer" "$TMPDIR_TEST/err"
 
