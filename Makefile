@@ -1,4 +1,4 @@
-# Makefile - one build for the whole suite (../shared/STYLE.md §8).
+# Makefile - one build for the whole suite.
 #
 #   make            build ./baechi
 #   make check      install missing packages, run unit + CLI tests, then the
@@ -6,7 +6,8 @@
 #   make demo       install missing packages, run the main job on GNMT
 #   make bench      the suite's own speed (medians; never asserted)
 #   make install PREFIX=/usr/local   the program, libbaechi (.a, .so, header,
-#                   baechi.pc), the Python module and the data (presets, GNMT)
+#                   baechi.pc), the Python module, the data (presets, GNMT,
+#                   the paper sweep) and the man page baechi.1
 #   make lib        build/libbaechi.a and build/libbaechi.so only
 #   make SANITIZE=address,undefined    sanitized build in build/san/
 #   make V=1        show full commands
@@ -146,8 +147,9 @@ install: $(BIN) $(LIB) $(SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/baechi/clusters \
 		$(DESTDIR)$(PREFIX)/share/baechi/workloads/gnmt_v2 $(DESTDIR)$(PREFIX)/share/baechi/sweeps \
 		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PYTHON_SITE)/baechi
+		$(DESTDIR)$(PYTHON_SITE)/baechi $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/baechi
+	install -m 644 baechi.1 $(DESTDIR)$(PREFIX)/share/man/man1/baechi.1
 	install -m 644 $(PRESETS) $(DESTDIR)$(PREFIX)/share/baechi/clusters/
 	install -m 644 data/workloads/gnmt_v2/* $(DESTDIR)$(PREFIX)/share/baechi/workloads/gnmt_v2/
 	install -m 644 data/sweeps/*.yaml $(DESTDIR)$(PREFIX)/share/baechi/sweeps/

@@ -3,7 +3,7 @@
  * Chrome trace (torch.profiler / Kineto `export_chrome_trace`, or the older
  * autograd profiler's) matched to the ops of a workload.
  *
- * Matching rules, in this order (README "Calibration"):
+ * Matching rules, in this order (docs/calibration.md):
  *   1. name, GPU annotation: an event of category `gpu_user_annotation` named
  *      exactly like the op (torch.profiler.record_function(op_name) on a
  *      GPU run) gives the op's time: its duration;

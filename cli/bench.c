@@ -338,14 +338,18 @@ enum { OPT_QUICK = 256, OPT_GNMT };
 
 static const struct cmd_opt bench_opts[] = {
     {"quick", OPT_QUICK, NULL, "fewer repetitions and no 1M-op graph"},
-    {"gnmt", OPT_GNMT, "FILE", "the GNMT workload (default: data/workloads/gnmt_v2/...)"},
+    {"gnmt", OPT_GNMT, "FILE",
+     "the GNMT workload (default: data/workloads/gnmt_v2/... in a source tree, else the "
+     "installed copy under $BAECHI_DATADIR or share/baechi)"},
     CMD_OPT_END,
 };
 
 int cmd_bench(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], bench_usage, bench_opts, NULL};
-    const char *gnmt = "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml";
+    struct cmd_parser p = {argc, argv, argv[0], bench_usage, bench_opts, NULL, NULL};
+    char gnmt_buf[4096];
+    const char *gnmt =
+        cmd_data_path("workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml", gnmt_buf, sizeof(gnmt_buf));
     struct cluster c4, c8;
     int quick = 0, c, rc;
 

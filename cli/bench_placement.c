@@ -269,7 +269,7 @@ static int parse_fractions(struct cmd_parser *p, const char *s, double *f, int *
 
 int cmd_bench_placement(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, "bench placement", bp_usage, bp_opts, NULL};
+    struct cmd_parser p = {argc, argv, "bench placement", bp_usage, bp_opts, NULL, NULL};
     const char *only[16];
     int n_only = 0, n_frac = 6, o, rc = 0;
     double frac[BP_MAX_FRAC];

@@ -49,7 +49,7 @@ static int write_cluster(FILE *f, void *ctx)
 
 int cmd_calibrate(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, "calibrate", calibrate_usage, calibrate_opts, NULL};
+    struct cmd_parser p = {argc, argv, "calibrate", calibrate_usage, calibrate_opts, NULL, NULL};
     const char *backend = "cpu", *out = "-", *name = NULL, *devs = NULL;
     long min_exp = -1, max_exp = -1, iters = -1, warmup = -1, v;
     bool quick = false, json = false;

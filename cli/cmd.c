@@ -5,9 +5,12 @@
  */
 #include "cli/cmd.h"
 
+#include "core/cluster.h"
 #include "core/err.h"
 #include "core/escape.h"
+#include "core/json_out.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -78,7 +81,14 @@ int cmd_optind(void)
 void cmd_help(const struct cmd_parser *p, FILE *f)
 {
     for (const char *const *u = p->usage; u && *u; u++) {
-        fprintf(f, "%s %s\n", u == p->usage ? "usage:" : "   or:", *u);
+        const char *line = *u;
+
+        /* a line that says "or:" itself keeps one */
+        line += strspn(line, " ");
+        if (strncmp(line, "or:", 3) == 0) {
+            line += 3 + strspn(line + 3, " ");
+        }
+        fprintf(f, "%s %s\n", u == p->usage ? "usage:" : "   or:", line);
     }
     if (p->opts && p->opts->name) {
         fputc('\n', f);
@@ -96,6 +106,9 @@ void cmd_help(const struct cmd_parser *p, FILE *f)
         fprintf(f, "    %-30s %s\n", left, o->help);
     }
     fprintf(f, "    %-30s %s\n", "-h, --help", "show this help");
+    if (p->footer) {
+        fprintf(f, "\n%s\n", p->footer);
+    }
 }
 
 int cmd_usage_error(const struct cmd_parser *p, const char *fmt, ...)
@@ -303,7 +316,210 @@ int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, ch
             return v->fn(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "baechi %s: '%s' is not a verb of '%s'. See 'baechi %s --help'.\n", group,
-            escape_tmp(argv[1]), group, group);
+    {
+        const char *names[64];
+        size_t n = 0;
+
+        for (const struct cmd_struct *v = verbs; v->name && n + 1 < 64; v++) {
+            names[n++] = v->name;
+        }
+        names[n] = NULL;
+        fprintf(stderr, "baechi %s: '%s' is not a verb of '%s'. See 'baechi %s --help'.\n", group,
+                escape_tmp(argv[1]), group, group);
+        cmd_print_suggestion(stderr, "verb", argv[1], names);
+    }
     return EXIT_BADINPUT;
+}
+
+/* JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *s)
+{
+    if (*s == '-') {
+        s++;
+    }
+    if (*s == '0') {
+        s++;
+    } else if (isdigit((unsigned char)*s)) {
+        while (isdigit((unsigned char)*s)) {
+            s++;
+        }
+    } else {
+        return false;
+    }
+    if (*s == '.') {
+        s++;
+        if (!isdigit((unsigned char)*s)) {
+            return false;
+        }
+        while (isdigit((unsigned char)*s)) {
+            s++;
+        }
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') {
+            s++;
+        }
+        if (!isdigit((unsigned char)*s)) {
+            return false;
+        }
+        while (isdigit((unsigned char)*s)) {
+            s++;
+        }
+    }
+    return *s == '\0';
+}
+
+void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n)
+{
+    static const char *const renames[][2] = {
+        {"devices", "n_devices"},
+        {"nodes", "n_nodes"},
+        {"groups", "n_groups"},
+        {"favourite_children", "n_favourite_children"},
+    };
+
+    fputc('{', f);
+    for (int32_t i = 0; i < n; i++) {
+        const char *key = kv[i].key, *v = kv[i].value ? kv[i].value : "";
+
+        for (size_t r = 0; r < sizeof(renames) / sizeof(renames[0]); r++) {
+            if (strcmp(key, renames[r][0]) == 0) {
+                key = renames[r][1];
+            }
+        }
+        fputs(i ? ", " : "", f);
+        json_out_str(f, key);
+        fputs(": ", f);
+        if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0 || json_number(v)) {
+            fputs(v, f);
+        } else {
+            json_out_str(f, v);
+        }
+    }
+    fputc('}', f);
+}
+
+/* Damerau-Levenshtein distance (optimal string alignment), case-blind. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), d;
+    size_t *block, *row0, *row1, *row2;
+
+    if (la > 64 || lb > 64) {
+        return (size_t)-1;
+    }
+    block = calloc(3 * (lb + 1), sizeof(size_t));
+    if (!block) {
+        return (size_t)-1;
+    }
+    row0 = block;
+    row1 = row0 + lb + 1;
+    row2 = row1 + lb + 1;
+    for (size_t j = 0; j <= lb; j++) {
+        row1[j] = j;
+    }
+    for (size_t i = 1; i <= la; i++) {
+        row2[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t v = row1[j - 1] + cost;
+
+            if (row1[j] + 1 < v) {
+                v = row1[j] + 1;
+            }
+            if (row2[j - 1] + 1 < v) {
+                v = row2[j - 1] + 1;
+            }
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                row0[j - 2] + 1 < v) {
+                v = row0[j - 2] + 1;
+            }
+            row2[j] = v;
+        }
+        {
+            size_t *t = row0;
+            row0 = row1;
+            row1 = row2;
+            row2 = t;
+        }
+    }
+    d = row1[lb];
+    free(block);
+    return d;
+}
+
+const char *cmd_did_you_mean(const char *word, const char *const *candidates)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1, n = strlen(word);
+
+    for (const char *const *c = candidates; c && *c; c++) {
+        size_t d = edit_distance(word, *c);
+
+        /* a prefix ("paper-4gpu" for "paper-4gpu-pcie") is as likely as a typo */
+        if (n >= 3 && strncmp(word, *c, n) == 0) {
+            d = 1;
+        }
+        if (d < best_d) {
+            best_d = d;
+            best = *c;
+        }
+    }
+    /* git's help.c accepts a distance that is small next to the word */
+    if (!best || best_d == 0 || best_d > 2 + n / 4 || best_d >= n) {
+        return best_d == 0 ? best : NULL;
+    }
+    return best;
+}
+
+void cmd_print_suggestion(FILE *f, const char *what, const char *word,
+                          const char *const *candidates)
+{
+    const char *best = cmd_did_you_mean(word, candidates);
+
+    if (best) {
+        fprintf(f, "\nThe most similar %s is\n\t%s\n", what, best);
+    }
+}
+
+int cmd_check_cluster(const struct cmd_parser *p, const char *spec)
+{
+    const char *const *names = cluster_preset_names();
+    struct stat st;
+
+    /* a path is the loader's to report ("cannot open ...") */
+    if ((stat(spec, &st) == 0 && !S_ISDIR(st.st_mode)) || strchr(spec, '/') ||
+        strstr(spec, ".yaml") || strstr(spec, ".yml")) {
+        return 0;
+    }
+    for (const char *const *n = names; *n; n++) {
+        if (strcmp(*n, spec) == 0) {
+            return 0;
+        }
+    }
+    fprintf(stderr, "baechi %s: no cluster file or preset named '%s'\n", p->cmd, spec);
+    cmd_print_suggestion(stderr, "preset", spec, names);
+    fputs("\npresets:", stderr);
+    for (const char *const *n = names; *n; n++) {
+        fprintf(stderr, " %s", *n);
+    }
+    fprintf(stderr, "\nSee 'baechi %s --help'.\n", p->cmd);
+    return EXIT_BADINPUT;
+}
+
+#ifndef BAECHI_DATADIR
+#define BAECHI_DATADIR "/usr/local/share/baechi"
+#endif
+
+const char *cmd_data_path(const char *rel, char *buf, size_t size)
+{
+    const char *dir = getenv("BAECHI_DATADIR");
+
+    snprintf(buf, size, "data/%s", rel);
+    if (access(buf, R_OK) == 0) {
+        return buf;
+    }
+    snprintf(buf, size, "%s/%s", dir && *dir ? dir : BAECHI_DATADIR, rel);
+    return buf;
 }

@@ -13,6 +13,8 @@
 #ifndef BAECHI_CLI_CMD_H
 #define BAECHI_CLI_CMD_H
 
+#include "core/placement.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +49,7 @@ struct cmd_parser {
     const char *const *usage;   /* NULL-terminated usage lines */
     const struct cmd_opt *opts; /* ends with CMD_OPT_END; -h/--help is implicit */
     const char *optarg;         /* argument of the last option */
+    const char *footer;         /* printed after the options (NULL: nothing) */
 };
 
 /*
@@ -106,6 +109,44 @@ struct cmd_input {
     const char *what; /* "--workload", "the workload" */
 };
 int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n);
+
+/*
+ * Writes a placement's options or stats (string pairs in the file) as one
+ * JSON object of docs/json.md: "true"/"false" as booleans, numbers as
+ * numbers, the rest as strings; counts take the JSON contract's names
+ * (devices -> n_devices, nodes -> n_nodes, groups -> n_groups,
+ * favourite_children -> n_favourite_children).
+ */
+void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n);
+
+/*
+ * The candidate closest to `word` by edit distance (insertions, deletions,
+ * substitutions and swaps of neighbours, git's help.c), or NULL when none is
+ * close enough to be a likely typo.  `candidates` ends with NULL.
+ */
+const char *cmd_did_you_mean(const char *word, const char *const *candidates);
+
+/*
+ * Prints "\nThe most similar <what> is\n\t<name>\n" to f when a candidate
+ * is close to `word` (git's help.c wording); nothing otherwise.
+ */
+void cmd_print_suggestion(FILE *f, const char *what, const char *word,
+                          const char *const *candidates);
+
+/*
+ * A cluster given on the command line: an existing file or a preset name.
+ * Anything else is a usage error naming the closest preset; returns 0 or 2
+ * (message printed).
+ */
+int cmd_check_cluster(const struct cmd_parser *p, const char *spec);
+
+/*
+ * A data file shipped with baechi, `rel` under data/ ("workloads/gnmt_v2/
+ * gnmt_v2_b128_fwd.yaml"): data/<rel> when the current directory is a source
+ * tree, else <datadir>/<rel> where datadir is $BAECHI_DATADIR or the
+ * installed share/baechi.  Writes the path into buf and returns it.
+ */
+const char *cmd_data_path(const char *rel, char *buf, size_t size);
 
 /* Dispatches argv[1] through a table of nested verbs ("workload info"). */
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv);

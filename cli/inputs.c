@@ -10,8 +10,11 @@
 
 #include "core/err.h"
 #include "core/workload_yaml.h"
+#include "placers/placer.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void sim_inputs_init(struct sim_inputs *in)
 {
@@ -86,4 +89,49 @@ int sim_inputs_write_trace(const struct trace *t, const struct graph *g, const s
     struct trace_out o = {t, g, c};
 
     return cmd_write_file(path, write_trace, &o);
+}
+
+int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const char *placer,
+                             const char **pspec)
+{
+    struct stat st;
+
+    if (pl && placer) {
+        return cmd_usage_error(cp, "give --placement or -p, not both");
+    }
+    if (pl || !placer) {
+        *pspec = pl;
+        return 0;
+    }
+    if (strcmp(placer, "given") == 0) {
+        *pspec = "given";
+        return 0;
+    }
+    if (placer_find(placer)) {
+        return cmd_usage_error(cp,
+                               "'%s' is a placer, and %s needs a placement: place and simulate "
+                               "with 'baechi run -p %s ...', or write a placement with 'baechi "
+                               "place -p %s -o p.yaml' and give it as --placement p.yaml",
+                               placer, cp->cmd, placer, placer);
+    }
+    if (stat(placer, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        *pspec = placer;
+        return 0;
+    }
+    {
+        const char *names[64];
+        size_t n = 0;
+
+        for (const struct placer_desc *d = placer_list(); d->name && n + 1 < 64; d++) {
+            names[n++] = d->name;
+        }
+        names[n] = NULL;
+        fprintf(stderr,
+                "baechi %s: -p names a placer, and '%s' is neither a placer nor a file "
+                "(the placement file is --placement FILE)\n",
+                cp->cmd, placer);
+        cmd_print_suggestion(stderr, "placer", placer, names);
+        fprintf(stderr, "See 'baechi %s --help'.\n", cp->cmd);
+    }
+    return EXIT_BADINPUT;
 }

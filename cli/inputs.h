@@ -9,6 +9,7 @@
 #ifndef BAECHI_CLI_INPUTS_H
 #define BAECHI_CLI_INPUTS_H
 
+#include "cli/cmd.h"
 #include "core/cluster.h"
 #include "core/graph.h"
 #include "core/placement.h"
@@ -32,6 +33,26 @@ void sim_inputs_release(struct sim_inputs *in);
  */
 int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
                     int32_t k);
+
+/* Options `sim` and `replay` share for what they simulate. */
+enum { SIM_INPUTS_OPT_PLACEMENT = 350 };
+#define SIM_INPUTS_PLACEMENT_OPTS                                                                  \
+    {"placement", SIM_INPUTS_OPT_PLACEMENT, "F",                                                   \
+     "the placement file to simulate ('given': the workload's device fields)"},                    \
+    {                                                                                              \
+        "placer", 'p', "P", "only 'given' (= --placement given): to place, use 'baechi run -p P'"  \
+    }
+
+/*
+ * The placement named by --placement (pl) or -p (placer).  -p is the placer
+ * everywhere: `-p given` is the workload's own placement; any other placer
+ * is a usage error pointing at `baechi run -p` and --placement; a value
+ * that names no placer but an existing file is taken as a placement file
+ * (what -p meant before --placement; unambiguous).  Sets *pspec, or prints
+ * the message and returns 2.
+ */
+int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const char *placer,
+                             const char **pspec);
 
 /* Writes the Chrome trace t of a simulation of g on c to `path` ("-" =
  * stdout) through cmd_write_file: 0 or an error code. */

@@ -19,17 +19,17 @@
 #endif
 
 static const struct cmd_struct commands[] = {
-    {"workload", cmd_workload, "inspect and convert workloads (info)"},
+    {"workload", cmd_workload, "info, gen, train, import, annotate: inspect, generate, convert"},
     {"place", cmd_place, "place a workload on a cluster (m-etf, m-sct, m-topo, ...)"},
-    {"sim", cmd_sim, "simulate one step of a placed graph"},
+    {"sim", cmd_sim, "simulate one step of a placed graph (--placement FILE)"},
     {"run", cmd_run, "place, then simulate with both models: one summary"},
     {"calibrate", cmd_calibrate, "measure the machine: fitted cluster file (cuda or cpu)"},
-    {"replay", cmd_replay, "run a placed graph for real, compare with the simulator"},
+    {"replay", cmd_replay, "run a placed graph for real (CPU or CUDA), compare with the simulator"},
     {"sweep", cmd_sweep, "run a parameter sweep into a results database (-j, --mpi)"},
     {"report", cmd_report, "paper-style tables from a results database"},
-    {"db", cmd_db, "the results database: schema, query, check"},
+    {"db", cmd_db, "schema, query, check: the results database"},
     {"plot", cmd_plot, "paper-style figures from a results database (gnuplot)"},
-    {"bench", cmd_bench, "measure the suite's own speed"},
+    {"bench", cmd_bench, "measure the suite's own speed (placers, simulator, sweeps)"},
     {NULL, NULL, NULL},
 };
 
@@ -98,8 +98,18 @@ static int run_command(int argc, char **argv)
             return c->fn(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n",
-            escape_tmp(argv[1]));
+    {
+        const char *names[sizeof(commands) / sizeof(commands[0])];
+        size_t n = 0;
+
+        for (const struct cmd_struct *c = commands; c->name; c++) {
+            names[n++] = c->name;
+        }
+        names[n] = NULL;
+        fprintf(stderr, "baechi: '%s' is not a baechi command. See 'baechi --help'.\n",
+                escape_tmp(argv[1]));
+        cmd_print_suggestion(stderr, "command", argv[1], names);
+    }
     return EXIT_BADINPUT;
 }
 

@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/graph.h"
+#include "core/json_out.h"
 #include "core/placement.h"
 #include "core/units.h"
 #include "core/workload.h"
@@ -152,9 +153,19 @@ int place_cli_check(struct cmd_parser *cp, const struct place_cli *pc)
                                             : "--placer");
     }
     if (!placer_find(pc->placer)) {
-        return cmd_usage_error(cp, "unknown placer '%s' (see 'baechi place --list')", pc->placer);
+        const char *names[64];
+        size_t n = 0;
+
+        for (const struct placer_desc *d = placer_list(); d->name && n + 1 < 64; d++) {
+            names[n++] = d->name;
+        }
+        names[n] = NULL;
+        fprintf(stderr, "baechi %s: unknown placer '%s'\n", cp->cmd, pc->placer);
+        cmd_print_suggestion(stderr, "placer", pc->placer, names);
+        fprintf(stderr, "See 'baechi place --list'.\n");
+        return EXIT_BADINPUT;
     }
-    return 0;
+    return cmd_check_cluster(cp, pc->cspec);
 }
 
 int place_cli_load(const struct place_cli *pc, struct workload *w, struct graph *g,
@@ -210,28 +221,75 @@ int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
 
 static const char *const place_usage[] = {
     "baechi place -w <workload.yaml> -c <cluster> -p <placer> [options] [-o <placement.yaml>]",
+    "baechi place -w <workload.yaml> -c <cluster> -p <placer> [options] --json [-o "
+    "<placement.yaml>]",
     "baechi place --list",
     NULL,
 };
 
 static const struct cmd_opt place_opts[] = {
     PLACE_CLI_OPTS,
-    {"output", 'o', "F", "write the placement file to F (default: stdout)"},
+    {"output", 'o', "F", "write the placement file to F (default: stdout; with --json: none)"},
+    {"json", PLACE_OPT_JSON, NULL, "what was placed as one JSON object on stdout (docs/json.md)"},
     CMD_OPT_END,
 };
+
+static void print_json(const struct workload *w, const struct graph *g, const struct cluster *c,
+                       const struct placement *p, const struct placer_stats *st, const char *out)
+{
+    int32_t nd = st->n_devices;
+
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, w->name);
+    fputs(", \"cluster\": ", stdout);
+    json_out_str(stdout, c->name);
+    fputs(", \"placer\": ", stdout);
+    json_out_str(stdout, p->placer);
+    fputs(", \"feasible\": true, \"output\": ", stdout);
+    if (out) {
+        json_out_str(stdout, out);
+    } else {
+        fputs("null", stdout);
+    }
+    fputs(", \"options\": ", stdout);
+    cmd_json_kv(stdout, p->options, p->n_options);
+    fputs(", \"placement_stats\": ", stdout);
+    cmd_json_kv(stdout, p->stats, p->n_stats);
+    printf(", \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
+           "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
+           g->n_ops, st->n_nodes, st->n_groups, nd, st->placement_ms, st->algorithm_ms);
+    if (st->estimate_us >= 0) {
+        printf("%" PRId64, st->estimate_us);
+    } else {
+        fputs("null", stdout);
+    }
+    fputs(", \"devices\": [", stdout);
+    for (int32_t d = 0; d < nd; d++) {
+        int32_t n = 0;
+
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            n += p->device_of[v] == d;
+        }
+        printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
+        json_out_str(stdout, d < c->n_devices ? c->dev[d].name : "");
+        printf(", \"n_ops\": %d, \"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64 "}", n,
+               st->peak_bytes ? st->peak_bytes[d] : 0, st->limit_bytes ? st->limit_bytes[d] : 0);
+    }
+    fputs("]}\n", stdout);
+}
 
 int cmd_place(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "place", .usage = place_usage, .opts = place_opts};
     struct place_cli pc;
-    const char *out = "-";
+    const char *out = NULL;
     struct workload w;
     struct graph g;
     struct cluster c;
     struct placement p;
     struct placer_stats st;
-    bool have_w = false, have_c = false, done;
+    bool have_w = false, have_c = false, done, json = false;
     int rc = 0, status = EXIT_OK, o;
 
     place_cli_init(&pc);
@@ -250,6 +308,10 @@ int cmd_place(int argc, char **argv)
             out = cp.optarg;
             continue;
         }
+        if (o == PLACE_OPT_JSON) {
+            json = true;
+            continue;
+        }
         if ((r = place_cli_option(&cp, o, &pc)) != 0) {
             return r;
         }
@@ -257,7 +319,13 @@ int cmd_place(int argc, char **argv)
     if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
         return rc;
     }
-    {
+    if (json && out && strcmp(out, "-") == 0) {
+        return cmd_usage_error(&cp, "--json prints on stdout: write the placement with -o <file>");
+    }
+    if (!json && !out) {
+        out = "-";
+    }
+    if (out) {
         const struct cmd_input in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
 
         if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
@@ -265,12 +333,32 @@ int cmd_place(int argc, char **argv)
         }
     }
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
-    CHECK(placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st));
-    {
+    rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
+    if (rc == BAECHI_EINFEASIBLE && json) {
+        /* a result, reported once, on stdout */
+        fputs("{\"workload\": ", stdout);
+        json_out_str(stdout, w.name);
+        fputs(", \"cluster\": ", stdout);
+        json_out_str(stdout, c.name);
+        fputs(", \"placer\": ", stdout);
+        json_out_str(stdout, pc.placer);
+        fputs(", \"feasible\": false, \"reason\": ", stdout);
+        json_out_str(stdout, err_msg());
+        fputs("}\n", stdout);
+        rc = 0;
+        status = EXIT_INFEASIBLE;
+        goto cleanup;
+    }
+    if (rc) {
+        goto cleanup;
+    }
+    if (out) {
         struct placement_out po = {&p, &g};
         CHECK(cmd_write_file(out, write_placement, &po));
     }
-    {
+    if (json) {
+        print_json(&w, &g, &c, &p, &st, out);
+    } else {
         char a[48];
         units_fmt_us(st.placement_ms * 1000.0, a, sizeof(a));
         fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", g.n_ops,

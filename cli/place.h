@@ -31,7 +31,8 @@ enum {
     PLACE_OPT_PAPER,
     PLACE_OPT_IMPL,
     PLACE_OPT_BUDGET,
-    PLACE_OPT_REFINE
+    PLACE_OPT_REFINE,
+    PLACE_OPT_JSON
 };
 
 #define PLACE_CLI_OPTS                                                                             \

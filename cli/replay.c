@@ -22,7 +22,7 @@
 #include <string.h>
 
 static const char *const replay_usage[] = {
-    "baechi replay -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
+    "baechi replay -w <workload.yaml> -c <cluster> --placement <placement.yaml | given> "
     "[--backend cuda|cpu] [--devices 0,1,...] [--steps N] [--warmup N] [--model timed|baechi] "
     "[--json] [--db F]",
     NULL,
@@ -33,7 +33,7 @@ enum { OPT_STEPS = 256, OPT_WARMUP, OPT_JSON, OPT_DB };
 static const struct cmd_opt replay_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
     {"cluster", 'c', "C", "a cluster file (e.g. from 'baechi calibrate') or preset name"},
-    {"placement", 'p', "P", "a placement file, or 'given' for the workload's device fields"},
+    SIM_INPUTS_PLACEMENT_OPTS,
     {"backend", 'b', "<cuda|cpu>", "where to run (default cpu; cuda needs build/baechi-cuda)"},
     {"devices", 'd', "<list>",
      "device i of the cluster runs on the i-th id (default: 0,1,...); cuda: an id given again "
@@ -137,13 +137,15 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
                        const struct replay_stats *st, const struct workload *w, const char *backend,
                        enum sim_model model)
 {
-    printf("{\"workload\": \"%s\", \"backend\": \"%s\", \"model\": \"%s\", \"n_ops\": %d, "
-           "\"n_copies\": %d, \"copy_bytes\": %" PRId64 ", \"steps\": %d, "
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, w->name);
+    printf(", \"backend\": \"%s\", \"model\": \"%s\", \"n_ops\": %d, "
+           "\"n_copies\": %d, \"copy_bytes\": %" PRId64 ", \"n_steps\": %d, "
            "\"measured_step_us\": %.3f, \"min_step_us\": %.3f, \"max_step_us\": %.3f, "
            "\"sim_step_us\": %" PRId64 ", \"step_error_pct\": %.4f, \"devices\": [",
-           w->name, backend, sim_model_name(model), (int)st->n_spins, (int)st->n_copies,
-           st->copy_bytes, (int)r->n_steps, cmp->measured_step_us, cmp->min_step_us,
-           cmp->max_step_us, cmp->sim_step_us, cmp->step_err_pct);
+           backend, sim_model_name(model), (int)st->n_spins, (int)st->n_copies, st->copy_bytes,
+           (int)r->n_steps, cmp->measured_step_us, cmp->min_step_us, cmp->max_step_us,
+           cmp->sim_step_us, cmp->step_err_pct);
     for (int32_t d = 0; d < cmp->n_devices; d++) {
         printf("%s{\"id\": %d, \"measured_peak_bytes\": %" PRId64 ", \"sim_peak_bytes\": %" PRId64
                ", \"peak_error_pct\": %.4f}",
@@ -152,7 +154,7 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
     }
     printf("], \"note\": ");
     json_out_str(stdout, r->note);
-    printf(", \"step_us\": [");
+    printf(", \"step_samples_us\": [");
     for (int32_t i = 0; i < r->n_steps; i++) {
         printf("%s%.3f", i ? ", " : "", r->step_us[i]);
     }
@@ -161,9 +163,9 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 
 int cmd_replay(int argc, char **argv)
 {
-    struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *backend = "cpu", *dbpath = NULL,
-               *devs = NULL;
+    struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL, NULL};
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *placer_arg = NULL, *backend = "cpu",
+               *dbpath = NULL, *devs = NULL;
     int32_t *ids = NULL, n_ids = 0;
     struct sim_options sopt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct bench_replay_opts ropt = {3, 10, false};
@@ -196,6 +198,9 @@ int cmd_replay(int argc, char **argv)
             cspec = cp.optarg;
             break;
         case 'p':
+            placer_arg = cp.optarg;
+            break;
+        case SIM_INPUTS_OPT_PLACEMENT:
             pspec = cp.optarg;
             break;
         case 'b':
@@ -232,6 +237,9 @@ int cmd_replay(int argc, char **argv)
     }
     if (cmd_optind() < argc) {
         return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if (sim_inputs_placement_arg(&cp, pspec, placer_arg, &pspec)) {
+        return EXIT_BADINPUT;
     }
     if (!wpath || !cspec || !pspec) {
         return cmd_usage_error(&cp, "%s is required",

@@ -37,34 +37,40 @@
 #include <string.h>
 
 static const char *const run_usage[] = {
-    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F>] "
-    "[--db <results.db>]",
+    "baechi run -w <workload.yaml> -c <cluster> -p <placer> [options] [--json] [--trace <F> "
+    "[--trace-model timed|baechi]] [--db <results.db>]",
     NULL,
 };
 
-enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_DB, RUN_OPT_EXPLAIN };
+enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_TRACE_MODEL, RUN_OPT_DB, RUN_OPT_EXPLAIN };
 
 static const struct cmd_opt run_opts[] = {
     PLACE_CLI_OPTS,
     {"json", RUN_OPT_JSON, NULL, "one JSON object instead of text"},
     {"explain-memory", RUN_OPT_EXPLAIN, NULL,
      "what is live at each device's peak in both models (JSON: memory_explain)"},
-    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace of the timed simulation to F"},
+    {"trace", RUN_OPT_TRACE, "F", "write a Chrome trace (Perfetto) of one simulation to F"},
+    {"trace-model", RUN_OPT_TRACE_MODEL, "M",
+     "the simulation --trace records: timed (default) or baechi"},
     {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
     CMD_OPT_END,
 };
 
 static void json_model(const struct sim_result *r, const struct cluster *c)
 {
-    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"devices\": [", r->step_us,
-           r->n_oom ? "true" : "false");
+    printf("{\"step_us\": %" PRId64 ", \"oom\": %s, \"n_oom\": %d, \"channel\": \"%s\", "
+           "\"devices\": [",
+           r->step_us, r->n_oom ? "true" : "false", r->n_oom,
+           cluster_channel_name(r->model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel));
     for (int32_t d = 0; d < r->n_devices; d++) {
         const struct sim_device_stats *s = &r->dev[d];
         printf("%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
         json_out_str(stdout, c->dev[d].name);
-        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"peak_bytes\": %" PRId64
-               ", \"limit_bytes\": %" PRId64 ", \"oom\": %s}",
-               s->n_ops, s->busy_us, s->peak_bytes, s->limit_bytes, s->oom ? "true" : "false");
+        printf(", \"n_ops\": %d, \"busy_us\": %" PRId64 ", \"utilization\": %.4f, "
+               "\"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64
+               ", \"final_bytes\": %" PRId64 ", \"oom\": %s}",
+               s->n_ops, s->busy_us, r->step_us ? (double)s->busy_us / (double)r->step_us : 0.0,
+               s->peak_bytes, s->limit_bytes, s->final_bytes, s->oom ? "true" : "false");
     }
     fputs("]}", stdout);
 }
@@ -80,14 +86,11 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     json_out_str(stdout, c->name);
     fputs(", \"placer\": ", stdout);
     json_out_str(stdout, p->placer);
-    fputs(", \"feasible\": true, \"options\": {", stdout);
-    for (int32_t i = 0; i < p->n_options; i++) {
-        fputs(i ? ", " : "", stdout);
-        json_out_str(stdout, p->options[i].key);
-        fputs(": ", stdout);
-        json_out_str(stdout, p->options[i].value);
-    }
-    printf("}, \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
+    fputs(", \"feasible\": true, \"options\": ", stdout);
+    cmd_json_kv(stdout, p->options, p->n_options);
+    fputs(", \"placement_stats\": ", stdout);
+    cmd_json_kv(stdout, p->stats, p->n_stats);
+    printf(", \"n_ops\": %d, \"n_nodes\": %d, \"n_groups\": %d, \"n_devices\": %d, "
            "\"placement_ms\": %.3f, \"algorithm_ms\": %.3f, \"estimate_us\": ",
            g->n_ops, st->n_nodes, st->n_groups, rb->n_devices, st->placement_ms, st->algorithm_ms);
     if (st->estimate_us >= 0) {
@@ -103,7 +106,7 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
         json_out_str(stdout, st->lp_status);
-        printf(", \"favourite_children\": %d, \"favourite_edges\": %d, \"lp_ms\": %.3f}",
+        printf(", \"n_favourite_children\": %d, \"n_favourite_edges\": %d, \"lp_ms\": %.3f}",
                st->n_favourites, st->n_favourite_edges, st->lp_ms);
     }
     fputs(", \"placer_memory\": [", stdout);
@@ -200,6 +203,7 @@ int cmd_run(int argc, char **argv)
     struct mem_explain xb, xt;
     struct sweep_origin origin;
     bool have_w = false, have_c = false, have_t = false, json = false, done, explain = false;
+    enum sim_model trace_model = SIM_MODEL_TIMED;
     int rc = 0, status = EXIT_OK, o;
 
     place_cli_init(&pc);
@@ -224,6 +228,12 @@ int cmd_run(int argc, char **argv)
         }
         if (o == RUN_OPT_TRACE) {
             tpath = cp.optarg;
+            continue;
+        }
+        if (o == RUN_OPT_TRACE_MODEL) {
+            if (sim_model_parse(cp.optarg, &trace_model)) {
+                return cmd_usage_error(&cp, "%s", err_msg());
+            }
             continue;
         }
         if (o == RUN_OPT_DB) {
@@ -253,9 +263,12 @@ int cmd_run(int argc, char **argv)
     CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
     rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
     if (rc == BAECHI_EINFEASIBLE) {
+        /* a result, reported once: on stdout, in the output's format */
         if (json) {
             fputs("{\"workload\": ", stdout);
             json_out_str(stdout, w.name);
+            fputs(", \"cluster\": ", stdout);
+            json_out_str(stdout, c.name);
             fputs(", \"placer\": ", stdout);
             json_out_str(stdout, pc.placer);
             fputs(", \"feasible\": false, \"reason\": ", stdout);
@@ -271,8 +284,11 @@ int cmd_run(int argc, char **argv)
             free(msg);
             if (r2) {
                 rc = r2;
+                goto cleanup;
             }
         }
+        rc = 0;
+        status = EXIT_INFEASIBLE;
         goto cleanup;
     }
     if (rc) {
@@ -282,13 +298,15 @@ int cmd_run(int argc, char **argv)
     placer_world_weights(&g, &pc.opt, g.weight_us); /* g is ours: scale in place */
     {
         struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
-        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
-        so.model = SIM_MODEL_TIMED;
+
         if (tpath) {
             trace_init(&t, c.channel);
             have_t = true;
-            so.trace = &t;
         }
+        so.trace = tpath && trace_model == SIM_MODEL_BAECHI ? &t : NULL;
+        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
+        so.model = SIM_MODEL_TIMED;
+        so.trace = tpath && trace_model == SIM_MODEL_TIMED ? &t : NULL;
         CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
     }
     if (explain) {

@@ -1,6 +1,6 @@
 /*
  * sim.c - `baechi sim`: simulate one step of a placed graph and print
- * the metrics (text, or one JSON object with --json; keys in README "The simulator"),
+ * the metrics (text, or one JSON object with --json; keys in docs/json.md),
  * optionally writing a Chrome trace (Perfetto).
  *
  * Exit status 0 also when a device runs out of memory (a result), 2 for bad
@@ -30,7 +30,7 @@
 #include <string.h>
 
 static const char *const sim_usage[] = {
-    "baechi sim -w <workload.yaml> -c <cluster> -p <placement.yaml | given> "
+    "baechi sim -w <workload.yaml> -c <cluster> --placement <placement.yaml | given> "
     "[--model baechi | timed] [--trace <file.json>] [--json] [--explain-memory] [--devices <k>]",
     NULL,
 };
@@ -40,7 +40,7 @@ enum { OPT_JSON = 256, OPT_EXPLAIN };
 static const struct cmd_opt sim_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
     {"cluster", 'c', "C", "a cluster file or preset name"},
-    {"placement", 'p', "P", "a placement file, or 'given' for the workload's device fields"},
+    SIM_INPUTS_PLACEMENT_OPTS,
     {"model", 'm', "M", "'timed' (default, time-accurate) or 'baechi' (the original's)"},
     {"trace", 't', "F", "write a Chrome trace (JSON, opens in Perfetto) to F ('-' = stdout)"},
     {"json", OPT_JSON, NULL, "one JSON object with all metrics instead of text"},
@@ -114,23 +114,19 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
             if (!r->link_transfers[i]) {
                 continue;
             }
-            printf("%s{\"src\": %d, \"dst\": %d, \"bytes\": %" PRId64 ", \"count\": %" PRId64 "}",
+            printf("%s{\"src\": %d, \"dst\": %d, \"bytes\": %" PRId64 ", \"n_transfers\": %" PRId64
+                   "}",
                    first ? "" : ", ", a, b, r->link_bytes[i], r->link_transfers[i]);
             first = false;
             tb += r->link_bytes[i];
             tn += r->link_transfers[i];
         }
     }
-    printf("], \"transfer_bytes\": %" PRId64 ", \"transfer_count\": %" PRId64
-           ", \"placement_stats\": {",
-           tb, tn);
-    for (int32_t i = 0; i < p->n_stats; i++) {
-        fputs(i ? ", " : "", stdout);
-        json_out_str(stdout, p->stats[i].key);
-        fputs(": ", stdout);
-        json_out_str(stdout, p->stats[i].value);
-    }
-    fputc('}', stdout);
+    printf("], \"transfer_bytes\": %" PRId64 ", \"n_transfers\": %" PRId64 ", \"options\": ", tb,
+           tn);
+    cmd_json_kv(stdout, p->options, p->n_options);
+    fputs(", \"placement_stats\": ", stdout);
+    cmd_json_kv(stdout, p->stats, p->n_stats);
     if (x) {
         fputs(", \"memory_explain\": ", stdout);
         explain_print_json(stdout, x, g, c);
@@ -215,7 +211,7 @@ int cmd_sim(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *tpath = NULL;
+    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *placer_arg = NULL, *tpath = NULL;
     struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct sim_inputs in;
     struct sim_result r;
@@ -241,6 +237,9 @@ int cmd_sim(int argc, char **argv)
             cspec = cp.optarg;
             break;
         case 'p':
+            placer_arg = cp.optarg;
+            break;
+        case SIM_INPUTS_OPT_PLACEMENT:
             pspec = cp.optarg;
             break;
         case 'm':
@@ -268,6 +267,9 @@ int cmd_sim(int argc, char **argv)
     }
     if (cmd_optind() < argc) {
         return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    }
+    if (sim_inputs_placement_arg(&cp, pspec, placer_arg, &pspec)) {
+        return EXIT_BADINPUT;
     }
     if (!wpath || !cspec || !pspec) {
         return cmd_usage_error(&cp, "%s is required",

@@ -1,12 +1,13 @@
 /*
  * sweep.c - `baechi sweep S.yaml`: runs the cartesian product of a sweep
- * file into a results database (results/sweep.h, README "Results").
+ * file into a results database (results/sweep.h, docs/sweeps.md).
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/json_out.h"
 #include "core/yio.h"
 #include "results/sweep.h"
 
@@ -18,7 +19,7 @@
 
 static const char *const sweep_usage[] = {
     "baechi sweep <sweep.yaml> [-j <N>] [--db <results.db>] [--dry-run]",
-    "   or: mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
+    "mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
     NULL,
 };
 
@@ -55,12 +56,17 @@ static void print_summary(const struct sweep_summary *s, const char *name, const
     int jobs = s->jobs > 0 ? s->jobs : 1;
 
     if (json) {
-        printf(
-            "{\"sweep\": \"%s\", \"points\": %d, \"skipped\": %d, \"run\": %d, \"rows\": %" PRId64
-            ", \"ok\": %" PRId64 ", \"oom\": %" PRId64 ", \"infeasible\": %" PRId64
-            ", \"error\": %" PRId64 ", \"jobs\": %d, \"wall_s\": %.3f, \"points_per_s\": %.2f}\n",
-            name, s->n_points, s->n_skipped, s->n_run, s->n_rows, s->n_ok, s->n_oom,
-            s->n_infeasible, s->n_error, jobs, s->wall_s, rate);
+        fputs("{\"sweep\": ", stdout);
+        json_out_str(stdout, name);
+        fputs(", \"db\": ", stdout);
+        json_out_str(stdout, db);
+        printf(", \"n_points\": %d, \"n_skipped\": %d, \"n_run\": %d, \"n_rows\": %" PRId64
+               ", \"n_ok\": %" PRId64 ", \"n_oom\": %" PRId64 ", \"n_infeasible\": %" PRId64
+               ", \"n_error\": %" PRId64 ", \"n_jobs\": %d, \"wall_s\": %.3f, "
+               "\"points_per_s\": %.2f}\n",
+               s->n_points, s->n_skipped, s->n_run, s->n_rows, s->n_ok, s->n_oom, s->n_infeasible,
+               s->n_error, jobs, s->wall_s, rate);
+        fflush(stdout);
         return;
     }
     printf("sweep '%s': %d points, %d already stored, %d run", name, s->n_points, s->n_skipped,

@@ -10,6 +10,7 @@
 #include "cli/workload.h"
 #include "core/err.h"
 #include "core/escape.h"
+#include "core/json_out.h"
 #include "core/graph.h"
 #include "core/units.h"
 #include "core/workload.h"
@@ -91,28 +92,32 @@ static int workload_info(const char *path, int32_t k, bool json)
         }
     }
     if (json) {
-        printf("{\"name\": \"%s\", \"ops_in_file\": %d, \"ops\": %d, \"pruned\": %d, "
-               "\"edges\": %d, \"tensor_refs\": %d, \"control_edges\": %d, \"groups\": %d, "
+        fputs("{\"workload\": ", stdout);
+        json_out_str(stdout, w.name);
+        printf(", \"n_ops_in_file\": %d, \"n_ops\": %d, \"n_pruned\": %d, "
+               "\"n_edges\": %d, \"n_tensor_refs\": %d, \"n_control_edges\": %d, "
+               "\"n_tensors\": %d, \"n_groups\": %d, "
                "\"total_compute_us\": %" PRId64 ", \"measured_compute_us\": %.17g, "
-               "\"unprofiled_ops\": %d, \"critical_path_us\": %" PRId64 ", "
+               "\"n_unprofiled_ops\": %d, \"critical_path_us\": %" PRId64 ", "
                "\"persistent_bytes\": %" PRId64 ", \"output_bytes\": %" PRId64
                ", \"temp_bytes\": %" PRId64 ", \"temp_max_bytes\": %" PRId64 ", "
                "\"phases\": {\"forward\": %d, \"backward\": %d, \"update\": %d}, "
-               "\"given_device_ops\": %d, \"lower_bound_us\": {",
-               w.name, w.n_op, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_groups, total,
-               measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp, mem.temp_max,
-               phases[0], phases[1], phases[2], n_given);
+               "\"n_given_device_ops\": %d, \"lower_bounds\": [",
+               w.n_op, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_ports, g.n_groups,
+               total, measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp,
+               mem.temp_max, phases[0], phases[1], phases[2], n_given);
         for (int32_t kk = 1, first = 1; kk <= 8; kk *= 2) {
             int32_t kd = k > 0 ? k : kk;
             int64_t avg = (total + kd - 1) / kd;
 
-            printf("%s\"%d\": %" PRId64, first ? "" : ", ", kd, cp > avg ? cp : avg);
+            printf("%s{\"n_devices\": %d, \"lower_bound_us\": %" PRId64 "}", first ? "" : ", ", kd,
+                   cp > avg ? cp : avg);
             first = 0;
             if (k > 0) {
                 break;
             }
         }
-        printf("}}\n");
+        printf("]}\n");
     } else {
         char a[32], b[32], c[32], d[32];
 
@@ -164,7 +169,7 @@ static int workload_info(const char *path, int32_t k, bool json)
 
 static int cmd_workload_info(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], info_usage, info_opts, NULL};
+    struct cmd_parser p = {argc, argv, argv[0], info_usage, info_opts, NULL, NULL};
     long k = 0;
     bool json = false;
     int c;

@@ -36,7 +36,8 @@ static int write_workload(FILE *f, void *ctx)
 
 int cmd_workload_annotate(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, "workload annotate", annotate_usage, annotate_opts, NULL};
+    struct cmd_parser p = {argc, argv, "workload annotate", annotate_usage, annotate_opts,
+                           NULL, NULL};
     const char *profile = NULL, *out = "-", *wpath = NULL;
     struct workload w;
     struct annotate_report rep;

@@ -49,8 +49,6 @@ static const char *const gen_usage[] = {
     "baechi workload gen <model> [options] [-o <out.yaml>]",
     "baechi workload gen synthetic --shape layered|chain|fork-join|random --ops N [--seed S] "
     "[-o <out.yaml>]",
-    "models: inception-v3, gnmt, transformer (--size base|big), gpt (--size "
-    "small|medium|large|xl|2.7b|6.7b), synthetic",
     NULL,
 };
 
@@ -142,7 +140,14 @@ static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out
 
 int cmd_workload_gen(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], gen_usage, gen_opts_table, NULL};
+    struct cmd_parser p = {
+        .argc = argc,
+        .argv = argv,
+        .cmd = argv[0],
+        .usage = gen_usage,
+        .opts = gen_opts_table,
+        .footer = "models: inception-v3, gnmt, transformer (--size base|big), gpt (--size "
+                  "small|medium|large|xl|2.7b|6.7b), synthetic"};
     struct gen_opts o;
     struct synth_opts so;
     struct gen_info info;
@@ -291,7 +296,7 @@ static const struct cmd_opt train_opts_table[] = {
 
 int cmd_workload_train(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], train_usage, train_opts_table, NULL};
+    struct cmd_parser p = {argc, argv, argv[0], train_usage, train_opts_table, NULL, NULL};
     struct train_opts o;
     struct train_stats st;
     struct workload fwd, tr;

@@ -39,7 +39,7 @@ static const struct cmd_opt import_opts[] = {
 
 int cmd_workload_import(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL};
+    struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL, NULL};
     struct onnx_import_opts io = {0};
     struct onnx_import_stats st;
     struct train_opts to;

@@ -6,7 +6,7 @@
  * with every model listed, giving one run (row of `runs`) per model.
  *
  * The file format, the point key and the resume rule are in
- * README "Results".  In short:
+ * docs/sweeps.md.  In short:
  *
  *   - a point's key is the canonical text of its parameters with the
  *     workload's and cluster's content hashes, so a point already stored in

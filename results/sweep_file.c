@@ -1,5 +1,5 @@
 /*
- * sweep_file.c - the sweep file reader (sweep.h, README "Results" "Sweep
+ * sweep_file.c - the sweep file reader (sweep.h, docs/sweeps.md "The
  * file"): YAML through core/yio.h, so that every error carries
  * file:line:col and the offending key or value.
  *
@@ -14,8 +14,10 @@
 #include "results/sweep_internal.h"
 #include "workloads/gen.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -157,6 +159,44 @@ static int to_bool(const char *s, bool *b)
     return -1;
 }
 
+/* The parameters of gen:MODEL?key=value, one per option of `baechi workload
+ * gen` (cli/workload_gen.c) with the same bounds, so that a sweep is
+ * refused before its first run instead of generating a 10^5-layer model. */
+enum gen_param_kind { GP_INT, GP_BOOL, GP_SIZE, GP_DEVICE, GP_OPTIMIZER, GP_BWD };
+
+struct gen_param {
+    const char *key, *flag;
+    enum gen_param_kind kind;
+    size_t offset;
+    long max;
+};
+
+static const struct gen_param gen_params[] = {
+    {"batch", "batch", GP_INT, offsetof(struct gen_opts, batch), 1L << 20},
+    {"seq", "seq", GP_INT, offsetof(struct gen_opts, seq), 1L << 20},
+    {"layers", "layers", GP_INT, offsetof(struct gen_opts, layers), 10000},
+    {"d_model", "d-model", GP_INT, offsetof(struct gen_opts, d_model), 1L << 20},
+    {"heads", "heads", GP_INT, offsetof(struct gen_opts, heads), 1L << 16},
+    {"ffn", "ffn", GP_INT, offsetof(struct gen_opts, ffn), 1L << 22},
+    {"vocab", "vocab", GP_INT, offsetof(struct gen_opts, vocab), 1L << 24},
+    {"elem_bytes", "elem-bytes", GP_INT, offsetof(struct gen_opts, elem_bytes), 16},
+    {"size", "size", GP_SIZE, 0, 0},
+    {"aux", "aux", GP_BOOL, offsetof(struct gen_opts, aux), 0},
+    {"forward_only", "forward-only", GP_BOOL, offsetof(struct gen_opts, forward_only), 0},
+    {"no_groups", "no-groups", GP_BOOL, offsetof(struct gen_opts, groups), 0},
+    {"device", "device", GP_DEVICE, 0, 0},
+    {"optimizer", "optimizer", GP_OPTIMIZER, 0, 0},
+    {"bwd_factor", "bwd-factor", GP_BWD, 0, 0},
+    {NULL, NULL, GP_INT, 0, 0},
+};
+
+static const char *const gen_param_names =
+    "batch, seq, layers, d_model, heads, ffn, vocab, elem_bytes, size, aux, forward_only, "
+    "no_groups, device, optimizer, bwd_factor";
+
+static const char *const gpt_sizes[] = {"small", "medium", "large", "xl", "2.7b", "6.7b", NULL};
+static const char *const transformer_sizes[] = {"base", "big", NULL};
+
 /*
  * Parses gen:MODEL?k=v&... in `buf` (a writable copy of the spec, cut into
  * pieces here: o->size, o->device and *model point into it).  NULL when
@@ -167,7 +207,7 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
     const char *const *names = gen_model_names();
     char *q, *name = buf + 4;
     bool known = false;
-    static char why[160];
+    static char why[320];
 
     gen_opts_init(o);
     *model = name;
@@ -186,6 +226,7 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
     }
     while (q && *q) {
         char *k = q, *val, *amp = strchr(q, '&'), *e;
+        const struct gen_param *gp;
         long x;
         bool b;
 
@@ -198,28 +239,71 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
             return "has a parameter without a value (expected key=value)";
         }
         *val++ = '\0';
-        x = strtol(val, &e, 10);
-        if (strcmp(k, "batch") == 0 || strcmp(k, "seq") == 0 || strcmp(k, "layers") == 0) {
-            if (*e || x < 1 || x > (1 << 20)) {
-                snprintf(why, sizeof(why), "parameter '%s': expected a positive integer", k);
+        for (gp = gen_params; gp->key && strcmp(gp->key, k) != 0; gp++) {
+        }
+        if (!gp->key) {
+            snprintf(why, sizeof(why), "has an unknown parameter '%.40s' (known: %s)", k,
+                     gen_param_names);
+            return why;
+        }
+        switch (gp->kind) {
+        case GP_INT:
+            errno = 0;
+            x = strtol(val, &e, 10);
+            if (errno || e == val || *e || x < 1 || x > gp->max) {
+                snprintf(why, sizeof(why),
+                         "parameter '%s': expected an integer in 1..%ld (as 'workload gen "
+                         "--%s'), not '%.20s'",
+                         k, gp->max, gp->flag, val);
                 return why;
             }
-            *(k[0] == 'b' ? &o->batch : k[0] == 's' ? &o->seq : &o->layers) = (int)x;
-        } else if (strcmp(k, "size") == 0) {
-            o->size = val;
-        } else if (strcmp(k, "device") == 0) {
-            o->device = strcmp(val, "none") == 0 ? NULL : val;
-        } else if (strcmp(k, "forward_only") == 0) {
-            if (to_bool(val, &b)) {
-                return "parameter 'forward_only': expected true or false";
+            *(int *)((char *)o + gp->offset) = (int)x;
+            if (strcmp(k, "elem_bytes") == 0) {
+                o->train.param_elem_bytes = (int)x;
             }
-            o->forward_only = b;
-        } else {
-            snprintf(why, sizeof(why),
-                     "has an unknown parameter '%.40s' (batch, seq, size, layers, forward_only, "
-                     "device)",
-                     k);
-            return why;
+            break;
+        case GP_BOOL:
+            if (to_bool(val, &b)) {
+                snprintf(why, sizeof(why), "parameter '%s': expected true or false", k);
+                return why;
+            }
+            *(bool *)((char *)o + gp->offset) = strcmp(k, "no_groups") == 0 ? !b : b;
+            break;
+        case GP_SIZE: {
+            const char *const *sz = strcmp(name, "gpt") == 0           ? gpt_sizes
+                                    : strcmp(name, "transformer") == 0 ? transformer_sizes
+                                                                       : NULL;
+            bool ok = !sz; /* the other generators take any size as a name suffix */
+
+            for (int i = 0; sz && sz[i]; i++) {
+                ok |= strcmp(sz[i], val) == 0;
+            }
+            if (!ok) {
+                snprintf(why, sizeof(why),
+                         "parameter 'size': '%.20s' is not a size of %s (transformer: base, big; "
+                         "gpt: small, medium, large, xl, 2.7b, 6.7b)",
+                         val, name);
+                return why;
+            }
+            o->size = val;
+            break;
+        }
+        case GP_DEVICE:
+            o->device = strcmp(val, "none") == 0 ? NULL : val;
+            break;
+        case GP_OPTIMIZER:
+            if (train_parse_optimizer(val, &o->train.optimizer)) {
+                return "parameter 'optimizer': expected sgd, momentum or adam";
+            }
+            break;
+        case GP_BWD: {
+            const char *w2 = yio_parse_double(val, &o->train.bwd_factor);
+
+            if (w2 || !(o->train.bwd_factor >= 0 && o->train.bwd_factor <= 1000)) {
+                return "parameter 'bwd_factor': expected a number in 0..1000";
+            }
+            break;
+        }
         }
     }
     return NULL;
@@ -274,7 +358,35 @@ static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
     return 0;
 }
 
-static int check_clusters(const struct yrd *r, const struct sweep_spec *s)
+/* Every cluster has the device counts asked for: `devices: [8]` on a
+ * 4-device cluster is refused here rather than becoming an error row. */
+static int check_device_counts(const struct yrd *r, const struct sweep_spec *s,
+                               const struct sweep_item *it, const char *spec,
+                               const struct sweep_list *devl)
+{
+    struct cluster c;
+    char why[200];
+    int rc = cluster_load(&c, spec);
+
+    if (rc) {
+        return item_err(r, "clusters", it, err_msg());
+    }
+    for (int32_t i = 0; i < s->n_devices && i < devl->n; i++) {
+        if (s->devices[i] > c.n_devices) {
+            snprintf(why, sizeof(why),
+                     "asks for %d devices, and cluster '%.60s' has %d (give each cluster its own "
+                     "sweep file, or fewer devices)",
+                     (int)s->devices[i], it->text, (int)c.n_devices);
+            cluster_release(&c);
+            return item_err(r, "devices", &devl->item[i], why);
+        }
+    }
+    cluster_release(&c);
+    return 0;
+}
+
+static int check_clusters(const struct yrd *r, const struct sweep_spec *s,
+                          const struct sweep_list *devl)
 {
     const char *const *presets = cluster_preset_names();
 
@@ -284,13 +396,25 @@ static int check_clusters(const struct yrd *r, const struct sweep_spec *s)
         for (int k = 0; presets[k]; k++) {
             ok |= strcmp(presets[k], it->text) == 0;
         }
-        if (!ok) {
+        if (ok) {
+            int rc = check_device_counts(r, s, it, it->text, devl);
+            if (rc) {
+                return rc;
+            }
+        } else {
             char *p = sweep_resolve(s, it->text);
+            int rc = 0;
             if (!p) {
                 return BAECHI_ENOMEM;
             }
             ok = access(p, R_OK) == 0;
+            if (ok) {
+                rc = check_device_counts(r, s, it, p, devl);
+            }
             free(p);
+            if (rc) {
+                return rc;
+            }
         }
         if (!ok) {
             return item_err(r, "clusters", it, "is neither a cluster preset nor a readable file");
@@ -372,7 +496,7 @@ static const char *const known_keys =
 
 static int read_body(struct yrd *r, struct sweep_spec *s)
 {
-    struct sweep_list tmp = {0};
+    struct sweep_list tmp = {0}, devl = {0};
     unsigned seen = 0;
     int rc, bit;
     int64_t x;
@@ -484,6 +608,10 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
                     s->seeds[i] = (uint64_t)x;
                 }
             }
+            if (dev) { /* kept for their positions (check_clusters) */
+                devl = tmp;
+                memset(&tmp, 0, sizeof(tmp));
+            }
         } else if (strcmp(k, "groupers") == 0) {
             free(s->groupers);
             if (!(s->groupers = array_calloc((size_t)tmp.n, sizeof(*s->groupers)))) {
@@ -556,11 +684,12 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
         rc = check_workloads(r, s);
     }
     if (!rc) {
-        rc = check_clusters(r, s);
+        rc = check_clusters(r, s, &devl);
     }
     (void)wl_line;
 cleanup:
     list_release(&tmp);
+    list_release(&devl);
     return rc;
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-layers.sh [ROOT] - the include rule of the layout (README "Layout"),
+# check-layers.sh [ROOT] - the include rule of the layout (README.md "Layout"),
 # checked over every #include "..." line of the suite's C sources:
 #
 #   core       includes nothing of the suite

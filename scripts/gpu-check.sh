@@ -166,7 +166,7 @@ for wl in $wls; do
             echo "| $name | $p | placement failed or timed out | | | |" >> "$REPORT"
             continue
         fi
-        if ! run_to 90 "$BAECHI" replay -w "$wl" -c "$C" -p "$P" --backend "$BACKEND" \
+        if ! run_to 90 "$BAECHI" replay -w "$wl" -c "$C" --placement "$P" --backend "$BACKEND" \
                 --devices "$devs" --steps "$STEPS" --warmup "$WARMUP" --json > "$J"; then
             echo "| $name | $p | replay failed or timed out | | | |" >> "$REPORT"
             continue

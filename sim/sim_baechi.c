@@ -162,7 +162,8 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
                 r->link_bytes[(size_t)d * nd + dw] += bytes;
                 r->link_transfers[(size_t)d * nd + dw]++;
                 if (trace) {
-                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, chan[dw]));
+                    CHECK(trace_add_transfer(trace, x, d, dw, bytes, ts, sat_add_i64(ts, cw), tr,
+                                             chan[dw]));
                 }
             }
         }

@@ -159,7 +159,8 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     *end_us = sat_add_i64(st, cw);
     s->r->link_bytes[(size_t)d * s->nd + dw] += bytes;
     s->r->link_transfers[(size_t)d * s->nd + dw]++;
-    if (s->trace && (rc = trace_add_transfer(s->trace, x, d, dw, bytes, st, *end_us)) != 0) {
+    if (s->trace &&
+        (rc = trace_add_transfer(s->trace, x, d, dw, bytes, st, *end_us, st, *end_us)) != 0) {
         return rc;
     }
     return push_event(s, st, EV_XFER_START, g->topo[g->tensor_op[x]], x, dw);

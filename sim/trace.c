@@ -3,13 +3,18 @@
  * (see trace.h).  The JSON object format of the Trace Event Format:
  * "traceEvents" with "M" metadata events naming one process per device and
  * its threads, "X" complete events for ops and transfers (ts/dur in µs) and
- * "C" counter events for memory (MiB).
+ * "C" counter events for memory (bytes).
  *
  * Tracks (thread ids) per device process:
  *   0          "compute"
- *   1          "channel"  (shared channel; a transfer is drawn on both ends)
- *   1, 2       "send", "recv" (duplex engines; drawn on src send, dst recv)
- *   100 + dst  "link -> <dst name>" (per-link channels; drawn on src)
+ *   1          "send"  (the sender's side of a transfer)
+ *   2          "recv"  (the receiver's side)
+ *   100 + dst  "link -> <dst name>" (per-link channels; drawn on src only)
+ * A track whose slices would overlap partly (Perfetto requires slices on a
+ * track to nest) is split into lanes: lane n > 0 is thread id
+ * base + n * TID_LANE, named "<track> #<n+1>".  The models never need it
+ * today (a device computes one op at a time and each channel carries one
+ * transfer at a time); it keeps the file valid whatever a model records.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -25,10 +30,10 @@
 #include <string.h>
 
 #define TID_COMPUTE 0
-#define TID_CHANNEL 1
 #define TID_SEND    1
 #define TID_RECV    2
 #define TID_LINK    100
+#define TID_LANE    65536
 
 void trace_init(struct trace *t, enum channel_model channel)
 {
@@ -56,15 +61,15 @@ int trace_add_compute(struct trace *t, int32_t op, int32_t device, int64_t start
 }
 
 int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst, int64_t bytes,
-                       int64_t start_us, int64_t end_us)
+                       int64_t start_us, int64_t end_us, int64_t recv_start_us, int64_t recv_end_us)
 {
     int rc = ARRAY_RESERVE(t->transfer, t->alloc_transfer, t->n_transfer + 1);
 
     if (rc) {
         return rc;
     }
-    t->transfer[t->n_transfer++] =
-        (struct trace_transfer){tensor, src, dst, bytes, start_us, end_us};
+    t->transfer[t->n_transfer++] = (struct trace_transfer){
+        tensor, src, dst, bytes, start_us, end_us, recv_start_us, recv_end_us};
     return 0;
 }
 
@@ -77,6 +82,72 @@ int trace_add_mem(struct trace *t, int32_t device, int64_t time_us, int64_t byte
     }
     t->mem[t->n_mem++] = (struct trace_mem){device, time_us, bytes};
     return 0;
+}
+
+/* One slice to draw: a compute span or one side of a transfer. */
+struct slice {
+    int32_t pid, base; /* device, track (TID_*) */
+    int32_t lane;
+    int32_t kind; /* 0 compute, 1 send side, 2 receive side */
+    size_t index; /* into compute[] or transfer[] */
+    int64_t start_us, end_us;
+};
+
+static int slice_cmp(const void *a, const void *b)
+{
+    const struct slice *x = a, *y = b;
+
+    if (x->pid != y->pid) {
+        return x->pid < y->pid ? -1 : 1;
+    }
+    if (x->base != y->base) {
+        return x->base < y->base ? -1 : 1;
+    }
+    if (x->start_us != y->start_us) {
+        return x->start_us < y->start_us ? -1 : 1;
+    }
+    if (x->end_us != y->end_us) {
+        return x->end_us < y->end_us ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int mem_cmp(const void *a, const void *b)
+{
+    const struct trace_mem *const *x = a, *const *y = b;
+
+    if ((*x)->device != (*y)->device) {
+        return (*x)->device < (*y)->device ? -1 : 1;
+    }
+    if ((*x)->time_us != (*y)->time_us) {
+        return (*x)->time_us < (*y)->time_us ? -1 : 1;
+    }
+    return *x < *y ? -1 : *x > *y; /* recording order at one time */
+}
+
+/* Gives each slice of a (pid, base) run, sorted by start, the first lane
+ * whose last slice ended by its start; returns the number of lanes used. */
+static int32_t assign_lanes(struct slice *s, size_t n, int64_t *lane_end, int32_t max_lanes)
+{
+    int32_t used = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int32_t l = 0;
+
+        while (l < used && lane_end[l] > s[i].start_us) {
+            l++;
+        }
+        if (l == used) {
+            if (used == max_lanes) {
+                l = used - 1; /* unreachable: n slices need at most n lanes */
+            } else {
+                used++;
+            }
+        }
+        lane_end[l] = s[i].end_us;
+        s[i].lane = l;
+    }
+    return used;
 }
 
 /* A JSON string literal: quotes, backslashes and control characters escaped. */
@@ -98,28 +169,73 @@ static void meta(FILE *f, bool *first, const char *what, int32_t pid, int32_t ti
     *first = false;
 }
 
-static void transfer_event(FILE *f, const struct trace_transfer *x, const char *tname,
-                           const char *src, const char *dst, int32_t pid, int32_t tid)
+static const char *track_name(const struct cluster *c, int32_t base, char *buf, size_t size)
 {
-    fputs(",\n{\"name\":", f);
-    json_out_str(f, tname);
+    char b[32];
+
+    if (base == TID_COMPUTE) {
+        return "compute";
+    }
+    if (base == TID_SEND) {
+        return "send";
+    }
+    if (base == TID_RECV) {
+        return "recv";
+    }
+    snprintf(buf, size, "link -> %s", dev_name(c, base - TID_LINK, b, sizeof(b)));
+    return buf;
+}
+
+static void thread_meta(FILE *f, bool *first, const struct cluster *c, int32_t pid, int32_t base,
+                        int32_t lane)
+{
+    char name[96], full[128];
+    const char *tn = track_name(c, base, name, sizeof(name));
+    int32_t tid = base + lane * TID_LANE;
+
+    if (lane > 0) {
+        snprintf(full, sizeof(full), "%s #%d", tn, (int)lane + 1);
+        tn = full;
+    }
+    meta(f, first, "thread_name", pid, tid, tn);
     fprintf(f,
-            ",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
-            ",\"dur\":%" PRId64 ",\"args\":{\"tensor\":",
-            (int)pid, (int)tid, x->start_us, x->end_us - x->start_us);
-    json_out_str(f, tname);
-    fprintf(f, ",\"bytes\":%" PRId64 ",\"src\":", x->bytes);
-    json_out_str(f, src);
-    fputs(",\"dst\":", f);
-    json_out_str(f, dst);
-    fputs("}}", f);
+            ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+            "\"args\":{\"sort_index\":%d}}",
+            (int)pid, (int)tid, (int)tid);
 }
 
 int trace_write_chrome(const struct trace *t, const struct graph *g, const struct cluster *c,
                        FILE *f)
 {
+    const bool link = t->channel == CHANNEL_LINK;
+    size_t n = t->n_compute + t->n_transfer * (link ? 1 : 2), k = 0;
+    struct slice *s = array_malloc(n ? n : 1, sizeof(*s));
+    int64_t *lane_end = array_malloc(n ? n : 1, sizeof(*lane_end));
+    const struct trace_mem **mem = array_malloc(t->n_mem ? t->n_mem : 1, sizeof(*mem));
     bool first = true;
     char b1[32], b2[32], name[512];
+    int rc = 0;
+
+    if (!s || !lane_end || !mem) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory writing the trace");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < t->n_compute; i++) {
+        const struct trace_compute *x = &t->compute[i];
+
+        s[k++] = (struct slice){x->device, TID_COMPUTE, 0, 0, i, x->start_us, x->end_us};
+    }
+    for (size_t i = 0; i < t->n_transfer; i++) {
+        const struct trace_transfer *x = &t->transfer[i];
+
+        if (link) {
+            s[k++] = (struct slice){x->src, TID_LINK + x->dst, 0, 1, i, x->start_us, x->end_us};
+        } else {
+            s[k++] = (struct slice){x->src, TID_SEND, 0, 1, i, x->start_us, x->end_us};
+            s[k++] = (struct slice){x->dst, TID_RECV, 0, 2, i, x->recv_start_us, x->recv_end_us};
+        }
+    }
+    qsort(s, n, sizeof(*s), slice_cmp);
 
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
     for (int32_t d = 0; d < c->n_devices; d++) {
@@ -128,73 +244,84 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
                 ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
                 "\"args\":{\"sort_index\":%d}}",
                 (int)d, (int)d);
-        meta(f, &first, "thread_name", d, TID_COMPUTE, "compute");
-        switch (t->channel) {
-        case CHANNEL_DUPLEX:
-            meta(f, &first, "thread_name", d, TID_SEND, "send");
-            meta(f, &first, "thread_name", d, TID_RECV, "recv");
-            break;
-        case CHANNEL_LINK:
+        thread_meta(f, &first, c, d, TID_COMPUTE, 0);
+        if (link) {
             for (int32_t e = 0; e < c->n_devices; e++) {
                 if (e != d) {
-                    snprintf(name, sizeof(name), "link -> %s", dev_name(c, e, b2, sizeof(b2)));
-                    meta(f, &first, "thread_name", d, TID_LINK + e, name);
+                    thread_meta(f, &first, c, d, TID_LINK + e, 0);
                 }
             }
-            break;
-        case CHANNEL_SHARED:
-        default:
-            meta(f, &first, "thread_name", d, TID_CHANNEL, "channel");
-            break;
+        } else {
+            thread_meta(f, &first, c, d, TID_SEND, 0);
+            thread_meta(f, &first, c, d, TID_RECV, 0);
         }
     }
-    for (size_t i = 0; i < t->n_compute; i++) {
-        const struct trace_compute *x = &t->compute[i];
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int32_t lanes;
+
+        while (j < n && s[j].pid == s[i].pid && s[j].base == s[i].base) {
+            j++;
+        }
+        lanes = assign_lanes(s + i, j - i, lane_end, (int32_t)(j - i));
+        for (int32_t l = 1; l < lanes; l++) {
+            thread_meta(f, &first, c, s[i].pid, s[i].base, l);
+        }
+        i = j;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct slice *x = &s[i];
+        int32_t tid = x->base + x->lane * TID_LANE;
 
         fputs(first ? "\n{\"name\":" : ",\n{\"name\":", f);
         first = false;
-        json_out_str(f, g->op_name[x->op]);
-        fprintf(f,
-                ",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
-                ",\"dur\":%" PRId64 ",\"args\":{\"op\":",
-                (int)x->device, TID_COMPUTE, x->start_us, x->end_us - x->start_us);
-        json_out_str(f, g->op_name[x->op]);
-        fputs(",\"type\":", f);
-        json_out_str(f, g->op_type[x->op]);
-        fprintf(f, ",\"bytes\":%" PRId64 "}}", g->out_bytes[x->op]);
-    }
-    for (size_t i = 0; i < t->n_transfer; i++) {
-        const struct trace_transfer *x = &t->transfer[i];
-        const char *src = dev_name(c, x->src, b1, sizeof(b1));
-        const char *dst = dev_name(c, x->dst, b2, sizeof(b2));
+        if (x->kind == 0) {
+            int32_t op = t->compute[x->index].op;
 
-        graph_tensor_name(g, x->tensor, name, sizeof(name));
-        switch (t->channel) {
-        case CHANNEL_DUPLEX:
-            transfer_event(f, x, name, src, dst, x->src, TID_SEND);
-            transfer_event(f, x, name, src, dst, x->dst, TID_RECV);
-            break;
-        case CHANNEL_LINK:
-            transfer_event(f, x, name, src, dst, x->src, TID_LINK + x->dst);
-            break;
-        case CHANNEL_SHARED:
-        default:
-            transfer_event(f, x, name, src, dst, x->src, TID_CHANNEL);
-            transfer_event(f, x, name, src, dst, x->dst, TID_CHANNEL);
-            break;
+            json_out_str(f, g->op_name[op]);
+            fprintf(f,
+                    ",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
+                    ",\"dur\":%" PRId64 ",\"args\":{\"op\":",
+                    (int)x->pid, (int)tid, x->start_us, x->end_us - x->start_us);
+            json_out_str(f, g->op_name[op]);
+            fputs(",\"type\":", f);
+            json_out_str(f, g->op_type[op]);
+            fprintf(f, ",\"bytes\":%" PRId64 "}}", g->out_bytes[op]);
+        } else {
+            const struct trace_transfer *y = &t->transfer[x->index];
+
+            graph_tensor_name(g, y->tensor, name, sizeof(name));
+            json_out_str(f, name);
+            fprintf(f,
+                    ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
+                    ",\"dur\":%" PRId64 ",\"args\":{\"tensor\":",
+                    x->kind == 1 ? "send" : "recv", (int)x->pid, (int)tid, x->start_us,
+                    x->end_us - x->start_us);
+            json_out_str(f, name);
+            fprintf(f, ",\"bytes\":%" PRId64 ",\"src\":", y->bytes);
+            json_out_str(f, dev_name(c, y->src, b1, sizeof(b1)));
+            fputs(",\"dst\":", f);
+            json_out_str(f, dev_name(c, y->dst, b2, sizeof(b2)));
+            fputs("}}", f);
         }
     }
     for (size_t i = 0; i < t->n_mem; i++) {
-        const struct trace_mem *x = &t->mem[i];
-
+        mem[i] = &t->mem[i];
+    }
+    qsort(mem, t->n_mem, sizeof(*mem), mem_cmp);
+    for (size_t i = 0; i < t->n_mem; i++) {
         fprintf(f,
                 ",\n{\"name\":\"memory\",\"ph\":\"C\",\"pid\":%d,\"ts\":%" PRId64
-                ",\"args\":{\"MiB\":%.6f}}",
-                (int)x->device, x->time_us, (double)x->bytes / (1024.0 * 1024.0));
+                ",\"args\":{\"bytes\":%" PRId64 "}}",
+                (int)mem[i]->device, mem[i]->time_us, mem[i]->bytes);
     }
     fputs("\n]}\n", f);
     if (ferror(f)) {
-        return err_set(BAECHI_EIO, "cannot write the trace: %s", strerror(errno));
+        rc = err_set(BAECHI_EIO, "cannot write the trace: %s", strerror(errno));
     }
-    return 0;
+cleanup:
+    free(s);
+    free(lane_end);
+    free(mem);
+    return rc;
 }

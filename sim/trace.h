@@ -3,10 +3,13 @@
  * trace (JSON "traceEvents"; opens in Perfetto and chrome://tracing).
  *
  * The simulator appends spans while it runs (when given a trace); the writer
- * puts one process per device with a "compute" track, and one track per
- * channel (send / receive engine, shared channel, or link, as the model used)
- * for transfers.  Event args carry op names, op types, tensor names and
- * sizes in bytes.  Times are µs, as Chrome traces expect.
+ * puts one process per device with a "compute" track, a "send" and a "recv"
+ * track (or, with per-link channels, one "link -> <dst>" track per link)
+ * for transfers, and a "memory" counter track.  Every slice on one track
+ * nests with the others on it, as Perfetto requires: a track whose spans
+ * would overlap partly is split into lanes ("send #2").  Event args carry
+ * op names, op types, tensor names and sizes in bytes.  Times are µs, as
+ * Chrome traces expect; memory counters are bytes.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -24,11 +27,15 @@ struct trace_compute {
     int64_t start_us, end_us;
 };
 
-/* A transfer occupies `channel` (see trace_channel) from start to end. */
+/* A transfer occupies the sender's channel from start_us to end_us and the
+ * receiver's from recv_start_us to recv_end_us (the same interval in the
+ * timed model; in the baechi model the receiver's channel may be taken
+ * later than the sender's). */
 struct trace_transfer {
     int32_t tensor, src, dst;
     int64_t bytes;
     int64_t start_us, end_us;
+    int64_t recv_start_us, recv_end_us;
 };
 
 /* A memory counter sample: device used `bytes` from time_us on. */
@@ -53,10 +60,11 @@ void trace_release(struct trace *t);
 int trace_add_compute(struct trace *t, int32_t op, int32_t device, int64_t start_us,
                       int64_t end_us);
 int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst, int64_t bytes,
-                       int64_t start_us, int64_t end_us);
+                       int64_t start_us, int64_t end_us, int64_t recv_start_us,
+                       int64_t recv_end_us);
 int trace_add_mem(struct trace *t, int32_t device, int64_t time_us, int64_t bytes);
 
-/* Writes the Chrome trace JSON. */
+/* Writes the Chrome trace JSON (0, BAECHI_ENOMEM or BAECHI_EIO). */
 int trace_write_chrome(const struct trace *t, const struct graph *g, const struct cluster *c,
                        FILE *f);
 

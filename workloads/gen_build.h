@@ -3,7 +3,7 @@
  * an op with its FLOPs, bytes, output sizes, parameters and layer group in
  * one call, under a name scope.  Not a public interface (workloads/ only).
  *
- * Conventions (README "Workloads"): `flops` counts a multiply-add as 2 FLOPs;
+ * Conventions (docs/workloads.md): `flops` counts a multiply-add as 2 FLOPs;
  * `bytes` = inputs read + outputs written + parameters read; `persistent` =
  * parameters x element size.
  *

@@ -12,7 +12,7 @@
  *
  * Tensor sizes come from value_info (and the graph outputs' types) where
  * the shape is fully known, else from our own shape inference for the
- * common operators (README "Workloads" lists them with their FLOP rules).
+ * common operators (docs/workloads.md lists them with their FLOP rules).
  * An operator we do not know gets a warning naming it, outputs sized like
  * its first input and one FLOP per output element; never a silent zero.
  *

@@ -2,7 +2,7 @@
  * train.h - training-graph synthesis: from a forward graph, derive the
  * backward ops, the optimizer updates and the tensor lifetimes of training.
  *
- * Rules (README "Workloads", "Training synthesis"):
+ * Rules (docs/workloads.md, "Training-graph synthesis"):
  *   - an op "takes part" when it has a cost (time_us or flops) and its type is
  *     differentiable (not Shape, Const, Assign, ...); it requires a gradient
  *     when it takes part and holds parameters (persistent > 0) or reads a

@@ -1,4 +1,4 @@
-# The include rule of the layout (README "Layout"): zero violations in the
+# The include rule of the layout (README.md "Layout"): zero violations in the
 # tree, and the checker does flag a part that includes one above it.
 . "$TOP/tests/cli/lib.sh"
 

@@ -10,7 +10,7 @@ expect_grep 'lower bound,  4 devices' "$TMPDIR_TEST/out"
 expect_grep 'memory +persistent [0-9.]+ MiB' "$TMPDIR_TEST/out"
 
 expect_exit 0 "$BAECHI" workload info "$GNMT" --json
-expect_grep '"ops": 2494' "$TMPDIR_TEST/out"
+expect_grep '"n_ops": 2494' "$TMPDIR_TEST/out"
 python3 -m json.tool "$TMPDIR_TEST/out" > /dev/null
 
 # A missing file is bad input, named.

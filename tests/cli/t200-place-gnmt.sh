@@ -7,7 +7,7 @@ for p in m-topo m-topo-nonuniform m-etf m-etf-reserve m-sct m-sct-reserve paper 
     expect_grep "^devices:" "$TMPDIR_TEST/$p.yaml"
     expect_grep "placed 2494 ops" "$TMPDIR_TEST/err"
     # the placement file is valid input of the simulator
-    expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p "$TMPDIR_TEST/$p.yaml" --model baechi
+    expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement "$TMPDIR_TEST/$p.yaml" --model baechi
 done
 expect_grep "estimate_us:" "$TMPDIR_TEST/m-sct.yaml"
 expect_grep "lp_status: optimal" "$TMPDIR_TEST/m-sct.yaml"

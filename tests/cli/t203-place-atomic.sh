@@ -15,7 +15,7 @@ set -e
 [ "$rc" -eq 2 ] || { echo "expected exit 2 past the file-size limit, got $rc"; cat err; exit 1; }
 cmp good.yaml before.yaml || { echo "the earlier placement file was changed"; exit 1; }
 [ "$(ls | grep -c 'good.yaml.tmp')" -eq 0 ] || { echo "temporary file left behind"; ls; exit 1; }
-expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie -p good.yaml
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement good.yaml
 expect_grep 'placer m-etf' "$TMPDIR_TEST/out"
 
 # A successful write replaces the file, with the usual permissions.

@@ -5,7 +5,7 @@
 W="$TOP/tests/data/t1.yaml"
 C="$TOP/tests/data/t1-cluster.yaml"
 
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given --model baechi --json
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement given --model baechi --json
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -14,18 +14,18 @@ assert r["step_us"] == 29, r["step_us"]
 assert [d["peak_bytes"] for d in r["devices"]] == [150, 20], r["devices"]
 assert [d["final_bytes"] for d in r["devices"]] == [0, 0], r["devices"]
 assert [d["n_ops"] for d in r["devices"]] == [2, 1]
-assert r["transfer_count"] == 2 and r["transfer_bytes"] == 120, r["transfers"]
+assert r["n_transfers"] == 2 and r["transfer_bytes"] == 120, r["transfers"]
 assert r["lower_bound_us"] == 18 and r["oom"] is False
 PY
 
 # the same from a placement file; its placer and stats are passed through
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p "$TOP/tests/data/t1-placement.yaml" -m baechi --json
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement "$TOP/tests/data/t1-placement.yaml" -m baechi --json
 expect_grep '"step_us": 29,' "$TMPDIR_TEST/out"
 expect_grep '"placer": "hand"' "$TMPDIR_TEST/out"
-expect_grep '"placement_stats": \{"estimate_us": "29"\}' "$TMPDIR_TEST/out"
+expect_grep '"placement_stats": \{"estimate_us": 29\}' "$TMPDIR_TEST/out"
 
 # timed: the received A:0 (100 B) is held on gpu1 while B runs
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given --json
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement given --json
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -35,21 +35,21 @@ assert [d["peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
 PY
 
 # text summary with units, and an out-of-memory result still exits 0
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given -m baechi
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement given -m baechi
 expect_grep '^step time +29 µs' "$TMPDIR_TEST/out"
 expect_grep 'gpu0 +-> gpu1 +100 B in 1 transfer$' "$TMPDIR_TEST/out"
 sed 's/memory: 1MiB/memory: 120/' "$C" > "$TMPDIR_TEST/small.yaml"
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$TMPDIR_TEST/small.yaml" -p given -m baechi
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$TMPDIR_TEST/small.yaml" --placement given -m baechi
 expect_grep 'OOM by 30 B at t=0 µs \(op A\)' "$TMPDIR_TEST/out"
 
 # a Chrome trace that parses
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given --trace "$TMPDIR_TEST/t.json"
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement given --trace "$TMPDIR_TEST/t.json"
 python3 -m json.tool "$TMPDIR_TEST/t.json" > /dev/null
 expect_grep '"traceEvents"' "$TMPDIR_TEST/t.json"
 
 # bad usage and bad input
 expect_exit 2 "$BAECHI" sim -w "$W" -c "$C"
-expect_exit 2 "$BAECHI" sim -w "$W" -c "$C" -p given --model fast
-expect_exit 2 "$BAECHI" sim -w "$W" -c "$C" -p given --devices 1
+expect_exit 2 "$BAECHI" sim -w "$W" -c "$C" --placement given --model fast
+expect_exit 2 "$BAECHI" sim -w "$W" -c "$C" --placement given --devices 1
 expect_grep "device" "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI" sim -w "$TMPDIR_TEST/missing.yaml" -c "$C" -p given
+expect_exit 2 "$BAECHI" sim -w "$TMPDIR_TEST/missing.yaml" -c "$C" --placement given

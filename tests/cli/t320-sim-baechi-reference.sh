@@ -41,7 +41,7 @@ check train.yaml random
 # groups: every third op's inputs gain "^op<k>" entries.
 ref_ctl_yaml ctl.yaml 400 3
 expect_exit 0 "$BAECHI" workload info ctl.yaml --json
-expect_grep '"control_edges": [1-9]' out
+expect_grep '"n_control_edges": [1-9]' out
 for p in m-etf m-sct random; do
     check ctl.yaml $p
 done

@@ -3,6 +3,9 @@
 expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
 expect_grep "placement infeasible with m-etf" "$TMPDIR_TEST/out"
 expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/out"
+# reported once (it was printed on stdout and again on stderr)
+test "$(grep -c 'infeasible' "$TMPDIR_TEST/out")" -eq 1
+test ! -s "$TMPDIR_TEST/err" || { echo "infeasible placement reported again on stderr:"; cat "$TMPDIR_TEST/err"; exit 1; }
 expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05 --json
 expect_grep "\"feasible\": false" "$TMPDIR_TEST/out"
 # a tight memory setting where m-topo must spread, and a single GPU that overflows (a result)

@@ -19,10 +19,10 @@ expect_grep 'measured by .*cpu backend' "$C"
 expect_grep 'fit quality: R² [0-9.]+ over all pairs, worst error [0-9.]+ % over [0-9]+ group' "$C"
 
 # the calibrated cluster drives the simulator
-expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" -p given --json
+expect_exit 0 "$BAECHI" sim -w "$W" -c "$C" --placement given --json
 expect_grep '"cluster": "calibrated-cpu-2"' "$TMPDIR_TEST/out"
 expect_grep '"n_devices": 2, "step_us": ' "$TMPDIR_TEST/out"
-expect_grep '"transfer_count": 2' "$TMPDIR_TEST/out"
+expect_grep '"n_transfers": 2' "$TMPDIR_TEST/out"
 
 # the measured devices drive the cost model: --device <cluster>:N
 expect_grep '^- \{name: cpu1, .*peak_flops: [0-9.e+]+, memory_bandwidth: [0-9.e+]+, launch_us: [0-9.]+\}' "$C"

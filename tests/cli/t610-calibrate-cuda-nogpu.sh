@@ -14,7 +14,7 @@ if [ "$have_gpu" -eq 0 ]; then
     expect_exit 2 "$BAECHI" calibrate --backend cuda --quick
     expect_grep "cuda" "$TMPDIR_TEST/err"
     expect_grep "(not in this build|no CUDA GPU)" "$TMPDIR_TEST/err"
-    expect_exit 2 "$BAECHI" replay -w "$TOP/tests/data/t1.yaml" -c "$TOP/tests/data/t1-cluster.yaml" -p given --backend cuda
+    expect_exit 2 "$BAECHI" replay -w "$TOP/tests/data/t1.yaml" -c "$TOP/tests/data/t1-cluster.yaml" --placement given --backend cuda
     expect_grep "(not in this build|no CUDA GPU)" "$TMPDIR_TEST/err"
 fi
 

@@ -6,20 +6,20 @@
 W="$TOP/tests/data/t1.yaml"
 C="$TOP/tests/data/t1-cluster.yaml"
 
-expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 3 --warmup 1 --json
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 3 --warmup 1 --json
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["backend"] == "cpu" and r["model"] == "timed", r
 assert r["n_ops"] == 3 and r["n_copies"] == 2 and r["copy_bytes"] == 120, r
 assert r["sim_step_us"] == 29, r["sim_step_us"]
-assert r["steps"] == 3 and len(r["step_us"]) == 3
+assert r["n_steps"] == 3 and len(r["step_samples_us"]) == 3
 assert r["measured_step_us"] >= 18, r["measured_step_us"]
 assert [d["measured_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
 assert [d["sim_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
 PY
 
-expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 2 -m baechi
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 2 -m baechi
 expect_grep '^measured step +[0-9.]+ (µs|ms)' "$TMPDIR_TEST/out"
 expect_grep '^simulated step +29 µs \(baechi model\)' "$TMPDIR_TEST/out"
 expect_grep '^step error +[-+][0-9.]+ %' "$TMPDIR_TEST/out"
@@ -27,24 +27,24 @@ expect_grep 'gpu0 +150 B +150 B +\+0.00 %' "$TMPDIR_TEST/out"
 
 # with a calibrated cluster: calibrate -> replay
 expect_exit 0 "$BAECHI" calibrate --quick --max-exp 12 -o "$TMPDIR_TEST/cal.yaml"
-expect_exit 0 "$BAECHI" replay -w "$W" -c "$TMPDIR_TEST/cal.yaml" -p given --steps 2
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$TMPDIR_TEST/cal.yaml" --placement given --steps 2
 
 # --devices: one id per cluster device; only the cuda backend shares a device
-expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 1 --warmup 0 --devices 3,5
-expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 1 --warmup 0 --devices 3,5
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0
 expect_grep 'devices lists 1 devices; cluster .* has 2' "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0,0
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0,0
 expect_grep 'device 0 listed twice \(only the cuda backend shares a device\)' "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --devices 0,x
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0,x
 expect_grep "devices wants ids like 0,1,2, not '0,x'" "$TMPDIR_TEST/err"
 
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C"
-expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --backend tpu
-expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 0
-expect_exit 2 "$BAECHI" replay -w "$TMPDIR_TEST/none.yaml" -c "$C" -p given
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --backend tpu
+expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 0
+expect_exit 2 "$BAECHI" replay -w "$TMPDIR_TEST/none.yaml" -c "$C" --placement given
 
 # --db: the prediction and the measurement, side by side in one database
-expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" -p given --steps 2 --db "$TMPDIR_TEST/r.db"
+expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 2 --db "$TMPDIR_TEST/r.db"
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(sim_model, ' ') from (select sim_model from runs order by id)")" = "timed replay-cpu"
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select step_us from runs where sim_model = 'timed'")" = 29
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(peak_bytes, ' ') from (select d.peak_bytes from devices d join runs r on r.id = d.run_id where r.sim_model = 'replay-cpu' order by d.device)")" = "150 120"

@@ -83,10 +83,53 @@ Test(sweep, expansion_normalises_and_excludes)
     sweep_release(&sw);
 }
 
+Test(sweep, gen_options_are_checked_before_running)
+{
+    struct sweep sw;
+    const char *bad[][2] = {
+        {"gen:gpt?size=nope", "'nope' is not a size of gpt"},
+        {"gen:gpt?layers=100000", "parameter 'layers': expected an integer in 1..10000"},
+        {"gen:gpt?elem_bytes=0", "parameter 'elem_bytes': expected an integer in 1..16"},
+        {"gen:gpt?optimizer=lion", "parameter 'optimizer'"},
+        {"gen:gpt?bwd_factor=-1", "parameter 'bwd_factor'"},
+        {"gen:gpt?aux=2", "parameter 'aux': expected true or false"},
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[256];
+
+        snprintf(text, sizeof(text),
+                 "workloads: [\"%s\"]\nclusters: [paper-4gpu-pcie]\nplacers: [single]\n",
+                 bad[i][0]);
+        cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), BAECHI_EPARSE, "%s",
+                     bad[i][0]);
+        cr_expect(strstr(err_msg(), bad[i][1]) != NULL, "%s: %s", bad[i][0], err_msg());
+        cr_expect(strstr(err_msg(), "t.yaml:1:13:") != NULL, "%s", err_msg());
+    }
+    {
+        const char *text = "workloads: [\"gen:gnmt?size=big&d_model=512&heads=8&ffn=2048&"
+                           "vocab=1000&no_groups=true&optimizer=adam&bwd_factor=1.5\"]\n"
+                           "clusters: [paper-4gpu-pcie]\nplacers: [single]\ndevices: [4]\n";
+
+        cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+        sweep_release(&sw);
+    }
+    {
+        const char *text = "workloads: [\"gen:gnmt?layers=1\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [single]\ndevices: [2, 5]\n";
+
+        cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), BAECHI_EPARSE);
+        cr_expect(strstr(err_msg(), "t.yaml:4:14: devices: '5' asks for 5 devices") != NULL, "%s",
+                  err_msg());
+    }
+}
+
 Test(sweep, failing_workload_is_an_error_run)
 {
-    const char *text = "workloads: [\"gen:gpt?size=nope\"]\nclusters: [paper-4gpu-pcie]\n"
-                       "placers: [single]\n";
+    /* valid parameters that the generator refuses together (sizes are
+     * checked before the sweep runs) */
+    const char *text = "workloads: [\"gen:gpt?d_model=64&heads=3&layers=1\"]\n"
+                       "clusters: [paper-4gpu-pcie]\nplacers: [single]\n";
     struct sweep sw;
     struct db_buf b = {0};
     struct db_run r;
