@@ -47,6 +47,17 @@ for m in ("baechi", "timed"):
 PY
 expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-sct --json
 check run
+# --explain-memory adds memory_explain (docs/explain-memory.md), one model in
+# sim, both in run; a device out of memory has its oom snapshot
+expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p single --memory-fraction 0.05 \
+    --json --explain-memory
+check run
+expect_grep '"memory_explain": \{"baechi": \[' "$TMPDIR_TEST/out"
+expect_grep '"oom": \{"time_us"' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement "$TMPDIR_TEST/p.yaml" \
+    --json --explain-memory
+check sim
+expect_grep '"memory_explain": \[\{"id": 0' "$TMPDIR_TEST/out"
 expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05 --json
 check run
 test ! -s "$TMPDIR_TEST/err"
