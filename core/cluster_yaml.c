@@ -1,6 +1,6 @@
 /*
  * cluster_yaml.c - cluster files (YAML) and the built-in presets (see
- * cluster.h; the format with every rule is in README "File formats", the presets
+ * cluster.h; the format with every rule is in docs/formats.md, the presets
  * are data/clusters/NAME.yaml, embedded by scripts/embed-presets.sh).
  *
  * Part of baechi-c; see README.md for the licence.

@@ -1,7 +1,7 @@
 /*
  * err.h - error codes and the last error message.
  *
- * Library code never prints and never exits (../shared/STYLE.md §4): a
+ * Library code never prints and never exits (the style guide §4): a
  * fallible function returns 0 or a code from enum baechi_err and leaves one
  * message, with the values involved, in a per-thread buffer.  Only main and
  * the cmd_* handlers print it ("baechi: <message>") and map the code to an
@@ -23,7 +23,7 @@ enum baechi_err {
     BAECHI_EUNSUPPORTED /* not available in this build or on this machine */
 };
 
-/* Exit statuses of the program (README "Exit codes"). */
+/* Exit statuses of the program (README, exit codes). */
 enum {
     EXIT_OK = 0,
     EXIT_INTERNAL = 1,  /* out of memory, solver crash, a BUG() */

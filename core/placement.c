@@ -1,6 +1,6 @@
 /*
  * placement.c - placements: op -> device, the `given` rule, the check, and
- * the placement file (YAML; format in placement.h and README "File formats").
+ * the placement file (YAML; format in placement.h and docs/formats.md).
  *
  * Part of baechi-c; see README.md for the licence.
  */

@@ -1,7 +1,7 @@
 /*
  * workload.h - a workload as a document: the ops of one training (or
  * inference) graph, in file order, with their costs and inputs, exactly as
- * ../shared/reference/workload-format.md describes them.
+ * docs/formats.md describes them.
  *
  * This is what readers (core/workload_yaml.c, importers, generators)
  * produce and writers consume.  It keeps everything a file says, extensions

@@ -1,6 +1,6 @@
 /*
  * workload_yaml.c - reads and writes workload files (format 1) with libyaml's
- * event API (see workload_yaml.h; format: workload-format.md, README "File formats";
+ * event API (see workload_yaml.h; format: workload-format.md, docs/formats.md;
  * baechi-spec §1 and §8.3 for how the original's graph maps onto it).
  *
  * The reader is one pass over the events.  An op's keys may come in any

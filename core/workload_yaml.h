@@ -1,7 +1,7 @@
 /*
  * workload_yaml.h - the workload file (YAML, format 1): reader and writer.
  *
- * The format is ../shared/reference/workload-format.md (README "File formats" has
+ * The format is docs/formats.md (docs/formats.md has
  * the user's version with every validation rule).  The reader enforces all of
  * its rules except acyclicity, which graph_build() checks; messages are
  * "file:line:col: op 'name': key: what is wrong, got 'value'".
@@ -29,7 +29,7 @@ int workload_read_yaml(struct workload *w, const char *path);
 int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name);
 
 /*
- * Writes `w` in the canonical layout (README "File formats"): a block mapping at the
+ * Writes `w` in the canonical layout (docs/formats.md): a block mapping at the
  * top, `ops` a block list of one-line flow mappings with keys in a fixed
  * order, integers where a value is integral, other numbers in the shortest
  * form that reads back exactly.  read -> write -> read is lossless, and

@@ -9,7 +9,7 @@
  * again; from events the GNMT workload (0.9 MB, 58,000 events) loads in one
  * pass in about 14 ms, of which libyaml's own parsing is about 13 ms.
  *
- * Rules common to every file of the suite (README "File formats"):
+ * Rules common to every file of the suite (docs/formats.md):
  *   - one document whose top level is a mapping; an empty file is an error;
  *   - aliases (*a) and tags (!t) are rejected; anchors (&a) are ignored;
  *   - positions in messages are 1-based "name:line:col".

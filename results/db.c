@@ -34,7 +34,7 @@ struct db {
 
 /*
  * Version 1.  Every quantity carries its unit in the column name (µs, ms,
- * bytes).  Keep this text and README "Results" in step.
+ * bytes).  Keep this text and docs/results.md in step.
  */
 static const char *const schema_v1[] = {
     "-- baechi results database, schema version 1 (PRAGMA user_version = 1)\n"
@@ -134,7 +134,7 @@ static const char *const schema_v2[] = {
 /*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
- * bump DB_SCHEMA_VERSION, update schema text and README "Results".
+ * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
  */
 static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2};
 

@@ -3,7 +3,7 @@
  * user of the suite).  Every run of `baechi run --db` and every point of a
  * sweep becomes one row of `runs`, with its per-device statistics in
  * `devices`, its per-link traffic in `links` and, optionally, the placement
- * itself in `placements`.  The schema is db_schema_sql() (README "Results").
+ * itself in `placements`.  The schema is db_schema_sql() (docs/results.md).
  *
  * Concurrency: the database is opened in WAL mode with a busy timeout, so
  * several processes (two sweeps, a report while a sweep runs) may use it at

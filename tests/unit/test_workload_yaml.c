@@ -1,6 +1,6 @@
 /*
  * test_workload_yaml.c - the workload file reader and writer
- * (core/workload_yaml.c; format: workload-format.md, README "File formats"):
+ * (core/workload_yaml.c; format: workload-format.md, docs/formats.md):
  * GNMT loads, lossless round trips, every validation rule with its message.
  */
 #include "core/err.h"
