@@ -41,6 +41,8 @@ void sim_result_init(struct sim_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+_Static_assert(TRACE_MEM_KINDS == MEM_KIND_N, "sim/trace.h: one trace series per memory kind");
+
 static const char *const kind_names[MEM_KIND_N] = {
     "parameters", "optimizer", "gradients", "saved", "activations", "received", "temp",
 };
@@ -107,6 +109,8 @@ enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim
 /* Keeps each device's memory by kind and copies it when a new peak is
  * reached (sim_result.peak_kind_bytes); passes the events on. */
 struct kind_tracker {
+    struct trace *trace; /* samples of memory by kind, when tracing */
+    int rc;              /* the first failure recording them */
     const struct graph *g;
     const uint8_t *saved;
     struct sim_result *r;
@@ -124,6 +128,9 @@ static void track_kinds(void *ctx, int32_t d, int64_t time_us, int64_t delta,
 
     cur[sim_mem_kind(k->g, k->saved, what, op)] += delta;
     k->used[d] += delta;
+    if (k->trace && !k->rc) {
+        k->rc = trace_add_mem_kinds(k->trace, d, time_us, cur);
+    }
     if (alloc && k->used[d] > k->best[d]) {
         k->best[d] = k->used[d];
         memcpy(k->r->peak_kind_bytes + (size_t)d * MEM_KIND_N, cur, sizeof(*cur) * MEM_KIND_N);
@@ -353,6 +360,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     kt.g = g;
     kt.r = r;
     kt.next = opt ? opt->mem_obs : NULL;
+    kt.trace = trace;
     kt.cur = array_calloc((size_t)c->n_devices * MEM_KIND_N, sizeof(*kt.cur));
     kt.used = array_calloc((size_t)c->n_devices * 2, sizeof(*kt.used));
     if (!kt.cur || !kt.used || (rc = sim_saved_ops(g, &saved)) != 0) {
@@ -364,6 +372,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &obs, r)
                                    : sim_timed_run(g, c, device_of, trace, &obs, r);
     if (rc) {
+        goto fail;
+    }
+    if ((rc = kt.rc) != 0) {
         goto fail;
     }
     for (int32_t d = 0; d < r->n_devices; d++) {

@@ -19,6 +19,8 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "sim/trace.h"
+
+#include "sim/sim.h"
 #include "core/json_out.h"
 
 #include "core/array.h"
@@ -46,6 +48,7 @@ void trace_release(struct trace *t)
     free(t->compute);
     free(t->transfer);
     free(t->mem);
+    free(t->kmem);
     trace_init(t, t->channel);
 }
 
@@ -110,6 +113,35 @@ static int slice_cmp(const void *a, const void *b)
         return x->end_us < y->end_us ? -1 : 1;
     }
     return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int trace_add_mem_kinds(struct trace *t, int32_t device, int64_t time_us, const int64_t *bytes)
+{
+    int rc = ARRAY_RESERVE(t->kmem, t->alloc_kmem, t->n_kmem + 1);
+    struct trace_kmem *k;
+
+    if (rc) {
+        return rc;
+    }
+    k = &t->kmem[t->n_kmem++];
+    k->device = device;
+    k->time_us = time_us;
+    memcpy(k->bytes, bytes, sizeof(k->bytes));
+    return 0;
+}
+
+/* Device, then time, then recording order (as the "memory" counter). */
+static int kmem_cmp(const void *a, const void *b)
+{
+    const struct trace_kmem *const *x = a, *const *y = b;
+
+    if ((*x)->device != (*y)->device) {
+        return (*x)->device < (*y)->device ? -1 : 1;
+    }
+    if ((*x)->time_us != (*y)->time_us) {
+        return (*x)->time_us < (*y)->time_us ? -1 : 1;
+    }
+    return *x < *y ? -1 : *x > *y;
 }
 
 static int mem_cmp(const void *a, const void *b)
@@ -314,6 +346,30 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
                 ",\n{\"name\":\"memory\",\"ph\":\"C\",\"pid\":%d,\"ts\":%" PRId64
                 ",\"args\":{\"bytes\":%" PRId64 "}}",
                 (int)mem[i]->device, mem[i]->time_us, mem[i]->bytes);
+    }
+    if (t->n_kmem) {
+        const struct trace_kmem **km = array_malloc(t->n_kmem, sizeof(*km));
+
+        if (!km) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        for (size_t i = 0; i < t->n_kmem; i++) {
+            km[i] = &t->kmem[i];
+        }
+        qsort(km, t->n_kmem, sizeof(*km), kmem_cmp);
+        for (size_t i = 0; i < t->n_kmem; i++) {
+            fprintf(f,
+                    ",\n{\"name\":\"memory by kind\",\"ph\":\"C\",\"pid\":%d,\"ts\":%" PRId64
+                    ",\"args\":{",
+                    (int)km[i]->device, km[i]->time_us);
+            for (int kd = 0; kd < TRACE_MEM_KINDS; kd++) {
+                fprintf(f, "%s\"%s\":%" PRId64, kd ? "," : "", mem_kind_name((enum mem_kind)kd),
+                        km[i]->bytes[kd]);
+            }
+            fputs("}}", f);
+        }
+        free(km);
     }
     fputs("\n]}\n", f);
     if (ferror(f)) {

@@ -44,6 +44,14 @@ struct trace_mem {
     int64_t time_us, bytes;
 };
 
+/* Memory by kind (sim.h enum mem_kind, TRACE_MEM_KINDS of them) from time_us on. */
+#define TRACE_MEM_KINDS 7
+struct trace_kmem {
+    int32_t device;
+    int64_t time_us;
+    int64_t bytes[TRACE_MEM_KINDS];
+};
+
 struct trace {
     enum channel_model channel; /* how transfers are drawn: per device, send/recv, per link */
     struct trace_compute *compute;
@@ -52,6 +60,8 @@ struct trace {
     size_t n_transfer, alloc_transfer;
     struct trace_mem *mem;
     size_t n_mem, alloc_mem;
+    struct trace_kmem *kmem; /* recorded by sim_run for every simulation it traces */
+    size_t n_kmem, alloc_kmem;
 };
 
 void trace_init(struct trace *t, enum channel_model channel);
@@ -63,6 +73,10 @@ int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst
                        int64_t start_us, int64_t end_us, int64_t recv_start_us,
                        int64_t recv_end_us);
 int trace_add_mem(struct trace *t, int32_t device, int64_t time_us, int64_t bytes);
+
+/* A sample of the device's memory by kind (TRACE_MEM_KINDS values, copied):
+ * written as the counter track "memory by kind", one series per kind. */
+int trace_add_mem_kinds(struct trace *t, int32_t device, int64_t time_us, const int64_t *bytes);
 
 /* Writes the Chrome trace JSON (0, BAECHI_ENOMEM or BAECHI_EIO). */
 int trace_write_chrome(const struct trace *t, const struct graph *g, const struct cluster *c,

@@ -48,12 +48,16 @@ else:
 ops = sum(1 for e in ev if e.get("ph") == "X" and e["cat"] == "compute")
 assert ops == res["n_ops"], (ops, res["n_ops"])
 peak = collections.defaultdict(int)
+kpeak = collections.defaultdict(int)
 for e in ev:
-    if e.get("ph") == "C":
+    if e.get("ph") == "C" and e["name"] == "memory by kind":
+        kpeak[e["pid"]] = max(kpeak[e["pid"]], sum(e["args"].values()))
+    elif e.get("ph") == "C":
         assert e["name"] == "memory" and isinstance(e["args"]["bytes"], int), e
         peak[e["pid"]] = max(peak[e["pid"]], e["args"]["bytes"])
 for d in res["devices"]:
     assert peak[d["id"]] == d["peak_bytes"], (model, d["id"], peak[d["id"]], d["peak_bytes"])
+    assert kpeak[d["id"]] == d["peak_bytes"], (model, "by kind", d["id"], kpeak[d["id"]])
 PY
 
 expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o "$TMPDIR_TEST/p.yaml"

@@ -125,3 +125,25 @@ for dev in run:
 print("timeline peaks match", len(run), "devices")
 PY
 expect_exit 2 "$BAECHI" plot memory-timline --db r.db -o x.png
+
+# The trace carries memory by kind as a counter track per device ("memory by
+# kind", one series per kind, stacked): its samples sum to the "memory"
+# counter and peak at the JSON's peak, in both models.
+for m in timed baechi; do
+    expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p m-topo --trace tr-$m.json \
+        --trace-model $m --json
+    python3 - tr-$m.json "$TMPDIR_TEST/out" $m <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t["traceEvents"] if isinstance(t, dict) else t
+run = json.load(open(sys.argv[2]))["sim"][sys.argv[3]]
+kinds = ["parameters", "optimizer", "gradients", "saved", "activations", "received", "temp"]
+km = [e for e in ev if e.get("name") == "memory by kind" and e.get("ph") == "C"]
+assert km and all(sorted(e["args"]) == sorted(kinds) for e in km)
+for d in run["devices"]:
+    mine = [e for e in km if e["pid"] == d["id"]]
+    top = max((sum(e["args"].values()) for e in mine), default=0)
+    assert top == d["peak_bytes"], (sys.argv[3], d["id"], top, d["peak_bytes"])
+print(sys.argv[3], "kind counters peak at the JSON's peaks")
+PY
+done
