@@ -64,6 +64,16 @@ test ! -s "$TMPDIR_TEST/err"
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 1 --warmup 0 --json
 check replay
 
+# report and db query: one tidy table
+expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --db "$TMPDIR_TEST/r.db"
+expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05 \
+    --db "$TMPDIR_TEST/r.db"
+expect_exit 0 "$BAECHI" report --db "$TMPDIR_TEST/r.db" --json
+check report
+expect_grep '"status": "infeasible"' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" db query --db "$TMPDIR_TEST/r.db" --format json "SELECT id, placer, step_us FROM runs"
+check db-query
+
 cd "$TMPDIR_TEST"
 printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-etf, single]\n' "$GNMT" > sw.yaml
 expect_exit 0 "$BAECHI" sweep sw.yaml --db sw.db --json -j 1 --no-progress
