@@ -418,7 +418,10 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         if ((rc = unique_name(x, vi->name, name, sizeof(name)))) {
             goto cleanup;
         }
-        if ((rc = workload_add_op(x->w, name, "Placeholder", &op))) {
+        /* the output right after its op: workload_add_output appends to
+         * the last op (sized below, once the batch scale is known) */
+        if ((rc = workload_add_op(x->w, name, "Placeholder", &op)) ||
+            (rc = workload_add_output(x->w, 0))) {
             goto cleanup;
         }
         x->w->op[op].flops = 0;
@@ -426,13 +429,6 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
         x->t[id].port = 0;
     }
     x->scale = x->batch > 0 && b0 > 0 ? (double)x->batch / b0 : 1.0;
-    for (size_t i = 0; i < x->n_t; i++) {
-        if (x->t[i].op >= 0 && x->w->op[x->t[i].op].n_out == 0) {
-            if ((rc = workload_add_output(x->w, 0))) { /* sized below */
-                goto cleanup;
-            }
-        }
-    }
     for (size_t i = 0; i < x->n_t; i++) {
         if (x->t[i].op >= 0) {
             x->w->out_bytes[x->w->op[x->t[i].op].out_off] = t_bytes(x, &x->t[i]);

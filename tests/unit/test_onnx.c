@@ -307,3 +307,30 @@ Test(onnx, long_repeated_names_and_producer, .timeout = 60)
     workload_release(&w);
     free(buf);
 }
+
+/* Bytes of output `port` of op `name` (which must exist). */
+static int64_t out_of(const struct workload *w, const char *name, int32_t port)
+{
+    int32_t i = workload_find(w, name);
+
+    cr_assert(i >= 0, "no op '%s'", name);
+    cr_assert(port < w->op[i].n_out, "op '%s' has %d outputs", name, w->op[i].n_out);
+    return w->out_bytes[w->op[i].out_off + port];
+}
+
+/* Two graph inputs (nn.Transformer's src and tgt): one placeholder op and
+ * one output each (each output used to land on the last placeholder). */
+Test(onnx, every_graph_input_is_its_own_placeholder)
+{
+    struct workload w;
+    struct onnx_import_stats st;
+
+    import_ok(&w, DIR "two_input.onnx", 0, &st);
+    cr_assert_eq(w.op[workload_find(&w, "src")].n_out, 1);
+    cr_assert_eq(w.op[workload_find(&w, "tgt")].n_out, 1);
+    cr_assert_eq(out_of(&w, "src", 0), 10 * 32 * 4); /* 1 x 10 x 32 float */
+    cr_assert_eq(out_of(&w, "tgt", 0), 7 * 32 * 4);
+    /* nn.Transformer(d 32, 2 heads, 1 + 1 layers, feed-forward 64) */
+    cr_assert_eq(st.params, 21504);
+    workload_release(&w);
+}
