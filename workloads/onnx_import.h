@@ -38,6 +38,8 @@ struct onnx_import_stats {
     int32_t n_nodes;
     int32_t n_unknown;         /* nodes of operators we do not know (warned) */
     int32_t n_from_value_info; /* node outputs sized from value_info */
+    int32_t n_folded;          /* nodes known at import time (shape arithmetic): no op */
+    int32_t n_fused;           /* nodes costed as part of a recognised pattern's op */
     int64_t params;            /* trainable parameters (elements) */
     double flops;              /* Σ FLOPs */
 };

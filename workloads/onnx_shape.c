@@ -182,6 +182,7 @@ static const char *const unary_ops[] = {
     "Mish",
     "IsNaN",
     "CumSum",
+    "Trilu",
     NULL,
 };
 static const char *const binary_ops[] = {
@@ -278,6 +279,60 @@ static const char *attr_s(const Onnx__NodeProto *nd, const char *name, char *buf
     snprintf(buf, size, "%.*s", a->s.data ? (int)(a->s.len < size ? a->s.len : size) : 0,
              a->s.data ? (const char *)a->s.data : "");
     return buf;
+}
+
+/* All values of t known (a small integer constant, shape arithmetic). */
+static bool all_known(const struct ox_tensor *t)
+{
+    return t && t->rank >= 0 && t->nval > 0 && t->nval == onnx_elems(t);
+}
+
+/*
+ * Shape arithmetic: Add, Sub, Mul, Div of integer tensors whose values are
+ * known (a scalar broadcast against a vector, or two of one length) into
+ * o->val.  Integer Div truncates (ONNX follows C); a division by zero or an
+ * overflow leaves the values unknown.
+ */
+static void fold_arith(const char *op, const struct ox_tensor *a, const struct ox_tensor *b,
+                       int n_in, struct ox_tensor *o)
+{
+    int n;
+
+    if (n_in != 2 || !all_known(a) || !all_known(b) || a->elem < 4 || onnx_elems(o) > OX_MAX_VAL ||
+        (a->nval != b->nval && a->nval != 1 && b->nval != 1)) {
+        return;
+    }
+    n = a->nval > b->nval ? a->nval : b->nval;
+    if (n != onnx_elems(o)) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t u = a->val[a->nval == 1 ? 0 : i], v = b->val[b->nval == 1 ? 0 : i], r;
+        bool of;
+
+        switch (op[0]) {
+        case 'A':
+            of = strcmp(op, "Add") != 0 || checked_add_i64(u, v, &r);
+            break;
+        case 'S':
+            of = strcmp(op, "Sub") != 0 || __builtin_sub_overflow(u, v, &r);
+            break;
+        case 'M':
+            of = strcmp(op, "Mul") != 0 || checked_mul_i64(u, v, &r);
+            break;
+        case 'D':
+            of = strcmp(op, "Div") != 0 || v == 0 || (u == INT64_MIN && v == -1);
+            r = of ? 0 : u / v;
+            break;
+        default:
+            of = true;
+        }
+        if (of) {
+            return;
+        }
+        o->val[i] = r;
+    }
+    o->nval = n;
 }
 
 static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in,
@@ -418,8 +473,10 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
             }
             *o = *a;
             o->nval = 0;
-            if (strcmp(op, "Cast") == 0) {
-                o->elem = onnx_elem_size((int32_t)attr_i(nd, "to", 1));
+            if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
+                if (strcmp(op, "Cast") == 0) {
+                    o->elem = onnx_elem_size((int32_t)attr_i(nd, "to", 1));
+                }
                 o->nval = a->nval;
                 memcpy(o->val, a->val, sizeof(o->val));
             }
@@ -467,6 +524,7 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
                 o->elem = 1;
             }
             *flops = (double)onnx_elems(o) * (n_in > 2 ? n_in - 1 : 1);
+            fold_arith(op, a, b, n_in, o);
         }
         return 0;
     }
@@ -680,13 +738,16 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
             o->dim[o->rank++] = a->dim[i];
         }
         o->elem = a->elem;
-        if (a->nval > 0 && b->nval == 1 && a->rank == 1) { /* shape[i] */
-            int64_t i = b->val[0] < 0 ? b->val[0] + a->nval : b->val[0];
+        if (all_known(a) && all_known(b) && a->rank == 1) { /* shape[i], shape[[i, j]] */
+            for (int k = 0; k < b->nval; k++) {
+                int64_t i = b->val[k] < 0 ? b->val[k] + a->nval : b->val[k];
 
-            if (i >= 0 && i < a->nval) {
-                o->nval = 1;
-                o->val[0] = a->val[i];
+                if (i < 0 || i >= a->nval) {
+                    return 0;
+                }
+                o->val[k] = a->val[i];
             }
+            o->nval = b->nval;
         }
         return 0;
     }
@@ -753,7 +814,46 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
 
                 o->dim[ax] = st > en ? (st - en - 1) / ns + 1 : 0;
             }
+            if (all_known(a) && a->rank == 1 && step > 0 && o->dim[0] > 0) { /* shape[i:j:k] */
+                for (int64_t k = 0; k < o->dim[0]; k++) {
+                    o->val[k] = a->val[st + k * step];
+                }
+                o->nval = (int)o->dim[0];
+            }
         }
+        return 0;
+    }
+    if (strcmp(op, "Range") == 0) {
+        int64_t st, lim, d, n;
+
+        if (n_in < 3 || !all_known(in[0]) || !all_known(in[1]) || !all_known(in[2]) ||
+            in[0]->nval != 1 || in[1]->nval != 1 || in[2]->nval != 1) {
+            return 0;
+        }
+        st = in[0]->val[0];
+        lim = in[1]->val[0];
+        d = in[2]->val[0];
+        if (d == 0) {
+            return bad(c, "delta 0 (start %lld, limit %lld)", (long long)st, (long long)lim);
+        }
+        /* max(ceil((limit - start) / delta), 0), without overflow */
+        if (d > 0) {
+            n = lim > st ? (int64_t)(((uint64_t)lim - (uint64_t)st - 1) / (uint64_t)d) + 1 : 0;
+        } else {
+            uint64_t md = (uint64_t)0 - (uint64_t)d;
+
+            n = st > lim ? (int64_t)(((uint64_t)st - (uint64_t)lim - 1) / md) + 1 : 0;
+        }
+        o->rank = 1;
+        o->dim[0] = n;
+        o->elem = in[0]->elem;
+        if (n > 0 && n <= OX_MAX_VAL) {
+            for (int64_t k = 0; k < n; k++) {
+                o->val[k] = st + k * d;
+            }
+            o->nval = (int)n;
+        }
+        *flops = (double)n;
         return 0;
     }
     if (strcmp(op, "Pad") == 0) {
