@@ -253,6 +253,21 @@ def small(out):
     export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu.onnx"))
     export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu-opset17.onnx"), opset=17)
     export(TinyLSTM(), torch.zeros(8, 2, 16), os.path.join(out, "lstm.onnx"))
+    reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
+
+
+def reshape_by_data(path):
+    """A Reshape whose target shape is a graph input (data, not known at
+    import time): the importer's warning names that input."""
+    h = onnx.helper
+    x = h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 6])
+    shp = h.make_tensor_value_info("shape", onnx.TensorProto.INT64, [2])
+    y = h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["a", "b"])
+    g = h.make_graph([h.make_node("Reshape", ["x", "shape"], ["y"], name="r")], "g", [x, shp], [y])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 14)])
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    print("%s: 1 node, %d bytes" % (path, os.path.getsize(path)))
 
 
 if __name__ == "__main__":
