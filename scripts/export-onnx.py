@@ -128,6 +128,19 @@ class TinyLSTM(torch.nn.Module):
         return self.lstm(x)[0]
 
 
+class GruRnn(torch.nn.Module):
+    """A GRU (input 16, hidden 32) then an Elman RNN (hidden 24, tanh),
+    bidirectional, over 8 steps, batch 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(16, 32)
+        self.rnn = torch.nn.RNN(32, 24, bidirectional=True)
+
+    def forward(self, x):
+        return self.rnn(self.gru(x)[0])[0]
+
+
 FLOATS = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
           onnx.TensorProto.BFLOAT16)
 
@@ -253,6 +266,7 @@ def small(out):
     export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu.onnx"))
     export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu-opset17.onnx"), opset=17)
     export(TinyLSTM(), torch.zeros(8, 2, 16), os.path.join(out, "lstm.onnx"))
+    export(GruRnn(), torch.zeros(8, 2, 16), os.path.join(out, "gru_rnn.onnx"))
     reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
 
 

@@ -657,11 +657,13 @@ static const char *classify(const struct gx *gx, const Onnx__GraphProto *g, int3
     return NULL;
 }
 
+static bool pview_ok(const struct gx *gx, const Onnx__GraphProto *g, const struct ox *x, size_t i,
+                     bool readers);
+
 /*
- * Finds the patterns (classify) and the transposed parameters (a Transpose
- * whose input is a trainable initializer read only by it, and whose output
- * is read once: PyTorch's Linear weight, which autograd holds as the
- * parameter itself).
+ * Finds the patterns (classify) and the parameter views (pview_ok: a
+ * Transpose of PyTorch's Linear weight, which autograd holds as the
+ * parameter itself; an exported LSTM's gate reordering).
  */
 static void find_patterns(struct gx *gx, const Onnx__GraphProto *g, const struct ox *x)
 {
@@ -705,18 +707,77 @@ static void find_patterns(struct gx *gx, const Onnx__GraphProto *g, const struct
             break;
         }
     }
+    /* candidates, in graph order; then dropped until every parameter a
+     * candidate reads is read by candidates only (else it is an op of its
+     * own, and the candidate a copy of it) */
     for (size_t i = 0; i < g->n_node; i++) {
-        const Onnx__NodeProto *nd = g->node[i];
-        int32_t id, v;
+        gx->pview[i] = gx->grp[i] < 0 && pview_ok(gx, g, x, i, false);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < g->n_node; i++) {
+            if (gx->pview[i] && !pview_ok(gx, g, x, i, true)) {
+                gx->pview[i] = false;
+                changed = true;
+            }
+        }
+    }
+}
 
-        if (strcmp(nd->op_type, "Transpose") != 0 || nd->n_input != 1 || nd->n_output != 1 ||
-            gx->grp[i] >= 0 || (id = find_t(x, nd->input[0])) < 0) {
+/* Every reader of value v is a parameter view. */
+static bool read_by_pviews(const struct gx *gx, int32_t v)
+{
+    for (int32_t e = gx->cstart[v]; e < gx->cstart[v + 1]; e++) {
+        if (!gx->pview[gx->cons[e]]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * Node i only moves parameters (a Transpose of a Linear weight, the gate
+ * reordering Slices and Concats before an exported LSTM): its data inputs
+ * are trainable initializers or parameter views, its output is read once.
+ * It then is no op: its output is a parameter of its reader.  With
+ * `readers`, also every initializer it reads is read by parameter views
+ * only (else that initializer is an op of its own).
+ */
+static bool pview_ok(const struct gx *gx, const Onnx__GraphProto *g, const struct ox *x, size_t i,
+                     bool readers)
+{
+    static const char *const moves[] = {"Transpose", "Slice",   "Concat",   "Unsqueeze", "Squeeze",
+                                        "Reshape",   "Flatten", "Identity", NULL};
+    const Onnx__NodeProto *nd = g->node[i];
+    bool concat = strcmp(nd->op_type, "Concat") == 0;
+    int32_t v;
+
+    if (!type_in(nd->op_type, moves) || nd->n_output != 1 || nd->n_input < 1 ||
+        (v = gx_val(gx, nd->output[0])) < 0 || gx->uses[v] != 1) {
+        return false;
+    }
+    for (size_t k = 0; k < nd->n_input; k++) {
+        int32_t u = gx_val(gx, nd->input[k]), id;
+
+        if (u < 0) {
             continue;
         }
-        v = gx_val(gx, nd->output[0]);
-        gx->pview[i] = x->t[id].trainable && x->t[id].op < 0 && x->t[id].n_cons == 1 && v >= 0 &&
-                       gx->uses[v] == 1;
+        if (k > 0 && !concat) { /* a shape, starts, axes: no data */
+            if (gx->act[u]) {
+                return false;
+            }
+            continue;
+        }
+        if (gx->prod[u] >= 0) {
+            if (!gx->pview[gx->prod[u]]) {
+                return false;
+            }
+        } else if ((id = find_t(x, nd->input[k])) < 0 || !x->t[id].trainable ||
+                   (readers && !read_by_pviews(gx, u))) {
+            return false;
+        }
     }
+    return true;
 }
 
 /* The op name of node i: its name, else "<op_type>_<i>", made unique. */
@@ -907,6 +968,11 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
             x->w->out_bytes[x->w->op[x->t[i].op].out_off] = t_bytes(x, &x->t[i]);
         }
     }
+    /* the dataflow by value, the patterns and the transposed parameters */
+    if ((rc = gx_build(&gx, g))) {
+        goto cleanup;
+    }
+    find_patterns(&gx, g, x);
     /* shared or non-trainable initializers: ops of their own */
     for (size_t i = 0; i < x->n_t; i++) {
         struct ox_tensor *t = &x->t[i];
@@ -914,6 +980,10 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
 
         if (t->act || t->n_cons == 0 || (t->trainable && t->n_cons == 1)) {
             continue;
+        }
+        if (t->trainable && gx_val(&gx, t->name) >= 0 &&
+            read_by_pviews(&gx, gx_val(&gx, t->name))) {
+            continue; /* held by the reader of its views */
         }
         if (!t->trainable && onnx_elems(t) <= OX_MAX_VAL) { /* a shape, a scalar: folded */
             t->folded = true;
@@ -935,11 +1005,6 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
             x->st.params = sat_add_i64(x->st.params, onnx_elems(t));
         }
     }
-    /* the dataflow by value, the patterns and the transposed parameters */
-    if ((rc = gx_build(&gx, g))) {
-        goto cleanup;
-    }
-    find_patterns(&gx, g, x);
     /* nodes, in graph (topological) order */
     for (size_t i = 0; i < g->n_node; i++) {
         const Onnx__NodeProto *nd = g->node[i];

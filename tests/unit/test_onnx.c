@@ -460,3 +460,44 @@ Test(onnx, gpt2_block_ops)
     cr_assert_eq(st.params, 7087872); /* 12 x 768^2 + 13 x 768 */
     workload_release(&w);
 }
+
+/* LSTM, GRU and RNN: outputs, parameters (the exporter's gate reordering of
+ * the weights, Slice and Concat, held by the recurrent op) and FLOPs within
+ * 10 % of the gates x time steps count: per gate and step 2 x input x hidden
+ * + 2 x hidden x hidden (LSTM 4 gates, GRU 3, RNN 1), x batch x directions. */
+Test(onnx, recurrent_ops)
+{
+    struct workload a, b;
+    struct onnx_import_stats sa, sb;
+    int32_t l, gru, rnn;
+    double want;
+
+    import_ok(&a, DIR "lstm.onnx", 0, &sa); /* LSTM(16, 32), 8 steps, batch 2 */
+    cr_assert_eq(sa.n_unknown, 0);
+    l = workload_find(&a, "/lstm/LSTM");
+    cr_assert(l >= 0);
+    cr_assert_eq(a.n_op, 6, "input, h0 and c0 (Constant, 2 Expand), LSTM, Squeeze: %d", a.n_op);
+    cr_assert_eq(a.op[l].n_out, 3);
+    cr_assert_eq(a.out_bytes[a.op[l].out_off], 8 * 1 * 2 * 32 * 4, "Y [seq, dirs, batch, h]");
+    cr_assert_eq(a.out_bytes[a.op[l].out_off + 1], 1 * 2 * 32 * 4, "Y_h");
+    cr_assert_eq(a.out_bytes[a.op[l].out_off + 2], 1 * 2 * 32 * 4, "Y_c");
+    cr_assert_eq(a.op[l].persistent, (4 * 32 * 16 + 4 * 32 * 32 + 8 * 32) * 4);
+    cr_assert_eq(sa.params, 4 * 32 * 16 + 4 * 32 * 32 + 8 * 32);
+    want = 4.0 * (2 * 16 * 32 + 2 * 32 * 32) * 8 * 2;
+    cr_assert(a.op[l].flops >= want && a.op[l].flops <= 1.1 * want, "%g vs %g", a.op[l].flops,
+              want);
+
+    import_ok(&b, DIR "gru_rnn.onnx", 0, &sb); /* GRU(16, 32), RNN(32, 24, bidirectional) */
+    cr_assert_eq(sb.n_unknown, 0);
+    gru = workload_find(&b, "/gru/GRU");
+    rnn = workload_find(&b, "/rnn/RNN");
+    cr_assert(gru >= 0 && rnn >= 0);
+    want = 3.0 * (2 * 16 * 32 + 2 * 32 * 32) * 8 * 2;
+    cr_assert(b.op[gru].flops >= want && b.op[gru].flops <= 1.1 * want, "%g", b.op[gru].flops);
+    want = 1.0 * (2 * 32 * 24 + 2 * 24 * 24) * 8 * 2 * 2;
+    cr_assert(b.op[rnn].flops >= want && b.op[rnn].flops <= 1.1 * want, "%g", b.op[rnn].flops);
+    cr_assert_eq(b.out_bytes[b.op[rnn].out_off], 8 * 2 * 2 * 24 * 4, "Y [seq, 2 dirs, batch, h]");
+    cr_assert_eq(sb.params, (3 * 32 * 16 + 3 * 32 * 32 + 6 * 32) + 2 * (24 * 32 + 24 * 24 + 48));
+    workload_release(&a);
+    workload_release(&b);
+}
