@@ -753,7 +753,8 @@ static bool pview_ok(const struct gx *gx, const Onnx__GraphProto *g, const struc
     int32_t v;
 
     if (!type_in(nd->op_type, moves) || nd->n_output != 1 || nd->n_input < 1 ||
-        (v = gx_val(gx, nd->output[0])) < 0 || gx->uses[v] != 1) {
+        (v = gx_val(gx, nd->output[0])) < 0 || gx->uses[v] != 1 ||
+        gx->cstart[v + 1] - gx->cstart[v] != 1) { /* read by a node, not a graph output */
         return false;
     }
     for (size_t k = 0; k < nd->n_input; k++) {

@@ -542,11 +542,17 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
             *o = *a;
             o->nval = 0;
             if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
+                int32_t to = (int32_t)attr_i(nd, "to", 1);
+
                 if (strcmp(op, "Cast") == 0) {
-                    o->elem = onnx_elem_size((int32_t)attr_i(nd, "to", 1));
+                    o->elem = onnx_elem_size(to);
                 }
-                o->nval = a->nval;
-                memcpy(o->val, a->val, sizeof(o->val));
+                /* integer values only: arithmetic on them is integer */
+                if (strcmp(op, "Identity") == 0 ||
+                    !(to == 1 || to == 10 || to == 11 || to == 16 || to == 9)) {
+                    o->nval = a->nval;
+                    memcpy(o->val, a->val, sizeof(o->val));
+                }
             }
             if (strcmp(op, "Identity") != 0 && strcmp(op, "Dropout") != 0 &&
                 strcmp(op, "Cast") != 0) {
