@@ -10,6 +10,7 @@ folded into convolutions) with batch 1; `baechi workload import --batch N`
 scales activations and FLOPs by N.
 
     /usr/bin/python3 scripts/export-onnx.py [OUTDIR]
+    /usr/bin/python3 scripts/export-onnx.py OUTDIR --small   # the small ones only
 
 Models: resnet50, inception_v3, mobilenet_v2, densenet121, vgg16
 (torchvision), tiny_gpt (below) and gpt2_block (one GPT-2 small block, d 768,
@@ -18,6 +19,12 @@ imported graph and the measured fixture tests/data/pytorch-memory.json
 describe the same module; mobilenet_v2 is also the placement benchmark's
 imported training graph, `baechi bench placement`).  Dropout modules are replaced by Identity before
 export (training-mode dropout exports a random mask).
+
+Small fixtures of the importer's Transformer and RNN support (small()):
+two_input (nn.Transformer with src and tgt), shape_slice (slices and a
+reshape sized by shape arithmetic), ln_gelu and ln_gelu-opset17 (LayerNorm
+decomposed and as one node, GELU's erf form), lstm and gru_rnn, and
+reshape-by-data (a Reshape whose shape is data; made with onnx.helper).
 
 Writes, for each model M: M.onnx (with value_info from ONNX shape
 inference; each is checked with onnx.checker, see check()) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
