@@ -659,11 +659,15 @@ static const char *classify(const struct gx *gx, const Onnx__GraphProto *g, int3
 
 static bool pview_ok(const struct gx *gx, const Onnx__GraphProto *g, const struct ox *x, size_t i,
                      bool readers);
+static bool is_param(const struct gx *gx, const Onnx__GraphProto *g, const struct ox *x,
+                     const char *name);
 
 /*
- * Finds the patterns (classify) and the parameter views (pview_ok: a
+ * Finds the patterns (classify), the parameter views (pview_ok: a
  * Transpose of PyTorch's Linear weight, which autograd holds as the
- * parameter itself; an exported LSTM's gate reordering).
+ * parameter itself; an exported LSTM's gate reordering), and the Linear
+ * layers (MatMul by a parameter whose only reader is an Add of a parameter,
+ * the bias: one MatMul op, as PyTorch's addmm).
  */
 static void find_patterns(struct gx *gx, const Onnx__GraphProto *g, const struct ox *x)
 {
@@ -722,6 +726,45 @@ static void find_patterns(struct gx *gx, const Onnx__GraphProto *g, const struct
             }
         }
     }
+    /* a Linear (PyTorch's addmm): MatMul by a parameter, then the bias Add */
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i], *ad;
+        int32_t v, j;
+
+        if (strcmp(nd->op_type, "MatMul") != 0 || gx->grp[i] >= 0 || nd->n_input != 2 ||
+            nd->n_output != 1 || !is_param(gx, g, x, nd->input[1]) ||
+            (v = gx_val(gx, nd->output[0])) < 0 || gx->uses[v] != 1 ||
+            gx->cstart[v + 1] - gx->cstart[v] != 1) {
+            continue;
+        }
+        j = gx->cons[gx->cstart[v]];
+        ad = g->node[j];
+        if (strcmp(ad->op_type, "Add") != 0 || gx->grp[j] >= 0 || ad->n_input != 2 ||
+            !is_param(gx, g, x, ad->input[strcmp(ad->input[0], nd->output[0]) == 0 ? 1 : 0])) {
+            continue;
+        }
+        gx->g[gx->n_grp].type = "MatMul";
+        gx->g[gx->n_grp].n = 2;
+        gx->g[gx->n_grp].node[0] = (int32_t)i;
+        gx->g[gx->n_grp].node[1] = j;
+        gx->grp[i] = gx->grp[j] = gx->n_grp++;
+    }
+}
+
+/* Value `name` is a trainable initializer or a parameter view's output. */
+static bool is_param(const struct gx *gx, const Onnx__GraphProto *g, const struct ox *x,
+                     const char *name)
+{
+    int32_t u = gx_val(gx, name), id;
+
+    (void)g;
+    if (u < 0) {
+        return false;
+    }
+    if (gx->prod[u] >= 0) {
+        return gx->pview[gx->prod[u]];
+    }
+    return (id = find_t(x, name)) >= 0 && x->t[id].trainable;
 }
 
 /* Every reader of value v is a parameter view. */

@@ -12,7 +12,7 @@
  *     the FLOPs of all their nodes and the last node's outputs:
  *     LayerNormalization (the decomposed ReduceMean ... Add form), Gelu
  *     (erf and tanh forms), Softmax (an attention score's scale, mask and
- *     softmax);
+ *     softmax), MatMul (a Linear: MatMul by a parameter, then the bias Add);
  *   - nodes that only move parameters (a Linear weight's Transpose, an
  *     LSTM's gate reordering) are no op: the parameter is their reader's.
  * Initializers: a trainable one (floating point, more than one element, not

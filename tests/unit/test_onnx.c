@@ -364,7 +364,7 @@ Test(onnx, shape_arithmetic_is_folded)
         cr_assert_eq(n_type(&w, gone[i]), 0, "%s ops left", gone[i]);
     }
     cr_assert(st.n_folded >= 50, "%d", st.n_folded);
-    cr_assert_eq(out_of(&w, "/qkv/Add", 0), 2 * 5 * 144 * 4);
+    cr_assert_eq(out_of(&w, "/qkv/MatMul", 0), 2 * 5 * 144 * 4); /* with its bias Add */
     cr_assert_eq(out_of(&w, "/Slice_1", 0), 2 * 5 * 48 * 4, "q: a third, not the whole");
     cr_assert_eq(out_of(&w, "/Slice_2", 0), 2 * 5 * 48 * 4);
     cr_assert_eq(out_of(&w, "/Slice_3", 0), 2 * 5 * 48 * 4);
@@ -411,12 +411,12 @@ Test(onnx, layer_norm_and_gelu_are_one_op_each)
 
     import_ok(&a, DIR "ln_gelu.onnx", 0, &sa);
     import_ok(&b, DIR "ln_gelu-opset17.onnx", 0, &sb);
-    cr_assert_eq(a.n_op, 7, "input, fc (MatMul, Add), ln, gelu, out (MatMul, Add): %d", a.n_op);
-    cr_assert_eq(b.n_op, 7);
+    cr_assert_eq(a.n_op, 5, "input, fc, ln, gelu, out: %d", a.n_op);
+    cr_assert_eq(b.n_op, 5);
     cr_assert_eq(n_type(&a, "LayerNormalization"), 1);
     cr_assert_eq(n_type(&a, "Gelu"), 1);
     cr_assert_eq(n_type(&b, "Gelu"), 1);
-    cr_assert_eq(sa.n_fused, 9 + 5);
+    cr_assert_eq(sa.n_fused, 9 + 5 + 2 * 2, "LayerNorm, GELU, two Linear (MatMul, Add)");
     cr_assert_str_eq(a.op[workload_find(&a, "/Div")].type, "Gelu");
     ln = workload_find(&a, "/ln/ReduceMean");
     cr_assert(ln >= 0);
@@ -451,7 +451,10 @@ Test(onnx, gpt2_block_ops)
     cr_assert_eq(n_type(&w, "MatMul"), 6);
     cr_assert_eq(n_type(&w, "Concat") + n_type(&w, "Unsqueeze") + n_type(&w, "Mul"), 0);
     cr_assert_eq(n_type(&w, "Constant"), 1, "the causal mask");
-    cr_assert_eq(w.op[workload_find(&w, "/c_fc/MatMul")].persistent, 768 * 3072 * 4);
+    /* a Linear: the MatMul by the (transposed) weight and the bias Add, one op */
+    cr_assert_eq(w.op[workload_find(&w, "/c_fc/MatMul")].persistent, (768 * 3072 + 3072) * 4);
+    cr_assert_eq(n_type(&w, "Add"), 2, "the residual adds only");
+    cr_assert_eq(w.n_op, 24);
     /* scale, mask and softmax: one op, the scores' MatMul and the mask in */
     sm = workload_find(&w, "/Mul");
     cr_assert_str_eq(w.op[sm].type, "Softmax");
