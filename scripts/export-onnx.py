@@ -10,6 +10,7 @@ folded into convolutions) with batch 1; `baechi workload import --batch N`
 scales activations and FLOPs by N.
 
     /usr/bin/python3 scripts/export-onnx.py [OUTDIR]
+    /usr/bin/python3 scripts/export-onnx.py OUTDIR --small   # the small ones only
 
 Models: resnet50, inception_v3, mobilenet_v2, densenet121, vgg16
 (torchvision), tiny_gpt (below) and gpt2_block (one GPT-2 small block, d 768,
@@ -18,6 +19,12 @@ imported graph and the measured fixture tests/data/pytorch-memory.json
 describe the same module; mobilenet_v2 is also the placement benchmark's
 imported training graph, `baechi bench placement`).  Dropout modules are replaced by Identity before
 export (training-mode dropout exports a random mask).
+
+Small fixtures of the importer's Transformer and RNN support (small()):
+two_input (nn.Transformer with src and tgt), shape_slice (slices and a
+reshape sized by shape arithmetic), ln_gelu and ln_gelu-opset17 (LayerNorm
+decomposed and as one node, GELU's erf form), lstm and gru_rnn, and
+reshape-by-data (a Reshape whose shape is data; made with onnx.helper).
 
 Writes, for each model M: M.onnx (with value_info from ONNX shape
 inference; each is checked with onnx.checker, see check()) and, for resnet50, resnet50-noshapes.onnx (without value_info, to
@@ -70,6 +77,77 @@ class TinyGPT(torch.nn.Module):
         return self.ln_f(x) @ self.wte.weight.t()
 
 
+class TwoInputTransformer(torch.nn.Module):
+    """A tiny encoder-decoder Transformer with two graph inputs, `src` and
+    `tgt` (d 32, 2 heads, one encoder and one decoder layer, feed-forward 64,
+    no dropout), as nn.Transformer is called in a seq2seq model."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.t = torch.nn.Transformer(d_model=d, nhead=2, num_encoder_layers=1,
+                                      num_decoder_layers=1, dim_feedforward=64, dropout=0.0,
+                                      batch_first=True)
+
+    def forward(self, src, tgt):
+        return self.t(src, tgt)
+
+
+class ShapeSlice(torch.nn.Module):
+    """A QKV split by slicing, then a head reshape whose target shape comes
+    from shape arithmetic (Shape -> Gather -> Unsqueeze -> Concat -> Reshape)
+    and a slice whose bound does (Shape -> Gather -> Sub -> Slice): exported
+    with dynamic batch and sequence axes, then pinned to (2, 5, 48)."""
+
+    def __init__(self, d=48):
+        super().__init__()
+        self.qkv = torch.nn.Linear(d, 3 * d)
+
+    def forward(self, x):
+        y = self.qkv(x)
+        n = y.size(-1) // 3
+        q, k, v = y[..., :n], y[..., n:2 * n], y[..., 2 * n:]
+        b, s = x.size(0), x.size(1)
+        q = q.reshape(b, s, 4, n // 4)
+        return q.sum() + k[:, : s - 1].sum() + v.sum()
+
+
+class LnGelu(torch.nn.Module):
+    """Linear -> LayerNorm -> GELU (erf form) -> Linear (d 32 -> 64 -> 32)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(32, 64)
+        self.ln = torch.nn.LayerNorm(64)
+        self.out = torch.nn.Linear(64, 32)
+
+    def forward(self, x):
+        return self.out(torch.nn.functional.gelu(self.ln(self.fc(x))))
+
+
+class TinyLSTM(torch.nn.Module):
+    """One LSTM layer (input 16, hidden 32) over 8 steps, batch 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(16, 32)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+class GruRnn(torch.nn.Module):
+    """A GRU (input 16, hidden 32) then an Elman RNN (hidden 24, tanh),
+    bidirectional, over 8 steps, batch 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(16, 32)
+        self.rnn = torch.nn.RNN(32, 24, bidirectional=True)
+
+    def forward(self, x):
+        return self.rnn(self.gru(x)[0])[0]
+
+
 FLOATS = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
           onnx.TensorProto.BFLOAT16)
 
@@ -118,14 +196,20 @@ def check(path):
     del m
 
 
-def export(net, example, path, shapes=True, opset=14):
+def export(net, example, path, shapes=True, opset=14, inputs=("input",), dynamic=False):
     # Training mode keeps BatchNormalization nodes (eval mode folds them into
     # the convolutions); batch 1, so that shapes fold into constants.
     net.train()
-    torch.onnx.export(net, example, path, opset_version=opset, input_names=["input"],
+    torch.onnx.export(net, example, path, opset_version=opset, input_names=list(inputs),
                       output_names=["output"], training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
+                      do_constant_folding=False,
+                      dynamic_axes={inputs[0]: {0: "batch", 1: "seq"}} if dynamic else None)
     m = onnx.load(path)
+    if dynamic:
+        # sizes traced as Shape -> Gather -> ... ops, then the input's
+        # shape pinned to the example's: shape arithmetic the importer folds
+        for d, v in zip(m.graph.input[0].type.tensor_type.shape.dim, example.shape):
+            d.dim_value = v
     if shapes:
         m = onnx.shape_inference.infer_shapes(m)
     else:
@@ -176,7 +260,39 @@ def main():
     export(no_dropout(tv.vgg16(weights=None)), torch.zeros(1, 3, 224, 224),
            os.path.join(out, "vgg16.onnx"))
     export(gpt2_block(), torch.zeros(1, 1024, 768), os.path.join(out, "gpt2_block.onnx"))
+    small(out)
+
+
+def small(out):
+    """The small fixtures of the importer's Transformer and RNN support."""
+    torch.manual_seed(0)
+    export(TwoInputTransformer(), (torch.zeros(1, 10, 32), torch.zeros(1, 7, 32)),
+           os.path.join(out, "two_input.onnx"), inputs=("src", "tgt"))
+    export(ShapeSlice(), torch.zeros(2, 5, 48), os.path.join(out, "shape_slice.onnx"),
+           shapes=False, dynamic=True)  # no value_info: the importer folds the shapes itself
+    export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu.onnx"))
+    export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu-opset17.onnx"), opset=17)
+    export(TinyLSTM(), torch.zeros(8, 2, 16), os.path.join(out, "lstm.onnx"))
+    export(GruRnn(), torch.zeros(8, 2, 16), os.path.join(out, "gru_rnn.onnx"))
+    reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
+
+
+def reshape_by_data(path):
+    """A Reshape whose target shape is a graph input (data, not known at
+    import time): the importer's warning names that input."""
+    h = onnx.helper
+    x = h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 6])
+    shp = h.make_tensor_value_info("shape", onnx.TensorProto.INT64, [2])
+    y = h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["a", "b"])
+    g = h.make_graph([h.make_node("Reshape", ["x", "shape"], ["y"], name="r")], "g", [x, shp], [y])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 14)])
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    print("%s: 1 node, %d bytes" % (path, os.path.getsize(path)))
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[2] == "--small":
+        small(sys.argv[1])
+    else:
+        main()

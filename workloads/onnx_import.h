@@ -2,19 +2,33 @@
  * onnx_import.h - ONNX model -> workload (forward graph, optionally the
  * training graph).
  *
- * One op per ONNX node (type = op_type), one per graph input (Placeholder).
+ * One op per ONNX node (type = op_type), one per graph input (Placeholder),
+ * except (docs/onnx-import.md):
+ *   - nodes whose outputs are known at import time (Constant, Shape, and
+ *     Gather, Slice, Squeeze, Unsqueeze, Concat, Cast, Identity, Add, Sub,
+ *     Mul, Div, Range on such values: shape arithmetic) are folded: no op,
+ *     their values feed the shape inference of Reshape, Slice, Expand, ...;
+ *   - recognised patterns are one op, named after their first node, with
+ *     the FLOPs of all their nodes and the last node's outputs:
+ *     LayerNormalization (the decomposed ReduceMean ... Add form), Gelu
+ *     (erf and tanh forms), Softmax (an attention score's scale, mask and
+ *     softmax), MatMul (a Linear: MatMul by a parameter, then the bias Add);
+ *   - nodes that only move parameters (a Linear weight's Transpose, an
+ *     LSTM's gate reordering) are no op: the parameter is their reader's.
  * Initializers: a trainable one (floating point, more than one element, not
  * a BatchNormalization running mean / variance) read by exactly one node
- * becomes that node's persistent memory and parameters; any other
- * initializer becomes an op of its own ("Initializer" when trainable, else
- * "Constant") holding it, so that shared weights (tied embeddings) are one
- * tensor.  Only the dims matter: the weight payload may be absent.
- *
+ * becomes that node's persistent memory and parameters; a non-trainable one
+ * of at most 16 elements is folded; any other initializer becomes an op of
+ * its own ("Initializer" when trainable, else "Constant") holding it, so
+ * that shared weights (tied embeddings) are one tensor.  Only the dims
+ * matter: the weight payload may be absent.
  * Tensor sizes come from value_info (and the graph outputs' types) where
  * the shape is fully known, else from our own shape inference for the
  * common operators (docs/workloads.md lists them with their FLOP rules).
  * An operator we do not know gets a warning naming it, outputs sized like
- * its first input and one FLOP per output element; never a silent zero.
+ * its first input and one FLOP per output element; never a silent zero.  A
+ * known operator whose output shape needs a value not known at import time
+ * gets a warning naming that input.
  *
  * Sizes are inferred with symbolic dimensions bound to 1, then activation
  * sizes and FLOPs are multiplied by batch / B0 (B0 = the first graph input's
@@ -38,6 +52,8 @@ struct onnx_import_stats {
     int32_t n_nodes;
     int32_t n_unknown;         /* nodes of operators we do not know (warned) */
     int32_t n_from_value_info; /* node outputs sized from value_info */
+    int32_t n_folded;          /* nodes known at import time (shape arithmetic): no op */
+    int32_t n_fused;           /* nodes costed as part of a recognised pattern's op */
     int64_t params;            /* trainable parameters (elements) */
     double flops;              /* Σ FLOPs */
 };

@@ -182,6 +182,7 @@ static const char *const unary_ops[] = {
     "Mish",
     "IsNaN",
     "CumSum",
+    "Trilu",
     NULL,
 };
 static const char *const binary_ops[] = {
@@ -280,6 +281,125 @@ static const char *attr_s(const Onnx__NodeProto *nd, const char *name, char *buf
     return buf;
 }
 
+/* All values of t known (a small integer constant, shape arithmetic). */
+static bool all_known(const struct ox_tensor *t)
+{
+    return t && t->rank >= 0 && t->nval > 0 && t->nval == onnx_elems(t);
+}
+
+/*
+ * Shape arithmetic: Add, Sub, Mul, Div of integer tensors whose values are
+ * known (a scalar broadcast against a vector, or two of one length) into
+ * o->val.  Integer Div truncates (ONNX follows C); a division by zero or an
+ * overflow leaves the values unknown.
+ */
+static void fold_arith(const char *op, const struct ox_tensor *a, const struct ox_tensor *b,
+                       int n_in, struct ox_tensor *o)
+{
+    int n;
+
+    if (n_in != 2 || !all_known(a) || !all_known(b) || a->elem < 4 || onnx_elems(o) > OX_MAX_VAL ||
+        (a->nval != b->nval && a->nval != 1 && b->nval != 1)) {
+        return;
+    }
+    n = a->nval > b->nval ? a->nval : b->nval;
+    if (n != onnx_elems(o)) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t u = a->val[a->nval == 1 ? 0 : i], v = b->val[b->nval == 1 ? 0 : i], r;
+        bool of;
+
+        switch (op[0]) {
+        case 'A':
+            of = strcmp(op, "Add") != 0 || checked_add_i64(u, v, &r);
+            break;
+        case 'S':
+            of = strcmp(op, "Sub") != 0 || __builtin_sub_overflow(u, v, &r);
+            break;
+        case 'M':
+            of = strcmp(op, "Mul") != 0 || checked_mul_i64(u, v, &r);
+            break;
+        case 'D':
+            of = strcmp(op, "Div") != 0 || v == 0 || (u == INT64_MIN && v == -1);
+            r = of ? 0 : u / v;
+            break;
+        default:
+            of = true;
+        }
+        if (of) {
+            return;
+        }
+        o->val[i] = r;
+    }
+    o->nval = n;
+}
+
+/*
+ * LSTM, GRU, RNN (ONNX layout 0: X [seq, batch, input], Y [seq, dirs,
+ * batch, hidden], Y_h and Y_c [dirs, batch, hidden]; layout 1: batch
+ * first).  FLOPs per time step, direction and sequence: per gate (LSTM 4,
+ * GRU 3, RNN 1) the two matrix products, 2 x input x hidden + 2 x hidden x
+ * hidden, and the element-wise work per hidden unit: the two biases per
+ * gate, one activation per gate, and the state update (LSTM: tanh of the
+ * cell and 4 products and sums, 17 in all; GRU: 4, 13 in all; RNN: 3).
+ * The hidden size is the attribute, else W's rows / gates.
+ */
+static int infer_rnn(const struct inf *c, const Onnx__NodeProto *nd, const struct ox_tensor *a,
+                     const struct ox_tensor *w, struct ox_tensor *out, int n_out, double *flops)
+{
+    int gates = nd->op_type[0] == 'L' ? 4 : nd->op_type[0] == 'G' ? 3 : 1;
+    int elt = gates == 4 ? 17 : gates == 3 ? 13 : 3;
+    int64_t h = attr_i(nd, "hidden_size", 0), dirs = 1, seq, batch, insz;
+    bool bf = attr_i(nd, "layout", 0) != 0;
+    char dir[32];
+    const char *d = attr_s(nd, "direction", dir, sizeof(dir));
+
+    if (d && strcmp(d, "bidirectional") == 0) {
+        dirs = 2;
+    }
+    if (h < 0) {
+        return bad(c, "hidden_size %lld is negative", (long long)h);
+    }
+    if (h == 0 && w && w->rank == 3) {
+        h = w->dim[1] / gates;
+    }
+    if (!a || a->rank != 3 || h == 0) {
+        return 0;
+    }
+    seq = bf ? a->dim[1] : a->dim[0];
+    batch = bf ? a->dim[0] : a->dim[1];
+    insz = a->dim[2];
+    for (int k = 0; k < n_out; k++) {
+        struct ox_tensor *o = &out[k];
+        int r = 0;
+
+        o->elem = a->elem;
+        o->nval = 0;
+        if (k == 0) {
+            o->dim[r++] = bf ? batch : seq;
+            if (bf) {
+                o->dim[r++] = seq;
+            }
+        }
+        if (bf) {
+            if (k > 0) {
+                o->dim[r++] = batch;
+            }
+            o->dim[r++] = dirs;
+        } else {
+            o->dim[r++] = dirs;
+            o->dim[r++] = batch;
+        }
+        o->dim[r++] = h;
+        o->rank = r;
+    }
+    *flops = (double)seq * (double)batch * (double)dirs *
+             ((double)gates * (2.0 * (double)insz * (double)h + 2.0 * (double)h * (double)h) +
+              (double)elt * (double)h);
+    return 0;
+}
+
 static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tensor **in, int n_in,
                  struct ox_tensor *out, int n_out, double *flops, bool *known)
 {
@@ -357,6 +477,9 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
         }
         return 0;
     }
+    if (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "RNN") == 0) {
+        return infer_rnn(c, nd, a, b, out, n_out, flops);
+    }
     if (strcmp(op, "GlobalAveragePool") == 0 || strcmp(op, "GlobalMaxPool") == 0) {
         if (a && a->rank >= 3) {
             *o = *a;
@@ -418,10 +541,18 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
             }
             *o = *a;
             o->nval = 0;
-            if (strcmp(op, "Cast") == 0) {
-                o->elem = onnx_elem_size((int32_t)attr_i(nd, "to", 1));
-                o->nval = a->nval;
-                memcpy(o->val, a->val, sizeof(o->val));
+            if (strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) {
+                int32_t to = (int32_t)attr_i(nd, "to", 1);
+
+                if (strcmp(op, "Cast") == 0) {
+                    o->elem = onnx_elem_size(to);
+                }
+                /* integer values only: arithmetic on them is integer */
+                if (strcmp(op, "Identity") == 0 ||
+                    !(to == 1 || to == 10 || to == 11 || to == 16 || to == 9)) {
+                    o->nval = a->nval;
+                    memcpy(o->val, a->val, sizeof(o->val));
+                }
             }
             if (strcmp(op, "Identity") != 0 && strcmp(op, "Dropout") != 0 &&
                 strcmp(op, "Cast") != 0) {
@@ -467,6 +598,7 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
                 o->elem = 1;
             }
             *flops = (double)onnx_elems(o) * (n_in > 2 ? n_in - 1 : 1);
+            fold_arith(op, a, b, n_in, o);
         }
         return 0;
     }
@@ -680,13 +812,16 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
             o->dim[o->rank++] = a->dim[i];
         }
         o->elem = a->elem;
-        if (a->nval > 0 && b->nval == 1 && a->rank == 1) { /* shape[i] */
-            int64_t i = b->val[0] < 0 ? b->val[0] + a->nval : b->val[0];
+        if (all_known(a) && all_known(b) && a->rank == 1) { /* shape[i], shape[[i, j]] */
+            for (int k = 0; k < b->nval; k++) {
+                int64_t i = b->val[k] < 0 ? b->val[k] + a->nval : b->val[k];
 
-            if (i >= 0 && i < a->nval) {
-                o->nval = 1;
-                o->val[0] = a->val[i];
+                if (i < 0 || i >= a->nval) {
+                    return 0;
+                }
+                o->val[k] = a->val[i];
             }
+            o->nval = b->nval;
         }
         return 0;
     }
@@ -753,7 +888,46 @@ static int infer(const struct inf *c, const Onnx__NodeProto *nd, struct ox_tenso
 
                 o->dim[ax] = st > en ? (st - en - 1) / ns + 1 : 0;
             }
+            if (all_known(a) && a->rank == 1 && step > 0 && o->dim[0] > 0) { /* shape[i:j:k] */
+                for (int64_t k = 0; k < o->dim[0]; k++) {
+                    o->val[k] = a->val[st + k * step];
+                }
+                o->nval = (int)o->dim[0];
+            }
         }
+        return 0;
+    }
+    if (strcmp(op, "Range") == 0) {
+        int64_t st, lim, d, n;
+
+        if (n_in < 3 || !all_known(in[0]) || !all_known(in[1]) || !all_known(in[2]) ||
+            in[0]->nval != 1 || in[1]->nval != 1 || in[2]->nval != 1) {
+            return 0;
+        }
+        st = in[0]->val[0];
+        lim = in[1]->val[0];
+        d = in[2]->val[0];
+        if (d == 0) {
+            return bad(c, "delta 0 (start %lld, limit %lld)", (long long)st, (long long)lim);
+        }
+        /* max(ceil((limit - start) / delta), 0), without overflow */
+        if (d > 0) {
+            n = lim > st ? (int64_t)(((uint64_t)lim - (uint64_t)st - 1) / (uint64_t)d) + 1 : 0;
+        } else {
+            uint64_t md = (uint64_t)0 - (uint64_t)d;
+
+            n = st > lim ? (int64_t)(((uint64_t)st - (uint64_t)lim - 1) / md) + 1 : 0;
+        }
+        o->rank = 1;
+        o->dim[0] = n;
+        o->elem = in[0]->elem;
+        if (n > 0 && n <= OX_MAX_VAL) {
+            for (int64_t k = 0; k < n; k++) {
+                o->val[k] = st + k * d;
+            }
+            o->nval = (int)n;
+        }
+        *flops = (double)n;
         return 0;
     }
     if (strcmp(op, "Pad") == 0) {

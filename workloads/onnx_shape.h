@@ -26,7 +26,9 @@ struct ox_tensor {
     int elem; /* bytes per element */
     bool act; /* depends on a graph input (scaled by the batch) */
     bool trainable;
-    int nval; /* small integer constant: values known */
+    bool folded;   /* known at import time (a constant, shape arithmetic): no op */
+    bool internal; /* inside a recognised pattern (one fused op), read by no one outside */
+    int nval;      /* small integer constant: values known */
     int64_t val[OX_MAX_VAL];
     int32_t n_cons;
 };

@@ -178,6 +178,8 @@ static const struct save_entry save_table[] = {
     {"Unsqueeze", SAVE_NOTHING},
     {"Transpose", SAVE_NOTHING},
     {"Identity", SAVE_NOTHING},
+    {"Slice", SAVE_NOTHING}, /* PyTorch's basic slicing and split: views, sizes saved */
+    {"Split", SAVE_NOTHING},
     {"ReduceMean", SAVE_NOTHING},
     {NULL, SAVE_INPUTS},
 };
@@ -198,8 +200,8 @@ static enum save_rule save_rule_of(const struct train_opts *o, const char *type)
 /* Ops whose output is a view of their first data input (no bytes of its own). */
 static bool is_view(const char *type)
 {
-    static const char *const views[] = {"Reshape",   "Flatten",  "Squeeze", "Unsqueeze",
-                                        "Transpose", "Identity", "View",    NULL};
+    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+                                        "Identity", "View",    "Slice",   NULL};
 
     for (int i = 0; views[i]; i++) {
         if (strcmp(views[i], type) == 0) {

@@ -31,7 +31,9 @@
  *   - max pooling also keeps its indices (8 bytes per output element) and
  *     dropout its mask (1 byte per element): an extra output of the forward
  *     op, read by its gradient op;
- *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity)
+ *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity,
+ *     Slice; Split and Slice save nothing, a Split's outputs are storage of
+ *     their own: one op, several outputs)
  *     share their input's storage, and so does a ReLU that is its input's
  *     only reader (torchvision's ReLU(inplace=True)), and a Pad whose one
  *     reader is a pooling op (the pooling's own padding, split off by the

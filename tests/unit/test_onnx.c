@@ -307,3 +307,200 @@ Test(onnx, long_repeated_names_and_producer, .timeout = 60)
     workload_release(&w);
     free(buf);
 }
+
+/* Bytes of output `port` of op `name` (which must exist). */
+static int64_t out_of(const struct workload *w, const char *name, int32_t port)
+{
+    int32_t i = workload_find(w, name);
+
+    cr_assert(i >= 0, "no op '%s'", name);
+    cr_assert(port < w->op[i].n_out, "op '%s' has %d outputs", name, w->op[i].n_out);
+    return w->out_bytes[w->op[i].out_off + port];
+}
+
+/* Two graph inputs (nn.Transformer's src and tgt): one placeholder op and
+ * one output each (each output used to land on the last placeholder). */
+Test(onnx, every_graph_input_is_its_own_placeholder)
+{
+    struct workload w;
+    struct onnx_import_stats st;
+
+    import_ok(&w, DIR "two_input.onnx", 0, &st);
+    cr_assert_eq(w.op[workload_find(&w, "src")].n_out, 1);
+    cr_assert_eq(w.op[workload_find(&w, "tgt")].n_out, 1);
+    cr_assert_eq(out_of(&w, "src", 0), 10 * 32 * 4); /* 1 x 10 x 32 float */
+    cr_assert_eq(out_of(&w, "tgt", 0), 7 * 32 * 4);
+    /* nn.Transformer(d 32, 2 heads, 1 + 1 layers, feed-forward 64) */
+    cr_assert_eq(st.params, 21504);
+    workload_release(&w);
+}
+
+/* The number of ops of type `type`. */
+static int n_type(const struct workload *w, const char *type)
+{
+    int n = 0;
+
+    for (int32_t i = 0; i < w->n_op; i++) {
+        n += strcmp(w->op[i].type, type) == 0;
+    }
+    return n;
+}
+
+/* Shape arithmetic (exported with dynamic axes, then the input pinned to
+ * 2 x 5 x 48, no value_info): Shape -> Slice -> Squeeze -> Div -> Cast ->
+ * Unsqueeze -> Slice, and Shape -> Gather -> Unsqueeze -> Concat ->
+ * Reshape, folded: exact sizes, no op left of the arithmetic, no warning. */
+Test(onnx, shape_arithmetic_is_folded)
+{
+    static const char *const gone[] = {"Shape",   "Gather", "Concat", "Constant", "Unsqueeze",
+                                       "Squeeze", "Cast",   "Div",    "Mul",      NULL};
+    struct workload w;
+    struct onnx_import_stats st;
+
+    import_ok(&w, DIR "shape_slice.onnx", 0, &st);
+    cr_assert_eq(st.n_unknown, 0);
+    cr_assert_eq(st.n_from_value_info, 1, "only the graph output has a declared shape");
+    for (int i = 0; gone[i]; i++) {
+        cr_assert_eq(n_type(&w, gone[i]), 0, "%s ops left", gone[i]);
+    }
+    cr_assert(st.n_folded >= 50, "%d", st.n_folded);
+    cr_assert_eq(out_of(&w, "/qkv/MatMul", 0), 2 * 5 * 144 * 4); /* with its bias Add */
+    cr_assert_eq(out_of(&w, "/Slice_1", 0), 2 * 5 * 48 * 4, "q: a third, not the whole");
+    cr_assert_eq(out_of(&w, "/Slice_2", 0), 2 * 5 * 48 * 4);
+    cr_assert_eq(out_of(&w, "/Slice_3", 0), 2 * 5 * 48 * 4);
+    cr_assert_eq(out_of(&w, "/Reshape", 0), 2 * 5 * 48 * 4);
+    cr_assert_eq(out_of(&w, "/Slice_4", 0), 2 * 4 * 48 * 4, "k[:, : s - 1]");
+    workload_release(&w);
+}
+
+static char warned[1024];
+
+static void keep_warning(const char *msg, void *ctx)
+{
+    (void)ctx;
+    snprintf(warned, sizeof(warned), "%s", msg);
+}
+
+/* A Reshape whose target shape is data: the warning says which input. */
+Test(onnx, warning_names_the_input_that_is_not_constant)
+{
+    struct onnx_import_opts o = {0};
+    struct workload w;
+
+    err_set_quiet(0);
+    warned[0] = 0;
+    err_set_warn_handler(keep_warning, NULL);
+    cr_assert_eq(onnx_import(&w, DIR "reshape-by-data.onnx", &o, NULL), 0, "%s", err_msg());
+    err_set_warn_handler(NULL, NULL);
+    cr_assert(strstr(warned, "node 'r' (Reshape): output shape not inferred: input 1 ('shape') "
+                             "is not a constant known at import time (computed from data)") != NULL,
+              "%s", warned);
+    cr_assert(strstr(warned, "unknown operator") == NULL, "%s", warned);
+    workload_release(&w);
+}
+
+/* LayerNorm as the opset-14 exporter writes it (ReduceMean, Sub, Pow,
+ * ReduceMean, Add, Sqrt, Div, Mul, Add) and GELU's erf form (Div, Erf, Add,
+ * Mul, Mul): one op each, named after their first node, FLOPs kept; the
+ * opset-17 export (LayerNormalization) gives the same ops. */
+Test(onnx, layer_norm_and_gelu_are_one_op_each)
+{
+    struct workload a, b;
+    struct onnx_import_stats sa, sb;
+    int32_t ln;
+
+    import_ok(&a, DIR "ln_gelu.onnx", 0, &sa);
+    import_ok(&b, DIR "ln_gelu-opset17.onnx", 0, &sb);
+    cr_assert_eq(a.n_op, 5, "input, fc, ln, gelu, out: %d", a.n_op);
+    cr_assert_eq(b.n_op, 5);
+    cr_assert_eq(n_type(&a, "LayerNormalization"), 1);
+    cr_assert_eq(n_type(&a, "Gelu"), 1);
+    cr_assert_eq(n_type(&b, "Gelu"), 1);
+    cr_assert_eq(sa.n_fused, 9 + 5 + 2 * 2, "LayerNorm, GELU, two Linear (MatMul, Add)");
+    cr_assert_str_eq(a.op[workload_find(&a, "/Div")].type, "Gelu");
+    ln = workload_find(&a, "/ln/ReduceMean");
+    cr_assert(ln >= 0);
+    cr_assert_str_eq(a.op[ln].type, "LayerNormalization");
+    cr_assert_eq(a.op[ln].n_in, 1, "x (the scale and bias are its parameters)");
+    cr_assert_eq(a.op[ln].persistent, 2 * 64 * 4);
+    cr_assert_eq(a.out_bytes[a.op[ln].out_off], 2 * 5 * 64 * 4);
+    /* 7 element-wise passes over 640 elements + 2 per row (eps, sqrt) */
+    cr_assert_float_eq(a.op[ln].flops, 7 * 640 + 2 * 10, 1e-9);
+    cr_assert_float_eq(a.op[workload_find(&a, "/Div")].flops, 5 * 640, 1e-9);
+    cr_assert_eq(sa.params, sb.params);
+    cr_assert_eq(sa.params, 32 * 64 + 64 + 2 * 64 + 64 * 32 + 32);
+    workload_release(&a);
+    workload_release(&b);
+}
+
+/* The GPT-2 block of tests/data/pytorch-memory.json: the ops of the
+ * generated block (ln, MatMul q/k/v, scores, softmax, context, out, add,
+ * ln, c_fc, gelu, c_proj, add), no shape arithmetic, the Linear weights
+ * (transposed by the exporter) held by their MatMul. */
+Test(onnx, gpt2_block_ops)
+{
+    struct workload w;
+    struct onnx_import_stats st;
+    int32_t sm;
+
+    import_ok(&w, DIR "gpt2_block.onnx", 0, &st);
+    cr_assert_eq(st.n_unknown, 0);
+    cr_assert_eq(n_type(&w, "LayerNormalization"), 2);
+    cr_assert_eq(n_type(&w, "Gelu"), 1);
+    cr_assert_eq(n_type(&w, "Softmax"), 1);
+    cr_assert_eq(n_type(&w, "MatMul"), 6);
+    cr_assert_eq(n_type(&w, "Concat") + n_type(&w, "Unsqueeze") + n_type(&w, "Mul"), 0);
+    cr_assert_eq(n_type(&w, "Constant"), 1, "the causal mask");
+    /* a Linear: the MatMul by the (transposed) weight and the bias Add, one op */
+    cr_assert_eq(w.op[workload_find(&w, "/c_fc/MatMul")].persistent, (768 * 3072 + 3072) * 4);
+    cr_assert_eq(n_type(&w, "Add"), 2, "the residual adds only");
+    cr_assert_eq(w.n_op, 24);
+    /* scale, mask and softmax: one op, the scores' MatMul and the mask in */
+    sm = workload_find(&w, "/Mul");
+    cr_assert_str_eq(w.op[sm].type, "Softmax");
+    cr_assert_eq(w.op[sm].n_in, 2);
+    cr_assert_eq(w.out_bytes[w.op[sm].out_off], 12 * 1024 * 1024 * 4);
+    cr_assert_eq(st.params, 7087872); /* 12 x 768^2 + 13 x 768 */
+    workload_release(&w);
+}
+
+/* LSTM, GRU and RNN: outputs, parameters (the exporter's gate reordering of
+ * the weights, Slice and Concat, held by the recurrent op) and FLOPs within
+ * 10 % of the gates x time steps count: per gate and step 2 x input x hidden
+ * + 2 x hidden x hidden (LSTM 4 gates, GRU 3, RNN 1), x batch x directions. */
+Test(onnx, recurrent_ops)
+{
+    struct workload a, b;
+    struct onnx_import_stats sa, sb;
+    int32_t l, gru, rnn;
+    double want;
+
+    import_ok(&a, DIR "lstm.onnx", 0, &sa); /* LSTM(16, 32), 8 steps, batch 2 */
+    cr_assert_eq(sa.n_unknown, 0);
+    l = workload_find(&a, "/lstm/LSTM");
+    cr_assert(l >= 0);
+    cr_assert_eq(a.n_op, 6, "input, h0 and c0 (Constant, 2 Expand), LSTM, Squeeze: %d", a.n_op);
+    cr_assert_eq(a.op[l].n_out, 3);
+    cr_assert_eq(a.out_bytes[a.op[l].out_off], 8 * 1 * 2 * 32 * 4, "Y [seq, dirs, batch, h]");
+    cr_assert_eq(a.out_bytes[a.op[l].out_off + 1], 1 * 2 * 32 * 4, "Y_h");
+    cr_assert_eq(a.out_bytes[a.op[l].out_off + 2], 1 * 2 * 32 * 4, "Y_c");
+    cr_assert_eq(a.op[l].persistent, (4 * 32 * 16 + 4 * 32 * 32 + 8 * 32) * 4);
+    cr_assert_eq(sa.params, 4 * 32 * 16 + 4 * 32 * 32 + 8 * 32);
+    want = 4.0 * (2 * 16 * 32 + 2 * 32 * 32) * 8 * 2;
+    cr_assert(a.op[l].flops >= want && a.op[l].flops <= 1.1 * want, "%g vs %g", a.op[l].flops,
+              want);
+
+    import_ok(&b, DIR "gru_rnn.onnx", 0, &sb); /* GRU(16, 32), RNN(32, 24, bidirectional) */
+    cr_assert_eq(sb.n_unknown, 0);
+    gru = workload_find(&b, "/gru/GRU");
+    rnn = workload_find(&b, "/rnn/RNN");
+    cr_assert(gru >= 0 && rnn >= 0);
+    want = 3.0 * (2 * 16 * 32 + 2 * 32 * 32) * 8 * 2;
+    cr_assert(b.op[gru].flops >= want && b.op[gru].flops <= 1.1 * want, "%g", b.op[gru].flops);
+    want = 1.0 * (2 * 32 * 24 + 2 * 24 * 24) * 8 * 2 * 2;
+    cr_assert(b.op[rnn].flops >= want && b.op[rnn].flops <= 1.1 * want, "%g", b.op[rnn].flops);
+    cr_assert_eq(b.out_bytes[b.op[rnn].out_off], 8 * 2 * 2 * 24 * 4, "Y [seq, 2 dirs, batch, h]");
+    cr_assert_eq(sb.params, (3 * 32 * 16 + 3 * 32 * 32 + 6 * 32) + 2 * (24 * 32 + 24 * 24 + 48));
+    workload_release(&a);
+    workload_release(&b);
+}
