@@ -31,6 +31,7 @@ inference; each is checked with onnx.checker, see check()) and, for resnet50, re
 exercise the importer's own shape inference).
 """
 import importlib.util
+import math
 import os
 import sys
 
@@ -151,6 +152,32 @@ class GruRnn(torch.nn.Module):
 FLOATS = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16,
           onnx.TensorProto.BFLOAT16)
 
+
+
+class TransformerBase(torch.nn.Module):
+    """The Transformer of `baechi workload gen transformer --size base`
+    (workloads/gen_transformer.c): one embedding (37,000 x 512) shared by
+    source, target and the output projection, sinusoidal positions, post-norm
+    encoder-decoder of 6 + 6 layers, 8 heads, FFN 2048; no dropout; source and
+    target of one length (40).  tests/cli/t125 compares its imported training
+    graph with the generated one."""
+
+    def __init__(self, vocab=37000, d=512, seq=40):
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, d)
+        pos = torch.zeros(seq, d)
+        p = torch.arange(seq).unsqueeze(1)
+        div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+        pos[:, 0::2] = torch.sin(p * div)
+        pos[:, 1::2] = torch.cos(p * div)
+        self.register_buffer("pos", pos)
+        self.tf = torch.nn.Transformer(d, 8, 6, 6, 2048, dropout=0.0, batch_first=True)
+        self.d = d
+
+    def forward(self, src, tgt):
+        s = self.emb(src) * math.sqrt(self.d) + self.pos
+        t = self.emb(tgt) * math.sqrt(self.d) + self.pos
+        return self.tf(s, t) @ self.emb.weight.t()
 
 def numel(t):
     n = 1
@@ -275,6 +302,9 @@ def small(out):
     export(TinyLSTM(), torch.zeros(8, 2, 16), os.path.join(out, "lstm.onnx"))
     export(GruRnn(), torch.zeros(8, 2, 16), os.path.join(out, "gru_rnn.onnx"))
     reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
+    export(no_dropout(TransformerBase()),
+           (torch.zeros(1, 40, dtype=torch.long), torch.zeros(1, 40, dtype=torch.long)),
+           os.path.join(out, "transformer_base.onnx"), inputs=("src", "tgt"))
 
 
 def reshape_by_data(path):

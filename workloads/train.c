@@ -369,6 +369,10 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
     dst->time_us = op->time_us / n_mb;
     dst->flops = op->flops / n_mb;
     dst->bytes = op->bytes / n_mb;
+    if (alias_in >= 0 && !runs_in_place(op->type) && isfinite(op->flops + op->bytes)) {
+        /* a view moves nothing: no kernel (its time, when measured, stays) */
+        dst->flops = dst->bytes = 0;
+    }
     dst->temp = share(op->temp, n_mb);
     dst->persistent = mb == 0 ? op->persistent : 0;
     dst->phase = op->phase;
@@ -526,6 +530,10 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     g->time_us = scaled(t, o->bwd_factor);
     g->flops = scaled(fl, o->bwd_factor);
     g->bytes = scaled(by, o->bwd_factor);
+    if (!o->save_all_inputs && (is_view(op->type) || strcmp(op->type, "Pad") == 0) &&
+        out->op[f[v]].flops == 0 && out->op[f[v]].bytes == 0) {
+        g->flops = g->bytes = 0; /* the gradient of a view is a view */
+    }
     g->temp = temp;
     g->phase = PHASE_BACKWARD;
     g->has_phase = true;

@@ -62,11 +62,13 @@ def saved(path, prefix=""):
             n, p = ref(ops, s)
             src = ops[n]
             if src.get("phase", "forward") != "forward" or \
-               src["type"] in ("Placeholder", "VariableV2", "Constant", "Const"):
+               src["type"] in ("Placeholder", "VariableV2", "Constant", "Const", "Initializer"):
                 continue
             if prefix and not n.startswith(prefix):
                 continue  # the block's input: the fixture counts it apart
             r = storage(ops, n, p)
+            if ops[r[0]]["type"] in ("VariableV2", "Constant", "Const", "Initializer"):
+                continue  # a view of a parameter: held anyway
             out[r] = ops[r[0]]["outputs"][r[1]]
     return sum(out.values())
 
