@@ -69,8 +69,8 @@ run_python() { # the Python module over build/libbaechi.so (not sanitized)
 
 run_fuzz() { # tests/fuzz/run.sh smoke: one per harness run and per replayed input
     log=$(mktemp)
-    echo "== fuzz smoke (libFuzzer, ASan+UBSan, ${FUZZ_SMOKE_S:-5} s per target)"
-    ASAN_OPTIONS= UBSAN_OPTIONS= sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-5}" > "$log" 2>&1
+    echo "== fuzz smoke (libFuzzer, ASan+UBSan, ${FUZZ_SMOKE_S:-3} s per target)"
+    ASAN_OPTIONS= UBSAN_OPTIONS= sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-3}" > "$log" 2>&1
     rc=$?
     tail -n 40 "$log"
     p=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
