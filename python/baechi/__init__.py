@@ -170,6 +170,14 @@ def _check(rc):
         raise (Infeasible if rc == ERR_INFEASIBLE else Error)(rc, msg)
 
 
+def _new(fn, *args):
+    """Calls a constructor of the C API (its last argument receives the
+    handle) and returns the handle, or raises the library's error."""
+    out = ctypes.c_void_p()
+    _check(fn(*args, ctypes.byref(out)))
+    return out.value
+
+
 def _strings(arr):
     out, i = [], 0
     while arr[i] is not None:
@@ -343,32 +351,24 @@ class SimResult:
 
 def load_workload(path) -> Workload:
     """Reads a workload file (YAML)."""
-    out = ctypes.c_void_p()
-    _check(_workload_load(_b(os.fspath(path)), ctypes.byref(out)))
-    return Workload(out.value, os.fspath(path))
+    return Workload(_new(_workload_load, _b(os.fspath(path))), os.fspath(path))
 
 
 def parse_workload(text: str, name: str = "<string>") -> Workload:
     """A workload from its YAML text."""
     data = text.encode()
-    out = ctypes.c_void_p()
-    _check(_workload_parse(data, len(data), _b(name), ctypes.byref(out)))
-    return Workload(out.value)
+    return Workload(_new(_workload_parse, data, len(data), _b(name)))
 
 
 def cluster(spec) -> Cluster:
     """A cluster file or a preset name ("paper-4gpu-pcie", "dgx-h100-8")."""
-    out = ctypes.c_void_p()
-    _check(_cluster_load(_b(os.fspath(spec)), ctypes.byref(out)))
-    return Cluster(out.value, os.fspath(spec))
+    return Cluster(_new(_cluster_load, _b(os.fspath(spec))), os.fspath(spec))
 
 
 def parse_cluster(text: str, name: str = "<string>") -> Cluster:
     """A cluster from its YAML text."""
     data = text.encode()
-    out = ctypes.c_void_p()
-    _check(_cluster_parse(data, len(data), _b(name), ctypes.byref(out)))
-    return Cluster(out.value)
+    return Cluster(_new(_cluster_parse, data, len(data), _b(name)))
 
 
 def presets() -> List[str]:
@@ -396,17 +396,13 @@ def place(workload: Workload, cluster: Cluster, placer: str = "m-etf", **options
 
 def load_placement(workload: Workload, path) -> Placement:
     """Reads a placement file for `workload`."""
-    out = ctypes.c_void_p()
-    _check(_placement_load(workload, _b(os.fspath(path)), ctypes.byref(out)))
-    return Placement(out.value, workload)
+    return Placement(_new(_placement_load, workload, _b(os.fspath(path))), workload)
 
 
 def parse_placement(workload: Workload, text: str, name: str = "<string>") -> Placement:
     """A placement from its YAML text, for `workload`."""
     data = text.encode()
-    out = ctypes.c_void_p()
-    _check(_placement_parse(workload, data, len(data), _b(name), ctypes.byref(out)))
-    return Placement(out.value, workload)
+    return Placement(_new(_placement_parse, workload, data, len(data), _b(name)), workload)
 
 
 def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: str = "timed",
