@@ -349,7 +349,7 @@ static int match_by_type(struct workload *w, const struct trace_index *x, const 
     for (char *c = aten; *c; c++) {
         *c = (char)tolower((unsigned char)*c);
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         if (rule[i] == ANNOTATE_NONE && strcmp(w->op[i].type, type) == 0) {
             ops[n_ops++] = i;
         }
@@ -423,22 +423,22 @@ int annotate_profile(struct workload *w, const char *path, struct annotate_repor
         goto cleanup;
     }
     CHECK(index_build(&x, events, path));
-    rep->n_ops = w->n_op;
+    rep->n_ops = w->n_ops;
     rep->n_events = (int32_t)x.n;
     rep->n_gpu_events = (int32_t)x.n_gpu;
-    rep->rule = array_calloc((size_t)w->n_op + 1, 1);
-    rep->unmatched = array_calloc((size_t)w->n_op + 1, sizeof(int32_t));
+    rep->rule = array_calloc((size_t)w->n_ops + 1, 1);
+    rep->unmatched = array_calloc((size_t)w->n_ops + 1, sizeof(int32_t));
     buf = array_malloc(x.n + 1, sizeof(double));
-    ops = array_malloc((size_t)w->n_op + 1, sizeof(int32_t));
+    ops = array_malloc((size_t)w->n_ops + 1, sizeof(int32_t));
     evs = array_malloc(x.n + 1, sizeof(int32_t));
     if (!rep->rule || !rep->unmatched || !buf || !ops || !evs) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         match_by_name(w, &x, i, &rep->rule[i], buf);
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         bool first = true;
 
         if (rep->rule[i] != ANNOTATE_NONE) {
@@ -451,7 +451,7 @@ int annotate_profile(struct workload *w, const char *path, struct annotate_repor
             match_by_type(w, &x, w->op[i].type, rep->rule, buf, ops, evs);
         }
     }
-    for (int32_t i = 0, k = 0; i < w->n_op; i++) {
+    for (int32_t i = 0, k = 0; i < w->n_ops; i++) {
         rep->by_rule[rep->rule[i]]++;
         if (rep->rule[i] == ANNOTATE_NONE) {
             rep->unmatched[k++] = i;
@@ -461,7 +461,7 @@ int annotate_profile(struct workload *w, const char *path, struct annotate_repor
     /* A measured time the workload format does not accept (a 1e300 µs event,
      * two 1e308 ones whose median is inf) is an error in the trace: refuse it
      * here rather than write a file that no reader loads (docs/limits.md). */
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         double t = w->op[i].time_us;
 
         if (rep->rule[i] != ANNOTATE_NONE && !(t >= 0 && t <= LIMIT_TIME_US_MAX)) {

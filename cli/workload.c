@@ -103,7 +103,7 @@ static int workload_info(const char *path, int32_t k, bool json)
                ", \"temp_bytes\": %" PRId64 ", \"temp_max_bytes\": %" PRId64 ", "
                "\"phases\": {\"forward\": %d, \"backward\": %d, \"update\": %d}, "
                "\"n_given_device_ops\": %d, \"lower_bounds\": [",
-               w.n_op, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_ports, g.n_groups,
+               w.n_ops, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_ports, g.n_groups,
                total, measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp,
                mem.temp_max, phases[0], phases[1], phases[2], n_given);
         for (int32_t kk = 1, first = 1; kk <= 8; kk *= 2) {
@@ -130,7 +130,7 @@ static int workload_info(const char *path, int32_t k, bool json)
             snprintf(first, sizeof(first), "%.*s", len > 160 ? 160 : len, w.description);
             printf("  %s%s\n", escape_tmp(first), len > 160 ? "..." : "");
         }
-        printf("  ops          %d (%d in the file, %d dangling pruned)\n", g.n_ops, w.n_op,
+        printf("  ops          %d (%d in the file, %d dangling pruned)\n", g.n_ops, w.n_ops,
                g.n_pruned);
         printf("  edges        %d (%d tensor references, %d control dependencies)\n", g.n_edges,
                n_refs, n_control);

@@ -94,7 +94,7 @@ static int write_out(const struct workload *w, const char *path, int64_t params)
     if ((rc = workload_cli_write(w, path)) != 0) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         ph[w->op[i].phase < 3 ? w->op[i].phase : 0]++;
         persist += w->op[i].persistent;
         flops += isfinite(w->op[i].flops) ? w->op[i].flops : 0;
@@ -102,7 +102,7 @@ static int write_out(const struct workload *w, const char *path, int64_t params)
     }
     units_fmt_bytes(persist, b1, sizeof(b1));
     units_fmt_us(time_us, b2, sizeof(b2));
-    fprintf(msg, "%s: %s: %d ops (%d forward, %d backward, %d update)", path, w->name, w->n_op,
+    fprintf(msg, "%s: %s: %d ops (%d forward, %d backward, %d update)", path, w->name, w->n_ops,
             ph[0], ph[1], ph[2]);
     if (params >= 0) {
         fprintf(msg, ", %.2f M parameters", (double)params / 1e6);

@@ -138,7 +138,7 @@ int cmd_workload_import(int argc, char **argv)
     fprintf(msg,
             "%s: %s: %d ops from %d nodes, %.2f M parameters, %.4g GFLOP forward, "
             "%d of unknown operators, %d outputs sized from value_info\n",
-            out, w.name, w.n_op, st.n_nodes, (double)st.params / 1e6, st.flops / 1e9, st.n_unknown,
+            out, w.name, w.n_ops, st.n_nodes, (double)st.params / 1e6, st.flops / 1e9, st.n_unknown,
             st.n_from_value_info);
     workload_release(&w);
     return 0;

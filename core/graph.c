@@ -421,7 +421,7 @@ static int read_aliases(struct graph *g, const struct workload *w, const int32_t
 int graph_build(struct graph *g, const struct workload *w)
 {
     struct raw_edges r;
-    int32_t n_raw = w->n_op, n = 0, n_ports = 0, max_in = 0;
+    int32_t n_raw = w->n_ops, n = 0, n_ports = 0, max_in = 0;
     int32_t *stamp = NULL, *slot = NULL, *scratch = NULL, *indeg = NULL, *outdeg = NULL;
     int32_t *new_id = NULL, *raw_port_start = NULL, *cursor = NULL;
     int64_t total = 0;

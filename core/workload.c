@@ -141,7 +141,7 @@ static void shrink(void **p, size_t *alloc, size_t n, size_t elem)
 
 void workload_shrink(struct workload *w)
 {
-    shrink((void **)&w->op, &w->alloc_op, (size_t)w->n_op, sizeof(*w->op));
+    shrink((void **)&w->op, &w->alloc_op, (size_t)w->n_ops, sizeof(*w->op));
     shrink((void **)&w->out_bytes, &w->alloc_out_bytes, w->n_out_bytes, sizeof(*w->out_bytes));
     shrink((void **)&w->input, &w->alloc_input, w->n_input, sizeof(*w->input));
 }
@@ -165,30 +165,30 @@ int workload_add_op(struct workload *w, const char *name, const char *type, int3
     int32_t old;
     int rc;
 
-    if (w->n_op == INT32_MAX - 1) {
+    if (w->n_ops == INT32_MAX - 1) {
         return err_set(BAECHI_EINVAL, "too many ops (more than %d)", INT32_MAX - 1);
     }
-    if (ARRAY_RESERVE(w->op, w->alloc_op, (size_t)w->n_op + 1)) {
+    if (ARRAY_RESERVE(w->op, w->alloc_op, (size_t)w->n_ops + 1)) {
         return BAECHI_ENOMEM;
     }
     nm = strpool_add(&w->pool, name, strlen(name));
     /* types repeat: one copy for a run of ops of the same type (10 MB of a
      * 1,000,000-op chain) */
-    ty = w->n_op > 0 && strcmp(w->op[w->n_op - 1].type, type) == 0
-             ? w->op[w->n_op - 1].type
+    ty = w->n_ops > 0 && strcmp(w->op[w->n_ops - 1].type, type) == 0
+             ? w->op[w->n_ops - 1].type
              : strpool_add(&w->pool, type, strlen(type));
     if (!nm || !ty) {
         return BAECHI_ENOMEM;
     }
     /* one probe finds a duplicate and inserts (a lookup first, then the
      * insert, was 3 probes per op with the reader's own check) */
-    if ((rc = strmap_put(&w->by_name, nm, w->n_op, &old))) {
+    if ((rc = strmap_put(&w->by_name, nm, w->n_ops, &old))) {
         return rc;
     }
     if (old >= 0) {
         return err_set(BAECHI_EINVAL, "duplicate op name '%s'", name);
     }
-    op = &w->op[w->n_op];
+    op = &w->op[w->n_ops];
     memset(op, 0, sizeof(*op));
     op->name = nm;
     op->type = ty;
@@ -201,18 +201,18 @@ int workload_add_op(struct workload *w, const char *name, const char *type, int3
     op->in_off = (int32_t)w->n_input;
     op->ext_off = (int32_t)w->n_ext;
     if (idx) {
-        *idx = w->n_op;
+        *idx = w->n_ops;
     }
-    w->n_op++;
+    w->n_ops++;
     return 0;
 }
 
 static struct wl_op *workload_last(struct workload *w)
 {
-    if (w->n_op == 0) {
+    if (w->n_ops == 0) {
         BUG("no op to add to");
     }
-    return &w->op[w->n_op - 1];
+    return &w->op[w->n_ops - 1];
 }
 
 int workload_add_output(struct workload *w, int64_t bytes)
@@ -331,10 +331,10 @@ static int check_fail(const struct workload *w, int32_t line, int32_t col, const
  * loading a 1,000,000-op chain. */
 int workload_check(const struct workload *w)
 {
-    if (w->n_op == 0) {
+    if (w->n_ops == 0) {
         return check_fail(w, 0, 0, "workload has no ops");
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         const struct wl_op *op = &w->op[i];
 
         if (!number_ok(op->time_us, LIMIT_TIME_US_MAX)) {
@@ -368,7 +368,7 @@ int workload_check(const struct workload *w)
             int32_t line = in->line > 0 ? in->line : op->line;
             int32_t col = in->line > 0 ? in->col : op->col;
 
-            if (in->producer < 0 || in->producer >= w->n_op) {
+            if (in->producer < 0 || in->producer >= w->n_ops) {
                 return check_fail(w, line, col, "op '%s': input %d names no op", op->name, k);
             }
             if (in->port != WL_PORT_CONTROL &&

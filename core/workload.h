@@ -91,7 +91,7 @@ struct workload {
     int32_t n_top_ext;
 
     struct wl_op *op;
-    int32_t n_op;
+    int32_t n_ops;
     size_t alloc_op;
 
     int64_t *out_bytes; /* all ops' output sizes, by op then port */

@@ -673,7 +673,7 @@ static int resolve_inputs(struct wl_reader *rd)
 {
     struct workload *w = rd->w;
 
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         const struct wl_op *op = &w->op[i];
 
         for (int32_t k = 0; k < op->n_in; k++) {
@@ -828,7 +828,7 @@ static void write_op(struct ywr *y, const struct workload *w, int32_t i, char **
             const char *p;
             size_t need;
 
-            if (in->producer < 0 || in->producer >= w->n_op) {
+            if (in->producer < 0 || in->producer >= w->n_ops) {
                 y->rc = err_set(BAECHI_EINVAL, "op '%s': input %d names no op", op->name, k);
                 return;
             }
@@ -894,7 +894,7 @@ int workload_write_yaml(const struct workload *w, FILE *f)
     }
     ywr_scalar(&y, "ops", YWR_PLAIN);
     ywr_seq_start(&y, false);
-    for (int32_t i = 0; i < w->n_op && y.rc == 0; i++) {
+    for (int32_t i = 0; i < w->n_ops && y.rc == 0; i++) {
         write_op(&y, w, i, &buf, &alloc);
     }
     ywr_seq_end(&y);

@@ -187,7 +187,7 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
     if ((rc = costmodel_check(m))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         struct wl_op *op = &w->op[i];
         double t;
 

@@ -324,7 +324,7 @@ int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info
                     (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         fwd_flops += w->op[i].flops;
     }
     if (info) {

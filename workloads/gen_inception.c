@@ -310,7 +310,7 @@ int gen_inception_v3(struct workload *w, const struct gen_opts *o, struct gen_in
             return rc;
         }
     }
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         fwd_flops += w->op[i].flops;
     }
     if (info) {

@@ -82,7 +82,7 @@ static int synth_add_op(struct workload *w, const struct synth_opts *o, uint64_t
     if ((rc = workload_add_op(w, name, "Synthetic", NULL))) {
         return rc;
     }
-    op = &w->op[w->n_op - 1];
+    op = &w->op[w->n_ops - 1];
     op->time_us = (double)rng_range(rng, o->min_time_us, o->max_time_us);
     if (rng_unit(rng) < o->persist_frac) {
         op->persistent = bytes;
@@ -95,7 +95,7 @@ static int synth_add_op(struct workload *w, const struct synth_opts *o, uint64_t
     }
     if (o->group_size > 1) {
         snprintf(group, sizeof(group), "g%d", i / o->group_size);
-        return workload_set_group(w, w->n_op - 1, group);
+        return workload_set_group(w, w->n_ops - 1, group);
     }
     return 0;
 }

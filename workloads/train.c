@@ -545,7 +545,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
 int train_synthesize(struct workload *out, const struct workload *fwd, const struct train_opts *o,
                      struct train_stats *stats)
 {
-    int32_t n = fwd->n_op, head = 0, tail = 0;
+    int32_t n = fwd->n_ops, head = 0, tail = 0;
     int32_t *indeg = NULL, *topo = NULL, *cstart = NULL, *cons = NULL, *gport = NULL;
     int32_t *nports = NULL, *bwd = NULL, *fill = NULL, *slot_op = NULL, *fid = NULL;
     int32_t *alias_in = NULL, *port_uses = NULL;
@@ -722,7 +722,7 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
                 f[i] = fid[i];
                 continue;
             }
-            f[i] = out->n_op;
+            f[i] = out->n_ops;
             if ((rc = copy_op(out, fwd, i, rep[i] ? m : 0, rep[i] ? n_mb : 1, f, alias_in[i],
                               extra[i]))) {
                 goto cleanup;

@@ -104,7 +104,7 @@ Test(gen_models, gnmt_parameters_match_the_shipped_profile)
     /* independent: the VariableV2 sizes of the original's TensorFlow profile */
     cr_assert_eq(workload_read_yaml(&prof, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
                  err_msg());
-    for (int32_t i = 0; i < prof.n_op; i++) {
+    for (int32_t i = 0; i < prof.n_ops; i++) {
         if (strcmp(prof.op[i].type, "VariableV2") == 0) {
             vars += prof.op[i].persistent;
         }
@@ -123,7 +123,7 @@ Test(gen_models, gnmt_is_unrolled_per_time_step)
     fwd_opts(&o);
     workload_init(&w);
     cr_assert_eq(gen_gnmt(&w, &o, &info), 0);
-    for (int32_t i = 0; i < w.n_op; i++) {
+    for (int32_t i = 0; i < w.n_ops; i++) {
         cells += strcmp(w.op[i].type, "LSTMBlockCell") == 0;
     }
     /* encoder: 2 (bidirectional) + 3 layers, decoder: 4 layers; 40 steps each */
@@ -221,7 +221,7 @@ static void check_model(const char *name, const char *size)
     cr_assert_eq(graph_build(&g, &w), 0, "%s: %s", name, err_msg());
     cr_assert_eq(graph_check(&g), 0, "%s: %s", name, err_msg());
     cr_assert_eq(g.n_pruned, 0, "%s: %d dangling ops", name, g.n_pruned);
-    for (int32_t i = 0; i < w.n_op; i++) {
+    for (int32_t i = 0; i < w.n_ops; i++) {
         const struct wl_op *op = &w.op[i];
 
         cr_assert(isfinite(op->time_us) && op->time_us >= 5.0, "%s: op '%s' has no time", name,
@@ -238,7 +238,7 @@ static void check_model(const char *name, const char *size)
         }
         n_upd += op->phase == PHASE_UPDATE;
     }
-    cr_assert(n_bwd > w.n_op / 4, "%s: %d backward ops", name, n_bwd);
+    cr_assert(n_bwd > w.n_ops / 4, "%s: %d backward ops", name, n_bwd);
     cr_assert(n_upd > 0);
     cr_assert(g.n_groups < g.n_ops, "%s: layer groups", name);
     graph_release(&g);
@@ -247,8 +247,8 @@ static void check_model(const char *name, const char *size)
     cr_assert_eq(workload_write_yaml(&w, f), 0, "%s", err_msg());
     fclose(f);
     cr_assert_eq(workload_read_yaml_string(&back, buf, len, name), 0, "%s: %s", name, err_msg());
-    cr_assert_eq(back.n_op, w.n_op);
-    for (int32_t i = 0; i < w.n_op; i++) {
+    cr_assert_eq(back.n_ops, w.n_ops);
+    for (int32_t i = 0; i < w.n_ops; i++) {
         cr_assert_eq(back.op[i].persistent, w.op[i].persistent);
         cr_assert_float_eq(back.op[i].flops, w.op[i].flops, 1e-6 * (1 + w.op[i].flops));
         cr_assert_eq(back.op[i].n_in, w.op[i].n_in);

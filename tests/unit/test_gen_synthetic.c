@@ -32,7 +32,7 @@ Test(gen_synthetic, every_shape_is_a_valid_dag)
         struct graph g;
 
         build((enum synth_shape)s, 500, 7, &w, &g);
-        cr_assert_eq(w.n_op, 500);
+        cr_assert_eq(w.n_ops, 500);
         cr_assert(g.n_edges > 0);
         graph_release(&g);
         workload_release(&w);

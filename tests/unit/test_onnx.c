@@ -74,8 +74,8 @@ Test(onnx, own_shape_inference_matches_value_info)
     import_ok(&b, DIR "resnet50-noshapes.onnx", 0, &sb);
     cr_assert(sa.n_from_value_info > 200);
     cr_assert(sb.n_from_value_info <= 1, "only the graph output has a type");
-    cr_assert_eq(a.n_op, b.n_op);
-    for (int32_t i = 0; i < a.n_op; i++) {
+    cr_assert_eq(a.n_ops, b.n_ops);
+    for (int32_t i = 0; i < a.n_ops; i++) {
         cr_assert_eq(a.op[i].n_out, b.op[i].n_out);
         for (int32_t k = 0; k < a.op[i].n_out; k++) {
             cr_assert_eq(a.out_bytes[a.op[i].out_off + k], b.out_bytes[b.op[i].out_off + k],
@@ -96,7 +96,7 @@ Test(onnx, inception_v3_and_forward_macs)
     import_ok(&w, DIR "inception_v3.onnx", 0, &st);
     cr_assert_eq(st.params, 23834568); /* without the aux head, as gen_inception_v3 */
     cr_assert_eq(st.n_unknown, 0);
-    for (int32_t i = 0; i < w.n_op; i++) {
+    for (int32_t i = 0; i < w.n_ops; i++) {
         if (strcmp(w.op[i].type, "Conv") == 0 || strcmp(w.op[i].type, "Gemm") == 0) {
             macs += w.op[i].flops / 2;
         }
@@ -117,7 +117,7 @@ Test(onnx, batch_scales_activations_not_weights)
     cr_assert_eq(sa.params, 133888); /* 2 layers, d 64, vocab 512, 16 positions */
     cr_assert_eq(sb.params, sa.params);
     cr_assert_float_eq(sb.flops, 8 * sa.flops, 1e-6 * sb.flops);
-    for (int32_t i = 0; i < a.n_op; i++) {
+    for (int32_t i = 0; i < a.n_ops; i++) {
         pa += a.op[i].persistent;
         pb += b.op[i].persistent;
     }
@@ -125,7 +125,7 @@ Test(onnx, batch_scales_activations_not_weights)
     /* the token input (1 x 16 int64) and every activation scale by 8 */
     cr_assert_eq(a.out_bytes[a.op[workload_find(&a, "input")].out_off], 16 * 8);
     cr_assert_eq(b.out_bytes[b.op[workload_find(&b, "input")].out_off], 8 * 16 * 8);
-    cr_assert_eq(b.out_bytes[b.op[b.n_op - 1].out_off], 8 * 16 * 512 * 4, "the logits");
+    cr_assert_eq(b.out_bytes[b.op[b.n_ops - 1].out_off], 8 * 16 * 512 * 4, "the logits");
     cr_assert(out_total(&b) > out_total(&a));
     /* the tied embedding is read by the Gather and the LM head: an op of its own */
     cr_assert(workload_find(&a, "wte.weight") >= 0);
@@ -170,7 +170,7 @@ Test(onnx, malformed_files_are_rejected)
     cr_assert_eq(onnx_import(&w, DIR "bad-missing-input.onnx", &o, NULL), BAECHI_EPARSE);
     cr_assert(strstr(err_msg(), "node 'add0'") && strstr(err_msg(), "'missing'"), "%s", err_msg());
     cr_assert_eq(onnx_import(&w, DIR "no-such-file.onnx", &o, NULL), BAECHI_EIO);
-    cr_assert_eq(w.n_op, 0);
+    cr_assert_eq(w.n_ops, 0);
 }
 
 /* The op_type of tests/data/bad/o-bad-utf8.onnx ("Relu\xff") replaced by
@@ -296,7 +296,7 @@ Test(onnx, long_repeated_names_and_producer, .timeout = 60)
     buf = relu_chain(3, name, producer, &len);
     err_set_quiet(1);
     cr_assert_eq(onnx_import_buffer(&w, buf, len, "long.onnx", &o, NULL), 0, "%s", err_msg());
-    cr_assert_eq(w.n_op, 4);                  /* x and three Relu */
+    cr_assert_eq(w.n_ops, 4);                  /* x and three Relu */
     cr_assert_eq(strlen(w.op[1].name), 1007); /* 'a' + 503 x é, not 'a' + 503.5 */
     cr_assert(strcmp(w.op[2].name + 1007, "_1") == 0, "%s", w.op[2].name + 1000);
     cr_assert(strcmp(w.op[3].name + 1007, "_2") == 0, "%s", w.op[3].name + 1000);
@@ -340,7 +340,7 @@ static int n_type(const struct workload *w, const char *type)
 {
     int n = 0;
 
-    for (int32_t i = 0; i < w->n_op; i++) {
+    for (int32_t i = 0; i < w->n_ops; i++) {
         n += strcmp(w->op[i].type, type) == 0;
     }
     return n;
@@ -411,8 +411,8 @@ Test(onnx, layer_norm_and_gelu_are_one_op_each)
 
     import_ok(&a, DIR "ln_gelu.onnx", 0, &sa);
     import_ok(&b, DIR "ln_gelu-opset17.onnx", 0, &sb);
-    cr_assert_eq(a.n_op, 5, "input, fc, ln, gelu, out: %d", a.n_op);
-    cr_assert_eq(b.n_op, 5);
+    cr_assert_eq(a.n_ops, 5, "input, fc, ln, gelu, out: %d", a.n_ops);
+    cr_assert_eq(b.n_ops, 5);
     cr_assert_eq(n_type(&a, "LayerNormalization"), 1);
     cr_assert_eq(n_type(&a, "Gelu"), 1);
     cr_assert_eq(n_type(&b, "Gelu"), 1);
@@ -454,7 +454,7 @@ Test(onnx, gpt2_block_ops)
     /* a Linear: the MatMul by the (transposed) weight and the bias Add, one op */
     cr_assert_eq(w.op[workload_find(&w, "/c_fc/MatMul")].persistent, (768 * 3072 + 3072) * 4);
     cr_assert_eq(n_type(&w, "Add"), 2, "the residual adds only");
-    cr_assert_eq(w.n_op, 24);
+    cr_assert_eq(w.n_ops, 24);
     /* scale, mask and softmax: one op, the scores' MatMul and the mask in */
     sm = workload_find(&w, "/Mul");
     cr_assert_str_eq(w.op[sm].type, "Softmax");
@@ -479,7 +479,7 @@ Test(onnx, recurrent_ops)
     cr_assert_eq(sa.n_unknown, 0);
     l = workload_find(&a, "/lstm/LSTM");
     cr_assert(l >= 0);
-    cr_assert_eq(a.n_op, 6, "input, h0 and c0 (Constant, 2 Expand), LSTM, Squeeze: %d", a.n_op);
+    cr_assert_eq(a.n_ops, 6, "input, h0 and c0 (Constant, 2 Expand), LSTM, Squeeze: %d", a.n_ops);
     cr_assert_eq(a.op[l].n_out, 3);
     cr_assert_eq(a.out_bytes[a.op[l].out_off], 8 * 1 * 2 * 32 * 4, "Y [seq, dirs, batch, h]");
     cr_assert_eq(a.out_bytes[a.op[l].out_off + 1], 1 * 2 * 32 * 4, "Y_h");

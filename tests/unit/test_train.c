@@ -69,7 +69,7 @@ Test(train, tiny_graph_gradients)
     cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0, "%s", err_msg());
     cr_assert_str_eq(tr.name, "tiny_train");
     /* 6 forward ops kept, 4 gradients (loss, relu, mm, W), 1 update */
-    cr_assert_eq(tr.n_op, 6 + 4 + 1);
+    cr_assert_eq(tr.n_ops, 6 + 4 + 1);
     cr_assert_eq(st.n_backward, 4);
     cr_assert_eq(st.n_update, 1);
     lg = workload_find(&tr, "loss/grad");
@@ -264,7 +264,7 @@ Test(train, micro_batches_share_variables)
     o.micro_batches = 3;
     cr_assert_eq(train_synthesize(&tr, &fwd, &o, &st), 0, "%s", err_msg());
     /* x, mm, relu, labels, loss per micro-batch; W once */
-    cr_assert_eq(tr.n_op, 1 + 5 * 3 + 3 * 3 + 1 + 1);
+    cr_assert_eq(tr.n_ops, 1 + 5 * 3 + 3 * 3 + 1 + 1);
     cr_assert_eq(st.n_backward, 3 * 3 + 1);
     cr_assert_eq(st.n_update, 1);
     cr_assert_eq(st.param_bytes, 400, "parameters counted once");
@@ -312,8 +312,8 @@ Test(train, micro_batches_share_variables)
     cr_assert_eq(train_synthesize(&one, &fwd, &o, NULL), 0);
     train_opts_init(&o);
     cr_assert_eq(train_synthesize(&dflt, &fwd, &o, NULL), 0);
-    cr_assert_eq(one.n_op, dflt.n_op);
-    for (int32_t i = 0; i < one.n_op; i++) {
+    cr_assert_eq(one.n_ops, dflt.n_ops);
+    for (int32_t i = 0; i < one.n_ops; i++) {
         cr_assert_str_eq(one.op[i].name, dflt.op[i].name);
         cr_assert_eq(tag_of(&one, i), -1);
     }

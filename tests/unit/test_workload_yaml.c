@@ -40,8 +40,8 @@ static void assert_same_workload(const struct workload *a, const struct workload
         cr_assert(yval_equal(&a->top_ext[i].val, &b->top_ext[i].val), "top ext %s",
                   a->top_ext[i].key);
     }
-    cr_assert_eq(a->n_op, b->n_op);
-    for (int32_t i = 0; i < a->n_op; i++) {
+    cr_assert_eq(a->n_ops, b->n_ops);
+    for (int32_t i = 0; i < a->n_ops; i++) {
         const struct wl_op *x = &a->op[i], *y = &b->op[i];
 
         cr_assert_str_eq(x->name, y->name);
@@ -114,7 +114,7 @@ Test(workload_yaml, gnmt_loads)
     double sum = 0;
 
     cr_assert_eq(workload_read_yaml(&w, GNMT), 0, "%s", err_msg());
-    cr_assert_eq(w.n_op, 2828);
+    cr_assert_eq(w.n_ops, 2828);
     cr_assert_str_eq(w.name, "gnmt_v2_b128_fwd");
     cr_assert_str_eq(w.path, GNMT);
     cr_assert_str_eq(w.op[0].name, "dataset/tensors/component_0");
@@ -125,7 +125,7 @@ Test(workload_yaml, gnmt_loads)
     cr_assert_eq(w.op[4].time_us, 18);
     cr_assert_eq(w.op[0].line, 10);
     cr_assert_eq(w.op[0].col, 5);
-    for (int32_t i = 0; i < w.n_op; i++) {
+    for (int32_t i = 0; i < w.n_ops; i++) {
         if (!isnan(w.op[i].time_us)) {
             sum += w.op[i].time_us;
         }
@@ -153,7 +153,7 @@ Test(workload_yaml, all_features_values)
     int32_t i;
 
     cr_assert_eq(workload_read_yaml(&w, ALL), 0, "%s", err_msg());
-    cr_assert_eq(w.n_op, 6);
+    cr_assert_eq(w.n_ops, 6);
     cr_assert_str_eq(w.description, "Two lines of text,\nwith a trailing newline.\n");
     cr_assert_str_eq(w.reference_device, "rtx2080ti");
     cr_assert_eq(w.n_top_ext, 3);
@@ -409,7 +409,7 @@ Test(workload_yaml, block_style_ops_and_comments)
     struct workload w;
 
     cr_assert_eq(workload_read_yaml_string(&w, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
-    cr_assert_eq(w.n_op, 2);
+    cr_assert_eq(w.n_ops, 2);
     cr_assert_eq(w.out_bytes[0], 5);
     cr_assert_eq(w.input[0].producer, 0);
     cr_assert_eq(w.op[1].line, 9);
