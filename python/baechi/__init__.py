@@ -16,6 +16,18 @@ library's, with file:line where it applies); an infeasible placement raises
 baechi.Infeasible, a subclass.  Running out of memory in a simulation is a
 result (SimResult.oom), not an exception.
 
+Misuse raises before anything reaches C, naming the function and argument:
+TypeError for an argument of the wrong type (a handle argument must be the
+module's Workload, Cluster or Placement, which only its functions make), a
+str option where a number is due (devices=2.0, memory_fraction=[0.5]);
+ValueError for a closed object, a NUL character in any text (a path, a
+placer or model name, YAML text, an option), text that is not valid UTF-8,
+and a non-finite number (memory_fraction=nan).  Option values given as str
+go to the library as they are ("0.5"), which checks them as the command line
+does (baechi.Error).  Objects free their C object once: at close(), at the
+end of a `with` block, or when collected; they cannot be copied or pickled.
+One object must not be used from two threads at once (include/baechi.h).
+
 The library is found, in this order: the BAECHI_LIB environment variable, the
 path recorded by `make install`, build/libbaechi.so of a source tree this
 module sits in, then the system's loader (libbaechi.so.1).
@@ -24,6 +36,8 @@ Part of baechi-c; see README.md for the licence.
 """
 
 import ctypes
+import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
@@ -87,11 +101,44 @@ def _load():
 
 _lib = _load()
 
-_P = ctypes.c_void_p
 _S = ctypes.c_char_p
 _I32 = ctypes.c_int32
 _I64 = ctypes.c_int64
-_PP = ctypes.POINTER(ctypes.c_void_p)
+_INT = ctypes.c_int
+_SIZE = ctypes.c_size_t
+
+
+# One opaque C type per handle kind, so that ctypes itself refuses a handle of
+# the wrong kind (or an int, or a str) if one ever got past the checks below.
+class _CWorkload(ctypes.Structure):
+    pass
+
+
+class _CCluster(ctypes.Structure):
+    pass
+
+
+class _COptions(ctypes.Structure):
+    pass
+
+
+class _CPlacement(ctypes.Structure):
+    pass
+
+
+class _CResult(ctypes.Structure):
+    pass
+
+
+_WP = ctypes.POINTER(_CWorkload)
+_CP = ctypes.POINTER(_CCluster)
+_OP = ctypes.POINTER(_COptions)
+_PP = ctypes.POINTER(_CPlacement)
+_RP = ctypes.POINTER(_CResult)
+
+
+def _out(ptype):
+    return ctypes.POINTER(ptype)
 
 
 def _fn(name, restype, *argtypes):
@@ -103,61 +150,113 @@ def _fn(name, restype, *argtypes):
 
 _version = _fn("baechi_version", _S)
 _errmsg = _fn("baechi_errmsg", _S)
-_WARN_FN = ctypes.CFUNCTYPE(None, _S, _P)
-_set_warning_handler = _fn("baechi_set_warning_handler", None, _WARN_FN, _P)
-_workload_load = _fn("baechi_workload_load", ctypes.c_int, _S, _PP)
-_workload_parse = _fn("baechi_workload_parse", ctypes.c_int, _S, ctypes.c_size_t, _S, _PP)
-_workload_free = _fn("baechi_workload_free", None, _P)
-_workload_name = _fn("baechi_workload_name", _S, _P)
-_workload_n_ops = _fn("baechi_workload_n_ops", _I32, _P)
-_workload_op_name = _fn("baechi_workload_op_name", _S, _P, _I32)
-_workload_total = _fn("baechi_workload_total_compute_us", _I64, _P)
-_workload_cp = _fn("baechi_workload_critical_path_us", _I64, _P)
-_cluster_load = _fn("baechi_cluster_load", ctypes.c_int, _S, _PP)
-_cluster_parse = _fn("baechi_cluster_parse", ctypes.c_int, _S, ctypes.c_size_t, _S, _PP)
-_cluster_free = _fn("baechi_cluster_free", None, _P)
+_WARN_FN = ctypes.CFUNCTYPE(None, _S, ctypes.c_void_p)
+_set_warning_handler = _fn("baechi_set_warning_handler", None, _WARN_FN, ctypes.c_void_p)
+_workload_load = _fn("baechi_workload_load", _INT, _S, _out(_WP))
+_workload_parse = _fn("baechi_workload_parse", _INT, _S, _SIZE, _S, _out(_WP))
+_workload_free = _fn("baechi_workload_free", None, _WP)
+_workload_name = _fn("baechi_workload_name", _S, _WP)
+_workload_n_ops = _fn("baechi_workload_n_ops", _I32, _WP)
+_workload_op_name = _fn("baechi_workload_op_name", _S, _WP, _I32)
+_workload_total = _fn("baechi_workload_total_compute_us", _I64, _WP)
+_workload_cp = _fn("baechi_workload_critical_path_us", _I64, _WP)
+_cluster_load = _fn("baechi_cluster_load", _INT, _S, _out(_CP))
+_cluster_parse = _fn("baechi_cluster_parse", _INT, _S, _SIZE, _S, _out(_CP))
+_cluster_free = _fn("baechi_cluster_free", None, _CP)
 _cluster_presets = _fn("baechi_cluster_presets", ctypes.POINTER(_S))
-_cluster_name = _fn("baechi_cluster_name", _S, _P)
-_cluster_n_devices = _fn("baechi_cluster_n_devices", _I32, _P)
-_cluster_device_name = _fn("baechi_cluster_device_name", _S, _P, _I32)
-_cluster_device_memory = _fn("baechi_cluster_device_memory_bytes", _I64, _P, _I32)
-_options_new = _fn("baechi_options_new", _P)
-_options_free = _fn("baechi_options_free", None, _P)
-_options_set = _fn("baechi_options_set", ctypes.c_int, _P, _S, _S)
+_cluster_name = _fn("baechi_cluster_name", _S, _CP)
+_cluster_n_devices = _fn("baechi_cluster_n_devices", _I32, _CP)
+_cluster_device_name = _fn("baechi_cluster_device_name", _S, _CP, _I32)
+_cluster_device_memory = _fn("baechi_cluster_device_memory_bytes", _I64, _CP, _I32)
+_options_new = _fn("baechi_options_new", _OP)
+_options_free = _fn("baechi_options_free", None, _OP)
+_options_set = _fn("baechi_options_set", _INT, _OP, _S, _S)
 _placers = _fn("baechi_placers", ctypes.POINTER(_S))
-_place = _fn("baechi_place", ctypes.c_int, _P, _P, _S, _P, _PP)
-_placement_load = _fn("baechi_placement_load", ctypes.c_int, _P, _S, _PP)
-_placement_parse = _fn("baechi_placement_parse", ctypes.c_int, _P, _S, ctypes.c_size_t, _S, _PP)
-_placement_write = _fn("baechi_placement_write", ctypes.c_int, _P, _P, _S)
-_placement_free = _fn("baechi_placement_free", None, _P)
-_placement_n_ops = _fn("baechi_placement_n_ops", _I32, _P)
-_placement_device_of = _fn("baechi_placement_device_of", _I32, _P, _I32)
-_placement_placer = _fn("baechi_placement_placer", _S, _P)
-_placement_time_ms = _fn("baechi_placement_time_ms", ctypes.c_double, _P)
-_placement_estimate_us = _fn("baechi_placement_estimate_us", _I64, _P)
-_simulate = _fn("baechi_simulate", ctypes.c_int, _P, _P, _P, _S, _P, _PP)
-_result_free = _fn("baechi_result_free", None, _P)
-_result_model = _fn("baechi_result_model", _S, _P)
-_result_step_us = _fn("baechi_result_step_us", _I64, _P)
-_result_oom = _fn("baechi_result_oom", _I32, _P)
-_result_n_devices = _fn("baechi_result_n_devices", _I32, _P)
-_result_lower_bound_us = _fn("baechi_result_lower_bound_us", _I64, _P)
-_result_critical_path_us = _fn("baechi_result_critical_path_us", _I64, _P)
-_result_total_compute_us = _fn("baechi_result_total_compute_us", _I64, _P)
-_result_peak = _fn("baechi_result_peak_bytes", _I64, _P, _I32)
-_result_limit = _fn("baechi_result_limit_bytes", _I64, _P, _I32)
-_result_final = _fn("baechi_result_final_bytes", _I64, _P, _I32)
-_result_busy = _fn("baechi_result_busy_us", _I64, _P, _I32)
-_result_n_ops = _fn("baechi_result_n_ops", _I32, _P, _I32)
-_result_device_oom = _fn("baechi_result_device_oom", _I32, _P, _I32)
-_result_link_bytes = _fn("baechi_result_link_bytes", _I64, _P, _I32, _I32)
-_result_link_transfers = _fn("baechi_result_link_transfers", _I64, _P, _I32, _I32)
-_result_write_trace = _fn("baechi_result_write_trace", ctypes.c_int, _P, _P, _P, _S)
-_db_store = _fn("baechi_db_store", ctypes.c_int, _S, _P, _P, _P, _P)
+_place = _fn("baechi_place", _INT, _WP, _CP, _S, _OP, _out(_PP))
+_placement_load = _fn("baechi_placement_load", _INT, _WP, _S, _out(_PP))
+_placement_parse = _fn("baechi_placement_parse", _INT, _WP, _S, _SIZE, _S, _out(_PP))
+_placement_write = _fn("baechi_placement_write", _INT, _PP, _WP, _S)
+_placement_free = _fn("baechi_placement_free", None, _PP)
+_placement_n_ops = _fn("baechi_placement_n_ops", _I32, _PP)
+_placement_device_of = _fn("baechi_placement_device_of", _I32, _PP, _I32)
+_placement_placer = _fn("baechi_placement_placer", _S, _PP)
+_placement_time_ms = _fn("baechi_placement_time_ms", ctypes.c_double, _PP)
+_placement_estimate_us = _fn("baechi_placement_estimate_us", _I64, _PP)
+_simulate = _fn("baechi_simulate", _INT, _WP, _CP, _PP, _S, _OP, _out(_RP))
+_result_free = _fn("baechi_result_free", None, _RP)
+_result_model = _fn("baechi_result_model", _S, _RP)
+_result_step_us = _fn("baechi_result_step_us", _I64, _RP)
+_result_oom = _fn("baechi_result_oom", _I32, _RP)
+_result_n_devices = _fn("baechi_result_n_devices", _I32, _RP)
+_result_lower_bound_us = _fn("baechi_result_lower_bound_us", _I64, _RP)
+_result_critical_path_us = _fn("baechi_result_critical_path_us", _I64, _RP)
+_result_total_compute_us = _fn("baechi_result_total_compute_us", _I64, _RP)
+_result_peak = _fn("baechi_result_peak_bytes", _I64, _RP, _I32)
+_result_limit = _fn("baechi_result_limit_bytes", _I64, _RP, _I32)
+_result_final = _fn("baechi_result_final_bytes", _I64, _RP, _I32)
+_result_busy = _fn("baechi_result_busy_us", _I64, _RP, _I32)
+_result_n_ops = _fn("baechi_result_n_ops", _I32, _RP, _I32)
+_result_device_oom = _fn("baechi_result_device_oom", _I32, _RP, _I32)
+_result_link_bytes = _fn("baechi_result_link_bytes", _I64, _RP, _I32, _I32)
+_result_link_transfers = _fn("baechi_result_link_transfers", _I64, _RP, _I32, _I32)
+_result_write_trace = _fn("baechi_result_write_trace", _INT, _RP, _WP, _CP, _S)
+_db_store = _fn("baechi_db_store", _INT, _S, _WP, _CP, _PP, _OP)
 
 
-def _b(s):
-    return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else s.encode()
+# ------------------------------------------------------------ arguments
+#
+# Everything a caller gives is checked here, before any C call: the library
+# trusts its pointers (a NULL or foreign handle is a crash there), and C
+# strings end at the first NUL ("m-etf\0x" would be read as "m-etf").
+
+def _typename(value):
+    return type(value).__name__
+
+
+def _no_nul(data, func, arg):
+    if b"\0" in data:
+        raise ValueError("%s: argument '%s' contains a NUL character" % (func, arg))
+    return data
+
+
+def _str_arg(value, func, arg):
+    """A str for C: UTF-8 (lone surrogates are a ValueError), whole."""
+    if not isinstance(value, str):
+        raise TypeError("%s: argument '%s' must be str, not %s" % (func, arg, _typename(value)))
+    try:
+        data = value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("%s: argument '%s' is not valid text (%s)" % (func, arg, e)) from None
+    return _no_nul(data, func, arg)
+
+
+def _path_arg(value, func, arg):
+    """A path for C: str (in the file system's encoding, UTF-8 on Linux),
+    bytes, or os.PathLike."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise TypeError("%s: argument '%s' must be a path (str, bytes or os.PathLike), not %s"
+                        % (func, arg, _typename(value))) from None
+    return _no_nul(os.fsencode(path), func, arg)
+
+
+def _text_arg(value, func, arg):
+    """YAML text for C: str (sent as UTF-8) or bytes."""
+    if isinstance(value, str):
+        return _str_arg(value, func, arg)
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError("%s: argument '%s' must be str or bytes, not %s"
+                        % (func, arg, _typename(value)))
+    return _no_nul(bytes(value), func, arg)
+
+
+def _handle_arg(value, cls, func, arg):
+    """The C handle inside `value`, which must be an open `cls`."""
+    if not isinstance(value, cls):
+        raise TypeError("%s: argument '%s' must be a baechi.%s (from %s), not %s"
+                        % (func, arg, cls.__name__, cls._makers, _typename(value)))
+    return value._handle(func, arg)
 
 
 def _s(b):
@@ -170,17 +269,19 @@ def _check(rc):
         raise (Infeasible if rc == ERR_INFEASIBLE else Error)(rc, msg)
 
 
-def _new(fn, *args):
-    """Calls a constructor of the C API (its last argument receives the
-    handle) and returns the handle, or raises the library's error."""
-    out = ctypes.c_void_p()
+def _new(fn, ptype, *args):
+    """Calls a constructor of the C API (its last argument receives a handle
+    of type ptype) and returns the handle, or raises the library's error."""
+    out = ptype()
     _check(fn(*args, ctypes.byref(out)))
-    return out.value
+    if not out:
+        raise Error(ERR_NOMEM, "baechi: the library returned no handle")
+    return out
 
 
 def _strings(arr):
     out, i = [], 0
-    while arr[i] is not None:
+    while arr and arr[i] is not None:
         out.append(_s(arr[i]))
         i += 1
     return out
@@ -206,15 +307,46 @@ _set_warning_handler(_on_warning, None)
 
 
 class _Handle:
+    """Owns one handle of the C library.  Only the module's functions make
+    one (_adopt); the handle is freed once, by close() or when the object
+    goes, and a closed object raises ValueError where it is used."""
+    _ptr = None  # the class's: close() and __del__ are safe on a half-made object
     _free = None
+    _ctype = None
+    _makers = ""
 
-    def __init__(self, ptr):
+    def __init__(self, *args, **kwargs):
+        raise TypeError("baechi.%s objects are made by %s, not constructed directly"
+                        % (type(self).__name__, self._makers))
+
+    @classmethod
+    def _adopt(cls, ptr):
+        self = cls.__new__(cls)
         self._ptr = ptr
+        return self
+
+    def _handle(self, func="baechi", arg="self"):
+        ptr = self._ptr
+        if not ptr:
+            raise ValueError("%s: argument '%s' is a closed baechi.%s"
+                             % (func, arg, type(self).__name__))
+        if type(ptr) is not self._ctype:
+            raise TypeError("%s: argument '%s': baechi.%s holds no handle of the library"
+                            % (func, arg, type(self).__name__))
+        return ptr
 
     def close(self):
-        if self._ptr:
-            type(self)._free(self._ptr)
-            self._ptr = None
+        """Frees the library's object now (later uses raise ValueError)."""
+        # dict.pop is one step under the GIL: two closes cannot both free.
+        ptr = self.__dict__.pop("_ptr", None)
+        if ptr and type(ptr) is self._ctype:
+            type(self)._free(ptr)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def __del__(self):
         try:
@@ -222,28 +354,38 @@ class _Handle:
         except Exception:  # interpreter shutdown
             pass
 
-    @property
-    def _as_parameter_(self):
-        if not self._ptr:
-            raise ValueError("%s is closed" % type(self).__name__)
-        return self._ptr
+    # A copy would share the handle and free it twice.
+    def __copy__(self):
+        raise TypeError("baechi.%s objects cannot be copied" % type(self).__name__)
+
+    def __deepcopy__(self, memo):
+        raise TypeError("baechi.%s objects cannot be copied" % type(self).__name__)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("cannot pickle baechi.%s objects" % type(self).__name__)
 
 
 class Workload(_Handle):
     """A workload file and its op graph (dangling ops pruned)."""
     _free = staticmethod(_workload_free)
+    _ctype = _WP
+    _makers = "baechi.load_workload() or baechi.parse_workload()"
 
-    def __init__(self, ptr, path=None):
-        super().__init__(ptr)
+    @classmethod
+    def _adopt(cls, ptr, path=None):
+        self = super()._adopt(ptr)
+        h = self._handle()
         self.path = path
-        self.name = _s(_workload_name(self))
-        self.n_ops = _workload_n_ops(self)
-        self.total_compute_us = _workload_total(self)
-        self.critical_path_us = _workload_cp(self)
+        self.name = _s(_workload_name(h))
+        self.n_ops = _workload_n_ops(h)
+        self.total_compute_us = _workload_total(h)
+        self.critical_path_us = _workload_cp(h)
+        return self
 
     @property
     def op_names(self) -> List[str]:
-        return [_s(_workload_op_name(self, i)) for i in range(self.n_ops)]
+        h = self._handle("op_names")
+        return [_s(_workload_op_name(h, i)) for i in range(self.n_ops)]
 
     def __repr__(self):
         return "Workload(%r, %d ops)" % (self.name, self.n_ops)
@@ -252,14 +394,19 @@ class Workload(_Handle):
 class Cluster(_Handle):
     """Devices with memory limits and the communication model."""
     _free = staticmethod(_cluster_free)
+    _ctype = _CP
+    _makers = "baechi.cluster() or baechi.parse_cluster()"
 
-    def __init__(self, ptr, spec=None):
-        super().__init__(ptr)
+    @classmethod
+    def _adopt(cls, ptr, spec=None):
+        self = super()._adopt(ptr)
+        h = self._handle()
         self.spec = spec
-        self.name = _s(_cluster_name(self))
-        n = _cluster_n_devices(self)
-        self.devices = [_s(_cluster_device_name(self, d)) for d in range(n)]
-        self.memory_bytes = [_cluster_device_memory(self, d) for d in range(n)]
+        self.name = _s(_cluster_name(h))
+        n = _cluster_n_devices(h)
+        self.devices = [_s(_cluster_device_name(h, d)) for d in range(n)]
+        self.memory_bytes = [_cluster_device_memory(h, d) for d in range(n)]
+        return self
 
     @property
     def n_devices(self) -> int:
@@ -269,41 +416,99 @@ class Cluster(_Handle):
         return "Cluster(%r, %d devices)" % (self.name, self.n_devices)
 
 
+# The options of include/baechi.h and the Python types each takes (a str
+# always goes to the library as it is, which parses it with the CLI's ranges).
+_OPTION_KINDS = {
+    "memory_fraction": float, "comm_factor": float, "compute_factor": float,
+    "threshold": float, "lp_time_limit": float,
+    "devices": int, "seed": int, "budget_ms": int,
+    "grouper": str,
+    "fusion": bool, "fusion_check_disjoint": bool, "persistent_at_place": bool,
+    "refine": bool, "trace": bool,
+}
+_KIND_NAMES = {float: "a number", int: "an int", str: "a str", bool: "a bool"}
+
+
+def _option_text(func, name, value):
+    """The text of option `name` = `value` for baechi_options_set."""
+    kind = _OPTION_KINDS.get(name.replace("-", "_"))
+    want = _KIND_NAMES.get(kind, "a str, bool or number")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        if kind not in (bool, None):
+            raise TypeError("%s: option '%s' must be %s, not bool" % (func, name, want))
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        if kind is str:
+            raise TypeError("%s: option '%s' must be %s, not %s"
+                            % (func, name, want, _typename(value)))
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        if kind not in (float, None):
+            raise TypeError("%s: option '%s' must be %s, not %s"
+                            % (func, name, want, _typename(value)))
+        f = float(value)
+        if not math.isfinite(f):
+            raise ValueError("%s: option '%s' must be a finite number, not %r" % (func, name, f))
+        return repr(f)
+    raise TypeError("%s: option '%s' must be %s, not %s" % (func, name, want, _typename(value)))
+
+
 class _Options(_Handle):
     _free = staticmethod(_options_free)
+    _ctype = _OP
 
-    def __init__(self, opts: Dict[str, object]):
+    @classmethod
+    def _adopt(cls, opts: Dict[str, object], func: str):
+        # Every value is checked before the library sees any.
+        texts = []
+        for k, v in opts.items():
+            if v is not None:
+                texts.append((_str_arg(k, func, "option name"),
+                              _str_arg(_option_text(func, k, v), func, k)))
         ptr = _options_new()
         if not ptr:
             raise MemoryError("baechi: out of memory")
-        super().__init__(ptr)
-        for k, v in opts.items():
-            if v is None:
-                continue
-            if isinstance(v, bool):
-                v = "true" if v else "false"
-            _check(_options_set(self, _b(k), _b(str(v))))
+        self = super()._adopt(ptr)
+        for k, v in texts:
+            _check(_options_set(ptr, k, v))
+        return self
 
 
 class Placement(_Handle):
     """op -> device, with who made it and the placer's statistics."""
     _free = staticmethod(_placement_free)
+    _ctype = _PP
+    _makers = "baechi.place(), baechi.load_placement() or baechi.parse_placement()"
 
-    def __init__(self, ptr, workload: Workload, options=None):
-        super().__init__(ptr)
+    @classmethod
+    def _adopt(cls, ptr, workload: Workload, options=None):
+        self = super()._adopt(ptr)
+        h = self._handle()
         self.options = dict(options or {})
-        self.placer = _s(_placement_placer(self))
-        self.placement_ms = _placement_time_ms(self)
-        est = _placement_estimate_us(self)
+        self.placer = _s(_placement_placer(h))
+        self.placement_ms = _placement_time_ms(h)
+        est = _placement_estimate_us(h)
         self.estimate_us = None if est < 0 else est
-        n = _placement_n_ops(self)
-        self.devices = [_placement_device_of(self, i) for i in range(n)]
+        n = _placement_n_ops(h)
+        self.devices = [_placement_device_of(h, i) for i in range(n)]
         names = workload.op_names
         self.device_of = dict(zip(names, self.devices))
+        return self
 
     def write(self, workload: Workload, path) -> None:
         """Writes the placement file (YAML) for `workload`."""
-        _check(_placement_write(self, workload, _b(os.fspath(path))))
+        h = self._handle("Placement.write", "self")
+        wh = _handle_arg(workload, Workload, "Placement.write", "workload")
+        data = _path_arg(path, "Placement.write", "path")
+        # Checked here too: the library opens (truncates) the file before
+        # it compares the op counts.
+        n, m = _placement_n_ops(h), _workload_n_ops(wh)
+        if n != m:
+            raise Error(ERR_INVAL, "placement of %d ops given for workload '%s' of %d ops"
+                        % (n, _s(_workload_name(wh)), m))
+        _check(_placement_write(h, wh, data))
 
     def __repr__(self):
         return "Placement(%r, %d ops)" % (self.placer, len(self.devices))
@@ -351,24 +556,28 @@ class SimResult:
 
 def load_workload(path) -> Workload:
     """Reads a workload file (YAML)."""
-    return Workload(_new(_workload_load, _b(os.fspath(path))), os.fspath(path))
+    data = _path_arg(path, "load_workload", "path")
+    return Workload._adopt(_new(_workload_load, _WP, data), os.fspath(path))
 
 
-def parse_workload(text: str, name: str = "<string>") -> Workload:
-    """A workload from its YAML text."""
-    data = text.encode()
-    return Workload(_new(_workload_parse, data, len(data), _b(name)))
+def parse_workload(text, name: str = "<string>") -> Workload:
+    """A workload from its YAML text (str or bytes)."""
+    data = _text_arg(text, "parse_workload", "text")
+    bname = _str_arg(name, "parse_workload", "name")
+    return Workload._adopt(_new(_workload_parse, _WP, data, len(data), bname))
 
 
 def cluster(spec) -> Cluster:
     """A cluster file or a preset name ("paper-4gpu-pcie", "dgx-h100-8")."""
-    return Cluster(_new(_cluster_load, _b(os.fspath(spec))), os.fspath(spec))
+    data = _path_arg(spec, "cluster", "spec")
+    return Cluster._adopt(_new(_cluster_load, _CP, data), os.fspath(spec))
 
 
-def parse_cluster(text: str, name: str = "<string>") -> Cluster:
-    """A cluster from its YAML text."""
-    data = text.encode()
-    return Cluster(_new(_cluster_parse, data, len(data), _b(name)))
+def parse_cluster(text, name: str = "<string>") -> Cluster:
+    """A cluster from its YAML text (str or bytes)."""
+    data = _text_arg(text, "parse_cluster", "text")
+    bname = _str_arg(name, "parse_cluster", "name")
+    return Cluster._adopt(_new(_cluster_parse, _CP, data, len(data), bname))
 
 
 def presets() -> List[str]:
@@ -385,24 +594,27 @@ def place(workload: Workload, cluster: Cluster, placer: str = "m-etf", **options
     """Runs a placer; options as `baechi place` (memory_fraction=0.5, fusion=True,
     grouper="coplace", devices=2, comm_factor, compute_factor, threshold, seed, ...).
     Raises Infeasible when no placement fits."""
-    opts = _Options(options)
-    out = ctypes.c_void_p()
-    try:
-        _check(_place(workload, cluster, _b(placer), opts, ctypes.byref(out)))
-    finally:
-        opts.close()
-    return Placement(out.value, workload, options)
+    wh = _handle_arg(workload, Workload, "place", "workload")
+    ch = _handle_arg(cluster, Cluster, "place", "cluster")
+    bplacer = _str_arg(placer, "place", "placer")
+    with _Options._adopt(options, "place") as opts:
+        ptr = _new(_place, _PP, wh, ch, bplacer, opts._handle())
+    return Placement._adopt(ptr, workload, options)
 
 
 def load_placement(workload: Workload, path) -> Placement:
     """Reads a placement file for `workload`."""
-    return Placement(_new(_placement_load, workload, _b(os.fspath(path))), workload)
+    wh = _handle_arg(workload, Workload, "load_placement", "workload")
+    data = _path_arg(path, "load_placement", "path")
+    return Placement._adopt(_new(_placement_load, _PP, wh, data), workload)
 
 
-def parse_placement(workload: Workload, text: str, name: str = "<string>") -> Placement:
-    """A placement from its YAML text, for `workload`."""
-    data = text.encode()
-    return Placement(_new(_placement_parse, workload, data, len(data), _b(name)), workload)
+def parse_placement(workload: Workload, text, name: str = "<string>") -> Placement:
+    """A placement from its YAML text (str or bytes), for `workload`."""
+    wh = _handle_arg(workload, Workload, "parse_placement", "workload")
+    data = _text_arg(text, "parse_placement", "text")
+    bname = _str_arg(name, "parse_placement", "name")
+    return Placement._adopt(_new(_placement_parse, _PP, wh, data, len(data), bname), workload)
 
 
 def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: str = "timed",
@@ -410,17 +622,17 @@ def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: 
     """Simulates one step.  The world options (memory_fraction, devices,
     comm_factor, compute_factor) default to those the placement was made with.
     trace=PATH writes a Chrome trace (Perfetto) of the simulation."""
+    wh = _handle_arg(workload, Workload, "simulate", "workload")
+    ch = _handle_arg(cluster, Cluster, "simulate", "cluster")
+    ph = _handle_arg(placement, Placement, "simulate", "placement")
+    bmodel = _str_arg(model, "simulate", "model")
+    btrace = None if trace is None else _path_arg(trace, "simulate", "trace")
     opts_d = dict(placement.options)
     opts_d.update(options)
     if trace is not None:
         opts_d["trace"] = True
-    opts = _Options(opts_d)
-    out = ctypes.c_void_p()
-    try:
-        _check(_simulate(workload, cluster, placement, _b(model), opts, ctypes.byref(out)))
-    finally:
-        opts.close()
-    r = out.value
+    with _Options._adopt(opts_d, "simulate") as opts:
+        r = _new(_simulate, _RP, wh, ch, ph, bmodel, opts._handle())
     try:
         n = _result_n_devices(r)
         res = SimResult(
@@ -433,8 +645,8 @@ def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: 
                      for d in range(n)],
             link_bytes=[[_result_link_bytes(r, s, d) for d in range(n)] for s in range(n)],
             link_transfers=[[_result_link_transfers(r, s, d) for d in range(n)] for s in range(n)])
-        if trace is not None:
-            _check(_result_write_trace(r, workload, cluster, _b(os.fspath(trace))))
+        if btrace is not None:
+            _check(_result_write_trace(r, wh, ch, btrace))
             res.trace_written = os.fspath(trace)
         return res
     finally:
@@ -444,10 +656,11 @@ def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: 
 def store(db_path, workload: Workload, cluster: Cluster, placement: Placement, **options) -> None:
     """Simulates with both models and stores the two runs in a results database
     (as `baechi run --db`)."""
+    data = _path_arg(db_path, "store", "db_path")
+    wh = _handle_arg(workload, Workload, "store", "workload")
+    ch = _handle_arg(cluster, Cluster, "store", "cluster")
+    ph = _handle_arg(placement, Placement, "store", "placement")
     opts_d = dict(placement.options)
     opts_d.update(options)
-    opts = _Options(opts_d)
-    try:
-        _check(_db_store(_b(os.fspath(db_path)), workload, cluster, placement, opts))
-    finally:
-        opts.close()
+    with _Options._adopt(opts_d, "store") as opts:
+        _check(_db_store(data, wh, ch, ph, opts._handle()))
