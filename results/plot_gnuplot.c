@@ -215,6 +215,10 @@ static void log_tail(const char *log, char *buf, size_t size)
     while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r')) {
         buf[--got] = '\0';
     }
+    /* one line of message: gnuplot's lines joined */
+    for (char *p = buf; *p; p++) {
+        *p = *p == '\n' ? '|' : *p == '\r' ? ' ' : *p;
+    }
 }
 
 int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, const char *log)
@@ -255,7 +259,7 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
         rc = err_set(BAECHI_EIO, "gnuplot failed (%s %d) on script '%s'%s%s",
                      WIFEXITED(st) ? "exit status" : "signal",
                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), script,
-                     *tail ? "; it said:\n" : "", tail);
+                     *tail ? "; gnuplot said: " : "", tail);
     }
 cleanup:
     free(set_out);
