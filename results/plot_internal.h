@@ -77,6 +77,13 @@ int plot_configs_of(struct db *db, const struct scope *s, struct rows *out);
 int plot_resolve_run(struct db *db, const struct plot_opts *o, char *id, size_t size, char *desc,
                      size_t dsize);
 
+/*
+ * plot_resolve_run, then sql (?1 binds the run id) into r; no row is
+ * BAECHI_EINVAL: "run ID <why_none>", or "no run with id ID" (why_none NULL).
+ */
+int plot_run_query(struct db *db, const struct plot_opts *o, const char *sql, const char *why_none,
+                   char *id, size_t size, char *desc, size_t dsize, struct rows *r);
+
 /* ------------------------------------------------------------ rerun (plot_rerun.c) */
 
 /*

@@ -22,16 +22,12 @@ int plot_data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
     int rc;
     bool limit = false;
 
-    CHECK(plot_resolve_run(db, o, id, sizeof(id), desc, sizeof(desc)));
-    CHECK(db_query1(db,
-                    "SELECT coalesce(name, device), peak_bytes / 1073741824.0, limit_bytes / "
-                    "1073741824.0, placer_limit_bytes / 1073741824.0 FROM devices "
-                    "WHERE run_id = ?1 ORDER BY device",
-                    id, plot_rows_add, &r));
-    if (r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "run %s has no per-device rows (infeasible or error)", id);
-        goto cleanup;
-    }
+    CHECK(plot_run_query(db, o,
+                         "SELECT coalesce(name, device), peak_bytes / 1073741824.0, limit_bytes / "
+                         "1073741824.0, placer_limit_bytes / 1073741824.0 FROM devices "
+                         "WHERE run_id = ?1 ORDER BY device",
+                         "has no per-device rows (infeasible or error)", id, sizeof(id), desc,
+                         sizeof(desc), &r));
     for (int i = 0; i < r.n; i++) {
         limit |= plot_cell(&r, i, 3) != NULL;
     }

@@ -69,16 +69,11 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
     memset(x, 0, sizeof(*x));
     placer_stats_init(&x->st);
     sim_result_init(&x->res);
-    CHECK(plot_resolve_run(db, o, id, sizeof(id), x->desc, sizeof(x->desc)));
-    CHECK(db_query1(db,
-                    "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
-                    "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
-                    "compute_factor FROM runs WHERE id = ?1",
-                    id, plot_rows_add, &r));
-    if (r.n == 0) {
-        rc = err_set(BAECHI_EINVAL, "no run with id %s", id);
-        goto cleanup;
-    }
+    CHECK(plot_run_query(db, o,
+                         "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
+                         "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
+                         "compute_factor FROM runs WHERE id = ?1",
+                         NULL, id, sizeof(id), x->desc, sizeof(x->desc), &r));
     for (int c2 = 0; c2 < 11; c2++) {
         if (!plot_cell(&r, 0, c2)) {
             rc = err_set(BAECHI_EINVAL, "run %s lacks what is needed to simulate it again", id);

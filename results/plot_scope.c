@@ -341,3 +341,18 @@ cleanup:
     plot_rows_release(&r);
     return rc;
 }
+
+int plot_run_query(struct db *db, const struct plot_opts *o, const char *sql, const char *why_none,
+                   char *id, size_t size, char *desc, size_t dsize, struct rows *r)
+{
+    int rc = 0;
+
+    CHECK(plot_resolve_run(db, o, id, size, desc, dsize));
+    CHECK(db_query1(db, sql, id, plot_rows_add, r));
+    if (r->n == 0) {
+        rc = why_none ? err_set(BAECHI_EINVAL, "run %s %s", id, why_none)
+                      : err_set(BAECHI_EINVAL, "no run with id %s", id);
+    }
+cleanup:
+    return rc;
+}
