@@ -7,6 +7,7 @@
 
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/strdist.h"
 #include "core/escape.h"
 #include "core/json_out.h"
 
@@ -400,53 +401,10 @@ void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n)
     fputc('}', f);
 }
 
-/* Damerau-Levenshtein distance (optimal string alignment), case-blind. */
+/* strdist, but words past 64 characters are never a typo of a name. */
 static size_t edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b), d;
-    size_t *block, *row0, *row1, *row2;
-
-    if (la > 64 || lb > 64) {
-        return (size_t)-1;
-    }
-    block = calloc(3 * (lb + 1), sizeof(size_t));
-    if (!block) {
-        return (size_t)-1;
-    }
-    row0 = block;
-    row1 = row0 + lb + 1;
-    row2 = row1 + lb + 1;
-    for (size_t j = 0; j <= lb; j++) {
-        row1[j] = j;
-    }
-    for (size_t i = 1; i <= la; i++) {
-        row2[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t v = row1[j - 1] + cost;
-
-            if (row1[j] + 1 < v) {
-                v = row1[j] + 1;
-            }
-            if (row2[j - 1] + 1 < v) {
-                v = row2[j - 1] + 1;
-            }
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                row0[j - 2] + 1 < v) {
-                v = row0[j - 2] + 1;
-            }
-            row2[j] = v;
-        }
-        {
-            size_t *t = row0;
-            row0 = row1;
-            row1 = row2;
-            row2 = t;
-        }
-    }
-    d = row1[lb];
-    free(block);
-    return d;
+    return strlen(a) > 64 || strlen(b) > 64 ? (size_t)-1 : strdist(a, b);
 }
 
 const char *cmd_did_you_mean(const char *word, const char *const *candidates)

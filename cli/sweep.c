@@ -49,6 +49,61 @@ static const struct cmd_opt sweep_opts[] = {
     CMD_OPT_END,
 };
 
+static void fmt_eta(double s, char *buf, size_t size)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600) {
+        snprintf(buf, size, "%ld h %02ld min", t / 3600, (t / 60) % 60);
+    } else if (t >= 60) {
+        snprintf(buf, size, "%ld min %02ld s", t / 60, t % 60);
+    } else {
+        snprintf(buf, size, "%ld s", t);
+    }
+}
+
+/* The progress on stderr: a bar redrawn in place (ctx non-NULL), else a plain line. */
+static void draw_progress(void *ctx, const struct sweep_progress *p)
+{
+    bool bar = ctx != NULL;
+    int32_t n = p->n_todo, d = p->n_done;
+    double rate = p->points_per_s;
+    char eta[32];
+    int pct = n ? (int)(100.0 * d / n) : 100;
+
+    if (rate > 0 && d < n) {
+        fmt_eta((n - d) / rate, eta, sizeof(eta));
+    } else {
+        snprintf(eta, sizeof(eta), "%s", d < n ? "?" : "0 s");
+    }
+    if (bar) {
+        char b[31];
+        int fill = n ? (int)(30.0 * d / n) : 30;
+        for (int i = 0; i < 30; i++) {
+            b[i] = i < fill ? '#' : '.';
+        }
+        b[30] = '\0';
+        fprintf(stderr, "\r[%s] %d/%d points %3d%%  %.1f points/s  ETA %s  %" PRId64 " errors ", b,
+                (int)d, (int)n, pct, rate, eta, p->n_error);
+        if (p->final) {
+            fputc('\n', stderr);
+        }
+    } else {
+        fprintf(stderr, "sweep: %d/%d points (%d%%), %.1f points/s, ETA %s, %" PRId64 " errors\n",
+                (int)d, (int)n, pct, rate, eta, p->n_error);
+    }
+    fflush(stderr);
+}
+
+/* style: 1 bar, 0 plain lines, -1 none. */
+static void set_progress(struct sweep_run_opts *ro, int style)
+{
+    static char bar_ctx; /* any non-NULL context means "bar" */
+
+    ro->progress = style < 0 ? NULL : draw_progress;
+    ro->progress_ctx = style > 0 ? &bar_ctx : NULL;
+    ro->progress_every_s = style > 0 ? 0.1 : 2.0;
+}
+
 static void print_summary(const struct sweep_summary *s, const char *name, const char *db,
                           bool json)
 {
@@ -118,6 +173,7 @@ int cmd_sweep(int argc, char **argv)
     double d;
 
     sweep_run_opts_init(&ro);
+    set_progress(&ro, isatty(2) ? 1 : 0);
     while ((o = cmd_getopt(&cp)) != -1) {
         switch (o) {
         case 'h':
@@ -140,13 +196,13 @@ int cmd_sweep(int argc, char **argv)
             dry = true;
             break;
         case SW_OPT_PROGRESS:
-            ro.progress = 1;
+            set_progress(&ro, 1);
             break;
         case SW_OPT_NOPROGRESS:
-            ro.progress = 0;
+            set_progress(&ro, 0);
             break;
         case SW_OPT_QUIET:
-            ro.progress = -1;
+            set_progress(&ro, -1);
             break;
         case SW_OPT_BATCH:
             if (cmd_parse_int(&cp, "--batch", cp.optarg, 1, 1000000, &v)) {

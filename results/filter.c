@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strdist.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -48,11 +49,6 @@ static const struct rmetric metrics[] = {
     {NULL, NULL, NULL, NULL, NULL, false},
 };
 
-const struct rdim *rdim_all(void)
-{
-    return dims;
-}
-
 const struct rdim *rdim_find(const char *name)
 {
     for (const struct rdim *d = dims; d->name; d++) {
@@ -61,11 +57,6 @@ const struct rdim *rdim_find(const char *name)
         }
     }
     return NULL;
-}
-
-const struct rmetric *rmetric_all(void)
-{
-    return metrics;
 }
 
 const struct rmetric *rmetric_find(const char *name)
@@ -163,35 +154,6 @@ int rsql_append(struct rsql *q, const struct rsql *o)
 
 /* ------------------------------------------------------------ did you mean */
 
-size_t results_edit_distance(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b), *row, d;
-
-    row = malloc((nb + 1) * sizeof(*row));
-    if (!row) {
-        return (size_t)-1;
-    }
-    for (size_t j = 0; j <= nb; j++) {
-        row[j] = j;
-    }
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            size_t best =
-                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    d = row[nb];
-    free(row);
-    return d;
-}
-
 static bool contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -210,7 +172,7 @@ const char *results_suggest(const char *s, const char *const *names, int n)
     size_t bestd = (size_t)-1, limit = (strlen(s) + 2) / 3; /* m-eft -> m-etf: 2 */
 
     for (int i = 0; i < n; i++) {
-        size_t d = names[i] ? results_edit_distance(s, names[i]) : (size_t)-1;
+        size_t d = names[i] ? strdist(s, names[i]) : (size_t)-1;
         if (d < bestd) {
             bestd = d;
             best = names[i];

@@ -55,8 +55,7 @@ struct rdim {
     bool swept;        /* a dimension a sweep varies (report groups by it) */
 };
 
-/* NULL-terminated; lookup by name or alias (NULL when unknown). */
-const struct rdim *rdim_all(void);
+/* Lookup by name or alias (NULL when unknown). */
 const struct rdim *rdim_find(const char *name);
 
 /* A metric for plot --y. */
@@ -69,7 +68,6 @@ struct rmetric {
     bool needs_sim;     /* only ok / oom runs have it (infeasible runs are marked) */
 };
 
-const struct rmetric *rmetric_all(void);
 const struct rmetric *rmetric_find(const char *name);
 
 /* SQL text with its bound parameters, built piece by piece. */
@@ -132,8 +130,13 @@ int rfilter_sql(const struct rfilter *f, struct rsql *q);
  */
 int rfilter_check(struct db *db, const struct rfilter *f, const struct rsql *scope);
 
-/* Levenshtein distance (bytes), and the nearest of names[0..n) to s worth suggesting. */
-size_t results_edit_distance(const char *a, const char *b);
+/*
+ * The nearest of names[0..n) to s worth suggesting (core/strdist.h), else a
+ * name that holds s; NULL when none.
+ * deviation: a transposition ("m-eft" for "m-etf") costs 1, as in the CLI's
+ * suggestions, where it cost 2 (plain Levenshtein) before the two shared one
+ * distance.
+ */
 const char *results_suggest(const char *s, const char *const *names, int n);
 
 #endif

@@ -3,7 +3,11 @@
  * results database.  For each kind, the data is queried into a CSV file, a
  * gnuplot script is generated next to it, and gnuplot (found in PATH, or
  * $BAECHI_GNUPLOT) is run on the script; its exit status and the output
- * file are checked.
+ * file are checked.  gnuplot draws into a new file beside the output,
+ * renamed over it only on success (a failed plot leaves the old figure);
+ * its own messages are shown only when it fails.  Every string in a
+ * script is quoted by one function (plot_internal.h): no name can inject a
+ * command.  A kept script (--script) writes to OUT, which defaults to -o.
  *
  *   step            step time per workload and placer, grouped bars,
  *                   normalised to single-GPU (or expert, or none)

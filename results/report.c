@@ -91,7 +91,7 @@ static bool numeric(const char *s)
     return *e == '\0' || *e == 'x' || *e == '%';
 }
 
-static void csv_cell(const char *s, FILE *out)
+void report_csv_field(FILE *out, const char *s)
 {
     if (s && strpbrk(s, ",\"\n")) {
         fputc('"', out);
@@ -131,7 +131,7 @@ void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
                 if (c) {
                     fputc(',', out);
                 }
-                csv_cell(s, out);
+                report_csv_field(out, s);
                 continue;
             }
             if (f == REPORT_MARKDOWN) {
@@ -625,7 +625,7 @@ static int emit_row(void *ctx, int ncol, const char *const *names, const char *c
                 if (c) {
                     fputc(',', e->out);
                 }
-                csv_cell(names[c], e->out);
+                report_csv_field(e->out, names[c]);
             }
             fputc('\n', e->out);
             if (header_only) {
@@ -637,7 +637,7 @@ static int emit_row(void *ctx, int ncol, const char *const *names, const char *c
             if (c) {
                 fputc(',', e->out);
             }
-            csv_cell(vals[c], e->out);
+            report_csv_field(e->out, vals[c]);
         }
         fputc('\n', e->out);
     }

@@ -35,6 +35,13 @@ int rtable_add(struct rtable *t, const char *const *cells);
 void rtable_print(const struct rtable *t, enum report_format f, FILE *out);
 
 /*
+ * THE CSV quoter of the results (report and plot data): s as one CSV field,
+ * in double quotes (a quote doubled) when it holds a comma, a quote or a
+ * newline.  NULL writes nothing (an empty field).
+ */
+void report_csv_field(FILE *out, const char *s);
+
+/*
  * Runs sql and prints its rows: a table, Markdown, CSV, or JSON
  * ({"columns": [...], "rows": [{column: value}]}, numbers as numbers, SQL
  * NULL as null).  With conditions in `where` (may be NULL), the statement

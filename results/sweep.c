@@ -1,7 +1,7 @@
 /*
  * sweep.c - a prepared sweep (inputs loaded once, points expanded with their
- * keys), the computation of one point, the resume rule, and the
- * coordinator's sink (batched database writes, progress with ETA).
+ * keys), the computation of one point and the resume rule.  The
+ * coordinator's sink is sweep_sink.c.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -438,6 +438,14 @@ static int set_status(struct db_run *r, enum db_status s, const char *msg)
     return rc ? rc : db_run_set(&r->message, msg);
 }
 
+int sweep_error_run(const struct sweep *sw, int32_t i, enum sim_model m, const char *why,
+                    struct db_run *r)
+{
+    int rc = run_common(sw, i, m, r);
+
+    return rc ? rc : set_status(r, DB_STATUS_ERROR, why);
+}
+
 static int options_text(const struct placement *pl, char **out)
 {
     char *buf = NULL;
@@ -777,232 +785,6 @@ cleanup:
     free(t.err);
     strmap_release(&t.map);
     strpool_release(&t.pool);
-    return rc;
-}
-
-/* ------------------------------------------------------------ the sink */
-
-struct sweep_sink {
-    const struct sweep *sw;
-    struct db *db;
-    struct sweep_run_opts o;
-    struct sweep_summary *sum;
-    int32_t *todo;
-    int32_t n_todo;
-    int32_t n_done; /* points received */
-    bool in_tx;
-    int32_t batch_rows;
-    double t0, t_batch, t_draw;
-    bool drew;
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void sweep_run_opts_init(struct sweep_run_opts *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->progress = isatty(2) ? 1 : 0;
-    o->batch = 256;
-    o->batch_s = 0.5;
-}
-
-int sweep_sink_open(struct sweep_sink **out, const struct sweep *sw, const char *db_path,
-                    const struct sweep_run_opts *o, struct sweep_summary *sum)
-{
-    struct sweep_sink *k = array_calloc(1, sizeof(*k));
-    int rc;
-
-    *out = NULL;
-    if (!k) {
-        return BAECHI_ENOMEM;
-    }
-    k->sw = sw;
-    k->o = *o;
-    k->sum = sum;
-    memset(sum, 0, sizeof(*sum));
-    if ((rc = db_open(&k->db, db_path, 0)) != 0 ||
-        (rc = sweep_todo(sw, k->db, &k->todo, &k->n_todo)) != 0) {
-        db_close(k->db);
-        free(k);
-        return rc;
-    }
-    sum->n_points = sw->n_points;
-    sum->n_skipped = sw->n_points - k->n_todo;
-    k->t0 = k->t_batch = now_s();
-    *out = k;
-    return 0;
-}
-
-void sweep_sink_todo(struct sweep_sink *k, const int32_t **todo, int32_t *n_todo)
-{
-    *todo = k->todo;
-    *n_todo = k->n_todo;
-}
-
-static int insert(struct sweep_sink *k, const struct db_run *r)
-{
-    bool ins;
-    int rc;
-
-    if (!k->in_tx) {
-        if ((rc = db_begin(k->db)) != 0) {
-            return rc;
-        }
-        k->in_tx = true;
-        k->t_batch = now_s();
-    }
-    if ((rc = db_insert_run(k->db, r, &ins, NULL)) != 0) {
-        return rc;
-    }
-    if (ins) {
-        k->sum->n_rows++;
-        k->batch_rows++;
-    }
-    if (strcmp(r->status, "ok") == 0) {
-        k->sum->n_ok++;
-    } else if (strcmp(r->status, "oom") == 0) {
-        k->sum->n_oom++;
-    } else if (strcmp(r->status, "infeasible") == 0) {
-        k->sum->n_infeasible++;
-    } else {
-        k->sum->n_error++;
-    }
-    return 0;
-}
-
-int sweep_sink_add(struct sweep_sink *k, const unsigned char *p, size_t len)
-{
-    size_t pos = 0;
-    int rc = 0;
-
-    while (pos < len) {
-        struct db_run r;
-        if ((rc = db_run_deserialize(&r, p, len, &pos)) != 0) {
-            return rc;
-        }
-        rc = insert(k, &r);
-        db_run_release(&r);
-        if (rc) {
-            return rc;
-        }
-    }
-    k->n_done++;
-    k->sum->n_run++;
-    return 0;
-}
-
-int sweep_sink_fail(struct sweep_sink *k, int32_t point, const char *why)
-{
-    int rc = 0;
-
-    for (int32_t m = 0; m < k->sw->spec.n_models && !rc; m++) {
-        struct db_run r;
-        rc = run_common(k->sw, point, k->sw->spec.models[m], &r);
-        if (!rc) {
-            rc = set_status(&r, DB_STATUS_ERROR, why);
-        }
-        if (!rc) {
-            rc = insert(k, &r);
-        }
-        db_run_release(&r);
-    }
-    if (!rc) {
-        k->n_done++;
-        k->sum->n_run++;
-    }
-    return rc;
-}
-
-static void fmt_eta(double s, char *buf, size_t size)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600) {
-        snprintf(buf, size, "%ld h %02ld min", t / 3600, (t / 60) % 60);
-    } else if (t >= 60) {
-        snprintf(buf, size, "%ld min %02ld s", t / 60, t % 60);
-    } else {
-        snprintf(buf, size, "%ld s", t);
-    }
-}
-
-static void draw(struct sweep_sink *k, bool final)
-{
-    double t = now_s(), el = t - k->t0;
-    double rate = el > 0 ? k->n_done / el : 0;
-    int32_t n = k->n_todo, d = k->n_done;
-    char eta[32];
-    int pct = n ? (int)(100.0 * d / n) : 100;
-
-    if (k->o.progress < 0) {
-        return;
-    }
-    if (!final && t - k->t_draw < (k->o.progress ? 0.1 : 2.0)) {
-        return;
-    }
-    k->t_draw = t;
-    if (rate > 0 && d < n) {
-        fmt_eta((n - d) / rate, eta, sizeof(eta));
-    } else {
-        snprintf(eta, sizeof(eta), "%s", d < n ? "?" : "0 s");
-    }
-    if (k->o.progress > 0) {
-        char bar[31];
-        int fill = n ? (int)(30.0 * d / n) : 30;
-        for (int i = 0; i < 30; i++) {
-            bar[i] = i < fill ? '#' : '.';
-        }
-        bar[30] = '\0';
-        fprintf(stderr, "\r[%s] %d/%d points %3d%%  %.1f points/s  ETA %s  %" PRId64 " errors ",
-                bar, (int)d, (int)n, pct, rate, eta, k->sum->n_error);
-        if (final) {
-            fputc('\n', stderr);
-        }
-    } else {
-        fprintf(stderr, "sweep: %d/%d points (%d%%), %.1f points/s, ETA %s, %" PRId64 " errors\n",
-                (int)d, (int)n, pct, rate, eta, k->sum->n_error);
-    }
-    fflush(stderr);
-    k->drew = true;
-}
-
-int sweep_sink_tick(struct sweep_sink *k, bool force)
-{
-    int rc;
-
-    if (k->in_tx &&
-        (force || k->batch_rows >= k->o.batch || now_s() - k->t_batch >= k->o.batch_s)) {
-        if ((rc = db_commit(k->db)) != 0) {
-            return rc;
-        }
-        k->in_tx = false;
-        k->batch_rows = 0;
-    }
-    draw(k, false);
-    return 0;
-}
-
-int sweep_sink_close(struct sweep_sink *k)
-{
-    int rc = 0;
-
-    if (!k) {
-        return 0;
-    }
-    if (k->in_tx && (rc = db_commit(k->db)) != 0) {
-        db_rollback(k->db);
-    }
-    if (k->n_todo > 0) {
-        draw(k, true);
-    }
-    k->sum->wall_s = now_s() - k->t0;
-    db_close(k->db);
-    free(k->todo);
-    free(k);
     return rc;
 }
 

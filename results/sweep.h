@@ -193,12 +193,29 @@ int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const str
 
 /* ------------------------------------------------------------ running */
 
+/* Where a sweep stands, handed to the progress callback. */
+struct sweep_progress {
+    int32_t n_done, n_todo; /* points received, points to run */
+    double points_per_s;    /* since the sink opened; 0 before the first */
+    int64_t n_error;        /* error runs so far */
+    bool final;             /* the last call: every point is in */
+};
+
+/*
+ * Draws progress (the library never prints): called with `ctx` at most
+ * every `every_s` seconds while points come in, and once more with
+ * p->final set when the sweep ends.
+ */
+typedef void (*sweep_progress_fn)(void *ctx, const struct sweep_progress *p);
+
 struct sweep_run_opts {
-    int jobs;             /* worker processes; 0 = number of online CPUs */
-    int progress;         /* 1 bar (terminal), 0 plain lines, -1 none */
-    int batch;            /* runs per transaction, at most (default 256) */
-    double batch_s;       /* commit at least this often (default 0.5 s) */
-    double point_delay_s; /* tests: each worker sleeps this long per point */
+    int jobs;                   /* worker processes; 0 = number of online CPUs */
+    sweep_progress_fn progress; /* NULL: no progress (the default) */
+    void *progress_ctx;
+    double progress_every_s; /* the least time between two calls */
+    int batch;               /* runs per transaction, at most (default 256) */
+    double batch_s;          /* commit at least this often (default 0.5 s) */
+    double point_delay_s;    /* tests: each worker sleeps this long per point */
 };
 
 void sweep_run_opts_init(struct sweep_run_opts *o);

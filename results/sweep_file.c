@@ -494,12 +494,118 @@ static const char *const known_keys =
     "comm_factors, compute_factors, seeds, repeats, models, store_placement, sct_threshold, "
     "lp_time_limit, exclude";
 
+/* One of the single-valued keys: name, repeats, store_placement, sct_threshold, lp_time_limit. */
+static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, struct sweep_spec *s)
+{
+    const struct sweep_item *it = &l->item[0];
+    int64_t x;
+    int rc = 0;
+
+    if (l->n != 1) {
+        return item_err(r, k, &l->item[1], "is one value too many (expected one value)");
+    }
+    if (strcmp(k, "name") == 0) {
+        free(s->name);
+        if (!(s->name = array_strdup(it->text))) {
+            return BAECHI_ENOMEM;
+        }
+    } else if (strcmp(k, "repeats") == 0) {
+        CHECK(to_int(r, k, it, 1, 1000000, &x));
+        s->repeats = (int32_t)x;
+    } else if (strcmp(k, "store_placement") == 0) {
+        if (to_bool(it->text, &s->store_placement)) {
+            return item_err(r, k, it, "is not a boolean (true or false)");
+        }
+    } else {
+        double d;
+        const char *why = yio_parse_double(it->text, &d);
+        if (why) {
+            return item_err(r, k, it, why);
+        }
+        if (strcmp(k, "sct_threshold") == 0) {
+            if (!(d >= LIMIT_THRESHOLD_MIN && d <= LIMIT_THRESHOLD_MAX)) {
+                return item_err(r, k, it, "is out of range: expected a number in [0, 1]");
+            }
+            s->sct_threshold = d;
+        } else {
+            if (!(d <= LIMIT_LP_TIME_MAX_S)) {
+                return item_err(r, k, it, "is out of range: expected seconds in [0, 1e+06]");
+            }
+            s->lp_time_limit_s = d;
+        }
+    }
+cleanup:
+    return rc;
+}
+
+/* devices or seeds: integers in their ranges. */
+static int read_ints(struct yrd *r, const char *k, const struct sweep_list *l, struct sweep_spec *s)
+{
+    bool dev = k[0] == 'd';
+    void *a = array_calloc((size_t)l->n, dev ? sizeof(int32_t) : sizeof(uint64_t));
+    int64_t x;
+    int rc = 0;
+
+    if (!a) {
+        return BAECHI_ENOMEM;
+    }
+    if (dev) {
+        free(s->devices);
+        s->devices = a;
+        s->n_devices = l->n;
+    } else {
+        free(s->seeds);
+        s->seeds = a;
+        s->n_seeds = l->n;
+    }
+    for (int32_t i = 0; i < l->n; i++) {
+        CHECK(to_int(r, k, &l->item[i], 0, dev ? LIMIT_MAX_DEVICES : LIMIT_SEED_MAX, &x));
+        if (dev) {
+            s->devices[i] = (int32_t)x;
+        } else {
+            s->seeds[i] = (uint64_t)x;
+        }
+    }
+cleanup:
+    return rc;
+}
+
+typedef int (*item_parse_fn)(const char *text, void *out);
+
+static int parse_grouper(const char *text, void *out)
+{
+    return placer_grouper_parse(text, out);
+}
+
+static int parse_bool(const char *text, void *out)
+{
+    return to_bool(text, out);
+}
+
+/* The items of l parsed one by one into a new array *out of elem-byte values; why: a bad one. */
+static int read_parsed(const struct yrd *r, const char *k, const struct sweep_list *l, size_t elem,
+                       item_parse_fn parse, const char *why, void **out)
+{
+    char *a = array_calloc((size_t)l->n, elem);
+
+    if (!a) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < l->n; i++) {
+        if (parse(l->item[i].text, a + (size_t)i * elem)) {
+            free(a);
+            return item_err(r, k, &l->item[i], why);
+        }
+    }
+    *out = a;
+    return 0;
+}
+
 static int read_body(struct yrd *r, struct sweep_spec *s)
 {
     struct sweep_list tmp = {0}, devl = {0};
     unsigned seen = 0;
     int rc, bit;
-    int64_t x;
     static const char *const keys[] = {
         "name",   "workloads",        "clusters",      "devices",         "placers", "groupers",
         "fusion", "memory_fractions", "comm_factors",  "compute_factors", "seeds",   "repeats",
@@ -544,100 +650,27 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
         } else if (strcmp(k, "name") == 0 || strcmp(k, "repeats") == 0 ||
                    strcmp(k, "store_placement") == 0 || strcmp(k, "sct_threshold") == 0 ||
                    strcmp(k, "lp_time_limit") == 0) {
-            const struct sweep_item *it = &tmp.item[0];
-            if (tmp.n != 1) {
-                rc = item_err(r, k, &tmp.item[1], "is one value too many (expected one value)");
-                goto cleanup;
-            }
-            if (strcmp(k, "name") == 0) {
-                free(s->name);
-                if (!(s->name = array_strdup(it->text))) {
-                    rc = BAECHI_ENOMEM;
-                    goto cleanup;
-                }
-            } else if (strcmp(k, "repeats") == 0) {
-                CHECK(to_int(r, k, it, 1, 1000000, &x));
-                s->repeats = (int32_t)x;
-            } else if (strcmp(k, "store_placement") == 0) {
-                if (to_bool(it->text, &s->store_placement)) {
-                    rc = item_err(r, k, it, "is not a boolean (true or false)");
-                    goto cleanup;
-                }
-            } else {
-                double d;
-                const char *why = yio_parse_double(it->text, &d);
-                if (why) {
-                    rc = item_err(r, k, it, why);
-                    goto cleanup;
-                }
-                if (strcmp(k, "sct_threshold") == 0) {
-                    if (!(d >= LIMIT_THRESHOLD_MIN && d <= LIMIT_THRESHOLD_MAX)) {
-                        rc = item_err(r, k, it, "is out of range: expected a number in [0, 1]");
-                        goto cleanup;
-                    }
-                    s->sct_threshold = d;
-                } else {
-                    if (!(d <= LIMIT_LP_TIME_MAX_S)) {
-                        rc = item_err(r, k, it, "is out of range: expected seconds in [0, 1e+06]");
-                        goto cleanup;
-                    }
-                    s->lp_time_limit_s = d;
-                }
-            }
+            CHECK(read_one(r, k, &tmp, s));
         } else if (strcmp(k, "devices") == 0 || strcmp(k, "seeds") == 0) {
-            bool dev = k[0] == 'd';
-            void *a = array_calloc((size_t)tmp.n, dev ? sizeof(int32_t) : sizeof(uint64_t));
-            if (!a) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
-            if (dev) {
-                free(s->devices);
-                s->devices = a;
-                s->n_devices = tmp.n;
-            } else {
-                free(s->seeds);
-                s->seeds = a;
-                s->n_seeds = tmp.n;
-            }
-            for (int32_t i = 0; i < tmp.n; i++) {
-                CHECK(to_int(r, k, &tmp.item[i], 0, dev ? LIMIT_MAX_DEVICES : LIMIT_SEED_MAX, &x));
-                if (dev) {
-                    s->devices[i] = (int32_t)x;
-                } else {
-                    s->seeds[i] = (uint64_t)x;
-                }
-            }
-            if (dev) { /* kept for their positions (check_clusters) */
+            CHECK(read_ints(r, k, &tmp, s));
+            if (k[0] == 'd') { /* kept for their positions (check_clusters) */
                 devl = tmp;
                 memset(&tmp, 0, sizeof(tmp));
             }
         } else if (strcmp(k, "groupers") == 0) {
+            void *a = NULL;
+            CHECK(read_parsed(r, k, &tmp, sizeof(*s->groupers), parse_grouper,
+                              "is not a grouper (tf or coplace)", &a));
             free(s->groupers);
-            if (!(s->groupers = array_calloc((size_t)tmp.n, sizeof(*s->groupers)))) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
+            s->groupers = a;
             s->n_groupers = tmp.n;
-            for (int32_t i = 0; i < tmp.n; i++) {
-                if (placer_grouper_parse(tmp.item[i].text, &s->groupers[i])) {
-                    rc = item_err(r, k, &tmp.item[i], "is not a grouper (tf or coplace)");
-                    goto cleanup;
-                }
-            }
         } else if (strcmp(k, "fusion") == 0) {
+            void *a = NULL;
+            CHECK(read_parsed(r, k, &tmp, sizeof(bool), parse_bool,
+                              "is not a boolean (true or false)", &a));
             free(s->fusion);
-            if (!(s->fusion = array_calloc((size_t)tmp.n, sizeof(bool)))) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
+            s->fusion = a;
             s->n_fusion = tmp.n;
-            for (int32_t i = 0; i < tmp.n; i++) {
-                if (to_bool(tmp.item[i].text, &s->fusion[i])) {
-                    rc = item_err(r, k, &tmp.item[i], "is not a boolean (true or false)");
-                    goto cleanup;
-                }
-            }
         } else if (strcmp(k, "models") == 0) {
             if (tmp.n > 2) {
                 rc = item_err(r, k, &tmp.item[2], "is one model too many (timed, baechi)");

@@ -19,4 +19,8 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model);
 /* A workload or cluster path relative to the sweep file (malloc'ed; NULL on ENOMEM). */
 char *sweep_resolve(const struct sweep_spec *s, const char *p);
 
+/* Run i's row for model m recorded as an error with message why (r released by the caller). */
+int sweep_error_run(const struct sweep *sw, int32_t i, enum sim_model m, const char *why,
+                    struct db_run *r);
+
 #endif

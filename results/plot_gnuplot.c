@@ -1,0 +1,267 @@
+/*
+ * plot_gnuplot.c - the gnuplot side of the plots (plot_internal.h): the one
+ * string quoter every name goes through, the terminals, temporary files
+ * beside their targets, and gnuplot run as a child with its output captured.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "results/plot_internal.h"
+
+#include "core/array.h"
+#include "core/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ quoting */
+
+void plot_gp_quote(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            fputc('\\', f);
+            fputc(*p, f);
+        } else if (*p == '\n') {
+            fputs("\\n", f);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            /* three digits always: a digit after the escape stays a digit */
+            fprintf(f, "\\%03o", (unsigned)*p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+char *plot_gp_quote_str(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f) {
+        return NULL;
+    }
+    plot_gp_quote(f, s);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+void plot_gp_datum(FILE *f, const char *s)
+{
+    char *end = NULL;
+
+    if (s && *s && !strchr(s, '\n') && (strtod(s, &end), *end == '\0') && !strpbrk(s, " \t\r")) {
+        fputs(s, f);
+    } else {
+        plot_gp_quote(f, s);
+    }
+}
+
+/* ------------------------------------------------------------ terminals */
+
+const char *plot_terminal_for(const char *out)
+{
+    const char *dot = strrchr(out, '.');
+
+    if (!dot) {
+        return NULL;
+    }
+    if (strcmp(dot, ".png") == 0) {
+        return "pngcairo size 1100,600 noenhanced font ',10'";
+    }
+    if (strcmp(dot, ".svg") == 0) {
+        return "svg size 1100,600 noenhanced font ',10'";
+    }
+    if (strcmp(dot, ".pdf") == 0) {
+        return "pdfcairo size 11in,6in noenhanced font ',10'";
+    }
+    return NULL;
+}
+
+void plot_gp_terminal_height(FILE *gp, const char *out, int height_px)
+{
+    const char *dot = out ? strrchr(out, '.') : NULL;
+
+    if (!dot) {
+        return;
+    }
+    if (strcmp(dot, ".png") == 0) {
+        fprintf(gp, "set terminal pngcairo size 1100,%d noenhanced font ',10'\n", height_px);
+    } else if (strcmp(dot, ".svg") == 0) {
+        fprintf(gp, "set terminal svg size 1100,%d noenhanced font ',10'\n", height_px);
+    } else if (strcmp(dot, ".pdf") == 0) {
+        fprintf(gp, "set terminal pdfcairo size 11in,%.2fin noenhanced font ',10'\n",
+                height_px / 100.0);
+    } else {
+        return;
+    }
+    /* a new terminal closes the output: open it again */
+    fputs("set output OUT\n", gp);
+}
+
+/* ------------------------------------------------------------ files */
+
+int plot_make_tmp(const char *path, char **tmp)
+{
+    static unsigned counter;
+    struct stat sb;
+    struct timespec ts;
+    int fd = -1;
+
+    *tmp = NULL;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        return 0;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* O_EXCL with mode 0666: the umask applies as to any new file (mkstemp makes 0600) */
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        unsigned long x = (unsigned long)ts.tv_nsec * 2654435761u +
+                          (unsigned long)getpid() * 40503u + counter++ * 7919u;
+        free(*tmp);
+        if (asprintf(tmp, "%s.tmp-%06lx", path, x & 0xffffff) < 0) {
+            *tmp = NULL;
+            return err_set(BAECHI_ENOMEM, "out of memory");
+        }
+        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) {
+            break;
+        }
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(*tmp);
+        *tmp = NULL;
+        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    close(fd);
+    return 0;
+}
+
+int plot_open_tmp(const char *path, char **tmp, FILE **f)
+{
+    int rc = plot_make_tmp(path, tmp);
+
+    if (rc) {
+        return rc;
+    }
+    if (!(*f = fopen(*tmp ? *tmp : path, "w"))) {
+        int e = errno;
+        if (*tmp) {
+            unlink(*tmp);
+            FREE_AND_NULL(*tmp);
+        }
+        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ gnuplot */
+
+char *plot_find_gnuplot(void)
+{
+    const char *env = getenv("BAECHI_GNUPLOT"), *path = getenv("PATH");
+    char *buf = NULL;
+
+    if (env && *env) {
+        return access(env, X_OK) == 0 ? array_strdup(env) : NULL;
+    }
+    while (path && *path) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        if (asprintf(&buf, "%.*s/gnuplot", (int)n, n ? path : ".") < 0) {
+            return NULL;
+        }
+        if (access(buf, X_OK) == 0) {
+            return buf;
+        }
+        free(buf);
+        buf = NULL;
+        path = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The last lines of the log (at most size - 1 bytes), without the final newline. */
+static void log_tail(const char *log, char *buf, size_t size)
+{
+    FILE *f = fopen(log, "r");
+    long n = 0;
+    size_t got;
+
+    buf[0] = '\0';
+    if (!f) {
+        return;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > (long)size - 1) {
+        fseek(f, n - (long)size + 1, SEEK_SET);
+    } else {
+        fseek(f, 0, SEEK_SET);
+    }
+    got = fread(buf, 1, size - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r')) {
+        buf[--got] = '\0';
+    }
+    /* one line of message: gnuplot's lines joined */
+    for (char *p = buf; *p; p++) {
+        *p = *p == '\n' ? '|' : *p == '\r' ? ' ' : *p;
+    }
+}
+
+int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, const char *log)
+{
+    char *set_out = NULL, *q = plot_gp_quote_str(out), tail[1024];
+    pid_t pid;
+    int st = 0, rc = 0;
+
+    if (!q || asprintf(&set_out, "OUT = %s", q) < 0) {
+        free(q);
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    free(q);
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        rc = err_set(BAECHI_EIO, "cannot start gnuplot: %s", strerror(errno));
+        goto cleanup;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execl(gnuplot, "gnuplot", "-e", set_out, script, (char *)NULL);
+        _exit(127);
+    }
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            rc = err_set(BAECHI_EIO, "waiting for gnuplot: %s", strerror(errno));
+            goto cleanup;
+        }
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        log_tail(log, tail, sizeof(tail));
+        rc = err_set(BAECHI_EIO, "gnuplot failed (%s %d) on script '%s'%s%s",
+                     WIFEXITED(st) ? "exit status" : "signal",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), script,
+                     *tail ? "; gnuplot said: " : "", tail);
+    }
+cleanup:
+    free(set_out);
+    return rc;
+}
