@@ -37,6 +37,23 @@ void gb_group(struct gb *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t seq, double macs)
+{
+    double fwd_flops = 0;
+
+    if (!info) {
+        return;
+    }
+    for (int32_t i = 0; i < b->w->n_ops; i++) {
+        fwd_flops += b->w->op[i].flops;
+    }
+    info->params = b->params;
+    info->fwd_flops = fwd_flops;
+    info->batch = batch;
+    info->seq = seq;
+    info->fwd_macs = macs;
+}
+
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)
 {
     const struct wl_op *o = &b->w->op[op];

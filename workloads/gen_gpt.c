@@ -82,7 +82,6 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
     const struct gpt_size *sz = NULL;
     int64_t layers, d, heads, vocab, batch, seq, n_pos, rows, ids, wte_e, wpe_e, one = 1;
     int32_t tok, labels, wte, wpe, e, x, lnf, logits, loss;
-    double fwd_flops = 0;
     struct gb b;
     int rc;
 
@@ -139,15 +138,6 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
                     &one, 1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = batch;
-        info->seq = seq;
-        info->fwd_macs = b.macs;
-    }
+    gb_info(&b, info, batch, seq, b.macs);
     return 0;
 }

@@ -105,7 +105,6 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     struct gb b;
     int64_t rows, ids_elems, table_elems, logit_elems, one = 1;
     int32_t src, tgt, labels, table, x, enc, logits, loss;
-    double fwd_flops = 0;
     char scope[64];
     int rc;
 
@@ -172,15 +171,6 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
                     1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = c.batch;
-        info->seq = c.seq;
-        info->fwd_macs = b.macs;
-    }
+    gb_info(&b, info, c.batch, c.seq, b.macs);
     return 0;
 }
