@@ -54,6 +54,17 @@ void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t s
     info->fwd_macs = macs;
 }
 
+const char *gb_join_names(const char *const *names, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; names[i] && len < size; i++) {
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    }
+    return buf;
+}
+
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)
 {
     const struct wl_op *o = &b->w->op[op];

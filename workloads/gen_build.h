@@ -16,6 +16,7 @@
 #include "workloads/gen.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct gb {
@@ -81,6 +82,9 @@ int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_
  * (the multiply-adds of conv / matmul ops).
  */
 void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t seq, double macs);
+
+/* names[0..NULL) joined by ", " into buf (cut to size); returns buf. */
+const char *gb_join_names(const char *const *names, char *buf, size_t size);
 
 /* Bytes of output `port` of op `op`. */
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port);
