@@ -202,6 +202,7 @@ static const struct cmd_struct workload_verbs[] = {
     {"train", cmd_workload_train, "forward graph -> training graph (backward, updates)"},
     {"import", cmd_workload_import, "ONNX model -> workload (optionally with training graph)"},
     {"annotate", cmd_workload_annotate, "per-op times from a PyTorch profiler trace (JSON)"},
+    {"ops", cmd_workload_ops, "the table of op semantics (what backward saves, views, ...)"},
     {NULL, NULL, NULL},
 };
 

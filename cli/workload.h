@@ -15,6 +15,7 @@
 int cmd_workload_gen(int argc, char **argv);    /* cli/workload_gen.c */
 int cmd_workload_train(int argc, char **argv);  /* cli/workload_gen.c */
 int cmd_workload_import(int argc, char **argv); /* cli/workload_import.c */
+int cmd_workload_ops(int argc, char **argv);    /* cli/workload_ops.c */
 
 /*
  * What gen, train and import share: the training options (one row each in

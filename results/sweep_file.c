@@ -194,9 +194,6 @@ static const char *const gen_param_names =
     "batch, seq, layers, d_model, heads, ffn, vocab, elem_bytes, size, aux, forward_only, "
     "no_groups, device, optimizer, bwd_factor";
 
-static const char *const gpt_sizes[] = {"small", "medium", "large", "xl", "2.7b", "6.7b", NULL};
-static const char *const transformer_sizes[] = {"base", "big", NULL};
-
 /*
  * Parses gen:MODEL?k=v&... in `buf` (a writable copy of the spec, cut into
  * pieces here: o->size, o->device and *model point into it).  NULL when
@@ -270,8 +267,8 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
             *(bool *)((char *)o + gp->offset) = strcmp(k, "no_groups") == 0 ? !b : b;
             break;
         case GP_SIZE: {
-            const char *const *sz = strcmp(name, "gpt") == 0           ? gpt_sizes
-                                    : strcmp(name, "transformer") == 0 ? transformer_sizes
+            const char *const *sz = strcmp(name, "gpt") == 0           ? gen_gpt_sizes()
+                                    : strcmp(name, "transformer") == 0 ? gen_transformer_sizes()
                                                                        : NULL;
             bool ok = !sz; /* the other generators take any size as a name suffix */
 

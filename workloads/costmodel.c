@@ -6,6 +6,7 @@
 #include "workloads/costmodel.h"
 
 #include "core/err.h"
+#include "workloads/gen_build.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,10 +15,13 @@
 #include <strings.h>
 
 struct preset {
-    const char *kind;
     double peak_flops;
     double mem_bw_bytes_per_s;
 };
+
+/* The preset kinds, and their peaks in the same order (one list: the
+ * error messages below are made from it). */
+static const char *const preset_names[] = {"rtx2080", "p100", "v100", "a100", "h100", "h200", NULL};
 
 /*
  * Datasheet numbers (FP32 without tensor cores, boost clock; memory
@@ -29,28 +33,28 @@ struct preset {
  * 4.8 TB/s).
  */
 static const struct preset presets[] = {
-    {"rtx2080", 10.07e12, 448e9}, {"p100", 10.6e12, 732e9},   {"v100", 15.7e12, 900e9},
-    {"a100", 19.5e12, 2039e9},    {"h100", 67.0e12, 3.35e12}, {"h200", 67.0e12, 4.8e12},
+    {10.07e12, 448e9}, {10.6e12, 732e9},   {15.7e12, 900e9},
+    {19.5e12, 2039e9}, {67.0e12, 3.35e12}, {67.0e12, 4.8e12},
 };
 
-static const char *const preset_names[] = {"rtx2080", "p100", "v100", "a100", "h100", "h200", NULL};
+_Static_assert(sizeof(presets) / sizeof(presets[0]) ==
+                   sizeof(preset_names) / sizeof(preset_names[0]) - 1,
+               "one peak per preset name");
 
 const char *const *costmodel_preset_names(void)
 {
     return preset_names;
 }
 
-static const struct preset *find_preset(const char *kind)
+/* The index of preset `kind` (case-insensitive), -1 when none. */
+static int find_preset(const char *kind)
 {
-    if (!kind) {
-        return NULL;
-    }
-    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
-        if (strcasecmp(presets[i].kind, kind) == 0) {
-            return &presets[i];
+    for (int i = 0; kind && preset_names[i]; i++) {
+        if (strcasecmp(preset_names[i], kind) == 0) {
+            return i;
         }
     }
-    return NULL;
+    return -1;
 }
 
 static void set_defaults(struct costmodel *m)
@@ -62,33 +66,34 @@ static void set_defaults(struct costmodel *m)
 
 int costmodel_preset(struct costmodel *m, const char *kind)
 {
-    const struct preset *p = find_preset(kind);
+    int p = find_preset(kind);
+    char known[128];
 
-    if (!p) {
-        return err_set(BAECHI_EINVAL,
-                       "unknown device class '%s' for the cost model (known: rtx2080, p100, "
-                       "v100, a100, h100, h200)",
-                       kind ? kind : "(none)");
+    if (p < 0) {
+        return err_set(BAECHI_EINVAL, "unknown device class '%s' for the cost model (known: %s)",
+                       kind ? kind : "(none)", gb_join_names(preset_names, known, sizeof(known)));
     }
     set_defaults(m);
-    m->kind = p->kind;
-    m->peak_flops = p->peak_flops;
-    m->mem_bw_bytes_per_s = p->mem_bw_bytes_per_s;
+    m->kind = preset_names[p];
+    m->peak_flops = presets[p].peak_flops;
+    m->mem_bw_bytes_per_s = presets[p].mem_bw_bytes_per_s;
     m->datasheet = true;
     return 0;
 }
 
 int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
 {
-    const struct preset *p = find_preset(d->kind);
+    int i = find_preset(d->kind);
+    const struct preset *p = i >= 0 ? &presets[i] : NULL;
     bool has_flops = isfinite(d->peak_flops) && d->peak_flops > 0;
     bool has_bw = isfinite(d->mem_bw_bytes_per_s) && d->mem_bw_bytes_per_s > 0;
+    char known[128];
 
     if (!p && !(has_flops && has_bw)) {
         return err_set(BAECHI_EINVAL,
-                       "device '%s': the cost model needs a known kind (rtx2080, p100, v100, "
-                       "a100, h100, h200) or both peak_flops and mem_bw",
-                       d->name ? d->name : "?");
+                       "device '%s': the cost model needs a known kind (%s) or both peak_flops "
+                       "and mem_bw",
+                       d->name ? d->name : "?", gb_join_names(preset_names, known, sizeof(known)));
     }
     set_defaults(m);
     m->kind = d->kind ? d->kind : d->name;

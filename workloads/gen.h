@@ -63,6 +63,11 @@ int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info
 int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_info *info);
 int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info);
 
+/* NULL-terminated names of the sizes gen_gpt() and gen_transformer() know
+ * (o->size), the default first. */
+const char *const *gen_gpt_sizes(void);
+const char *const *gen_transformer_sizes(void);
+
 /* NULL-terminated names accepted by gen_model(). */
 const char *const *gen_model_names(void);
 

@@ -37,6 +37,34 @@ void gb_group(struct gb *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t seq, double macs)
+{
+    double fwd_flops = 0;
+
+    if (!info) {
+        return;
+    }
+    for (int32_t i = 0; i < b->w->n_ops; i++) {
+        fwd_flops += b->w->op[i].flops;
+    }
+    info->params = b->params;
+    info->fwd_flops = fwd_flops;
+    info->batch = batch;
+    info->seq = seq;
+    info->fwd_macs = macs;
+}
+
+const char *gb_join_names(const char *const *names, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; names[i] && len < size; i++) {
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    }
+    return buf;
+}
+
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)
 {
     const struct wl_op *o = &b->w->op[op];

@@ -13,8 +13,10 @@
 #define BAECHI_WORKLOADS_GEN_BUILD_H
 
 #include "core/workload.h"
+#include "workloads/gen.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct gb {
@@ -73,6 +75,16 @@ int gb_eltwise(struct gb *b, int32_t *out, const char *type, const struct gb_in 
 int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_in, int64_t batch,
                  int64_t seq_q, int64_t seq_kv, int64_t d, int64_t heads, bool fused,
                  const char *name);
+
+/*
+ * What a generator reports (info may be NULL): b's parameters, the Σ of
+ * the FLOPs of b's workload (its forward graph), `batch`, `seq` and `macs`
+ * (the multiply-adds of conv / matmul ops).
+ */
+void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t seq, double macs);
+
+/* names[0..NULL) joined by ", " into buf (cut to size); returns buf. */
+const char *gb_join_names(const char *const *names, char *buf, size_t size);
 
 /* Bytes of output `port` of op `op`. */
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port);

@@ -132,16 +132,211 @@ static int pack(struct gnmt *m, int32_t *out, const int32_t *ops, const char *na
     return gb_op(&m->b, out, "Pack", 0, 0, &e, 1, in, (int)m->seq, "%s", name);
 }
 
+/*
+ * The encoder: the bidirectional layer 0 over the source embedding, then
+ * unidirectional layers 1..3, residual from layer 2 on.  cur[t] gets the
+ * output of step t.
+ */
+static int encoder(struct gnmt *m, int32_t src, int32_t *cur)
+{
+    struct lstm_layer fw, bw, enc[3];
+    int32_t fw_out[1024], bw_out[1024], below[1024];
+    int32_t esteps, cell, prev;
+    char scope[128];
+    int rc;
+
+    if ((rc = embed(m, src, &esteps, "encoder")) ||
+        (rc = lstm_vars(m, &fw, m->h, "encoder/bidirectional_rnn/fw")) ||
+        (rc = lstm_vars(m, &bw, m->h, "encoder/bidirectional_rnn/bw"))) {
+        return rc;
+    }
+    prev = -1;
+    for (int64_t t = 0; t < m->seq; t++) {
+        if ((rc = lstm_step(m, &cell, &fw, (struct gb_in){esteps, (int32_t)t}, prev,
+                            "encoder/bidirectional_rnn/fw", t))) {
+            return rc;
+        }
+        fw_out[t] = prev = cell;
+    }
+    prev = -1;
+    for (int64_t t = m->seq - 1; t >= 0; t--) {
+        if ((rc = lstm_step(m, &cell, &bw, (struct gb_in){esteps, (int32_t)t}, prev,
+                            "encoder/bidirectional_rnn/bw", t))) {
+            return rc;
+        }
+        bw_out[t] = prev = cell;
+    }
+    for (int64_t t = 0; t < m->seq; t++) {
+        gb_group(&m->b, "encoder/bidirectional_rnn/t%lld", (long long)t);
+        if ((rc = concat2(m, &cur[t], (struct gb_in){fw_out[t], 0}, (struct gb_in){bw_out[t], 0},
+                          2 * m->h, "encoder/bidirectional_rnn/concat", t))) {
+            return rc;
+        }
+    }
+    for (int l = 0; l < 3; l++) {
+        char rname[160];
+
+        snprintf(scope, sizeof(scope), "encoder/rnn/cell_%d", l);
+        snprintf(rname, sizeof(rname), "%s/residual", scope);
+        if ((rc = lstm_vars(m, &enc[l], 2 * m->h, scope))) {
+            return rc;
+        }
+        prev = -1;
+        for (int64_t t = 0; t < m->seq; t++) {
+            if ((rc = lstm_step(m, &cell, &enc[l], (struct gb_in){cur[t], 0}, prev, scope, t))) {
+                return rc;
+            }
+            prev = cell;
+            below[t] = cur[t];
+            cur[t] = cell;
+            if (l >= 1 && (rc = add2(m, &cur[t], (struct gb_in){cell, 0},
+                                     (struct gb_in){below[t], 0}, rname, t))) {
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* What every decoder step reads: its layers, the attention's memory and
+ * weights, and the previous step's state. */
+struct decoder {
+    struct lstm_layer layer[4];
+    int32_t steps;          /* the target embedding, unstacked */
+    int32_t memory, keys;   /* encoder outputs; their projection */
+    int32_t query_k, att_v; /* attention weights */
+    int32_t prev[4];        /* each layer's previous cell (-1 at t = 0) */
+    int32_t ctx[1024];      /* attention context per step */
+};
+
+/* Bahdanau attention of step t from the bottom layer's output h. */
+static int attend(struct gnmt *m, struct decoder *d, int32_t h, int64_t t)
+{
+    int64_t bt = m->batch * m->seq, bh = m->batch * m->h;
+    int32_t q, score, probs;
+    char name[128];
+    int rc;
+
+    snprintf(name, sizeof(name), "decoder/attention/context_%lld", (long long)t);
+    gb_group(&m->b, "decoder/attention/t%lld", (long long)t);
+    if ((rc = gb_op(&m->b, &q, "MatMul", 2.0 * (double)bh * (double)m->h, 0, &bh, 1,
+                    (struct gb_in[]){{h, 0}, {d->query_k, 0}}, 2, "decoder/attention/query_%lld",
+                    (long long)t)) ||
+        (rc = gb_op(&m->b, &score, "BahdanauScore", 3.0 * (double)bt * (double)m->h + (double)bt, 0,
+                    &bt, 1, (struct gb_in[]){{q, 0}, {d->keys, 0}, {d->att_v, 0}}, 3,
+                    "decoder/attention/score_%lld", (long long)t)) ||
+        (rc =
+             gb_op(&m->b, &probs, "Softmax", 5.0 * (double)bt, 0, &bt, 1, &(struct gb_in){score, 0},
+                   1, "decoder/attention/softmax_%lld", (long long)t)) ||
+        (rc = gb_bmm(&m->b, &d->ctx[t], (struct gb_in){probs, 0}, (struct gb_in){d->memory, 0},
+                     (double)bt * (double)m->h, bh, name))) {
+        return rc;
+    }
+    return 0;
+}
+
+/* Decoder step t: layer 0 (reading the previous context), the attention,
+ * layers 1..3 (reading the context; residual from layer 2 on); *out gets
+ * the top layer's output. */
+static int decoder_step(struct gnmt *m, struct decoder *d, int64_t t, int32_t *out)
+{
+    int32_t in0, h, x, cell;
+    char scope[128];
+    int rc;
+
+    snprintf(scope, sizeof(scope), "decoder/rnn/cell_0");
+    if (t == 0) {
+        in0 = d->steps;
+    } else {
+        gb_group(&m->b, "%s/t%lld", scope, (long long)t);
+        if ((rc = concat2(m, &in0, (struct gb_in){d->steps, (int32_t)t},
+                          (struct gb_in){d->ctx[t - 1], 0}, 2 * m->h, "decoder/rnn/cell_0/concat",
+                          t))) {
+            return rc;
+        }
+    }
+    if ((rc = lstm_step(m, &cell, &d->layer[0], (struct gb_in){in0, 0}, d->prev[0], scope, t))) {
+        return rc;
+    }
+    d->prev[0] = h = cell;
+    if ((rc = attend(m, d, h, t))) {
+        return rc;
+    }
+    for (int l = 1; l < 4; l++) {
+        char cname[160];
+
+        snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
+        snprintf(cname, sizeof(cname), "%s/concat", scope);
+        gb_group(&m->b, "%s/t%lld", scope, (long long)t);
+        if ((rc = concat2(m, &x, (struct gb_in){h, 0}, (struct gb_in){d->ctx[t], 0}, 2 * m->h,
+                          cname, t)) ||
+            (rc = lstm_step(m, &cell, &d->layer[l], (struct gb_in){x, 0}, d->prev[l], scope, t))) {
+            return rc;
+        }
+        d->prev[l] = cell;
+        if (l >= 2) {
+            char rname[160];
+
+            snprintf(rname, sizeof(rname), "%s/residual", scope);
+            if ((rc = add2(m, &x, (struct gb_in){cell, 0}, (struct gb_in){h, 0}, rname, t))) {
+                return rc;
+            }
+            h = x;
+        } else {
+            h = cell;
+        }
+    }
+    *out = h;
+    return 0;
+}
+
+/* The attention memory over the encoder outputs cur[], the attention
+ * weights, then the decoder; cur[t] gets its output of step t. */
+static int decoder(struct gnmt *m, int32_t tgt, int32_t *cur)
+{
+    struct decoder d;
+    char scope[128];
+    int64_t e;
+    int rc;
+
+    memset(&d, 0, sizeof(d));
+    gb_group(&m->b, "decoder/memory_layer");
+    if ((rc = pack(m, &d.memory, cur, "encoder/outputs")) ||
+        (rc = gb_linear(&m->b, &d.keys, (struct gb_in){d.memory, 0}, m->batch * m->seq, m->h, m->h,
+                        false, -1, "decoder/memory_layer"))) {
+        return rc;
+    }
+    gb_group(&m->b, "decoder/attention");
+    e = m->h * m->h;
+    if ((rc = gb_op(&m->b, &d.query_k, "VariableV2", 0, e, &e, 1, NULL, 0,
+                    "decoder/query_layer/kernel")) ||
+        (rc = gb_op(&m->b, &d.att_v, "VariableV2", 0, m->h, &m->h, 1, NULL, 0,
+                    "decoder/attention_v"))) {
+        return rc;
+    }
+    if ((rc = embed(m, tgt, &d.steps, "decoder"))) {
+        return rc;
+    }
+    for (int l = 0; l < 4; l++) {
+        snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
+        if ((rc = lstm_vars(m, &d.layer[l], 2 * m->h, scope))) {
+            return rc;
+        }
+        d.prev[l] = -1;
+    }
+    for (int64_t t = 0; t < m->seq; t++) {
+        if ((rc = decoder_step(m, &d, t, &cur[t]))) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
 {
     struct gnmt m;
-    struct lstm_layer fw, bw, enc[3], dec[4];
-    int32_t src, tgt, labels, esteps, dsteps, cell, prev, x;
-    int32_t fw_out[1024], bw_out[1024], cur[1024], below[1024], ctx[1024];
-    int32_t memory, keys, query_k, att_v, proj, logits, loss;
+    int32_t src, tgt, labels, cur[1024], proj, x, logits, loss;
     int64_t ids, e, one = 1;
-    double fwd_flops = 0;
-    char scope[128];
     int rc;
 
     memset(&m, 0, sizeof(m));
@@ -159,155 +354,9 @@ int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info
     ids = m.batch * m.seq;
     if ((rc = gb_op(&m.b, &src, "Placeholder", 0, 0, &ids, 1, NULL, 0, "source_ids")) ||
         (rc = gb_op(&m.b, &tgt, "Placeholder", 0, 0, &ids, 1, NULL, 0, "target_ids")) ||
-        (rc = gb_op(&m.b, &labels, "Placeholder", 0, 0, &ids, 1, NULL, 0, "labels"))) {
+        (rc = gb_op(&m.b, &labels, "Placeholder", 0, 0, &ids, 1, NULL, 0, "labels")) ||
+        (rc = encoder(&m, src, cur)) || (rc = decoder(&m, tgt, cur))) {
         return rc;
-    }
-
-    /* encoder: bidirectional layer 0 */
-    if ((rc = embed(&m, src, &esteps, "encoder")) ||
-        (rc = lstm_vars(&m, &fw, m.h, "encoder/bidirectional_rnn/fw")) ||
-        (rc = lstm_vars(&m, &bw, m.h, "encoder/bidirectional_rnn/bw"))) {
-        return rc;
-    }
-    prev = -1;
-    for (int64_t t = 0; t < m.seq; t++) {
-        if ((rc = lstm_step(&m, &cell, &fw, (struct gb_in){esteps, (int32_t)t}, prev,
-                            "encoder/bidirectional_rnn/fw", t))) {
-            return rc;
-        }
-        fw_out[t] = prev = cell;
-    }
-    prev = -1;
-    for (int64_t t = m.seq - 1; t >= 0; t--) {
-        if ((rc = lstm_step(&m, &cell, &bw, (struct gb_in){esteps, (int32_t)t}, prev,
-                            "encoder/bidirectional_rnn/bw", t))) {
-            return rc;
-        }
-        bw_out[t] = prev = cell;
-    }
-    for (int64_t t = 0; t < m.seq; t++) {
-        gb_group(&m.b, "encoder/bidirectional_rnn/t%lld", (long long)t);
-        if ((rc = concat2(&m, &cur[t], (struct gb_in){fw_out[t], 0}, (struct gb_in){bw_out[t], 0},
-                          2 * m.h, "encoder/bidirectional_rnn/concat", t))) {
-            return rc;
-        }
-    }
-    /* encoder: unidirectional layers 1..3, residual from layer 2 on */
-    for (int l = 0; l < 3; l++) {
-        char rname[160];
-
-        snprintf(scope, sizeof(scope), "encoder/rnn/cell_%d", l);
-        snprintf(rname, sizeof(rname), "%s/residual", scope);
-        if ((rc = lstm_vars(&m, &enc[l], 2 * m.h, scope))) {
-            return rc;
-        }
-        prev = -1;
-        for (int64_t t = 0; t < m.seq; t++) {
-            if ((rc = lstm_step(&m, &cell, &enc[l], (struct gb_in){cur[t], 0}, prev, scope, t))) {
-                return rc;
-            }
-            prev = cell;
-            below[t] = cur[t];
-            cur[t] = cell;
-            if (l >= 1 && (rc = add2(&m, &cur[t], (struct gb_in){cell, 0},
-                                     (struct gb_in){below[t], 0}, rname, t))) {
-                return rc;
-            }
-        }
-    }
-    /* attention memory */
-    gb_group(&m.b, "decoder/memory_layer");
-    e = m.batch * m.seq * m.h;
-    if ((rc = pack(&m, &memory, cur, "encoder/outputs")) ||
-        (rc = gb_linear(&m.b, &keys, (struct gb_in){memory, 0}, m.batch * m.seq, m.h, m.h, false,
-                        -1, "decoder/memory_layer"))) {
-        return rc;
-    }
-    gb_group(&m.b, "decoder/attention");
-    e = m.h * m.h;
-    if ((rc = gb_op(&m.b, &query_k, "VariableV2", 0, e, &e, 1, NULL, 0,
-                    "decoder/query_layer/kernel")) ||
-        (rc = gb_op(&m.b, &att_v, "VariableV2", 0, m.h, &m.h, 1, NULL, 0, "decoder/attention_v"))) {
-        return rc;
-    }
-    /* decoder */
-    if ((rc = embed(&m, tgt, &dsteps, "decoder"))) {
-        return rc;
-    }
-    for (int l = 0; l < 4; l++) {
-        snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
-        if ((rc = lstm_vars(&m, &dec[l], 2 * m.h, scope))) {
-            return rc;
-        }
-    }
-    {
-        int32_t dprev[4] = {-1, -1, -1, -1};
-
-        for (int64_t t = 0; t < m.seq; t++) {
-            int64_t bt = m.batch * m.seq, bh = m.batch * m.h;
-            int32_t q, score, probs, in0, h;
-            char name[128];
-
-            snprintf(scope, sizeof(scope), "decoder/rnn/cell_0");
-            if (t == 0) {
-                in0 = dsteps;
-            } else {
-                gb_group(&m.b, "%s/t%lld", scope, (long long)t);
-                if ((rc = concat2(&m, &in0, (struct gb_in){dsteps, (int32_t)t},
-                                  (struct gb_in){ctx[t - 1], 0}, 2 * m.h,
-                                  "decoder/rnn/cell_0/concat", t))) {
-                    return rc;
-                }
-            }
-            if ((rc = lstm_step(&m, &cell, &dec[0], (struct gb_in){in0, 0}, dprev[0], scope, t))) {
-                return rc;
-            }
-            dprev[0] = h = cell;
-            /* Bahdanau attention from the bottom layer's output */
-            snprintf(name, sizeof(name), "decoder/attention/context_%lld", (long long)t);
-            gb_group(&m.b, "decoder/attention/t%lld", (long long)t);
-            if ((rc = gb_op(&m.b, &q, "MatMul", 2.0 * (double)bh * (double)m.h, 0, &bh, 1,
-                            (struct gb_in[]){{h, 0}, {query_k, 0}}, 2,
-                            "decoder/attention/query_%lld", (long long)t)) ||
-                (rc = gb_op(&m.b, &score, "BahdanauScore",
-                            3.0 * (double)bt * (double)m.h + (double)bt, 0, &bt, 1,
-                            (struct gb_in[]){{q, 0}, {keys, 0}, {att_v, 0}}, 3,
-                            "decoder/attention/score_%lld", (long long)t)) ||
-                (rc = gb_op(&m.b, &probs, "Softmax", 5.0 * (double)bt, 0, &bt, 1,
-                            &(struct gb_in){score, 0}, 1, "decoder/attention/softmax_%lld",
-                            (long long)t)) ||
-                (rc = gb_bmm(&m.b, &ctx[t], (struct gb_in){probs, 0}, (struct gb_in){memory, 0},
-                             (double)bt * (double)m.h, bh, name))) {
-                return rc;
-            }
-            for (int l = 1; l < 4; l++) {
-                char cname[160];
-
-                snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
-                snprintf(cname, sizeof(cname), "%s/concat", scope);
-                gb_group(&m.b, "%s/t%lld", scope, (long long)t);
-                if ((rc = concat2(&m, &x, (struct gb_in){h, 0}, (struct gb_in){ctx[t], 0}, 2 * m.h,
-                                  cname, t)) ||
-                    (rc =
-                         lstm_step(&m, &cell, &dec[l], (struct gb_in){x, 0}, dprev[l], scope, t))) {
-                    return rc;
-                }
-                dprev[l] = cell;
-                if (l >= 2) {
-                    char rname[160];
-
-                    snprintf(rname, sizeof(rname), "%s/residual", scope);
-                    if ((rc = add2(&m, &x, (struct gb_in){cell, 0}, (struct gb_in){h, 0}, rname,
-                                   t))) {
-                        return rc;
-                    }
-                    h = x;
-                } else {
-                    h = cell;
-                }
-            }
-            cur[t] = h;
-        }
     }
     /* output projection and loss */
     gb_group(&m.b, "output_projection");
@@ -324,15 +373,6 @@ int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info
                     (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = m.b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = m.batch;
-        info->seq = m.seq;
-        info->fwd_macs = m.b.macs;
-    }
+    gb_info(&m.b, info, m.batch, m.seq, m.b.macs);
     return 0;
 }

@@ -25,14 +25,23 @@
 #include <string.h>
 
 struct gpt_size {
-    const char *name;
     int64_t layers, d, heads;
 };
 
+/* The sizes' names (gen_gpt_sizes()), and the sizes in the same order. */
+static const char *const size_names[] = {"small", "medium", "large", "xl", "2.7b", "6.7b", NULL};
+
 static const struct gpt_size sizes[] = {
-    {"small", 12, 768, 12}, {"medium", 24, 1024, 16}, {"large", 36, 1280, 20},
-    {"xl", 48, 1600, 25},   {"2.7b", 32, 2560, 32},   {"6.7b", 32, 4096, 32},
+    {12, 768, 12}, {24, 1024, 16}, {36, 1280, 20}, {48, 1600, 25}, {32, 2560, 32}, {32, 4096, 32},
 };
+
+_Static_assert(sizeof(sizes) / sizeof(sizes[0]) == sizeof(size_names) / sizeof(size_names[0]) - 1,
+               "one size per name");
+
+const char *const *gen_gpt_sizes(void)
+{
+    return size_names;
+}
 
 static int block(struct gb *b, int32_t *x, int64_t batch, int64_t seq, int64_t d, int64_t heads,
                  int64_t l)
@@ -82,19 +91,19 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
     const struct gpt_size *sz = NULL;
     int64_t layers, d, heads, vocab, batch, seq, n_pos, rows, ids, wte_e, wpe_e, one = 1;
     int32_t tok, labels, wte, wpe, e, x, lnf, logits, loss;
-    double fwd_flops = 0;
     struct gb b;
     int rc;
 
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        if (strcmp(sizes[i].name, o->size ? o->size : "small") == 0) {
+    for (size_t i = 0; size_names[i]; i++) {
+        if (strcmp(size_names[i], o->size ? o->size : "small") == 0) {
             sz = &sizes[i];
         }
     }
     if (!sz) {
-        return err_set(BAECHI_EINVAL,
-                       "gpt: unknown size '%s' (known: small, medium, large, xl, 2.7b, 6.7b)",
-                       o->size);
+        char known[128];
+
+        return err_set(BAECHI_EINVAL, "gpt: unknown size '%s' (known: %s)", o->size,
+                       gb_join_names(size_names, known, sizeof(known)));
     }
     layers = o->layers > 0 ? o->layers : sz->layers;
     d = o->d_model > 0 ? o->d_model : sz->d;
@@ -139,15 +148,6 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
                     &one, 1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = batch;
-        info->seq = seq;
-        info->fwd_macs = b.macs;
-    }
+    gb_info(&b, info, batch, seq, b.macs);
     return 0;
 }

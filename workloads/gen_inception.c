@@ -263,7 +263,6 @@ int gen_inception_v3(struct workload *w, const struct gen_opts *o, struct gen_in
     int64_t n = o->batch > 0 ? o->batch : 32;
     int64_t img = n * 3 * 299 * 299, lab = n;
     int32_t images, labels, logits, aux_logits = -1, l_main, l_aux, total;
-    double fwd_flops = 0;
     int rc;
 
     memset(&m, 0, sizeof(m));
@@ -310,15 +309,6 @@ int gen_inception_v3(struct workload *w, const struct gen_opts *o, struct gen_in
             return rc;
         }
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = m.b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = n;
-        info->seq = 1;
-        info->fwd_macs = m.macs;
-    }
+    gb_info(&m.b, info, n, 1, m.macs);
     return 0;
 }

@@ -42,11 +42,6 @@ int synth_shape_parse(const char *s, enum synth_shape *shape)
     return err_set(BAECHI_EINVAL, "unknown shape '%s' (layered, chain, fork-join or random)", s);
 }
 
-const char *synth_shape_name(enum synth_shape shape)
-{
-    return shape_names[shape];
-}
-
 /* splitmix64: tiny, fast, and the same sequence everywhere. */
 static uint64_t rng_next(uint64_t *state)
 {

@@ -49,7 +49,6 @@ void synth_opts_init(struct synth_opts *o);
 
 /* "layered" | "chain" | "fork-join" | "random"; 0 or BAECHI_EINVAL. */
 int synth_shape_parse(const char *s, enum synth_shape *shape);
-const char *synth_shape_name(enum synth_shape shape);
 
 /* Fills `w` (initialised by the caller, empty) with the DAG; name
  * "synthetic-<shape>-<n>-s<seed>".  Returns 0, BAECHI_EINVAL, BAECHI_ENOMEM. */

@@ -26,6 +26,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The sizes (gen_transformer_sizes()), configured in gen_transformer(). */
+static const char *const size_names[] = {"base", "big", NULL};
+
+const char *const *gen_transformer_sizes(void)
+{
+    return size_names;
+}
+
 struct tcfg {
     int64_t layers, d, heads, ffn, vocab, batch, seq;
 };
@@ -105,16 +113,18 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     struct gb b;
     int64_t rows, ids_elems, table_elems, logit_elems, one = 1;
     int32_t src, tgt, labels, table, x, enc, logits, loss;
-    double fwd_flops = 0;
     char scope[64];
     int rc;
 
-    if (!o->size || strcmp(o->size, "base") == 0) {
+    if (!o->size || strcmp(o->size, size_names[0]) == 0) {
         c = (struct tcfg){6, 512, 8, 2048, 37000, 64, 40};
-    } else if (strcmp(o->size, "big") == 0) {
+    } else if (strcmp(o->size, size_names[1]) == 0) {
         c = (struct tcfg){6, 1024, 16, 4096, 33708, 8, 30};
     } else {
-        return err_set(BAECHI_EINVAL, "transformer: unknown size '%s' (known: base, big)", o->size);
+        char known[64];
+
+        return err_set(BAECHI_EINVAL, "transformer: unknown size '%s' (known: %s)", o->size,
+                       gb_join_names(size_names, known, sizeof(known)));
     }
     c.layers = o->layers > 0 ? o->layers : c.layers;
     c.d = o->d_model > 0 ? o->d_model : c.d;
@@ -172,15 +182,6 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
                     1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
         return rc;
     }
-    for (int32_t i = 0; i < w->n_ops; i++) {
-        fwd_flops += w->op[i].flops;
-    }
-    if (info) {
-        info->params = b.params;
-        info->fwd_flops = fwd_flops;
-        info->batch = c.batch;
-        info->seq = c.seq;
-        info->fwd_macs = b.macs;
-    }
+    gb_info(&b, info, c.batch, c.seq, b.macs);
     return 0;
 }

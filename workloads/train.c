@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "workloads/ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -46,57 +47,6 @@ int train_parse_optimizer(const char *s, enum train_optimizer *opt)
 const char *train_optimizer_name(enum train_optimizer opt)
 {
     return opt_names[opt];
-}
-
-/* Types that carry no gradient (TF's NotDifferentiable, ONNX's integer ops). */
-static bool differentiable(const char *type)
-{
-    static const char *const none[] = {
-        "Placeholder",
-        "Const",
-        "Constant",
-        "ConstantOfShape",
-        "Shape",
-        "Size",
-        "Rank",
-        "NoOp",
-        "Assign",
-        "ArgMax",
-        "ArgMin",
-        "Equal",
-        "NotEqual",
-        "Less",
-        "LessEqual",
-        "Greater",
-        "GreaterEqual",
-        "IteratorGetNext",
-        "OneShotIterator",
-        "IteratorToStringHandle",
-        "StopGradient",
-        "ZerosLike",
-        "OnesLike",
-        "Fill",
-        "RandomUniform",
-        "TruncatedNormal",
-        "RandomStandardNormal",
-        "Range",
-        "NonZero",
-        NULL,
-    };
-
-    for (int i = 0; none[i]; i++) {
-        if (strcmp(none[i], type) == 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* The ops that feed a step's data (a micro-batch each). */
-static bool is_data(const char *type)
-{
-    return strcmp(type, "Placeholder") == 0 || strcmp(type, "PlaceholderWithDefault") == 0 ||
-           strcmp(type, "IteratorGetNext") == 0;
 }
 
 static int copy_header(struct workload *out, const struct workload *fwd)
@@ -131,113 +81,29 @@ static int copy_header(struct workload *out, const struct workload *fwd)
 }
 
 /*
- * What an op's backward reads from its forward pass: what autograd saves
- * for it (PyTorch's derivatives; measured in docs/pytorch-memory.md).
- * Parameters (the op's persistent bytes, constants) are held anyway.
+ * What an op's backward reads from its forward pass (workloads/ops.h, the
+ * save column); save_all_inputs: every data input, the earlier rule.
  */
-enum save_rule {
-    SAVE_INPUTS = 0,  /* every data input (convolution, matmul, mul, losses): the default */
-    SAVE_FIRST_INPUT, /* the data input only (batch norm, layer norm, GELU, pooling) */
-    SAVE_OUTPUTS,     /* its result (ReLU, sigmoid, tanh, softmax, exp) */
-    SAVE_NOTHING      /* only shapes (add, concat, views, reductions to a mean) */
-};
-
-struct save_entry {
-    const char *type;
-    enum save_rule rule;
-};
-
-static const struct save_entry save_table[] = {
-    {"Relu", SAVE_OUTPUTS},
-    {"Relu6", SAVE_OUTPUTS},
-    {"Sigmoid", SAVE_OUTPUTS},
-    {"Tanh", SAVE_OUTPUTS},
-    {"Softmax", SAVE_OUTPUTS},
-    {"Exp", SAVE_OUTPUTS},
-    {"FusedBatchNorm", SAVE_FIRST_INPUT},
-    {"FusedBatchNormV3", SAVE_FIRST_INPUT},
-    {"BatchNormalization", SAVE_FIRST_INPUT},
-    {"LayerNorm", SAVE_FIRST_INPUT},
-    {"LayerNormalization", SAVE_FIRST_INPUT},
-    {"Gelu", SAVE_FIRST_INPUT},
-    {"MaxPool", SAVE_FIRST_INPUT},
-    {"AvgPool", SAVE_FIRST_INPUT},
-    {"AveragePool", SAVE_FIRST_INPUT},
-    {"GlobalAveragePool", SAVE_FIRST_INPUT},
-    {"Add", SAVE_NOTHING},
-    {"AddV2", SAVE_NOTHING},
-    {"Sub", SAVE_NOTHING},
-    {"BiasAdd", SAVE_NOTHING},
-    {"Concat", SAVE_NOTHING},
-    {"ConcatV2", SAVE_NOTHING},
-    {"Dropout", SAVE_NOTHING},
-    {"Pad", SAVE_NOTHING},
-    {"Reshape", SAVE_NOTHING},
-    {"Flatten", SAVE_NOTHING},
-    {"Squeeze", SAVE_NOTHING},
-    {"Unsqueeze", SAVE_NOTHING},
-    {"Transpose", SAVE_NOTHING},
-    {"Identity", SAVE_NOTHING},
-    {"Slice", SAVE_NOTHING}, /* PyTorch's basic slicing and split: views, sizes saved */
-    {"Split", SAVE_NOTHING},
-    {"ReduceMean", SAVE_NOTHING},
-    {NULL, SAVE_INPUTS},
-};
-
-static enum save_rule save_rule_of(const struct train_opts *o, const char *type)
+static enum ops_save save_rule_of(const struct train_opts *o, const char *type)
 {
-    if (o->save_all_inputs) {
-        return SAVE_INPUTS;
-    }
-    for (const struct save_entry *e = save_table; e->type; e++) {
-        if (strcmp(e->type, type) == 0) {
-            return e->rule;
-        }
-    }
-    return SAVE_INPUTS;
-}
-
-/* Ops whose output is a view of their first data input (no bytes of its own). */
-static bool is_view(const char *type)
-{
-    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                        "Identity", "View",    "Slice",   NULL};
-
-    for (int i = 0; views[i]; i++) {
-        if (strcmp(views[i], type) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Ops that torchvision's models run in place (ReLU(inplace=True)). */
-static bool runs_in_place(const char *type)
-{
-    return strcmp(type, "Relu") == 0 || strcmp(type, "Relu6") == 0;
+    return o->save_all_inputs ? OPS_SAVE_INPUTS : ops_save_of(type);
 }
 
 /*
  * Bytes of the extra buffer an op saves for backward beside its tensors,
- * from its first output: max pooling's indices (int64 per output element),
- * dropout's mask (one byte per element).  0 for the others.
+ * from its first output (ops.h, extra_bytes_per_elem: max pooling's
+ * indices, dropout's mask).  0 for the others.
  */
 static int64_t saved_extra_bytes(const struct train_opts *o, const struct workload *fwd,
                                  const struct wl_op *op)
 {
-    int64_t elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4, out0;
+    int64_t elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4;
+    int per_elem = ops_extra_bytes_per_elem(op->type);
 
-    if (o->save_all_inputs || op->n_out < 1) {
+    if (o->save_all_inputs || op->n_out < 1 || per_elem == 0) {
         return 0;
     }
-    out0 = fwd->out_bytes[op->out_off];
-    if (strncmp(op->type, "MaxPool", 7) == 0) {
-        return out0 / elem * 8;
-    }
-    if (strcmp(op->type, "Dropout") == 0) {
-        return out0 / elem;
-    }
-    return 0;
+    return fwd->out_bytes[op->out_off] / elem * per_elem;
 }
 
 /*
@@ -251,14 +117,14 @@ static bool pad_of_pool(const struct workload *fwd, int32_t v, const int32_t *cs
 {
     const struct wl_op *op = &fwd->op[v];
 
-    if (strcmp(op->type, "Pad") != 0 || op->n_out != 1 || port_uses[op->out_off] != 1) {
+    if (!ops_has_flag(op->type, OPS_POOL_PAD) || op->n_out != 1 || port_uses[op->out_off] != 1) {
         return false;
     }
     for (int32_t e = cstart[v]; e < cstart[v + 1]; e++) {
         const char *t = fwd->op[slot_op[cons[e]]].type;
 
         if (fwd->input[cons[e]].port == 0) {
-            return strstr(t, "Pool") != NULL;
+            return ops_is_pool(t);
         }
     }
     return false;
@@ -369,7 +235,7 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
     dst->time_us = op->time_us / n_mb;
     dst->flops = op->flops / n_mb;
     dst->bytes = op->bytes / n_mb;
-    if (alias_in >= 0 && !runs_in_place(op->type) && isfinite(op->flops + op->bytes)) {
+    if (alias_in >= 0 && !ops_runs_in_place(op->type) && isfinite(op->flops + op->bytes)) {
         /* a view moves nothing: no kernel (its time, when measured, stays) */
         dst->flops = dst->bytes = 0;
     }
@@ -488,8 +354,8 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     }
     /* what the backward needs of the forward pass (kept alive until here) */
     switch (save_rule_of(o, op->type)) {
-    case SAVE_INPUTS:
-    case SAVE_FIRST_INPUT:
+    case OPS_SAVE_INPUTS:
+    case OPS_SAVE_FIRST_INPUT:
         for (int32_t k = 0; k < op->n_in; k++) {
             const struct wl_input *in = &fwd->input[op->in_off + k];
 
@@ -499,19 +365,19 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
             if ((rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
                 return rc;
             }
-            if (save_rule_of(o, op->type) == SAVE_FIRST_INPUT) {
+            if (save_rule_of(o, op->type) == OPS_SAVE_FIRST_INPUT) {
                 break;
             }
         }
         break;
-    case SAVE_OUTPUTS:
+    case OPS_SAVE_RESULT:
         for (int32_t k = 0; k < op->n_out && n_grad_in > 0; k++) {
             if ((rc = workload_add_input(out, f[v], k, 0, 0))) {
                 return rc;
             }
         }
         break;
-    case SAVE_NOTHING:
+    case OPS_SAVE_NOTHING:
         break;
     }
     if (out->op[f[v]].n_out > op->n_out && /* the saved buffer */
@@ -530,7 +396,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     g->time_us = scaled(t, o->bwd_factor);
     g->flops = scaled(fl, o->bwd_factor);
     g->bytes = scaled(by, o->bwd_factor);
-    if (!o->save_all_inputs && (is_view(op->type) || strcmp(op->type, "Pad") == 0) &&
+    if (!o->save_all_inputs && (ops_is_view(op->type) || ops_has_flag(op->type, OPS_POOL_PAD)) &&
         out->op[f[v]].flops == 0 && out->op[f[v]].bytes == 0) {
         g->flops = g->bytes = 0; /* the gradient of a view is a view */
     }
@@ -542,20 +408,312 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     return mbv ? tag_micro_batch(out, m) : 0;
 }
 
+/* The forward graph's structure and the plan of the training graph. */
+struct synth {
+    int32_t n, n_mb;               /* forward ops, micro-batches */
+    int32_t *indeg, *topo, *fill;  /* Kahn's order */
+    int32_t *cstart, *cons;        /* consumers (input slots) of each op, CSR */
+    int32_t *slot_op;              /* per input slot: the op reading it */
+    int32_t *gport;                /* per input slot: its gradient's port, -1 none */
+    int32_t *nports;               /* per op: gradients of inputs it outputs */
+    int32_t *fid, *bwd;            /* n_mb x n: ids of the forward copies, gradient ops */
+    int32_t *alias_in, *port_uses; /* per op: input whose storage it shares; readers per port */
+    int64_t *extra;                /* per op: bytes of the buffer saved for backward */
+    bool *rg, *rep;                /* requires a gradient; runs per micro-batch */
+};
+
+static void synth_free(struct synth *s)
+{
+    free(s->indeg);
+    free(s->topo);
+    free(s->cstart);
+    free(s->cons);
+    free(s->gport);
+    free(s->slot_op);
+    free(s->nports);
+    free(s->bwd);
+    free(s->fill);
+    free(s->rg);
+    free(s->fid);
+    free(s->rep);
+    free(s->alias_in);
+    free(s->extra);
+    free(s->port_uses);
+}
+
+static int synth_alloc(struct synth *s, const struct workload *fwd, int32_t n_mb)
+{
+    size_t n = (size_t)fwd->n_ops;
+
+    memset(s, 0, sizeof(*s));
+    s->n = fwd->n_ops;
+    s->n_mb = n_mb;
+    s->indeg = array_calloc(n, sizeof(*s->indeg));
+    s->topo = array_calloc(n, sizeof(*s->topo));
+    s->cstart = array_calloc(n + 1, sizeof(*s->cstart));
+    s->cons = array_calloc(fwd->n_input + 1, sizeof(*s->cons));
+    s->gport = array_calloc(fwd->n_input + 1, sizeof(*s->gport));
+    s->slot_op = array_calloc(fwd->n_input + 1, sizeof(*s->slot_op));
+    s->nports = array_calloc(n, sizeof(*s->nports));
+    s->bwd = array_calloc(n * (size_t)n_mb + 1, sizeof(*s->bwd));
+    s->fid = array_calloc(n * (size_t)n_mb + 1, sizeof(*s->fid));
+    s->rep = array_calloc(n + 1, sizeof(*s->rep));
+    s->alias_in = array_calloc(n + 1, sizeof(*s->alias_in));
+    s->extra = array_calloc(n + 1, sizeof(*s->extra));
+    s->port_uses = array_calloc(fwd->n_out_bytes + 1, sizeof(*s->port_uses));
+    s->fill = array_calloc(n + 1, sizeof(*s->fill));
+    s->rg = array_calloc(n, sizeof(*s->rg));
+    if (!s->indeg || !s->topo || !s->cstart || !s->cons || !s->gport || !s->slot_op || !s->nports ||
+        !s->bwd || !s->fill || !s->rg || !s->fid || !s->rep || !s->alias_in || !s->extra ||
+        !s->port_uses) {
+        return BAECHI_ENOMEM;
+    }
+    return 0;
+}
+
+/* The consumers (input slots) of every op, CSR by producer, and the
+ * in-degrees Kahn's order starts from. */
+static int index_consumers(struct synth *s, const struct workload *fwd)
+{
+    const int32_t n = s->n;
+
+    for (size_t k = 0; k < fwd->n_input; k++) {
+        if (fwd->input[k].producer < 0 || fwd->input[k].producer >= n) {
+            return err_set(BAECHI_EINVAL, "training synthesis: input %zu names no op", k);
+        }
+        s->cstart[fwd->input[k].producer + 1]++;
+        s->gport[k] = -1;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        s->cstart[i + 1] += s->cstart[i];
+        s->fill[i] = s->cstart[i];
+        s->indeg[i] = fwd->op[i].n_in;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        for (int32_t k = 0; k < fwd->op[v].n_in; k++) {
+            int32_t slot = fwd->op[v].in_off + k;
+
+            s->slot_op[slot] = v;
+            s->cons[s->fill[fwd->input[slot].producer]++] = slot;
+        }
+    }
+    return 0;
+}
+
+/* Kahn's order over data and control inputs; a cycle is BAECHI_EINVAL. */
+static int order_topo(struct synth *s, const struct workload *fwd)
+{
+    int32_t n = s->n, head = 0, tail = 0;
+
+    for (int32_t i = 0; i < n; i++) {
+        if (s->indeg[i] == 0) {
+            s->topo[tail++] = i;
+        }
+    }
+    while (head < tail) {
+        int32_t u = s->topo[head++];
+
+        for (int32_t e = s->cstart[u]; e < s->cstart[u + 1]; e++) {
+            int32_t v = s->slot_op[s->cons[e]];
+
+            if (--s->indeg[v] == 0) {
+                s->topo[tail++] = v;
+            }
+        }
+    }
+    for (int32_t i = 0; tail < n && i < n; i++) {
+        if (s->indeg[i] > 0) {
+            return err_set(BAECHI_EINVAL, "training synthesis: the graph has a cycle through '%s'",
+                           fwd->op[i].name);
+        }
+    }
+    return 0;
+}
+
+/* Which ops require a gradient, in topological order, and the port of
+ * each input's gradient on its consumer's gradient op. */
+static void mark_gradients(struct synth *s, const struct workload *fwd)
+{
+    for (int32_t p = 0; p < s->n; p++) {
+        int32_t v = s->topo[p];
+        const struct wl_op *op = &fwd->op[v];
+
+        if (!(isfinite(op->time_us) || isfinite(op->flops)) || !ops_has_gradient(op->type)) {
+            continue;
+        }
+        s->rg[v] = op->persistent > 0;
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &fwd->input[op->in_off + k];
+
+            if (in->port != WL_PORT_CONTROL && s->rg[in->producer]) {
+                s->gport[op->in_off + k] = s->nports[v]++;
+                s->rg[v] = true;
+            }
+        }
+    }
+}
+
+/* Which ops run once per micro-batch: the data sources (no inputs, no
+ * parameters, not a constant) and everything that reads them; the rest
+ * (variables, constants, what only reads those) is shared. */
+static void mark_micro_batched(struct synth *s, const struct workload *fwd)
+{
+    for (int32_t p = 0; p < s->n; p++) {
+        int32_t v = s->topo[p];
+        const struct wl_op *op = &fwd->op[v];
+        bool any_data = false;
+
+        s->rep[v] = s->n_mb == 1;
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &fwd->input[op->in_off + k];
+
+            if (in->port != WL_PORT_CONTROL) {
+                any_data = true;
+                s->rep[v] = s->rep[v] || s->rep[in->producer];
+            }
+        }
+        if (ops_is_data(op->type) ||
+            (!any_data && op->persistent <= 0 && ops_has_gradient(op->type))) {
+            s->rep[v] = true;
+        }
+    }
+}
+
+/* The memory of the step (train.h "Memory"): views and in-place ops share
+ * their input's storage; some ops save a buffer for backward. */
+static void plan_memory(struct synth *s, const struct workload *fwd, const struct train_opts *o)
+{
+    for (size_t k = 0; k < fwd->n_input; k++) {
+        const struct wl_input *in = &fwd->input[k];
+
+        if (in->port != WL_PORT_CONTROL) {
+            s->port_uses[fwd->op[in->producer].out_off + in->port]++;
+        }
+    }
+    for (int32_t v = 0; v < s->n; v++) {
+        const struct wl_op *op = &fwd->op[v];
+        int32_t k = first_data_input(fwd, op);
+
+        s->alias_in[v] = -1;
+        s->extra[v] = saved_extra_bytes(o, fwd, op);
+        if (o->save_all_inputs || k < 0 || op->n_out != 1) {
+            continue;
+        }
+        if (ops_is_view(op->type) ||
+            pad_of_pool(fwd, v, s->cstart, s->cons, s->slot_op, s->port_uses)) {
+            s->alias_in[v] = k;
+        } else if (ops_runs_in_place(op->type)) {
+            const struct wl_input *in = &fwd->input[op->in_off + k];
+            const struct wl_op *src = &fwd->op[in->producer];
+
+            /* in place only where nothing else reads the storage: the
+             * input's only reader, not a view, not saved as a result */
+            if (s->port_uses[src->out_off + in->port] == 1 && !ops_is_view(src->type) &&
+                s->alias_in[in->producer] < 0 && save_rule_of(o, src->type) != OPS_SAVE_RESULT) {
+                s->alias_in[v] = k;
+            }
+        }
+    }
+}
+
+/* The forward ops: unchanged (one micro-batch), or one copy per
+ * micro-batch, micro-batch by micro-batch. */
+static int copy_forward(struct workload *out, const struct workload *fwd, struct synth *s)
+{
+    const int32_t n = s->n, n_mb = s->n_mb;
+    int rc;
+
+    for (int32_t m = 0; m < n_mb; m++) {
+        int32_t *f = s->fid + (size_t)m * n;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (m > 0 && !s->rep[i]) {
+                f[i] = s->fid[i];
+                continue;
+            }
+            f[i] = out->n_ops;
+            if ((rc = copy_op(out, fwd, i, s->rep[i] ? m : 0, s->rep[i] ? n_mb : 1, f,
+                              s->alias_in[i], s->extra[i]))) {
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Gradient ops, in reverse topological order: those of the micro-batched
+ * ops micro-batch by micro-batch, then those of the shared ops (which sum
+ * the gradients of every micro-batch). */
+static int add_grads(struct workload *out, const struct workload *fwd, const struct train_opts *o,
+                     struct synth *s, struct train_stats *st)
+{
+    struct grad_ctx cg = {s->n,      s->cstart, s->cons, s->slot_op, s->gport,
+                          s->nports, s->rg,     s->rep,  s->fid,     s->bwd};
+    int rc;
+
+    for (int32_t pass = 0; pass < 2; pass++) {
+        for (int32_t m = 0; m < (pass == 0 ? s->n_mb : 1); m++) {
+            for (int32_t p = s->n - 1; p >= 0; p--) {
+                int32_t v = s->topo[p];
+
+                if (!s->rg[v] || s->rep[v] != (pass == 0)) {
+                    continue;
+                }
+                if ((rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st))) {
+                    return rc;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Optimizer updates, in forward order, after the last micro-batch's
+ * (accumulated) weight gradient. */
+static int add_updates(struct workload *out, const struct workload *fwd, const struct train_opts *o,
+                       const struct synth *s, struct train_stats *st)
+{
+    static const char *const types[] = {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"};
+    static const double state[] = {0, 1, 2}, flops_per[] = {2, 4, 12};
+    double elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4;
+    int rc;
+
+    for (int32_t v = 0; v < s->n; v++) {
+        const struct wl_op *op = &fwd->op[v];
+        double pbytes = (double)op->persistent;
+        int32_t last = s->bwd[(size_t)(s->rep[v] ? s->n_mb - 1 : 0) * s->n + v];
+        struct wl_op *u;
+        int32_t id;
+
+        if (!s->rg[v] || op->persistent <= 0) {
+            continue;
+        }
+        if ((rc = add_unique(out, op->name, "/update", types[o->optimizer], &id)) ||
+            (rc = workload_add_input(out, last, s->nports[v], 0, 0)) ||
+            (rc = workload_set_group(out, id, workload_group(fwd, v)))) {
+            return rc;
+        }
+        u = &out->op[id];
+        u->persistent = (int64_t)(state[o->optimizer] * pbytes);
+        u->flops = flops_per[o->optimizer] * pbytes / elem;
+        u->bytes = (3.0 + 2.0 * state[o->optimizer]) * pbytes;
+        u->phase = PHASE_UPDATE;
+        u->has_phase = true;
+        u->device = op->device;
+        st->n_update++;
+        st->param_bytes += op->persistent;
+        st->optimizer_bytes += u->persistent;
+    }
+    return 0;
+}
+
 int train_synthesize(struct workload *out, const struct workload *fwd, const struct train_opts *o,
                      struct train_stats *stats)
 {
-    int32_t n = fwd->n_ops, head = 0, tail = 0;
-    int32_t *indeg = NULL, *topo = NULL, *cstart = NULL, *cons = NULL, *gport = NULL;
-    int32_t *nports = NULL, *bwd = NULL, *fill = NULL, *slot_op = NULL, *fid = NULL;
-    int32_t *alias_in = NULL, *port_uses = NULL;
-    int64_t *extra = NULL;
-    bool *rg = NULL, *rep = NULL;
     const int32_t n_mb = o->micro_batches > 0 ? o->micro_batches : 1;
-    struct grad_ctx cg;
     struct train_stats st = {0, 0, 0, 0};
-    double elem = o->param_elem_bytes > 0 ? o->param_elem_bytes : 4;
-    int rc = 0;
+    struct synth s;
+    int rc;
 
     workload_init(out);
     if (n_mb > TRAIN_MAX_MICRO_BATCHES) {
@@ -565,236 +723,22 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     if (!(o->bwd_factor >= 0 && isfinite(o->bwd_factor))) {
         return err_set(BAECHI_EINVAL, "backward factor must be >= 0 (got %g)", o->bwd_factor);
     }
-    indeg = array_calloc((size_t)n, sizeof(*indeg));
-    topo = array_calloc((size_t)n, sizeof(*topo));
-    cstart = array_calloc((size_t)n + 1, sizeof(*cstart));
-    cons = array_calloc(fwd->n_input + 1, sizeof(*cons));
-    gport = array_calloc(fwd->n_input + 1, sizeof(*gport));
-    slot_op = array_calloc(fwd->n_input + 1, sizeof(*slot_op));
-    nports = array_calloc((size_t)n, sizeof(*nports));
-    bwd = array_calloc((size_t)n * n_mb + 1, sizeof(*bwd));
-    fid = array_calloc((size_t)n * n_mb + 1, sizeof(*fid));
-    rep = array_calloc((size_t)n + 1, sizeof(*rep));
-    alias_in = array_calloc((size_t)n + 1, sizeof(*alias_in));
-    extra = array_calloc((size_t)n + 1, sizeof(*extra));
-    port_uses = array_calloc(fwd->n_out_bytes + 1, sizeof(*port_uses));
-    fill = array_calloc((size_t)n + 1, sizeof(*fill));
-    rg = array_calloc((size_t)n, sizeof(*rg));
-    if (!indeg || !topo || !cstart || !cons || !gport || !slot_op || !nports || !bwd || !fill ||
-        !rg || !fid || !rep || !alias_in || !extra || !port_uses) {
-        rc = BAECHI_ENOMEM;
+    if ((rc = synth_alloc(&s, fwd, n_mb)) || (rc = index_consumers(&s, fwd)) ||
+        (rc = order_topo(&s, fwd))) {
         goto cleanup;
     }
-    /* consumers (input slots) of every op, CSR by producer */
-    for (size_t k = 0; k < fwd->n_input; k++) {
-        if (fwd->input[k].producer < 0 || fwd->input[k].producer >= n) {
-            rc = err_set(BAECHI_EINVAL, "training synthesis: input %zu names no op", k);
-            goto cleanup;
-        }
-        cstart[fwd->input[k].producer + 1]++;
-        gport[k] = -1;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        cstart[i + 1] += cstart[i];
-        fill[i] = cstart[i];
-        indeg[i] = fwd->op[i].n_in;
-    }
-    for (int32_t v = 0; v < n; v++) {
-        for (int32_t k = 0; k < fwd->op[v].n_in; k++) {
-            int32_t slot = fwd->op[v].in_off + k;
-
-            slot_op[slot] = v;
-            cons[fill[fwd->input[slot].producer]++] = slot;
-        }
-    }
-    /* Kahn's order over data and control inputs */
-    for (int32_t i = 0; i < n; i++) {
-        if (indeg[i] == 0) {
-            topo[tail++] = i;
-        }
-    }
-    while (head < tail) {
-        int32_t u = topo[head++];
-
-        for (int32_t e = cstart[u]; e < cstart[u + 1]; e++) {
-            int32_t v = slot_op[cons[e]];
-
-            if (--indeg[v] == 0) {
-                topo[tail++] = v;
-            }
-        }
-    }
-    if (tail < n) {
-        for (int32_t i = 0; i < n; i++) {
-            if (indeg[i] > 0) {
-                rc =
-                    err_set(BAECHI_EINVAL, "training synthesis: the graph has a cycle through '%s'",
-                            fwd->op[i].name);
-                goto cleanup;
-            }
-        }
-    }
-    /* which ops require a gradient, in topological order */
-    for (int32_t p = 0; p < n; p++) {
-        int32_t v = topo[p];
-        const struct wl_op *op = &fwd->op[v];
-
-        if (!(isfinite(op->time_us) || isfinite(op->flops)) || !differentiable(op->type)) {
-            continue;
-        }
-        rg[v] = op->persistent > 0;
-        for (int32_t k = 0; k < op->n_in; k++) {
-            const struct wl_input *in = &fwd->input[op->in_off + k];
-
-            if (in->port != WL_PORT_CONTROL && rg[in->producer]) {
-                gport[op->in_off + k] = nports[v]++;
-                rg[v] = true;
-            }
-        }
-    }
-
-    cg = (struct grad_ctx){n, cstart, cons, slot_op, gport, nports, rg, rep, fid, bwd};
-    /* Which ops run once per micro-batch: the data sources (no inputs, no
-     * parameters, not a constant) and everything that reads them; the rest
-     * (variables, constants, what only reads those) is shared. */
-    for (int32_t p = 0; p < n; p++) {
-        int32_t v = topo[p];
-        const struct wl_op *op = &fwd->op[v];
-        bool any_data = false;
-
-        rep[v] = n_mb == 1;
-        for (int32_t k = 0; k < op->n_in; k++) {
-            const struct wl_input *in = &fwd->input[op->in_off + k];
-
-            if (in->port != WL_PORT_CONTROL) {
-                any_data = true;
-                rep[v] = rep[v] || rep[in->producer];
-            }
-        }
-        if (is_data(op->type) || (!any_data && op->persistent <= 0 && differentiable(op->type))) {
-            rep[v] = true;
-        }
-    }
-
-    /* The memory of the step (train.h "Memory"): views and in-place ops
-     * share their input's storage; some ops save a buffer for backward. */
-    for (size_t k = 0; k < fwd->n_input; k++) {
-        const struct wl_input *in = &fwd->input[k];
-
-        if (in->port != WL_PORT_CONTROL) {
-            port_uses[fwd->op[in->producer].out_off + in->port]++;
-        }
-    }
-    for (int32_t v = 0; v < n; v++) {
-        const struct wl_op *op = &fwd->op[v];
-        int32_t k = first_data_input(fwd, op);
-
-        alias_in[v] = -1;
-        extra[v] = saved_extra_bytes(o, fwd, op);
-        if (o->save_all_inputs || k < 0 || op->n_out != 1) {
-            continue;
-        }
-        if (is_view(op->type) || pad_of_pool(fwd, v, cstart, cons, slot_op, port_uses)) {
-            alias_in[v] = k;
-        } else if (runs_in_place(op->type)) {
-            const struct wl_input *in = &fwd->input[op->in_off + k];
-            const struct wl_op *src = &fwd->op[in->producer];
-
-            /* in place only where nothing else reads the storage: the
-             * input's only reader, not a view, not saved as a result */
-            if (port_uses[src->out_off + in->port] == 1 && !is_view(src->type) &&
-                alias_in[in->producer] < 0 && save_rule_of(o, src->type) != SAVE_OUTPUTS) {
-                alias_in[v] = k;
-            }
-        }
-    }
-
-    /* the forward ops: unchanged (one micro-batch), or one copy per
-     * micro-batch, micro-batch by micro-batch */
-    if ((rc = copy_header(out, fwd))) {
+    mark_gradients(&s, fwd);
+    mark_micro_batched(&s, fwd);
+    plan_memory(&s, fwd, o);
+    if ((rc = copy_header(out, fwd)) || (rc = copy_forward(out, fwd, &s)) ||
+        (rc = add_grads(out, fwd, o, &s, &st)) || (rc = add_updates(out, fwd, o, &s, &st))) {
         goto cleanup;
-    }
-    for (int32_t m = 0; m < n_mb; m++) {
-        int32_t *f = fid + (size_t)m * n;
-
-        for (int32_t i = 0; i < n; i++) {
-            if (m > 0 && !rep[i]) {
-                f[i] = fid[i];
-                continue;
-            }
-            f[i] = out->n_ops;
-            if ((rc = copy_op(out, fwd, i, rep[i] ? m : 0, rep[i] ? n_mb : 1, f, alias_in[i],
-                              extra[i]))) {
-                goto cleanup;
-            }
-        }
-    }
-    /* gradient ops, in reverse topological order: those of the micro-batched
-     * ops micro-batch by micro-batch, then those of the shared ops (which
-     * sum the gradients of every micro-batch) */
-    for (int32_t pass = 0; pass < 2; pass++) {
-        for (int32_t m = 0; m < (pass == 0 ? n_mb : 1); m++) {
-            for (int32_t p = n - 1; p >= 0; p--) {
-                int32_t v = topo[p];
-
-                if (!rg[v] || rep[v] != (pass == 0)) {
-                    continue;
-                }
-                if ((rc = add_grad(out, fwd, o, v, m, n_mb, &cg, &st))) {
-                    goto cleanup;
-                }
-            }
-        }
-    }
-    /* optimizer updates, in forward order, after the last micro-batch's
-     * (accumulated) weight gradient */
-    for (int32_t v = 0; v < n; v++) {
-        static const char *const types[] = {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"};
-        static const double state[] = {0, 1, 2}, flops_per[] = {2, 4, 12};
-        const struct wl_op *op = &fwd->op[v];
-        double pbytes = (double)op->persistent;
-        int32_t last = bwd[(size_t)(rep[v] ? n_mb - 1 : 0) * n + v];
-        struct wl_op *u;
-        int32_t id;
-
-        if (!rg[v] || op->persistent <= 0) {
-            continue;
-        }
-        if ((rc = add_unique(out, op->name, "/update", types[o->optimizer], &id)) ||
-            (rc = workload_add_input(out, last, nports[v], 0, 0)) ||
-            (rc = workload_set_group(out, id, workload_group(fwd, v)))) {
-            goto cleanup;
-        }
-        u = &out->op[id];
-        u->persistent = (int64_t)(state[o->optimizer] * pbytes);
-        u->flops = flops_per[o->optimizer] * pbytes / elem;
-        u->bytes = (3.0 + 2.0 * state[o->optimizer]) * pbytes;
-        u->phase = PHASE_UPDATE;
-        u->has_phase = true;
-        u->device = op->device;
-        st.n_update++;
-        st.param_bytes += op->persistent;
-        st.optimizer_bytes += u->persistent;
     }
     if (stats) {
         *stats = st;
     }
 cleanup:
-    free(indeg);
-    free(topo);
-    free(cstart);
-    free(cons);
-    free(gport);
-    free(slot_op);
-    free(nports);
-    free(bwd);
-    free(fill);
-    free(rg);
-    free(fid);
-    free(rep);
-    free(alias_in);
-    free(extra);
-    free(port_uses);
+    synth_free(&s);
     if (rc) {
         workload_release(out);
     }

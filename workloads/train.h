@@ -21,7 +21,10 @@
  *     Adam 2x the parameter bytes.
  *
  * Memory (what a framework holds; save_all_inputs gives the earlier rule, a
- * gradient op reading every forward input and no shared storage):
+ * gradient op reading every forward input and no shared storage).  What
+ * each op type saves, whether it is a view, runs in place, has a gradient
+ * or feeds data is one row of the table in workloads/ops.h (`baechi
+ * workload ops`); in short:
  *   - a gradient op reads what autograd saves for its op type: every data
  *     input (convolution, matmul, mul, losses, unknown types), the first
  *     data input (batch and layer norm, GELU, pooling), the op's result
