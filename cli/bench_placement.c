@@ -40,8 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BP_MAX_PLACERS 16
-#define BP_MAX_FRAC    16
+/* Command-line bounds: --fractions values, --workload repeats (more than
+ * the table's workloads would only repeat them). */
+#define BP_MAX_FRAC      16
+#define BP_MAX_WORKLOADS 16
 
 struct bp_workload {
     const char *label;
@@ -193,7 +195,7 @@ static const char *short_name(const char *n)
     static const char *const from[] = {"m-topo-nonuniform", "m-etf-reserve", "m-sct-reserve",
                                        "round-robin"};
     static const char *const to[] = {"m-topo-nu", "m-etf-r", "m-sct-r", "rr"};
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
         if (strcmp(n, from[i]) == 0) {
             return to[i];
         }
@@ -267,61 +269,90 @@ static int parse_fractions(struct cmd_parser *p, const char *s, double *f, int *
     return *n ? 0 : cmd_usage_error(p, "--fractions: empty list");
 }
 
-int cmd_bench_placement(int argc, char **argv)
-{
-    struct cmd_parser p = {argc, argv, "bench placement", bp_usage, bp_opts, NULL, NULL};
-    const char *only[16];
-    int n_only = 0, n_frac = 6, o, rc = 0;
+struct bp_args {
+    const char *only[BP_MAX_WORKLOADS];
+    int n_only, n_frac;
     double frac[BP_MAX_FRAC];
-    int64_t budget = -1;
-    long v;
-    bool md = false;
-    const char *names[BP_MAX_PLACERS];
-    int n_names = 0, i_auto = -1, i_paper = -1;
-    struct bp_summary sum;
+    int64_t budget; /* -1: auto's default */
+    bool md;
+};
 
-    memcpy(frac, bp_default_fractions, sizeof(bp_default_fractions));
-    while ((o = cmd_getopt(&p)) != -1) {
+/* The options into a; *stop with the exit status when the command ends here
+ * (help, or a usage error). */
+static int bp_parse(struct cmd_parser *p, struct bp_args *a, bool *stop)
+{
+    long v;
+    int o, rc;
+
+    memset(a, 0, sizeof(*a));
+    a->n_frac = (int)(sizeof(bp_default_fractions) / sizeof(bp_default_fractions[0]));
+    memcpy(a->frac, bp_default_fractions, sizeof(bp_default_fractions));
+    a->budget = -1;
+    *stop = true;
+    while ((o = cmd_getopt(p)) != -1) {
         switch (o) {
         case 'h':
             return 0;
         case BP_OPT_WORKLOAD:
-            if (n_only == 16) {
-                return cmd_usage_error(&p, "--workload: at most 16");
+            if (a->n_only == BP_MAX_WORKLOADS) {
+                return cmd_usage_error(p, "--workload: at most %d", BP_MAX_WORKLOADS);
             }
-            only[n_only++] = p.optarg;
+            a->only[a->n_only++] = p->optarg;
             break;
         case BP_OPT_FRACTIONS:
-            if ((rc = parse_fractions(&p, p.optarg, frac, &n_frac)) != 0) {
+            if ((rc = parse_fractions(p, p->optarg, a->frac, &a->n_frac)) != 0) {
                 return rc;
             }
             break;
         case BP_OPT_BUDGET:
-            if (cmd_parse_int(&p, "--budget-ms", p.optarg, 0, 100000000L, &v)) {
+            if (cmd_parse_int(p, "--budget-ms", p->optarg, 0, 100000000L, &v)) {
                 return EXIT_BADINPUT;
             }
-            budget = v;
+            a->budget = v;
             break;
         case BP_OPT_MARKDOWN:
-            md = true;
+            a->md = true;
             break;
         default:
             return EXIT_BADINPUT;
         }
     }
-    if (cmd_optind() < argc) {
-        return cmd_usage_error(&p, "unexpected argument '%s'", argv[cmd_optind()]);
+    if (cmd_optind() < p->argc) {
+        return cmd_usage_error(p, "unexpected argument '%s'", p->argv[cmd_optind()]);
     }
-    for (int i = 0; i < n_only; i++) {
+    for (int i = 0; i < a->n_only; i++) {
         bool found = false;
         for (const struct bp_workload *b = bp_workloads; b->label; b++) {
-            found |= strcmp(b->label, only[i]) == 0;
+            found |= strcmp(b->label, a->only[i]) == 0;
         }
         if (!found) {
-            return cmd_usage_error(&p, "unknown workload '%s' (see --help)", only[i]);
+            return cmd_usage_error(p, "unknown workload '%s' (see --help)", a->only[i]);
         }
     }
-    for (const struct placer_desc *d = placer_list(); d->name && n_names < BP_MAX_PLACERS; d++) {
+    *stop = false;
+    return 0;
+}
+
+/* The table's columns: every registered placer but `given` (= expert),
+ * then auto; sized by the registry. */
+struct bp_columns {
+    const char **names;
+    int n, i_auto, i_paper; /* i_paper: -1 when the registry has no paper placer */
+};
+
+static int bp_columns_init(struct bp_columns *c)
+{
+    int n_reg = 0;
+
+    memset(c, 0, sizeof(*c));
+    c->i_paper = -1;
+    for (const struct placer_desc *d = placer_list(); d->name; d++) {
+        n_reg++;
+    }
+    if (!(c->names = calloc((size_t)n_reg + 1, sizeof(*c->names)))) {
+        return err_set(BAECHI_ENOMEM, "out of memory for %d placer names", n_reg + 1);
+    }
+    for (const struct placer_desc *d = placer_list(); d->name; d++) {
         if (strcmp(d->name, "given") == 0) {
             continue; /* = expert */
         }
@@ -329,173 +360,250 @@ int cmd_bench_placement(int argc, char **argv)
             continue; /* last column */
         }
         if (strcmp(d->name, PLACER_PAPER_NAME) == 0) {
-            i_paper = n_names;
+            c->i_paper = c->n;
         }
-        names[n_names++] = d->name;
+        c->names[c->n++] = d->name;
     }
-    i_auto = n_names;
-    names[n_names++] = PLACER_AUTO_NAME;
-    memset(&sum, 0, sizeof(sum));
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    c->i_auto = c->n;
+    c->names[c->n++] = PLACER_AUTO_NAME;
+    return 0;
+}
+
+static void bp_print_header(const struct bp_columns *cols, bool md)
+{
     printf("baechi bench placement: timed step per placer in ms (inf = no placement, OOM = the "
            "timed simulation runs out of memory); auto: its bound ratio (step / lower bound) and "
            "placement time (CPU s)\n\n");
     printf(md ? "| workload | ops | mem | " : "%-14s %5s %5s ", "workload", "ops", "mem");
-    for (int i = 0; i < n_names; i++) {
-        printf(md ? "%s | " : "%9s ", short_name(names[i]));
+    for (int i = 0; i < cols->n; i++) {
+        printf(md ? "%s | " : "%9s ", short_name(cols->names[i]));
     }
     printf(md ? "ratio | auto cpu s | check |\n" : "%6s %7s  %s\n", "ratio", "cpu s", "check");
     if (md) {
         printf("|---|--:|--:|");
-        for (int i = 0; i < n_names; i++) {
+        for (int i = 0; i < cols->n; i++) {
             printf("--:|");
         }
         printf("--:|--:|---|\n");
     }
-    for (const struct bp_workload *b = bp_workloads; b->label && !rc; b++) {
-        struct workload w;
-        struct graph g;
-        struct cluster c;
-        bool selected = n_only == 0;
+}
 
-        for (int i = 0; i < n_only; i++) {
-            selected |= strcmp(b->label, only[i]) == 0;
+/* The best timed steps of one cell's placers (auto excluded); -1 when none. */
+struct bp_best {
+    int64_t all_us, faithful_us;
+    bool any;
+};
+
+/* Every placer on one cell (g, c at fraction frac) into cell[]. */
+static int bp_run_cell(const struct bp_args *a, const struct bp_columns *cols,
+                       const struct graph *g, const struct cluster *c, double frac,
+                       struct bp_cell *cell, struct bp_best *best)
+{
+    struct placer_options opt;
+    int rc = 0;
+
+    best->all_us = best->faithful_us = -1;
+    best->any = false;
+    for (int i = 0; i < cols->n && !rc; i++) {
+        placer_options_init(&opt);
+        opt.memory_fraction = frac;
+        if (a->budget >= 0) {
+            opt.budget_ms = a->budget;
         }
-        if (!selected) {
-            continue;
-        }
-        if ((rc = bp_load(b, &w)) != 0) {
-            if (rc == BAECHI_EIO) {
-                printf("%s: skipped: %s\n", b->label, err_msg());
-                rc = 0;
+        if (strcmp(cols->names[i], "expert") == 0) {
+            bool given = false;
+            for (int32_t v2 = 0; v2 < g->n_ops && !given; v2++) {
+                given = g->given_device[v2] >= 0;
+            }
+            if (!given) {
+                memset(&cell[i], 0, sizeof(cell[i]));
+                cell[i].out = BP_ERROR;
                 continue;
             }
-            break;
         }
-        rc = graph_build(&g, &w);
-        workload_release(&w);
-        if (rc) {
-            break;
+        rc = bp_run(cols->names[i], g, c, &opt, &cell[i]);
+        if (!rc && i != cols->i_auto && cell[i].out == BP_OK) {
+            best->any = true;
+            if (best->all_us < 0 || cell[i].step_us < best->all_us) {
+                best->all_us = cell[i].step_us;
+            }
+            if (is_faithful(cols->names[i]) &&
+                (best->faithful_us < 0 || cell[i].step_us < best->faithful_us)) {
+                best->faithful_us = cell[i].step_us;
+            }
         }
-        if ((rc = cluster_load(&c, b->cluster)) != 0) {
-            graph_release(&g);
-            break;
-        }
-        for (int f = 0; f < n_frac && !rc; f++) {
-            struct bp_cell cell[BP_MAX_PLACERS];
-            struct placer_options opt;
-            int64_t best = -1, best_faithful = -1;
-            bool any = false;
-            char s[32], check[128] = "";
-
-            for (int i = 0; i < n_names && !rc; i++) {
-                placer_options_init(&opt);
-                opt.memory_fraction = frac[f];
-                if (budget >= 0) {
-                    opt.budget_ms = budget;
-                }
-                if (strcmp(names[i], "expert") == 0) {
-                    bool given = false;
-                    for (int32_t v2 = 0; v2 < g.n_ops && !given; v2++) {
-                        given = g.given_device[v2] >= 0;
-                    }
-                    if (!given) {
-                        memset(&cell[i], 0, sizeof(cell[i]));
-                        cell[i].out = BP_ERROR;
-                        continue;
-                    }
-                }
-                rc = bp_run(names[i], &g, &c, &opt, &cell[i]);
-                if (!rc && i != i_auto && cell[i].out == BP_OK) {
-                    any = true;
-                    if (best < 0 || cell[i].step_us < best) {
-                        best = cell[i].step_us;
-                    }
-                    if (is_faithful(names[i]) &&
-                        (best_faithful < 0 || cell[i].step_us < best_faithful)) {
-                        best_faithful = cell[i].step_us;
-                    }
-                }
-            }
-            if (rc) {
-                break;
-            }
-            sum.cells++;
-            {
-                const struct bp_cell *a = &cell[i_auto];
-                bool a_ok = a->out == BP_OK && !a->oom_baechi;
-
-                sum.any_ok += any;
-                sum.auto_ok += a_ok;
-                sum.auto_ok_where_any += any && a_ok;
-                sum.auto_oom += a->out == BP_OOM || (a->out == BP_OK && a->oom_baechi);
-                if (any && a_ok && a->step_us <= best) {
-                    sum.auto_le_best++;
-                }
-                if (a_ok && cell[i_paper].out == BP_OK) {
-                    sum.paper_ok++;
-                    sum.log_paper += log((double)cell[i_paper].step_us / (double)a->step_us);
-                }
-                if (cell[i_paper].out != BP_OK && any) {
-                    sum.paper_fail_any++;
-                    sum.auto_ok_no_paper += a_ok;
-                }
-                if (a_ok && best_faithful > 0) {
-                    sum.n_faithful++;
-                    sum.log_faithful += log((double)best_faithful / (double)a->step_us);
-                }
-                if (g.n_ops <= 3000 && a->place_ms > sum.max_place_ms_small) {
-                    sum.max_place_ms_small = a->place_ms;
-                }
-                if (any && !a_ok) {
-                    snprintf(check, sizeof(check), "FAIL: auto %s where a placer fits",
-                             a->out == BP_OK ? "OOM (baechi)" : "infeasible");
-                } else if (a->out == BP_OOM || (a->out == BP_OK && a->oom_baechi)) {
-                    snprintf(check, sizeof(check), "FAIL: auto OOM");
-                } else if (any && a->step_us > best) {
-                    snprintf(check, sizeof(check), "FAIL: auto %.1f > best %.1f ms",
-                             (double)a->step_us / 1e3, (double)best / 1e3);
-                } else {
-                    snprintf(check, sizeof(check), "ok");
-                }
-            }
-            printf(md ? "| %s | %d | %g | " : "%-14s %5d %5g ", b->label, (int)g.n_ops, frac[f]);
-            for (int i = 0; i < n_names; i++) {
-                if (cell[i].out == BP_ERROR && strcmp(names[i], "expert") == 0) {
-                    snprintf(s, sizeof(s), "-");
-                } else {
-                    cell_str(&cell[i], s, sizeof(s));
-                }
-                printf(md ? "%s | " : "%9s ", s);
-            }
-            if (cell[i_auto].out == BP_OK && cell[i_auto].lower_us > 0) {
-                printf(md ? "%.3f | " : "%6.3f ",
-                       (double)cell[i_auto].step_us / (double)cell[i_auto].lower_us);
-            } else {
-                printf(md ? "- | " : "%6s ", "-");
-            }
-            printf(md ? "%.2f | %s |\n" : "%7.2f  %s\n", cell[i_auto].place_ms / 1e3, check);
-        }
-        cluster_release(&c);
-        graph_release(&g);
     }
+    return rc;
+}
+
+/* One cell into the summary; auto's contract check into check. */
+static void bp_tally(const struct bp_columns *cols, const struct bp_cell *cell,
+                     const struct bp_best *bb, int32_t n_ops, struct bp_summary *sum, char *check,
+                     size_t size)
+{
+    const struct bp_cell *a = &cell[cols->i_auto];
+    bool a_ok = a->out == BP_OK && !a->oom_baechi, any = bb->any;
+    bool have_paper = cols->i_paper >= 0;
+    bool paper_ok = have_paper && cell[cols->i_paper].out == BP_OK;
+    int64_t best = bb->all_us;
+
+    sum->cells++;
+    sum->any_ok += any;
+    sum->auto_ok += a_ok;
+    sum->auto_ok_where_any += any && a_ok;
+    sum->auto_oom += a->out == BP_OOM || (a->out == BP_OK && a->oom_baechi);
+    if (any && a_ok && a->step_us <= best) {
+        sum->auto_le_best++;
+    }
+    if (a_ok && paper_ok) {
+        sum->paper_ok++;
+        sum->log_paper += log((double)cell[cols->i_paper].step_us / (double)a->step_us);
+    }
+    if (have_paper && !paper_ok && any) {
+        sum->paper_fail_any++;
+        sum->auto_ok_no_paper += a_ok;
+    }
+    if (a_ok && bb->faithful_us > 0) {
+        sum->n_faithful++;
+        sum->log_faithful += log((double)bb->faithful_us / (double)a->step_us);
+    }
+    if (n_ops <= 3000 && a->place_ms > sum->max_place_ms_small) {
+        sum->max_place_ms_small = a->place_ms;
+    }
+    if (any && !a_ok) {
+        snprintf(check, size, "FAIL: auto %s where a placer fits",
+                 a->out == BP_OK ? "OOM (baechi)" : "infeasible");
+    } else if (a->out == BP_OOM || (a->out == BP_OK && a->oom_baechi)) {
+        snprintf(check, size, "FAIL: auto OOM");
+    } else if (any && a->step_us > best) {
+        snprintf(check, size, "FAIL: auto %.1f > best %.1f ms", (double)a->step_us / 1e3,
+                 (double)best / 1e3);
+    } else {
+        snprintf(check, size, "ok");
+    }
+}
+
+static void bp_print_row(const struct bp_columns *cols, const struct bp_cell *cell, bool md,
+                         const char *label, int32_t n_ops, double frac, const char *check)
+{
+    const struct bp_cell *a = &cell[cols->i_auto];
+    char s[32];
+
+    printf(md ? "| %s | %d | %g | " : "%-14s %5d %5g ", label, (int)n_ops, frac);
+    for (int i = 0; i < cols->n; i++) {
+        if (cell[i].out == BP_ERROR && strcmp(cols->names[i], "expert") == 0) {
+            snprintf(s, sizeof(s), "-");
+        } else {
+            cell_str(&cell[i], s, sizeof(s));
+        }
+        printf(md ? "%s | " : "%9s ", s);
+    }
+    if (a->out == BP_OK && a->lower_us > 0) {
+        printf(md ? "%.3f | " : "%6.3f ", (double)a->step_us / (double)a->lower_us);
+    } else {
+        printf(md ? "- | " : "%6s ", "-");
+    }
+    printf(md ? "%.2f | %s |\n" : "%7.2f  %s\n", a->place_ms / 1e3, check);
+}
+
+/* The rows of workload b (one per fraction); a missing file is a skip. */
+static int bp_workload_rows(const struct bp_args *a, const struct bp_columns *cols,
+                            const struct bp_workload *b, struct bp_cell *cell,
+                            struct bp_summary *sum)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    int rc;
+
+    if ((rc = bp_load(b, &w)) != 0) {
+        if (rc == BAECHI_EIO) {
+            printf("%s: skipped: %s\n", b->label, err_msg());
+            return 0;
+        }
+        return rc;
+    }
+    rc = graph_build(&g, &w);
+    workload_release(&w);
+    if (rc) {
+        return rc;
+    }
+    if ((rc = cluster_load(&c, b->cluster)) != 0) {
+        graph_release(&g);
+        return rc;
+    }
+    for (int f = 0; f < a->n_frac && !rc; f++) {
+        struct bp_best bb;
+        char check[128] = "";
+
+        if ((rc = bp_run_cell(a, cols, &g, &c, a->frac[f], cell, &bb)) != 0) {
+            break;
+        }
+        bp_tally(cols, cell, &bb, g.n_ops, sum, check, sizeof(check));
+        bp_print_row(cols, cell, a->md, b->label, g.n_ops, a->frac[f], check);
+    }
+    cluster_release(&c);
+    graph_release(&g);
+    return rc;
+}
+
+static void bp_print_summary(const struct bp_summary *sum)
+{
+    printf("\nsummary over %d cells:\n", sum->cells);
+    printf("  auto feasible where any placer is (non-OOM): %d / %d\n", sum->auto_ok_where_any,
+           sum->any_ok);
+    printf("  auto feasible: %d cells; auto out of memory (either model): %d cells\n", sum->auto_ok,
+           sum->auto_oom);
+    printf("  auto <= the best other placer (timed): %d / %d\n", sum->auto_le_best, sum->any_ok);
+    printf("  geometric-mean speed-up of auto over paper (cells where paper fits): %.3fx over "
+           "%d cells\n",
+           sum->paper_ok ? exp(sum->log_paper / sum->paper_ok) : NAN, sum->paper_ok);
+    printf("  where paper fails but a placer fits: auto feasible in %d / %d cells\n",
+           sum->auto_ok_no_paper, sum->paper_fail_any);
+    printf("  geometric-mean speed-up of auto over the best faithful placer: %.3fx over %d cells\n",
+           sum->n_faithful ? exp(sum->log_faithful / sum->n_faithful) : NAN, sum->n_faithful);
+    printf("  auto's longest placement (graphs <= 3,000 ops): %.2f s of CPU\n",
+           sum->max_place_ms_small / 1e3);
+}
+
+int cmd_bench_placement(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, "bench placement", bp_usage, bp_opts, NULL, NULL};
+    struct bp_args a;
+    struct bp_columns cols;
+    struct bp_cell *cell = NULL;
+    struct bp_summary sum;
+    bool stop;
+    int rc;
+
+    if ((rc = bp_parse(&p, &a, &stop)) != 0 || stop) {
+        return rc;
+    }
+    if ((rc = bp_columns_init(&cols)) != 0) {
+        return cmd_fail(rc);
+    }
+    if (!(cell = calloc((size_t)cols.n, sizeof(*cell)))) {
+        free(cols.names);
+        return cmd_fail(err_set(BAECHI_ENOMEM, "out of memory for %d cells", cols.n));
+    }
+    memset(&sum, 0, sizeof(sum));
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    bp_print_header(&cols, a.md);
+    for (const struct bp_workload *b = bp_workloads; b->label && !rc; b++) {
+        bool selected = a.n_only == 0;
+
+        for (int i = 0; i < a.n_only; i++) {
+            selected |= strcmp(b->label, a.only[i]) == 0;
+        }
+        if (selected) {
+            rc = bp_workload_rows(&a, &cols, b, cell, &sum);
+        }
+    }
+    free(cell);
+    free(cols.names);
     if (rc) {
         return cmd_fail(rc);
     }
-    printf("\nsummary over %d cells:\n", sum.cells);
-    printf("  auto feasible where any placer is (non-OOM): %d / %d\n", sum.auto_ok_where_any,
-           sum.any_ok);
-    printf("  auto feasible: %d cells; auto out of memory (either model): %d cells\n", sum.auto_ok,
-           sum.auto_oom);
-    printf("  auto <= the best other placer (timed): %d / %d\n", sum.auto_le_best, sum.any_ok);
-    printf("  geometric-mean speed-up of auto over paper (cells where paper fits): %.3fx over "
-           "%d cells\n",
-           sum.paper_ok ? exp(sum.log_paper / sum.paper_ok) : NAN, sum.paper_ok);
-    printf("  where paper fails but a placer fits: auto feasible in %d / %d cells\n",
-           sum.auto_ok_no_paper, sum.paper_fail_any);
-    printf("  geometric-mean speed-up of auto over the best faithful placer: %.3fx over %d cells\n",
-           sum.n_faithful ? exp(sum.log_faithful / sum.n_faithful) : NAN, sum.n_faithful);
-    printf("  auto's longest placement (graphs <= 3,000 ops): %.2f s of CPU\n",
-           sum.max_place_ms_small / 1e3);
+    bp_print_summary(&sum);
     return 0;
 }

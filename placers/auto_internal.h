@@ -1,8 +1,14 @@
 /*
- * auto_internal.h - the pieces of the `auto` placer (auto.c) that its unit
- * tests drive one by one: the search from a given placement (repair of an
- * overflow, then local search over colocation groups) with the simulators
- * as the judge.
+ * auto_internal.h - the `auto` placer's parts and what its unit tests drive
+ * one by one: the search from a given placement (repair of an overflow,
+ * then local search over colocation groups) with the simulators as the
+ * judge.  The parts:
+ *
+ *   auto.c             entry points: auto_place, auto_refine
+ *   auto_candidates.c  every other placer as a starting point; cheap sources
+ *   auto_judge.c       both simulators as the score; the infeasibility messages
+ *   auto_repair.c      moves that take groups off an overflowing device
+ *   auto_search.c      the search state, its moves and the local search
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -12,6 +18,7 @@
 #include "core/cluster.h"
 #include "core/graph.h"
 #include "placers/placer.h"
+#include "sim/sim.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +31,47 @@
  * but it counts work, not wall time: results do not depend on machine load.
  */
 #define AUTO_VISITS_PER_MS 20000
+
+/*
+ * The search's limits.  Each bounds the work of one step (the moves
+ * generated before any is tried) or the length of the search; none bounds
+ * an input size.  The values are those the benchmark (`baechi bench
+ * placement`) was tuned with: changing one changes placements.
+ */
+enum {
+    /* moves generated per round; a round stops at its first improvement, so
+     * more would rarely be tried before the moves are regenerated */
+    AUTO_MAX_MOVES = 2048,
+    /* repair: the largest groups of the overflowing device, each tried on
+     * every other device ... */
+    AUTO_REPAIR_LARGE_GROUPS = 8,
+    /* ... then the next ones (up to this rank) on the device with the most room */
+    AUTO_REPAIR_MAX_GROUPS = 64,
+    /* ... and swaps of a large group with one of the smallest groups of the
+     * devices with the most room: how many devices, how many small groups */
+    AUTO_REPAIR_SWAP_DEVICES = 2,
+    AUTO_REPAIR_SWAP_SMALL_GROUPS = 4,
+    /* random moves per round once the guided moves are exhausted */
+    AUTO_RANDOM_MOVES = 16,
+    /* one random move in this many is a swap (else a group to a device) */
+    AUTO_RANDOM_SWAP_ONE_IN = 3,
+    /* a device-bound op on the critical path is tried on each device other
+     * than the least busy one with a chance of one in this many */
+    AUTO_PATH_SPREAD_ONE_IN = 4,
+    /* the search stops after this many moves without improvement (at
+     * least), or AUTO_STALL_MOVES_PER_GROUP per colocation group when more */
+    AUTO_STALL_MIN_MOVES = 256,
+    AUTO_STALL_MOVES_PER_GROUP = 4,
+    /* groups named in the message of an infeasible search */
+    AUTO_MSG_GROUPS = 5,
+    /* a candidate's name: placer, grouper, fusion, persistent-at-place and
+     * "+sources" (the longest is 60 characters) */
+    AUTO_NAME_SIZE = 64,
+};
+
+/* The seed is mixed with the first 64 bits of the fractional part of
+ * sqrt(2) (SHA-512's first initial value), so that seed 0 is not the state 0. */
+#define AUTO_SEED_MIX 0x6a09e667f3bcc909ULL
 
 /* The score of a placement: overflow first (bytes over the limits, summed
  * over devices; the timed model, then the baechi model), then the timed step. */
@@ -79,5 +127,89 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
  */
 int auto_refine(const struct graph *g0, const struct cluster *c0, const struct placer_options *opt,
                 struct placement *out);
+
+/* ---- the parts (not for the tests) ---- */
+
+enum auto_move_kind { AUTO_MV_TF, AUTO_MV_CO, AUTO_MV_SWAP };
+
+struct auto_move {
+    int32_t kind; /* enum auto_move_kind */
+    int32_t a, b; /* TF / CO: group a to device b; SWAP: tf groups a and b */
+};
+
+/* The state of one search (auto_search.c): the world, the groups, the best
+ * placement and its simulations, the trial and the moves of a round. */
+struct auto_ctx {
+    const struct graph *g;
+    const struct cluster *c;
+    int32_t n_ops, n_dev;
+    const int32_t *tf_of;
+    int32_t n_tf, n_co;
+    int32_t *co_of;
+    int32_t *tf_start, *tf_op, *co_start, *co_op; /* members, CSR */
+    int64_t *tf_mem;                              /* Σ persistent + output + temp bytes */
+    int64_t *edge_bytes;                          /* Σ tensor bytes per edge */
+    uint64_t budget, visits, cost;
+    int64_t n_eval;
+    uint64_t rng; /* splitmix64 state (core/rng.h) */
+    int32_t *best, *trial, *order, *prev_on_dev;
+    int32_t *targets;                   /* n_dev: repair's target devices, scratch */
+    int32_t *src_group, *src_to, n_src; /* cheap source groups and their first consumer op */
+    struct auto_score best_score;
+    struct sim_result rt_best, rb_best, rt_trial, rb_trial;
+    bool rb_best_valid, rb_trial_valid;
+    struct auto_move *moves;
+    int32_t n_moves, cap_moves;
+    int32_t improvements;
+};
+
+/* auto_search.c: the state for world g / c (kept by pointer) and tf groups
+ * tf_of (n_tf); released on failure.  BAECHI_ENOMEM. */
+int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluster *c,
+                  const int32_t *tf_of, int32_t n_tf, int64_t budget_ms, uint64_t seed);
+void auto_ctx_release(struct auto_ctx *s);
+/* Adds a move to the round (dropped when AUTO_MAX_MOVES are there). */
+void auto_add_move(struct auto_ctx *s, enum auto_move_kind kind, int32_t a, int32_t b);
+/* Repair, then local search from s->best until a stall or the budget ends. */
+int auto_search_run(struct auto_ctx *s);
+
+/* auto_judge.c */
+bool auto_score_better(const struct auto_score *a, const struct auto_score *b);
+/*
+ * Simulates placement dev: the timed model, then (only when the timed model
+ * fits and the placement could beat `best`, NULL for none) the baechi model.
+ * Unless `force`, stops with *done when the budget cannot pay for it.
+ */
+int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best, bool force,
+              struct auto_score *out, bool *done);
+/* The trial becomes the best (its simulations too). */
+void auto_accept(struct auto_ctx *s, const struct auto_score *sc);
+/* Sets s->trial to dev, simulates it (forced) and makes it the best. */
+int auto_start_from(struct auto_ctx *s, const int32_t *dev);
+/* BAECHI_EINFEASIBLE with a message when no placement can fit (persistent
+ * bytes alone), else 0. */
+int auto_precheck(const struct auto_ctx *s);
+/* BAECHI_EINFEASIBLE with the message of a search that found nothing that fits. */
+int auto_infeasible(struct auto_ctx *s);
+
+/* auto_repair.c */
+/* qsort_r comparator of tf group ids by arg's (const int64_t *) bytes,
+ * largest first, then by id. */
+int auto_cmp_mem_desc(const void *a, const void *b, void *arg);
+/* Moves that take groups off the device that overflows most in s->best. */
+void auto_repair_moves(struct auto_ctx *s);
+
+/* auto_candidates.c */
+/* The cheap source groups of s (see the file). */
+int auto_find_sources(struct auto_ctx *s);
+/* The cheap sources next to their consumer in dev; whether anything moved. */
+bool auto_sources_follow(const struct auto_ctx *s, int32_t *dev);
+/*
+ * Runs every candidate placer on g0 / c0 under opt; the best placement by
+ * the judge becomes s->best, its name goes to name (AUTO_NAME_SIZE bytes).
+ * BAECHI_EINFEASIBLE when no candidate places; BAECHI_ENOMEM.
+ */
+int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct cluster *c0,
+                        const struct placer_options *opt, char *name);
 
 #endif

@@ -7,7 +7,7 @@
  *   round-robin  colocation groups in the order of their first op in topo
  *                order, dealt to devices 0, 1, ..., K-1, 0, ...;
  *   random       each colocation group on a device drawn uniformly with
- *                splitmix64(seed) (groups in id order; same seed, same result);
+ *                splitmix64(seed) (core/rng.h; groups in id order; same seed, same result);
  *   given        the workload's `device` fields, with placement_from_given's
  *                rule for ops without one (the first given device of the
  *                op's group, else its first producer's device, else 0);
@@ -21,17 +21,10 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/rng.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 int baseline_place(const char *name, const struct graph *g, const int32_t *group_of,
                    int32_t n_groups, int32_t n_dev, uint64_t seed, struct placement *pl)
@@ -85,7 +78,7 @@ int baseline_place(const char *name, const struct graph *g, const int32_t *group
     } else if (strcmp(name, "random") == 0) {
         uint64_t st = seed;
         for (int32_t k = 0; k < n_groups; k++) {
-            gdev[k] = (int32_t)(splitmix64(&st) % (uint64_t)n_dev);
+            gdev[k] = (int32_t)(rng_next(&st) % (uint64_t)n_dev);
         }
     } else {
         free(gdev);

@@ -271,9 +271,12 @@ static int fuse(struct fgraph *f, int32_t u, int32_t v, int32_t g, struct ivec *
 
 static void fgraph_release(struct fgraph *f)
 {
-    if (f->outl) {
-        for (int32_t v = 0; v < f->n; v++) {
+    /* either list array may be missing when the other's allocation failed */
+    for (int32_t v = 0; v < f->n; v++) {
+        if (f->outl) {
             free(f->outl[v].a);
+        }
+        if (f->inl) {
             free(f->inl[v].a);
         }
     }

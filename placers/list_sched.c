@@ -145,11 +145,18 @@ bool ls_rt_valid(const struct ls_state *s, int32_t v, int32_t d)
     return true;
 }
 
-/* ready_time(v, d, dry=True) of §3.4: in-edges each against unchanged channels. */
-static int64_t ready_time_compute(const struct ls_state *s, int32_t v, int32_t d, uint64_t *mask)
+/*
+ * ready_time(v, d, dry) of §3.4: when all of v's inputs can be on device d.
+ * Dry (commit false): each in-edge's missing tensors as one transfer
+ * against the unchanged channels, nothing written.  Not dry: the tensors
+ * one by one, channels and d's cache updated.  *mask: the devices whose
+ * channels the transfers use (those of a dry estimate depend on, or a
+ * commit changed).
+ */
+static int64_t ready_time(struct ls_state *s, int32_t v, int32_t d, bool commit, uint64_t *mask)
 {
     const struct pgraph *p = s->p;
-    const int64_t *cache_d = s->cache + (size_t)d * (size_t)p->n_tensors;
+    int64_t *cache_d = s->cache + (size_t)d * (size_t)p->n_tensors;
     int64_t r = 0;
     uint64_t msk = 0;
 
@@ -157,34 +164,41 @@ static int64_t ready_time_compute(const struct ls_state *s, int32_t v, int32_t d
         int32_t e = p->in_edge[i];
         int32_t u = p->src[e];
         int32_t src = s->dev[u];
-        int64_t t;
+        int64_t t, w = 0;
+        bool any = false;
 
         if (src == d) {
-            t = s->end[u];
-        } else {
-            int64_t w = 0;
-            bool any = false;
-            t = -1;
-            for (int32_t j = p->et_start[e]; j < p->et_start[e + 1]; j++) {
-                int32_t x = p->et_tensor[j];
-                if (cache_d[x] >= 0) {
-                    t = max64(t, cache_d[x]);
-                } else {
-                    w += p->tcomm[x];
-                    any = true;
-                }
-            }
-            if (any) {
+            r = max64(r, s->end[u]);
+            continue;
+        }
+        t = -1;
+        for (int32_t j = p->et_start[e]; j < p->et_start[e + 1]; j++) {
+            int32_t x = p->et_tensor[j];
+            if (cache_d[x] >= 0) {
+                t = max64(t, cache_d[x]);
+            } else if (!commit) {
+                w += p->tcomm[x];
+                any = true;
+            } else {
                 int64_t st = max64(s->end[u], s->chan[src]);
-                int64_t rs = max64(st, s->chan[d]);
-                t = max64(t, rs + w);
-                msk |= (uint64_t)1 << src;
+                int64_t rs;
+                s->chan[src] = st + p->tcomm[x];
+                rs = max64(st, s->chan[d]);
+                s->chan[d] = rs + p->tcomm[x];
+                cache_d[x] = rs + p->tcomm[x];
+                t = max64(t, rs + p->tcomm[x]);
+                any = true;
             }
         }
+        if (any && !commit) {
+            int64_t st = max64(s->end[u], s->chan[src]);
+            int64_t rs = max64(st, s->chan[d]);
+            t = max64(t, rs + w);
+        }
+        if (any) {
+            msk |= ((uint64_t)1 << src) | ((uint64_t)1 << d);
+        }
         r = max64(r, t);
-    }
-    if (msk) {
-        msk |= (uint64_t)1 << d;
     }
     *mask = msk;
     return r;
@@ -195,7 +209,7 @@ int64_t ls_ready_time(struct ls_state *s, int32_t v, int32_t d)
     size_t k = (size_t)v * (size_t)s->D + (size_t)d;
 
     if (!ls_rt_valid(s, v, d)) {
-        s->rt[k] = ready_time_compute(s, v, d, &s->rt_mask[k]);
+        s->rt[k] = ready_time(s, v, d, false, &s->rt_mask[k]);
         s->rt_stamp[k] = s->stamp;
     }
     return s->rt[k];
@@ -347,42 +361,12 @@ void ls_advance(struct ls_state *s, int64_t t)
 int ls_commit(struct ls_state *s, int32_t v, int32_t d)
 {
     const struct pgraph *p = s->p;
-    int64_t *cache_d = s->cache + (size_t)d * (size_t)p->n_tensors;
     uint64_t changed = 0;
-    int64_t r = 0;
+    int64_t r;
     int32_t g = p->group[v];
     int rc;
 
-    /* ready_time(v, d, dry=False): tensors one by one, channels and cache updated */
-    for (int32_t i = p->in_start[v]; i < p->in_start[v + 1]; i++) {
-        int32_t e = p->in_edge[i];
-        int32_t u = p->src[e];
-        int32_t src = s->dev[u];
-        int64_t t;
-
-        if (src == d) {
-            t = s->end[u];
-        } else {
-            t = -1;
-            for (int32_t j = p->et_start[e]; j < p->et_start[e + 1]; j++) {
-                int32_t x = p->et_tensor[j];
-                if (cache_d[x] >= 0) {
-                    t = max64(t, cache_d[x]);
-                } else {
-                    int64_t w = p->tcomm[x];
-                    int64_t st = max64(s->end[u], s->chan[src]);
-                    int64_t rs;
-                    s->chan[src] = st + w;
-                    rs = max64(st, s->chan[d]);
-                    s->chan[d] = rs + w;
-                    cache_d[x] = rs + w;
-                    t = max64(t, rs + w);
-                    changed |= ((uint64_t)1 << src) | ((uint64_t)1 << d);
-                }
-            }
-        }
-        r = max64(r, t);
-    }
+    r = ready_time(s, v, d, true, &changed);
     s->stamp++;
     for (uint64_t m = changed; m; m &= m - 1) {
         s->dev_changed[__builtin_ctzll(m)] = s->stamp;

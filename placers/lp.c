@@ -67,6 +67,29 @@ static void lp_last_line(char *buf, size_t size)
     snprintf(buf, size, "%s", start[0] ? start : "unknown error");
 }
 
+/* After a GLPK error (the longjmp of lp_error_hook): GLPK's state is
+ * unusable, so the whole environment goes; its last line into msg. */
+static void lp_fence_failed(char *msg, size_t size)
+{
+    glp_error_hook(NULL, NULL);
+    glp_free_env();
+    lp_last_line(msg, size);
+}
+
+/* Opens the fence: GLPK's output into lp_msg, its errors to jb. */
+static void lp_fence_open(jmp_buf *jb)
+{
+    lp_msg[0] = '\0';
+    glp_term_hook(lp_term_hook, NULL);
+    glp_error_hook(lp_error_hook, jb);
+}
+
+static void lp_fence_close(void)
+{
+    glp_error_hook(NULL, NULL);
+    glp_term_hook(NULL, NULL);
+}
+
 void lp_result_release(struct lp_result *r)
 {
     free(r->x);
@@ -323,14 +346,9 @@ int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_re
         lp_result_release(r);
         return BAECHI_ENOMEM;
     }
-    lp_msg[0] = '\0';
-    glp_term_hook(lp_term_hook, NULL);
-    glp_error_hook(lp_error_hook, &jb);
+    lp_fence_open(&jb);
     if (setjmp(jb)) {
-        /* GLPK's state is unusable after an error: free the whole environment */
-        glp_error_hook(NULL, NULL);
-        glp_free_env();
-        lp_last_line(msg, sizeof(msg));
+        lp_fence_failed(msg, sizeof(msg));
         lp_result_release(r);
         free(ia);
         free(ja);
@@ -345,8 +363,7 @@ int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_re
     free(ia);
     free(ja);
     free(ar);
-    glp_error_hook(NULL, NULL);
-    glp_term_hook(NULL, NULL);
+    lp_fence_close();
     if (rc != 0) {
         lp_result_release(r);
         return rc;
@@ -379,21 +396,16 @@ int lp_selftest_error(void)
     glp_prob *volatile lp = NULL;
     char msg[200];
 
-    lp_msg[0] = '\0';
-    glp_term_hook(lp_term_hook, NULL);
-    glp_error_hook(lp_error_hook, &jb);
+    lp_fence_open(&jb);
     if (setjmp(jb)) {
-        glp_error_hook(NULL, NULL);
-        glp_free_env();
-        lp_last_line(msg, sizeof(msg));
+        lp_fence_failed(msg, sizeof(msg));
         return err_set(BAECHI_ESOLVER, "GLPK failed: %s", msg);
     }
     lp = glp_create_prob();
     glp_add_cols(lp, 1);
     glp_set_col_bnds(lp, 5, GLP_LO, 0.0, 0.0); /* column 5 does not exist: a GLPK error */
     glp_delete_prob(lp);
-    glp_error_hook(NULL, NULL);
-    glp_term_hook(NULL, NULL);
+    lp_fence_close();
     return 0;
 }
 

@@ -286,9 +286,12 @@ static int run_fast(struct ls_state *s, int64_t *estimate_us)
     }
     *estimate_us = t;
 cleanup:
-    if (f.now) {
-        for (int32_t d = 0; d < s->D; d++) {
+    /* either array may be missing when the other's allocation failed */
+    for (int32_t d = 0; d < s->D; d++) {
+        if (f.now) {
             free(f.now[d].a);
+        }
+        if (f.wait) {
             free(f.wait[d].a);
         }
     }

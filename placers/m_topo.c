@@ -20,13 +20,15 @@
 
 #include <stdlib.h>
 
-static const int32_t *sort_topo;
-
-static int cmp_topo(const void *a, const void *b)
+/* (topo, id) order; arg is the topo array (a context, not a file-level
+ * pointer: two threads may place at once). */
+static int cmp_topo(const void *a, const void *b, void *arg)
 {
+    const int32_t *topo = arg;
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    if (sort_topo[x] != sort_topo[y]) {
-        return sort_topo[x] < sort_topo[y] ? -1 : 1;
+
+    if (topo[x] != topo[y]) {
+        return topo[x] < topo[y] ? -1 : 1;
     }
     return x < y ? -1 : x > y;
 }
@@ -56,8 +58,7 @@ int m_topo_place(const struct palgo_ctx *x, bool uniform, int32_t *device_of,
             maxop = mem;
         }
     }
-    sort_topo = p->topo;
-    qsort(order, (size_t)p->n, sizeof(int32_t), cmp_topo);
+    qsort_r(order, (size_t)p->n, sizeof(int32_t), cmp_topo, p->topo);
     cap = sat_add_i64(required / x->n_dev, maxop);
     /* deviation: when no op needs memory the original's cap is 0 and its
      * strict `used + need < cap` admits nothing ("needs 0 bytes",

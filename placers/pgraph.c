@@ -20,6 +20,17 @@ int64_t placer_comm_us(double slope, double intercept, int64_t bytes)
     return limit_sat_time_us(nearbyint(slope * (double)bytes + intercept));
 }
 
+/* The group arrays (pgraph_finish_groups builds them). */
+static void groups_release(struct pgraph *p)
+{
+    free(p->group_start);
+    free(p->group_node);
+    free(p->g_temp_max);
+    free(p->g_out_max);
+    free(p->g_persist_sum);
+    free(p->g_out_sum);
+}
+
 void pgraph_release(struct pgraph *p)
 {
     free(p->weight);
@@ -38,12 +49,7 @@ void pgraph_release(struct pgraph *p)
     free(p->et_tensor);
     free(p->tcomm);
     free(p->tbytes);
-    free(p->group_start);
-    free(p->group_node);
-    free(p->g_temp_max);
-    free(p->g_out_max);
-    free(p->g_persist_sum);
-    free(p->g_out_sum);
+    groups_release(p);
     memset(p, 0, sizeof(*p));
 }
 
@@ -52,12 +58,7 @@ int pgraph_finish_groups(struct pgraph *p)
     size_t G = (size_t)p->n_groups;
     int32_t *fill = NULL;
 
-    free(p->group_start);
-    free(p->group_node);
-    free(p->g_temp_max);
-    free(p->g_out_max);
-    free(p->g_persist_sum);
-    free(p->g_out_sum);
+    groups_release(p);
     p->group_start = array_calloc(G + 1, sizeof(int32_t));
     p->group_node = array_malloc((size_t)p->n + 1, sizeof(int32_t));
     p->g_temp_max = array_calloc(G + 1, sizeof(int64_t));

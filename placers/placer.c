@@ -21,16 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-enum algo {
-    ALGO_TOPO,
-    ALGO_TOPO_NONUNIFORM,
-    ALGO_ETF,
-    ALGO_ETF_RESERVE,
-    ALGO_SCT,
-    ALGO_SCT_RESERVE,
-    ALGO_BASELINE
-};
-
+/* The first PLACER_N_ALGOS entries are enum placer_algo's, in its order. */
 static const struct placer_desc registry[] = {
     {"m-topo", "m-TOPO: topological order, uniform capacity per device (§2)", 0},
     {"m-topo-nonuniform", "m-TOPO filling each device up to its memory limit (§2)", 0},
@@ -79,16 +70,19 @@ const struct placer_desc *placer_find(const char *name)
     return NULL;
 }
 
-static enum algo algo_of(const char *name)
+const char *placer_algo_name(enum placer_algo a)
 {
-    static const char *const names[] = {"m-topo", "m-topo-nonuniform", "m-etf", "m-etf-reserve",
-                                        "m-sct",  "m-sct-reserve"};
-    for (int i = 0; i < 6; i++) {
-        if (strcmp(name, names[i]) == 0) {
-            return (enum algo)i;
+    return registry[a].name;
+}
+
+static enum placer_algo algo_of(const char *name)
+{
+    for (int i = 0; i < PLACER_N_ALGOS; i++) {
+        if (strcmp(name, registry[i].name) == 0) {
+            return (enum placer_algo)i;
         }
     }
-    return ALGO_BASELINE;
+    return PLACER_ALGO_BASELINE;
 }
 
 void placer_options_init(struct placer_options *o)
@@ -175,10 +169,7 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     return 0;
 }
 
-static int add_fmt(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int add_fmt(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
+int placer_add_kv(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
 {
     char buf[128];
     va_list ap;
@@ -192,42 +183,123 @@ static int add_fmt(struct placement *pl, bool stat, const char *key, const char 
 /* Options and deterministic statistics into the placement file (no wall-clock times,
  * so that the same input gives a byte-identical file). */
 static int record(struct placement *pl, const char *placer, const struct placer_options *o,
-                  enum algo a, int32_t n_dev, const struct placer_stats *st)
+                  enum placer_algo a, int32_t n_dev, const struct placer_stats *st)
 {
     int rc = 0;
 
-    CHECK(add_fmt(pl, false, "grouper", "%s", placer_grouper_name(o->grouper)));
-    CHECK(add_fmt(pl, false, "fusion", "%s", o->fusion ? "true" : "false"));
+    CHECK(placer_add_kv(pl, false, "grouper", "%s", placer_grouper_name(o->grouper)));
+    CHECK(placer_add_kv(pl, false, "fusion", "%s", o->fusion ? "true" : "false"));
     if (o->fusion && o->fusion_check_disjoint) {
-        CHECK(add_fmt(pl, false, "fusion_check_disjoint", "true"));
+        CHECK(placer_add_kv(pl, false, "fusion_check_disjoint", "true"));
     }
-    CHECK(add_fmt(pl, false, "memory_fraction", "%g", o->memory_fraction));
-    CHECK(add_fmt(pl, false, "comm_factor", "%g", o->comm_factor));
-    CHECK(add_fmt(pl, false, "compute_factor", "%g", o->compute_factor));
-    CHECK(add_fmt(pl, false, "devices", "%d", (int)n_dev));
-    if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
-        CHECK(add_fmt(pl, false, "sct_threshold", "%g", o->sct_threshold));
+    CHECK(placer_add_kv(pl, false, "memory_fraction", "%g", o->memory_fraction));
+    CHECK(placer_add_kv(pl, false, "comm_factor", "%g", o->comm_factor));
+    CHECK(placer_add_kv(pl, false, "compute_factor", "%g", o->compute_factor));
+    CHECK(placer_add_kv(pl, false, "devices", "%d", (int)n_dev));
+    if (a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE) {
+        CHECK(placer_add_kv(pl, false, "sct_threshold", "%g", o->sct_threshold));
     }
     if (strcmp(placer, "random") == 0) {
-        CHECK(add_fmt(pl, false, "seed", "%llu", (unsigned long long)o->seed));
+        CHECK(placer_add_kv(pl, false, "seed", "%llu", (unsigned long long)o->seed));
     }
-    if (o->persistent_at_place &&
-        (a == ALGO_ETF || a == ALGO_ETF_RESERVE || a == ALGO_SCT || a == ALGO_SCT_RESERVE)) {
-        CHECK(add_fmt(pl, false, "persistent_at_place", "true"));
+    if (o->persistent_at_place && (a == PLACER_ALGO_ETF || a == PLACER_ALGO_ETF_RESERVE ||
+                                   a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE)) {
+        CHECK(placer_add_kv(pl, false, "persistent_at_place", "true"));
     }
     if (st->estimate_us >= 0) {
-        CHECK(add_fmt(pl, true, "estimate_us", "%lld", (long long)st->estimate_us));
+        CHECK(placer_add_kv(pl, true, "estimate_us", "%lld", (long long)st->estimate_us));
     }
-    CHECK(add_fmt(pl, true, "nodes", "%d", (int)st->n_nodes));
-    CHECK(add_fmt(pl, true, "groups", "%d", (int)st->n_groups));
-    if (a == ALGO_SCT || a == ALGO_SCT_RESERVE) {
+    CHECK(placer_add_kv(pl, true, "nodes", "%d", (int)st->n_nodes));
+    CHECK(placer_add_kv(pl, true, "groups", "%d", (int)st->n_groups));
+    if (a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE) {
         if (!isnan(st->lp_makespan_us)) {
-            CHECK(add_fmt(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
+            CHECK(placer_add_kv(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
         }
-        CHECK(add_fmt(pl, true, "lp_status", "%s", st->lp_status));
-        CHECK(add_fmt(pl, true, "favourite_children", "%d", (int)st->n_favourites));
+        CHECK(placer_add_kv(pl, true, "lp_status", "%s", st->lp_status));
+        CHECK(placer_add_kv(pl, true, "favourite_children", "%d", (int)st->n_favourites));
     }
 cleanup:
+    return rc;
+}
+
+/*
+ * Paper algorithm a on g grouped by group_of: the algorithms' graph (fused
+ * when opt->fusion), the algorithm, then each op on its node's device in
+ * out->device_of.  Statistics into st.
+ */
+static int run_algorithm(enum placer_algo a, const struct graph *g, const struct cluster *c,
+                         const struct placer_options *opt, const int32_t *group_of,
+                         int32_t n_groups, int32_t n_dev, const int64_t *limit,
+                         struct placement *out, struct placer_stats *st)
+{
+    struct pgraph pg = {0}, fused = {0};
+    struct names nm = {g, NULL};
+    int32_t *map = NULL, *node_dev = NULL, *rep_op = NULL;
+    const struct pgraph *work;
+    struct palgo_ctx x;
+    double t1;
+    int rc = 0;
+
+    CHECK(pgraph_from_graph(&pg, g, c, group_of, n_groups, opt->comm_factor, opt->compute_factor));
+    work = &pg;
+    if (opt->fusion) {
+        map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
+        if (!map) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        CHECK(pgraph_fuse(&pg, opt->fusion_check_disjoint, &fused, map));
+        work = &fused;
+        rep_op = array_malloc((size_t)fused.n + 1, sizeof(int32_t));
+        if (!rep_op) {
+            rc = BAECHI_ENOMEM;
+            goto cleanup;
+        }
+        for (int32_t v = g->n_ops - 1; v >= 0; v--) {
+            rep_op[map[v]] = v;
+        }
+        nm.rep_op = rep_op;
+    }
+    st->n_nodes = work->n;
+    st->n_edges = work->m;
+    node_dev = array_malloc((size_t)work->n + 1, sizeof(int32_t));
+    if (!node_dev) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    x.p = work;
+    x.n_dev = n_dev;
+    x.limit = limit;
+    x.opt = opt;
+    x.name = node_name;
+    x.name_arg = &nm;
+    t1 = now_ms();
+    switch (a) {
+    case PLACER_ALGO_TOPO:
+    case PLACER_ALGO_TOPO_NONUNIFORM:
+        rc = m_topo_place(&x, a == PLACER_ALGO_TOPO, node_dev, st);
+        break;
+    case PLACER_ALGO_ETF:
+    case PLACER_ALGO_ETF_RESERVE:
+        rc = m_etf_place(&x, a == PLACER_ALGO_ETF_RESERVE, node_dev, st);
+        break;
+    default:
+        rc = m_sct_place(&x, a == PLACER_ALGO_SCT_RESERVE, node_dev, st);
+        break;
+    }
+    st->algorithm_ms = now_ms() - t1;
+    if (rc != 0) {
+        goto cleanup;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        out->device_of[v] = node_dev[map ? map[v] : v];
+    }
+cleanup:
+    pgraph_release(&pg);
+    pgraph_release(&fused);
+    free(map);
+    free(node_dev);
+    free(rep_op);
     return rc;
 }
 
@@ -237,13 +309,11 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
 {
     const struct placer_desc *desc = placer_find(name);
     struct placer_options opt = *opt_in;
-    struct pgraph pg = {0}, fused = {0};
-    struct names nm = {g, NULL};
-    int32_t *group_of = NULL, *map = NULL, *node_dev = NULL, *rep_op = NULL;
+    int32_t *group_of = NULL;
     int64_t *limit = NULL;
     int32_t n_groups = 0, n_dev;
     const char *algo_name;
-    enum algo a;
+    enum placer_algo a;
     double t0 = now_ms(), t1;
     int rc = 0;
 
@@ -294,71 +364,14 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
     st->n_groups = n_groups;
 
-    if (a == ALGO_BASELINE) {
+    if (a == PLACER_ALGO_BASELINE) {
         t1 = now_ms();
         CHECK(baseline_place(algo_name, g, group_of, n_groups, n_dev, opt.seed, out));
         st->algorithm_ms = now_ms() - t1;
         st->n_nodes = g->n_ops;
         st->n_edges = g->n_edges;
     } else {
-        const struct pgraph *work;
-        struct palgo_ctx x;
-
-        CHECK(
-            pgraph_from_graph(&pg, g, c, group_of, n_groups, opt.comm_factor, opt.compute_factor));
-        work = &pg;
-        if (opt.fusion) {
-            map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-            if (!map) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
-            CHECK(pgraph_fuse(&pg, opt.fusion_check_disjoint, &fused, map));
-            work = &fused;
-            rep_op = array_malloc((size_t)fused.n + 1, sizeof(int32_t));
-            if (!rep_op) {
-                rc = BAECHI_ENOMEM;
-                goto cleanup;
-            }
-            for (int32_t v = g->n_ops - 1; v >= 0; v--) {
-                rep_op[map[v]] = v;
-            }
-            nm.rep_op = rep_op;
-        }
-        st->n_nodes = work->n;
-        st->n_edges = work->m;
-        node_dev = array_malloc((size_t)work->n + 1, sizeof(int32_t));
-        if (!node_dev) {
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        x.p = work;
-        x.n_dev = n_dev;
-        x.limit = limit;
-        x.opt = &opt;
-        x.name = node_name;
-        x.name_arg = &nm;
-        t1 = now_ms();
-        switch (a) {
-        case ALGO_TOPO:
-        case ALGO_TOPO_NONUNIFORM:
-            rc = m_topo_place(&x, a == ALGO_TOPO, node_dev, st);
-            break;
-        case ALGO_ETF:
-        case ALGO_ETF_RESERVE:
-            rc = m_etf_place(&x, a == ALGO_ETF_RESERVE, node_dev, st);
-            break;
-        default:
-            rc = m_sct_place(&x, a == ALGO_SCT_RESERVE, node_dev, st);
-            break;
-        }
-        st->algorithm_ms = now_ms() - t1;
-        if (rc != 0) {
-            goto cleanup;
-        }
-        for (int32_t v = 0; v < g->n_ops; v++) {
-            out->device_of[v] = node_dev[map ? map[v] : v];
-        }
+        CHECK(run_algorithm(a, g, c, &opt, group_of, n_groups, n_dev, limit, out, st));
     }
     CHECK(record(out, desc->name, &opt, a, n_dev, st));
     if (opt.refine) {
@@ -373,12 +386,7 @@ cleanup:
         st->peak_bytes = st->limit_bytes = NULL;
         st->n_devices = 0;
     }
-    pgraph_release(&pg);
-    pgraph_release(&fused);
     free(group_of);
-    free(map);
-    free(node_dev);
-    free(rep_op);
     free(limit);
     return rc;
 }

@@ -22,6 +22,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The paper's algorithms: the first PLACER_N_ALGOS entries of the registry
+ * (placer.c), in this order. */
+enum placer_algo {
+    PLACER_ALGO_TOPO,
+    PLACER_ALGO_TOPO_NONUNIFORM,
+    PLACER_ALGO_ETF,
+    PLACER_ALGO_ETF_RESERVE,
+    PLACER_ALGO_SCT,
+    PLACER_ALGO_SCT_RESERVE,
+    PLACER_N_ALGOS,
+    PLACER_ALGO_BASELINE = PLACER_N_ALGOS /* any other placer */
+};
+
+/* The registry's name of algorithm a ("m-topo", ...). */
+const char *placer_algo_name(enum placer_algo a);
+
+/* Adds key = the formatted value to pl's statistics (stat) or options.
+ * Values longer than 127 bytes are cut.  BAECHI_ENOMEM. */
+int placer_add_kv(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 struct pgraph {
     int32_t n, m;
     int64_t *weight;    /* µs, >= 1 */

@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/rng.h" /* splitmix64: tiny, fast, and the same sequence everywhere */
 
 #include <math.h>
 #include <stdio.h>
@@ -40,16 +41,6 @@ int synth_shape_parse(const char *s, enum synth_shape *shape)
         }
     }
     return err_set(BAECHI_EINVAL, "unknown shape '%s' (layered, chain, fork-join or random)", s);
-}
-
-/* splitmix64: tiny, fast, and the same sequence everywhere. */
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 /* Uniform in [lo, hi] (inclusive). */

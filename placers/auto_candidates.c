@@ -1,0 +1,211 @@
+/*
+ * auto_candidates.c - the starting points of the `auto` placer
+ * (auto_internal.h): every other placer (m-TOPO, m-TOPO-nonuniform, m-ETF,
+ * m-SCT and their -reserve variants, each with the `tf` and `coplace`
+ * groupers, with and without fusion; single, round-robin, random, and the
+ * workload's given placement when it has one), each as it is and with its
+ * zero-cost source groups moved next to their first consumer.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "placers/auto_internal.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/placement.h"
+#include "placers/placer_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Cheap source groups: every member has no input and computes in less time
+ * than sending its outputs would take (constants, shape arithmetic, BN
+ * statistics; an imported Constant costs a 5 µs launch, a transfer 134 µs).
+ * They belong next to the first consumer of their first member, so that
+ * they do not pay a transfer each: each candidate is also tried that way.
+ * (Taking them along on every move of the search was tried: on the
+ * benchmark it blocks more improvements than it brings.)
+ */
+int auto_find_sources(struct auto_ctx *s)
+{
+    const struct graph *g = s->g;
+
+    s->src_group = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
+    s->src_to = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
+    if (!s->src_group || !s->src_to) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t k = 0; k < s->n_tf; k++) {
+        int32_t first = s->tf_op[s->tf_start[k]], to = -1, best_topo = INT32_MAX;
+        bool src = true;
+
+        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1] && src; i++) {
+            int32_t v = s->tf_op[i];
+            src = graph_in_degree(g, v) == 0 &&
+                  g->weight_us[v] <= cluster_comm_default_us(s->c, g->out_bytes[v]);
+        }
+        for (int32_t e = g->out_start[first]; src && e < g->out_start[first + 1]; e++) {
+            int32_t w = g->edge_dst[e];
+            if (s->tf_of[w] != k && g->topo[w] < best_topo) {
+                best_topo = g->topo[w];
+                to = w;
+            }
+        }
+        if (src && to >= 0) {
+            s->src_group[s->n_src] = k;
+            s->src_to[s->n_src++] = to;
+        }
+    }
+    return 0;
+}
+
+bool auto_sources_follow(const struct auto_ctx *s, int32_t *dev)
+{
+    bool moved = false;
+
+    for (int32_t j = 0; j < s->n_src; j++) {
+        int32_t k = s->src_group[j], to = dev[s->src_to[j]];
+        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1]; i++) {
+            moved |= dev[s->tf_op[i]] != to;
+            dev[s->tf_op[i]] = to;
+        }
+    }
+    return moved;
+}
+
+/* ---- candidates ---- */
+
+struct cand {
+    const char *placer;
+    enum placer_grouper grouper;
+    bool fusion;
+    bool persist; /* persistent_at_place */
+};
+
+/*
+ * At most: per algorithm 2 groupers x with and without fusion, plus the
+ * 2 m-ETF variants with the SoCC'20 memory rule; then single, round-robin
+ * and random (2 groupers each but single) and given.
+ */
+enum { AUTO_MAX_CANDIDATES = PLACER_N_ALGOS * 6 + 6 };
+
+static int32_t candidates(const struct graph *g, struct cand *out)
+{
+    int32_t n = 0;
+    bool given = false;
+
+    for (int a = 0; a < PLACER_N_ALGOS; a++) {
+        const char *name = placer_algo_name((enum placer_algo)a);
+        bool sct = a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE;
+        bool etf = a == PLACER_ALGO_ETF || a == PLACER_ALGO_ETF_RESERVE;
+
+        for (int gr = 0; gr < 2; gr++) {
+            for (int fu = 0; fu < 2; fu++) {
+                /* m-SCT's LP dominates the time of the candidates (0.1-0.2 s each on
+                 * GNMT): only its default and its paper-style configuration */
+                if (sct && gr != fu) {
+                    continue;
+                }
+                out[n++] = (struct cand){name, (enum placer_grouper)gr, fu != 0, false};
+                /* m-ETF with the SoCC'20 memory rule: cheap, and it places training
+                 * graphs where the default rule deadlocks */
+                if (etf && gr == fu) {
+                    out[n++] = (struct cand){name, (enum placer_grouper)gr, fu != 0, true};
+                }
+            }
+        }
+    }
+    out[n++] = (struct cand){"single", PLACER_GROUPER_TF, false, false};
+    out[n++] = (struct cand){"round-robin", PLACER_GROUPER_TF, false, false};
+    out[n++] = (struct cand){"round-robin", PLACER_GROUPER_COPLACE, false, false};
+    out[n++] = (struct cand){"random", PLACER_GROUPER_TF, false, false};
+    out[n++] = (struct cand){"random", PLACER_GROUPER_COPLACE, false, false};
+    for (int32_t v = 0; v < g->n_ops && !given; v++) {
+        given = g->given_device[v] >= 0;
+    }
+    if (given) {
+        out[n++] = (struct cand){"given", PLACER_GROUPER_TF, false, false};
+    }
+    if (n > AUTO_MAX_CANDIDATES) {
+        BUG("auto: %d candidates, more than AUTO_MAX_CANDIDATES (%d)", (int)n, AUTO_MAX_CANDIDATES);
+    }
+    return n;
+}
+
+static void cand_name(const struct cand *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s%s", c->placer,
+             c->grouper == PLACER_GROUPER_COPLACE ? "+coplace" : "", c->fusion ? "+fusion" : "",
+             c->persist ? "+persistent-at-place" : "");
+}
+
+/* Candidate c placed by placer_run into dev; *placed false when that placer
+ * gives no placement (infeasible or not applicable: others may fit). */
+static int cand_place(const struct cand *c, const struct graph *g0, const struct cluster *c0,
+                      const struct placer_options *opt, int32_t *dev, bool *placed)
+{
+    struct placer_options co = *opt;
+    struct placement pl;
+    struct placer_stats ps;
+    int r;
+
+    co.grouper = c->grouper;
+    co.fusion = c->fusion;
+    co.fusion_check_disjoint = false;
+    co.persistent_at_place = c->persist;
+    co.refine = false;
+    r = placer_run(c->placer, g0, c0, &co, NULL, &pl, &ps);
+    placer_stats_release(&ps);
+    *placed = r == 0;
+    if (r == BAECHI_ENOMEM) {
+        return r;
+    }
+    if (r == 0) {
+        memcpy(dev, pl.device_of, (size_t)g0->n_ops * sizeof(int32_t));
+        placement_release(&pl);
+    }
+    return 0;
+}
+
+int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct cluster *c0,
+                        const struct placer_options *opt, char *name)
+{
+    struct cand cands[AUTO_MAX_CANDIDATES];
+    int32_t *dev = NULL, n_cand, best_cand = -1;
+    bool done = false, placed;
+    int rc = 0;
+
+    if (!(dev = array_malloc((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
+        return BAECHI_ENOMEM;
+    }
+    n_cand = candidates(g0, cands);
+    for (int32_t i = 0; i < n_cand; i++) {
+        CHECK(cand_place(&cands[i], g0, c0, opt, dev, &placed));
+        for (int variant = 0; placed && variant < 2; variant++) {
+            struct auto_score sc;
+
+            if (variant == 1 && !auto_sources_follow(s, dev)) {
+                break;
+            }
+            memcpy(s->trial, dev, (size_t)g0->n_ops * sizeof(int32_t));
+            CHECK(auto_eval(s, s->trial, best_cand >= 0 ? &s->best_score : NULL, true, &sc, &done));
+            if (best_cand < 0 || auto_score_better(&sc, &s->best_score)) {
+                auto_accept(s, &sc);
+                best_cand = i;
+                cand_name(&cands[i], name, AUTO_NAME_SIZE);
+                if (variant == 1) {
+                    strncat(name, "+sources", AUTO_NAME_SIZE - strlen(name) - 1);
+                }
+            }
+        }
+    }
+    if (best_cand < 0) {
+        /* cannot happen (single always places), but never leave out empty */
+        rc = err_set(BAECHI_EINFEASIBLE, "auto: no placer gave a placement to start from");
+    }
+cleanup:
+    free(dev);
+    return rc;
+}

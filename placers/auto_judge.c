@@ -1,0 +1,214 @@
+/*
+ * auto_judge.c - the judge of the `auto` placer (auto_internal.h): both
+ * simulators (sim_run) on the world the options describe.  A placement is
+ * feasible when neither model runs out of memory; the memory accounting is
+ * the simulators' own, not an estimate.  Placements compare by (timed
+ * overflow, baechi overflow, timed step).  Also the messages when nothing
+ * fits.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "placers/auto_internal.h"
+
+#include "core/err.h"
+#include "sim/sim.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool auto_score_better(const struct auto_score *a, const struct auto_score *b)
+{
+    if (a->over_timed != b->over_timed) {
+        return a->over_timed < b->over_timed;
+    }
+    if (a->over_baechi != b->over_baechi) {
+        return a->over_baechi < b->over_baechi;
+    }
+    return a->step_us < b->step_us;
+}
+
+static int64_t overflow(const struct sim_result *r)
+{
+    int64_t over = 0;
+
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *x = &r->dev[d];
+        if (x->limit_bytes > 0 && x->peak_bytes > x->limit_bytes) {
+            over += x->peak_bytes - x->limit_bytes;
+        }
+    }
+    return over;
+}
+
+int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best, bool force,
+              struct auto_score *out, bool *done)
+{
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    int rc;
+
+    if (!force && s->visits + s->cost > s->budget) {
+        *done = true;
+        return 0;
+    }
+    sim_result_release(&s->rt_trial);
+    sim_result_release(&s->rb_trial);
+    s->rb_trial_valid = false;
+    if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_trial)) != 0) {
+        return rc;
+    }
+    s->visits += s->cost;
+    s->n_eval++;
+    out->over_timed = overflow(&s->rt_trial);
+    out->step_us = s->rt_trial.step_us;
+    out->over_baechi = INT64_MAX;
+    out->baechi_step_us = -1;
+    if (out->over_timed == 0 &&
+        (!best || !auto_score_feasible(best) || out->step_us < best->step_us)) {
+        if (!force && s->visits + s->cost > s->budget) {
+            *done = true;
+            return 0;
+        }
+        so.model = SIM_MODEL_BAECHI;
+        if ((rc = sim_run(s->g, s->c, dev, &so, &s->rb_trial)) != 0) {
+            return rc;
+        }
+        s->visits += s->cost;
+        s->n_eval++;
+        s->rb_trial_valid = true;
+        out->over_baechi = overflow(&s->rb_trial);
+        out->baechi_step_us = s->rb_trial.step_us;
+    }
+    return 0;
+}
+
+void auto_accept(struct auto_ctx *s, const struct auto_score *sc)
+{
+    struct sim_result t;
+
+    memcpy(s->best, s->trial, (size_t)s->n_ops * sizeof(int32_t));
+    s->best_score = *sc;
+    t = s->rt_best;
+    s->rt_best = s->rt_trial;
+    s->rt_trial = t;
+    t = s->rb_best;
+    s->rb_best = s->rb_trial;
+    s->rb_trial = t;
+    s->rb_best_valid = s->rb_trial_valid;
+    s->rb_trial_valid = false;
+}
+
+/* Certainly infeasible, without searching: a group's persistent bytes
+ * (held for the whole step on one device in both models) exceed the largest
+ * device, or all persistent bytes exceed all memory. */
+int auto_precheck(const struct auto_ctx *s)
+{
+    const struct graph *g = s->g;
+    const struct cluster *c = s->c;
+    int64_t total_p = 0, total_m = 0, max_m = 0;
+    int32_t max_d = 0;
+
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        if (c->dev[d].mem_bytes <= 0) {
+            return 0; /* unlimited */
+        }
+        total_m += c->dev[d].mem_bytes;
+        if (c->dev[d].mem_bytes > max_m) {
+            max_m = c->dev[d].mem_bytes;
+            max_d = d;
+        }
+    }
+    for (int32_t k = 0; k < s->n_tf; k++) {
+        int64_t p = 0;
+        for (int32_t i = s->tf_start[k]; i < s->tf_start[k + 1]; i++) {
+            p += g->persist_bytes[s->tf_op[i]];
+        }
+        total_p += p;
+        if (p > max_m) {
+            return err_set(BAECHI_EINFEASIBLE,
+                           "auto: no placement fits: colocation group '%s' (op '%s', %d ops) "
+                           "holds %" PRId64 " persistent bytes, more than the largest device "
+                           "'%s' (%" PRId64 " bytes, missing %" PRId64 " bytes)",
+                           g->group_name[g->group[s->tf_op[s->tf_start[k]]]],
+                           g->op_name[s->tf_op[s->tf_start[k]]],
+                           (int)(s->tf_start[k + 1] - s->tf_start[k]), p, c->dev[max_d].name, max_m,
+                           p - max_m);
+        }
+    }
+    if (total_p > total_m) {
+        int32_t big = 0;
+        for (int32_t v = 1; v < g->n_ops; v++) {
+            if (g->persist_bytes[v] > g->persist_bytes[big]) {
+                big = v;
+            }
+        }
+        return err_set(BAECHI_EINFEASIBLE,
+                       "auto: no placement fits: the persistent bytes (%" PRId64
+                       ") exceed the memory of all %d devices (%" PRId64 " bytes, missing %" PRId64
+                       " bytes); the largest is op '%s' (%" PRId64 " bytes)",
+                       total_p, (int)c->n_devices, total_m, total_p - total_m, g->op_name[big],
+                       g->persist_bytes[big]);
+    }
+    return 0;
+}
+
+/* The message of a search that found nothing that fits. */
+int auto_infeasible(struct auto_ctx *s)
+{
+    const struct sim_result *r =
+        s->best_score.over_timed > 0 || !s->rb_best_valid ? &s->rt_best : &s->rb_best;
+    const char *model = r == &s->rt_best ? "timed" : "baechi";
+    int32_t worst = 0, n_on = 0;
+    int64_t worst_over = -1;
+    char ops[512];
+    size_t len = 0;
+
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        int64_t o = r->dev[d].peak_bytes - r->dev[d].limit_bytes;
+        if (r->dev[d].limit_bytes > 0 && o > worst_over) {
+            worst_over = o;
+            worst = d;
+        }
+    }
+    ops[0] = '\0';
+    for (int32_t i = 0; i < r->n_oom; i++) {
+        if (r->oom[i].device == worst) {
+            len += (size_t)snprintf(ops + len, sizeof(ops) - len, "'%s' (first over the limit)",
+                                    s->g->op_name[r->oom[i].op]);
+        }
+    }
+    for (int32_t k = 0; k < s->n_tf; k++) {
+        if (s->best[s->tf_op[s->tf_start[k]]] == worst) {
+            s->order[n_on++] = k;
+        }
+    }
+    qsort_r(s->order, (size_t)n_on, sizeof(int32_t), auto_cmp_mem_desc, s->tf_mem);
+    for (int32_t i = 0; i < n_on && i < AUTO_MSG_GROUPS && len < sizeof(ops) - 1; i++) {
+        int32_t k = s->order[i];
+        len += (size_t)snprintf(ops + len, sizeof(ops) - len, "%s'%s' (%" PRId64 " bytes)",
+                                len ? ", " : "", s->g->op_name[s->tf_op[s->tf_start[k]]],
+                                s->tf_mem[k]);
+    }
+    return err_set(BAECHI_EINFEASIBLE,
+                   "auto: no placement fits: device %d '%s' needs %" PRId64
+                   " bytes more than its limit of %" PRId64
+                   " bytes in the %s simulation (best of %" PRId64
+                   " evaluations); ops that could not fit there: %s",
+                   (int)worst, s->c->dev[worst].name, worst_over, r->dev[worst].limit_bytes, model,
+                   s->n_eval, ops);
+}
+
+int auto_start_from(struct auto_ctx *s, const int32_t *dev)
+{
+    struct auto_score sc;
+    bool done = false;
+    int rc;
+
+    memcpy(s->trial, dev, (size_t)s->n_ops * sizeof(int32_t));
+    if ((rc = auto_eval(s, s->trial, NULL, true, &sc, &done)) != 0) {
+        return rc;
+    }
+    auto_accept(s, &sc);
+    return 0;
+}

@@ -1,0 +1,393 @@
+/*
+ * auto_search.c - the search of the `auto` placer (auto_internal.h): its
+ * state, its moves (a colocation group to a device, a coplace group to a
+ * device, a swap of two groups) and the local search along the critical
+ * path of the timed simulation, first improvement, then seeded random moves
+ * until a stall or the budget ends.  A move is kept only when it is
+ * strictly better, so the result is never worse than the start.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "placers/auto_internal.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/rng.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Uniform in [0, n) from the search's sequence; draws nothing when n <= 1. */
+static int32_t rnd(struct auto_ctx *s, int32_t n)
+{
+    return n <= 1 ? 0 : (int32_t)(rng_next(&s->rng) % (uint64_t)n);
+}
+
+/* CSR of members from a group map. */
+static int members(int32_t n_ops, const int32_t *of, int32_t n_groups, int32_t **start,
+                   int32_t **op)
+{
+    int32_t *st = array_calloc((size_t)n_groups + 2, sizeof(int32_t));
+    int32_t *ops = array_malloc((size_t)n_ops + 1, sizeof(int32_t));
+
+    if (!st || !ops) {
+        free(st);
+        free(ops);
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t v = 0; v < n_ops; v++) {
+        st[of[v] + 2]++;
+    }
+    for (int32_t k = 0; k < n_groups; k++) {
+        st[k + 2] += st[k + 1];
+    }
+    for (int32_t v = 0; v < n_ops; v++) {
+        ops[st[of[v] + 1]++] = v;
+    }
+    *start = st;
+    *op = ops;
+    return 0;
+}
+
+void auto_ctx_release(struct auto_ctx *s)
+{
+    free(s->co_of);
+    free(s->tf_start);
+    free(s->tf_op);
+    free(s->co_start);
+    free(s->co_op);
+    free(s->tf_mem);
+    free(s->edge_bytes);
+    free(s->best);
+    free(s->trial);
+    free(s->order);
+    free(s->prev_on_dev);
+    free(s->moves);
+    free(s->targets);
+    free(s->src_group);
+    free(s->src_to);
+    sim_result_release(&s->rt_best);
+    sim_result_release(&s->rb_best);
+    sim_result_release(&s->rt_trial);
+    sim_result_release(&s->rb_trial);
+    memset(s, 0, sizeof(*s));
+}
+
+int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluster *c,
+                  const int32_t *tf_of, int32_t n_tf, int64_t budget_ms, uint64_t seed)
+{
+    int32_t n = g->n_ops;
+    int rc = 0;
+
+    memset(s, 0, sizeof(*s));
+    sim_result_init(&s->rt_best);
+    sim_result_init(&s->rb_best);
+    sim_result_init(&s->rt_trial);
+    sim_result_init(&s->rb_trial);
+    s->g = g;
+    s->c = c;
+    s->n_ops = n;
+    s->n_dev = c->n_devices;
+    s->tf_of = tf_of;
+    s->n_tf = n_tf;
+    s->budget = budget_ms > 0 ? (uint64_t)budget_ms * AUTO_VISITS_PER_MS : 0;
+    s->cost = (uint64_t)n + (uint64_t)g->n_edges + 1;
+    s->rng = seed ^ AUTO_SEED_MIX;
+    s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
+    s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
+    s->best = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->trial = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->order = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->prev_on_dev = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->cap_moves = AUTO_MAX_MOVES;
+    s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct auto_move));
+    s->targets = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
+    if (!s->co_of || !s->tf_mem || !s->edge_bytes || !s->best || !s->trial || !s->order ||
+        !s->prev_on_dev || !s->moves || !s->targets) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    /* Coplace groups are unions of the tf groups, so moving one keeps every
+     * tf group on one device. */
+    CHECK(placer_group(g, PLACER_GROUPER_COPLACE, s->co_of, &s->n_co, NULL));
+    CHECK(members(n, tf_of, n_tf, &s->tf_start, &s->tf_op));
+    CHECK(members(n, s->co_of, s->n_co, &s->co_start, &s->co_op));
+    for (int32_t v = 0; v < n; v++) {
+        s->tf_mem[tf_of[v]] += g->persist_bytes[v] + g->out_bytes[v] + g->temp_bytes[v];
+    }
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        for (int32_t i = g->et_start[e]; i < g->et_start[e + 1]; i++) {
+            s->edge_bytes[e] += g->tensor_bytes[g->et_tensor[i]];
+        }
+    }
+    CHECK(auto_find_sources(s));
+    return 0;
+cleanup:
+    auto_ctx_release(s);
+    return rc;
+}
+
+void auto_add_move(struct auto_ctx *s, enum auto_move_kind kind, int32_t a, int32_t b)
+{
+    if (s->n_moves < s->cap_moves) { /* else enough to try before regenerating */
+        s->moves[s->n_moves++] = (struct auto_move){(int32_t)kind, a, b};
+    }
+}
+
+static int cmp_move(const void *x, const void *y)
+{
+    const struct auto_move *p = x, *q = y;
+
+    if (p->kind != q->kind) {
+        return p->kind < q->kind ? -1 : 1;
+    }
+    if (p->a != q->a) {
+        return p->a < q->a ? -1 : 1;
+    }
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* Drops repeated moves (sorted; the order is shuffled afterwards anyway). */
+static void unique_moves(struct auto_ctx *s)
+{
+    int32_t n = 0;
+
+    qsort(s->moves, (size_t)s->n_moves, sizeof(struct auto_move), cmp_move);
+    for (int32_t i = 0; i < s->n_moves; i++) {
+        if (n == 0 || cmp_move(&s->moves[n - 1], &s->moves[i]) != 0) {
+            s->moves[n++] = s->moves[i];
+        }
+    }
+    s->n_moves = n;
+}
+
+/* Applies m to the best placement, into trial; false when nothing changes. */
+static bool apply(struct auto_ctx *s, const struct auto_move *m)
+{
+    bool changed = false;
+
+    memcpy(s->trial, s->best, (size_t)s->n_ops * sizeof(int32_t));
+    if (m->kind == AUTO_MV_TF || m->kind == AUTO_MV_CO) {
+        const int32_t *st = m->kind == AUTO_MV_TF ? s->tf_start : s->co_start;
+        const int32_t *op = m->kind == AUTO_MV_TF ? s->tf_op : s->co_op;
+        for (int32_t i = st[m->a]; i < st[m->a + 1]; i++) {
+            changed |= s->trial[op[i]] != m->b;
+            s->trial[op[i]] = m->b;
+        }
+    } else {
+        int32_t da = s->best[s->tf_op[s->tf_start[m->a]]];
+        int32_t db = s->best[s->tf_op[s->tf_start[m->b]]];
+        if (da == db) {
+            return false;
+        }
+        for (int32_t i = s->tf_start[m->a]; i < s->tf_start[m->a + 1]; i++) {
+            s->trial[s->tf_op[i]] = db;
+        }
+        for (int32_t i = s->tf_start[m->b]; i < s->tf_start[m->b + 1]; i++) {
+            s->trial[s->tf_op[i]] = da;
+        }
+        changed = true;
+    }
+    return changed;
+}
+
+/* ---- local search: moves along the critical path of the timed run ---- */
+
+struct start_ctx {
+    const struct sim_result *r;
+    const int32_t *dev;
+};
+
+static int cmp_dev_start(const void *a, const void *b, void *arg)
+{
+    const struct start_ctx *x = arg;
+    int32_t p = *(const int32_t *)a, q = *(const int32_t *)b;
+
+    if (x->dev[p] != x->dev[q]) {
+        return x->dev[p] < x->dev[q] ? -1 : 1;
+    }
+    if (x->r->start_us[p] != x->r->start_us[q]) {
+        return x->r->start_us[p] < x->r->start_us[q] ? -1 : 1;
+    }
+    if (x->r->end_us[p] != x->r->end_us[q]) {
+        return x->r->end_us[p] < x->r->end_us[q] ? -1 : 1;
+    }
+    return p < q ? -1 : p > q;
+}
+
+static void path_moves(struct auto_ctx *s)
+{
+    const struct graph *g = s->g;
+    const struct sim_result *r = &s->rt_best;
+    const int32_t *dev = s->best;
+    struct start_ctx sc = {r, dev};
+    int32_t v = -1, least = 0;
+
+    for (int32_t i = 0; i < s->n_ops; i++) {
+        s->order[i] = i;
+    }
+    qsort_r(s->order, (size_t)s->n_ops, sizeof(int32_t), cmp_dev_start, &sc);
+    for (int32_t i = 0; i < s->n_ops; i++) {
+        int32_t u = s->order[i];
+        s->prev_on_dev[u] = i > 0 && dev[s->order[i - 1]] == dev[u] ? s->order[i - 1] : -1;
+    }
+    for (int32_t d = 1; d < r->n_devices; d++) {
+        if (r->dev[d].busy_us < r->dev[least].busy_us) {
+            least = d;
+        }
+    }
+    for (int32_t u = 0; u < s->n_ops; u++) {
+        if (v < 0 || r->end_us[u] > r->end_us[v]) {
+            v = u;
+        }
+    }
+    for (int32_t guard = 0; v >= 0 && guard < s->n_ops; guard++) {
+        int32_t up = -1, p = s->prev_on_dev[v];
+        int64_t arrive = -1;
+
+        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+            int32_t e = g->in_edge[i], u = g->edge_src[e];
+            int64_t t = r->end_us[u];
+            if (dev[u] != dev[v]) {
+                t += cluster_comm_us(s->c, dev[u], dev[v], s->edge_bytes[e]);
+            }
+            if (t > arrive) {
+                arrive = t;
+                up = u;
+            }
+        }
+        if (p >= 0 && r->end_us[p] >= arrive) {
+            /* device-bound: run v (or p) elsewhere */
+            for (int32_t d = 0; d < s->n_dev; d++) {
+                if (d != dev[v] && (d == least || rnd(s, AUTO_PATH_SPREAD_ONE_IN) == 0)) {
+                    auto_add_move(s, AUTO_MV_TF, s->tf_of[v], d);
+                }
+            }
+            auto_add_move(s, AUTO_MV_TF, s->tf_of[p], least);
+            auto_add_move(s, AUTO_MV_CO, s->co_of[v], least);
+            v = p;
+        } else if (up >= 0) {
+            if (dev[up] != dev[v]) {
+                auto_add_move(s, AUTO_MV_TF, s->tf_of[v], dev[up]);
+                auto_add_move(s, AUTO_MV_TF, s->tf_of[up], dev[v]);
+                auto_add_move(s, AUTO_MV_CO, s->co_of[v], dev[up]);
+                auto_add_move(s, AUTO_MV_CO, s->co_of[up], dev[v]);
+                auto_add_move(s, AUTO_MV_SWAP, s->tf_of[up], s->tf_of[v]);
+            }
+            v = up;
+        } else {
+            break;
+        }
+    }
+}
+
+static void shuffle_moves(struct auto_ctx *s)
+{
+    unique_moves(s);
+    for (int32_t i = s->n_moves - 1; i > 0; i--) {
+        int32_t j = rnd(s, i + 1);
+        struct auto_move t = s->moves[i];
+        s->moves[i] = s->moves[j];
+        s->moves[j] = t;
+    }
+}
+
+/* Tries the moves in order; *improved on the first that is better. */
+static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
+{
+    int rc;
+
+    *improved = false;
+    for (int32_t i = 0; i < s->n_moves && !*done; i++) {
+        struct auto_score sc;
+
+        if (!apply(s, &s->moves[i])) {
+            continue;
+        }
+        if ((rc = auto_eval(s, s->trial, &s->best_score, false, &sc, done)) != 0) {
+            return rc;
+        }
+        if (!*done && auto_score_better(&sc, &s->best_score)) {
+            auto_accept(s, &sc);
+            s->improvements++;
+            *improved = true;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+int auto_search_run(struct auto_ctx *s)
+{
+    bool done = false, improved;
+    int32_t stall = 0, stall_limit = AUTO_STALL_MIN_MOVES;
+    bool exhausted = false; /* the guided moves of the current best all failed */
+    int rc;
+
+    if ((int64_t)s->n_tf * AUTO_STALL_MOVES_PER_GROUP > AUTO_STALL_MIN_MOVES) {
+        stall_limit = s->n_tf * AUTO_STALL_MOVES_PER_GROUP;
+    }
+    while (!done) {
+        if (!exhausted) {
+            s->n_moves = 0;
+            if (!auto_score_feasible(&s->best_score)) {
+                auto_repair_moves(s);
+            } else {
+                path_moves(s);
+            }
+            shuffle_moves(s);
+            if ((rc = try_moves(s, &improved, &done)) != 0) {
+                return rc;
+            }
+            if (improved) {
+                stall = 0;
+                continue;
+            }
+            exhausted = true; /* the same state gives the same moves: do not retry them */
+        }
+        /* a local optimum of the guided moves: seeded random moves */
+        s->n_moves = 0;
+        for (int32_t i = 0; i < AUTO_RANDOM_MOVES; i++) {
+            int32_t k = rnd(s, s->n_tf);
+            if (rnd(s, AUTO_RANDOM_SWAP_ONE_IN) == 0) {
+                auto_add_move(s, AUTO_MV_SWAP, k, rnd(s, s->n_tf));
+            } else {
+                auto_add_move(s, AUTO_MV_TF, k, rnd(s, s->n_dev));
+            }
+        }
+        if ((rc = try_moves(s, &improved, &done)) != 0) {
+            return rc;
+        }
+        if (improved) {
+            stall = 0;
+            exhausted = false;
+        } else if ((stall += s->n_moves) >= stall_limit) {
+            break;
+        }
+    }
+    return 0;
+}
+
+int auto_search(const struct graph *g, const struct cluster *c, const int32_t *tf_of, int32_t n_tf,
+                int64_t budget_ms, uint64_t seed, int32_t *device_of, struct auto_result *res)
+{
+    struct auto_ctx s;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    if ((rc = auto_ctx_init(&s, g, c, tf_of, n_tf, budget_ms, seed)) != 0) {
+        return rc;
+    }
+    CHECK(auto_start_from(&s, device_of));
+    CHECK(auto_search_run(&s));
+    memcpy(device_of, s.best, (size_t)g->n_ops * sizeof(int32_t));
+    res->score = s.best_score;
+    res->evaluations = s.n_eval;
+    res->visits = (int64_t)s.visits;
+    res->improvements = s.improvements;
+cleanup:
+    auto_ctx_release(&s);
+    return rc;
+}
