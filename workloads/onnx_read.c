@@ -13,7 +13,6 @@
 #include "core/strmap.h"
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 /*
