@@ -64,7 +64,7 @@ $(FUZZ_BUILD)/gen/%.o: $(FUZZ_GEN)/%.c
 
 # build/gen/ is made by the normal build's rules (Makefile, mk/workloads.mk,
 # mk/results.mk)
-$(FUZZ_BUILD)/workloads/onnx_import.o $(FUZZ_BUILD)/workloads/onnx_shape.o \
+$(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard workloads/onnx_*.c)) \
 $(FUZZ_BUILD)/tests/fuzz/fuzz_onnx.o: $(FUZZ_GEN)/onnx.pb-c.h
 $(FUZZ_BUILD)/results/db.o: $(FUZZ_GEN)/git-version.h
 $(FUZZ_BUILD)/results/db.o: FUZZ_CPPFLAGS += -include $(FUZZ_GEN)/git-version.h

@@ -1,4 +1,4 @@
-# mk/workloads.mk - the ONNX importer (workloads/onnx_import.c, onnx_shape.c) reads models
+# mk/workloads.mk - the ONNX importer (workloads/onnx_*.c) reads models
 # with protobuf-c.  Its C code is generated at build time by protoc-c from
 # the onnx.proto that Debian's libonnx-dev ships, so the schema is the
 # system's and nothing generated is committed (scripts/deps/workloads.txt).
@@ -19,5 +19,8 @@ $(BUILD)/gen/onnx.pb-c.h: $(BUILD)/gen/onnx.pb-c.c ;
 $(BUILD)/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/workloads/onnx_import.o $(BUILD)/workloads/onnx_shape.o: $(BUILD)/gen/onnx.pb-c.h
+# every file of the importer includes the generated header (directly or
+# through onnx_shape.h)
+ONNX_SRC := $(wildcard workloads/onnx_*.c)
+$(ONNX_SRC:%.c=$(BUILD)/%.o): $(BUILD)/gen/onnx.pb-c.h
 $(BUILD)/tests/unit/test_onnx.o: $(BUILD)/gen/onnx.pb-c.h

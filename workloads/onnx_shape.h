@@ -1,6 +1,7 @@
 /*
  * onnx_shape.h - what the ONNX importer knows of a tensor, and the
- * per-operator shape inference and FLOP counts (onnx_shape.c) behind
+ * per-operator shape inference and FLOP counts (onnx_shape.c, which
+ * dispatches to one file per operator family, onnx_shape_*.c) behind
  * onnx_import.c.  Internal to workloads/: the importer's manual is
  * onnx_import.h.
  *

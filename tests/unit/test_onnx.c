@@ -7,6 +7,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "workloads/onnx_import.h"
+#include "workloads/onnx_shape_internal.h"
 
 #include "core/err.h"
 #include "core/graph.h"
@@ -503,4 +504,30 @@ Test(onnx, recurrent_ops)
     cr_assert_eq(sb.params, (3 * 32 * 16 + 3 * 32 * 32 + 6 * 32) + 2 * (24 * 32 + 24 * 24 + 48));
     workload_release(&a);
     workload_release(&b);
+}
+
+/* onnx_infer() takes the first family that knows an operator: each must be one family's. */
+Test(onnx, shape_families_are_disjoint)
+{
+    static onnx_infer_fn (*const family[])(const char *op) = {
+        onnx_shape_conv_find,        onnx_shape_matmul_find, onnx_shape_rnn_find,
+        onnx_shape_elementwise_find, onnx_shape_layout_find, onnx_shape_const_find,
+    };
+    char known[] = "Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPool Gemm MatMul LSTM GRU "
+                   "RNN Relu Softmax Cast Identity BatchNormalization LayerNormalization Trilu Add "
+                   "Where PRelu ReduceMean ReduceSum Reshape Flatten Transpose Squeeze Unsqueeze "
+                   "Expand Pad Concat Split Slice Gather Shape Range ConstantOfShape Constant";
+
+    for (char *op = strtok(known, " "); op; op = strtok(NULL, " ")) {
+        int n = 0;
+
+        for (size_t f = 0; f < sizeof(family) / sizeof(family[0]); f++) {
+            n += family[f](op) != NULL;
+        }
+        cr_assert_eq(n, 1, "%s: %d families", op, n);
+    }
+    for (size_t f = 0; f < sizeof(family) / sizeof(family[0]); f++) {
+        cr_assert_null(family[f]("NoSuchOp"));
+        cr_assert_null(family[f]("Reduc"));
+    }
 }
