@@ -16,13 +16,18 @@
 # later checks; files written under $TMPDIR_TEST do.  Define what several
 # checks share outside them, and name setup checks "setup: ...".
 #
-# test_done prints "# N checks, M failed" and exits 1 if one failed, else 0.
+# test_skip 'NAME' 'REASON' reports a check that cannot run here as
+# "ok N # skip NAME (REASON)" (TAP's form), counted apart.
+# test_done prints "# N checks, M failed" (", K skipped" when some were) and
+# exits 1 if one failed, else 0.
 # test_skip_all 'REASON' prints "skipped: REASON" and exits 77, which the
-# runner counts as skipped, not passed.
+# runner counts as skipped, not passed: for a script none of whose checks
+# can run here.
 set -eu
 
 test_count=0
 test_failed=0
+test_skipped=0
 
 # test_expect_success NAME BODY | NAME - : runs BODY (from stdin when "-").
 test_expect_success() {
@@ -50,9 +55,20 @@ test_expect_success() {
     fi
 }
 
+# test_skip NAME REASON: a check that cannot run here (no GPU, ...).
+test_skip() {
+    test_count=$((test_count + 1))
+    test_skipped=$((test_skipped + 1))
+    echo "ok $test_count # skip $1 ($2)"
+}
+
 # test_done: the closing line; the script's exit status.
 test_done() {
-    echo "# $test_count checks, $test_failed failed"
+    if [ "$test_skipped" -eq 0 ]; then
+        echo "# $test_count checks, $test_failed failed"
+    else
+        echo "# $test_count checks, $test_failed failed, $test_skipped skipped"
+    fi
     [ "$test_failed" -eq 0 ] || exit 1
     exit 0
 }
