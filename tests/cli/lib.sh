@@ -47,10 +47,10 @@ test_expect_success() {
     test_rc=$?
     set -e
     if [ "$test_rc" -eq 0 ]; then
-        echo "ok $test_count - $1"
+        printf 'ok %d - %s\n' "$test_count" "$1"
     else
         test_failed=$((test_failed + 1))
-        echo "not ok $test_count - $1"
+        printf 'not ok %d - %s\n' "$test_count" "$1"
         sed 's/^/    /' "$TMPDIR_TEST/.check-output"
     fi
 }
@@ -59,7 +59,7 @@ test_expect_success() {
 test_skip() {
     test_count=$((test_count + 1))
     test_skipped=$((test_skipped + 1))
-    echo "ok $test_count # skip $1 ($2)"
+    printf 'ok %d # skip %s (%s)\n' "$test_count" "$1" "$2"
 }
 
 # test_done: the closing line; the script's exit status.
@@ -75,7 +75,7 @@ test_done() {
 
 # test_skip_all REASON: the script cannot run here (no MPI, no GPU, ...).
 test_skip_all() {
-    echo "skipped: $1"
+    printf 'skipped: %s\n' "$1"
     exit 77
 }
 
