@@ -179,9 +179,9 @@ kinds = ["parameters", "optimizer", "gradients", "saved", "activations", "receiv
 km = [e for e in ev if e.get("name") == "memory by kind" and e.get("ph") == "C"]
 assert km and all(sorted(e["args"]) == sorted(kinds) for e in km)
 for d in run["devices"]:
-mine = [e for e in km if e["pid"] == d["id"]]
-top = max((sum(e["args"].values()) for e in mine), default=0)
-assert top == d["peak_bytes"], (sys.argv[3], d["id"], top, d["peak_bytes"])
+    mine = [e for e in km if e["pid"] == d["id"]]
+    top = max((sum(e["args"].values()) for e in mine), default=0)
+    assert top == d["peak_bytes"], (sys.argv[3], d["id"], top, d["peak_bytes"])
 print(sys.argv[3], "kind counters peak at the JSON's peaks")
 PY
 EOF
