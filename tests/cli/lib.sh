@@ -1,5 +1,83 @@
 # lib.sh - helpers for CLI tests; source it: . "$TOP/tests/cli/lib.sh"
+#
+# A test script is a list of named checks (git t/test-lib.sh):
+#
+#     test_expect_success 'NAME' 'BODY'
+#     test_expect_success 'NAME' - <<'EOF'
+#     BODY (may hold single quotes and here-documents)
+#     EOF
+#     ...
+#     test_done
+#
+# Each BODY is eval'd in a subshell with `set -e`, so the first failing
+# command fails that check only, and the script goes on to the next one.  A
+# check prints "ok N - NAME", or "not ok N - NAME" and then its output,
+# indented.  Shell variables, functions and `cd` set in a body do not reach
+# later checks; files written under $TMPDIR_TEST do.  Define what several
+# checks share outside them, and name setup checks "setup: ...".
+#
+# test_skip 'NAME' 'REASON' reports a check that cannot run here as
+# "ok N # skip NAME (REASON)" (TAP's form), counted apart.
+# test_done prints "# N checks, M failed" (", K skipped" when some were) and
+# exits 1 if one failed, else 0.
+# test_skip_all 'REASON' prints "skipped: REASON" and exits 77, which the
+# runner counts as skipped, not passed: for a script none of whose checks
+# can run here.
 set -eu
+
+test_count=0
+test_failed=0
+test_skipped=0
+
+# test_expect_success NAME BODY | NAME - : runs BODY (from stdin when "-").
+test_expect_success() {
+    test_count=$((test_count + 1))
+    if [ "$2" = - ]; then
+        test_body=$(cat)
+    else
+        test_body=$2
+    fi
+    # Not in an if/||/&& context: there `set -e` would be ignored in the
+    # subshell, and a failing command would not end the body.
+    set +e
+    (
+        set -e
+        eval "$test_body"
+    ) > "$TMPDIR_TEST/.check-output" 2>&1 < /dev/null
+    test_rc=$?
+    set -e
+    if [ "$test_rc" -eq 0 ]; then
+        printf 'ok %d - %s\n' "$test_count" "$1"
+    else
+        test_failed=$((test_failed + 1))
+        printf 'not ok %d - %s\n' "$test_count" "$1"
+        sed 's/^/    /' "$TMPDIR_TEST/.check-output"
+    fi
+}
+
+# test_skip NAME REASON: a check that cannot run here (no GPU, ...).
+test_skip() {
+    test_count=$((test_count + 1))
+    test_skipped=$((test_skipped + 1))
+    printf 'ok %d # skip %s (%s)\n' "$test_count" "$1" "$2"
+}
+
+# test_done: the closing line; the script's exit status.
+test_done() {
+    if [ "$test_skipped" -eq 0 ]; then
+        echo "# $test_count checks, $test_failed failed"
+    else
+        echo "# $test_count checks, $test_failed failed, $test_skipped skipped"
+    fi
+    [ "$test_failed" -eq 0 ] || exit 1
+    exit 0
+}
+
+# test_skip_all REASON: the script cannot run here (no MPI, no GPU, ...).
+test_skip_all() {
+    printf 'skipped: %s\n' "$1"
+    exit 77
+}
 
 # expect_exit CODE cmd... : runs cmd, fails unless it exits with CODE.
 # Its stdout/stderr are kept in $TMPDIR_TEST/out and $TMPDIR_TEST/err.

@@ -2,30 +2,52 @@
 # commands, verbs and options are named, with exit 2 (git t0012-help.sh).
 . "$TOP/tests/cli/lib.sh"
 
-expect_exit 0 "$BAECHI" --help
-expect_grep '^usage: baechi' "$TMPDIR_TEST/out"
-cmds=$(sed -n 's/^    \([a-z][a-z-]*\)  .*/\1/p' "$TMPDIR_TEST/out")
-[ -n "$cmds" ] || { echo "no commands listed"; exit 1; }
+test_expect_success 'baechi --help: usage and the commands' '
+    expect_exit 0 "$BAECHI" --help
+    expect_grep "^usage: baechi" "$TMPDIR_TEST/out"
+    cp "$TMPDIR_TEST/out" "$TMPDIR_TEST/help"
+    cmds=$(sed -n "s/^    \([a-z][a-z-]*\)  .*/\1/p" "$TMPDIR_TEST/help")
+    [ -n "$cmds" ] || { echo "no commands listed"; exit 1; }
+'
+cmds=$(sed -n 's/^    \([a-z][a-z-]*\)  .*/\1/p' "$TMPDIR_TEST/help" 2> /dev/null || :)
 for c in $cmds; do
-    expect_exit 0 "$BAECHI" "$c" --help
-    expect_grep 'usage' "$TMPDIR_TEST/out"
-    # Nested verbs (baechi workload info ...) each have their own help too.
-    verbs=$(sed -n '/^verbs:/,/^$/s/^    \([a-z][a-z-]*\)  .*/\1/p' "$TMPDIR_TEST/out")
-    for v in $verbs; do
-        expect_exit 0 "$BAECHI" "$c" "$v" --help
-        expect_grep "^usage: baechi $c $v" "$TMPDIR_TEST/out"
-    done
+    test_expect_success "baechi $c --help, and each of its verbs" - <<'EOF'
+expect_exit 0 "$BAECHI" "$c" --help
+expect_grep 'usage' "$TMPDIR_TEST/out"
+# Nested verbs (baechi workload info ...) each have their own help too.
+verbs=$(sed -n '/^verbs:/,/^$/s/^    \([a-z][a-z-]*\)  .*/\1/p' "$TMPDIR_TEST/out")
+for v in $verbs; do
+    expect_exit 0 "$BAECHI" "$c" "$v" --help
+    expect_grep "^usage: baechi $c $v" "$TMPDIR_TEST/out"
+done
+EOF
 done
 
+test_expect_success 'an unknown command is named, exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" frobnicate
 expect_grep "'frobnicate' is not a baechi command" "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI"
+EOF
+test_expect_success 'no command: exit 2' '
+    expect_exit 2 "$BAECHI"
+'
+test_expect_success 'an unknown verb is named, exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" workload frob
 expect_grep "'frob' is not a verb" "$TMPDIR_TEST/err"
+EOF
+test_expect_success 'an unknown option is named, exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" workload info --bogus x.yaml
 expect_grep "unrecognized option '--bogus'" "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI" workload info --devices
-expect_grep "needs a value" "$TMPDIR_TEST/err"
-expect_exit 2 "$BAECHI" workload info --devices zero "$GNMT"
-expect_grep "integer" "$TMPDIR_TEST/err"
-expect_exit 0 "$BAECHI" --version
+EOF
+test_expect_success 'an option without its value: exit 2' '
+    expect_exit 2 "$BAECHI" workload info --devices
+    expect_grep "needs a value" "$TMPDIR_TEST/err"
+'
+test_expect_success 'a value that is not an integer: exit 2' '
+    expect_exit 2 "$BAECHI" workload info --devices zero "$GNMT"
+    expect_grep "integer" "$TMPDIR_TEST/err"
+'
+test_expect_success 'baechi --version' '
+    expect_exit 0 "$BAECHI" --version
+'
+
+test_done

@@ -9,14 +9,16 @@
 
 BAD="$TOP/tests/data/bad"
 SMALL="$TOP/tests/data/fmt-small.yaml"
-n=0
-failed=0
 
 # the good inputs pass, so a failure below is the bad file's
-expect_exit 0 "$BAECHI" workload info "$SMALL"
-expect_exit 0 "$BAECHI" sim -w "$SMALL" -c "$TOP/data/clusters/paper-4gpu-pcie.yaml" \
-    --placement given
+test_expect_success 'the good inputs pass' '
+    expect_exit 0 "$BAECHI" workload info "$SMALL"
+    expect_exit 0 "$BAECHI" sim -w "$SMALL" -c "$TOP/data/clusters/paper-4gpu-pcie.yaml" \
+        --placement given
+'
 
+test_expect_success 'every file of tests/data/bad is listed in EXPECT' - <<'EOF'
+failed=0
 for path in "$BAD"/*; do
     f=$(basename "$path")
     [ "$f" = EXPECT ] && continue
@@ -25,12 +27,19 @@ for path in "$BAD"/*; do
         failed=$((failed + 1))
     fi
 done
+[ "$failed" -eq 0 ]
+EOF
 
+test_expect_success 'setup: the list of bad files' - <<'EOF'
 grep -v '^#' "$BAD/EXPECT" | while read -r f line regex; do
     [ -n "$f" ] || continue
     echo "$f $line $regex"
 done > "$TMPDIR_TEST/expect"
+EOF
 
+test_expect_success 'every bad file: exit 2, one line naming file:LINE: and matching EXPECT' - <<'EOF'
+n=0
+failed=0
 while read -r f line regex; do
     n=$((n + 1))
     case "$f" in
@@ -72,12 +81,18 @@ while read -r f line regex; do
 done < "$TMPDIR_TEST/expect" > "$TMPDIR_TEST/report"
 
 cat "$TMPDIR_TEST/report"
-count=$(wc -l < "$TMPDIR_TEST/expect")
-if [ "$count" -lt 30 ]; then
-    echo "FAIL only $count bad files (want >= 30)"
-    exit 1
-fi
 if grep -q '^FAIL' "$TMPDIR_TEST/report" || [ "$failed" -ne 0 ]; then
     exit 1
 fi
-echo "$count bad inputs rejected as expected"
+echo "$(wc -l < "$TMPDIR_TEST/expect") bad inputs rejected as expected"
+EOF
+
+test_expect_success 'at least 30 bad files' '
+    count=$(wc -l < "$TMPDIR_TEST/expect")
+    if [ "$count" -lt 30 ]; then
+        echo "FAIL only $count bad files (want >= 30)"
+        exit 1
+    fi
+'
+
+test_done

@@ -11,6 +11,8 @@
 cd "$TMPDIR_TEST"
 FIX="$TOP/tests/data/pytorch-memory.json"
 ONNX="$TOP/tests/data/onnx"
+
+test_expect_success 'setup: the generated training graphs, each optimizer' - <<'EOF'
 "$BAECHI" workload gen inception-v3 -b 2 -o gen-inception_v3.yaml > /dev/null
 "$BAECHI" workload gen gpt --size small --layers 1 -b 1 -o gen-gpt2_block.yaml > /dev/null
 for o in sgd momentum adam; do
@@ -18,11 +20,17 @@ for o in sgd momentum adam; do
     "$BAECHI" workload gen gpt --size small --layers 1 -b 1 --optimizer $o \
         -o gen-gpt2_block-$o.yaml > /dev/null
 done
+EOF
+
+test_expect_success 'setup: the imported training graphs at the fixture batch' - <<'EOF'
 for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block; do
     b=$(python3 -c "import json; print([x['batch'] for x in json.load(open('$FIX'))['models'] if x['model'] == '$m'][0])")
     "$BAECHI" workload import "$ONNX/$m.onnx" --train -b "$b" -o imp-$m.yaml > /dev/null 2> imp-$m.err ||
         { echo "import of $m failed"; cat imp-$m.err; exit 1; }
 done
+EOF
+
+test_expect_success 'saved bytes within 5 % of PyTorch; parameters, gradients, optimizer state exact' - <<'EOF'
 python3 - "$FIX" <<'PY'
 import json, sys, yaml
 
@@ -114,3 +122,6 @@ for model, base, prefix in (("inception_v3", "gen-inception_v3", ""), ("gpt2_blo
         assert s == want, (model, opt, s, want)
     print("%-13s gen    parameters, gradients, sgd/momentum/adam state exact" % model)
 PY
+EOF
+
+test_done

@@ -4,9 +4,14 @@
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
-expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o good.yaml
-cp good.yaml before.yaml
+
+test_expect_success 'setup: a placement file' '
+    expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o good.yaml
+    cp good.yaml before.yaml
+'
+
 # 20 blocks (10 KiB) is far less than a GNMT placement file (~170 KiB).
+test_expect_success 'a write past the file-size limit leaves the file that was there, no temporary' - <<'EOF'
 set +e
 (ulimit -f 20; "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-topo -o good.yaml) \
     > out 2> err
@@ -17,15 +22,23 @@ cmp good.yaml before.yaml || { echo "the earlier placement file was changed"; ex
 [ "$(ls | grep -c 'good.yaml.tmp')" -eq 0 ] || { echo "temporary file left behind"; ls; exit 1; }
 expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement good.yaml
 expect_grep 'placer m-etf' "$TMPDIR_TEST/out"
+EOF
 
 # A successful write replaces the file, with the usual permissions.
 umask 022
+
+test_expect_success 'a successful write replaces the file, mode 644' - <<'EOF'
 expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-topo -o good.yaml
 expect_grep '^placer: m-topo' good.yaml
 [ "$(stat -c %a good.yaml)" = 644 ] || { echo "mode $(stat -c %a good.yaml), not 644"; exit 1; }
+EOF
 
 # Traces and generated workloads go the same way.
-expect_exit 0 "$BAECHI" workload gen synthetic --ops 50 -o w.yaml
+test_expect_success 'setup: a generated workload' '
+    expect_exit 0 "$BAECHI" workload gen synthetic --ops 50 -o w.yaml
+'
+
+test_expect_success 'a workload written past the limit leaves the file that was there' - <<'EOF'
 set +e
 (ulimit -f 1; "$BAECHI" workload gen synthetic --ops 5000 -o w.yaml) > out 2> err
 rc=$?
@@ -33,9 +46,14 @@ set -e
 [ "$rc" -ne 0 ] || { echo "expected a failure past the file-size limit"; exit 1; }
 expect_exit 0 "$BAECHI" workload info w.yaml
 expect_grep 'ops +50 ' "$TMPDIR_TEST/out"
+EOF
 
+test_expect_success '/dev/full is written as it is and its error reported' - <<'EOF'
 if [ -w /dev/full ]; then
     expect_exit 2 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o /dev/full
     expect_grep 'write' "$TMPDIR_TEST/err"
     [ -c /dev/full ] || { echo "/dev/full is no longer a device"; exit 1; }
 fi
+EOF
+
+test_done

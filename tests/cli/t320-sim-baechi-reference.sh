@@ -27,21 +27,44 @@ PY
 }
 
 for p in given m-etf m-topo paper random round-robin; do
-    check "$GNMT" $p
+    test_expect_success "the reference scheduler: GNMT $p" '
+        check "$GNMT" $p
+    '
 done
-check "$GNMT" m-sct --devices 2
+
+test_expect_success 'the reference scheduler: GNMT m-sct --devices 2' '
+    check "$GNMT" m-sct --devices 2
+'
 
 # A training graph: backward and update ops.
-expect_exit 0 "$BAECHI" workload train "$GNMT" -o train.yaml
-check train.yaml m-etf
-check train.yaml random
+test_expect_success 'setup: GNMT training' '
+    expect_exit 0 "$BAECHI" workload train "$GNMT" -o train.yaml
+'
+
+test_expect_success 'the reference scheduler: train.yaml m-etf' '
+    check train.yaml m-etf
+'
+
+test_expect_success 'the reference scheduler: train.yaml random' '
+    check train.yaml random
+'
 
 # A random DAG with control dependencies (4-byte tensors, 134 µs across
 # devices), some next to data inputs from the same op, some repeated, and
 # groups: every third op's inputs gain "^op<k>" entries.
-ref_ctl_yaml ctl.yaml 400 3
+test_expect_success 'setup: a random DAG with control dependencies and groups' '
+    ref_ctl_yaml ctl.yaml 400 3
+'
+
+test_expect_success 'the DAG has control edges' - <<'EOF'
 expect_exit 0 "$BAECHI" workload info ctl.yaml --json
 expect_grep '"n_control_edges": [1-9]' out
+EOF
+
 for p in m-etf m-sct random; do
-    check ctl.yaml $p
+    test_expect_success "the reference scheduler: ctl.yaml $p" '
+        check ctl.yaml $p
+    '
 done
+
+test_done

@@ -24,34 +24,97 @@ check() { # workload devices fraction [grouper [fusion|nofusion [reserve]]]
     ref_compare p.yaml ref.json $crc "$*"
 }
 
-check "$GNMT" 4 1
-check "$GNMT" 2 0.3
-check "$GNMT" 2 0.1
+test_expect_success 'm-ETF as the reference: GNMT 4 1' '
+    check "$GNMT" 4 1
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.3' '
+    check "$GNMT" 2 0.3
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.1' '
+    check "$GNMT" 2 0.1
+'
+
 # the co-placement grouper (§6.1) too, and operator fusion (§6.3): the
 # paper configuration (m-ETF + fusion + coplace) and fusion alone
-check "$GNMT" 4 1 coplace
-check "$GNMT" 2 0.3 coplace
-check "$GNMT" 4 1 coplace fusion
-check "$GNMT" 2 0.2 coplace fusion
-check "$GNMT" 4 1 tf fusion
+test_expect_success 'm-ETF as the reference: GNMT 4 1 coplace' '
+    check "$GNMT" 4 1 coplace
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.3 coplace' '
+    check "$GNMT" 2 0.3 coplace
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 4 1 coplace fusion' '
+    check "$GNMT" 4 1 coplace fusion
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.2 coplace fusion' '
+    check "$GNMT" 2 0.2 coplace fusion
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 4 1 tf fusion' '
+    check "$GNMT" 4 1 tf fusion
+'
+
 # m-ETF-reserve (§3.6): group reservations
-check "$GNMT" 4 1 tf nofusion reserve
-check "$GNMT" 2 0.3 tf nofusion reserve
-check "$GNMT" 2 0.2 tf nofusion reserve
-check "$GNMT" 2 0.3 coplace fusion reserve
-expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p paper -o paper.yaml
-expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --grouper coplace --fusion -o p.yaml
+test_expect_success 'm-ETF as the reference: GNMT 4 1 tf nofusion reserve' '
+    check "$GNMT" 4 1 tf nofusion reserve
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.3 tf nofusion reserve' '
+    check "$GNMT" 2 0.3 tf nofusion reserve
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.2 tf nofusion reserve' '
+    check "$GNMT" 2 0.2 tf nofusion reserve
+'
+
+test_expect_success 'm-ETF as the reference: GNMT 2 0.3 coplace fusion reserve' '
+    check "$GNMT" 2 0.3 coplace fusion reserve
+'
+
+test_expect_success 'setup: -p paper and m-etf --grouper coplace --fusion' '
+    expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p paper -o paper.yaml
+    expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --grouper coplace --fusion -o p.yaml
+'
+
 # `paper` is exactly that configuration: the same devices section
+test_expect_success 'paper is m-etf + coplace + fusion: the same devices' - <<'EOF'
 sed -n '/^devices:/,$p' paper.yaml > a
 sed -n '/^devices:/,$p' p.yaml > b
 cmp a b
+EOF
 
-ref_ctl_yaml ctl.yaml
+test_expect_success 'setup: a random DAG with control dependencies and groups' '
+    ref_ctl_yaml ctl.yaml
+'
+
 for f in 1 0.01 0.005; do
-    check ctl.yaml 4 $f
+    test_expect_success "m-ETF as the reference: ctl.yaml 4 $f" '
+        check ctl.yaml 4 $f
+    '
 done
-check ctl.yaml 4 1 coplace
-check ctl.yaml 4 1 coplace fusion
-check ctl.yaml 4 1 tf fusion
-check ctl.yaml 4 1 coplace nofusion reserve
-check ctl.yaml 4 0.02 tf nofusion reserve
+
+test_expect_success 'm-ETF as the reference: ctl.yaml 4 1 coplace' '
+    check ctl.yaml 4 1 coplace
+'
+
+test_expect_success 'm-ETF as the reference: ctl.yaml 4 1 coplace fusion' '
+    check ctl.yaml 4 1 coplace fusion
+'
+
+test_expect_success 'm-ETF as the reference: ctl.yaml 4 1 tf fusion' '
+    check ctl.yaml 4 1 tf fusion
+'
+
+test_expect_success 'm-ETF as the reference: ctl.yaml 4 1 coplace nofusion reserve' '
+    check ctl.yaml 4 1 coplace nofusion reserve
+'
+
+test_expect_success 'm-ETF as the reference: ctl.yaml 4 0.02 tf nofusion reserve' '
+    check ctl.yaml 4 0.02 tf nofusion reserve
+'
+
+test_done

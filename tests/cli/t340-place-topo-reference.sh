@@ -17,11 +17,24 @@ check() { # workload placer variant devices fraction [grouper]
 }
 
 for k in 2 4; do
-    check "$GNMT" m-topo uniform $k 1
+    test_expect_success "m-TOPO as the reference: GNMT m-topo uniform $k 1" '
+        check "$GNMT" m-topo uniform $k 1
+    '
 done
+
 for f in 1 0.5 0.3 0.2; do
-    check "$GNMT" m-topo-nonuniform nonuniform 4 $f
+    test_expect_success "m-TOPO as the reference: GNMT m-topo-nonuniform nonuniform 4 $f" '
+        check "$GNMT" m-topo-nonuniform nonuniform 4 $f
+    '
 done
+
 # the co-placement grouper (§6.1) too
-check "$GNMT" m-topo uniform 4 1 coplace
-check "$GNMT" m-topo-nonuniform nonuniform 4 0.5 coplace
+test_expect_success 'm-TOPO as the reference: GNMT m-topo uniform 4 1 coplace' '
+    check "$GNMT" m-topo uniform 4 1 coplace
+'
+
+test_expect_success 'm-TOPO as the reference: GNMT m-topo-nonuniform nonuniform 4 0.5 coplace' '
+    check "$GNMT" m-topo-nonuniform nonuniform 4 0.5 coplace
+'
+
+test_done

@@ -22,13 +22,40 @@ check() { # workload devices fraction grouper fusion|nofusion reserve|noreserve
     ref_compare p.yaml ref.json $crc "$*"
 }
 
-check "$GNMT" 4 1 tf nofusion noreserve
-check "$GNMT" 2 0.3 tf nofusion noreserve
-check "$GNMT" 4 1 coplace fusion noreserve
-check "$GNMT" 2 0.3 tf nofusion reserve
-check "$GNMT" 2 0.1 tf nofusion noreserve
+test_expect_success 'm-SCT as the reference: GNMT 4 1 tf nofusion noreserve' '
+    check "$GNMT" 4 1 tf nofusion noreserve
+'
 
-ref_ctl_yaml ctl.yaml
-check ctl.yaml 4 1 tf nofusion noreserve
-check ctl.yaml 4 1 coplace fusion noreserve
-check ctl.yaml 4 0.02 tf nofusion reserve
+test_expect_success 'm-SCT as the reference: GNMT 2 0.3 tf nofusion noreserve' '
+    check "$GNMT" 2 0.3 tf nofusion noreserve
+'
+
+test_expect_success 'm-SCT as the reference: GNMT 4 1 coplace fusion noreserve' '
+    check "$GNMT" 4 1 coplace fusion noreserve
+'
+
+test_expect_success 'm-SCT as the reference: GNMT 2 0.3 tf nofusion reserve' '
+    check "$GNMT" 2 0.3 tf nofusion reserve
+'
+
+test_expect_success 'm-SCT as the reference: GNMT 2 0.1 tf nofusion noreserve' '
+    check "$GNMT" 2 0.1 tf nofusion noreserve
+'
+
+test_expect_success 'setup: a random DAG with control dependencies and groups' '
+    ref_ctl_yaml ctl.yaml
+'
+
+test_expect_success 'm-SCT as the reference: ctl.yaml 4 1 tf nofusion noreserve' '
+    check ctl.yaml 4 1 tf nofusion noreserve
+'
+
+test_expect_success 'm-SCT as the reference: ctl.yaml 4 1 coplace fusion noreserve' '
+    check ctl.yaml 4 1 coplace fusion noreserve
+'
+
+test_expect_success 'm-SCT as the reference: ctl.yaml 4 0.02 tf nofusion reserve' '
+    check ctl.yaml 4 0.02 tf nofusion reserve
+'
+
+test_done

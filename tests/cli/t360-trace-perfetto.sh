@@ -5,6 +5,7 @@
 # events, bytes) peak exactly at the JSON's devices[].peak_bytes.
 . "$TOP/tests/cli/lib.sh"
 
+test_expect_success 'setup: the trace checker' - <<'EOF'
 cat > "$TMPDIR_TEST/check.py" <<'PY'
 import collections, json, sys
 trace = json.load(open(sys.argv[1]))
@@ -59,31 +60,41 @@ for d in res["devices"]:
     assert peak[d["id"]] == d["peak_bytes"], (model, d["id"], peak[d["id"]], d["peak_bytes"])
     assert kpeak[d["id"]] == d["peak_bytes"], (model, "by kind", d["id"], kpeak[d["id"]])
 PY
+EOF
 
-expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o "$TMPDIR_TEST/p.yaml"
+test_expect_success 'setup: GNMT placed by m-ETF' '
+    expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf -o "$TMPDIR_TEST/p.yaml"
+'
+
 for how in sim-baechi sim-timed run-baechi run-timed; do
-    m=${how#*-}
-    if [ "${how%-*}" = sim ]; then
-        expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement "$TMPDIR_TEST/p.yaml" \
-            --model $m --json --trace "$TMPDIR_TEST/$m.trace.json"
-        cp "$TMPDIR_TEST/out" "$TMPDIR_TEST/$m.sim.json"
-    else # run --trace records the model --trace-model names
-        expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --json \
-            --trace "$TMPDIR_TEST/$m.trace.json" --trace-model $m
-        python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); s = r["sim"][sys.argv[2]]; s["n_ops"] = r["n_ops"]; json.dump(s, open(sys.argv[3], "w"))' \
-            "$TMPDIR_TEST/out" $m "$TMPDIR_TEST/$m.sim.json"
-    fi
-    python3 "$TMPDIR_TEST/check.py" "$TMPDIR_TEST/$m.trace.json" "$TMPDIR_TEST/$m.sim.json" $m
+    test_expect_success "$how: slices nest, compute, sends and receives apart, memory peaks as in the JSON" - <<'EOF'
+m=${how#*-}
+if [ "${how%-*}" = sim ]; then
+    expect_exit 0 "$BAECHI" sim -w "$GNMT" -c paper-4gpu-pcie --placement "$TMPDIR_TEST/p.yaml" \
+        --model $m --json --trace "$TMPDIR_TEST/$m.trace.json"
+    cp "$TMPDIR_TEST/out" "$TMPDIR_TEST/$m.sim.json"
+else # run --trace records the model --trace-model names
+    expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --json \
+        --trace "$TMPDIR_TEST/$m.trace.json" --trace-model $m
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); s = r["sim"][sys.argv[2]]; s["n_ops"] = r["n_ops"]; json.dump(s, open(sys.argv[3], "w"))' \
+        "$TMPDIR_TEST/out" $m "$TMPDIR_TEST/$m.sim.json"
+fi
+python3 "$TMPDIR_TEST/check.py" "$TMPDIR_TEST/$m.trace.json" "$TMPDIR_TEST/$m.sim.json" $m
+EOF
 done
 
 # the timed model's other channel models: one shared channel per device
 # (sends and receives on their own tracks), and a channel per link
 for ch in shared link; do
-    sed "s/^  channel: duplex/  channel: $ch/" "$TOP/data/clusters/paper-4gpu-pcie.yaml" > "$TMPDIR_TEST/$ch.yaml"
-    grep -q "channel: $ch" "$TMPDIR_TEST/$ch.yaml"
-    expect_exit 0 "$BAECHI" sim -w "$GNMT" -c "$TMPDIR_TEST/$ch.yaml" --placement "$TMPDIR_TEST/p.yaml" \
-        --json --trace "$TMPDIR_TEST/$ch.trace.json"
-    expect_grep "\"channel\": \"$ch\"" "$TMPDIR_TEST/out"
-    cp "$TMPDIR_TEST/out" "$TMPDIR_TEST/$ch.sim.json"
-    python3 "$TMPDIR_TEST/check.py" "$TMPDIR_TEST/$ch.trace.json" "$TMPDIR_TEST/$ch.sim.json" $ch $ch
+    test_expect_success "channel $ch: slices nest, its tracks, memory peaks as in the JSON" - <<'EOF'
+sed "s/^  channel: duplex/  channel: $ch/" "$TOP/data/clusters/paper-4gpu-pcie.yaml" > "$TMPDIR_TEST/$ch.yaml"
+grep -q "channel: $ch" "$TMPDIR_TEST/$ch.yaml"
+expect_exit 0 "$BAECHI" sim -w "$GNMT" -c "$TMPDIR_TEST/$ch.yaml" --placement "$TMPDIR_TEST/p.yaml" \
+    --json --trace "$TMPDIR_TEST/$ch.trace.json"
+expect_grep "\"channel\": \"$ch\"" "$TMPDIR_TEST/out"
+cp "$TMPDIR_TEST/out" "$TMPDIR_TEST/$ch.sim.json"
+python3 "$TMPDIR_TEST/check.py" "$TMPDIR_TEST/$ch.trace.json" "$TMPDIR_TEST/$ch.sim.json" $ch $ch
+EOF
 done
+
+test_done

@@ -7,6 +7,7 @@
 . "$TOP/tests/cli/lib.sh"
 
 # the reduced benchmark (its own per-cell check, and the summary)
+test_expect_success 'the reduced benchmark: auto keeps its contract in every cell' - <<'EOF'
 expect_exit 0 "$BAECHI" bench placement --workload gnmt-fwd --workload transformer \
     --workload mobilenet-v2 --workload gpt-medium --fractions 1,0.3,0.2,0.1 --budget-ms 100
 out="$TMPDIR_TEST/out"
@@ -28,9 +29,14 @@ head = [l.split() for l in t.splitlines() if l.startswith("workload")][0]
 expert, auto = float(row[head.index("expert")]), float(row[head.index("auto")])
 assert auto < expert, (auto, expert)
 PY
+EOF
 
 # one cell checked independently through `baechi run --json`
-"$BAECHI" workload gen transformer --size base -b 64 -o "$TMPDIR_TEST/tfm.yaml" > /dev/null 2>&1
+test_expect_success 'setup: the Transformer base' '
+    "$BAECHI" workload gen transformer --size base -b 64 -o "$TMPDIR_TEST/tfm.yaml" > /dev/null 2>&1
+'
+
+test_expect_success 'setup: every placer on it at 30 % of the memory' - <<'EOF'
 for p in m-topo m-topo-nonuniform m-etf m-etf-reserve m-sct m-sct-reserve paper single \
     round-robin random auto; do
     set +e
@@ -38,6 +44,9 @@ for p in m-topo m-topo-nonuniform m-etf m-etf-reserve m-sct m-sct-reserve paper 
         --json --budget-ms 100 > "$TMPDIR_TEST/$p.json" 2> /dev/null
     set -e
 done
+EOF
+
+test_expect_success 'auto there: feasible, never out of memory, never slower than the best other' - <<'EOF'
 python3 - "$TMPDIR_TEST" <<'PY'
 import json, os, sys
 d = sys.argv[1]
@@ -56,20 +65,33 @@ assert not a["sim"]["timed"]["oom"] and not a["sim"]["baechi"]["oom"], "auto out
 assert a["sim"]["timed"]["step_us"] <= best, (a["sim"]["timed"]["step_us"], best)
 assert abs(a["bound_ratio"] - a["sim"]["timed"]["step_us"] / a["lower_bound_us"]) < 1e-5
 PY
+EOF
 
 # nothing fits: exit 3, naming the device, the bytes and the ops
+test_expect_success 'nothing fits: exit 3, naming the device, the bytes and the ops' - <<'EOF'
 expect_exit 3 "$BAECHI" place -w "$TMPDIR_TEST/tfm.yaml" -c paper-4gpu-pcie -p auto \
     --memory-fraction 0.1 --budget-ms 20
 expect_grep "auto: no placement fits: device [0-9]+ '[^']+' needs [0-9]+ bytes more than its limit" \
     "$TMPDIR_TEST/err"
 expect_grep "ops that could not fit there: '" "$TMPDIR_TEST/err"
+EOF
 
 # determinism: same seed and budget, byte-identical placement files; a bad budget is rejected
+test_expect_success 'the same seed and budget: byte-identical placement files' - <<'EOF'
 for i in 1 2; do
     expect_exit 0 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p auto --budget-ms 50 \
         --seed 5 -o "$TMPDIR_TEST/p$i.yaml"
 done
 cmp "$TMPDIR_TEST/p1.yaml" "$TMPDIR_TEST/p2.yaml"
 expect_grep "budget_ms: 50, seed: 5" "$TMPDIR_TEST/p1.yaml"
-expect_exit 2 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p auto --budget-ms -1
+EOF
+
+test_expect_success 'a bad budget is rejected' '
+    expect_exit 2 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p auto --budget-ms -1
+'
+
+test_expect_success 'place --list names auto' - <<'EOF'
 "$BAECHI" place --list | grep -q '^  auto '
+EOF
+
+test_done

@@ -6,6 +6,7 @@
 W="$TOP/tests/data/t1.yaml"
 C="$TOP/tests/data/t1-cluster.yaml"
 
+test_expect_success 'replay T1 on the CPU: 3 spins, 2 copies, peaks as simulated' - <<'EOF'
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 3 --warmup 1 --json
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
@@ -18,34 +19,68 @@ assert r["measured_step_us"] >= 18, r["measured_step_us"]
 assert [d["measured_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
 assert [d["sim_peak_bytes"] for d in r["devices"]] == [150, 120], r["devices"]
 PY
+EOF
 
+test_expect_success 'the text report: units and the error in %' - <<'EOF'
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 2 -m baechi
 expect_grep '^measured step +[0-9.]+ (µs|ms)' "$TMPDIR_TEST/out"
 expect_grep '^simulated step +29 µs \(baechi model\)' "$TMPDIR_TEST/out"
 expect_grep '^step error +[-+][0-9.]+ %' "$TMPDIR_TEST/out"
 expect_grep 'gpu0 +150 B +150 B +\+0.00 %' "$TMPDIR_TEST/out"
+EOF
 
 # with a calibrated cluster: calibrate -> replay
-expect_exit 0 "$BAECHI" calibrate --quick --max-exp 12 -o "$TMPDIR_TEST/cal.yaml"
+test_expect_success 'setup: a calibrated cluster' '
+    expect_exit 0 "$BAECHI" calibrate --quick --max-exp 12 -o "$TMPDIR_TEST/cal.yaml"
+'
+
+test_expect_success 'replay on the calibrated cluster' - <<'EOF'
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$TMPDIR_TEST/cal.yaml" --placement given --steps 2
+EOF
 
 # --devices: one id per cluster device; only the cuda backend shares a device
+test_expect_success '--devices 3,5: one id per cluster device' - <<'EOF'
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 1 --warmup 0 --devices 3,5
+EOF
+
+test_expect_success '--devices with too few ids: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0
 expect_grep 'devices lists 1 devices; cluster .* has 2' "$TMPDIR_TEST/err"
+EOF
+
+test_expect_success '--devices 0,0: only the cuda backend shares a device' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0,0
 expect_grep 'device 0 listed twice \(only the cuda backend shares a device\)' "$TMPDIR_TEST/err"
+EOF
+
+test_expect_success '--devices 0,x: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --devices 0,x
 expect_grep "devices wants ids like 0,1,2, not '0,x'" "$TMPDIR_TEST/err"
+EOF
 
+test_expect_success 'no placement: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C"
+EOF
+
+test_expect_success 'an unknown backend: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --backend tpu
+EOF
+
+test_expect_success '--steps 0: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 0
+EOF
+
+test_expect_success 'a missing workload: exit 2' - <<'EOF'
 expect_exit 2 "$BAECHI" replay -w "$TMPDIR_TEST/none.yaml" -c "$C" --placement given
+EOF
 
 # --db: the prediction and the measurement, side by side in one database
+test_expect_success '--db: the prediction and the measurement side by side' - <<'EOF'
 expect_exit 0 "$BAECHI" replay -w "$W" -c "$C" --placement given --steps 2 --db "$TMPDIR_TEST/r.db"
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(sim_model, ' ') from (select sim_model from runs order by id)")" = "timed replay-cpu"
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select step_us from runs where sim_model = 'timed'")" = 29
 test "$(sqlite3 "$TMPDIR_TEST/r.db" "select group_concat(peak_bytes, ' ') from (select d.peak_bytes from devices d join runs r on r.id = d.run_id where r.sim_model = 'replay-cpu' order by d.device)")" = "150 120"
 sqlite3 "$TMPDIR_TEST/r.db" "select message from runs where sim_model = 'replay-cpu'" | grep -Eq 'simulated 29 µs, error [-+][0-9.]+ %'
+EOF
+
+test_done

@@ -5,19 +5,27 @@
 
 T1="$TOP/tests/data/t1.yaml"
 cd "$TMPDIR_TEST"
+
+test_expect_success 'setup: a cluster with devices of INT64_MAX bytes' - <<'EOF'
 cat > big.yaml <<'YAML'
 format: 1
 name: big
 devices:
   - {name: gpu, count: 2, memory: 9223372036854775807}
 YAML
+EOF
+
 for p in m-etf m-sct m-topo m-topo-nonuniform; do
-    expect_exit 0 "$BAECHI" run -w "$T1" -c dgx-h100-8 -p $p --memory-fraction 1e9
-    expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p $p --memory-fraction 1e9
-    expect_exit 0 "$BAECHI" place -w "$T1" -c big.yaml -p $p --memory-fraction 2 -o pl.yaml
-    ! grep -q -- '-[0-9]' "$TMPDIR_TEST/err" || { echo "negative number: $p"; cat err; exit 1; }
+    test_expect_success "$p: the limits saturate, never a negative number" - <<'EOF'
+expect_exit 0 "$BAECHI" run -w "$T1" -c dgx-h100-8 -p $p --memory-fraction 1e9
+expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p $p --memory-fraction 1e9
+expect_exit 0 "$BAECHI" place -w "$T1" -c big.yaml -p $p --memory-fraction 2 -o pl.yaml
+! grep -q -- '-[0-9]' "$TMPDIR_TEST/err" || { echo "negative number: $p"; cat err; exit 1; }
+EOF
 done
+
 # the fraction is clamped, and so is the simulators' view of the devices
+test_expect_success 'the fraction is clamped, and so are the devices the simulators see' - <<'EOF'
 expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p m-etf --json --memory-fraction 3
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
@@ -33,3 +41,6 @@ def walk(x):
             walk(v)
 walk(r)
 PY
+EOF
+
+test_done
