@@ -13,20 +13,18 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "core/strmap.h"
+#include "workloads/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The element-wise operators of a LayerNormalization or Gelu pattern (classify()). */
-static const char *const elementwise_pattern_ops[] = {"ReduceMean", "Sub", "Pow", "Add",  "Sqrt",
-                                                      "Div",        "Mul", "Erf", "Tanh", NULL};
-
-/* The operators of an attention score's Softmax pattern (classify()). */
-static const char *const attention_pattern_ops[] = {"Mul", "Div", "Add", "Where", "Softmax", NULL};
-
-/* The operators that can only move a parameter: a parameter view (pview_ok()). */
-static const char *const param_view_ops[] = {
-    "Transpose", "Slice", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Identity", NULL};
+/*
+ * What an operator is to the patterns and to parameter views comes from the
+ * op table (workloads/ops.h): OPS_IN_NORM_PATTERN (the element-wise operators
+ * of a LayerNormalization or Gelu pattern), OPS_IN_SOFTMAX_PATTERN (those of
+ * an attention score's Softmax pattern), OPS_PARAM_VIEW (operators that can
+ * only move a parameter).
+ */
 
 int32_t gx_val(const struct gx *gx, const char *name)
 {
@@ -177,16 +175,6 @@ int gx_build(struct gx *gx, const Onnx__GraphProto *g)
     return 0;
 }
 
-static bool type_in(const char *type, const char *const *list)
-{
-    for (int i = 0; list[i]; i++) {
-        if (strcmp(type, list[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /*
  * The nodes reachable from value xv through operators in `allowed` whose
  * every other input is a region value or no data (a constant, a
@@ -194,7 +182,7 @@ static bool type_in(const char *type, const char *const *list)
  * mem[0..n) in graph order (the first RGN_MAX found).  mark[] holds `stamp`
  * for the members.
  */
-static int region(struct gx *gx, const Onnx__GraphProto *g, int32_t xv, const char *const *allowed,
+static int region(struct gx *gx, const Onnx__GraphProto *g, int32_t xv, enum ops_flags allowed,
                   int32_t stamp, int32_t *mem)
 {
     int32_t queue[RGN_MAX * 4 + 1], nq = 0, n = 0;
@@ -206,7 +194,7 @@ static int region(struct gx *gx, const Onnx__GraphProto *g, int32_t xv, const ch
         for (int32_t e = gx->cstart[v]; e < gx->cstart[v + 1]; e++) {
             int32_t c = gx->cons[e];
             const Onnx__NodeProto *nd = g->node[c];
-            bool ok = gx->mark[c] != stamp && gx->grp[c] < 0 && type_in(nd->op_type, allowed);
+            bool ok = gx->mark[c] != stamp && gx->grp[c] < 0 && ops_has_flag(nd->op_type, allowed);
 
             for (size_t k = 0; k < nd->n_input && ok; k++) {
                 int32_t u = gx_val(gx, nd->input[k]);
@@ -375,8 +363,8 @@ void gx_find_patterns(struct gx *gx, const Onnx__GraphProto *g, const struct ox 
             continue;
         }
         for (int pass = 0; pass < 1 + scores; pass++) {
-            int32_t n = region(gx, g, v, pass ? attention_pattern_ops : elementwise_pattern_ops,
-                               ++stamp, mem);
+            int32_t n =
+                region(gx, g, v, pass ? OPS_IN_SOFTMAX_PATTERN : OPS_IN_NORM_PATTERN, ++stamp, mem);
             const char *type = NULL;
 
             /* the longest prefix (graph order) that is a pattern: a layer
@@ -484,7 +472,7 @@ static bool pview_ok(const struct gx *gx, const Onnx__GraphProto *g, const struc
     bool concat = strcmp(nd->op_type, "Concat") == 0;
     int32_t v;
 
-    if (!type_in(nd->op_type, param_view_ops) || nd->n_output != 1 || nd->n_input < 1 ||
+    if (!ops_is_param_view(nd->op_type) || nd->n_output != 1 || nd->n_input < 1 ||
         (v = gx_val(gx, nd->output[0])) < 0 || gx->uses[v] != 1 ||
         gx->cstart[v + 1] - gx->cstart[v] != 1) { /* read by a node, not a graph output */
         return false;

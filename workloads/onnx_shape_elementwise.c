@@ -1,9 +1,9 @@
 /*
  * onnx_shape_elementwise.c - shape inference and FLOPs of the operators
  * that make one pass over their elements (see onnx_shape.h): the unary
- * ones (unary_ops below: activations, Cast, Identity, Dropout, the
- * normalizations, Softmax, ...), the broadcasting n-ary ones (binary_ops
- * below: Add, Mul, the comparisons, Where, ...; with the shape arithmetic
+ * ones (OPS_UNARY in workloads/ops.c: activations, Cast, Identity, Dropout,
+ * the normalizations, Softmax, ...), the broadcasting n-ary ones (OPS_BINARY:
+ * Add, Mul, the comparisons, Where, ...; with the shape arithmetic
  * of Add, Sub, Mul and Div on known integer values) and the reductions
  * (Reduce*).
  *
@@ -12,65 +12,9 @@
 #include "workloads/onnx_shape_internal.h"
 
 #include "core/checked.h"
+#include "workloads/ops.h"
 
 #include <string.h>
-
-/* The unary operators: outputs shaped like input 0. */
-static const char *const unary_ops[] = {
-    "Relu",
-    "Sigmoid",
-    "Tanh",
-    "Erf",
-    "Sqrt",
-    "Exp",
-    "Log",
-    "Neg",
-    "Abs",
-    "Reciprocal",
-    "Identity",
-    "Dropout",
-    "Softmax",
-    "LogSoftmax",
-    "Clip",
-    "LeakyRelu",
-    "Elu",
-    "Selu",
-    "HardSigmoid",
-    "HardSwish",
-    "Gelu",
-    "Not",
-    "Floor",
-    "Ceil",
-    "Sign",
-    "Sin",
-    "Cos",
-    "Cast",
-    "BatchNormalization",
-    "LayerNormalization",
-    "InstanceNormalization",
-    "Softplus",
-    "Mish",
-    "IsNaN",
-    "CumSum",
-    "Trilu",
-    NULL,
-};
-/* The element-wise operators of two or more inputs, which broadcast. */
-static const char *const binary_ops[] = {
-    "Add", "Sub",  "Mul",   "Div",  "Pow",     "Max",         "Min",
-    "Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-    "And", "Or",   "Xor",   "Mod",  "PRelu",   "Where",       NULL,
-};
-
-static bool is_op(const char *type, const char *const *list)
-{
-    for (int i = 0; list[i]; i++) {
-        if (strcmp(type, list[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
 
 /*
  * Shape arithmetic: Add, Sub, Mul, Div of integer tensors whose values are
@@ -120,7 +64,7 @@ static void fold_arith(const char *op, const struct ox_tensor *a, const struct o
     o->nval = n;
 }
 
-/* unary_ops */
+/* OPS_UNARY */
 static int infer_unary(const struct ox_infer *c)
 {
     const char *op = c->op;
@@ -171,7 +115,7 @@ static int infer_unary(const struct ox_infer *c)
     return 0;
 }
 
-/* binary_ops */
+/* OPS_BINARY */
 static int infer_binary(const struct ox_infer *c)
 {
     const char *op = c->op;
@@ -252,10 +196,10 @@ static int infer_reduce(const struct ox_infer *c)
 
 onnx_infer_fn onnx_shape_elementwise_find(const char *op)
 {
-    if (is_op(op, unary_ops)) {
+    if (ops_is_elementwise_unary(op)) {
         return infer_unary;
     }
-    if (is_op(op, binary_ops)) {
+    if (ops_is_elementwise_binary(op)) {
         return infer_binary;
     }
     if (strncmp(op, "Reduce", 6) == 0) {
