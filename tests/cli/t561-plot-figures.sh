@@ -83,8 +83,8 @@ test_expect_success 'the refused figures wrote no data' '
 test_expect_success 'the memory figures of two workloads differ, each titled with its workload' '
     fig m1 memory --workload $W1 --where devices=4
     fig m2 memory --workload $W2 --where devices=4
-    ! cmp -s m1.csv m2.csv
-    if $gp; then ! cmp -s m1.png m2.png; fi
+    if cmp -s m1.csv m2.csv; then echo "m1.csv and m2.csv are identical"; exit 1; fi
+    if $gp && cmp -s m1.png m2.png; then echo "m1.png and m2.png are identical"; exit 1; fi
     expect_grep "$W1 on paper-4gpu-pcie \(4 devices\), sweep figs, timed simulator" m1.gp
     expect_grep "$W2 on paper-4gpu-pcie \(4 devices\)" m2.gp
 '
@@ -175,11 +175,8 @@ test_expect_success 'peak of a single-GPU run: no placer limit' - <<'EOF'
 single=$(sqlite3 r.db "select id from runs where placer = 'single' and status = 'ok' limit 1")
 fig pks peak --run "$single"
 expect_grep "^device,peak_gib,limit_gib$" pks.csv
+if grep -q "placer limit" pks.gp; then echo "pks.gp draws a placer limit for a single-GPU run"; exit 1; fi
 EOF
-
-# `!` exempts a command from set -e: this line asserts nothing (nor did it
-# before the checks were named); a real assertion is left to a later change.
-! grep -q "placer limit" pks.gp
 
 test_expect_success 'gantt: the paper configuration by default' '
     fig gt gantt --where devices=4
