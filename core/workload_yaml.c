@@ -186,15 +186,9 @@ static int op_outputs(struct wl_reader *rd)
     if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
         return op_value_err(rd, "expected a list of sizes in bytes, e.g. [1024, 0]");
     }
-    for (;;) {
+    while ((rc = yrd_item(r)) == 0) {
         int64_t v;
 
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
-            return 0;
-        }
         if ((rc = op_size(rd, &v))) {
             return rc;
         }
@@ -203,6 +197,7 @@ static int op_outputs(struct wl_reader *rd)
         }
         op->out[op->n_out++] = v;
     }
+    return rc == 1 ? 0 : rc;
 }
 
 static int op_inputs(struct wl_reader *rd)
@@ -214,15 +209,9 @@ static int op_inputs(struct wl_reader *rd)
     if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
         return op_value_err(rd, "expected a list of \"producer:port\" strings");
     }
-    for (;;) {
+    while ((rc = yrd_item(r)) == 0) {
         size_t n;
 
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
-            return 0;
-        }
         if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
             return op_value_err(rd, "expected \"producer:port\", \"producer\" or \"^producer\"");
         }
@@ -241,6 +230,7 @@ static int op_inputs(struct wl_reader *rd)
         op->n_in++;
         rd->n_strs += n + 1;
     }
+    return rc == 1 ? 0 : rc;
 }
 
 static int op_ext(struct wl_reader *rd)

@@ -280,6 +280,16 @@ int yrd_key(struct yrd *r)
     return 0;
 }
 
+int yrd_item(struct yrd *r)
+{
+    int rc;
+
+    if ((rc = yrd_next(r))) {
+        return rc;
+    }
+    return r->ev.type == YAML_SEQUENCE_END_EVENT ? 1 : 0;
+}
+
 static const char *map_prefix(const struct yrd_map *m, void *arg, char *buf, size_t size)
 {
     return m->label ? m->label(arg, buf, size) : m->ctx;

@@ -125,6 +125,13 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
  */
 int yrd_format(struct yrd *r, const char *what, int format);
 
+/*
+ * Inside a sequence: moves to the next item.  0 with the item's first event
+ * current, 1 when the sequence ended (current event = SEQUENCE_END), or
+ * BAECHI_EPARSE.
+ */
+int yrd_item(struct yrd *r);
+
 /* Skips the node that starts at the current event (a scalar, or a whole collection). */
 int yrd_skip(struct yrd *r);
 
