@@ -12,6 +12,7 @@
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/file_out.h"
 #include "core/limits.h"
 #include "core/graph.h"
 #include "core/placement.h"
@@ -538,29 +539,29 @@ int baechi_placement_parse(const struct baechi_workload *w, const char *yaml, si
         out);
 }
 
+struct placement_file {
+    const struct placement *p;
+    const struct graph *g;
+};
+
+static int write_placement(FILE *f, void *ctx)
+{
+    const struct placement_file *pf = ctx;
+
+    return placement_write_yaml(pf->p, pf->g, f);
+}
+
 int baechi_placement_write(const struct baechi_placement *h, const struct baechi_workload *w,
                            const char *path)
 {
-    bool is_stdout = !path || strcmp(path, "-") == 0;
-    FILE *f = is_stdout ? stdout : fopen(path, "w");
-    int rc;
+    struct placement_file pf = {&h->p, &w->g};
 
+    /* every argument is checked before the target is touched */
     if (h->p.n_ops != w->g.n_ops) {
         return err_set(BAECHI_EINVAL, "placement of %d ops given for workload '%s' of %d ops",
                        h->p.n_ops, w->w.name, w->g.n_ops);
     }
-    if (!f) {
-        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
-    }
-    rc = placement_write_yaml(&h->p, &w->g, f);
-    if (is_stdout) {
-        if (fflush(f) && !rc) {
-            rc = err_set(BAECHI_EIO, "cannot write standard output: %s", strerror(errno));
-        }
-    } else if ((ferror(f) | fclose(f)) && !rc) {
-        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
-    }
-    return rc;
+    return file_write_atomic(path ? path : "-", write_placement, &pf);
 }
 
 void baechi_placement_free(struct baechi_placement *h)

@@ -663,11 +663,133 @@ static int free_groups_build(struct replay_ctx *x, const struct bench_program *p
     return 0;
 }
 
+/* Sets up x for program p: buffers, per-stream command lists, free groups. */
+static int replay_ctx_setup(struct replay_ctx *x, const struct bench_program *p,
+                            const struct bench_replay_opts *opt, struct bench_replay_result *r)
+{
+    x->p = p;
+    x->opt = opt;
+    x->r = r;
+    x->n_streams = p->n_devices * BENCH_STREAMS_PER_DEVICE;
+    r->n_steps = opt->steps;
+    r->n_devices = p->n_devices;
+    r->step_us = array_calloc((size_t)opt->steps, sizeof(double));
+    r->peak_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
+    x->cur_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
+    x->ptr = array_calloc((size_t)p->n_bufs + 1, sizeof(void *));
+    x->held = array_calloc((size_t)p->n_bufs + 1, 1);
+    x->ev_count = array_calloc((size_t)p->n_events + 1, sizeof(int64_t));
+    x->s = array_calloc((size_t)x->n_streams, sizeof(*x->s));
+    if (!r->step_us || !r->peak_bytes || !x->cur_bytes || !x->ptr || !x->held || !x->ev_count ||
+        !x->s) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < x->n_streams; i++) {
+        x->s[i].ctx = x;
+        x->s[i].id = i;
+    }
+    for (size_t i = 0; i < p->n_cmd; i++) {
+        int32_t st = p->cmd[i].stream;
+
+        if (st < 0 || st >= x->n_streams) {
+            return err_set(BAECHI_EINVAL, "replay command %zu names stream %d of %d", i, (int)st,
+                           (int)x->n_streams);
+        }
+        x->s[st].n_cmd++;
+    }
+    for (int32_t i = 0; i < x->n_streams; i++) {
+        x->s[i].cmd = array_calloc(x->s[i].n_cmd + 1, sizeof(*x->s[i].cmd));
+        if (!x->s[i].cmd) {
+            return BAECHI_ENOMEM;
+        }
+        x->s[i].n_cmd = 0;
+    }
+    for (size_t i = 0; i < p->n_cmd; i++) {
+        struct replay_stream *s = &x->s[p->cmd[i].stream];
+
+        s->cmd[s->n_cmd++] = &p->cmd[i];
+    }
+    return free_groups_build(x, p);
+}
+
+/* Frees what replay_ctx_setup and the run made (`barriers`: the sync objects exist). */
+static void replay_ctx_release(struct replay_ctx *x, const struct bench_program *p, bool barriers)
+{
+    if (x->ptr) {
+        for (int32_t i = 0; i < p->n_bufs; i++) {
+            free(x->ptr[i]);
+        }
+    }
+    if (barriers) {
+        pthread_barrier_destroy(&x->start);
+        pthread_barrier_destroy(&x->end);
+        pthread_mutex_destroy(&x->mem_mu);
+        pthread_mutex_destroy(&x->ev_mu);
+        pthread_mutex_destroy(&x->log_mu);
+        pthread_cond_destroy(&x->ev_cv);
+    }
+    if (x->s) {
+        for (int32_t i = 0; i < x->n_streams; i++) {
+            free(x->s[i].cmd);
+        }
+    }
+    free(x->s);
+    free(x->grp_buf);
+    free(x->grp_waits);
+    free(x->grp_left);
+    free(x->ev_start);
+    free(x->ev_grp);
+    free(x->ptr);
+    free(x->held);
+    free(x->cur_bytes);
+    free(x->ev_count);
+}
+
+/* Starts one thread per stream, runs `total` steps (timing those after the warm-up), joins. */
+static void replay_run_steps(struct replay_ctx *x, int32_t total)
+{
+    const struct bench_replay_opts *opt = x->opt;
+    int32_t n_started = 0;
+
+    for (int32_t i = 0; i < x->n_streams; i++) {
+        if (pthread_create(&x->s[i].thread, NULL, stream_main, &x->s[i]) != 0) {
+            /* deviation-free shutdown: threads started wait on `start`, which needs all
+               participants; there is no safe way out but to fail loudly */
+            BUG("replay thread creation failed after %d threads", (int)n_started);
+        }
+        n_started++;
+    }
+    for (int32_t k = 0; k < total; k++) {
+        double t1;
+
+        x->step = k;
+        if (x->inline_frees) {
+            memcpy(x->grp_left, x->grp_waits, (size_t)x->n_groups * sizeof(int32_t));
+            for (int32_t g = 0; g < x->n_groups; g++) {
+                if (x->grp_waits[g] == 0) {
+                    rp_free(x, x->grp_buf[g]);
+                }
+            }
+        }
+        x->t0_us = bench_now_us();
+        pthread_barrier_wait(&x->start);
+        pthread_barrier_wait(&x->end);
+        t1 = bench_now_us();
+        if (k >= opt->warmup) {
+            x->r->step_us[k - opt->warmup] = t1 - x->t0_us;
+        }
+    }
+    x->quit = true;
+    pthread_barrier_wait(&x->start);
+    for (int32_t i = 0; i < n_started; i++) {
+        pthread_join(x->s[i].thread, NULL);
+    }
+}
+
 static int cpu_replay(struct bench *b, const struct bench_program *p,
                       const struct bench_replay_opts *opt, struct bench_replay_result *r)
 {
     struct replay_ctx x;
-    int32_t n_started = 0, total;
     int rc = 0;
     bool barriers = false;
 
@@ -680,52 +802,7 @@ static int cpu_replay(struct bench *b, const struct bench_program *p,
     if (opt->steps < 1 || opt->warmup < 0) {
         return err_set(BAECHI_EINVAL, "replay needs >= 1 measured step");
     }
-    total = opt->warmup + opt->steps;
-    x.p = p;
-    x.opt = opt;
-    x.r = r;
-    x.n_streams = p->n_devices * BENCH_STREAMS_PER_DEVICE;
-    r->n_steps = opt->steps;
-    r->n_devices = p->n_devices;
-    r->step_us = array_calloc((size_t)opt->steps, sizeof(double));
-    r->peak_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
-    x.cur_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
-    x.ptr = array_calloc((size_t)p->n_bufs + 1, sizeof(void *));
-    x.held = array_calloc((size_t)p->n_bufs + 1, 1);
-    x.ev_count = array_calloc((size_t)p->n_events + 1, sizeof(int64_t));
-    x.s = array_calloc((size_t)x.n_streams, sizeof(*x.s));
-    if (!r->step_us || !r->peak_bytes || !x.cur_bytes || !x.ptr || !x.held || !x.ev_count || !x.s) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
-    }
-    for (int32_t i = 0; i < x.n_streams; i++) {
-        x.s[i].ctx = &x;
-        x.s[i].id = i;
-    }
-    for (size_t i = 0; i < p->n_cmd; i++) {
-        int32_t st = p->cmd[i].stream;
-
-        if (st < 0 || st >= x.n_streams) {
-            rc = err_set(BAECHI_EINVAL, "replay command %zu names stream %d of %d", i, (int)st,
-                         (int)x.n_streams);
-            goto cleanup;
-        }
-        x.s[st].n_cmd++;
-    }
-    for (int32_t i = 0; i < x.n_streams; i++) {
-        x.s[i].cmd = array_calloc(x.s[i].n_cmd + 1, sizeof(*x.s[i].cmd));
-        if (!x.s[i].cmd) {
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        x.s[i].n_cmd = 0;
-    }
-    for (size_t i = 0; i < p->n_cmd; i++) {
-        struct replay_stream *s = &x.s[p->cmd[i].stream];
-
-        s->cmd[s->n_cmd++] = &p->cmd[i];
-    }
-    CHECK(free_groups_build(&x, p));
+    CHECK(replay_ctx_setup(&x, p, opt, r));
     pthread_mutex_init(&x.mem_mu, NULL);
     pthread_mutex_init(&x.ev_mu, NULL);
     pthread_mutex_init(&x.log_mu, NULL);
@@ -736,43 +813,7 @@ static int cpu_replay(struct bench *b, const struct bench_program *p,
     for (size_t i = 0; i < p->n_setup; i++) {
         rp_exec(&x, &p->setup[i]);
     }
-    for (int32_t i = 0; i < x.n_streams; i++) {
-        if (pthread_create(&x.s[i].thread, NULL, stream_main, &x.s[i]) != 0) {
-            rc = err_set(BAECHI_EUNSUPPORTED, "cannot start replay thread %d", (int)i);
-            break;
-        }
-        n_started++;
-    }
-    if (rc) {
-        /* deviation-free shutdown: threads started wait on `start`, which needs all
-           participants; there is no safe way out but to fail loudly */
-        BUG("replay thread creation failed after %d threads", (int)n_started);
-    }
-    for (int32_t k = 0; k < total; k++) {
-        double t1;
-
-        x.step = k;
-        if (x.inline_frees) {
-            memcpy(x.grp_left, x.grp_waits, (size_t)x.n_groups * sizeof(int32_t));
-            for (int32_t g = 0; g < x.n_groups; g++) {
-                if (x.grp_waits[g] == 0) {
-                    rp_free(&x, x.grp_buf[g]);
-                }
-            }
-        }
-        x.t0_us = bench_now_us();
-        pthread_barrier_wait(&x.start);
-        pthread_barrier_wait(&x.end);
-        t1 = bench_now_us();
-        if (k >= opt->warmup) {
-            r->step_us[k - opt->warmup] = t1 - x.t0_us;
-        }
-    }
-    x.quit = true;
-    pthread_barrier_wait(&x.start);
-    for (int32_t i = 0; i < n_started; i++) {
-        pthread_join(x.s[i].thread, NULL);
-    }
+    replay_run_steps(&x, opt->warmup + opt->steps);
     for (size_t i = 0; i < p->n_teardown; i++) {
         rp_exec(&x, &p->teardown[i]);
     }
@@ -784,34 +825,7 @@ static int cpu_replay(struct bench *b, const struct bench_program *p,
              "CLOCK_MONOTONIC, copies by memcpy",
              BENCH_STREAMS_PER_DEVICE);
 cleanup:
-    if (x.ptr) {
-        for (int32_t i = 0; i < p->n_bufs; i++) {
-            free(x.ptr[i]);
-        }
-    }
-    if (barriers) {
-        pthread_barrier_destroy(&x.start);
-        pthread_barrier_destroy(&x.end);
-        pthread_mutex_destroy(&x.mem_mu);
-        pthread_mutex_destroy(&x.ev_mu);
-        pthread_mutex_destroy(&x.log_mu);
-        pthread_cond_destroy(&x.ev_cv);
-    }
-    if (x.s) {
-        for (int32_t i = 0; i < x.n_streams; i++) {
-            free(x.s[i].cmd);
-        }
-    }
-    free(x.s);
-    free(x.grp_buf);
-    free(x.grp_waits);
-    free(x.grp_left);
-    free(x.ev_start);
-    free(x.ev_grp);
-    free(x.ptr);
-    free(x.held);
-    free(x.cur_bytes);
-    free(x.ev_count);
+    replay_ctx_release(&x, p, barriers);
     if (rc) {
         bench_replay_result_release(r);
     }

@@ -194,70 +194,7 @@ int cmd_close_out(FILE *f, const char *path)
 
 int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx)
 {
-    char *tmp = NULL;
-    FILE *f = NULL;
-    struct stat st;
-    mode_t mask;
-    int fd = -1, rc = 0;
-
-    if (strcmp(path, "-") == 0) {
-        rc = fn(stdout, ctx);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            int e = errno;
-
-            /* reported here: main's check at exit need not say it again */
-            clearerr(stdout);
-            return rc ? rc : err_set(BAECHI_EIO, "error writing standard output: %s", strerror(e));
-        }
-        return rc;
-    }
-    /* A device, a pipe or a link (/dev/stdout, a FIFO) is written as it is:
-     * renaming over it would replace the node instead of writing to it. */
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (!(f = fopen(path, "w"))) {
-            return err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
-        }
-        rc = fn(f, ctx);
-        if ((fflush(f) != 0 || ferror(f)) && !rc) {
-            rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
-        }
-        if (fclose(f) != 0 && !rc) {
-            rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
-        }
-        return rc;
-    }
-    if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
-        return err_set(BAECHI_ENOMEM, "out of memory");
-    }
-    if ((fd = mkstemp(tmp)) < 0) {
-        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    /* mkstemp makes the file 0600; give it what fopen would have. */
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
-        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
-        close(fd);
-        goto cleanup;
-    }
-    rc = fn(f, ctx);
-    if ((fflush(f) != 0 || ferror(f)) && !rc) {
-        rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
-    }
-    if (fclose(f) != 0 && !rc) {
-        rc = err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
-    }
-    if (!rc && rename(tmp, path) != 0) {
-        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(errno));
-    }
-cleanup:
-    if (rc) {
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc;
+    return file_write_atomic(path, fn, ctx);
 }
 
 int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n)

@@ -13,6 +13,7 @@
 #ifndef BAECHI_CLI_CMD_H
 #define BAECHI_CLI_CMD_H
 
+#include "core/file_out.h"
 #include "core/placement.h"
 
 #include <stdbool.h>
@@ -84,15 +85,8 @@ FILE *cmd_open_out(const char *path);
 /* Closes what cmd_open_out returned; reports write errors (BAECHI_EIO). */
 int cmd_close_out(FILE *f, const char *path);
 
-/*
- * Writes an output file through fn(f, ctx).  "-" is standard output (flushed
- * and checked).  Any other path is written to a temporary file in the same
- * directory, flushed and closed, and renamed into place only when all of
- * that succeeded: a failed or interrupted write never leaves a half-written
- * file, and an existing file stays as it was.  0, fn's code, or BAECHI_EIO,
- * with the message set.
- */
-typedef int (*cmd_write_fn)(FILE *f, void *ctx);
+/* Writes an output file whole or not at all: file_write_atomic (core/file_out.h). */
+typedef file_write_fn cmd_write_fn;
 int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx);
 
 /*

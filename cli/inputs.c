@@ -135,3 +135,46 @@ int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const 
     }
     return EXIT_BADINPUT;
 }
+
+int sim_inputs_option(struct cmd_parser *cp, int c, struct sim_inputs_args *a,
+                      enum sim_model *model)
+{
+    switch (c) {
+    case 'w':
+        a->wpath = cp->optarg;
+        return 0;
+    case 'c':
+        a->cspec = cp->optarg;
+        return 0;
+    case 'p':
+        a->placer = cp->optarg;
+        return 0;
+    case SIM_INPUTS_OPT_PLACEMENT:
+        a->pspec = cp->optarg;
+        return 0;
+    case 'm':
+        if (sim_model_parse(cp->optarg, model)) {
+            return cmd_usage_error(cp, "%s", err_msg());
+        }
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int sim_inputs_finish(struct cmd_parser *cp, struct sim_inputs_args *a)
+{
+    if (cmd_optind() < cp->argc) {
+        return cmd_usage_error(cp, "unexpected argument '%s'", cp->argv[cmd_optind()]);
+    }
+    if (sim_inputs_placement_arg(cp, a->pspec, a->placer, &a->pspec)) {
+        return EXIT_BADINPUT;
+    }
+    if (!a->wpath || !a->cspec || !a->pspec) {
+        return cmd_usage_error(cp, "%s is required",
+                               !a->wpath   ? "--workload"
+                               : !a->cspec ? "--cluster"
+                                           : "--placement");
+    }
+    return 0;
+}

@@ -14,6 +14,7 @@
 #include "core/graph.h"
 #include "core/placement.h"
 #include "core/workload.h"
+#include "sim/sim.h"
 
 struct sim_inputs {
     struct workload w;
@@ -53,6 +54,26 @@ enum { SIM_INPUTS_OPT_PLACEMENT = 350 };
  */
 int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const char *placer,
                              const char **pspec);
+
+/* What `sim` and `replay` simulate, as given on the command line. */
+struct sim_inputs_args {
+    const char *wpath, *cspec, *pspec, *placer;
+};
+
+/*
+ * Handles option c when it is one of those `sim` and `replay` share (-w,
+ * -c, -p, --placement, -m into *model): 0 when handled, -1 when c is not
+ * one of them, else the exit status (the message printed).
+ */
+int sim_inputs_option(struct cmd_parser *cp, int c, struct sim_inputs_args *a,
+                      enum sim_model *model);
+
+/*
+ * After the options: no operand is left, the placement is resolved
+ * (sim_inputs_placement_arg into a->pspec), and the workload, cluster and
+ * placement are given.  0, or 2 with the message printed.
+ */
+int sim_inputs_finish(struct cmd_parser *cp, struct sim_inputs_args *a);
 
 /* Writes the Chrome trace t of a simulation of g on c to `path` ("-" =
  * stdout) through cmd_write_file: 0 or an error code. */

@@ -21,6 +21,7 @@
 #include "placers/placer.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,41 @@ void place_cli_init(struct place_cli *pc)
     placer_options_init(&pc->opt);
 }
 
+/* The options that set a number of struct placer_options, and their ranges. */
+static const struct place_double_opt {
+    int opt;
+    const char *name;
+    double lo, hi;
+    size_t offset;
+} place_double_opts[] = {
+    {PLACE_OPT_MEMFRAC, "--memory-fraction", LIMIT_FRACTION_MIN, LIMIT_FRACTION_MAX,
+     offsetof(struct placer_options, memory_fraction)},
+    {PLACE_OPT_COMM, "--comm-factor", 0, LIMIT_FACTOR_MAX,
+     offsetof(struct placer_options, comm_factor)},
+    {PLACE_OPT_COMPUTE, "--compute-factor", LIMIT_FRACTION_MIN, LIMIT_FACTOR_MAX,
+     offsetof(struct placer_options, compute_factor)},
+    {PLACE_OPT_THRESHOLD, "--threshold", LIMIT_THRESHOLD_MIN, LIMIT_THRESHOLD_MAX,
+     offsetof(struct placer_options, sct_threshold)},
+    {PLACE_OPT_LPLIMIT, "--lp-time-limit", 0, LIMIT_LP_TIME_MAX_S,
+     offsetof(struct placer_options, lp_time_limit_s)},
+};
+
 int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
 {
     long k;
     double f;
 
+    for (size_t i = 0; i < sizeof(place_double_opts) / sizeof(place_double_opts[0]); i++) {
+        const struct place_double_opt *d = &place_double_opts[i];
+
+        if (d->opt == c) {
+            if (cmd_parse_double(cp, d->name, cp->optarg, d->lo, d->hi, &f)) {
+                return EXIT_BADINPUT;
+            }
+            *(double *)((char *)&pc->opt + d->offset) = f;
+            return 0;
+        }
+    }
     switch (c) {
     case 'w':
         pc->wpath = cp->optarg;
@@ -61,44 +92,11 @@ int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
         pc->opt.fusion = true;
         pc->opt.fusion_check_disjoint = true;
         return 0;
-    case PLACE_OPT_MEMFRAC:
-        if (cmd_parse_double(cp, "--memory-fraction", cp->optarg, LIMIT_FRACTION_MIN,
-                             LIMIT_FRACTION_MAX, &f)) {
-            return EXIT_BADINPUT;
-        }
-        pc->opt.memory_fraction = f;
-        return 0;
-    case PLACE_OPT_COMM:
-        if (cmd_parse_double(cp, "--comm-factor", cp->optarg, 0, LIMIT_FACTOR_MAX, &f)) {
-            return EXIT_BADINPUT;
-        }
-        pc->opt.comm_factor = f;
-        return 0;
-    case PLACE_OPT_COMPUTE:
-        if (cmd_parse_double(cp, "--compute-factor", cp->optarg, LIMIT_FRACTION_MIN,
-                             LIMIT_FACTOR_MAX, &f)) {
-            return EXIT_BADINPUT;
-        }
-        pc->opt.compute_factor = f;
-        return 0;
     case 'k':
         if (cmd_parse_int(cp, "--devices", cp->optarg, 1, LIMIT_MAX_DEVICES, &k)) {
             return EXIT_BADINPUT;
         }
         pc->opt.n_devices = (int32_t)k;
-        return 0;
-    case PLACE_OPT_THRESHOLD:
-        if (cmd_parse_double(cp, "--threshold", cp->optarg, LIMIT_THRESHOLD_MIN,
-                             LIMIT_THRESHOLD_MAX, &f)) {
-            return EXIT_BADINPUT;
-        }
-        pc->opt.sct_threshold = f;
-        return 0;
-    case PLACE_OPT_LPLIMIT:
-        if (cmd_parse_double(cp, "--lp-time-limit", cp->optarg, 0, LIMIT_LP_TIME_MAX_S, &f)) {
-            return EXIT_BADINPUT;
-        }
-        pc->opt.lp_time_limit_s = f;
         return 0;
     case PLACE_OPT_SEED:
         if (cmd_parse_int(cp, "--seed", cp->optarg, 0, LIMIT_SEED_MAX, &k)) {
@@ -168,24 +166,55 @@ int place_cli_check(struct cmd_parser *cp, const struct place_cli *pc)
     return cmd_check_cluster(cp, pc->cspec);
 }
 
-int place_cli_load(const struct place_cli *pc, struct workload *w, struct graph *g,
-                   struct cluster *c, bool *have_w, bool *have_c)
+void place_job_init(struct place_job *j)
+{
+    memset(j, 0, sizeof(*j));
+    placer_stats_init(&j->st);
+}
+
+void place_job_release(struct place_job *j)
+{
+    placer_stats_release(&j->st);
+    placement_release(&j->p);
+    if (j->have_c) {
+        cluster_release(&j->c);
+    }
+    graph_release(&j->g);
+    if (j->have_w) {
+        workload_release(&j->w);
+    }
+}
+
+int place_job_run(struct place_job *j, const struct place_cli *pc)
 {
     int rc;
 
-    if ((rc = workload_read_yaml(w, pc->wpath)) != 0) {
-        workload_release(w);
+    if ((rc = workload_read_yaml(&j->w, pc->wpath)) != 0) {
+        workload_release(&j->w);
         return rc;
     }
-    *have_w = true;
-    if ((rc = graph_build(g, w)) != 0) {
+    j->have_w = true;
+    if ((rc = graph_build(&j->g, &j->w)) != 0) {
         return rc;
     }
-    if ((rc = cluster_load(c, pc->cspec)) != 0) {
+    if ((rc = cluster_load(&j->c, pc->cspec)) != 0) {
         return rc;
     }
-    *have_c = true;
-    return 0;
+    j->have_c = true;
+    return placer_run(pc->placer, &j->g, &j->c, &pc->opt, j->w.name, &j->p, &j->st);
+}
+
+void place_job_print_infeasible_json(const struct place_job *j, const char *placer)
+{
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, j->w.name);
+    fputs(", \"cluster\": ", stdout);
+    json_out_str(stdout, j->c.name);
+    fputs(", \"placer\": ", stdout);
+    json_out_str(stdout, placer);
+    fputs(", \"feasible\": false, \"reason\": ", stdout);
+    json_out_str(stdout, err_msg());
+    fputs("}\n", stdout);
 }
 
 struct placement_out {
@@ -217,6 +246,32 @@ int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
     }
     *done = false;
     return 0;
+}
+
+int place_cli_parse(struct cmd_parser *cp, struct place_cli *pc, place_cli_extra_fn extra,
+                    void *ctx, bool *done)
+{
+    int o, r;
+
+    *done = true;
+    while ((o = cmd_getopt(cp)) != -1) {
+        if (o == 'h') {
+            return EXIT_OK;
+        }
+        if (o == '?') {
+            return EXIT_BADINPUT;
+        }
+        if (extra && (r = extra(cp, o, ctx)) >= 0) {
+            if (r != 0) {
+                return r;
+            }
+            continue;
+        }
+        if ((r = place_cli_option(cp, o, pc)) != 0) {
+            return r;
+        }
+    }
+    return place_cli_finish(cp, pc, done);
 }
 
 static const char *const place_usage[] = {
@@ -278,73 +333,58 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     fputs("]}\n", stdout);
 }
 
+struct place_extra {
+    const char *out;
+    bool json;
+};
+
+static int place_extra_option(struct cmd_parser *cp, int c, void *ctx)
+{
+    struct place_extra *x = ctx;
+
+    if (c == 'o') {
+        x->out = cp->optarg;
+        return 0;
+    }
+    if (c == PLACE_OPT_JSON) {
+        x->json = true;
+        return 0;
+    }
+    return -1;
+}
+
 int cmd_place(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "place", .usage = place_usage, .opts = place_opts};
     struct place_cli pc;
-    const char *out = NULL;
-    struct workload w;
-    struct graph g;
-    struct cluster c;
-    struct placement p;
-    struct placer_stats st;
-    bool have_w = false, have_c = false, done, json = false;
-    int rc = 0, status = EXIT_OK, o;
+    struct place_extra x = {NULL, false};
+    struct place_job j;
+    bool done;
+    int rc = 0, status = EXIT_OK;
 
     place_cli_init(&pc);
-    memset(&g, 0, sizeof(g));
-    memset(&p, 0, sizeof(p));
-    placer_stats_init(&st);
-    while ((o = cmd_getopt(&cp)) != -1) {
-        int r;
-        if (o == 'h') {
-            return EXIT_OK;
-        }
-        if (o == '?') {
-            return EXIT_BADINPUT;
-        }
-        if (o == 'o') {
-            out = cp.optarg;
-            continue;
-        }
-        if (o == PLACE_OPT_JSON) {
-            json = true;
-            continue;
-        }
-        if ((r = place_cli_option(&cp, o, &pc)) != 0) {
-            return r;
-        }
-    }
-    if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
+    if ((rc = place_cli_parse(&cp, &pc, place_extra_option, &x, &done)) != 0 || done) {
         return rc;
     }
-    if (json && out && strcmp(out, "-") == 0) {
+    if (x.json && x.out && strcmp(x.out, "-") == 0) {
         return cmd_usage_error(&cp, "--json prints on stdout: write the placement with -o <file>");
     }
-    if (!json && !out) {
-        out = "-";
+    if (!x.json && !x.out) {
+        x.out = "-";
     }
-    if (out) {
+    if (x.out) {
         const struct cmd_input in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
 
-        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+        if ((rc = cmd_check_distinct(x.out, in, 2)) != 0) {
             return cmd_fail(rc);
         }
     }
-    CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
-    rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
-    if (rc == BAECHI_EINFEASIBLE && json) {
+    place_job_init(&j);
+    rc = place_job_run(&j, &pc);
+    if (rc == BAECHI_EINFEASIBLE && x.json) {
         /* a result, reported once, on stdout */
-        fputs("{\"workload\": ", stdout);
-        json_out_str(stdout, w.name);
-        fputs(", \"cluster\": ", stdout);
-        json_out_str(stdout, c.name);
-        fputs(", \"placer\": ", stdout);
-        json_out_str(stdout, pc.placer);
-        fputs(", \"feasible\": false, \"reason\": ", stdout);
-        json_out_str(stdout, err_msg());
-        fputs("}\n", stdout);
+        place_job_print_infeasible_json(&j, pc.placer);
         rc = 0;
         status = EXIT_INFEASIBLE;
         goto cleanup;
@@ -352,19 +392,19 @@ int cmd_place(int argc, char **argv)
     if (rc) {
         goto cleanup;
     }
-    if (out) {
-        struct placement_out po = {&p, &g};
-        CHECK(cmd_write_file(out, write_placement, &po));
+    if (x.out) {
+        struct placement_out po = {&j.p, &j.g};
+        CHECK(cmd_write_file(x.out, write_placement, &po));
     }
-    if (json) {
-        print_json(&w, &g, &c, &p, &st, out);
+    if (x.json) {
+        print_json(&j.w, &j.g, &j.c, &j.p, &j.st, x.out);
     } else {
         char a[48];
-        units_fmt_us(st.placement_ms * 1000.0, a, sizeof(a));
-        fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", g.n_ops,
-                st.n_nodes, st.n_groups, p.placer, a);
-        if (st.estimate_us >= 0) {
-            units_fmt_us((double)st.estimate_us, a, sizeof(a));
+        units_fmt_us(j.st.placement_ms * 1000.0, a, sizeof(a));
+        fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", j.g.n_ops,
+                j.st.n_nodes, j.st.n_groups, j.p.placer, a);
+        if (j.st.estimate_us >= 0) {
+            units_fmt_us((double)j.st.estimate_us, a, sizeof(a));
             fprintf(stderr, "; estimated step %s", a);
         }
         fputc('\n', stderr);
@@ -373,14 +413,6 @@ cleanup:
     if (rc) {
         status = cmd_fail(rc);
     }
-    placer_stats_release(&st);
-    placement_release(&p);
-    if (have_c) {
-        cluster_release(&c);
-    }
-    graph_release(&g);
-    if (have_w) {
-        workload_release(&w);
-    }
+    place_job_release(&j);
     return status;
 }

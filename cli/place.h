@@ -85,8 +85,38 @@ void place_cli_print_list(FILE *f);
  * status when *done or on a usage error (printed), else 0. */
 int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done);
 
-/* Reads the workload, builds the graph, loads the cluster. */
-int place_cli_load(const struct place_cli *pc, struct workload *w, struct graph *g,
-                   struct cluster *c, bool *have_w, bool *have_c);
+/* A command's own option c: 0 handled, -1 not its option, else the exit status (printed). */
+typedef int (*place_cli_extra_fn)(struct cmd_parser *cp, int c, void *ctx);
+
+/*
+ * Parses the command line: the options of PLACE_CLI_OPTS into pc, the
+ * command's own options through `extra` (may be NULL), then
+ * place_cli_finish.  Returns the exit status when *done (help, the placer
+ * list, a usage error: printed), else 0.
+ */
+int place_cli_parse(struct cmd_parser *cp, struct place_cli *pc, place_cli_extra_fn extra,
+                    void *ctx, bool *done);
+
+/* What `place` and `run` load and compute. */
+struct place_job {
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placement p;
+    struct placer_stats st;
+    bool have_w, have_c;
+};
+
+void place_job_init(struct place_job *j);
+void place_job_release(struct place_job *j);
+
+/*
+ * Reads the workload, builds the graph, loads the cluster and runs the
+ * placer.  0, BAECHI_EINFEASIBLE (a result: err_msg() says why) or an error.
+ */
+int place_job_run(struct place_job *j, const struct place_cli *pc);
+
+/* The one JSON object (stdout) of an infeasible placement (err_msg() is the reason). */
+void place_job_print_infeasible_json(const struct place_job *j, const char *placer);
 
 #endif

@@ -164,8 +164,8 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 int cmd_replay(int argc, char **argv)
 {
     struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL, NULL};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *placer_arg = NULL, *backend = "cpu",
-               *dbpath = NULL, *devs = NULL;
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL};
+    const char *backend = "cpu", *dbpath = NULL, *devs = NULL;
     int32_t *ids = NULL, n_ids = 0;
     struct sim_options sopt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct bench_replay_opts ropt = {3, 10, false};
@@ -178,7 +178,7 @@ int cmd_replay(int argc, char **argv)
     struct replay_stats st;
     bool json = false, have_b = false;
     long v;
-    int rc = 0, status = EXIT_OK, o;
+    int rc = 0, status = EXIT_OK, o, r_opt;
 
     sim_inputs_init(&in);
     memset(&prog, 0, sizeof(prog));
@@ -186,23 +186,17 @@ int cmd_replay(int argc, char **argv)
     memset(&cmp, 0, sizeof(cmp));
     sim_result_init(&sr);
     while ((o = cmd_getopt(&cp)) != -1) {
+        if ((r_opt = sim_inputs_option(&cp, o, &a, &sopt.model)) >= 0) {
+            if (r_opt) {
+                return r_opt;
+            }
+            continue;
+        }
         switch (o) {
         case 'h':
             return EXIT_OK;
         case '?':
             return EXIT_BADINPUT;
-        case 'w':
-            wpath = cp.optarg;
-            break;
-        case 'c':
-            cspec = cp.optarg;
-            break;
-        case 'p':
-            placer_arg = cp.optarg;
-            break;
-        case SIM_INPUTS_OPT_PLACEMENT:
-            pspec = cp.optarg;
-            break;
         case 'b':
             backend = cp.optarg;
             if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0) {
@@ -211,11 +205,6 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'd':
             devs = cp.optarg;
-            break;
-        case 'm':
-            if (sim_model_parse(cp.optarg, &sopt.model)) {
-                return cmd_usage_error(&cp, "%s", err_msg());
-            }
             break;
         case OPT_STEPS:
         case OPT_WARMUP:
@@ -235,27 +224,18 @@ int cmd_replay(int argc, char **argv)
             return cmd_usage_error(&cp, "unexpected option");
         }
     }
-    if (cmd_optind() < argc) {
-        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
-    }
-    if (sim_inputs_placement_arg(&cp, pspec, placer_arg, &pspec)) {
-        return EXIT_BADINPUT;
-    }
-    if (!wpath || !cspec || !pspec) {
-        return cmd_usage_error(&cp, "%s is required",
-                               !wpath   ? "--workload"
-                               : !cspec ? "--cluster"
-                                        : "--placement");
+    if ((rc = sim_inputs_finish(&cp, &a)) != 0) {
+        return rc;
     }
     if (devs && bench_parse_devices(devs, &ids, &n_ids)) {
         return cmd_usage_error(&cp, "%s", err_msg());
     }
-    CHECK(sim_inputs_load(&in, wpath, cspec, pspec, 0));
+    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, 0));
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &sopt, &sr));
     CHECK(replay_build(&in.g, &in.c, in.p.device_of, &sr, &prog, &st));
     if (ids && n_ids != in.c.n_devices) {
         rc = err_set(BAECHI_EINVAL, "--devices lists %d devices; cluster '%s' has %d", (int)n_ids,
-                     in.c.name ? in.c.name : cspec, (int)in.c.n_devices);
+                     in.c.name ? in.c.name : a.cspec, (int)in.c.n_devices);
         goto cleanup;
     }
     CHECK(bench_open(&b, backend, ids,
@@ -264,19 +244,19 @@ int cmd_replay(int argc, char **argv)
                                                    : 0));
     have_b = true;
     if (b.n_devices < in.c.n_devices) {
-        rc =
-            err_set(BAECHI_EINVAL,
-                    "cluster '%s' has %d devices but the %s backend found %d; replay on a "
-                    "cluster cut to the devices present (baechi place ... with a smaller cluster), "
-                    "or share GPUs with --devices (0,0,0,0: four logical devices on GPU 0)",
-                    in.c.name ? in.c.name : cspec, (int)in.c.n_devices, backend, (int)b.n_devices);
+        rc = err_set(
+            BAECHI_EINVAL,
+            "cluster '%s' has %d devices but the %s backend found %d; replay on a "
+            "cluster cut to the devices present (baechi place ... with a smaller cluster), "
+            "or share GPUs with --devices (0,0,0,0: four logical devices on GPU 0)",
+            in.c.name ? in.c.name : a.cspec, (int)in.c.n_devices, backend, (int)b.n_devices);
         goto cleanup;
     }
     CHECK(b.ops->replay(&b, &prog, &ropt, &rr));
     CHECK(replay_compare(&rr, &sr, &cmp));
     if (dbpath) {
-        CHECK(record_replay(dbpath, wpath, cspec, &in.w, &in.g, &in.c, &in.p, &sr, sopt.model, &cmp,
-                            backend));
+        CHECK(record_replay(dbpath, a.wpath, a.cspec, &in.w, &in.g, &in.c, &in.p, &sr, sopt.model,
+                            &cmp, backend));
     }
     if (json) {
         print_json(&cmp, &rr, &st, &in.w, backend, sopt.model);

@@ -187,146 +187,143 @@ static void print_text(const struct workload *w, const struct graph *g, const st
     }
 }
 
+/* The options of `run` beyond PLACE_CLI_OPTS. */
+struct run_extra {
+    const char *tpath, *dbpath;
+    bool json, explain;
+    enum sim_model trace_model;
+};
+
+static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
+{
+    struct run_extra *x = ctx;
+
+    switch (c) {
+    case RUN_OPT_JSON:
+        x->json = true;
+        return 0;
+    case RUN_OPT_TRACE:
+        x->tpath = cp->optarg;
+        return 0;
+    case RUN_OPT_TRACE_MODEL:
+        if (sim_model_parse(cp->optarg, &x->trace_model)) {
+            return cmd_usage_error(cp, "%s", err_msg());
+        }
+        return 0;
+    case RUN_OPT_DB:
+        x->dbpath = cp->optarg;
+        return 0;
+    case RUN_OPT_EXPLAIN:
+        x->explain = true;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* An infeasible placement is a result, reported once: on stdout, in the output's format. */
+static int run_report_infeasible(const struct run_extra *x, const struct sweep_origin *origin,
+                                 struct place_job *j, const char *placer, int place_rc)
+{
+    if (x->json) {
+        place_job_print_infeasible_json(j, placer);
+    } else {
+        printf("placement infeasible with %s: %s\n", placer, err_msg());
+    }
+    if (x->dbpath) {
+        char *msg = strdup(err_msg());
+        int r2 = sweep_record_run(x->dbpath, origin, &j->w, &j->g, &j->c, &j->p, &j->st, NULL, NULL,
+                                  place_rc, msg ? msg : "");
+        free(msg);
+        return r2;
+    }
+    return 0;
+}
+
+/* Simulates the placement with both models; the trace (when *have_t) records x->trace_model's. */
+static int run_simulate(const struct run_extra *x, struct place_job *j, struct trace *t,
+                        bool *have_t, struct sim_result *rb, struct sim_result *rt)
+{
+    struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
+    int rc;
+
+    if (x->tpath) {
+        trace_init(t, j->c.channel);
+        *have_t = true;
+    }
+    so.trace = x->tpath && x->trace_model == SIM_MODEL_BAECHI ? t : NULL;
+    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb))) {
+        return rc;
+    }
+    so.model = SIM_MODEL_TIMED;
+    so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
+    return sim_run(&j->g, &j->c, j->p.device_of, &so, rt);
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    const char *tpath = NULL, *dbpath = NULL;
-    struct workload w;
-    struct graph g;
-    struct cluster c;
-    struct placement p;
-    struct placer_stats st;
+    struct run_extra x = {.trace_model = SIM_MODEL_TIMED};
+    struct place_job j;
     struct sim_result rb, rt;
     struct trace t;
     struct mem_explain xb, xt;
     struct sweep_origin origin;
-    bool have_w = false, have_c = false, have_t = false, json = false, done, explain = false;
-    enum sim_model trace_model = SIM_MODEL_TIMED;
-    int rc = 0, status = EXIT_OK, o;
+    bool have_t = false, done;
+    int rc = 0, status = EXIT_OK;
 
     place_cli_init(&pc);
-    memset(&g, 0, sizeof(g));
-    memset(&p, 0, sizeof(p));
-    placer_stats_init(&st);
-    sim_result_init(&rb);
-    sim_result_init(&rt);
-    mem_explain_init(&xb);
-    mem_explain_init(&xt);
-    while ((o = cmd_getopt(&cp)) != -1) {
-        int r;
-        if (o == 'h') {
-            return EXIT_OK;
-        }
-        if (o == '?') {
-            return EXIT_BADINPUT;
-        }
-        if (o == RUN_OPT_JSON) {
-            json = true;
-            continue;
-        }
-        if (o == RUN_OPT_TRACE) {
-            tpath = cp.optarg;
-            continue;
-        }
-        if (o == RUN_OPT_TRACE_MODEL) {
-            if (sim_model_parse(cp.optarg, &trace_model)) {
-                return cmd_usage_error(&cp, "%s", err_msg());
-            }
-            continue;
-        }
-        if (o == RUN_OPT_DB) {
-            dbpath = cp.optarg;
-            continue;
-        }
-        if (o == RUN_OPT_EXPLAIN) {
-            explain = true;
-            continue;
-        }
-        if ((r = place_cli_option(&cp, o, &pc)) != 0) {
-            return r;
-        }
-    }
-    if ((rc = place_cli_finish(&cp, &pc, &done)) != 0 || done) {
+    if ((rc = place_cli_parse(&cp, &pc, run_extra_option, &x, &done)) != 0 || done) {
         return rc;
     }
     origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
     {
         const struct cmd_input in[] = {
-            {pc.wpath, "--workload"}, {pc.cspec, "--cluster"}, {dbpath, "--db"}};
+            {pc.wpath, "--workload"}, {pc.cspec, "--cluster"}, {x.dbpath, "--db"}};
 
-        if ((rc = cmd_check_distinct(tpath, in, 3)) != 0) {
+        if ((rc = cmd_check_distinct(x.tpath, in, 3)) != 0) {
             return cmd_fail(rc);
         }
     }
-    CHECK(place_cli_load(&pc, &w, &g, &c, &have_w, &have_c));
-    rc = placer_run(pc.placer, &g, &c, &pc.opt, w.name, &p, &st);
+    place_job_init(&j);
+    sim_result_init(&rb);
+    sim_result_init(&rt);
+    mem_explain_init(&xb);
+    mem_explain_init(&xt);
+    rc = place_job_run(&j, &pc);
     if (rc == BAECHI_EINFEASIBLE) {
-        /* a result, reported once: on stdout, in the output's format */
-        if (json) {
-            fputs("{\"workload\": ", stdout);
-            json_out_str(stdout, w.name);
-            fputs(", \"cluster\": ", stdout);
-            json_out_str(stdout, c.name);
-            fputs(", \"placer\": ", stdout);
-            json_out_str(stdout, pc.placer);
-            fputs(", \"feasible\": false, \"reason\": ", stdout);
-            json_out_str(stdout, err_msg());
-            fputs("}\n", stdout);
-        } else {
-            printf("placement infeasible with %s: %s\n", pc.placer, err_msg());
-        }
-        if (dbpath) {
-            char *msg = strdup(err_msg());
-            int r2 = sweep_record_run(dbpath, &origin, &w, &g, &c, &p, &st, NULL, NULL, rc,
-                                      msg ? msg : "");
-            free(msg);
-            if (r2) {
-                rc = r2;
-                goto cleanup;
-            }
-        }
-        rc = 0;
+        CHECK(run_report_infeasible(&x, &origin, &j, pc.placer, rc));
         status = EXIT_INFEASIBLE;
         goto cleanup;
     }
     if (rc) {
         goto cleanup;
     }
-    CHECK(placer_world(&c, &pc.opt));
-    placer_world_weights(&g, &pc.opt, g.weight_us); /* g is ours: scale in place */
-    {
-        struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
-
-        if (tpath) {
-            trace_init(&t, c.channel);
-            have_t = true;
-        }
-        so.trace = tpath && trace_model == SIM_MODEL_BAECHI ? &t : NULL;
-        CHECK(sim_run(&g, &c, p.device_of, &so, &rb));
-        so.model = SIM_MODEL_TIMED;
-        so.trace = tpath && trace_model == SIM_MODEL_TIMED ? &t : NULL;
-        CHECK(sim_run(&g, &c, p.device_of, &so, &rt));
+    CHECK(placer_world(&j.c, &pc.opt));
+    placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
+    CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
+    if (x.explain) {
+        CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));
+        CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_TIMED, &rt, EXPLAIN_TOP, &xt));
     }
-    if (explain) {
-        CHECK(mem_explain_run(&g, &c, p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));
-        CHECK(mem_explain_run(&g, &c, p.device_of, SIM_MODEL_TIMED, &rt, EXPLAIN_TOP, &xt));
+    if (x.dbpath) {
+        CHECK(
+            sweep_record_run(x.dbpath, &origin, &j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt, 0, NULL));
     }
-    if (dbpath) {
-        CHECK(sweep_record_run(dbpath, &origin, &w, &g, &c, &p, &st, &rb, &rt, 0, NULL));
-    }
-    if (json) {
-        print_json(&w, &g, &c, &p, &st, &rb, &rt, explain ? &xb : NULL, explain ? &xt : NULL);
+    if (x.json) {
+        print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt, x.explain ? &xb : NULL,
+                   x.explain ? &xt : NULL);
     } else {
-        print_text(&w, &g, &c, &p, &st, &rb, &rt);
-        if (explain) {
-            explain_print_text(stdout, &xt, &g, &c);
-            explain_print_text(stdout, &xb, &g, &c);
+        print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt);
+        if (x.explain) {
+            explain_print_text(stdout, &xt, &j.g, &j.c);
+            explain_print_text(stdout, &xb, &j.g, &j.c);
         }
     }
-    if (tpath) {
-        rc = sim_inputs_write_trace(&t, &g, &c, tpath);
+    if (x.tpath) {
+        rc = sim_inputs_write_trace(&t, &j.g, &j.c, x.tpath);
     }
 cleanup:
     if (rc) {
@@ -339,14 +336,6 @@ cleanup:
     sim_result_release(&rt);
     mem_explain_release(&xb);
     mem_explain_release(&xt);
-    placer_stats_release(&st);
-    placement_release(&p);
-    if (have_c) {
-        cluster_release(&c);
-    }
-    graph_release(&g);
-    if (have_w) {
-        workload_release(&w);
-    }
+    place_job_release(&j);
     return status;
 }

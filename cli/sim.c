@@ -211,7 +211,8 @@ int cmd_sim(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
-    const char *wpath = NULL, *cspec = NULL, *pspec = NULL, *placer_arg = NULL, *tpath = NULL;
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL};
+    const char *tpath = NULL;
     struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct sim_inputs in;
     struct sim_result r;
@@ -219,34 +220,23 @@ int cmd_sim(int argc, char **argv)
     struct mem_explain x;
     bool json = false, have_t = false, explain = false;
     long k = 0;
-    int rc = 0, status = EXIT_OK, opt_c;
+    int rc = 0, status = EXIT_OK, opt_c, r_opt;
 
     sim_inputs_init(&in);
     sim_result_init(&r);
     mem_explain_init(&x);
     while ((opt_c = cmd_getopt(&cp)) != -1) {
+        if ((r_opt = sim_inputs_option(&cp, opt_c, &a, &opt.model)) >= 0) {
+            if (r_opt) {
+                return r_opt;
+            }
+            continue;
+        }
         switch (opt_c) {
         case 'h':
             return EXIT_OK;
         case '?':
             return EXIT_BADINPUT;
-        case 'w':
-            wpath = cp.optarg;
-            break;
-        case 'c':
-            cspec = cp.optarg;
-            break;
-        case 'p':
-            placer_arg = cp.optarg;
-            break;
-        case SIM_INPUTS_OPT_PLACEMENT:
-            pspec = cp.optarg;
-            break;
-        case 'm':
-            if (sim_model_parse(cp.optarg, &opt.model)) {
-                return cmd_usage_error(&cp, "%s", err_msg());
-            }
-            break;
         case 't':
             tpath = cp.optarg;
             break;
@@ -265,28 +255,18 @@ int cmd_sim(int argc, char **argv)
             return cmd_usage_error(&cp, "unexpected option");
         }
     }
-    if (cmd_optind() < argc) {
-        return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
+    if ((rc = sim_inputs_finish(&cp, &a)) != 0) {
+        return rc;
     }
-    if (sim_inputs_placement_arg(&cp, pspec, placer_arg, &pspec)) {
-        return EXIT_BADINPUT;
-    }
-    if (!wpath || !cspec || !pspec) {
-        return cmd_usage_error(&cp, "%s is required",
-                               !wpath   ? "--workload"
-                               : !cspec ? "--cluster"
-                                        : "--placement");
-    }
-
     {
         const struct cmd_input inputs[] = {
-            {wpath, "--workload"}, {cspec, "--cluster"}, {pspec, "--placement"}};
+            {a.wpath, "--workload"}, {a.cspec, "--cluster"}, {a.pspec, "--placement"}};
 
         if ((rc = cmd_check_distinct(tpath, inputs, 3)) != 0) {
             return cmd_fail(rc);
         }
     }
-    CHECK(sim_inputs_load(&in, wpath, cspec, pspec, (int32_t)k));
+    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, (int32_t)k));
     if (tpath) {
         trace_init(&t, in.c.channel);
         have_t = true;
@@ -299,9 +279,9 @@ int cmd_sim(int argc, char **argv)
     if (tpath && strcmp(tpath, "-") == 0) {
         /* the trace owns stdout */
     } else if (json) {
-        print_json(&r, &in.g, &in.c, &in.w, &in.p, pspec, explain ? &x : NULL);
+        print_json(&r, &in.g, &in.c, &in.w, &in.p, a.pspec, explain ? &x : NULL);
     } else {
-        print_text(&r, &in.g, &in.c, &in.w, &in.p, pspec);
+        print_text(&r, &in.g, &in.c, &in.w, &in.p, a.pspec);
         if (explain) {
             explain_print_text(stdout, &x, &in.g, &in.c);
         }

@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
+#include "workloads/costmodel.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -245,6 +246,29 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
 static int write_workload(FILE *f, void *w)
 {
     return workload_write_yaml(w, f);
+}
+
+int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out, const char *device,
+                        struct costmodel *cm, char *kind, size_t kind_size)
+{
+    char role[64];
+    int rc;
+
+    if (cmd_optind() != p->argc - 1) {
+        return cmd_usage_error(p, "expected one %s file", what);
+    }
+    if (device && costmodel_from_spec(cm, device, kind, kind_size)) {
+        return cmd_usage_error(p, "%s", err_msg());
+    }
+    snprintf(role, sizeof(role), "the %s", what);
+    {
+        const struct cmd_input in[] = {{p->argv[cmd_optind()], role}, {device, "--device"}};
+
+        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+            return cmd_fail(rc);
+        }
+    }
+    return 0;
 }
 
 int workload_cli_write(const struct workload *w, const char *path)

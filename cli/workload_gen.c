@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,34 @@ static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out
     return 0;
 }
 
+/* The synthetic generator's counts (each implies `synthetic`). */
+static const struct synth_count_opt {
+    int opt;
+    const char *name;
+    long hi;
+    size_t offset;
+} synth_count_opts[] = {
+    {OPT_FANIN, "--fan-in", 1000, offsetof(struct synth_opts, fan_in)},
+    {OPT_WIDTH, "--width", 1000000, offsetof(struct synth_opts, width)},
+    {OPT_DEPTH, "--depth", 1000000, offsetof(struct synth_opts, depth)},
+    {OPT_WINDOW, "--window", 1000000, offsetof(struct synth_opts, window)},
+    {OPT_GROUP_SIZE, "--group-size", 1000000, offsetof(struct synth_opts, group_size)},
+};
+
+/* Option c when it is one of synth_count_opts: 1 (*bad set), else 0. */
+static int synth_count_option(struct cmd_parser *p, int c, struct synth_opts *so, int *bad)
+{
+    for (size_t i = 0; i < sizeof(synth_count_opts) / sizeof(synth_count_opts[0]); i++) {
+        const struct synth_count_opt *d = &synth_count_opts[i];
+
+        if (d->opt == c) {
+            *bad = parse_count(p, d->name, d->hi, (int *)((char *)so + d->offset));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_workload_gen(int argc, char **argv)
 {
     struct cmd_parser p = {
@@ -160,6 +189,10 @@ int cmd_workload_gen(int argc, char **argv)
     gen_opts_init(&o);
     synth_opts_init(&so);
     while (!bad && (c = cmd_getopt(&p)) != -1) {
+        if (synth_count_option(&p, c, &so, &bad)) {
+            synth_only = true;
+            continue;
+        }
         switch (c) {
         case 'h':
             return 0;
@@ -228,26 +261,6 @@ int cmd_workload_gen(int argc, char **argv)
         case OPT_SEED:
             bad = cmd_parse_int(&p, "--seed", p.optarg, 0, INT32_MAX, &v);
             so.seed = (uint64_t)v;
-            synth_only = true;
-            break;
-        case OPT_FANIN:
-            bad = parse_count(&p, "--fan-in", 1000, &so.fan_in);
-            synth_only = true;
-            break;
-        case OPT_WIDTH:
-            bad = parse_count(&p, "--width", 1000000, &so.width);
-            synth_only = true;
-            break;
-        case OPT_DEPTH:
-            bad = parse_count(&p, "--depth", 1000000, &so.depth);
-            synth_only = true;
-            break;
-        case OPT_WINDOW:
-            bad = parse_count(&p, "--window", 1000000, &so.window);
-            synth_only = true;
-            break;
-        case OPT_GROUP_SIZE:
-            bad = parse_count(&p, "--group-size", 1000000, &so.group_size);
             synth_only = true;
             break;
         default:
@@ -333,18 +346,8 @@ int cmd_workload_train(int argc, char **argv)
             return EXIT_BADINPUT;
         }
     }
-    if (cmd_optind() != argc - 1) {
-        return cmd_usage_error(&p, "expected one workload file");
-    }
-    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
-        return cmd_usage_error(&p, "%s", err_msg());
-    }
-    {
-        const struct cmd_input in[] = {{argv[cmd_optind()], "the workload"}, {device, "--device"}};
-
-        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
-            return cmd_fail(rc);
-        }
+    if ((rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
+        return rc;
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {
         workload_release(&fwd);

@@ -84,19 +84,8 @@ int cmd_workload_import(int argc, char **argv)
             return EXIT_BADINPUT;
         }
     }
-    if (cmd_optind() != argc - 1) {
-        return cmd_usage_error(&p, "expected one ONNX model file");
-    }
-    if (device && costmodel_from_spec(&cm, device, kind, sizeof(kind))) {
-        return cmd_usage_error(&p, "%s", err_msg());
-    }
-    {
-        const struct cmd_input in[] = {{argv[cmd_optind()], "the ONNX model"},
-                                       {device, "--device"}};
-
-        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
-            return cmd_fail(rc);
-        }
+    if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
+        return rc;
     }
     if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
         return cmd_fail(rc);

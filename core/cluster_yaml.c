@@ -72,21 +72,6 @@ struct cl_reader {
     size_t n_pair, alloc_pair;
 };
 
-struct key_bit {
-    const char *name;
-    unsigned bit;
-};
-
-static unsigned find_key(const struct key_bit *keys, size_t n, const char *k)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(keys[i].name, k) == 0) {
-            return keys[i].bit;
-        }
-    }
-    return 0;
-}
-
 /* Error about the current value of key r->key in `ctx` ("device 'gpu0'", "comm", ...). */
 static int value_err(struct cl_reader *rd, const char *ctx, const char *why)
 {
@@ -98,19 +83,6 @@ static int value_err(struct cl_reader *rd, const char *ctx, const char *why)
     }
     return yrd_err_here(&rd->r, "%s: %s, got %s", rd->r.key, why,
                         yrd_what(&rd->r, what, sizeof(what)));
-}
-
-static int unknown_key(struct cl_reader *rd, const char *ctx, const char *allowed)
-{
-    return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col,
-                   "%s%sunknown key '%s' (allowed: %s; extensions start with 'x-')", ctx ? ctx : "",
-                   ctx ? ": " : "", rd->r.key, allowed);
-}
-
-static int dup_key(struct cl_reader *rd, const char *ctx)
-{
-    return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "%s%sduplicate key '%s'", ctx ? ctx : "",
-                   ctx ? ": " : "", rd->r.key);
 }
 
 /* A scalar string value (non-empty unless `optional`, where null means absent). */
@@ -242,176 +214,178 @@ static const struct unit bw_units[] = {
     {"TiB/s", 1024.0 * 1024 * 1024 * 1024},
 };
 
+/* One entry of `devices` as read (count > 1 makes name0, name1, ...). */
+struct dev_reader {
+    struct cl_reader *rd;
+    struct cluster_device d;
+    int64_t count;
+    unsigned seen;
+    char ctx[300]; /* "device #2", then "device 'gpu'" once the name is read */
+};
+
+static int dev_memory(struct dev_reader *dv)
+{
+    struct cl_reader *rd = dv->rd;
+    struct yrd *r = &rd->r;
+
+    if (!yrd_is_scalar(r) || yrd_is_null(r)) {
+        return value_err(rd, dv->ctx, "expected a size in bytes (e.g. 16GiB, 80GB, 6914897920)");
+    }
+    if (yrd_text(r)[0] == '-') {
+        return value_err(rd, dv->ctx, "must not be negative");
+    }
+    if (!yio_parse_size(yrd_text(r), &dv->d.mem_bytes)) {
+        /* an integer */
+    } else if (cluster_parse_bytes(yrd_text(r), &dv->d.mem_bytes)) {
+        char msg[600];
+
+        snprintf(msg, sizeof(msg), "%s", err_msg());
+        return yrd_err_here(r, "%s: memory: %s", dv->ctx, msg);
+    }
+    if (dv->d.mem_bytes <= 0) {
+        return value_err(rd, dv->ctx, "must be > 0 bytes");
+    }
+    return 0;
+}
+
+static int dev_value(void *arg, unsigned bit)
+{
+    struct dev_reader *dv = arg;
+    struct cl_reader *rd = dv->rd;
+    struct yrd *r = &rd->r;
+    int rc;
+
+    switch (bit) {
+    case DK_NAME:
+        if ((rc = get_string(rd, dv->ctx, &dv->d.name, false))) {
+            return rc;
+        }
+        snprintf(dv->ctx, sizeof(dv->ctx), "device '%s'", dv->d.name);
+        return 0;
+    case DK_KIND:
+        return get_string(rd, dv->ctx, &dv->d.kind, false);
+    case DK_COUNT:
+        if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &dv->count)) {
+            return value_err(rd, dv->ctx, "expected a device count (1, 2, ...)");
+        }
+        if (dv->count < 1 || dv->count > CLUSTER_MAX_DEVICES) {
+            return value_err(rd, dv->ctx, "must be between 1 and 4096");
+        }
+        return 0;
+    case DK_MEMORY:
+        return dev_memory(dv);
+    case DK_SPEED:
+        return get_number(rd, dv->ctx, &dv->d.speed, &r_speed);
+    case DK_PEAK:
+        return get_with_unit(rd, dv->ctx, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
+                             "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &r_flops,
+                             &dv->d.peak_flops);
+    case DK_BW:
+        return get_with_unit(rd, dv->ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
+                             "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)", &r_bw,
+                             &dv->d.mem_bw_bytes_per_s);
+    default:
+        return get_number(rd, dv->ctx, &dv->d.launch_us, &r_launch);
+    }
+}
+
+/* Adds the device just read, dv->count times. */
+static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
+{
+    struct cl_reader *rd = dv->rd;
+    struct cluster *c = rd->c;
+
+    if (c->n_devices + dv->count > CLUSTER_MAX_DEVICES) {
+        return yrd_err(&rd->r, line, col, "%s: too many devices (at most %d)", dv->ctx,
+                       CLUSTER_MAX_DEVICES);
+    }
+    if (ARRAY_RESERVE(c->dev, rd->alloc_dev, (size_t)(c->n_devices + dv->count))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int64_t k = 0; k < dv->count; k++) {
+        struct cluster_device *nd = &c->dev[c->n_devices];
+        char *name = NULL;
+        const char *pooled;
+        int32_t old;
+
+        if (dv->seen & DK_COUNT) {
+            size_t n = strlen(dv->d.name) + 24;
+
+            if (!(name = malloc(n))) {
+                return err_set(BAECHI_ENOMEM, "out of memory");
+            }
+            snprintf(name, n, "%s%lld", dv->d.name, (long long)k);
+        } else if (!(name = array_strdup(dv->d.name))) {
+            return BAECHI_ENOMEM;
+        }
+        if (!(pooled = strpool_add(&rd->names, name, strlen(name))) ||
+            strmap_put(&rd->by_name, pooled, c->n_devices, &old)) {
+            free(name);
+            return BAECHI_ENOMEM;
+        }
+        if (old >= 0) {
+            int rc = yrd_err(&rd->r, line, col, "duplicate device name '%s' (device %d has it)",
+                             name, old);
+
+            free(name);
+            return rc;
+        }
+        *nd = dv->d;
+        nd->name = name;
+        nd->kind = NULL;
+        if (dv->d.kind && !(nd->kind = array_strdup(dv->d.kind))) {
+            free(name);
+            return BAECHI_ENOMEM;
+        }
+        c->n_devices++;
+    }
+    return 0;
+}
+
 static int read_device(struct cl_reader *rd, int32_t index)
 {
-    static const struct key_bit keys[] = {
-        {"name", DK_NAME},           {"count", DK_COUNT},      {"kind", DK_KIND},
-        {"memory", DK_MEMORY},       {"speed", DK_SPEED},      {"peak_flops", DK_PEAK},
-        {"memory_bandwidth", DK_BW}, {"launch_us", DK_LAUNCH},
+    static const struct yrd_key keys[] = {
+        {"name", DK_NAME, ""},
+        {"count", DK_COUNT, NULL},
+        {"kind", DK_KIND, NULL},
+        {"memory", DK_MEMORY, " (bytes, e.g. 16GiB)"},
+        {"speed", DK_SPEED, NULL},
+        {"peak_flops", DK_PEAK, NULL},
+        {"memory_bandwidth", DK_BW, NULL},
+        {"launch_us", DK_LAUNCH, NULL},
     };
     struct yrd *r = &rd->r;
-    struct cluster *c = rd->c;
-    struct cluster_device d;
+    struct dev_reader dv;
+    struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (allowed: name, count, kind, memory, speed, peak_flops, "
+                        "memory_bandwidth, launch_us; extensions start with 'x-')",
+        .value = dev_value,
+        .ctx = dv.ctx,
+    };
     int32_t line = yrd_line(r), col = yrd_col(r);
-    int64_t count = 1;
-    unsigned seen = 0;
-    char ctx[300];
     int rc = 0;
 
-    memset(&d, 0, sizeof(d));
-    d.speed = 1.0;
-    d.peak_flops = NAN;
-    d.mem_bw_bytes_per_s = NAN;
-    d.launch_us = NAN;
+    memset(&dv, 0, sizeof(dv));
+    dv.rd = rd;
+    dv.count = 1;
+    dv.d.speed = 1.0;
+    dv.d.peak_flops = NAN;
+    dv.d.mem_bw_bytes_per_s = NAN;
+    dv.d.launch_us = NAN;
     if (r->ev.type != YAML_MAPPING_START_EVENT) {
         char what[96];
 
         return yrd_err_here(r, "device #%d: expected a mapping ({name: ..., memory: ...}), got %s",
                             index + 1, yrd_what(r, what, sizeof(what)));
     }
-    snprintf(ctx, sizeof(ctx), "device #%d", index + 1);
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
-        const char *why;
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                rc = unknown_key(rd, ctx,
-                                 "name, count, kind, memory, speed, peak_flops, memory_bandwidth, "
-                                 "launch_us");
-                goto cleanup;
-            }
-            CHECK(yrd_next(r));
-            CHECK(yrd_skip(r));
-            continue;
-        }
-        if (seen & bit) {
-            rc = dup_key(rd, ctx);
-            goto cleanup;
-        }
-        seen |= bit;
-        CHECK(yrd_next(r));
-        switch (bit) {
-        case DK_NAME:
-            CHECK(get_string(rd, ctx, &d.name, false));
-            snprintf(ctx, sizeof(ctx), "device '%s'", d.name);
-            break;
-        case DK_KIND:
-            CHECK(get_string(rd, ctx, &d.kind, false));
-            break;
-        case DK_COUNT:
-            if (!yrd_is_scalar(r) || !yrd_plain(r) || (why = yio_parse_size(yrd_text(r), &count))) {
-                rc = value_err(rd, ctx, "expected a device count (1, 2, ...)");
-                goto cleanup;
-            }
-            if (count < 1 || count > CLUSTER_MAX_DEVICES) {
-                rc = value_err(rd, ctx, "must be between 1 and 4096");
-                goto cleanup;
-            }
-            break;
-        case DK_MEMORY:
-            if (!yrd_is_scalar(r) || yrd_is_null(r)) {
-                rc = value_err(rd, ctx, "expected a size in bytes (e.g. 16GiB, 80GB, 6914897920)");
-                goto cleanup;
-            }
-            if (yrd_text(r)[0] == '-') {
-                rc = value_err(rd, ctx, "must not be negative");
-                goto cleanup;
-            }
-            if (!(why = yio_parse_size(yrd_text(r), &d.mem_bytes))) {
-                /* an integer */
-            } else if (cluster_parse_bytes(yrd_text(r), &d.mem_bytes)) {
-                char msg[600];
-
-                snprintf(msg, sizeof(msg), "%s", err_msg());
-                rc = yrd_err_here(r, "%s: memory: %s", ctx, msg);
-                goto cleanup;
-            }
-            if (d.mem_bytes <= 0) {
-                rc = value_err(rd, ctx, "must be > 0 bytes");
-                goto cleanup;
-            }
-            break;
-        case DK_SPEED:
-            CHECK(get_number(rd, ctx, &d.speed, &r_speed));
-            break;
-        case DK_PEAK:
-            CHECK(get_with_unit(rd, ctx, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
-                                "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &r_flops,
-                                &d.peak_flops));
-            break;
-        case DK_BW:
-            CHECK(get_with_unit(rd, ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
-                                "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)", &r_bw,
-                                &d.mem_bw_bytes_per_s));
-            break;
-        case DK_LAUNCH:
-            CHECK(get_number(rd, ctx, &d.launch_us, &r_launch));
-            break;
-        }
-    }
-    if (rc != 1) {
-        goto cleanup;
-    }
-    rc = 0;
-    if (!(seen & DK_NAME)) {
-        rc = yrd_err(r, line, col, "%s: missing required key 'name'", ctx);
-        goto cleanup;
-    }
-    if (!(seen & DK_MEMORY)) {
-        rc = yrd_err(r, line, col, "%s: missing required key 'memory' (bytes, e.g. 16GiB)", ctx);
-        goto cleanup;
-    }
-    if (c->n_devices + count > CLUSTER_MAX_DEVICES) {
-        rc = yrd_err(r, line, col, "%s: too many devices (at most %d)", ctx, CLUSTER_MAX_DEVICES);
-        goto cleanup;
-    }
-    if (ARRAY_RESERVE(c->dev, rd->alloc_dev, (size_t)(c->n_devices + count))) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
-    }
-    for (int64_t k = 0; k < count; k++) {
-        struct cluster_device *nd = &c->dev[c->n_devices];
-        char *name = NULL;
-        const char *pooled;
-        int32_t old;
-
-        if (seen & DK_COUNT) {
-            size_t n = strlen(d.name) + 24;
-
-            if (!(name = malloc(n))) {
-                rc = err_set(BAECHI_ENOMEM, "out of memory");
-                goto cleanup;
-            }
-            snprintf(name, n, "%s%lld", d.name, (long long)k);
-        } else if (!(name = array_strdup(d.name))) {
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        if (!(pooled = strpool_add(&rd->names, name, strlen(name))) ||
-            strmap_put(&rd->by_name, pooled, c->n_devices, &old)) {
-            free(name);
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        if (old >= 0) {
-            rc = yrd_err(r, line, col, "duplicate device name '%s' (device %d has it)", name, old);
-            free(name);
-            goto cleanup;
-        }
-        *nd = d;
-        nd->name = name;
-        nd->kind = NULL;
-        if (d.kind && !(nd->kind = array_strdup(d.kind))) {
-            free(name);
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        c->n_devices++;
-    }
+    snprintf(dv.ctx, sizeof(dv.ctx), "device #%d", index + 1);
+    CHECK(yrd_map_read(r, &map, &dv, &dv.seen));
+    CHECK(dev_add(&dv, line, col));
 cleanup:
-    free(d.name);
-    free(d.kind);
+    free(dv.d.name);
+    free(dv.d.kind);
     return rc;
 }
 
@@ -455,10 +429,35 @@ static int pair_endpoint(struct cl_reader *rd, char **out, int32_t *line, int32_
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
+static int pair_value(void *arg, unsigned bit)
+{
+    struct cl_reader *rd = arg;
+    struct pair_raw *p = &rd->pair[rd->n_pair - 1];
+
+    switch (bit) {
+    case 1:
+        return pair_endpoint(rd, &p->src, &p->src_line, &p->src_col);
+    case 2:
+        return pair_endpoint(rd, &p->dst, &p->dst_line, &p->dst_col);
+    case 4:
+        return get_number(rd, "comm: pairs", &p->slope, &r_slope);
+    default:
+        return get_number(rd, "comm: pairs", &p->intercept, &r_icpt);
+    }
+}
+
 static int read_pair(struct cl_reader *rd)
 {
-    static const struct key_bit keys[] = {
-        {"src", 1}, {"dst", 2}, {"slope_us_per_byte", 4}, {"intercept_us", 8}};
+    static const struct yrd_key keys[] = {
+        {"src", 1, ""}, {"dst", 2, ""}, {"slope_us_per_byte", 4, NULL}, {"intercept_us", 8, NULL}};
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint =
+            " (allowed: src, dst, slope_us_per_byte, intercept_us; extensions start with 'x-')",
+        .value = pair_value,
+        .ctx = "comm: pairs",
+    };
     struct yrd *r = &rd->r;
     struct pair_raw *p;
     unsigned seen = 0;
@@ -475,49 +474,8 @@ static int read_pair(struct cl_reader *rd)
     p->slope = p->intercept = NAN;
     p->line = yrd_line(r);
     p->col = yrd_col(r);
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return unknown_key(rd, "comm: pairs", "src, dst, slope_us_per_byte, intercept_us");
-            }
-            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
-                return rc;
-            }
-            continue;
-        }
-        if (seen & bit) {
-            return dup_key(rd, "comm: pairs");
-        }
-        seen |= bit;
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        switch (bit) {
-        case 1:
-            rc = pair_endpoint(rd, &p->src, &p->src_line, &p->src_col);
-            break;
-        case 2:
-            rc = pair_endpoint(rd, &p->dst, &p->dst_line, &p->dst_col);
-            break;
-        case 4:
-            rc = get_number(rd, "comm: pairs", &p->slope, &r_slope);
-            break;
-        default:
-            rc = get_number(rd, "comm: pairs", &p->intercept, &r_icpt);
-            break;
-        }
-        if (rc) {
-            return rc;
-        }
-    }
-    if (rc != 1) {
+    if ((rc = yrd_map_read(r, &map, rd, &seen))) {
         return rc;
-    }
-    if (!(seen & 1) || !(seen & 2)) {
-        return yrd_err(r, p->line, p->col, "comm: pairs: missing required key '%s'",
-                       (seen & 1) ? "dst" : "src");
     }
     if (!(seen & 12)) {
         return yrd_err(r, p->line, p->col,
@@ -526,79 +484,66 @@ static int read_pair(struct cl_reader *rd)
     return 0;
 }
 
-static int read_comm(struct cl_reader *rd)
+static int comm_value(void *arg, unsigned bit)
 {
-    static const struct key_bit keys[] = {{"slope_us_per_byte", MK_SLOPE},
-                                          {"intercept_us", MK_INTERCEPT},
-                                          {"channel", MK_CHANNEL},
-                                          {"pairs", MK_PAIRS}};
+    struct cl_reader *rd = arg;
     struct yrd *r = &rd->r;
     struct cluster *c = rd->c;
-    unsigned seen = 0;
     int rc;
 
-    if (r->ev.type != YAML_MAPPING_START_EVENT) {
-        return value_err(rd, NULL, "expected a mapping (slope_us_per_byte, intercept_us, ...)");
-    }
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return unknown_key(rd, "comm", "slope_us_per_byte, intercept_us, channel, pairs");
-            }
-            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
+    switch (bit) {
+    case MK_SLOPE:
+        return get_number(rd, "comm", &c->comm.slope_us_per_byte, &r_slope);
+    case MK_INTERCEPT:
+        return get_number(rd, "comm", &c->comm.intercept_us, &r_icpt);
+    case MK_CHANNEL:
+        if (!yrd_is_scalar(r)) {
+            return value_err(rd, "comm", "expected shared, duplex or link");
+        } else if (strcmp(yrd_text(r), "shared") == 0) {
+            c->channel = CHANNEL_SHARED;
+        } else if (strcmp(yrd_text(r), "duplex") == 0) {
+            c->channel = CHANNEL_DUPLEX;
+        } else if (strcmp(yrd_text(r), "link") == 0) {
+            c->channel = CHANNEL_LINK;
+        } else {
+            return value_err(rd, "comm", "expected shared, duplex or link");
+        }
+        return 0;
+    default:
+        if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
+            return value_err(rd, "comm", "expected a list of {src, dst, ...} overrides");
+        }
+        for (;;) {
+            if ((rc = yrd_next(r)) || r->ev.type == YAML_SEQUENCE_END_EVENT) {
                 return rc;
             }
-            continue;
-        }
-        if (seen & bit) {
-            return dup_key(rd, "comm");
-        }
-        seen |= bit;
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        switch (bit) {
-        case MK_SLOPE:
-            rc = get_number(rd, "comm", &c->comm.slope_us_per_byte, &r_slope);
-            break;
-        case MK_INTERCEPT:
-            rc = get_number(rd, "comm", &c->comm.intercept_us, &r_icpt);
-            break;
-        case MK_CHANNEL:
-            if (!yrd_is_scalar(r)) {
-                rc = value_err(rd, "comm", "expected shared, duplex or link");
-            } else if (strcmp(yrd_text(r), "shared") == 0) {
-                c->channel = CHANNEL_SHARED;
-            } else if (strcmp(yrd_text(r), "duplex") == 0) {
-                c->channel = CHANNEL_DUPLEX;
-            } else if (strcmp(yrd_text(r), "link") == 0) {
-                c->channel = CHANNEL_LINK;
-            } else {
-                rc = value_err(rd, "comm", "expected shared, duplex or link");
+            if ((rc = read_pair(rd))) {
+                return rc;
             }
-            break;
-        default:
-            if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
-                rc = value_err(rd, "comm", "expected a list of {src, dst, ...} overrides");
-                break;
-            }
-            for (;;) {
-                if ((rc = yrd_next(r)) || r->ev.type == YAML_SEQUENCE_END_EVENT) {
-                    break;
-                }
-                if ((rc = read_pair(rd))) {
-                    break;
-                }
-            }
-            break;
-        }
-        if (rc) {
-            return rc;
         }
     }
-    return rc == 1 ? 0 : rc;
+}
+
+static int read_comm(struct cl_reader *rd)
+{
+    static const struct yrd_key keys[] = {{"slope_us_per_byte", MK_SLOPE, NULL},
+                                          {"intercept_us", MK_INTERCEPT, NULL},
+                                          {"channel", MK_CHANNEL, NULL},
+                                          {"pairs", MK_PAIRS, NULL}};
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (allowed: slope_us_per_byte, intercept_us, channel, pairs; extensions "
+                        "start with 'x-')",
+        .value = comm_value,
+        .ctx = "comm",
+    };
+    unsigned seen = 0;
+
+    if (rd->r.ev.type != YAML_MAPPING_START_EVENT) {
+        return value_err(rd, NULL, "expected a mapping (slope_us_per_byte, intercept_us, ...)");
+    }
+    return yrd_map_read(&rd->r, &map, rd, &seen);
 }
 
 /* A pair endpoint: a device index or a device name. */
@@ -669,79 +614,52 @@ static int resolve_pairs(struct cl_reader *rd)
     return 0;
 }
 
+#define CL_STR_(x) #x
+#define CL_STR(x)  CL_STR_(x)
+
+static int top_value(void *arg, unsigned bit)
+{
+    struct cl_reader *rd = arg;
+    struct cluster *c = rd->c;
+
+    switch (bit) {
+    case CK_FORMAT:
+        return yrd_format(&rd->r, "cluster", CLUSTER_FORMAT);
+    case CK_NAME:
+        return get_string(rd, NULL, &c->name, false);
+    case CK_DESC:
+        return get_string(rd, NULL, &c->description, true);
+    case CK_SOURCE:
+        return get_string(rd, NULL, &c->source, true);
+    case CK_DEVICES:
+        return read_devices(rd);
+    default:
+        return read_comm(rd);
+    }
+}
+
 static int read_top(struct cl_reader *rd)
 {
-    static const struct key_bit keys[] = {
-        {"format", CK_FORMAT}, {"name", CK_NAME},       {"description", CK_DESC},
-        {"source", CK_SOURCE}, {"devices", CK_DEVICES}, {"comm", CK_COMM},
+    static const struct yrd_key keys[] = {
+        {"format", CK_FORMAT, " (write 'format: " CL_STR(CLUSTER_FORMAT) "')"},
+        {"name", CK_NAME, ""},
+        {"description", CK_DESC, NULL},
+        {"source", CK_SOURCE, NULL},
+        {"devices", CK_DEVICES, ""},
+        {"comm", CK_COMM, NULL},
     };
-    struct yrd *r = &rd->r;
-    struct cluster *c = rd->c;
-    int32_t line = yrd_line(r), col = yrd_col(r);
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (allowed: format, name, description, source, devices, comm; extensions "
+                        "start with 'x-')",
+        .value = top_value,
+    };
     unsigned seen = 0;
-    char what[96];
     int rc;
 
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = find_key(keys, sizeof(keys) / sizeof(keys[0]), r->key);
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return unknown_key(rd, NULL, "format, name, description, source, devices, comm");
-            }
-            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
-                return rc;
-            }
-            continue;
-        }
-        if (seen & bit) {
-            return dup_key(rd, NULL);
-        }
-        seen |= bit;
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        switch (bit) {
-        case CK_FORMAT:
-            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
-                return yrd_err_here(r,
-                                    "unsupported cluster format %s (this program reads "
-                                    "format: %d)",
-                                    yrd_what(r, what, sizeof(what)), CLUSTER_FORMAT);
-            }
-            break;
-        case CK_NAME:
-            rc = get_string(rd, NULL, &c->name, false);
-            break;
-        case CK_DESC:
-            rc = get_string(rd, NULL, &c->description, true);
-            break;
-        case CK_SOURCE:
-            rc = get_string(rd, NULL, &c->source, true);
-            break;
-        case CK_DEVICES:
-            rc = read_devices(rd);
-            break;
-        default:
-            rc = read_comm(rd);
-            break;
-        }
-        if (rc) {
-            return rc;
-        }
-    }
-    if (rc != 1) {
+    if ((rc = yrd_map_read(&rd->r, &map, rd, &seen))) {
         return rc;
-    }
-    if (!(seen & CK_FORMAT)) {
-        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
-                       CLUSTER_FORMAT);
-    }
-    if (!(seen & CK_NAME)) {
-        return yrd_err(r, line, col, "missing required key 'name'");
-    }
-    if (!(seen & CK_DEVICES)) {
-        return yrd_err(r, line, col, "missing required key 'devices'");
     }
     return resolve_pairs(rd);
 }

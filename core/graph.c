@@ -12,7 +12,6 @@
 #include "core/graph.h"
 
 #include "core/array.h"
-#include "core/checked.h"
 #include "core/err.h"
 #include "core/limits.h"
 
@@ -418,33 +417,26 @@ static int read_aliases(struct graph *g, const struct workload *w, const int32_t
     return 0;
 }
 
-int graph_build(struct graph *g, const struct workload *w)
+/*
+ * Phases 1 and 2: the edges, consumer-major, as the original builds them,
+ * then the dangling ops pruned and the rest renumbered in file order
+ * (new_id[raw] = id or -1).  Sets g->n_pruned, n_ops and n_edges.
+ */
+static int build_edges(struct graph *g, const struct workload *w, struct raw_edges *r,
+                       int32_t *new_id)
 {
-    struct raw_edges r;
-    int32_t n_raw = w->n_ops, n = 0, n_ports = 0, max_in = 0;
+    int32_t n_raw = w->n_ops, n = 0, max_in = 0;
     int32_t *stamp = NULL, *slot = NULL, *scratch = NULL, *indeg = NULL, *outdeg = NULL;
-    int32_t *new_id = NULL, *raw_port_start = NULL, *cursor = NULL;
-    int64_t total = 0;
     char where[512];
     int rc = 0;
 
-    memset(g, 0, sizeof(*g));
-    memset(&r, 0, sizeof(r));
-    strpool_init(&g->pool);
-    strmap_init(&g->by_name);
-    if (n_raw <= 0) {
-        workload_where(w, 0, 0, where, sizeof(where));
-        return err_set(BAECHI_EPARSE, "%s: workload has no ops", where);
-    }
-
-    /* 1. Edges, consumer-major, as the original builds them. */
+    /* Freed on return, before the graph's own arrays grow (a 1,000,000-op
+     * chain peaked at 406 MB). */
     stamp = array_malloc((size_t)n_raw, sizeof(*stamp));
     slot = array_malloc((size_t)n_raw, sizeof(*slot));
     indeg = array_calloc((size_t)n_raw, sizeof(*indeg));
     outdeg = array_calloc((size_t)n_raw, sizeof(*outdeg));
-    new_id = array_malloc((size_t)n_raw, sizeof(*new_id));
-    raw_port_start = array_malloc((size_t)n_raw + 1, sizeof(*raw_port_start));
-    if (!stamp || !slot || !indeg || !outdeg || !new_id || !raw_port_start) {
+    if (!stamp || !slot || !indeg || !outdeg) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -455,20 +447,18 @@ int graph_build(struct graph *g, const struct workload *w)
         }
     }
     scratch = array_malloc(6 * (size_t)max_in + 6, sizeof(*scratch));
-    if (!scratch || ARRAY_RESERVE(r.t_start, r.alloc_start, 1)) {
+    if (!scratch || ARRAY_RESERVE(r->t_start, r->alloc_start, 1)) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
-    r.t_start[0] = 0;
+    r->t_start[0] = 0;
     for (int32_t v = 0; v < n_raw; v++) {
-        CHECK(raw_add_consumer(&r, w, v, stamp, slot, scratch));
+        CHECK(raw_add_consumer(r, w, v, stamp, slot, scratch));
     }
-    for (size_t e = 0; e < r.n; e++) {
-        outdeg[r.src[e]]++;
-        indeg[r.dst[e]]++;
+    for (size_t e = 0; e < r->n; e++) {
+        outdeg[r->src[e]]++;
+        indeg[r->dst[e]]++;
     }
-
-    /* 2. Prune dangling ops; renumber the rest in file order. */
     for (int32_t i = 0; i < n_raw; i++) {
         new_id[i] = (indeg[i] || outdeg[i]) ? n++ : -1;
     }
@@ -480,18 +470,156 @@ int graph_build(struct graph *g, const struct workload *w)
         goto cleanup;
     }
     g->n_ops = n;
-    g->n_edges = (int32_t)r.n;
-
-    /* Steps 1 and 2 are done with these: give them back before the graph's
-     * own arrays grow (a 1,000,000-op chain peaked at 406 MB). */
+    g->n_edges = (int32_t)r->n;
+cleanup:
     free(stamp);
     free(slot);
     free(scratch);
     free(indeg);
     free(outdeg);
-    stamp = slot = scratch = indeg = outdeg = NULL;
+    return rc;
+}
 
-    /* 3. Per-op fields. */
+/*
+ * Group keys without hashing every op: a group named like an op (the
+ * default, its own name, included) is keyed by that op's index; other
+ * names go through a small map.  Group ids by first appearance.
+ */
+struct group_keys {
+    struct strmap foreign;
+    int32_t n_foreign;
+    int32_t *gid_of_key;
+    size_t alloc_keys, alloc_names;
+};
+
+/* Op u (raw index i) joins its group; a new group gets the next id. */
+static int op_join_group(struct graph *g, const struct workload *w, struct group_keys *gk,
+                         int32_t i, int32_t u)
+{
+    int32_t n_raw = w->n_ops;
+    const char *gname = workload_group(w, i);
+    int32_t key = w->op[i].group ? workload_find(w, gname) : i;
+
+    if (key < 0) {
+        key = strmap_get(&gk->foreign, gname, strlen(gname));
+        if (key < 0) {
+            const char *copy = strpool_add(&g->pool, gname, strlen(gname));
+
+            if (!copy || strmap_put(&gk->foreign, copy, gk->n_foreign, NULL) ||
+                ARRAY_RESERVE(gk->gid_of_key, gk->alloc_keys, (size_t)n_raw + gk->n_foreign + 1)) {
+                return BAECHI_ENOMEM;
+            }
+            gk->gid_of_key[n_raw + gk->n_foreign] = -1;
+            key = gk->n_foreign++;
+        }
+        key += n_raw;
+    }
+    if (gk->gid_of_key[key] < 0) {
+        const char *copy;
+
+        if (ARRAY_RESERVE(g->group_name, gk->alloc_names, (size_t)g->n_groups + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        /* The name lives in the pool already when it is an op's own
+         * name of a surviving op; otherwise copy it. */
+        copy = (key == i) ? g->op_name[u] : strpool_add(&g->pool, gname, strlen(gname));
+        if (!copy) {
+            return BAECHI_ENOMEM;
+        }
+        g->group_name[g->n_groups] = copy;
+        gk->gid_of_key[key] = g->n_groups++;
+    }
+    g->group[u] = gk->gid_of_key[key];
+    return 0;
+}
+
+/*
+ * The fields of op u (raw index i): name, interned type, weight, memory,
+ * ports.  *n_ports counts the output ports so far, *total the memory sizes.
+ */
+static int op_fields(struct graph *g, const struct workload *w, struct strmap *types, int32_t i,
+                     int32_t u, int32_t *n_ports, int64_t *total)
+{
+    const struct wl_op *op = &w->op[i];
+    char where[512];
+    int64_t out = 0;
+    int32_t tid;
+    int rc;
+
+    /* `where` is formatted only on an error: an snprintf per op was
+     * 5 % of loading a 1,000,000-op chain */
+    g->wl_index[u] = i;
+    g->op_name[u] = strpool_add(&g->pool, op->name, strlen(op->name));
+    /* Types repeat: intern them. */
+    tid = strmap_get(types, op->type, strlen(op->type));
+    if (tid >= 0) {
+        g->op_type[u] = g->op_type[tid];
+    } else {
+        g->op_type[u] = strpool_add(&g->pool, op->type, strlen(op->type));
+        if (g->op_type[u] && strmap_put(types, g->op_type[u], u, NULL)) {
+            g->op_type[u] = NULL;
+        }
+    }
+    if (!g->op_name[u] || !g->op_type[u]) {
+        return BAECHI_ENOMEM;
+    }
+    /* baechi-spec §1.2: weight = int(time), and 1 when <= 0 or unprofiled. */
+    if (isnan(op->time_us)) {
+        g->weight_us[u] = 1;
+    } else if (op->time_us > GRAPH_MAX_TIME_US) {
+        workload_where(w, op->line, op->col, where, sizeof(where));
+        return err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)", where,
+                       op->name, op->time_us, GRAPH_MAX_TIME_US);
+    } else {
+        g->weight_us[u] = (int64_t)op->time_us;
+        if (g->weight_us[u] <= 0) {
+            g->weight_us[u] = 1;
+        }
+    }
+    g->flops[u] = op->flops;
+    g->mem_bytes[u] = op->bytes;
+    g->temp_bytes[u] = op->temp;
+    g->persist_bytes[u] = op->persistent;
+    g->phase[u] = (uint8_t)op->phase;
+    g->given_device[u] = op->device;
+    if ((rc = read_micro_batch(g, w, op, u, g->n_ops)) != 0) {
+        return rc;
+    }
+    g->port_start[u] = *n_ports;
+    if (op->n_out > INT32_MAX - *n_ports) {
+        return err_set(BAECHI_EPARSE, "too many output ports");
+    }
+    *n_ports += op->n_out;
+    for (int32_t k = 0; k < op->n_out; k++) {
+        int64_t b = w->out_bytes[op->out_off + k];
+
+        if (add_overflows(&out, b < 0 ? 0 : b)) {
+            workload_where(w, op->line, op->col, where, sizeof(where));
+            return err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits", where,
+                           op->name);
+        }
+    }
+    g->out_bytes[u] = out;
+    if (add_overflows(total, out) || add_overflows(total, op->temp) ||
+        add_overflows(total, op->persistent)) {
+        workload_where(w, op->line, op->col, where, sizeof(where));
+        return err_set(BAECHI_EPARSE,
+                       "%s: op '%s': the workload's memory sizes add up to more than "
+                       "64 bits hold",
+                       where, op->name);
+    }
+    return 0;
+}
+
+/* Phase 3: the per-op fields and the groups, op by op; sets g->n_ports. */
+static int build_ops(struct graph *g, const struct workload *w, const int32_t *new_id)
+{
+    int32_t n = g->n_ops, n_raw = w->n_ops, n_ports = 0;
+    struct group_keys gk;
+    struct strmap types;
+    int64_t total = 0;
+    int rc = 0;
+
     g->wl_index = array_malloc((size_t)n, sizeof(*g->wl_index));
     g->op_name = array_malloc((size_t)n, sizeof(*g->op_name));
     g->op_type = array_malloc((size_t)n, sizeof(*g->op_type));
@@ -510,160 +638,43 @@ int graph_build(struct graph *g, const struct workload *w)
     if (!g->wl_index || !g->op_name || !g->op_type || !g->weight_us || !g->flops || !g->mem_bytes ||
         !g->temp_bytes || !g->persist_bytes || !g->out_bytes || !g->port_start || !g->group ||
         !g->phase || !g->given_device || !g->topo || !g->topo_op) {
+        return BAECHI_ENOMEM;
+    }
+    memset(&gk, 0, sizeof(gk));
+    strmap_init(&gk.foreign);
+    strmap_init(&types);
+    if (ARRAY_RESERVE(gk.gid_of_key, gk.alloc_keys, (size_t)n_raw)) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
-    {
-        /*
-         * Group keys without hashing every op: a group named like an op (the
-         * default, its own name, included) is keyed by that op's index; other
-         * names go through a small map.  Group ids by first appearance.
-         */
-        struct strmap foreign, types;
-        int32_t n_groups = 0, n_foreign = 0;
-        size_t alloc_names = 0;
-        int32_t *gid_of_key = NULL;
-        size_t alloc_keys = 0;
-
-        strmap_init(&foreign);
-        strmap_init(&types);
-        if (ARRAY_RESERVE(gid_of_key, alloc_keys, (size_t)n_raw)) {
-            rc = BAECHI_ENOMEM;
-            goto groups_done;
-        }
-        for (int32_t i = 0; i < n_raw; i++) {
-            gid_of_key[i] = -1;
-        }
-        for (int32_t i = 0; i < n_raw; i++) {
-            const struct wl_op *op = &w->op[i];
-            int32_t u = new_id[i];
-            const char *gname;
-            int32_t key, tid;
-            int64_t out = 0;
-
-            if (u < 0) {
-                continue;
-            }
-            /* `where` is formatted only on an error: an snprintf per op was
-             * 5 % of loading a 1,000,000-op chain */
-            g->wl_index[u] = i;
-            g->op_name[u] = strpool_add(&g->pool, op->name, strlen(op->name));
-            /* Types repeat: intern them. */
-            tid = strmap_get(&types, op->type, strlen(op->type));
-            if (tid >= 0) {
-                g->op_type[u] = g->op_type[tid];
-            } else {
-                g->op_type[u] = strpool_add(&g->pool, op->type, strlen(op->type));
-                if (g->op_type[u] && strmap_put(&types, g->op_type[u], u, NULL)) {
-                    g->op_type[u] = NULL;
-                }
-            }
-            if (!g->op_name[u] || !g->op_type[u]) {
-                rc = BAECHI_ENOMEM;
-                goto groups_done;
-            }
-            /* baechi-spec §1.2: weight = int(time), and 1 when <= 0 or unprofiled. */
-            if (isnan(op->time_us)) {
-                g->weight_us[u] = 1;
-            } else if (op->time_us > GRAPH_MAX_TIME_US) {
-                workload_where(w, op->line, op->col, where, sizeof(where));
-                rc = err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)", where,
-                             op->name, op->time_us, GRAPH_MAX_TIME_US);
-                goto groups_done;
-            } else {
-                g->weight_us[u] = (int64_t)op->time_us;
-                if (g->weight_us[u] <= 0) {
-                    g->weight_us[u] = 1;
-                }
-            }
-            g->flops[u] = op->flops;
-            g->mem_bytes[u] = op->bytes;
-            g->temp_bytes[u] = op->temp;
-            g->persist_bytes[u] = op->persistent;
-            g->phase[u] = (uint8_t)op->phase;
-            g->given_device[u] = op->device;
-            if ((rc = read_micro_batch(g, w, op, u, n)) != 0) {
-                goto groups_done;
-            }
-            g->port_start[u] = n_ports;
-            if (op->n_out > INT32_MAX - n_ports) {
-                rc = err_set(BAECHI_EPARSE, "too many output ports");
-                goto groups_done;
-            }
-            n_ports += op->n_out;
-            for (int32_t k = 0; k < op->n_out; k++) {
-                int64_t b = w->out_bytes[op->out_off + k];
-
-                if (add_overflows(&out, b < 0 ? 0 : b)) {
-                    workload_where(w, op->line, op->col, where, sizeof(where));
-                    rc = err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits", where,
-                                 op->name);
-                    goto groups_done;
-                }
-            }
-            g->out_bytes[u] = out;
-            if (add_overflows(&total, out) || add_overflows(&total, op->temp) ||
-                add_overflows(&total, op->persistent)) {
-                workload_where(w, op->line, op->col, where, sizeof(where));
-                rc = err_set(BAECHI_EPARSE,
-                             "%s: op '%s': the workload's memory sizes add up to more than "
-                             "64 bits hold",
-                             where, op->name);
-                goto groups_done;
-            }
-            gname = workload_group(w, i);
-            key = op->group ? workload_find(w, gname) : i;
-            if (key < 0) {
-                key = strmap_get(&foreign, gname, strlen(gname));
-                if (key < 0) {
-                    const char *copy = strpool_add(&g->pool, gname, strlen(gname));
-
-                    if (!copy || strmap_put(&foreign, copy, n_foreign, NULL) ||
-                        ARRAY_RESERVE(gid_of_key, alloc_keys, (size_t)n_raw + n_foreign + 1)) {
-                        rc = BAECHI_ENOMEM;
-                        goto groups_done;
-                    }
-                    gid_of_key[n_raw + n_foreign] = -1;
-                    key = n_foreign++;
-                }
-                key += n_raw;
-            }
-            if (gid_of_key[key] < 0) {
-                const char *copy;
-
-                if (ARRAY_RESERVE(g->group_name, alloc_names, (size_t)n_groups + 1)) {
-                    rc = BAECHI_ENOMEM;
-                    goto groups_done;
-                }
-                /* The name lives in the pool already when it is an op's own
-                 * name of a surviving op; otherwise copy it. */
-                copy = (key == i) ? g->op_name[u] : strpool_add(&g->pool, gname, strlen(gname));
-                if (!copy) {
-                    rc = BAECHI_ENOMEM;
-                    goto groups_done;
-                }
-                g->group_name[n_groups] = copy;
-                gid_of_key[key] = n_groups++;
-            }
-            g->group[u] = gid_of_key[key];
-        }
-    groups_done:
-        strmap_release(&foreign);
-        strmap_release(&types);
-        free(gid_of_key);
-        g->n_groups = n_groups;
-        if (rc) {
-            goto cleanup;
-        }
-        g->port_start[n] = n_ports;
+    for (int32_t i = 0; i < n_raw; i++) {
+        gk.gid_of_key[i] = -1;
     }
+    for (int32_t i = 0; i < n_raw; i++) {
+        if (new_id[i] < 0) {
+            continue;
+        }
+        CHECK(op_fields(g, w, &types, i, new_id[i], &n_ports, &total));
+        CHECK(op_join_group(g, w, &gk, i, new_id[i]));
+    }
+    g->port_start[n] = n_ports;
+    g->n_ports = n_ports;
+cleanup:
+    strmap_release(&gk.foreign);
+    strmap_release(&types);
+    free(gk.gid_of_key);
+    return rc;
+}
 
-    /* Group members in op order (counting sort). */
+/* Group members in op order (counting sort); `cursor` holds n_groups. */
+static int build_group_members(struct graph *g, int32_t *cursor)
+{
+    int32_t n = g->n_ops;
+
     g->group_start = array_calloc((size_t)g->n_groups + 1, sizeof(*g->group_start));
     g->group_op = array_malloc((size_t)n, sizeof(*g->group_op));
     if (!g->group_start || !g->group_op) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
+        return BAECHI_ENOMEM;
     }
     for (int32_t u = 0; u < n; u++) {
         g->group_start[g->group[u] + 1]++;
@@ -671,29 +682,27 @@ int graph_build(struct graph *g, const struct workload *w)
     for (int32_t k = 0; k < g->n_groups; k++) {
         g->group_start[k + 1] += g->group_start[k];
     }
-    cursor = array_malloc((size_t)(g->n_groups > n ? g->n_groups : n) + 1, sizeof(*cursor));
-    if (!cursor) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
-    }
     memcpy(cursor, g->group_start, (size_t)g->n_groups * sizeof(*cursor));
     for (int32_t u = 0; u < n; u++) {
         g->group_op[cursor[g->group[u]]++] = u;
     }
+    return 0;
+}
 
-    /* Ports and tensors: port p is tensor p; "^u" is tensor n_ports + u. */
-    g->n_ports = n_ports;
+/* Ports and tensors: port p is tensor p; "^u" is tensor n_ports + u. */
+static int build_tensors(struct graph *g, const struct workload *w)
+{
+    int32_t n = g->n_ops, n_ports = g->n_ports;
+
     if (n_ports > INT32_MAX - n) {
-        rc = err_set(BAECHI_EPARSE, "too many tensors");
-        goto cleanup;
+        return err_set(BAECHI_EPARSE, "too many tensors");
     }
     g->n_tensors = n_ports + n;
     g->port_bytes = array_malloc((size_t)n_ports, sizeof(*g->port_bytes));
     g->tensor_op = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_op));
     g->tensor_bytes = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_bytes));
     if (!g->port_bytes || !g->tensor_op || !g->tensor_bytes) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
+        return BAECHI_ENOMEM;
     }
     for (int32_t u = 0; u < n; u++) {
         const struct wl_op *op = &w->op[g->wl_index[u]];
@@ -710,278 +719,113 @@ int graph_build(struct graph *g, const struct workload *w)
         g->tensor_op[n_ports + u] = u;
         g->tensor_bytes[n_ports + u] = GRAPH_CONTROL_BYTES;
     }
-
-    /* 3b. Storage shared with an input (x-alias: in-place ops, views). */
-    if ((rc = read_aliases(g, w, new_id)) != 0) {
-        goto cleanup;
-    }
-
-    /* 4. Out-edges: stable counting sort of the consumer-major edges by
-     * source, so each source's edges come by increasing consumer id;
-     * edge id = position (source-major, baechi-spec §1.5). */
-    {
-        int32_t m = g->n_edges;
-        int32_t *perm = NULL;
-
-        g->out_start = array_calloc((size_t)n + 1, sizeof(*g->out_start));
-        g->in_start = array_calloc((size_t)n + 1, sizeof(*g->in_start));
-        g->in_edge = array_malloc((size_t)m, sizeof(*g->in_edge));
-        g->edge_src = array_malloc((size_t)m, sizeof(*g->edge_src));
-        g->edge_dst = array_malloc((size_t)m, sizeof(*g->edge_dst));
-        g->et_start = array_malloc((size_t)m + 1, sizeof(*g->et_start));
-        g->et_tensor = array_malloc(r.nt, sizeof(*g->et_tensor));
-        perm = array_malloc((size_t)m, sizeof(*perm));
-        if (!g->out_start || !g->in_start || !g->in_edge || !g->edge_src || !g->edge_dst ||
-            !g->et_start || !g->et_tensor || !perm) {
-            free(perm);
-            rc = BAECHI_ENOMEM;
-            goto cleanup;
-        }
-        for (int32_t e = 0; e < m; e++) {
-            g->out_start[new_id[r.src[e]] + 1]++;
-            g->in_start[new_id[r.dst[e]] + 1]++;
-        }
-        for (int32_t u = 0; u < n; u++) {
-            g->out_start[u + 1] += g->out_start[u];
-            g->in_start[u + 1] += g->in_start[u];
-        }
-        memcpy(cursor, g->out_start, (size_t)n * sizeof(*cursor));
-        for (int32_t e = 0; e < m; e++) {
-            perm[cursor[new_id[r.src[e]]]++] = e;
-        }
-        g->et_start[0] = 0;
-        for (int32_t e = 0; e < m; e++) {
-            int32_t re = perm[e];
-            int32_t t0 = r.t_start[re], t1 = r.t_start[re + 1];
-
-            g->edge_src[e] = new_id[r.src[re]];
-            g->edge_dst[e] = new_id[r.dst[re]];
-            g->et_start[e + 1] = g->et_start[e] + (t1 - t0);
-            for (int32_t t = t0; t < t1; t++) {
-                int32_t prod = new_id[r.t_prod[t]];
-                int32_t port = r.t_port[t];
-
-                g->et_tensor[g->et_start[e] + (t - t0)] =
-                    port == WL_PORT_CONTROL ? n_ports + prod : g->port_start[prod] + port;
-            }
-        }
-        free(perm);
-        /* In-edges: stable by target over source-major ids -> by producer id. */
-        memcpy(cursor, g->in_start, (size_t)n * sizeof(*cursor));
-        for (int32_t e = 0; e < m; e++) {
-            g->in_edge[cursor[g->edge_dst[e]]++] = e;
-        }
-    }
-
-    /* 5. Topological order; a cycle is an input error. */
-    CHECK(graph_topo_order(g, w));
-
-cleanup:
-    raw_edges_release(&r);
-    free(stamp);
-    free(slot);
-    free(scratch);
-    free(indeg);
-    free(outdeg);
-    free(new_id);
-    free(raw_port_start);
-    free(cursor);
-    if (rc) {
-        graph_release(g);
-    }
-    return rc;
+    return 0;
 }
 
-int graph_index_names(struct graph *g)
+/*
+ * Phase 4. Out-edges: stable counting sort of the consumer-major edges by
+ * source, so each source's edges come by increasing consumer id; edge id =
+ * position (source-major, baechi-spec §1.5).  In-edges: stable by target
+ * over source-major ids -> by producer id.  `cursor` holds n_ops.
+ */
+static int build_csr(struct graph *g, const struct raw_edges *r, const int32_t *new_id,
+                     int32_t *cursor)
 {
-    int rc;
+    int32_t n = g->n_ops, m = g->n_edges, n_ports = g->n_ports;
+    int32_t *perm = NULL;
 
-    if (g->by_name.nr == (size_t)g->n_ops) {
-        return 0;
+    g->out_start = array_calloc((size_t)n + 1, sizeof(*g->out_start));
+    g->in_start = array_calloc((size_t)n + 1, sizeof(*g->in_start));
+    g->in_edge = array_malloc((size_t)m, sizeof(*g->in_edge));
+    g->edge_src = array_malloc((size_t)m, sizeof(*g->edge_src));
+    g->edge_dst = array_malloc((size_t)m, sizeof(*g->edge_dst));
+    g->et_start = array_malloc((size_t)m + 1, sizeof(*g->et_start));
+    g->et_tensor = array_malloc(r->nt, sizeof(*g->et_tensor));
+    perm = array_malloc((size_t)m, sizeof(*perm));
+    if (!g->out_start || !g->in_start || !g->in_edge || !g->edge_src || !g->edge_dst ||
+        !g->et_start || !g->et_tensor || !perm) {
+        free(perm);
+        return BAECHI_ENOMEM;
     }
-    if ((rc = strmap_reserve(&g->by_name, (size_t)g->n_ops))) {
-        return rc;
+    for (int32_t e = 0; e < m; e++) {
+        g->out_start[new_id[r->src[e]] + 1]++;
+        g->in_start[new_id[r->dst[e]] + 1]++;
     }
-    for (int32_t u = 0; u < g->n_ops; u++) {
-        if ((rc = strmap_put(&g->by_name, g->op_name[u], u, NULL))) {
-            return rc;
+    for (int32_t u = 0; u < n; u++) {
+        g->out_start[u + 1] += g->out_start[u];
+        g->in_start[u + 1] += g->in_start[u];
+    }
+    memcpy(cursor, g->out_start, (size_t)n * sizeof(*cursor));
+    for (int32_t e = 0; e < m; e++) {
+        perm[cursor[new_id[r->src[e]]]++] = e;
+    }
+    g->et_start[0] = 0;
+    for (int32_t e = 0; e < m; e++) {
+        int32_t re = perm[e];
+        int32_t t0 = r->t_start[re], t1 = r->t_start[re + 1];
+
+        g->edge_src[e] = new_id[r->src[re]];
+        g->edge_dst[e] = new_id[r->dst[re]];
+        g->et_start[e + 1] = g->et_start[e] + (t1 - t0);
+        for (int32_t t = t0; t < t1; t++) {
+            int32_t prod = new_id[r->t_prod[t]];
+            int32_t port = r->t_port[t];
+
+            g->et_tensor[g->et_start[e] + (t - t0)] =
+                port == WL_PORT_CONTROL ? n_ports + prod : g->port_start[prod] + port;
         }
+    }
+    free(perm);
+    memcpy(cursor, g->in_start, (size_t)n * sizeof(*cursor));
+    for (int32_t e = 0; e < m; e++) {
+        g->in_edge[cursor[g->edge_dst[e]]++] = e;
     }
     return 0;
 }
 
-int32_t graph_find(const struct graph *g, const char *name)
+int graph_build(struct graph *g, const struct workload *w)
 {
-    /* The index is built on first use: most runs never look names up.
-     * (Not thread-safe on that first call; see graph_index_names.) */
-    if (g->by_name.nr != (size_t)g->n_ops && graph_index_names((struct graph *)g)) {
-        return -1;
-    }
-    return strmap_get(&g->by_name, name, strlen(name));
-}
-
-void graph_tensor_name(const struct graph *g, int32_t t, char *buf, size_t size)
-{
-    int32_t u = g->tensor_op[t];
-
-    if (graph_tensor_is_control(g, t)) {
-        snprintf(buf, size, "^%s", g->op_name[u]);
-    } else {
-        snprintf(buf, size, "%s:%d", g->op_name[u], t - g->port_start[u]);
-    }
-}
-
-int64_t graph_total_compute_us(const struct graph *g)
-{
-    int64_t s = 0;
-
-    for (int32_t u = 0; u < g->n_ops; u++) {
-        s = sat_add_i64(s, g->weight_us[u]); /* 10,000 ops of 1e15 µs pass int64 */
-    }
-    return s;
-}
-
-int64_t graph_critical_path_us(const struct graph *g)
-{
-    int64_t *fin = array_calloc((size_t)g->n_ops, sizeof(*fin));
-    int32_t *order = NULL, *left = NULL;
-    int64_t best = 0;
-
-    if (!fin) {
-        return -1;
-    }
-    order = g->topo_op;
-    if (g->fused) {
-        /* A fused graph's inherited topo[] may be inconsistent: order afresh. */
-        int32_t head = 0, tail = 0;
-
-        order = array_malloc((size_t)g->n_ops, sizeof(*order));
-        left = array_malloc((size_t)g->n_ops, sizeof(*left));
-        if (!order || !left) {
-            free(order);
-            free(left);
-            free(fin);
-            return -1;
-        }
-        for (int32_t v = 0; v < g->n_ops; v++) {
-            left[v] = graph_in_degree(g, v);
-            if (!left[v]) {
-                order[tail++] = v;
-            }
-        }
-        while (head < tail) {
-            int32_t u = order[head++];
-
-            for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
-                if (--left[g->edge_dst[e]] == 0) {
-                    order[tail++] = g->edge_dst[e];
-                }
-            }
-        }
-    }
-    for (int32_t i = 0; i < g->n_ops; i++) {
-        int32_t u = order[i];
-        int64_t start = 0;
-
-        for (int32_t k = g->in_start[u]; k < g->in_start[u + 1]; k++) {
-            int64_t f = fin[g->edge_src[g->in_edge[k]]];
-
-            if (f > start) {
-                start = f;
-            }
-        }
-        fin[u] = sat_add_i64(start, g->weight_us[u]);
-        if (fin[u] > best) {
-            best = fin[u];
-        }
-    }
-    if (order != g->topo_op) {
-        free(order);
-    }
-    free(left);
-    free(fin);
-    return best;
-}
-
-void graph_mem_totals(const struct graph *g, struct graph_mem_totals *t)
-{
-    memset(t, 0, sizeof(*t));
-    for (int32_t u = 0; u < g->n_ops; u++) {
-        t->persistent += g->persist_bytes[u];
-        t->outputs += g->out_bytes[u];
-        t->temp += g->temp_bytes[u];
-        if (g->temp_bytes[u] > t->temp_max) {
-            t->temp_max = g->temp_bytes[u];
-        }
-    }
-}
-
-int graph_check(const struct graph *g)
-{
-    int32_t n = g->n_ops, m = g->n_edges;
-    char *seen = NULL;
+    struct raw_edges r;
+    int32_t *new_id = NULL, *cursor = NULL;
+    char where[512];
     int rc = 0;
 
-    if (g->out_start[0] != 0 || g->out_start[n] != m || g->in_start[0] != 0 ||
-        g->in_start[n] != m) {
-        return err_set(BAECHI_EINVAL, "CSR offsets do not cover %d edges", m);
+    memset(g, 0, sizeof(*g));
+    memset(&r, 0, sizeof(r));
+    strpool_init(&g->pool);
+    strmap_init(&g->by_name);
+    if (w->n_ops <= 0) {
+        workload_where(w, 0, 0, where, sizeof(where));
+        return err_set(BAECHI_EPARSE, "%s: workload has no ops", where);
     }
-    for (int32_t u = 0; u < n; u++) {
-        if (g->out_start[u] > g->out_start[u + 1] || g->in_start[u] > g->in_start[u + 1]) {
-            return err_set(BAECHI_EINVAL, "CSR offsets of op %d decrease", u);
-        }
-        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
-            if (g->edge_src[e] != u) {
-                return err_set(BAECHI_EINVAL, "edge %d listed under op %d has source %d", e, u,
-                               g->edge_src[e]);
-            }
-            if (!g->fused && e > g->out_start[u] && g->edge_dst[e - 1] >= g->edge_dst[e]) {
-                return err_set(BAECHI_EINVAL, "out-edges of op %d not by increasing consumer", u);
-            }
-            if (!g->fused && g->topo[u] >= g->topo[g->edge_dst[e]]) {
-                return err_set(BAECHI_EINVAL, "edge %d -> %d against the topological order", u,
-                               g->edge_dst[e]);
-            }
-            for (int32_t k = g->et_start[e]; k < g->et_start[e + 1]; k++) {
-                int32_t t = g->et_tensor[k];
-
-                if (t < 0 || t >= g->n_tensors || (!g->fused && g->tensor_op[t] != u)) {
-                    return err_set(BAECHI_EINVAL, "edge %d carries tensor %d not made by op %d", e,
-                                   t, u);
-                }
-            }
-            if (g->et_start[e] >= g->et_start[e + 1]) {
-                return err_set(BAECHI_EINVAL, "edge %d carries no tensor", e);
-            }
-        }
-        for (int32_t k = g->in_start[u]; k < g->in_start[u + 1]; k++) {
-            int32_t e = g->in_edge[k];
-
-            if (e < 0 || e >= m || g->edge_dst[e] != u) {
-                return err_set(BAECHI_EINVAL, "in-edge list of op %d is wrong", u);
-            }
-            if (k > g->in_start[u] && g->edge_src[g->in_edge[k - 1]] >= g->edge_src[e]) {
-                return err_set(BAECHI_EINVAL, "in-edges of op %d not by increasing producer", u);
-            }
-        }
-        if (g->weight_us[u] < 1) {
-            return err_set(BAECHI_EINVAL, "op %d has weight %lld < 1", u,
-                           (long long)g->weight_us[u]);
-        }
+    if (!(new_id = array_malloc((size_t)w->n_ops, sizeof(*new_id)))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
     }
-    seen = array_calloc((size_t)n, 1);
-    if (!seen) {
-        return BAECHI_ENOMEM;
+    /* 1, 2. Edges; dangling ops pruned. */
+    CHECK(build_edges(g, w, &r, new_id));
+    /* 3. Per-op fields, groups, ports and tensors. */
+    CHECK(build_ops(g, w, new_id));
+    cursor = array_malloc((size_t)(g->n_groups > g->n_ops ? g->n_groups : g->n_ops) + 1,
+                          sizeof(*cursor));
+    if (!cursor) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
     }
-    for (int32_t i = 0; i < n; i++) {
-        int32_t u = g->topo_op[i];
-
-        if (u < 0 || u >= n || seen[u] || g->topo[u] != i) {
-            rc = err_set(BAECHI_EINVAL, "topo order is not a permutation at %d", i);
-            break;
-        }
-        seen[u] = 1;
+    CHECK(build_group_members(g, cursor));
+    CHECK(build_tensors(g, w));
+    /* 3b. Storage shared with an input (x-alias: in-place ops, views). */
+    CHECK(read_aliases(g, w, new_id));
+    /* 4. Out-edges and in-edges. */
+    CHECK(build_csr(g, &r, new_id, cursor));
+    /* 5. Topological order; a cycle is an input error. */
+    CHECK(graph_topo_order(g, w));
+cleanup:
+    raw_edges_release(&r);
+    free(new_id);
+    free(cursor);
+    if (rc) {
+        graph_release(g);
     }
-    free(seen);
     return rc;
 }

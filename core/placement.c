@@ -340,90 +340,56 @@ static int pl_devices(struct pl_reader *rd)
     return rc == 1 ? 0 : rc;
 }
 
+/* Stringified PLACEMENT_FORMAT etc. for the "missing 'format'" hints. */
+#define PL_STR_(x) #x
+#define PL_STR(x)  PL_STR_(x)
+
+static int pl_top_value(void *arg, unsigned bit)
+{
+    struct pl_reader *rd = arg;
+
+    switch (bit) {
+    case PK_FORMAT:
+        return yrd_format(&rd->r, "placement", PLACEMENT_FORMAT);
+    case PK_WORKLOAD:
+        return pl_string(rd, &rd->p->workload);
+    case PK_CLUSTER:
+        return pl_string(rd, &rd->p->cluster);
+    case PK_PLACER:
+        return pl_string(rd, &rd->p->placer);
+    case PK_OPTIONS:
+        return pl_kv(rd, false);
+    case PK_STATS:
+        return pl_kv(rd, true);
+    default:
+        return pl_devices(rd);
+    }
+}
+
 static int pl_top(struct pl_reader *rd)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } keys[] = {
-        {"format", PK_FORMAT},   {"workload", PK_WORKLOAD}, {"cluster", PK_CLUSTER},
-        {"placer", PK_PLACER},   {"options", PK_OPTIONS},   {"stats", PK_STATS},
-        {"devices", PK_DEVICES},
+    static const struct yrd_key keys[] = {
+        {"format", PK_FORMAT, " (write 'format: " PL_STR(PLACEMENT_FORMAT) "')"},
+        {"workload", PK_WORKLOAD, NULL},
+        {"cluster", PK_CLUSTER, NULL},
+        {"placer", PK_PLACER, NULL},
+        {"options", PK_OPTIONS, NULL},
+        {"stats", PK_STATS, NULL},
+        {"devices", PK_DEVICES, ""},
+    };
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (a placement has format, workload, cluster, placer, options, stats, "
+                        "devices; extensions start with 'x-')",
+        .value = pl_top_value,
     };
     struct yrd *r = &rd->r;
-    int32_t line = yrd_line(r), col = yrd_col(r);
     unsigned seen = 0;
-    char what[96];
     int rc;
 
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = 0;
-
-        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-            if (strcmp(r->key, keys[i].name) == 0) {
-                bit = keys[i].bit;
-            }
-        }
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return yrd_err(r, r->key_line, r->key_col,
-                               "unknown key '%s' (a placement has format, workload, cluster, "
-                               "placer, options, stats, devices; extensions start with 'x-')",
-                               r->key);
-            }
-            if ((rc = yrd_next(r)) || (rc = yrd_skip(r))) {
-                return rc;
-            }
-            continue;
-        }
-        if (seen & bit) {
-            return yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", r->key);
-        }
-        seen |= bit;
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        switch (bit) {
-        case PK_FORMAT:
-            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
-                return yrd_err_here(r,
-                                    "unsupported placement format %s (this program reads "
-                                    "format: %d)",
-                                    yrd_what(r, what, sizeof(what)), PLACEMENT_FORMAT);
-            }
-            break;
-        case PK_WORKLOAD:
-            rc = pl_string(rd, &rd->p->workload);
-            break;
-        case PK_CLUSTER:
-            rc = pl_string(rd, &rd->p->cluster);
-            break;
-        case PK_PLACER:
-            rc = pl_string(rd, &rd->p->placer);
-            break;
-        case PK_OPTIONS:
-            rc = pl_kv(rd, false);
-            break;
-        case PK_STATS:
-            rc = pl_kv(rd, true);
-            break;
-        default:
-            rc = pl_devices(rd);
-            break;
-        }
-        if (rc) {
-            return rc;
-        }
-    }
-    if (rc != 1) {
+    if ((rc = yrd_map_read(r, &map, rd, &seen))) {
         return rc;
-    }
-    if (!(seen & PK_FORMAT)) {
-        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
-                       PLACEMENT_FORMAT);
-    }
-    if (!(seen & PK_DEVICES)) {
-        return yrd_err(r, line, col, "missing required key 'devices'");
     }
     for (int32_t u = 0; u < rd->g->n_ops; u++) {
         if (rd->p->device_of[u] < 0) {
@@ -475,11 +441,6 @@ int placement_read_yaml_workload(struct placement *p, const struct graph *g,
     rc = placement_read_yaml_string(p, g, w, text, len, path);
     free(text);
     return rc;
-}
-
-int placement_read_yaml(struct placement *p, const struct graph *g, const char *path)
-{
-    return placement_read_yaml_workload(p, g, NULL, path);
 }
 
 /* ---------------------------------------------------------------- writer */

@@ -70,17 +70,11 @@ int placement_from_given(struct placement *p, const struct graph *g);
 int placement_check(const struct placement *p, const struct graph *g, const struct cluster *c);
 
 /*
- * Reads a placement file for graph g.  Every op of g must be named; names of
- * ops that graph_build pruned as dangling are accepted and ignored; other
- * unknown names are an error (file:line:col).
- */
-int placement_read_yaml(struct placement *p, const struct graph *g, const char *path);
-
-/*
- * Same, knowing the workload `w` that g was built from (may be NULL): only
- * then can the names of pruned ops be told apart from unknown names (without
- * it every name not in g is an error).  `p` is initialised here and released
- * again on failure.  (Added by the formats part.)
+ * Reads a placement file for graph g, built from the workload `w` (may be
+ * NULL).  Every op of g must be named; names of ops that graph_build pruned
+ * as dangling are accepted and ignored when `w` is given (without it every
+ * name not in g is an error); other unknown names are an error
+ * (file:line:col).  `p` is initialised here and released again on failure.
  */
 int placement_read_yaml_workload(struct placement *p, const struct graph *g,
                                  const struct workload *w, const char *path);

@@ -186,15 +186,9 @@ static int op_outputs(struct wl_reader *rd)
     if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
         return op_value_err(rd, "expected a list of sizes in bytes, e.g. [1024, 0]");
     }
-    for (;;) {
+    while ((rc = yrd_item(r)) == 0) {
         int64_t v;
 
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
-            return 0;
-        }
         if ((rc = op_size(rd, &v))) {
             return rc;
         }
@@ -203,6 +197,7 @@ static int op_outputs(struct wl_reader *rd)
         }
         op->out[op->n_out++] = v;
     }
+    return rc == 1 ? 0 : rc;
 }
 
 static int op_inputs(struct wl_reader *rd)
@@ -214,15 +209,9 @@ static int op_inputs(struct wl_reader *rd)
     if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
         return op_value_err(rd, "expected a list of \"producer:port\" strings");
     }
-    for (;;) {
+    while ((rc = yrd_item(r)) == 0) {
         size_t n;
 
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        if (r->ev.type == YAML_SEQUENCE_END_EVENT) {
-            return 0;
-        }
         if (!yrd_is_scalar(r) || yrd_is_null(r) || yrd_text_len(r) == 0) {
             return op_value_err(rd, "expected \"producer:port\", \"producer\" or \"^producer\"");
         }
@@ -241,6 +230,7 @@ static int op_inputs(struct wl_reader *rd)
         op->n_in++;
         rd->n_strs += n + 1;
     }
+    return rc == 1 ? 0 : rc;
 }
 
 static int op_ext(struct wl_reader *rd)
@@ -287,42 +277,16 @@ static bool all_digits(const char *s)
     return true;
 }
 
-static unsigned op_key_bit(const char *k)
+static int op_value(void *arg, unsigned bit)
 {
-    switch (k[0]) {
-    case 'b':
-        return strcmp(k, "bytes") == 0 ? OK_BYTES : 0;
-    case 'd':
-        return strcmp(k, "device") == 0 ? OK_DEVICE : 0;
-    case 'f':
-        return strcmp(k, "flops") == 0 ? OK_FLOPS : 0;
-    case 'g':
-        return strcmp(k, "group") == 0 ? OK_GROUP : 0;
-    case 'i':
-        return strcmp(k, "inputs") == 0 ? OK_INPUTS : 0;
-    case 'n':
-        return strcmp(k, "name") == 0 ? OK_NAME : 0;
-    case 'o':
-        return strcmp(k, "outputs") == 0 ? OK_OUTPUTS : 0;
-    case 'p':
-        return strcmp(k, "phase") == 0 ? OK_PHASE : strcmp(k, "persistent") == 0 ? OK_PERSIST : 0;
-    case 't':
-        return strcmp(k, "type") == 0      ? OK_TYPE
-               : strcmp(k, "time_us") == 0 ? OK_TIME
-               : strcmp(k, "temp") == 0    ? OK_TEMP
-                                           : 0;
-    default:
-        return 0;
-    }
-}
-
-static int op_value(struct wl_reader *rd, unsigned bit)
-{
+    struct wl_reader *rd = arg;
     struct op_scratch *op = &rd->op;
     struct yrd *r = &rd->r;
     long v;
 
     switch (bit) {
+    case 0:
+        return op_ext(rd);
     case OK_NAME:
         return op_string(rd, &op->name, &op->name_alloc);
     case OK_TYPE:
@@ -384,13 +348,6 @@ static int op_commit(struct wl_reader *rd)
     int32_t idx, old;
     int rc;
 
-    if (!(op->seen & OK_NAME)) {
-        return yrd_err(&rd->r, op->line, op->col, "op #%d: missing required key 'name'",
-                       op->index + 1);
-    }
-    if (!(op->seen & OK_TYPE)) {
-        return yrd_err(&rd->r, op->line, op->col, "op '%s': missing required key 'type'", op->name);
-    }
     if ((rc = workload_add_op(w, op->name, op->type, &idx))) {
         if (rc == BAECHI_EINVAL && (old = workload_find(w, op->name)) >= 0) {
             return yrd_err(&rd->r, op->line, op->col,
@@ -436,11 +393,33 @@ static int op_commit(struct wl_reader *rd)
     return 0;
 }
 
+static const char *op_map_label(void *arg, char *buf, size_t size)
+{
+    return op_label(&((struct wl_reader *)arg)->op, buf, size);
+}
+
+static const struct yrd_key op_keys[] = {
+    {"name", OK_NAME, ""},       {"type", OK_TYPE, ""},
+    {"time_us", OK_TIME, NULL},  {"flops", OK_FLOPS, NULL},
+    {"bytes", OK_BYTES, NULL},   {"outputs", OK_OUTPUTS, NULL},
+    {"temp", OK_TEMP, NULL},     {"persistent", OK_PERSIST, NULL},
+    {"group", OK_GROUP, NULL},   {"phase", OK_PHASE, NULL},
+    {"device", OK_DEVICE, NULL}, {"inputs", OK_INPUTS, NULL},
+};
+
+static const struct yrd_map op_map = {
+    .keys = op_keys,
+    .n_keys = sizeof(op_keys) / sizeof(op_keys[0]),
+    .unknown_hint = " (extensions must start with 'x-')",
+    .value = op_value,
+    .ext = true,
+    .label = op_map_label,
+};
+
 static int read_op(struct wl_reader *rd, int32_t index)
 {
     struct op_scratch *op = &rd->op;
     struct yrd *r = &rd->r;
-    char label[300];
     int rc;
 
     if (r->ev.type != YAML_MAPPING_START_EVENT) {
@@ -458,30 +437,7 @@ static int read_op(struct wl_reader *rd, int32_t index)
     op->n_out = op->n_in = 0;
     op->line = yrd_line(r);
     op->col = yrd_col(r);
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = op_key_bit(r->key);
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return yrd_err(r, r->key_line, r->key_col,
-                               "%s: unknown key '%s' (extensions must start with 'x-')",
-                               op_label(op, label, sizeof(label)), r->key);
-            }
-            if ((rc = yrd_next(r)) || (rc = op_ext(rd))) {
-                return rc;
-            }
-            continue;
-        }
-        if (op->seen & bit) {
-            return yrd_err(r, r->key_line, r->key_col, "%s: duplicate key '%s'",
-                           op_label(op, label, sizeof(label)), r->key);
-        }
-        if ((rc = yrd_next(r)) || (rc = op_value(rd, bit))) {
-            return rc;
-        }
-        op->seen |= bit;
-    }
-    if (rc != 1) {
+    if ((rc = yrd_map_read(r, &op_map, rd, &op->seen))) {
         return rc;
     }
     return op_commit(rd);
@@ -573,99 +529,53 @@ static int top_ext(struct wl_reader *rd)
     return 0;
 }
 
-static unsigned top_key_bit(const char *k)
-{
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } keys[] = {
-        {"format", TK_FORMAT},           {"name", TK_NAME},
-        {"description", TK_DESC},        {"source", TK_SOURCE},
-        {"reference_device", TK_REFDEV}, {"ops", TK_OPS},
-    };
+#define WL_STR_(x) #x
+#define WL_STR(x)  WL_STR_(x)
 
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        if (strcmp(k, keys[i].name) == 0) {
-            return keys[i].bit;
-        }
+static int top_value(void *arg, unsigned bit)
+{
+    struct wl_reader *rd = arg;
+    struct workload *w = rd->w;
+
+    switch (bit) {
+    case 0:
+        return top_ext(rd);
+    case TK_FORMAT:
+        return yrd_format(&rd->r, "workload", WORKLOAD_FORMAT);
+    case TK_NAME:
+        return top_string(rd, &w->name, false);
+    case TK_DESC:
+        return top_string(rd, &w->description, true);
+    case TK_SOURCE:
+        return top_string(rd, &w->source, true);
+    case TK_REFDEV:
+        return top_string(rd, &w->reference_device, true);
+    default:
+        return read_ops(rd);
     }
-    return 0;
 }
 
 static int read_top(struct wl_reader *rd)
 {
-    struct yrd *r = &rd->r;
-    struct workload *w = rd->w;
-    int32_t line = yrd_line(r), col = yrd_col(r);
+    static const struct yrd_key keys[] = {
+        {"format", TK_FORMAT, " (write 'format: " WL_STR(WORKLOAD_FORMAT) "')"},
+        {"name", TK_NAME, ""},
+        {"description", TK_DESC, NULL},
+        {"source", TK_SOURCE, NULL},
+        {"reference_device", TK_REFDEV, NULL},
+        {"ops", TK_OPS, ""},
+    };
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (a workload has format, name, description, source, reference_device, "
+                        "ops; extensions start with 'x-')",
+        .value = top_value,
+        .ext = true,
+    };
     unsigned seen = 0;
-    char what[96];
-    int rc;
 
-    while ((rc = yrd_key(r)) == 0) {
-        unsigned bit = top_key_bit(r->key);
-
-        if (bit == 0) {
-            if (strncmp(r->key, "x-", 2) != 0) {
-                return yrd_err(r, r->key_line, r->key_col,
-                               "unknown key '%s' (a workload has format, name, description, "
-                               "source, reference_device, ops; extensions start with 'x-')",
-                               r->key);
-            }
-            if ((rc = yrd_next(r)) || (rc = top_ext(rd))) {
-                return rc;
-            }
-            continue;
-        }
-        if (seen & bit) {
-            return yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", r->key);
-        }
-        seen |= bit;
-        if ((rc = yrd_next(r))) {
-            return rc;
-        }
-        switch (bit) {
-        case TK_FORMAT:
-            if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
-                return yrd_err_here(r,
-                                    "unsupported workload format %s (this program reads "
-                                    "format: %d)",
-                                    yrd_what(r, what, sizeof(what)), WORKLOAD_FORMAT);
-            }
-            break;
-        case TK_NAME:
-            rc = top_string(rd, &w->name, false);
-            break;
-        case TK_DESC:
-            rc = top_string(rd, &w->description, true);
-            break;
-        case TK_SOURCE:
-            rc = top_string(rd, &w->source, true);
-            break;
-        case TK_REFDEV:
-            rc = top_string(rd, &w->reference_device, true);
-            break;
-        case TK_OPS:
-            rc = read_ops(rd);
-            break;
-        }
-        if (rc) {
-            return rc;
-        }
-    }
-    if (rc != 1) {
-        return rc;
-    }
-    if (!(seen & TK_FORMAT)) {
-        return yrd_err(r, line, col, "missing required key 'format' (write 'format: %d')",
-                       WORKLOAD_FORMAT);
-    }
-    if (!(seen & TK_NAME)) {
-        return yrd_err(r, line, col, "missing required key 'name'");
-    }
-    if (!(seen & TK_OPS)) {
-        return yrd_err(r, line, col, "missing required key 'ops'");
-    }
-    return 0;
+    return yrd_map_read(&rd->r, &map, rd, &seen);
 }
 
 /* Resolves every input string to (producer, port). */

@@ -280,6 +280,82 @@ int yrd_key(struct yrd *r)
     return 0;
 }
 
+int yrd_item(struct yrd *r)
+{
+    int rc;
+
+    if ((rc = yrd_next(r))) {
+        return rc;
+    }
+    return r->ev.type == YAML_SEQUENCE_END_EVENT ? 1 : 0;
+}
+
+static const char *map_prefix(const struct yrd_map *m, void *arg, char *buf, size_t size)
+{
+    return m->label ? m->label(arg, buf, size) : m->ctx;
+}
+
+int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *seen)
+{
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    char label[320];
+    const char *pre;
+    int rc;
+
+    while ((rc = yrd_key(r)) == 0) {
+        unsigned bit = 0;
+
+        for (size_t i = 0; i < m->n_keys; i++) {
+            if (strcmp(r->key, m->keys[i].name) == 0) {
+                bit = m->keys[i].bit;
+                break;
+            }
+        }
+        if (bit == 0) {
+            if (strncmp(r->key, "x-", 2) != 0) {
+                pre = map_prefix(m, arg, label, sizeof(label));
+                return yrd_err(r, r->key_line, r->key_col, "%s%sunknown key '%s'%s", pre ? pre : "",
+                               pre ? ": " : "", r->key, m->unknown_hint);
+            }
+            if ((rc = yrd_next(r)) || (rc = m->ext ? m->value(arg, 0) : yrd_skip(r))) {
+                return rc;
+            }
+            continue;
+        }
+        if (*seen & bit) {
+            pre = map_prefix(m, arg, label, sizeof(label));
+            return yrd_err(r, r->key_line, r->key_col, "%s%sduplicate key '%s'", pre ? pre : "",
+                           pre ? ": " : "", r->key);
+        }
+        if ((rc = yrd_next(r)) || (rc = m->value(arg, bit))) {
+            return rc;
+        }
+        *seen |= bit;
+    }
+    if (rc != 1) {
+        return rc;
+    }
+    for (size_t i = 0; i < m->n_keys; i++) {
+        if (m->keys[i].missing && !(*seen & m->keys[i].bit)) {
+            pre = map_prefix(m, arg, label, sizeof(label));
+            return yrd_err(r, line, col, "%s%smissing required key '%s'%s", pre ? pre : "",
+                           pre ? ": " : "", m->keys[i].name, m->keys[i].missing);
+        }
+    }
+    return 0;
+}
+
+int yrd_format(struct yrd *r, const char *what, int format)
+{
+    char buf[96];
+
+    if (!yrd_is_scalar(r) || strcmp(yrd_text(r), "1") != 0) {
+        return yrd_err_here(r, "unsupported %s format %s (this program reads format: %d)", what,
+                            yrd_what(r, buf, sizeof(buf)), format);
+    }
+    return 0;
+}
+
 int yrd_skip(struct yrd *r)
 {
     int depth = 0;

@@ -76,6 +76,62 @@ int yrd_end(struct yrd *r);
  */
 int yrd_key(struct yrd *r);
 
+/*
+ * Table-driven reading of a mapping with fixed keys (the top level of every
+ * file, a device, an op, ...).  Each known key has a bit of the caller's
+ * choosing; `missing` is NULL for an optional key, otherwise the key is
+ * required and `missing` is appended to "missing required key 'name'"
+ * ("" or a hint such as " (write 'format: 1')").
+ */
+struct yrd_key {
+    const char *name;
+    unsigned bit;
+    const char *missing;
+};
+
+/*
+ * Reads the value of key r->key (bit; 0 for an "x-" extension key when
+ * yrd_map.ext is set); the value's first event is current.  0 or an error.
+ */
+typedef int (*yrd_value_fn)(void *arg, unsigned bit);
+
+/* Writes the mapping's message prefix ("op 'x'", "device #2") into buf and returns it. */
+typedef const char *(*yrd_label_fn)(void *arg, char *buf, size_t size);
+
+struct yrd_map {
+    const struct yrd_key *keys;
+    size_t n_keys;
+    const char *unknown_hint; /* after "unknown key 'k'", e.g. " (allowed: ...)" */
+    yrd_value_fn value;
+    bool ext;           /* "x-" keys go to value() with bit 0; otherwise skipped */
+    const char *ctx;    /* message prefix ("comm"), or NULL */
+    yrd_label_fn label; /* a prefix computed on error; overrides ctx */
+};
+
+/*
+ * Reads the keys of the mapping whose start is the current event, up to
+ * and including its end.  Messages, at the key's position: "[prefix: ]unknown
+ * key 'k'<unknown_hint>" (keys not starting with "x-"), "[prefix: ]duplicate
+ * key 'k'"; at the mapping's position, for the first required key of the
+ * table that is absent: "[prefix: ]missing required key 'k'<missing>".
+ * *seen (which the caller initializes) gets the bit of each key read, after
+ * its value was read, so value() and label() may consult it.  0 or an error.
+ */
+int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *seen);
+
+/*
+ * The current value must be the scalar "1" (the format of a suite file):
+ * otherwise "unsupported <what> format <value> (this program reads format: 1)".
+ */
+int yrd_format(struct yrd *r, const char *what, int format);
+
+/*
+ * Inside a sequence: moves to the next item.  0 with the item's first event
+ * current, 1 when the sequence ended (current event = SEQUENCE_END), or
+ * BAECHI_EPARSE.
+ */
+int yrd_item(struct yrd *r);
+
 /* Skips the node that starts at the current event (a scalar, or a whole collection). */
 int yrd_skip(struct yrd *r);
 

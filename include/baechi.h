@@ -167,7 +167,8 @@ int baechi_placement_load(const struct baechi_workload *w, const char *path,
 int baechi_placement_parse(const struct baechi_workload *w, const char *yaml, size_t len,
                            const char *name, struct baechi_placement **out);
 
-/* Writes the placement file of p for workload w ("-" = stdout). */
+/* Writes the placement file of p for workload w ("-" or NULL = stdout); a
+ * file is replaced whole or left as it was (core/file_out.h). */
 int baechi_placement_write(const struct baechi_placement *p, const struct baechi_workload *w,
                            const char *path);
 

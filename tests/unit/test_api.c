@@ -220,6 +220,49 @@ Test(api, placement_round_trip_and_trace)
     baechi_workload_free(w);
 }
 
+/* A mismatched call fails before the target is opened: the file stays whole. */
+Test(api, placement_write_mismatch_leaves_the_file)
+{
+    static const char w2_yaml[] =
+        "format: 1\n"
+        "name: two-ops\n"
+        "ops:\n"
+        "  - {name: A, type: MatMul, time_us: 1, outputs: [8]}\n"
+        "  - {name: B, type: Relu, time_us: 1, outputs: [8], inputs: [A]}\n";
+    static const char old[] = "keep me\n";
+    struct baechi_workload *w, *w2;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    char dir[] = "/tmp/baechi-api-XXXXXX", path[64], buf[64];
+    FILE *f;
+    size_t n;
+
+    load(&w, &c);
+    cr_assert_eq(baechi_workload_parse(w2_yaml, strlen(w2_yaml), "two.yaml", &w2), 0, "%s",
+                 baechi_errmsg());
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/p.yaml", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    fputs(old, f);
+    fclose(f);
+    cr_assert_eq(baechi_place(w, c, "round-robin", NULL, &p), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_placement_write(p, w2, path), BAECHI_ERR_INVAL);
+    cr_assert_not_null(strstr(baechi_errmsg(), "3 ops"), "%s", baechi_errmsg());
+    cr_assert_not_null(f = fopen(path, "r"));
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cr_assert_str_eq(buf, old);
+    /* the matching call replaces it whole, leaving no temporary file */
+    cr_assert_eq(baechi_placement_write(p, w, path), 0, "%s", baechi_errmsg());
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(rmdir(dir), 0, "a temporary file was left in %s", dir);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w2);
+    baechi_workload_free(w);
+}
+
 static int n_warnings;
 
 static void count_warning(const char *msg, void *ctx)
