@@ -38,7 +38,7 @@ expect_exit 0 "$BAECHI" db schema
 expect_grep "^CREATE TABLE runs" out
 expect_grep "user_version = 1" out
 expect_exit 0 "$BAECHI" db check --db r.db
-expect_grep "schema version 2, integrity ok" out
+expect_grep "schema version 3, integrity ok" out
 expect_exit 2 "$BAECHI" report --db missing.db
 # baechi run --db: two rows (one per model) with the placement
 expect_exit 0 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p paper --db r.db
