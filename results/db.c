@@ -132,15 +132,35 @@ static const char *const schema_v2[] = {
 #undef KIND_COLUMN
 
 /*
+ * Version 3: a run is identified by what it ran.  The options that change a
+ * result and had no column (they were only in `options`, and only for runs
+ * that placed), and the indexes that let a query tell same-named workloads
+ * and clusters apart by content cheaply (results/filter.h,
+ * RESULTS_WORKLOAD_SQL: a name with two hashes is shown as name@hash).
+ * Rows stored before keep NULL in the new columns; their hashes stay as
+ * stored (sweeps hashed the canonical YAML already; `run --db` stored NULL).
+ */
+static const char *const schema_v3[] = {
+    "-- version 3: every option that changes a result, and same-named inputs told apart\n"
+    "ALTER TABLE runs ADD COLUMN budget_ms INTEGER;       -- auto and --refine: search budget\n",
+    "ALTER TABLE runs ADD COLUMN refine INTEGER;          -- 0 / 1: auto's local search after\n",
+    "ALTER TABLE runs ADD COLUMN persistent_at_place INTEGER; -- 0 / 1: m-ETF/m-SCT SoCC'20 rule\n",
+    "ALTER TABLE runs ADD COLUMN fusion_check_disjoint INTEGER; -- 0 / 1: fusion's path check\n",
+    "ALTER TABLE runs ADD COLUMN lp_time_limit_s REAL;    -- m-SCT: GLPK time limit (0 none)\n",
+    "CREATE INDEX runs_by_workload_hash ON runs (workload, workload_hash);\n",
+    "CREATE INDEX runs_by_cluster_hash ON runs (cluster, cluster_hash);\n",
+    NULL};
+
+/*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
  * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
  */
-static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2};
+static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
 
 const char *const *db_schema_sql(void)
 {
-    static const char *all[16];
+    static const char *all[32];
 
     if (!all[0]) { /* the versions in order (read-only after the first call) */
         size_t n = 0;
@@ -213,22 +233,6 @@ void db_now_iso(char *buf, size_t size)
     gmtime_r(&tv.tv_sec, &tm);
     snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
-}
-
-uint64_t db_hash64(const void *p, size_t len, uint64_t h)
-{
-    const unsigned char *s = p;
-
-    for (size_t i = 0; i < len; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
-void db_hash_hex(uint64_t h, char out[17])
-{
-    snprintf(out, 17, "%016" PRIx64, h);
 }
 
 static int sql_err(struct db *db, const char *what)

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* Columns peak_<kind>_bytes of `devices` (schema version 2). */
 #define DB_MEM_KINDS 7
@@ -90,6 +90,11 @@ struct db_link_rec {
     D(compute_factor)                                                                              \
     D(sct_threshold)                                                                               \
     I(seed)                                                                                        \
+    I(budget_ms)                                                                                   \
+    I(refine)                                                                                      \
+    I(persistent_at_place)                                                                         \
+    I(fusion_check_disjoint)                                                                       \
+    D(lp_time_limit_s)                                                                             \
     I(repeat)                                                                                      \
     S(options)                                                                                     \
     S(sim_model)                                                                                   \
@@ -158,11 +163,6 @@ int db_run_set_origin(struct db_run *r, const char *workload_name, const char *w
 
 /* Current time, ISO 8601 UTC with milliseconds, into buf (>= 32 bytes). */
 void db_now_iso(char *buf, size_t size);
-
-/* 64-bit FNV-1a of bytes, and as 16 hex digits (content hashes of inputs). */
-uint64_t db_hash64(const void *p, size_t len, uint64_t h);
-#define DB_HASH_INIT 0xcbf29ce484222325ULL
-void db_hash_hex(uint64_t h, char out[17]);
 
 enum db_open_flags {
     DB_READONLY = 1 << 0 /* do not create or migrate; fail if missing */

@@ -17,26 +17,26 @@
 #include <string.h>
 
 static const struct rdim dims[] = {
-    {"workload", NULL, "r.workload", 't', "workload", true},
-    {"cluster", NULL, "r.cluster", 't', "cluster", true},
-    {"devices", "n_devices", "r.n_devices", 'i', "number of devices (GPUs)", true},
+    {"workload", NULL, RESULTS_WORKLOAD_SQL, 't', "workload", true, "r.workload"},
+    {"cluster", NULL, RESULTS_CLUSTER_SQL, 't', "cluster", true, "r.cluster"},
+    {"devices", "n_devices", "r.n_devices", 'i', "number of devices (GPUs)", true, NULL},
     {"memory_fraction", "fraction", "r.memory_fraction", 'r', "memory fraction of each device",
-     true},
-    {"comm_factor", NULL, "r.comm_factor", 'r', "communication cost factor (x)", true},
-    {"compute_factor", NULL, "r.compute_factor", 'r', "compute time factor (x)", true},
-    {"placer", NULL, "r.placer", 't', "placer", false},
-    {"config", NULL, RESULTS_CONFIG_SQL, 't', "placer configuration", false},
-    {"grouper", NULL, "r.grouper", 't', "grouper", false},
-    {"fusion", NULL, "r.fusion", 'b', "operator fusion", false},
-    {"n_ops", "ops", "r.n_ops", 'i', "graph size (ops)", false},
+     true, NULL},
+    {"comm_factor", NULL, "r.comm_factor", 'r', "communication cost factor (x)", true, NULL},
+    {"compute_factor", NULL, "r.compute_factor", 'r', "compute time factor (x)", true, NULL},
+    {"placer", NULL, "r.placer", 't', "placer", false, NULL},
+    {"config", NULL, RESULTS_CONFIG_SQL, 't', "placer configuration", false, NULL},
+    {"grouper", NULL, "r.grouper", 't', "grouper", false, NULL},
+    {"fusion", NULL, "r.fusion", 'b', "operator fusion", false, NULL},
+    {"n_ops", "ops", "r.n_ops", 'i', "graph size (ops)", false, NULL},
     /* not a column: the _bN of the generated workloads' names (gnmt_v2_b128_fwd) */
     {"batch", NULL, "NULLIF(CAST(substr(r.workload, instr(r.workload, '_b') + 2) AS INTEGER), 0)",
-     'i', "batch size (from the workload name)", false},
-    {"seed", NULL, "r.seed", 'i', "seed", false},
-    {"sweep", NULL, "r.sweep", 't', "sweep", false},
-    {"model", "sim_model", "r.sim_model", 't', "simulator model", false},
-    {"status", NULL, "r.status", 't', "status", false},
-    {NULL, NULL, NULL, 0, NULL, false},
+     'i', "batch size (from the workload name)", false, NULL},
+    {"seed", NULL, "r.seed", 'i', "seed", false, NULL},
+    {"sweep", NULL, "r.sweep", 't', "sweep", false, NULL},
+    {"model", "sim_model", "r.sim_model", 't', "simulator model", false, NULL},
+    {"status", NULL, "r.status", 't', "status", false, NULL},
+    {NULL, NULL, NULL, 0, NULL, false, NULL},
 };
 
 static const struct rmetric metrics[] = {
@@ -410,6 +410,64 @@ static int bind_value(struct rsql *q, const struct rdim *d, const char *v)
     return rsql_text(q, v);
 }
 
+struct note_ctx {
+    const char *what; /* "workloads" */
+};
+
+static int note_one(void *ctx, int ncol, const char *const *names, const char *const *vals)
+{
+    const struct note_ctx *n = ctx;
+
+    (void)ncol;
+    (void)names;
+    err_warn("%s different %s are named '%s'; shown as name@hash", vals[1] ? vals[1] : "?", n->what,
+             vals[0] ? vals[0] : "");
+    return 0;
+}
+
+int results_note_collisions(struct db *db, const struct rsql *scope)
+{
+    static const char *const cols[][3] = {{"workload", "workload_hash", "workloads"},
+                                          {"cluster", "cluster_hash", "clusters"}};
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < sizeof(cols) / sizeof(*cols); i++) {
+        struct note_ctx n = {cols[i][2]};
+        struct rsql q;
+
+        /* the names in scope, counted over the whole database as the labels are */
+        rsql_init(&q);
+        if (!(rc = rsql_cat(&q,
+                            "SELECT s.name, COUNT(DISTINCT coalesce(substr(q.%s, 1, 6), '?')) "
+                            "FROM (SELECT DISTINCT r.%s AS name ",
+                            cols[i][1], cols[i][0])) &&
+            !(rc = rsql_append(&q, scope)) &&
+            !(rc = rsql_cat(&q,
+                            ") s JOIN main.runs q ON q.%s = s.name GROUP BY s.name HAVING "
+                            "COUNT(DISTINCT q.%s) > 1 ORDER BY s.name",
+                            cols[i][0], cols[i][1]))) {
+            rc = db_query_params(db, q.sql, q.p, q.np, note_one, &n);
+        }
+        rsql_release(&q);
+    }
+    return rc;
+}
+
+/* "sql OP ?" for one value; with a name_sql and = (or !=), "(name_sql = ? OR sql = ?)". */
+static int cond_term(struct rsql *q, const struct rdim *d, const char *op, const char *v)
+{
+    int rc;
+
+    if (!d->name_sql || strcmp(op, "=") != 0) {
+        return (rc = rsql_cat(q, "%s %s ", d->sql, op)) ? rc : bind_value(q, d, v);
+    }
+    if ((rc = rsql_cat(q, "(%s = ", d->name_sql)) || (rc = bind_value(q, d, v)) ||
+        (rc = rsql_cat(q, " OR %s = ", d->sql)) || (rc = bind_value(q, d, v))) {
+        return rc;
+    }
+    return rsql_cat(q, ")");
+}
+
 int rfilter_sql(const struct rfilter *f, struct rsql *q)
 {
     int rc = 0;
@@ -421,8 +479,8 @@ int rfilter_sql(const struct rfilter *f, struct rsql *q)
 
         CHECK(rsql_cat(q, " AND %s(", neg ? "NOT " : ""));
         for (int k = 0; k < c->nval; k++) {
-            CHECK(rsql_cat(q, "%s%s %s ", k ? " OR " : "", c->dim->sql, eq ? "=" : c->op));
-            CHECK(bind_value(q, c->dim, c->val[k]));
+            CHECK(rsql_cat(q, "%s", k ? " OR " : ""));
+            CHECK(cond_term(q, c->dim, eq ? "=" : c->op, c->val[k]));
         }
         CHECK(rsql_cat(q, ")"));
     }
@@ -485,8 +543,7 @@ int rfilter_check(struct db *db, const struct rfilter *f, const struct rsql *sco
 
             rsql_init(&q);
             if (!(rc = rsql_cat(&q, "SELECT COUNT(*) ")) && !(rc = rsql_append(&q, scope)) &&
-                !(rc = rsql_cat(&q, " AND %s = ", c->dim->sql)) &&
-                !(rc = bind_value(&q, c->dim, c->val[k]))) {
+                !(rc = rsql_cat(&q, " AND ")) && !(rc = cond_term(&q, c->dim, "=", c->val[k]))) {
                 rc = db_query_params(db, q.sql, q.p, q.np, count_one, &n);
             }
             rsql_release(&q);

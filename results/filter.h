@@ -9,7 +9,8 @@
  *   --where KEY!=V[,V...]   none of them
  *   --where KEY<V, <=, >, >=  numeric keys only
  *
- * Keys (docs/results.md): workload, cluster, placer, config (placer
+ * Keys (docs/results.md): workload and cluster (a name, or name@hash: see
+ * RESULTS_WORKLOAD_SQL), placer, config (placer
  * configuration label, e.g. m-etf+coplace+fusion), grouper, fusion,
  * devices, memory_fraction (fraction), comm_factor, compute_factor, n_ops,
  * batch (the _bN of a workload's name), seed, sweep, model, status.
@@ -45,6 +46,25 @@
     "THEN 6 WHEN 'm-sct' THEN 7 WHEN 'm-sct-reserve' THEN 8 WHEN 'round-robin' THEN 9 WHEN "       \
     "'random' THEN 10 ELSE 11 END), MIN(r.grouper = 'coplace') + MIN(r.fusion), 1"
 
+/*
+ * The label of a run's workload (cluster) over `runs r`: its name, and "@"
+ * and the first 6 hex digits of its content hash when the database holds
+ * runs of different workloads (clusters) under that one name ("@?" for a run
+ * stored without a hash among them).  Tables, series and groups key on the
+ * label, so same-named different inputs are never averaged; a database-wide
+ * rule, so that a label does not change with --where.  O(log n) a row with
+ * schema 3's indexes on (workload, workload_hash), (cluster, cluster_hash).
+ * A run stored without a hash (`run --db` before schema 3) joins the one
+ * hashed workload of its name, if there is only one: it cannot be told apart.
+ */
+#define RESULTS_IDENT_SQL_(col, hash)                                                              \
+    "(r." col " || CASE WHEN (SELECT q." hash " FROM main.runs q WHERE q." col " = r." col         \
+    " AND q." hash " IS NOT NULL ORDER BY q." hash " LIMIT 1) < (SELECT q." hash                   \
+    " FROM main.runs q WHERE q." col " = r." col " ORDER BY q." hash                               \
+    " DESC LIMIT 1) THEN '@' || coalesce(substr(r." hash ", 1, 6), '?') ELSE '' END)"
+#define RESULTS_WORKLOAD_SQL RESULTS_IDENT_SQL_("workload", "workload_hash")
+#define RESULTS_CLUSTER_SQL  RESULTS_IDENT_SQL_("cluster", "cluster_hash")
+
 /* A dimension of the runs table: what --where, --x, --by and report key on. */
 struct rdim {
     const char *name;  /* as the user writes it */
@@ -53,6 +73,9 @@ struct rdim {
     char kind;         /* 't' text, 'i' integer, 'r' real, 'b' boolean (0/1) */
     const char *label; /* axis label, with its unit */
     bool swept;        /* a dimension a sweep varies (report groups by it) */
+    /* also matched by --where = and != (the plain name of a labelled
+     * workload: name and name@hash both select); NULL: sql alone */
+    const char *name_sql;
 };
 
 /* Lookup by name or alias (NULL when unknown). */
@@ -129,6 +152,14 @@ int rfilter_sql(const struct rfilter *f, struct rsql *q);
  * you mean").
  */
 int rfilter_check(struct db *db, const struct rfilter *f, const struct rsql *scope);
+
+/*
+ * Says once (err_warn, one line per name) which workload and cluster names
+ * of the runs `scope` selects (SQL text starting with FROM over `runs r`)
+ * are shown as name@hash (RESULTS_WORKLOAD_SQL): "3 different workloads are
+ * named 'gpt-medium_b16'; shown as name@hash".  0 or an error code.
+ */
+int results_note_collisions(struct db *db, const struct rsql *scope);
 
 /*
  * The nearest of names[0..n) to s worth suggesting (core/strdist.h), else a

@@ -99,7 +99,7 @@ static int line_query(struct db *db, struct line_fig *L)
 {
     const struct rdim *x = L->x, *by = L->by;
     const struct rdim *free_dims[4] = {NULL};
-    char *sel = NULL, bysel[300], tail[600];
+    char *sel = NULL, bysel[1024], tail[2400];
     int rc = 0, nf = 0;
 
     free_dims[nf++] = x;

@@ -148,7 +148,7 @@ int plot_scope_build(struct db *db, const struct plot_opts *o, const struct rdim
         "workload", "cluster", "devices", "memory_fraction", "comm_factor", "compute_factor", NULL};
     struct rsql base;
     struct rows r = {0};
-    char vals[400], sel[300];
+    char vals[400], sel[1024];
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
@@ -185,8 +185,8 @@ int plot_scope_build(struct db *db, const struct plot_opts *o, const struct rdim
                 struct rsql pin;
                 rsql_init(&pin);
                 rc = rsql_cat(&pin, " AND r.memory_fraction = (SELECT MAX(q.memory_fraction) FROM "
-                                    "runs q WHERE q.workload = r.workload AND q.id IN (SELECT "
-                                    "r.id ");
+                                    "runs q WHERE q.workload = r.workload AND q.workload_hash IS "
+                                    "r.workload_hash AND q.id IN (SELECT r.id ");
                 if (!rc && !(rc = rsql_append(&pin, &s->from)) && !(rc = rsql_cat(&pin, "))"))) {
                     rc = rsql_append(&s->from, &pin);
                 }
@@ -242,6 +242,7 @@ int plot_scope_build(struct db *db, const struct plot_opts *o, const struct rdim
             plot_addf(s->fixed, sizeof(s->fixed), " ", v);
         }
     }
+    CHECK(results_note_collisions(db, &s->from));
     plot_rows_release(&r);
     CHECK(plot_query_in(db, "r.sweep", &s->from, "GROUP BY 1", &r));
     if (r.n == 1 && plot_cell(&r, 0, 0)) {
@@ -300,21 +301,21 @@ int plot_resolve_run(struct db *db, const struct plot_opts *o, char *id, size_t 
         }
         CHECK(rfilter_sql(o->where, &from));
         CHECK(rsql_cat(&from, " AND r.status IN ('ok','oom')"));
-        CHECK(plot_query_in(db, "r.workload", &from, "ORDER BY r.id LIMIT 1", &r));
+        CHECK(plot_query_in(db, RESULTS_WORKLOAD_SQL, &from, "ORDER BY r.id LIMIT 1", &r));
         if (r.n == 0) {
             rc = err_set(BAECHI_EINVAL,
                          "no simulated %s-model run in the database%s (give --run ID)",
                          plot_model(o), o->where && o->where->n ? " matches --where" : "");
             goto cleanup;
         }
-        CHECK(rsql_cat(&from, " ORDER BY r.workload = "));
+        CHECK(rsql_cat(&from, " ORDER BY " RESULTS_WORKLOAD_SQL " = "));
         CHECK(rsql_text(&from, plot_cell(&r, 0, 0)));
         CHECK(rsql_cat(&from, " DESC, " PAPER_CONFIG_SQL " DESC, r.memory_fraction DESC, r.id"));
         plot_rows_release(&r);
     }
     CHECK(plot_query_in(
         db,
-        "r.id, r.workload, r.cluster, r.n_devices, " RESULTS_CONFIG_SQL
+        "r.id, " RESULTS_WORKLOAD_SQL ", " RESULTS_CLUSTER_SQL ", r.n_devices, " RESULTS_CONFIG_SQL
         ", printf('%g', r.memory_fraction), r.sim_model, r.status, r.step_us, " PAPER_CONFIG_SQL,
         &from, "LIMIT 1", &r));
     if (r.n == 0) {

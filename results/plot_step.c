@@ -28,7 +28,8 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
 
     CHECK(plot_scope_build(db, o, free_dims, " (or draw it with plot line --x)", &sc));
     rc = plot_query_in(db,
-                       "r.workload, " RESULTS_CONFIG_SQL ", "
+                       RESULTS_WORKLOAD_SQL
+                       ", " RESULTS_CONFIG_SQL ", "
                        "AVG(CASE WHEN r.status IN ('ok','oom') THEN r.step_us END), "
                        "AVG(r.placement_ms), COUNT(*), "
                        "SUM(r.status = 'ok') = 0 AND SUM(r.status = 'oom') > 0",

@@ -481,7 +481,7 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
     const char *keys[8];
     struct matrix m;
     struct rsql from, q;
-    char title[400], key_sql[1200] = "";
+    char title[400], key_sql[4096] = "";
     int rc = 0, nkey = 0;
 
     memset(&m, 0, sizeof(m));
@@ -493,10 +493,8 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
         const struct rdim *d = rdim_find(dims[i]);
         struct rsql c;
         int n = 0;
-        char sel[300];
         rsql_init(&c);
-        snprintf(sel, sizeof(sel), "SELECT DISTINCT %s ", d->sql);
-        if (!(rc = rsql_cat(&c, "%s", sel)) && !(rc = rsql_append(&c, &from))) {
+        if (!(rc = rsql_cat(&c, "SELECT DISTINCT %s ", d->sql)) && !(rc = rsql_append(&c, &from))) {
             rc = db_query_params(db, c.sql, c.p, c.np, count_rows, &n);
         }
         rsql_release(&c);
@@ -540,6 +538,7 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
         }
     }
     CHECK(db_query_params(db, q.sql, q.p, q.np, matrix_row, &m));
+    CHECK(results_note_collisions(db, &from));
     if (m.nrow == 0) {
         fprintf(out, "no runs with the %s simulator model%s\n", model,
                 o->where && o->where->n ? " match the --where conditions" : "");
@@ -705,7 +704,9 @@ static int emit_query(struct db *db, const char *sql, const struct db_param *p, 
     X("algorithm_ms", "r.algorithm_ms")                                                            \
     X("max_peak_bytes", "r.max_peak_bytes")                                                        \
     X("n_oom_devices", "r.n_oom_devices")                                                          \
-    X("message", "r.message")
+    X("message", "r.message")                                                                      \
+    X("workload_hash", "r.workload_hash")                                                          \
+    X("cluster_hash", "r.cluster_hash")
 
 #define TIDY_NAME_(n, e)   n,
 #define TIDY_SELECT_(n, e) ", " e " AS " n

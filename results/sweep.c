@@ -9,6 +9,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/placement.h"
 #include "core/strmap.h"
 #include "core/units.h"
@@ -26,27 +27,6 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------ loading */
-
-static int hash_workload(struct sweep_wl *l)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    int rc;
-
-    if (!f) {
-        return err_set(BAECHI_ENOMEM, "out of memory");
-    }
-    rc = workload_write_yaml(&l->w, f);
-    if (fclose(f) != 0 && !rc) {
-        rc = err_set(BAECHI_ENOMEM, "out of memory");
-    }
-    if (!rc) {
-        db_hash_hex(db_hash64(buf, len, DB_HASH_INIT), l->hash);
-    }
-    free(buf);
-    return rc;
-}
 
 static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
 {
@@ -86,7 +66,7 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
     if ((rc = graph_index_names(&l->g)) != 0) {
         return rc;
     }
-    return hash_workload(l);
+    return hash_workload(&l->w, l->hash);
 }
 
 static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
@@ -120,7 +100,7 @@ static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
     if (rc) {
         goto cleanup;
     }
-    db_hash_hex(db_hash64(l->yaml, l->yaml_len, DB_HASH_INIT), l->hash);
+    hash_hex(hash_fnv1a64(l->yaml, l->yaml_len, HASH_FNV1A64_INIT), l->hash);
     l->n_devices = c.n_devices;
     if (!(l->name = array_strdup(c.name ? c.name : l->spec))) {
         rc = BAECHI_ENOMEM;
@@ -426,6 +406,7 @@ static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struc
     r->compute_factor = p->opt.compute_factor;
     r->sct_threshold = p->opt.sct_threshold;
     r->seed = (int64_t)p->opt.seed;
+    sweep_fill_options(r, &p->opt);
     r->repeat = p->repeat;
     rc |= db_run_set(&r->sim_model, sim_model_name(m));
     rc |= db_run_set(&r->status, "error");
@@ -788,6 +769,37 @@ cleanup:
     return rc;
 }
 
+void sweep_fill_options(struct db_run *r, const struct placer_options *opt)
+{
+    r->budget_ms = opt->budget_ms;
+    r->refine = opt->refine;
+    r->persistent_at_place = opt->persistent_at_place;
+    r->fusion_check_disjoint = opt->fusion && opt->fusion_check_disjoint;
+    r->lp_time_limit_s = opt->lp_time_limit_s;
+}
+
+/*
+ * The content hash of the cluster the run was placed on, as a sweep computes
+ * it: of the cluster as loaded.  `c` may be placer_world's cut and scaled
+ * copy already (its devices, memory and comm model changed), so the cluster
+ * is loaded again from its spec; when that fails (a library user's cluster
+ * built in memory), out is "" and the run stores no hash.
+ */
+static int origin_cluster_hash(const struct sweep_origin *o, char out[HASH_HEX_SIZE])
+{
+    struct cluster c0;
+    int rc;
+
+    out[0] = '\0';
+    if (!o->cluster_spec || cluster_load(&c0, o->cluster_spec) != 0) {
+        err_clear();
+        return 0;
+    }
+    rc = hash_cluster(&c0, out);
+    cluster_release(&c0);
+    return rc;
+}
+
 /* A placed run recorded outside a sweep (see sweep.h). */
 int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const struct workload *w,
                      const struct graph *g, const struct cluster *c, const struct placement *p,
@@ -795,10 +807,13 @@ int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const str
                      const struct sim_result *rt, int fail_rc, const char *msg)
 {
     struct db_run r[2];
+    char wl_hash[HASH_HEX_SIZE], cl_hash[HASH_HEX_SIZE];
     int rc = 0;
 
     db_run_init(&r[0]);
     db_run_init(&r[1]);
+    CHECK(hash_workload(w, wl_hash));
+    CHECK(origin_cluster_hash(o, cl_hash));
     for (int m = 0; m < 2; m++) {
         const struct sim_result *s = m == 0 ? rt : rb;
         struct db_run *x = &r[m];
@@ -815,6 +830,9 @@ int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const str
         x->compute_factor = o->opt->compute_factor;
         x->sct_threshold = o->opt->sct_threshold;
         x->seed = (int64_t)o->opt->seed;
+        sweep_fill_options(x, o->opt);
+        rc |= db_run_set(&x->workload_hash, wl_hash);
+        rc |= db_run_set(&x->cluster_hash, cl_hash[0] ? cl_hash : NULL);
         rc |= db_run_set(&x->sim_model, m == 0 ? "timed" : "baechi");
         if (rc) {
             rc = BAECHI_ENOMEM;

@@ -164,6 +164,8 @@ int sweep_todo(const struct sweep *sw, struct db *db, int32_t **todo, int32_t *n
  * per-device and per-link rows, status ok or oom with a message, and the
  * placement when store_placement.  0 or BAECHI_ENOMEM.
  */
+/* The options that change a result and have a column of their own (budget_ms, refine, ...). */
+void sweep_fill_options(struct db_run *r, const struct placer_options *opt);
 int sweep_fill_placer(struct db_run *r, const struct placement *pl, const struct placer_stats *st);
 int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster *c,
                    const struct placer_stats *st, const struct sim_result *s,
@@ -182,9 +184,12 @@ struct sweep_origin {
 /*
  * Stores one placed run in database `dbpath`: one row per simulator model
  * (timed rt, then baechi rb), with the placement, in one transaction
- * (db_store_runs).  rb and rt NULL: the placement failed, and the rows say
- * so (status infeasible when fail_rc is BAECHI_EINFEASIBLE, else error, with
- * message msg).  0 or an error code.
+ * (db_store_runs).  The rows carry the content hashes (core/hash.h) of w and
+ * of the cluster loaded again from o->cluster_spec (c may be placer_world's
+ * cut and scaled copy; a sweep hashes the cluster as loaded; no hash when
+ * the spec does not load, e.g. a library user's cluster built in memory).  rb and rt NULL: the
+ * placement failed, and the rows say so (status infeasible when fail_rc is BAECHI_EINFEASIBLE, else
+ * error, with message msg).  0 or an error code.
  */
 int sweep_record_run(const char *dbpath, const struct sweep_origin *o, const struct workload *w,
                      const struct graph *g, const struct cluster *c, const struct placement *p,

@@ -46,15 +46,19 @@ Test(filter, parse_and_sql)
     cr_assert_null(rfilter_get(&f, "devices"));
     rsql_init(&q);
     cr_assert_eq(rfilter_sql(&f, &q), 0);
-    cr_assert_str_eq(q.sql, " AND (r.placer = ? OR r.placer = ?) AND (r.memory_fraction >= ?)"
-                            " AND NOT (r.fusion = ?) AND (r.workload = ?)");
-    cr_assert_eq(q.np, 5);
+    cr_assert_str_eq(q.sql,
+                     " AND (r.placer = ? OR r.placer = ?) AND (r.memory_fraction >= ?)"
+                     " AND NOT (r.fusion = ?) AND ((r.workload = ? OR " RESULTS_WORKLOAD_SQL
+                     " = ?))",
+                     "a workload matches its name or its label name@hash");
+    cr_assert_eq(q.np, 6);
     cr_assert_str_eq(q.p[1].s, "m-sct");
     cr_assert_eq(q.p[2].type, DB_PARAM_REAL);
     cr_assert_float_eq(q.p[2].d, 0.5, 1e-12);
     cr_assert_float_eq(q.p[3].d, 1.0, 1e-12, "true is 1");
     cr_assert_str_eq(q.p[4].s, "a,b'c", "a value stays a bound parameter");
-    cr_assert_null(strchr(q.sql, '\''), "no value spliced into the SQL");
+    cr_assert_str_eq(q.p[5].s, "a,b'c");
+    cr_assert_null(strstr(q.sql, "b'c"), "no value spliced into the SQL");
     rsql_release(&q);
     rfilter_release(&f);
 }
