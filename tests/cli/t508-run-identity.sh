@@ -6,6 +6,8 @@
 # migrated on the next write, its old rows keep NULL.
 . "$TOP/tests/cli/lib.sh"
 cd "$TMPDIR_TEST"
+
+test_expect_success 'setup: three micro-batch variants of gpt-small_b4, run --db under single and m-TOPO' - <<'EOF'
 for m in 1 2 4; do
     expect_exit 0 "$BAECHI" workload gen gpt --size small -b 4 --seq 128 --micro-batches $m -o mb$m.yaml
     expect_grep "^name: gpt-small_b4$" mb$m.yaml
@@ -17,7 +19,9 @@ test "$(sqlite3 r.db "select count(distinct workload) from runs")" = 1
 test "$(sqlite3 r.db "select count(distinct workload_hash) from runs")" = 3
 test "$(sqlite3 r.db "select count(*) from runs where workload_hash is null or cluster_hash is null")" = 0
 test "$(sqlite3 r.db "select count(distinct cluster_hash) from runs")" = 1
+EOF
 
+test_expect_success 'report: a row per variant with its own m-TOPO step, never their mean; the note once' - <<'EOF'
 # report: a row per variant, each with its own m-TOPO step time
 expect_exit 0 "$BAECHI" report --db r.db
 for h in $(sqlite3 r.db "select distinct substr(workload_hash, 1, 6) from runs order by id"); do
@@ -29,17 +33,23 @@ mean=$(sqlite3 r.db "select printf('%.3f', avg(step_us) / 1000.0) from runs wher
 if grep -q " $mean\$" out; then echo "report averaged the variants: $mean"; exit 1; fi
 test "$(grep -c "3 different workloads are named 'gpt-small_b4'; shown as name@hash" err)" = 1
 test "$(wc -l < err)" = 1
+EOF
 
+test_expect_success 'the tidy table has the hashes' - <<'EOF'
 # the tidy table has the hashes
 expect_exit 0 "$BAECHI" report --db r.db --format csv
 expect_grep "^id,sweep,workload,cluster,.*,message,workload_hash,cluster_hash$" out
 expect_grep "^[0-9]+,,gpt-small_b4,paper-4gpu-pcie,.*,[0-9a-f]{16},[0-9a-f]{16}$" out
+EOF
 
+test_expect_success 'plot: three series, the note once' - <<'EOF'
 # plot: three series (rows of the step figure's data), the note once
 expect_exit 0 env BAECHI_GNUPLOT=/nonexistent "$BAECHI" plot step --db r.db --csv step.csv
 test "$(grep -c '^gpt-small_b4@[0-9a-f]\{6\},' step.csv)" = 3
 test "$(grep -c 'shown as name@hash' err)" = 1
+EOF
 
+test_expect_success '--where: the name selects every variant, name@hash one' - <<'EOF'
 # --where: the name selects every variant, name@hash one
 expect_exit 0 "$BAECHI" db query --db r.db --where workload=gpt-small_b4 "select count(*) as n from runs"
 expect_grep "^ *12$" out
@@ -48,7 +58,9 @@ expect_exit 0 "$BAECHI" db query --db r.db --where "workload=gpt-small_b4@$h1" "
 expect_grep "^ *4$" out
 expect_exit 0 "$BAECHI" report --db r.db --where "workload=gpt-small_b4@$h1"
 test "$(grep -c '^gpt-small_b4@' out)" = 4
+EOF
 
+test_expect_success 'reformatting the YAML keeps the hash: no fourth variant' - <<'EOF'
 # reformatting the YAML (block style, other key order) keeps the hash: no fourth variant
 python3 - mb1.yaml re.yaml <<'PY'
 import sys, yaml
@@ -60,7 +72,9 @@ if cmp -s mb1.yaml re.yaml; then echo "the YAML was not reformatted"; exit 1; fi
 expect_exit 0 "$BAECHI" run -w re.yaml -c paper-4gpu-pcie -p m-topo --db r.db
 test "$(sqlite3 r.db "select count(distinct workload_hash) from runs")" = 3
 test "$(sqlite3 r.db "select count(distinct workload_hash) from runs where workload_spec in ('mb1.yaml', 're.yaml')")" = 1
+EOF
 
+test_expect_success 'a schema 2 database is migrated by the next write; old rows keep NULL' - <<'EOF'
 # a schema 2 database: migrated by the next write; old rows keep NULL
 "$BAECHI" db schema | sed '/^-- version 3/,$d' > v2.sql
 sqlite3 old.db < v2.sql
@@ -77,3 +91,6 @@ test "$(sqlite3 old.db "select count(*) from sqlite_master where name in ('runs_
 expect_exit 0 "$BAECHI" report --db old.db
 expect_grep "^gpt-small_b4 " out
 test ! -s err
+EOF
+
+test_done
