@@ -760,7 +760,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         return 0; /* empty statement */
     }
     if (*(rest = skip_blank(tail))) {
-        /* deviation: sqlite3_exec would run them all; one statement, one result */
+        /* sqlite3_exec would run them all: one statement, one result */
         rc = err_set(BAECHI_EINVAL,
                      "query: one SQL statement expected, and more follows the first: '%.60s%s'",
                      rest, strlen(rest) > 60 ? "..." : "");
