@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 static const char *const sweep_usage[] = {
-    "baechi sweep <sweep.yaml> [-j <N>] [--db <results.db>] [--dry-run]",
+    "baechi sweep <sweep.yaml> [-j <N>] [--db <results.db>] [--dry-run] [--max-runs <N>]",
     "mpirun -np <N> baechi sweep --mpi <sweep.yaml> [--db <results.db>]",
     NULL,
 };
@@ -32,7 +32,8 @@ enum {
     SW_OPT_QUIET,
     SW_OPT_BATCH,
     SW_OPT_DELAY,
-    SW_OPT_JSON
+    SW_OPT_JSON,
+    SW_OPT_MAX_RUNS
 };
 
 static const struct cmd_opt sweep_opts[] = {
@@ -46,6 +47,8 @@ static const struct cmd_opt sweep_opts[] = {
     {"batch", SW_OPT_BATCH, "N", "runs per database transaction, at most (default 256)"},
     {"point-delay", SW_OPT_DELAY, "S", "tests: each worker sleeps S seconds per point"},
     {"json", SW_OPT_JSON, NULL, "print the summary as JSON"},
+    {"max-runs", SW_OPT_MAX_RUNS, "N",
+     "refuse a sweep of more than N runs (default 100000; grid product x models)"},
     CMD_OPT_END,
 };
 
@@ -219,6 +222,13 @@ int cmd_sweep(int argc, char **argv)
         case SW_OPT_JSON:
             json = true;
             break;
+        case SW_OPT_MAX_RUNS:
+            /* n_points is an int32 (sweep.h) */
+            if (cmd_parse_int(&cp, "--max-runs", cp.optarg, 1, INT32_MAX, &v)) {
+                return EXIT_BADINPUT;
+            }
+            ro.max_runs = v;
+            break;
         default:
             return EXIT_BADINPUT;
         }
@@ -236,7 +246,7 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_OK;
     }
     CHECK(yio_read_file(path, &text, &len));
-    CHECK(sweep_prepare(&sw, text, len, path));
+    CHECK(sweep_prepare_limit(&sw, text, len, path, ro.max_runs));
     have_sw = true;
     for (int32_t i = 0; i < sw.spec.workloads.n; i++) {
         if (sw.wl[i].error) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -27,6 +28,7 @@
 struct db {
     sqlite3 *h;
     char *path;
+    char *failed; /* the last failure's message: a later COMMIT repeats it */
     sqlite3_stmt *ins_run, *ins_dev, *ins_link, *ins_place;
 };
 
@@ -235,9 +237,43 @@ void db_now_iso(char *buf, size_t size)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
 }
 
+/* The operating system's reason for a failed read or write (", No space left
+ * on device"), empty for other errors: SQLite's own text ("disk I/O error")
+ * does not say which. */
+static const char *os_reason(struct db *db, char *buf, size_t size)
+{
+    int code = sqlite3_errcode(db->h), e = sqlite3_system_errno(db->h);
+
+    buf[0] = '\0';
+    if (e != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN ||
+                   code == SQLITE_READONLY)) {
+        snprintf(buf, size, " (%s)", strerror(e));
+    }
+    return buf;
+}
+
+/* Reports msg and keeps it: SQLite rolls a transaction back on a full disk
+ * or an I/O error, and the COMMIT that follows would only say "no
+ * transaction is active" (db_commit repeats this instead). */
+static int db_fail(struct db *db, const char *what, const char *msg)
+{
+    char os[128];
+    int rc;
+
+    if (what) {
+        rc =
+            err_set(BAECHI_EIO, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
+    } else {
+        rc = err_set(BAECHI_EIO, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
+    }
+    free(db->failed);
+    db->failed = array_strdup(err_msg());
+    return rc;
+}
+
 static int sql_err(struct db *db, const char *what)
 {
-    return err_set(BAECHI_EIO, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+    return db_fail(db, what, sqlite3_errmsg(db->h));
 }
 
 static int exec(struct db *db, const char *sql)
@@ -245,7 +281,7 @@ static int exec(struct db *db, const char *sql)
     char *msg = NULL;
 
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = err_set(BAECHI_EIO, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+        int rc = db_fail(db, NULL, msg ? msg : sqlite3_errmsg(db->h));
         sqlite3_free(msg);
         return rc;
     }
@@ -318,6 +354,65 @@ static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
     return 0;
 }
 
+/*
+ * A read-only open on a read-only directory or file system: SQLite cannot
+ * create the WAL index (-shm) there, and the first read fails with
+ * SQLITE_CANTOPEN or SQLITE_READONLY ("attempt to write a readonly
+ * database").  Without a write-ahead log holding data nobody can be
+ * writing (a writer needs that directory too), so the file is complete and
+ * is read as immutable (no locks, no -shm).  With one, its pages are not in
+ * the file yet: refuse, naming why.
+ */
+static int reopen_immutable(struct db *db)
+{
+    char *wal = NULL, *uri = NULL;
+    struct stat st;
+    size_t n = 0, len = strlen(db->path);
+    int rc = 0;
+    static const char hex[] = "0123456789ABCDEF";
+
+    if (asprintf(&wal, "%s-wal", db->path) < 0) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    if (stat(wal, &st) == 0 && st.st_size > 0) {
+        rc = err_set(BAECHI_EIO,
+                     "%s: cannot read it in a read-only directory: its write-ahead log %s holds "
+                     "runs not yet in the file (a writer is running or was killed); read it "
+                     "where its directory is writable",
+                     db->path, wal);
+        goto cleanup;
+    }
+    /* file:///abs or file:rel, every byte but [A-Za-z0-9/._~-] percent-encoded */
+    if (!(uri = array_malloc(3 * len + 32, 1))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    n += (size_t)sprintf(uri, db->path[0] == '/' ? "file://" : "file:");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)db->path[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("/._~-", c)) {
+            uri[n++] = (char)c;
+        } else {
+            uri[n++] = '%';
+            uri[n++] = hex[c >> 4];
+            uri[n++] = hex[c & 15];
+        }
+    }
+    sprintf(uri + n, "?immutable=1");
+    sqlite3_close(db->h);
+    db->h = NULL;
+    if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        rc = err_set(BAECHI_EIO, "cannot open database '%s': %s", db->path,
+                     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+    }
+cleanup:
+    free(wal);
+    free(uri);
+    return rc;
+}
+
 int db_open(struct db **out, const char *path, unsigned flags)
 {
     struct db *db;
@@ -360,8 +455,19 @@ int db_open(struct db **out, const char *path, unsigned flags)
     if ((rc = exec(db, "PRAGMA foreign_keys = ON")) != 0) {
         goto fail;
     }
-    if ((rc = user_version(db, &v)) != 0) {
-        err_wrap(rc, "'%s' is not a baechi results database", path);
+    if ((rc = user_version(db, &v)) != 0 && (flags & DB_READONLY) &&
+        (sqlite3_errcode(db->h) == SQLITE_CANTOPEN || sqlite3_errcode(db->h) == SQLITE_READONLY)) {
+        if ((rc = reopen_immutable(db)) != 0) {
+            goto fail;
+        }
+        rc = user_version(db, &v);
+    }
+    if (rc) {
+        /* only a file SQLite does not recognise is "not a database"; a
+         * locked, unreadable or missing one says what SQLite said */
+        if (sqlite3_errcode(db->h) == SQLITE_NOTADB) {
+            err_wrap(rc, "'%s' is not a baechi results database", path);
+        }
         goto fail;
     }
     if (flags & DB_READONLY) {
@@ -392,16 +498,26 @@ void db_close(struct db *db)
     sqlite3_finalize(db->ins_place);
     sqlite3_close(db->h);
     free(db->path);
+    free(db->failed);
     free(db);
 }
 
 int db_begin(struct db *db)
 {
+    free(db->failed);
+    db->failed = NULL;
     return exec(db, "BEGIN IMMEDIATE");
 }
 
 int db_commit(struct db *db)
 {
+    if (sqlite3_get_autocommit(db->h)) {
+        /* rolled back by SQLite after a failed statement: name that failure */
+        if (db->failed) {
+            return err_set(BAECHI_EIO, "%s", db->failed);
+        }
+        return err_set(BAECHI_EIO, "%s: cannot commit: no transaction is active", db->path);
+    }
     return exec(db, "COMMIT");
 }
 
@@ -606,6 +722,27 @@ int db_delete_key(struct db *db, const char *key)
     return rc;
 }
 
+/* Past blanks, comments and empty statements (";"): what may follow the one statement. */
+static const char *skip_blank(const char *p)
+{
+    for (;;) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v' ||
+            *p == ';') {
+            p++;
+        } else if (p[0] == '-' && p[1] == '-') {
+            p += strcspn(p, "\n");
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            if (!e) {
+                return p + strlen(p); /* SQLite ends an open comment at the end */
+            }
+            p = e + 2;
+        } else {
+            return p;
+        }
+    }
+}
+
 /* The one query loop: parameters bound in order, rows to fn or typed fn. */
 static int query_loop(struct db *db, const char *sql, const struct db_param *p, int np,
                       db_row_fn fn, db_row_typed_fn tfn, void *ctx)
@@ -616,11 +753,23 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
     int rc = 0, s, n;
     long nrows = 0;
 
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
-        return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
-    }
+    const char *tail = sql, *rest;
+
+    do { /* past empty statements (";") */
+        if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK) {
+            return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+        }
+    } while (!st && *(rest = skip_blank(tail)));
     if (!st) {
         return 0; /* empty statement */
+    }
+    if (*(rest = skip_blank(tail))) {
+        /* sqlite3_exec would run them all: one statement, one result */
+        rc = err_set(BAECHI_EINVAL,
+                     "query: one SQL statement expected, and more follows the first: '%.60s%s'",
+                     rest, strlen(rest) > 60 ? "..." : "");
+        sqlite3_finalize(st);
+        return rc;
     }
     for (int i = 0; i < np && i < sqlite3_bind_parameter_count(st); i++) {
         switch (p[i].type) {

@@ -141,6 +141,32 @@ struct sweep {
  * uses the seed).  `sw` is initialised here.
  */
 int sweep_prepare(struct sweep *sw, const char *text, size_t len, const char *path);
+
+/*
+ * The default cap on a sweep's runs (docs/sweeps.md "Limits"): 100,000 runs
+ * take about 100 MB to expand and hours to run at the paper's model sizes,
+ * far more than any study of the paper; a typo such as three lists of 1000
+ * values (10^9 runs) is refused at once instead of filling the memory.
+ */
+#define SWEEP_MAX_RUNS_DEFAULT 100000
+
+/*
+ * The number of runs the grid of `s` expands to: the product of the lengths
+ * of every list, repeats and the number of models, counted before
+ * exclusions and duplicates are dropped.  Checked multiplication: false
+ * when the product overflows int64 (*n_runs is then INT64_MAX).
+ */
+bool sweep_spec_runs(const struct sweep_spec *s, int64_t *n_runs);
+
+/*
+ * sweep_prepare with a cap on the runs (0: SWEEP_MAX_RUNS_DEFAULT), checked
+ * with sweep_spec_runs after parsing and before any input is loaded or any
+ * point expanded.  Over the cap: BAECHI_EINVAL, the message naming the
+ * sweep file, the product (its factors) and the cap.  sweep_prepare is
+ * sweep_prepare_limit with 0.
+ */
+int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const char *path,
+                        int64_t max_runs);
 void sweep_release(struct sweep *sw);
 
 /*
@@ -221,6 +247,7 @@ struct sweep_run_opts {
     int batch;               /* runs per transaction, at most (default 256) */
     double batch_s;          /* commit at least this often (default 0.5 s) */
     double point_delay_s;    /* tests: each worker sleeps this long per point */
+    int64_t max_runs;        /* the cap of sweep_prepare_limit (MPI); 0 = the default */
 };
 
 void sweep_run_opts_init(struct sweep_run_opts *o);

@@ -164,7 +164,7 @@ int sweep_run_mpi(int *argc, char ***argv, const char *sweep_path, const char *d
     MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
     text[n] = '\0';
     len = (size_t)n;
-    rc = sweep_prepare(&sw, text, len, sweep_path);
+    rc = sweep_prepare_limit(&sw, text, len, sweep_path, o->max_runs);
     have_sw = rc == 0;
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (all) {

@@ -189,3 +189,59 @@ Test(db, report_formats)
     free(buf);
     rtable_release(&t);
 }
+
+static int ignore_row(void *ctx, int ncol, const char *const *names, const char *const *vals)
+{
+    (void)ctx;
+    (void)ncol;
+    (void)names;
+    (void)vals;
+    return 0;
+}
+
+Test(db, query_refuses_a_second_statement)
+{
+    struct db *db;
+
+    tmpdb();
+    cr_assert_eq(db_open(&db, path, 0), 0);
+    cr_assert_eq(db_query(db, "SELECT 1; garbage", ignore_row, NULL), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "more follows the first: 'garbage'"), "%s", err_msg());
+    cr_assert_eq(db_query(db, "SELECT 1; DELETE FROM runs", ignore_row, NULL), BAECHI_EINVAL);
+    /* blanks, comments and empty statements may follow */
+    cr_assert_eq(db_query(db, "SELECT 1 ; ;\n -- done\n /* really */ ", ignore_row, NULL), 0, "%s",
+                 err_msg());
+    cr_assert_eq(db_query(db, "; SELECT 1", ignore_row, NULL), 0, "%s", err_msg());
+    cr_assert_eq(db_query(db, "", ignore_row, NULL), 0, "%s", err_msg());
+    db_close(db);
+    unlink(path);
+}
+
+Test(db, commit_after_a_full_database_names_the_cause)
+{
+    struct db *db;
+    int rc = 0, i;
+
+    tmpdb();
+    cr_assert_eq(db_open(&db, path, 0), 0);
+    /* a full disk, as SQLite sees it: no page beyond the schema's */
+    cr_assert_eq(db_query(db, "PRAGMA max_page_count = 8", ignore_row, NULL), 0, "%s", err_msg());
+    cr_assert_eq(db_begin(db), 0);
+    for (i = 0; i < 1000 && !rc; i++) {
+        struct db_run r;
+        char key[32];
+
+        snprintf(key, sizeof(key), "k%d", i);
+        fill(&r, key);
+        rc = db_insert_run(db, &r, NULL, NULL);
+        db_run_release(&r);
+    }
+    cr_assert_eq(rc, BAECHI_EIO, "1000 runs fit in 8 pages?");
+    cr_assert(strstr(err_msg(), "database or disk is full"), "%s", err_msg());
+    cr_assert_neq(db_commit(db), 0);
+    cr_assert(strstr(err_msg(), path), "%s", err_msg());
+    cr_assert(strstr(err_msg(), "database or disk is full"), "%s", err_msg());
+    cr_assert_null(strstr(err_msg(), "no transaction"), "%s", err_msg());
+    db_close(db);
+    unlink(path);
+}

@@ -177,3 +177,39 @@ Test(sweep, exclude_by_grouper_and_fusion)
                  BAECHI_EPARSE);
     cr_assert(strstr(err_msg(), "exclude: fusion: 'maybe' is not true or false"), "%s", err_msg());
 }
+
+Test(sweep, runs_are_counted_and_capped_before_expansion)
+{
+    const char *text = "workloads: [\"gen:transformer?layers=1&forward_only=true\"]\n"
+                       "clusters: [paper-4gpu-pcie]\n"
+                       "placers: [m-topo, m-etf]\n"
+                       "memory_fractions: [1, 0.5, 0.25]\n"
+                       "models: [timed, baechi]\n";
+    struct sweep_spec s;
+    struct sweep sw;
+    int64_t n = 0;
+
+    cr_assert_eq(sweep_spec_parse(&s, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert(sweep_spec_runs(&s, &n));
+    cr_assert_eq(n, 2 * 3 * 2);
+    /* an overflowing product is caught, not wrapped */
+    s.n_memory_fractions = s.n_comm_factors = s.n_compute_factors = s.n_seeds = INT32_MAX;
+    cr_assert_not(sweep_spec_runs(&s, &n));
+    cr_assert_eq(n, INT64_MAX);
+    sweep_spec_release(&s);
+
+    cr_assert_eq(sweep_prepare_limit(&sw, text, strlen(text), "t.yaml", 11), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "t.yaml: the sweep has 12 runs (2 placers x 3 memory_fractions x "
+                                "2 models), more than the cap of 11 runs"),
+              "%s", err_msg());
+    cr_assert_eq(sw.n_points, 0);
+    cr_assert_eq(sweep_prepare_limit(&sw, text, strlen(text), "t.yaml", 12), 0, "%s", err_msg());
+    cr_assert_eq(sw.n_points, 6);
+    sweep_release(&sw);
+    /* the default cap */
+    text = "workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-etf]\n"
+           "repeats: 100001\n";
+    cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "100001 runs (100001 repeats), more than the cap of 100000"), "%s",
+              err_msg());
+}
