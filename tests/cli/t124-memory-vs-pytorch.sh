@@ -4,8 +4,19 @@
 # counted once; parameters, buffers and the input apart), against the
 # training graphs the suite builds: generated (Inception-V3, a GPT-2 small
 # block) and imported from ONNX (ResNet-50, Inception-V3, MobileNet-V2,
-# DenseNet-121, VGG-16, the GPT-2 block), at the fixture's batch.  Within 5 %; parameters,
-# gradients and optimizer state of the generated models exact.
+# DenseNet-121, VGG-16, the GPT-2 block), at the fixture's batch, each within
+# its own tolerance (below); parameters, gradients and optimizer state of the
+# generated models exact.
+#
+# The tolerance rule: each model's error was measured (MEASURED below, in %
+# of PyTorch's bytes; the model and the fixture are deterministic, so it is
+# the same on every machine) and may grow to the larger of measured + 0.1
+# percentage point and 2 x measured, but never past measured + 1 point:
+#     tol = min(max(|m| + 0.1, 2 |m|), |m| + 1)
+# A single 5 % for all let real losses through (dropping MaxPool's saved
+# indices, 3 MiB of int64 on ResNet-50 and DenseNet-121, still passed).  When
+# a change of the memory model moves an error, re-measure and update
+# MEASURED in the same commit, saying why.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -30,7 +41,7 @@ for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block; do
 done
 EOF
 
-test_expect_success 'saved bytes within 5 % of PyTorch; parameters, gradients, optimizer state exact' - <<'EOF'
+test_expect_success 'saved bytes within each model tolerance of PyTorch; parameters, gradients, optimizer state exact' - <<'EOF'
 python3 - "$FIX" <<'PY'
 import json, sys, yaml
 
@@ -92,6 +103,13 @@ def state(path, prefix=""):
 
 fix = {m["model"]: m for m in json.load(open(sys.argv[1]))["models"]}
 MiB = 2 ** 20
+# the errors measured (%, got vs PyTorch), and the rule of the header
+MEASURED = {("inception_v3", "gen"): -0.079, ("gpt2_block", "gen"): -0.017,
+            ("resnet50", "import"): -0.124, ("inception_v3", "import"): -0.079,
+            ("mobilenet_v2", "import"): -0.094, ("densenet121", "import"): -0.129,
+            ("vgg16", "import"): -0.090, ("gpt2_block", "import"): 3.208}
+def tolerance(m):
+    return min(max(abs(m) + 0.1, 2 * abs(m)), abs(m) + 1.0)
 rows, bad = [], []
 cases = [("inception_v3", "gen", "gen-inception_v3.yaml", ""),
          ("gpt2_block", "gen", "gen-gpt2_block.yaml", "h0/")]
@@ -99,16 +117,18 @@ cases += [(m, "import", "imp-%s.yaml" % m, "") for m in
           ("resnet50", "inception_v3", "mobilenet_v2", "densenet121", "vgg16", "gpt2_block")]
 for model, how, path, prefix in cases:
     got, want = saved(path, prefix), fix[model]["saved_bytes"]
-    err = (got - want) / want
-    rows.append("%-13s %-6s saved %8.2f MiB, PyTorch %8.2f MiB, %+6.2f %%" % (model, how, got / MiB, want / MiB, 100 * err))
-    if abs(err) > 0.05:
-        bad.append(model + " " + how)
+    err = 100 * (got - want) / want
+    tol = tolerance(MEASURED[model, how])
+    rows.append("%-13s %-6s saved %8.2f MiB, PyTorch %8.2f MiB, %+6.3f %% (tolerance %.3f %%)" %
+                (model, how, got / MiB, want / MiB, err, tol))
+    if abs(err) > tol:
+        bad.append("%s %s (%+.3f %%, tolerance %.3f %%)" % (model, how, err, tol))
 # The imported GPT-2 block (LayerNorm, GELU and the scaled masked softmax
 # recognised, shape arithmetic folded, the split a view): +3 MiB, the
 # block's output, which the backward pass of a graph without a loss reads
 # as its seed (PyTorch's measurement starts from a given output gradient).
 print("\n".join(rows))
-assert not bad, "off by more than 5 %: " + ", ".join(bad)
+assert not bad, "off by more than the tolerance: " + ", ".join(bad)
 # parameters, gradients, optimizer state of the generated models: exact
 for model, base, prefix in (("inception_v3", "gen-inception_v3", ""), ("gpt2_block", "gen-gpt2_block", "h0/")):
     f = fix[model]

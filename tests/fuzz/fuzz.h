@@ -1,7 +1,11 @@
 /*
  * fuzz.h - what the fuzz harnesses of tests/fuzz/ share (docs/fuzzing.md).
  *
- * Each harness is one LLVMFuzzerTestOneInput over one reader of the suite.
+ * Each harness is one fuzz_one_input over one reader of the suite.  The
+ * common entry, LLVMFuzzerTestOneInput (tests/fuzz/options.c, linked into
+ * every fuzz and replay binary), clears the error message and silences
+ * warnings before each input, then calls it: a message left by an earlier
+ * input must not hide a later rejection without one.
  * Beyond the sanitizers, a harness aborts (a finding) when
  *   - a rejected input gives a code that is not "bad input" (exit 2): an
  *     ENOMEM or EIO for a malformed file would make the program exit 1;
@@ -20,7 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The libFuzzer entry (tests/fuzz/options.c): err_clear(), err_set_quiet(1),
+ * then fuzz_one_input(data, size). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* One input through one harness (tests/fuzz/fuzz_<target>.c); returns 0. */
+int fuzz_one_input(const uint8_t *data, size_t size);
 
 static inline void fuzz_fail(const char *what, int rc)
 {
@@ -28,10 +37,14 @@ static inline void fuzz_fail(const char *what, int rc)
     abort();
 }
 
-/* A reader's result on arbitrary input: 0, or bad input with a message. */
+/* A reader's result on arbitrary input: 0, or bad input with a message.
+ * On 0 the message is cleared too, so that the harness's next check does not
+ * see a message the accepted call left behind (one it set and recovered
+ * from). */
 static inline void fuzz_check_rejection(int rc)
 {
     if (rc == 0) {
+        err_clear();
         return;
     }
     if (err_exit_status(rc) != EXIT_BADINPUT) {

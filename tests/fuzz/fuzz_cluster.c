@@ -13,14 +13,13 @@ static int write_c(FILE *f, const void *c)
     return cluster_write_yaml(c, f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     struct cluster c, c2;
     char *text;
     size_t len;
     int rc;
 
-    err_set_quiet(1);
     rc = cluster_read_yaml_string(&c, (const char *)data, size, "fuzz.yaml");
     fuzz_check_rejection(rc);
     if (rc) {

@@ -20,7 +20,7 @@ static int write_w(FILE *f, const void *w)
     return workload_write_yaml(w, f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     struct onnx_import_opts o = {size % 2 ? 7 : 0};
     struct onnx_import_stats st;
@@ -31,7 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len;
     int rc;
 
-    err_set_quiet(1);
     rc = onnx_import_buffer(&w, data, size, "fuzz.onnx", &o, &st);
     fuzz_check_rejection(rc);
     if (rc) {

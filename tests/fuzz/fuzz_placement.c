@@ -41,7 +41,6 @@ static void setup(void)
         return;
     }
     done = 1;
-    err_set_quiet(1);
     if (workload_read_yaml_string(&w, workload_text, strlen(workload_text), "t1.yaml") ||
         graph_build(&g, &w) ||
         cluster_read_yaml_string(&c, cluster_text, strlen(cluster_text), "two.yaml")) {
@@ -59,7 +58,7 @@ static int write_p(FILE *f, const void *ctx)
     return placement_write_yaml(((const struct wctx *)ctx)->p, &g, f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     struct placement p, p2;
     struct wctx ctx;

@@ -31,7 +31,7 @@ static int write_w(FILE *f, const void *w)
     return workload_write_yaml(w, f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     static int fd = -1;
     static char path[64];
@@ -41,7 +41,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len;
     int rc;
 
-    err_set_quiet(1);
     if (fd < 0) {
         if ((fd = memfd_create("baechi-fuzz-profile", 0)) < 0) {
             abort();

@@ -9,12 +9,11 @@
 
 #include "results/sweep.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     struct sweep_spec s;
     int rc;
 
-    err_set_quiet(1);
     rc = sweep_spec_parse(&s, (const char *)data, size, "/nonexistent-baechi-fuzz/sweep.yaml");
     fuzz_check_rejection(rc);
     if (rc == 0) {

@@ -17,7 +17,7 @@ static int write_w(FILE *f, const void *w)
     return workload_write_yaml(w, f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int fuzz_one_input(const uint8_t *data, size_t size)
 {
     struct workload w, w2;
     struct graph g;
@@ -25,7 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len;
     int rc;
 
-    err_set_quiet(1);
     rc = workload_read_yaml_string(&w, (const char *)data, size, "fuzz.yaml");
     fuzz_check_rejection(rc);
     if (rc) {
