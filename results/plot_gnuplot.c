@@ -69,6 +69,63 @@ void plot_gp_datum(FILE *f, const char *s)
     }
 }
 
+/* ------------------------------------------------------------ palette */
+
+/* A configuration keeps its colour and marker across figures, so that the
+ * reader learns them once (issue 19): a table keyed by the name, not the
+ * order in which a figure happens to meet the configurations. */
+static const struct {
+    const char *config, *rgb;
+    int pt;
+} palette[] = {
+    {"single", "#000000", 5},
+    {"expert", "#7f7f7f", 13},
+    {"auto", "#e6ab02", 15},
+    {"m-topo", "#1f77b4", 7},
+    {"m-topo+coplace+fusion", "#6baed6", 6},
+    {"m-topo+fusion", "#9ecae1", 4},
+    {"m-topo-nonuniform", "#08306b", 8},
+    {"m-etf", "#d62728", 11},
+    {"m-etf+coplace+fusion", "#ff9896", 10},
+    {"m-etf+fusion", "#e377c2", 12},
+    {"m-etf-reserve", "#67000d", 3},
+    {"paper", "#8c564b", 14},
+    {"m-sct", "#2ca02c", 9},
+    {"m-sct+coplace+fusion", "#98df8a", 8},
+    {"m-sct+fusion", "#bcbd22", 2},
+    {"m-sct-reserve", "#00441b", 1},
+    {"round-robin", "#9467bd", 4},
+    {"random", "#17becf", 2},
+};
+
+void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
+{
+    const char *plus = config ? strchr(config, '+') : NULL;
+    size_t n = sizeof(palette) / sizeof(palette[0]), base = plus ? (size_t)(plus - config) : 0;
+    unsigned long h = 5381;
+
+    config = config ? config : "";
+    *dt = plus ? 2 : 1;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(palette[i].config, config) == 0) {
+            *rgb = palette[i].rgb;
+            *pt = palette[i].pt;
+            return;
+        }
+    }
+    for (const char *p = config; *p; p++) {
+        h = h * 33 + (unsigned char)*p;
+    }
+    *pt = 1 + (int)(h % 15);
+    for (size_t i = 0; plus && i < n; i++) {
+        if (strlen(palette[i].config) == base && strncmp(palette[i].config, config, base) == 0) {
+            *rgb = palette[i].rgb;
+            return;
+        }
+    }
+    *rgb = palette[h % n].rgb;
+}
+
 /* ------------------------------------------------------------ terminals */
 
 const char *plot_terminal_for(const char *out)

@@ -126,6 +126,14 @@ void plot_gp_quote(FILE *f, const char *s);
 char *plot_gp_quote_str(const char *s);
 /* A value of an inline data block: a number as it is, anything else quoted. */
 void plot_gp_datum(FILE *f, const char *s);
+/*
+ * The fixed style of a placer configuration ("m-etf+coplace+fusion"), the
+ * same in every figure: an RGB colour "#rrggbb" (static storage), a point
+ * type and a dash type (1 solid; 2 for optimised configurations).  Known
+ * configurations have their own entry; any other takes its placer's colour
+ * or, failing that, one chosen by a hash of the name.
+ */
+void plot_config_style(const char *config, const char **rgb, int *pt, int *dt);
 /* The terminal for out's extension (.png .svg .pdf), NULL for another. */
 const char *plot_terminal_for(const char *out);
 /* The same terminal as plot_terminal_for(out), height_px high; output to OUT again. */

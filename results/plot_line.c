@@ -32,6 +32,7 @@ struct line_fig {
     char **panels;  /* borrowed from r */
     int npanel;
     struct series *ser; /* npanel x cf.n */
+    double top;         /* the infeasible band starts here (the largest panel's) */
     char title[1200];
 };
 
@@ -179,6 +180,9 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
         if (strcmp(L->y->name, "placement") == 0) {
             fputs("set logscale y\n", gp);
         }
+    } else if (x == rdim_find("memory_fraction")) {
+        /* the scarce fractions, where the placers part, spread out */
+        fputs("set logscale x\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n", gp);
     } else if (x == rdim_find("devices")) {
         fputs("set logscale x 2\nset xtics 2\nset offsets graph 0.05, graph 0.05, 0, 0\n", gp);
     } else {
@@ -208,9 +212,11 @@ static int line_series(struct line_fig *L, int p, int c, const char *top, struct
                 L->any_oom = true;
             }
         } else if (L->y->needs_sim) {
-            /* each configuration's marks on their own height: none hides another */
+            /* a band above the data, a row per configuration: the marks are
+             * no values, and none hides another */
             char topc[32];
-            snprintf(topc, sizeof(topc), "%.6g", strtod(top, NULL) * (1.0 + 0.03 * c));
+            snprintf(topc, sizeof(topc), "%.6g",
+                     strtod(top, NULL) * (1.0 + 0.06 * (c + 1) / (L->cf.n + 1.0)));
             CHECK(sappend(&s->inf, &s->ni, &s->ai, plot_cell(r, i, 2), topc));
             L->any_inf = true;
         }
@@ -237,7 +243,8 @@ static int line_blocks(struct line_fig *L, FILE *gp)
                 ymax = v > ymax ? v : ymax;
             }
         }
-        snprintf(top, sizeof(top), "%.6g", ymax > 0 ? ymax * 1.08 : 1.0);
+        snprintf(top, sizeof(top), "%.6g", ymax > 0 ? ymax * 1.1 : 1.0);
+        L->top = strtod(top, NULL) > L->top ? strtod(top, NULL) : L->top;
         for (int c = 0; c < ncf; c++) {
             struct series *s = &L->ser[p * ncf + c];
             CHECK(line_series(L, p, c, top, s));
@@ -256,23 +263,24 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
 
     for (int c = 0; c < L->cf.n; c++) {
         const struct series *s = &L->ser[p * L->cf.n + c];
-        const char *name = plot_cell(&L->cf, c, 0);
+        const char *name = plot_cell(&L->cf, c, 0), *rgb;
         bool titled = false;
+        int pt, dt;
+        plot_config_style(name, &rgb, &pt, &dt);
         if (s->d) {
             /* equal values stay visible: a marker per configuration, optimised
              * configurations dashed */
             fprintf(gp,
-                    "%s$D_%d_%d using 1:2 with linespoints lw 2 pt %d ps 1.4 dt %d lc %d "
+                    "%s$D_%d_%d using 1:2 with linespoints lw 2 pt %d ps 1.4 dt %d lc rgb '%s' "
                     "title ",
-                    first ? "" : ", \\\n     ", p, c, 4 + 2 * (c % 6), strchr(name, '+') ? 2 : 1,
-                    c + 1);
+                    first ? "" : ", \\\n     ", p, c, pt, dt, rgb);
             plot_gp_quote(gp, name);
             first = false;
             titled = true;
         }
         if (s->inf) {
-            fprintf(gp, "%s$I_%d_%d using 1:2 with points pt 2 ps 2 lc %d ",
-                    first ? "" : ", \\\n     ", p, c, c + 1);
+            fprintf(gp, "%s$I_%d_%d using 1:2 with points pt %d ps 1.6 lc rgb '%s' ",
+                    first ? "" : ", \\\n     ", p, c, pt, rgb);
             if (titled) {
                 fputs("notitle", gp);
             } else {
@@ -282,8 +290,8 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
             first = false;
         }
         if (s->oom) {
-            fprintf(gp, "%s$O_%d_%d using 1:2 with points pt 6 ps 2.5 lc %d notitle",
-                    first ? "" : ", \\\n     ", p, c, c + 1);
+            fprintf(gp, "%s$O_%d_%d using 1:2 with points pt 6 ps 2.5 lc rgb '%s' notitle",
+                    first ? "" : ", \\\n     ", p, c, rgb);
             first = false;
         }
     }
@@ -298,10 +306,19 @@ static void line_plots(struct line_fig *L, FILE *gp)
 {
     bool any_inf = L->any_inf, any_oom = L->any_oom;
 
+    if (any_inf && !(L->x == rdim_find("n_ops") && strcmp(L->y->name, "placement") == 0)) {
+        /* the infeasible marks live in a band of their own above the data */
+        fprintf(gp,
+                "set yrange [0:%.6g]\nset arrow from graph 0, first %.6g to graph 1, first %.6g "
+                "nohead dt 3 lc rgb '#888888'\nset label 'infeasible' at graph 0.01, first "
+                "%.6g left offset 0, 0.6 tc rgb '#555555'\n",
+                L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top);
+    }
+
     snprintf(L->title, sizeof(L->title), "%s vs %s per placer configuration%s%s%s\n%s", L->y->label,
              L->x->label,
-             any_inf ? (any_oom ? " (x at the top: infeasible; circled: out of memory)"
-                                : " (x at the top: infeasible)")
+             any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
+                                : " (band at the top: infeasible)")
                      : "",
              !any_inf && any_oom ? " (circled: out of memory)" : "", "", L->sc.fixed);
     if (L->npanel > 1) {

@@ -136,7 +136,16 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
     plot_gp_quote(gp, title);
     /* the workloads fill the frame (the histogram style leaves a slot empty otherwise) */
     fprintf(gp, "\nset xrange [-0.6:%g]\n", nkept - 0.4);
-    fprintf(gp, "plot for [i=2:%d] DATA using i:xtic(1) title columnheader(i)\n", np + 1);
+    /* a colour per configuration, the same in every figure */
+    fputs("plot ", gp);
+    for (int k = 0; k < np; k++) {
+        const char *rgb;
+        int pt, dt;
+        plot_config_style(pl[k], &rgb, &pt, &dt);
+        fprintf(gp, "%sDATA using %d%s title columnheader(%d) lc rgb '%s'", k ? ", \\\n     " : "",
+                k + 2, k ? "" : ":xtic(1)", k + 2, rgb);
+    }
+    fputs(np ? "\n" : "NaN notitle\n", gp);
 scoped:
     plot_scope_release(&sc);
 cleanup:

@@ -1,53 +1,117 @@
 #!/bin/sh
-# demo.sh - `make demo`: the paper's experiments in one command.  Runs the
-# sweeps data/sweeps/paper.yaml (GNMT-v2, generated Inception-V3 batch 64
-# and Transformer, forward graphs as in the paper, on the paper's 4-GPU
-# PCIe machine; m-TOPO, m-ETF and m-SCT each plain and with co-placement
-# and fusion, and the baselines; memory fractions from ample down to where
-# only memory-aware placers succeed), data/sweeps/paper-train.yaml (the
-# generated models as full training graphs) and data/sweeps/gpt-scaling.yaml
-# (GPT 6.7B on 2, 4 and 8 H100s) into results.db, draws the figures into
-# plots/ (each with its data as CSV) and prints the summary tables.
-# Rerunning skips the points already stored.  Well under a minute on 2
-# cores.  Every figure is described in docs/results.md.
+# demo.sh - `make demo`: the paper's experiments and the study beyond them in
+# one command, into results.db and plots/ (each figure with its data as CSV).
+# Every figure says one thing, and no two draw the same data
+# (tests/cli/t562-demo-figures.sh checks it); docs/results.md describes them.
+#
+#   data/sweeps/paper.yaml        GNMT-v2, Inception-V3 and the Transformer,
+#                                 forward graphs as in the paper, on the
+#                                 paper's 4-GPU PCIe machine
+#   data/sweeps/paper-train.yaml  the generated models as training graphs,
+#                                 memory fractions down to where single and
+#                                 m-TOPO run out of memory, auto beside them
+#   GPT study (written here)      GPT training graphs with 1, 2 and 4
+#                                 micro-batches, H100 times, on 2, 4 and 8
+#                                 GPUs of dgx-h100-8
+#   scaling (written here)        placement time vs graph size on seeded
+#                                 synthetic layered graphs, 3 repeats
+#
+# Environment: BAECHI (the program), DB (results.db), PLOTS (plots),
+# DEMO_SCALING_OPS (the synthetic sizes; default 1000 .. 50000), DEMO_GPT_SIZE
+# (the GPT preset; default medium).  Rerunning skips the points already stored.
 set -eu
 cd "$(dirname "$0")/.."
 B=${BAECHI:-./baechi}
 DB=${DB:-results.db}
-mkdir -p plots
+PLOTS=${PLOTS:-plots}
+OPS=${DEMO_SCALING_OPS:-1000 2000 5000 10000 20000 50000}
+GPT=${DEMO_GPT_SIZE:-medium}
+W=$PLOTS/work
+mkdir -p "$PLOTS" "$W"
 start=$(date +%s)
 
-for s in paper paper-train gpt-scaling; do
+for s in paper paper-train; do
     echo "== baechi sweep data/sweeps/$s.yaml --db $DB"
     $B sweep "data/sweeps/$s.yaml" --db "$DB"
 done
+
+# The GPT study: training graphs (forward, backward, update) whose micro-batch
+# count changes both the step (pipelining) and the peak memory (activations of
+# one micro-batch live at a time).
+for m in 1 2 4; do
+    [ -f "$W/gpt-mb$m.yaml" ] || $B workload gen gpt --size "$GPT" -b 8 --device h100 \
+        --micro-batches "$m" -o "$W/gpt-mb$m.yaml" 2> /dev/null
+done
+cat > "$W/gpt-train.yaml" << YAML
+name: gpt-train
+workloads: [gpt-mb1.yaml, gpt-mb2.yaml, gpt-mb4.yaml]
+clusters: [dgx-h100-8]
+devices: [2, 4, 8]
+placers: [m-topo, m-etf, m-sct, auto]
+memory_fractions: [0.1]
+models: [timed]
+lp_time_limit: 20
+YAML
+echo "== baechi sweep $W/gpt-train.yaml --db $DB"
+$B sweep "$W/gpt-train.yaml" --db "$DB"
+
+# Placement time vs graph size: synthetic layered graphs on dgx-h100-8 (room
+# for every size), 3 repeats; m-SCT's LP only on the sizes it places in
+# seconds.
+wl="" ex=""
+for n in $OPS; do
+    f=syn-$n.yaml
+    [ -f "$W/$f" ] || $B workload gen synthetic --shape layered --ops "$n" --seed 1 \
+        -o "$W/$f" 2> /dev/null
+    wl="$wl${wl:+, }$f"
+    [ "$n" -le 5000 ] || ex="$ex  - {workload: $f, placer: m-sct}
+"
+done
+cat > "$W/scaling.yaml" << YAML
+name: scaling
+workloads: [$wl]
+clusters: [dgx-h100-8]
+placers: [m-topo, m-etf, paper, m-sct]
+repeats: 3
+models: [timed]
+lp_time_limit: 20
+exclude:
+$ex  - {placer: none}
+YAML
+echo "== baechi sweep $W/scaling.yaml --db $DB"
+$B sweep "$W/scaling.yaml" --db "$DB"
+
 echo
 echo "== baechi report --db $DB --where sweep=paper --where memory_fraction=1"
 $B report --db "$DB" --where sweep=paper --where memory_fraction=1
-if command -v gnuplot > /dev/null 2>&1; then
-    out() { echo "-o plots/$1.png --csv plots/$1.csv"; }
+if [ -z "${DEMO_CSV_ONLY:-}" ] && command -v gnuplot > /dev/null 2>&1; then
+    out() { echo "-o $PLOTS/$1.png --csv $PLOTS/$1.csv"; }
 else
-    echo "gnuplot not found: writing the plot data as CSV only (apt-get install gnuplot-nox)"
-    out() { echo "--csv plots/$1.csv"; }
+    [ -n "${DEMO_CSV_ONLY:-}" ] ||
+        echo "gnuplot not found: writing the plot data as CSV only (apt-get install gnuplot-nox)"
+    out() { echo "--csv $PLOTS/$1.csv"; }
 fi
 P="--db $DB --where sweep=paper"
-echo "== baechi plot ... (plots/)"
+T="--db $DB --where sweep=paper-train"
+G="--db $DB --where sweep=gpt-train"
+echo "== baechi plot ... ($PLOTS/)"
 # shellcheck disable=SC2046 # out prints options
 {
     $B plot step $P $(out step)
-    $B plot step $P --normalise expert $(out step-vs-expert)
     $B plot placement-time $P $(out placement-time)
     $B plot peak $P $(out peak)
     $B plot gantt $P $(out gantt)
-    $B plot scaling $P $(out scaling)
-    for w in gnmt_v2_b128_fwd inception-v3_b64_fwd transformer-base_b64_fwd; do
-        $B plot memory $P --workload "$w" $(out "memory-$w")
+    $B plot memory $P --workload gnmt_v2_b128_fwd $(out memory-gnmt_v2_b128_fwd)
+    for w in inception-v3_b64 transformer-base_b64; do
+        $B plot memory $T --where config=single,m-topo,m-etf,m-sct,auto --workload "$w" \
+            $(out "memory-train-$w")
     done
-    $B plot step --db "$DB" --where sweep=paper-train --normalise none $(out step-train)
-    $B plot memory-timeline --db "$DB" --where sweep=paper-train --where placer=m-topo \
+    $B plot step $T --where memory_fraction=1 --normalise none $(out step-train)
+    $B plot memory-timeline $T --where memory_fraction=1 --where placer=m-topo \
         --where workload=inception-v3_b64 $(out memory-timeline)
-    $B plot line --db "$DB" --where sweep=gpt-scaling --x devices --y step --by memory_fraction \
-        $(out gpt-scaling)
+    $B plot line $G --x devices --y step --by workload $(out gpt-train-step)
+    $B plot line $G --x devices --y peak --by workload $(out gpt-train-peak)
+    $B plot scaling --db "$DB" --where sweep=scaling $(out scaling)
 }
 echo
-echo "demo finished in $(( $(date +%s) - start )) s: results in $DB, figures in plots/"
+echo "demo finished in $(( $(date +%s) - start )) s: results in $DB, figures in $PLOTS/"

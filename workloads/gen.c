@@ -71,8 +71,9 @@ static int describe(struct workload *w, const char *name, const struct gen_opts 
     free(w->description);
     free(w->source);
     w->description = array_strdup(buf);
-    w->source = array_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
-                             "the published models, see the README, section Workloads");
+    w->source =
+        array_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
+                     "the published models, see docs/workloads.md, section Generated models");
     return w->description && w->source ? 0 : BAECHI_ENOMEM;
 }
 

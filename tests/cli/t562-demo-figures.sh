@@ -1,0 +1,53 @@
+# t562-demo-figures.sh - every figure of `make demo` says something of its
+# own: the demo (reduced: small synthetic sizes, GPT small, CSV only) runs,
+# no two figures' data files are identical, and in every line figure at
+# least two series differ somewhere (value or status), as in every bar
+# figure two configurations' columns.
+. "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
+
+test_expect_success 'the reduced demo runs' '
+    BAECHI="$BAECHI" DB="$PWD/r.db" PLOTS="$PWD/plots" DEMO_CSV_ONLY=1 \
+        DEMO_SCALING_OPS="1000 1500 2000 2500 3000 4000" DEMO_GPT_SIZE=small \
+        sh "$TOP/scripts/demo.sh" > demo.out 2>&1 &&
+    ls plots/*.csv > figs && test $(wc -l < figs) -ge 12
+'
+
+test_expect_success 'no two figures have the same data' '
+    dup=$(for f in plots/*.csv; do cksum < "$f"; done | sort | uniq -d) &&
+    test -z "$dup"
+'
+
+# Prints the distinct series of a data file: a line per configuration (and
+# panel) of its x:value:status points; for the wide step tables, a line per
+# column.
+series() {
+    awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; wide = !("config" in col); ncol = NF; next }
+    wide { for (i = 2; i <= ncol; i++) s[i] = s[i] " " $i; next }
+    { k = $(col["config"]); if (col["config"] > 1) k = $1 "/" k
+      x = $(col["config"] + 1); v = $(col["config"] + 2); st = ("status" in col) ? $(col["status"]) : ""
+      s[k] = s[k] " " x ":" v ":" st }
+    END { for (k in s) print s[k] }' "$1" | sort -u
+}
+
+test_expect_success 'in every figure of several series two of them differ' '
+    for f in plots/*.csv; do
+        case $f in */peak.csv | */gantt.csv | */memory-timeline.csv) continue ;; esac
+        n=$(series "$f" | wc -l)
+        test "$n" -ge 2 || { echo "$f: all series equal"; exit 1; }
+    done
+'
+
+test_expect_success 'the study figures are there and reach their regimes' '
+    for f in step placement-time memory-gnmt_v2_b128_fwd memory-train-inception-v3_b64 \
+        step-train gpt-train-step gpt-train-peak scaling; do
+        test -s "plots/$f.csv" || { echo "missing $f"; exit 1; }
+    done &&
+    grep -q "^single,0.3,.*,oom," plots/memory-train-inception-v3_b64.csv &&
+    grep -q "^m-topo,0.3,.*,oom," plots/memory-train-inception-v3_b64.csv &&
+    grep -q "^auto,0.3,.*,ok," plots/memory-train-inception-v3_b64.csv &&
+    test $(cut -d, -f2 plots/scaling.csv | sort -u | wc -l) -ge 7
+'
+
+test_done
