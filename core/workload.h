@@ -22,6 +22,15 @@
 
 #define WORKLOAD_FORMAT 1
 
+/*
+ * The top-level extension key that says where the op times come from, e.g.
+ * `x-times: {source: roofline, device: v100}` (source: roofline = the cost
+ * model's datasheet peaks, calibrated = a measured cluster device, profile =
+ * measured op times); written by the cost model (workloads/costmodel.c),
+ * read by the commands that warn when a cluster's device differs.
+ */
+#define WORKLOAD_TIMES_KEY "x-times"
+
 enum op_phase { PHASE_FORWARD = 0, PHASE_BACKWARD = 1, PHASE_UPDATE = 2 };
 
 /* The port of a control dependency ("^producer"). */
