@@ -145,6 +145,10 @@ int workload_add_input(struct workload *w, int32_t producer, int32_t port, int32
                        int32_t col);
 int workload_add_ext(struct workload *w, const char *key, const struct yval *val);
 
+/* Sets the top-level extension `key` (an "x-" key) to a copy of val,
+ * replacing its value when the key is there.  0 or BAECHI_ENOMEM. */
+int workload_set_top_ext(struct workload *w, const char *key, const struct yval *val);
+
 /* Sets the group of op i (copied into the pool); NULL resets to the default. */
 int workload_set_group(struct workload *w, int32_t i, const char *group);
 
