@@ -9,16 +9,20 @@
 #include "sim/trace.h"
 
 #include "core/err.h"
+#include "core/hash.h"
+#include "core/limits.h"
 #include "core/workload_yaml.h"
 #include "placers/placer.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 void sim_inputs_init(struct sim_inputs *in)
 {
     memset(in, 0, sizeof(*in));
+    in->memory_fraction = 1;
     workload_init(&in->w);
     cluster_init(&in->c);
 }
@@ -31,9 +35,67 @@ void sim_inputs_release(struct sim_inputs *in)
     workload_release(&in->w);
 }
 
-int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
-                    int32_t k)
+/* The part of a device kind name before its first '-' ("h100" of "h100-sxm5-80gb"). */
+static size_t kind_stem_len(const char *kind)
 {
+    return strcspn(kind, "-");
+}
+
+static const char *times_device(const struct workload *w)
+{
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        const struct yval *v = &w->top_ext[i].val;
+
+        if (strcmp(w->top_ext[i].key, WORKLOAD_TIMES_KEY) != 0 || v->kind != YVAL_MAP) {
+            continue;
+        }
+        for (int32_t j = 0; j < v->n; j++) {
+            if (strcmp(v->keys[j], "device") == 0 && v->items[j].kind == YVAL_SCALAR) {
+                return v->items[j].scalar;
+            }
+        }
+    }
+    return w->reference_device;
+}
+
+void inputs_warn_times(const struct workload *w, const struct cluster *c)
+{
+    const char *t = times_device(w);
+    const char *k = c->n_devices > 0 ? c->dev[0].kind : NULL;
+    size_t nt, nk;
+
+    if (!t || !k) {
+        return;
+    }
+    nt = kind_stem_len(t);
+    nk = kind_stem_len(k);
+    if (nt != nk || strncasecmp(t, k, nt) != 0) {
+        err_warn("the op times of workload '%s' were made for device '%s', cluster '%s' has '%s' "
+                 "(re-time: baechi workload annotate --device %s, docs/workloads.md)",
+                 w->name, t, c->name ? c->name : "?", k, c->name ? c->name : k);
+    }
+}
+
+/* Warns when the cluster or its device count differ from what p was made for. */
+static void warn_made_for(const struct placement *p, const struct cluster *c, const char *hex)
+{
+    if (p->cluster_hash && hex && strcmp(p->cluster_hash, hex) != 0) {
+        err_warn("the placement was made for cluster '%s' (hash %s), this is '%s' (hash %s)",
+                 p->cluster ? p->cluster : "?", p->cluster_hash, c->name ? c->name : "?", hex);
+    } else if (!p->cluster_hash && p->cluster && c->name && strcmp(p->cluster, c->name) != 0) {
+        err_warn("the placement was made for cluster '%s', this is '%s'", p->cluster, c->name);
+    }
+    if (p->n_devices > 0 && p->n_devices != c->n_devices) {
+        err_warn("the placement was made for %d device%s, the cluster has %d here", p->n_devices,
+                 p->n_devices == 1 ? "" : "s", c->n_devices);
+    }
+}
+
+int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
+                    int32_t k, double memory_fraction)
+{
+    char hex[HASH_HEX_SIZE];
+    double made_for;
     int rc;
 
     /* The reader initialises the workload and leaves it empty on failure. */
@@ -48,6 +110,9 @@ int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec,
     cluster_release(&in->c);
     if ((rc = cluster_load(&in->c, cspec))) {
         cluster_init(&in->c);
+        return rc;
+    }
+    if ((rc = hash_cluster(&in->c, hex))) {
         return rc;
     }
     if (k > 0 && k != in->c.n_devices) {
@@ -67,7 +132,21 @@ int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec,
     } else if ((rc = placement_read_yaml_workload(&in->p, &in->g, &in->w, pspec))) {
         return rc;
     }
-    return placement_check(&in->p, &in->g, &in->c);
+    if ((rc = placement_check(&in->p, &in->g, &in->c))) {
+        return rc;
+    }
+    warn_made_for(&in->p, &in->c, hex);
+    inputs_warn_times(&in->w, &in->c);
+    made_for = placement_memory_fraction(&in->p);
+    in->memory_fraction = memory_fraction > 0 ? memory_fraction : made_for > 0 ? made_for : 1;
+    if (memory_fraction > 0 && made_for > 0 && memory_fraction != made_for) {
+        err_warn("--memory-fraction %g overrides the %g the placement was made for",
+                 memory_fraction, made_for);
+    }
+    if (in->memory_fraction != 1.0) {
+        cluster_scale_memory(&in->c, in->memory_fraction);
+    }
+    return 0;
 }
 
 struct trace_out {
@@ -152,6 +231,11 @@ int sim_inputs_option(struct cmd_parser *cp, int c, struct sim_inputs_args *a,
     case SIM_INPUTS_OPT_PLACEMENT:
         a->pspec = cp->optarg;
         return 0;
+    case SIM_INPUTS_OPT_MEMFRAC:
+        return cmd_parse_double(cp, "--memory-fraction", cp->optarg, LIMIT_FRACTION_MIN,
+                                LIMIT_FRACTION_MAX, &a->memory_fraction)
+                   ? EXIT_BADINPUT
+                   : 0;
     case 'm':
         if (sim_model_parse(cp->optarg, model)) {
             return cmd_usage_error(cp, "%s", err_msg());

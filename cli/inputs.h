@@ -21,6 +21,7 @@ struct sim_inputs {
     struct graph g;
     struct cluster c;
     struct placement p;
+    double memory_fraction; /* applied to c's devices (1 = none) */
 };
 
 /* Makes `in` safe to release (call before anything can fail). */
@@ -31,15 +32,35 @@ void sim_inputs_release(struct sim_inputs *in);
  * Loads everything; k > 0 keeps the first k devices of the cluster (an error
  * when it has fewer).  Errors carry the file and position (BAECHI_EPARSE,
  * BAECHI_EIO, BAECHI_EINVAL for a placement that does not fit the cluster).
+ *
+ * The memory of every device is then scaled by `memory_fraction` when it is
+ * > 0 (--memory-fraction), else by the fraction the placement was made for
+ * (placement_memory_fraction), as `run` does (placer_world), so that `sim`
+ * of a file `place` wrote gives `run`'s verdict.  Warnings (one line each,
+ * err_warn): the fraction given overrides the placement's; the cluster's
+ * content hash or the device count differ from what the placement was made
+ * for; the workload's times were made for another device (inputs_warn_times).
  */
 int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
-                    int32_t k);
+                    int32_t k, double memory_fraction);
+
+/*
+ * Warns (one line, err_warn) when the workload's op times were made for a
+ * device kind (its x-times device, else its reference_device) other than
+ * the kind of the cluster's first device; compares the kind names up to
+ * their first '-', case-insensitive ("h100" matches "h100-sxm5-80gb").
+ * Nothing when either kind is unknown.
+ */
+void inputs_warn_times(const struct workload *w, const struct cluster *c);
 
 /* Options `sim` and `replay` share for what they simulate. */
-enum { SIM_INPUTS_OPT_PLACEMENT = 350 };
+enum { SIM_INPUTS_OPT_PLACEMENT = 350, SIM_INPUTS_OPT_MEMFRAC };
 #define SIM_INPUTS_PLACEMENT_OPTS                                                                  \
     {"placement", SIM_INPUTS_OPT_PLACEMENT, "F",                                                   \
      "the placement file to simulate ('given': the workload's device fields)"},                    \
+        {"memory-fraction", SIM_INPUTS_OPT_MEMFRAC, "F",                                           \
+         "each device keeps F of its memory, in (0, 1] (default: the fraction the placement "      \
+         "was made for, else 1)"},                                                                 \
     {                                                                                              \
         "placer", 'p', "P", "only 'given' (= --placement given): to place, use 'baechi run -p P'"  \
     }
@@ -58,11 +79,12 @@ int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const 
 /* What `sim` and `replay` simulate, as given on the command line. */
 struct sim_inputs_args {
     const char *wpath, *cspec, *pspec, *placer;
+    double memory_fraction; /* --memory-fraction; 0 = the placement's */
 };
 
 /*
  * Handles option c when it is one of those `sim` and `replay` share (-w,
- * -c, -p, --placement, -m into *model): 0 when handled, -1 when c is not
+ * -c, -p, --placement, --memory-fraction, -m into *model): 0 when handled, -1 when c is not
  * one of them, else the exit status (the message printed).
  */
 int sim_inputs_option(struct cmd_parser *cp, int c, struct sim_inputs_args *a,

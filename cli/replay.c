@@ -56,7 +56,7 @@ static int record_replay(const char *dbpath, const char *wpath, const char *cspe
                          const struct workload *w, const struct graph *g, const struct cluster *c,
                          const struct placement *p, const struct sim_result *sr,
                          enum sim_model model, const struct replay_compare *cmp,
-                         const char *backend)
+                         const char *backend, double memory_fraction)
 {
     struct db_run r[2];
     int rc = 0;
@@ -78,7 +78,7 @@ static int record_replay(const char *dbpath, const char *wpath, const char *cspe
         }
         x->n_ops = g->n_ops;
         x->n_devices = c->n_devices;
-        x->memory_fraction = 1;
+        x->memory_fraction = memory_fraction; /* what the simulation's devices kept */
         x->comm_factor = 1;
         x->compute_factor = 1;
         CHECK(sweep_fill_sim(x, g, c, NULL, sr, p->device_of, m == 0));
@@ -164,7 +164,7 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 int cmd_replay(int argc, char **argv)
 {
     struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL, NULL};
-    struct sim_inputs_args a = {NULL, NULL, NULL, NULL};
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0};
     const char *backend = "cpu", *dbpath = NULL, *devs = NULL;
     int32_t *ids = NULL, n_ids = 0;
     struct sim_options sopt = {.model = SIM_MODEL_TIMED, .trace = NULL};
@@ -230,7 +230,7 @@ int cmd_replay(int argc, char **argv)
     if (devs && bench_parse_devices(devs, &ids, &n_ids)) {
         return cmd_usage_error(&cp, "%s", err_msg());
     }
-    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, 0));
+    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, 0, a.memory_fraction));
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &sopt, &sr));
     CHECK(replay_build(&in.g, &in.c, in.p.device_of, &sr, &prog, &st));
     if (ids && n_ids != in.c.n_devices) {
@@ -256,7 +256,7 @@ int cmd_replay(int argc, char **argv)
     CHECK(replay_compare(&rr, &sr, &cmp));
     if (dbpath) {
         CHECK(record_replay(dbpath, a.wpath, a.cspec, &in.w, &in.g, &in.c, &in.p, &sr, sopt.model,
-                            &cmp, backend));
+                            &cmp, backend, in.memory_fraction));
     }
     if (json) {
         print_json(&cmp, &rr, &st, &in.w, backend, sopt.model);

@@ -211,7 +211,7 @@ int cmd_sim(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
-    struct sim_inputs_args a = {NULL, NULL, NULL, NULL};
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0};
     const char *tpath = NULL;
     struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct sim_inputs in;
@@ -266,7 +266,7 @@ int cmd_sim(int argc, char **argv)
             return cmd_fail(rc);
         }
     }
-    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, (int32_t)k));
+    CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, (int32_t)k, a.memory_fraction));
     if (tpath) {
         trace_init(&t, in.c.channel);
         have_t = true;

@@ -44,6 +44,7 @@ enum {
     OPT_WINDOW,
     OPT_GROUP_SIZE,
     OPT_OVERRIDE,
+    OPT_NAME,
 };
 
 static const char *const gen_usage[] = {
@@ -55,6 +56,9 @@ static const char *const gen_usage[] = {
 
 static const struct cmd_opt gen_opts_table[] = {
     {"output", 'o', "FILE", "write the workload here (default: standard output)"},
+    {"name", OPT_NAME, "NAME",
+     "the workload's name (default: generated, with a suffix per non-default option; "
+     "docs/workloads.md)"},
     {"batch", 'b', "N", "batch size (inception-v3 32, gnmt 128, transformer 64/8, gpt 8)"},
     {"seq", OPT_SEQ, "N", "sequence length (gnmt 40, transformer 40/30, gpt 1024)"},
     {"size", OPT_SIZE, "NAME", "size preset: transformer base|big; gpt small..6.7b"},
@@ -112,14 +116,13 @@ static int write_out(const struct workload *w, const char *path, int64_t params)
     return 0;
 }
 
-static int gen_synth(struct cmd_parser *p, const struct synth_opts *so, const char *out)
+static int gen_synth(const struct synth_opts *so, const char *name, const char *out)
 {
     struct workload w;
     int rc;
 
-    (void)p;
     workload_init(&w);
-    if ((rc = gen_synthetic(&w, so))) {
+    if ((rc = gen_synthetic(&w, so)) || (name && (rc = workload_set_name(&w, name)))) {
         workload_release(&w);
         return cmd_fail(rc);
     }
@@ -181,7 +184,7 @@ int cmd_workload_gen(int argc, char **argv)
     struct synth_opts so;
     struct gen_info info;
     struct workload w;
-    const char *out = "-", *model;
+    const char *out = "-", *model, *train_flag = NULL;
     bool synth_only = false;
     long v;
     int c, bad = 0, rc;
@@ -229,6 +232,12 @@ int cmd_workload_gen(int argc, char **argv)
         case OPT_FWD:
             o.forward_only = true;
             break;
+        case OPT_NAME:
+            if (!p.optarg[0]) {
+                return cmd_usage_error(&p, "--name must not be empty");
+            }
+            o.name = p.optarg;
+            break;
         case OPT_NO_GROUPS:
             o.groups = false;
             break;
@@ -242,6 +251,10 @@ int cmd_workload_gen(int argc, char **argv)
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
+            train_flag = c == WORKLOAD_OPT_OPTIMIZER ? "--optimizer"
+                         : c == WORKLOAD_OPT_BWD     ? "--bwd-factor"
+                         : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
+                                                     : "--save-all-inputs";
             break;
         case OPT_ELEM:
             bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);
@@ -276,11 +289,15 @@ int cmd_workload_gen(int argc, char **argv)
     }
     model = argv[cmd_optind()];
     if (strcmp(model, "synthetic") == 0) {
-        return gen_synth(&p, &so, out);
+        return gen_synth(&so, o.name, out);
     }
     if (synth_only) {
         return cmd_usage_error(&p, "--shape, --ops, --seed, --fan-in, --width, --depth, "
                                    "--window and --group-size are for 'synthetic' only");
+    }
+    if (o.forward_only && train_flag) {
+        return cmd_usage_error(&p, "%s is about the training graph, and --forward-only makes none",
+                               train_flag);
     }
     if ((rc = gen_model(&w, model, &o, &info))) {
         return cmd_usage_error(&p, "%s", err_msg());

@@ -11,6 +11,7 @@
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
+#include "workloads/gen.h"
 #include "workloads/onnx_import.h"
 #include "workloads/train.h"
 
@@ -18,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_TRAIN = 256, OPT_DEVICE };
+enum { OPT_TRAIN = 256, OPT_DEVICE, OPT_NAME };
 
 static const char *const import_usage[] = {
     "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|CLUSTER[:N]|none] "
@@ -28,6 +29,9 @@ static const char *const import_usage[] = {
 
 static const struct cmd_opt import_opts[] = {
     {"output", 'o', "FILE", "write the workload here (default: standard output)"},
+    {"name", OPT_NAME, "NAME",
+     "the workload's name (default: the model file's, with a suffix per non-default option; "
+     "docs/workloads.md)"},
     {"batch", 'b', "N", "batch size: activations and FLOPs scaled from the exported batch"},
     {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
     WORKLOAD_TRAIN_OPTS, /* with --train */
@@ -46,7 +50,7 @@ int cmd_workload_import(int argc, char **argv)
     struct costmodel cm;
     char kind[128]; /* cm.kind when --device names a cluster */
     struct workload w, tr;
-    const char *out = "-", *device = "v100";
+    const char *out = "-", *device = GEN_DEFAULT_DEVICE, *name = NULL, *train_flag = NULL;
     bool train = false;
     FILE *msg;
     long v;
@@ -76,6 +80,16 @@ int cmd_workload_import(int argc, char **argv)
             if (workload_cli_train_option(&p, c, &to)) {
                 return EXIT_BADINPUT;
             }
+            train_flag = c == WORKLOAD_OPT_OPTIMIZER ? "--optimizer"
+                         : c == WORKLOAD_OPT_BWD     ? "--bwd-factor"
+                         : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
+                                                     : "--save-all-inputs";
+            break;
+        case OPT_NAME:
+            if (!p.optarg[0]) {
+                return cmd_usage_error(&p, "--name must not be empty");
+            }
+            name = p.optarg;
             break;
         case OPT_DEVICE:
             device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
@@ -83,6 +97,9 @@ int cmd_workload_import(int argc, char **argv)
         default:
             return EXIT_BADINPUT;
         }
+    }
+    if (train_flag && !train) {
+        return cmd_usage_error(&p, "%s is about the training graph: add --train", train_flag);
     }
     if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
         return rc;
@@ -101,6 +118,26 @@ int cmd_workload_import(int argc, char **argv)
     if (device && (rc = costmodel_apply(&cm, &w, 0, NULL))) {
         workload_release(&w);
         return cmd_fail(rc);
+    }
+    {
+        /* the name says every non-default option (docs/workloads.md, "Names") */
+        char wname[512];
+
+        if (name) {
+            snprintf(wname, sizeof(wname), "%s", name);
+        } else {
+            snprintf(wname, sizeof(wname), "%s", w.name ? w.name : "workload");
+            if (io.batch > 0) {
+                size_t n = strlen(wname);
+                snprintf(wname + n, sizeof(wname) - n, "_b%lld", (long long)io.batch);
+            }
+            gen_name_suffix(wname, sizeof(wname), train ? &to : NULL, device ? cm.kind : NULL,
+                            !device);
+        }
+        if ((rc = workload_set_name(&w, wname))) {
+            workload_release(&w);
+            return cmd_fail(rc);
+        }
     }
     /* What `workload info`, `place` and `sim` would reject (every op
      * dangling, a time out of range) is not written: the same rule, the

@@ -38,11 +38,11 @@
 #define LIMIT_INTERCEPT_MAX  1e9  /* µs */
 
 /* Placer options (command line and sweep files alike). */
-#define LIMIT_FRACTION_MIN  1e-9 /* --memory-fraction, memory_fractions */
-#define LIMIT_FRACTION_MAX  1e9
-#define LIMIT_FACTOR_MAX    1e9 /* --comm-factor [0, max], --compute-factor [min, max] */
-#define LIMIT_LP_TIME_MAX_S 1e6 /* --lp-time-limit, lp_time_limit, seconds */
-#define LIMIT_THRESHOLD_MIN 0.0 /* --threshold, sct_threshold: m-SCT's rounding */
+#define LIMIT_FRACTION_MIN  1e-9 /* --memory-fraction, memory_fractions: (0, 1] */
+#define LIMIT_FRACTION_MAX  1.0  /* a device keeps at most all its memory */
+#define LIMIT_FACTOR_MAX    1e9  /* --comm-factor [0, max], --compute-factor [min, max] */
+#define LIMIT_LP_TIME_MAX_S 1e6  /* --lp-time-limit, lp_time_limit, seconds */
+#define LIMIT_THRESHOLD_MIN 0.0  /* --threshold, sct_threshold: m-SCT's rounding */
 #define LIMIT_THRESHOLD_MAX 1.0
 #define LIMIT_SEED_MAX      2147483647 /* --seed, seeds */
 

@@ -49,6 +49,7 @@ void placement_release(struct placement *p)
     free(p->workload);
     free(p->cluster);
     free(p->placer);
+    free(p->cluster_hash);
     kv_release(p->options, p->n_options);
     kv_release(p->stats, p->n_stats);
     memset(p, 0, sizeof(*p));
@@ -74,6 +75,36 @@ int placement_set_meta(struct placement *p, const char *workload, const char *cl
     if ((rc = set_str(&p->workload, workload)) || (rc = set_str(&p->cluster, cluster)) ||
         (rc = set_str(&p->placer, placer))) {
         return rc;
+    }
+    return 0;
+}
+
+int placement_set_made_for(struct placement *p, const char *cluster_hash, int32_t n_devices,
+                           double memory_fraction)
+{
+    int rc;
+
+    if ((rc = set_str(&p->cluster_hash, cluster_hash))) {
+        return rc;
+    }
+    p->n_devices = n_devices > 0 ? n_devices : 0;
+    p->memory_fraction = memory_fraction > 0 ? memory_fraction : 0;
+    return 0;
+}
+
+double placement_memory_fraction(const struct placement *p)
+{
+    double f;
+
+    if (p->memory_fraction > 0) {
+        return p->memory_fraction;
+    }
+    for (int32_t i = 0; i < p->n_options; i++) {
+        if (strcmp(p->options[i].key, "memory_fraction") == 0 &&
+            !yio_parse_double(p->options[i].value, &f) && f >= LIMIT_FRACTION_MIN &&
+            f <= LIMIT_FRACTION_MAX) {
+            return f;
+        }
     }
     return 0;
 }
@@ -224,6 +255,9 @@ enum pl_key {
     PK_OPTIONS = 1 << 4,
     PK_STATS = 1 << 5,
     PK_DEVICES = 1 << 6,
+    PK_CLUSTER_HASH = 1 << 7,
+    PK_N_DEVICES = 1 << 8,
+    PK_MEMFRAC = 1 << 9,
 };
 
 struct pl_reader {
@@ -340,6 +374,37 @@ static int pl_devices(struct pl_reader *rd)
     return rc == 1 ? 0 : rc;
 }
 
+/* n_devices and memory_fraction: plain numbers in their ranges. */
+static int pl_number(struct pl_reader *rd, unsigned bit)
+{
+    struct yrd *r = &rd->r;
+    char what[96];
+    const char *why = NULL;
+    int64_t n = 0;
+    double f = 0;
+
+    if (!yrd_is_scalar(r) || !yrd_plain(r)) {
+        return yrd_err_here(r, "%s: expected a number, got %s", r->key,
+                            yrd_what(r, what, sizeof(what)));
+    }
+    if (bit == PK_N_DEVICES) {
+        if ((why = yio_parse_size(yrd_text(r), &n)) == NULL && (n < 1 || n > LIMIT_MAX_DEVICES)) {
+            why = "is outside 1..4096";
+        }
+        rd->p->n_devices = (int32_t)n;
+    } else {
+        if ((why = yio_parse_double(yrd_text(r), &f)) == NULL &&
+            !(f >= LIMIT_FRACTION_MIN && f <= LIMIT_FRACTION_MAX)) {
+            why = "is outside (0, 1]";
+        }
+        rd->p->memory_fraction = f;
+    }
+    if (why) {
+        return yrd_err_here(r, "%s: %s, got %s", r->key, why, yrd_what(r, what, sizeof(what)));
+    }
+    return 0;
+}
+
 /* Stringified PLACEMENT_FORMAT etc. for the "missing 'format'" hints. */
 #define PL_STR_(x) #x
 #define PL_STR(x)  PL_STR_(x)
@@ -361,6 +426,11 @@ static int pl_top_value(void *arg, unsigned bit)
         return pl_kv(rd, false);
     case PK_STATS:
         return pl_kv(rd, true);
+    case PK_CLUSTER_HASH:
+        return pl_string(rd, &rd->p->cluster_hash);
+    case PK_N_DEVICES:
+    case PK_MEMFRAC:
+        return pl_number(rd, bit);
     default:
         return pl_devices(rd);
     }
@@ -372,6 +442,9 @@ static int pl_top(struct pl_reader *rd)
         {"format", PK_FORMAT, " (write 'format: " PL_STR(PLACEMENT_FORMAT) "')"},
         {"workload", PK_WORKLOAD, NULL},
         {"cluster", PK_CLUSTER, NULL},
+        {"cluster_hash", PK_CLUSTER_HASH, NULL},
+        {"n_devices", PK_N_DEVICES, NULL},
+        {"memory_fraction", PK_MEMFRAC, NULL},
         {"placer", PK_PLACER, NULL},
         {"options", PK_OPTIONS, NULL},
         {"stats", PK_STATS, NULL},
@@ -480,6 +553,18 @@ int placement_write_yaml(const struct placement *p, const struct graph *g, FILE 
     if (p->cluster) {
         ywr_scalar(&y, "cluster", YWR_PLAIN);
         ywr_scalar(&y, p->cluster, YWR_ANY);
+    }
+    if (p->cluster_hash) {
+        ywr_scalar(&y, "cluster_hash", YWR_PLAIN);
+        ywr_scalar(&y, p->cluster_hash, YWR_QUOTED); /* hex digits only could read as a number */
+    }
+    if (p->n_devices > 0) {
+        ywr_scalar(&y, "n_devices", YWR_PLAIN);
+        ywr_int(&y, p->n_devices);
+    }
+    if (p->memory_fraction > 0) {
+        ywr_scalar(&y, "memory_fraction", YWR_PLAIN);
+        ywr_double(&y, p->memory_fraction);
     }
     if (p->placer) {
         ywr_scalar(&y, "placer", YWR_PLAIN);

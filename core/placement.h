@@ -7,6 +7,9 @@
  *   format: 1
  *   workload: gnmt_v2_b128_fwd
  *   cluster: paper-4gpu-pcie
+ *   cluster_hash: 0123456789abcdef   # optional: hash_cluster() of the cluster as loaded
+ *   n_devices: 4                     # optional: the first n devices were used
+ *   memory_fraction: 0.2             # optional: each device kept this share of memory
  *   placer: m-etf
  *   options: {grouper: coplace, fusion: true}     # free-form scalars
  *   stats: {placement_ms: 12.5, estimate_us: 81234}
@@ -38,6 +41,10 @@ struct placement {
     char *workload;     /* workload name, may be NULL */
     char *cluster;      /* cluster name, may be NULL */
     char *placer;       /* who made it ("m-etf", "given", ...), may be NULL */
+    /* What it was made for (written when known, so `sim` sees the same world): */
+    char *cluster_hash;     /* hash_cluster() of the cluster before truncation; NULL = unknown */
+    int32_t n_devices;      /* devices used (the first n of the cluster); 0 = unknown */
+    double memory_fraction; /* each device's memory was scaled by this; 0 = unknown */
     struct placement_kv *options;
     int32_t n_options;
     struct placement_kv *stats;
@@ -50,6 +57,20 @@ void placement_release(struct placement *p);
 
 int placement_set_meta(struct placement *p, const char *workload, const char *cluster,
                        const char *placer);
+/*
+ * Records the world the placement was made for (cluster_hash may be NULL,
+ * n_devices 0 and memory_fraction 0 for unknown).
+ */
+int placement_set_made_for(struct placement *p, const char *cluster_hash, int32_t n_devices,
+                           double memory_fraction);
+
+/*
+ * The memory fraction the placement was made for: its memory_fraction key,
+ * else (files written before that key) its `memory_fraction` option when it
+ * is a number in (0, 1], else 0 (unknown).
+ */
+double placement_memory_fraction(const struct placement *p);
+
 int placement_add_option(struct placement *p, const char *key, const char *value);
 int placement_add_stat(struct placement *p, const char *key, const char *value);
 

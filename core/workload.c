@@ -382,3 +382,33 @@ int workload_check(const struct workload *w)
     }
     return 0;
 }
+
+int workload_set_top_ext(struct workload *w, const char *key, const struct yval *val)
+{
+    struct wl_ext *e = NULL;
+    struct yval v;
+
+    if (yval_copy(&v, val)) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        if (strcmp(w->top_ext[i].key, key) == 0) {
+            yval_release(&w->top_ext[i].val);
+            w->top_ext[i].val = v;
+            return 0;
+        }
+    }
+    if (!(e = realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e)))) {
+        yval_release(&v);
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    w->top_ext = e;
+    e = &w->top_ext[w->n_top_ext];
+    if (!(e->key = array_strdup(key))) {
+        yval_release(&v);
+        return BAECHI_ENOMEM;
+    }
+    e->val = v;
+    w->n_top_ext++;
+    return 0;
+}

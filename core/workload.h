@@ -22,6 +22,15 @@
 
 #define WORKLOAD_FORMAT 1
 
+/*
+ * The top-level extension key that says where the op times come from, e.g.
+ * `x-times: {source: roofline, device: v100}` (source: roofline = the cost
+ * model's datasheet peaks, calibrated = a measured cluster device, profile =
+ * measured op times); written by the cost model (workloads/costmodel.c),
+ * read by the commands that warn when a cluster's device differs.
+ */
+#define WORKLOAD_TIMES_KEY "x-times"
+
 enum op_phase { PHASE_FORWARD = 0, PHASE_BACKWARD = 1, PHASE_UPDATE = 2 };
 
 /* The port of a control dependency ("^producer"). */
@@ -135,6 +144,10 @@ int workload_add_output(struct workload *w, int64_t bytes);
 int workload_add_input(struct workload *w, int32_t producer, int32_t port, int32_t line,
                        int32_t col);
 int workload_add_ext(struct workload *w, const char *key, const struct yval *val);
+
+/* Sets the top-level extension `key` (an "x-" key) to a copy of val,
+ * replacing its value when the key is there.  0 or BAECHI_ENOMEM. */
+int workload_set_top_ext(struct workload *w, const char *key, const struct yval *val);
 
 /* Sets the group of op i (copied into the pool); NULL resets to the default. */
 int workload_set_group(struct workload *w, int32_t i, const char *group);

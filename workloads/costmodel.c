@@ -212,6 +212,21 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
             return err_set(BAECHI_ENOMEM, "out of memory");
         }
     }
+    if (n > 0 && m->kind) {
+        /* where the times come from, so that commands can warn on another device */
+        /* yval has no const members: the strings are only read (workload_set_top_ext copies) */
+        char src_key[] = "source", dev_key[] = "device", roof[] = "roofline", cal[] = "calibrated";
+        char *keys[2] = {src_key, dev_key};
+        struct yval items[2] = {
+            {.kind = YVAL_SCALAR, .scalar = m->datasheet ? roof : cal},
+            {.kind = YVAL_SCALAR, .scalar = (char *)m->kind},
+        };
+        struct yval v = {.kind = YVAL_MAP, .n = 2, .keys = keys, .items = items};
+
+        if ((rc = workload_set_top_ext(w, WORKLOAD_TIMES_KEY, &v))) {
+            return rc;
+        }
+    }
     if (n_set) {
         *n_set = n;
     }

@@ -83,7 +83,9 @@ enum costmodel_flags {
  * Sets time_us of the ops of `w` from the model: ops that already have a
  * measured time_us keep it unless COSTMODEL_OVERRIDE (measured wins); ops
  * without flops and bytes are left alone.  Times are rounded to 0.01 µs.
- * Sets w->reference_device to m->kind when it is unset and an op changed.
+ * Sets w->reference_device to m->kind when it is unset and an op changed,
+ * and then the top-level `x-times: {source: roofline | calibrated, device:
+ * <m->kind>}` (WORKLOAD_TIMES_KEY; replaced when present).
  * *n_set (may be NULL) receives the number of ops whose time was set.
  */
 int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flags, int32_t *n_set);

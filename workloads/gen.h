@@ -42,8 +42,11 @@ struct gen_opts {
     bool groups;        /* layer-level colocation groups */
     int elem_bytes;     /* bytes per element (4 = fp32) */
     const char *device; /* cost-model preset for time_us; NULL = none */
+    const char *name;   /* the workload's name; NULL = generated from the options (gen.c) */
     struct train_opts train;
 };
+
+#define GEN_DEFAULT_DEVICE "v100"
 
 /* Defaults: groups on, fp32, device "v100", train_opts_init(). */
 void gen_opts_init(struct gen_opts *o);
@@ -67,6 +70,15 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
  * (o->size), the default first. */
 const char *const *gen_gpt_sizes(void);
 const char *const *gen_transformer_sizes(void);
+
+/*
+ * Appends to the name in buf[0..size) (truncating) the suffixes of the
+ * non-default training options of `t` (NULL: a forward graph) and of the
+ * cost model: _mb<n> _<optimizer> _bwd<factor> _sai, then _<kind> when kind
+ * is not GEN_DEFAULT_DEVICE, or _untimed (docs/workloads.md, "Names").
+ */
+void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const char *kind,
+                     bool untimed);
 
 /* NULL-terminated names accepted by gen_model(). */
 const char *const *gen_model_names(void);

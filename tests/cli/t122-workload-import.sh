@@ -11,7 +11,7 @@ EOF
 
 test_expect_success 'import resnet50 --train: the phases' - <<'EOF'
 expect_exit 0 "$BAECHI" workload import "$D/resnet50.onnx" --train --batch 32 -o "$W/rt.yaml"
-expect_grep 'resnet50_train: 564 ops' "$TMPDIR_TEST/out"
+expect_grep 'resnet50_train_b32: 564 ops' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" workload info "$W/rt.yaml"
 expect_grep 'phases +282 forward, 175 backward, 107 update' "$TMPDIR_TEST/out"
 EOF

@@ -1,5 +1,5 @@
 # t508-run-identity.sh - a run is identified by what it ran (issue 19): three
-# micro-batch variants of one generated model share the name gpt-small_b4;
+# micro-batch variants of one generated model named alike (--name gpt-small_b4);
 # report shows three rows with their own step times (not the mean), plot's
 # data has three series, the note comes once, --where takes the name and
 # name@hash; reformatting a workload keeps its hash; a schema 2 database is
@@ -9,7 +9,7 @@ cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: three micro-batch variants of gpt-small_b4, run --db under single and m-TOPO' - <<'EOF'
 for m in 1 2 4; do
-    expect_exit 0 "$BAECHI" workload gen gpt --size small -b 4 --seq 128 --micro-batches $m -o mb$m.yaml
+    expect_exit 0 "$BAECHI" workload gen gpt --size small -b 4 --seq 128 --micro-batches $m --name gpt-small_b4 -o mb$m.yaml
     expect_grep "^name: gpt-small_b4$" mb$m.yaml
     for p in single m-topo; do
         expect_exit 0 "$BAECHI" run -w mb$m.yaml -c paper-4gpu-pcie -p $p --db r.db

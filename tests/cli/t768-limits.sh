@@ -15,12 +15,12 @@ test_expect_success 'place --memory-fraction 1e-9: accepted (80 B per device)' '
     expect_exit 3 "$BAECHI" place -w "$T1" -c dgx-h100-8 -p m-sct --memory-fraction 1e-9  # accepted: 80 B per device
 '
 
-test_expect_success 'place --memory-fraction 1e9: accepted' '
-    ok --memory-fraction 1e9
+test_expect_success 'place --memory-fraction 1: accepted' '
+    ok --memory-fraction 1
 '
 
-test_expect_success 'place --memory-fraction 2e9: refused, naming the range' '
-    bad --memory-fraction 2e9
+test_expect_success 'place --memory-fraction 1.5: refused, naming the range' '
+    bad --memory-fraction 1.5
 '
 
 test_expect_success 'place --comm-factor 0: accepted' '
@@ -67,7 +67,7 @@ sweep() {
     printf 'workloads: ["%s"]\nclusters: [dgx-h100-8]\nplacers: [m-etf]\n%s\n' "$T1" "$1" > s.yaml
 }
 
-for good in 'memory_fractions: [1e-9, 1e9]' 'comm_factors: [0, 1e9]' 'compute_factors: [1e-9, 1e9]' \
+for good in 'memory_fractions: [1e-9, 1]' 'comm_factors: [0, 1e9]' 'compute_factors: [1e-9, 1e9]' \
     'sct_threshold: 1' 'lp_time_limit: 1e6' 'devices: [0, 8]' 'seeds: [2147483647]'; do
     test_expect_success "sweep $good: accepted" '
         sweep "$good"
