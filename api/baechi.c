@@ -8,6 +8,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "include/baechi.h"
+#include "api/internal.h"
 
 #include "core/array.h"
 #include "core/cluster.h"
@@ -43,36 +44,6 @@ _Static_assert((int)BAECHI_SUCCESS == (int)BAECHI_OK &&
                    (int)BAECHI_ERR_UNSUPPORTED == (int)BAECHI_EUNSUPPORTED,
                "include/baechi.h codes differ from core/err.h");
 
-struct baechi_workload {
-    char *path; /* as given, NULL when parsed from a string */
-    struct workload w;
-    struct graph g;
-};
-
-struct baechi_cluster {
-    char *spec; /* as given */
-    struct cluster c;
-};
-
-struct baechi_options {
-    struct placer_options opt;
-    bool trace;
-};
-
-struct baechi_placement {
-    struct placement p;
-    struct placer_stats st;
-    struct baechi_options made_with; /* valid when placed */
-    bool placed;
-};
-
-struct baechi_result {
-    struct sim_result r;
-    struct trace t;
-    bool have_trace;
-    int32_t n_ops;
-};
-
 static char version_buf[128];
 
 static void version_fill(void)
@@ -92,6 +63,11 @@ const char *baechi_version(void)
 const char *baechi_errmsg(void)
 {
     return err_msg();
+}
+
+void baechi_free(void *p)
+{
+    free(p);
 }
 
 void baechi_set_warning_handler(baechi_warning_fn fn, void *ctx)
@@ -602,9 +578,9 @@ int64_t baechi_placement_estimate_us(const struct baechi_placement *h)
 /* ------------------------------------------------------------ simulation */
 
 /* The world of a simulation under o (placer_world), on copies. */
-static int world_of(const struct baechi_workload *w, const struct baechi_cluster *c,
-                    const struct baechi_placement *p, const struct baechi_options *o,
-                    struct graph *g, int64_t **weights, struct cluster *cw)
+int api_world_of(const struct baechi_workload *w, const struct baechi_cluster *c,
+                 const struct baechi_placement *p, const struct baechi_options *o, struct graph *g,
+                 int64_t **weights, struct cluster *cw)
 {
     int rc;
 
@@ -623,9 +599,9 @@ static int world_of(const struct baechi_workload *w, const struct baechi_cluster
     return 0;
 }
 
-static const struct baechi_options *options_for(const struct baechi_placement *p,
-                                                const struct baechi_options *o,
-                                                struct baechi_options *defaults)
+const struct baechi_options *api_options_for(const struct baechi_placement *p,
+                                             const struct baechi_options *o,
+                                             struct baechi_options *defaults)
 {
     if (o) {
         return o;
@@ -650,11 +626,11 @@ int baechi_simulate(const struct baechi_workload *w, const struct baechi_cluster
     int rc;
 
     *out = NULL;
-    o = options_for(p, o, &defaults);
+    o = api_options_for(p, o, &defaults);
     if (model && (rc = sim_model_parse(model, &so.model)) != 0) {
         return rc;
     }
-    if ((rc = world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
+    if ((rc = api_world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
         return rc;
     }
     if (!(h = calloc(1, sizeof(*h)))) {
@@ -820,8 +796,8 @@ int baechi_db_store(const char *db_path, const struct baechi_workload *w,
     if (!db_path) {
         return err_set(BAECHI_EINVAL, "no database path given");
     }
-    o = options_for(p, o, &defaults);
-    if ((rc = world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
+    o = api_options_for(p, o, &defaults);
+    if ((rc = api_world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
         return rc;
     }
     sim_result_init(&rb);

@@ -5,8 +5,8 @@
  */
 #include "cli/explain.h"
 
-#include "core/json_out.h"
 #include "core/units.h"
+#include "sim/explain_json.h"
 #include "sim/sim.h"
 
 #include <inttypes.h>
@@ -76,57 +76,8 @@ void explain_print_text(FILE *f, const struct mem_explain *x, const struct graph
     }
 }
 
-static void json_snapshot(FILE *f, const struct mem_snapshot *s, const struct graph *g)
-{
-    fprintf(f, "{\"time_us\": %" PRId64 ", \"at_op\": ", s->time_us);
-    if (s->at_op >= 0) {
-        json_out_str(f, g->op_name[s->at_op]);
-    } else {
-        fputs("null", f);
-    }
-    fprintf(f, ", \"total_bytes\": %" PRId64 ", \"n_live\": %d, \"by_kind\": {", s->total_bytes,
-            s->n_live);
-    for (int k = 0; k < MEM_KIND_N; k++) {
-        fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "", mem_kind_name(k), s->kind_bytes[k]);
-    }
-    fputs("}, \"top\": [", f);
-    for (int32_t i = 0; i < s->n_top; i++) {
-        const struct mem_live *l = &s->top[i];
-
-        fputs(i ? ", {\"op\": " : "{\"op\": ", f);
-        json_out_str(f, g->op_name[l->op]);
-        fputs(", \"tensor\": ", f);
-        if (l->tensor >= 0) {
-            char t[96];
-
-            graph_tensor_name(g, l->tensor, t, sizeof(t));
-            json_out_str(f, t);
-        } else {
-            fputs("null", f);
-        }
-        fprintf(f, ", \"kind\": \"%s\", \"bytes\": %" PRId64 ", \"since_us\": %" PRId64 "}",
-                mem_kind_name(l->kind), l->bytes, l->since_us);
-    }
-    fputs("]}", f);
-}
-
 void explain_print_json(FILE *f, const struct mem_explain *x, const struct graph *g,
                         const struct cluster *c)
 {
-    fputc('[', f);
-    for (int32_t d = 0; d < x->n_devices; d++) {
-        fprintf(f, "%s{\"id\": %d, \"name\": ", d ? ", " : "", (int)d);
-        json_out_str(f, c->dev[d].name);
-        fprintf(f, ", \"limit_bytes\": %" PRId64, x->dev[d].limit_bytes);
-        fputs(", \"peak\": ", f);
-        json_snapshot(f, &x->dev[d].peak, g);
-        fputs(", \"oom\": ", f);
-        if (x->dev[d].oom.valid) {
-            json_snapshot(f, &x->dev[d].oom, g);
-        } else {
-            fputs("null", f);
-        }
-        fputc('}', f);
-    }
-    fputc(']', f);
+    mem_explain_write_json(f, x, g, c);
 }

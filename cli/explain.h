@@ -11,18 +11,19 @@
 #include "core/cluster.h"
 #include "core/graph.h"
 #include "sim/explain.h"
+#include "sim/explain_json.h"
 
 #include <stdio.h>
 
 /* How many of the largest live allocations are listed per device. */
-#define EXPLAIN_TOP 20
+#define EXPLAIN_TOP MEM_EXPLAIN_TOP
 
 /* One table per device: the peak, totals per kind, the largest tensors;
  * the same at the first over-limit allocation when there was one. */
 void explain_print_text(FILE *f, const struct mem_explain *x, const struct graph *g,
                         const struct cluster *c);
 
-/* The JSON value (an array, one object per device). */
+/* The JSON value (an array, one object per device): sim/explain_json.h. */
 void explain_print_json(FILE *f, const struct mem_explain *x, const struct graph *g,
                         const struct cluster *c);
 

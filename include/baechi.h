@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define BAECHI_API_MAJOR 1
-#define BAECHI_API_MINOR 0
+#define BAECHI_API_MINOR 1
 
 /* Return codes.  The program `baechi` maps them to exit statuses: 0; 2 for
  * INVAL, PARSE, IO, UNSUPPORTED; 3 for INFEASIBLE; 1 otherwise. */
@@ -58,6 +58,7 @@ struct baechi_cluster;   /* devices, memory limits, communication model */
 struct baechi_options;   /* placer and world options, by name */
 struct baechi_placement; /* op -> device, with the placer's statistics */
 struct baechi_result;    /* the metrics of one simulated step */
+struct baechi_params;    /* generator, import and training parameters, by name (1.1) */
 
 /* ------------------------------------------------------------ library */
 
@@ -66,6 +67,10 @@ const char *baechi_version(void);
 
 /* The message of the last failure in this thread ("" when none). */
 const char *baechi_errmsg(void);
+
+/* Frees text the library returned (baechi_explain_memory,
+ * baechi_report_json); NULL is fine.  Since 1.1. */
+void baechi_free(void *p);
 
 /* Warnings (e.g. an unknown key kept in a file) go to fn(message, ctx)
  * instead of stderr; NULL restores stderr.  Process-wide. */
@@ -96,6 +101,62 @@ const char *baechi_workload_op_name(const struct baechi_workload *w, int32_t op)
 /* Σ compute and the critical path of the graph, µs (reference device). */
 int64_t baechi_workload_total_compute_us(const struct baechi_workload *w);
 int64_t baechi_workload_critical_path_us(const struct baechi_workload *w);
+
+/* ------------------------------------------------------------ making workloads */
+
+/*
+ * Since 1.1.  Parameters of the workload makers below, set by name with the
+ * value as text ('-' or '_' alike), the options of `baechi workload gen`,
+ * `import` and `train` without their dashes.  Setting a name again replaces
+ * its value.  Set takes any name: the maker that is given the parameters
+ * checks names and values (an unknown name, a bad value, a value out of the
+ * command line's range: BAECHI_ERR_INVAL naming it) and leaves *out NULL.
+ * Booleans: true/false, 1/0, yes/no, on/off.
+ */
+struct baechi_params *baechi_params_new(void);
+void baechi_params_free(struct baechi_params *p);
+int baechi_params_set(struct baechi_params *p, const char *name, const char *value);
+
+/*
+ * Since 1.1.  Generates model `model` as `baechi workload gen <model>`:
+ * "inception-v3", "gnmt", "transformer", "gpt" or "synthetic".  Parameters
+ * (params may be NULL: the defaults):
+ *   batch, seq, size (transformer base|big; gpt small..6.7b), layers,
+ *   d_model, heads, ffn, vocab, aux B, forward_only B, no_groups B,
+ *   elem_bytes, device (a cost-model preset, a cluster file[:N], or none;
+ *   default v100), and the training ones: optimizer (sgd|momentum|adam),
+ *   bwd_factor, save_all_inputs B, micro_batches;
+ *   synthetic only: shape (layered|chain|fork-join|random), ops, seed,
+ *   fan_in, width, depth, window, group_size (BAECHI_ERR_INVAL for another
+ *   model; model parameters are checked but do not matter to synthetic);
+ *   name: the workload's name instead of the generator's.
+ * The workload goes through its YAML text once, so that it is, number for
+ * number, the file the command writes.  An unknown model is
+ * BAECHI_ERR_INVAL naming the models.
+ */
+int baechi_workload_generate(const char *model, const struct baechi_params *params,
+                             struct baechi_workload **out);
+
+/*
+ * Since 1.1.  Imports the ONNX model at `path` as `baechi workload import`.
+ * Parameters: train B (add backward and update ops), batch, device (as
+ * above, default v100; none leaves time_us unset), and with train the
+ * training ones (optimizer, bwd_factor, save_all_inputs, micro_batches).
+ * BAECHI_ERR_PARSE for a file that is not a usable model, BAECHI_ERR_IO
+ * for one that cannot be read.
+ */
+int baechi_workload_import_onnx(const char *path, const struct baechi_params *params,
+                                struct baechi_workload **out);
+
+/*
+ * Since 1.1.  The training graph of forward workload fwd, as `baechi
+ * workload train`: parameters optimizer, bwd_factor, save_all_inputs,
+ * micro_batches, device (default fwd's reference device when a preset,
+ * else v100; none: untimed update ops), override B (time every op from the
+ * cost model).  fwd is not changed.
+ */
+int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi_params *params,
+                          struct baechi_workload **out);
 
 /* ------------------------------------------------------------ clusters */
 
@@ -233,6 +294,20 @@ int64_t baechi_result_op_end_us(const struct baechi_result *r, int32_t op);
 int baechi_result_write_trace(const struct baechi_result *r, const struct baechi_workload *w,
                               const struct baechi_cluster *c, const char *path);
 
+/*
+ * Since 1.1.  What is live at each device's peak (and at its first
+ * over-limit allocation): a simulation as baechi_simulate's, explained as
+ * `baechi sim --explain-memory --json` does, and *json (free with
+ * baechi_free) the text of that output's "memory_explain" value: an array,
+ * one object per device {id, name, limit_bytes, peak, oom}, each snapshot
+ * {time_us, at_op, total_bytes, n_live, by_kind: {kind: bytes}, top: the 20
+ * largest [{op, tensor, kind, bytes, since_us}]}, oom null when the device
+ * fit (docs/explain-memory.md).  *json NULL on failure.
+ */
+int baechi_explain_memory(const struct baechi_workload *w, const struct baechi_cluster *c,
+                          const struct baechi_placement *p, const char *model,
+                          const struct baechi_options *o, char **json);
+
 /* ------------------------------------------------------------ results */
 
 /*
@@ -243,6 +318,18 @@ int baechi_result_write_trace(const struct baechi_result *r, const struct baechi
 int baechi_db_store(const char *db_path, const struct baechi_workload *w,
                     const struct baechi_cluster *c, const struct baechi_placement *p,
                     const struct baechi_options *o);
+
+/*
+ * Since 1.1.  The tidy table of results database `db_path` (opened read
+ * only; a missing file is BAECHI_ERR_IO), one row per run, as `baechi report
+ * --format json [--model M] [--where W]...`: *json (free with baechi_free)
+ * is {"columns": [...], "rows": [{column: value}]}.  where: NULL or a
+ * NULL-terminated array of --where conditions ("placer=m-etf,m-sct",
+ * "memory_fraction<0.5"; ANDed; a bad one is BAECHI_ERR_INVAL naming it);
+ * model: NULL (both), "timed" or "baechi".
+ */
+int baechi_report_json(const char *db_path, const char *const *where, const char *model,
+                       char **json);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@ __all__ = [
     "Error", "Infeasible", "Workload", "Cluster", "Placement", "SimResult",
     "load_workload", "parse_workload", "cluster", "parse_cluster", "presets", "placers",
     "place", "load_placement", "parse_placement", "BaechiWarning", "simulate", "store", "version",
+    "generate", "import_onnx", "train", "explain_memory", "report",
 ]
 
 API_MAJOR = 1
@@ -130,11 +131,16 @@ class _CResult(ctypes.Structure):
     pass
 
 
+class _CParams(ctypes.Structure):
+    pass
+
+
 _WP = ctypes.POINTER(_CWorkload)
 _CP = ctypes.POINTER(_CCluster)
 _OP = ctypes.POINTER(_COptions)
 _PP = ctypes.POINTER(_CPlacement)
 _RP = ctypes.POINTER(_CResult)
+_MP = ctypes.POINTER(_CParams)
 
 
 def _out(ptype):
@@ -201,6 +207,19 @@ _result_link_bytes = _fn("baechi_result_link_bytes", _I64, _RP, _I32, _I32)
 _result_link_transfers = _fn("baechi_result_link_transfers", _I64, _RP, _I32, _I32)
 _result_write_trace = _fn("baechi_result_write_trace", _INT, _RP, _WP, _CP, _S)
 _db_store = _fn("baechi_db_store", _INT, _S, _WP, _CP, _PP, _OP)
+# API 1.1.  Text the library returns (char **) is read as a void pointer, so
+# that ctypes does not copy it into a bytes object and lose the pointer
+# baechi_free needs.
+_TEXT = ctypes.c_void_p
+_free = _fn("baechi_free", None, ctypes.c_void_p)
+_params_new = _fn("baechi_params_new", _MP)
+_params_free = _fn("baechi_params_free", None, _MP)
+_params_set = _fn("baechi_params_set", _INT, _MP, _S, _S)
+_workload_generate = _fn("baechi_workload_generate", _INT, _S, _MP, _out(_WP))
+_workload_import_onnx = _fn("baechi_workload_import_onnx", _INT, _S, _MP, _out(_WP))
+_workload_train = _fn("baechi_workload_train", _INT, _WP, _MP, _out(_WP))
+_explain_memory = _fn("baechi_explain_memory", _INT, _WP, _CP, _PP, _S, _OP, _out(_TEXT))
+_report_json = _fn("baechi_report_json", _INT, _S, ctypes.POINTER(_S), _S, _out(_TEXT))
 
 
 # ------------------------------------------------------------ arguments
@@ -369,7 +388,8 @@ class Workload(_Handle):
     """A workload file and its op graph (dangling ops pruned)."""
     _free = staticmethod(_workload_free)
     _ctype = _WP
-    _makers = "baechi.load_workload() or baechi.parse_workload()"
+    _makers = ("baechi.load_workload(), baechi.parse_workload(), baechi.generate(), "
+               "baechi.import_onnx() or baechi.train()")
 
     @classmethod
     def _adopt(cls, ptr, path=None):
@@ -664,3 +684,172 @@ def store(db_path, workload: Workload, cluster: Cluster, placement: Placement, *
     opts_d.update(options)
     with _Options._adopt(opts_d, "store") as opts:
         _check(_db_store(data, wh, ch, ph, opts._handle()))
+
+
+# ------------------------------------------------------------ making workloads (API 1.1)
+
+# The parameters of generate(), import_onnx() and train() and the Python
+# types each takes; a str goes to the library as it is (it checks it with
+# the command line's ranges).  Which function takes which: _MAKER_PARAMS.
+_TRAIN_PARAMS = {"optimizer": str, "bwd_factor": float, "save_all_inputs": bool,
+                 "micro_batches": int}
+_GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_model=int,
+                   heads=int, ffn=int, vocab=int, aux=bool, forward_only=bool, no_groups=bool,
+                   device=str, elem_bytes=int, shape=str, ops=int, seed=int, fan_in=int,
+                   width=int, depth=int, window=int, group_size=int, name=str)
+_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str)
+_TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
+_MAKER_PARAMS = {"generate": _GEN_PARAMS, "import_onnx": _IMPORT_PARAMS,
+                 "train": _TRAINING_PARAMS}
+
+
+def _param_text(func, name, value):
+    """The text of parameter `name` = `value` for baechi_params_set."""
+    known = _MAKER_PARAMS[func]
+    key = name.replace("-", "_") if isinstance(name, str) else name
+    if not isinstance(name, str):
+        raise TypeError("%s: parameter names must be str, not %s" % (func, _typename(name)))
+    if key not in known:
+        raise TypeError("%s() got an unexpected keyword argument '%s' (parameters: %s)"
+                        % (func, name, ", ".join(sorted(known))))
+    kind = known[key]
+    want = _KIND_NAMES[kind]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        if kind is not bool:
+            raise TypeError("%s: parameter '%s' must be %s, not bool" % (func, name, want))
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral) and kind in (int, float):
+        return str(int(value))
+    if isinstance(value, numbers.Real) and kind is float:
+        f = float(value)
+        if not math.isfinite(f):
+            raise ValueError("%s: parameter '%s' must be a finite number, not %r" % (func, name, f))
+        return repr(f)
+    raise TypeError("%s: parameter '%s' must be %s, not %s" % (func, name, want, _typename(value)))
+
+
+class _Params(_Handle):
+    _free = staticmethod(_params_free)
+    _ctype = _MP
+
+    @classmethod
+    def _adopt(cls, params: Dict[str, object], func: str):
+        # Every value is checked before the library sees any; None = default.
+        texts = [(_str_arg(k, func, "parameter name"), _str_arg(_param_text(func, k, v), func, k))
+                 for k, v in params.items() if v is not None]
+        ptr = _params_new()
+        if not ptr:
+            raise MemoryError("baechi: out of memory")
+        self = super()._adopt(ptr)
+        for k, v in texts:
+            _check(_params_set(ptr, k, v))
+        return self
+
+
+def generate(model: str, **params) -> Workload:
+    """A generated workload, as `baechi workload gen MODEL` writes it.
+
+    model: "inception-v3", "gnmt", "transformer", "gpt" or "synthetic".
+    params (the options of `workload gen` with '_' for '-'; None = default):
+    batch, seq, size, layers, d_model, heads, ffn, vocab, elem_bytes (int
+    except size); aux, forward_only, no_groups (bool); device (str, or
+    "none"); optimizer (str), bwd_factor (number), save_all_inputs (bool),
+    micro_batches (int); for synthetic only: shape (str), ops, seed, fan_in,
+    width, depth, window, group_size (int); name (str): the workload's name."""
+    bmodel = _str_arg(model, "generate", "model")
+    with _Params._adopt(params, "generate") as p:
+        ptr = _new(_workload_generate, _WP, bmodel, p._handle())
+    return Workload._adopt(ptr)
+
+
+def import_onnx(path, train: bool = False, batch: Optional[int] = None,
+                micro_batches: Optional[int] = None, optimizer: Optional[str] = None,
+                device: Optional[str] = None, bwd_factor: Optional[float] = None,
+                save_all_inputs: Optional[bool] = None) -> Workload:
+    """An ONNX model as a workload, as `baechi workload import PATH` writes it:
+    train=True adds backward and update ops (then micro_batches, optimizer,
+    bwd_factor, save_all_inputs apply); batch scales activations and FLOPs;
+    device: the cost model (default "v100"; "none": untimed)."""
+    data = _path_arg(path, "import_onnx", "path")
+    params = {"train": train, "batch": batch, "micro_batches": micro_batches,
+              "optimizer": optimizer, "device": device, "bwd_factor": bwd_factor,
+              "save_all_inputs": save_all_inputs}
+    with _Params._adopt(params, "import_onnx") as p:
+        ptr = _new(_workload_import_onnx, _WP, data, p._handle())
+    return Workload._adopt(ptr, os.fspath(path))
+
+
+def train(workload: Workload, **params) -> Workload:
+    """The training graph of a forward workload, as `baechi workload train`:
+    optimizer (str), bwd_factor (number), save_all_inputs (bool),
+    micro_batches (int), device (str; default the workload's reference
+    device when a preset, else "v100"; "none": untimed), override (bool)."""
+    wh = _handle_arg(workload, Workload, "train", "workload")
+    with _Params._adopt(params, "train") as p:
+        ptr = _new(_workload_train, _WP, wh, p._handle())
+    return Workload._adopt(ptr)
+
+
+def _take_text(fn, *args):
+    """Calls a C function whose last argument receives text to baechi_free."""
+    out = _TEXT()
+    _check(fn(*args, ctypes.byref(out)))
+    if not out.value:
+        raise Error(ERR_NOMEM, "baechi: the library returned no text")
+    try:
+        return ctypes.string_at(out.value).decode("utf-8", "replace")
+    finally:
+        _free(out)
+
+
+def explain_memory(workload: Workload, cluster: Cluster, placement: Placement,
+                   model: str = "timed", **options) -> List[dict]:
+    """What is live at each device's peak, as `baechi sim --explain-memory
+    --json` ("memory_explain"): one dict per device with id, name,
+    limit_bytes, peak and oom (None when the device fit); a snapshot is a
+    dict with time_us, at_op, total_bytes, n_live, by_kind ({kind: bytes}:
+    parameters, optimizer, gradients, saved, activations, received, temp) and
+    top (the 20 largest live allocations: op, tensor, kind, bytes,
+    since_us).  The world options as simulate()."""
+    import json
+    wh = _handle_arg(workload, Workload, "explain_memory", "workload")
+    ch = _handle_arg(cluster, Cluster, "explain_memory", "cluster")
+    ph = _handle_arg(placement, Placement, "explain_memory", "placement")
+    bmodel = _str_arg(model, "explain_memory", "model")
+    opts_d = dict(placement.options)
+    opts_d.update(options)
+    with _Options._adopt(opts_d, "explain_memory") as opts:
+        text = _take_text(_explain_memory, wh, ch, ph, bmodel, opts._handle())
+    return json.loads(text)
+
+
+def report(db_path, where=None, model: Optional[str] = None,
+           sweep: Optional[str] = None) -> List[dict]:
+    """The runs of a results database, one dict per run (the tidy table of
+    `baechi report --format json`; pandas.DataFrame(rows) makes a frame).
+    where: a condition of --where ("placer=m-etf,m-sct", "memory_fraction<0.5")
+    or a list of them (ANDed); model: "timed" or "baechi" (None: both);
+    sweep: the same as where="sweep=NAME"."""
+    import json
+    data = _path_arg(db_path, "report", "db_path")
+    if where is None:
+        conds = []
+    elif isinstance(where, str):
+        conds = [where]
+    elif isinstance(where, (list, tuple)):
+        conds = list(where)
+    else:
+        raise TypeError("report: argument 'where' must be str or a list of str, not %s"
+                        % _typename(where))
+    bconds = [_str_arg(c, "report", "where") for c in conds]
+    if sweep is not None:
+        s = _str_arg(sweep, "report", "sweep").decode("utf-8")
+        if "," in s:
+            raise ValueError("report: argument 'sweep' must be one sweep name (no comma)")
+        bconds.append(("sweep=" + s).encode("utf-8"))
+    bmodel = None if model is None else _str_arg(model, "report", "model")
+    arr = (_S * (len(bconds) + 1))(*bconds, None)
+    text = _take_text(_report_json, data, arr, bmodel)
+    return json.loads(text)["rows"]

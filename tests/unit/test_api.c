@@ -301,3 +301,215 @@ Test(api, warnings_go_to_the_handler)
     baechi_cluster_free(c);
     baechi_workload_free(w);
 }
+
+/* ------------------------------------------------------------ API 1.1 */
+
+static struct baechi_params *params(const char *const *kv)
+{
+    struct baechi_params *p = baechi_params_new();
+
+    cr_assert_not_null(p);
+    for (int i = 0; kv && kv[i]; i += 2) {
+        cr_assert_eq(baechi_params_set(p, kv[i], kv[i + 1]), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    }
+    return p;
+}
+
+/* rc of generating `model` with the parameters kv (the handle freed). */
+static int generate(const char *model, const char *const *kv)
+{
+    struct baechi_params *p = params(kv);
+    struct baechi_workload *w = (void *)1;
+    int rc = baechi_workload_generate(model, p, &w);
+
+    if (rc) {
+        cr_assert_null(w);
+    }
+    baechi_workload_free(w);
+    baechi_params_free(p);
+    return rc;
+}
+
+Test(api, version_minor)
+{
+    char want[16];
+
+    snprintf(want, sizeof(want), "%d.%d ", BAECHI_API_MAJOR, BAECHI_API_MINOR);
+    cr_assert_eq(BAECHI_API_MINOR, 1);
+    cr_assert(strncmp(baechi_version(), want, strlen(want)) == 0, "%s", baechi_version());
+}
+
+Test(api, generate_models)
+{
+    static const char *const gpt[] = {"size",      "small", "layers",        "2",  "batch",  "2",
+                                      "seq",       "64",    "micro-batches", "2",  "device", "h100",
+                                      "optimizer", "adam",  "name",          "g2", NULL};
+    static const char *const fwd[] = {"forward_only", "true", "batch", "4", NULL};
+    struct baechi_params *p = params(gpt);
+    struct baechi_workload *w, *f;
+
+    cr_assert_eq(baechi_workload_generate("gpt", p, &w), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_str_eq(baechi_workload_name(w), "g2");
+    cr_assert_gt(baechi_workload_n_ops(w), 50);
+    cr_assert_gt(baechi_workload_critical_path_us(w), 0);
+    baechi_params_free(p);
+    p = params(fwd);
+    cr_assert_eq(baechi_workload_generate("gnmt", p, &f), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_lt(baechi_workload_n_ops(f), 3000);
+    baechi_params_free(p);
+    baechi_workload_free(f);
+    baechi_workload_free(w);
+    cr_assert_eq(generate("inception-v3", (const char *const[]){"aux", "1", "batch", "2", NULL}),
+                 BAECHI_SUCCESS);
+    cr_assert_eq(generate("transformer", (const char *const[]){"size", "base", "layers", "1",
+                                                               "forward_only", "yes", NULL}),
+                 BAECHI_SUCCESS);
+}
+
+Test(api, generate_synthetic)
+{
+    static const char *const kv[] = {"shape", "fork-join", "ops",        "120", "seed", "4",
+                                     "depth", "3",         "group_size", "2",   NULL};
+    struct baechi_params *p = params(kv);
+    struct baechi_workload *w;
+
+    cr_assert_eq(baechi_workload_generate("synthetic", p, &w), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert_eq(baechi_workload_n_ops(w), 120);
+    baechi_workload_free(w);
+    baechi_params_free(p);
+    cr_assert_eq(baechi_workload_generate("synthetic", NULL, &w), BAECHI_SUCCESS);
+    /* 1,000 ops generated, the dangling ones pruned */
+    cr_assert(baechi_workload_n_ops(w) > 900 && baechi_workload_n_ops(w) <= 1000);
+    baechi_workload_free(w);
+}
+
+Test(api, generate_errors)
+{
+    struct baechi_workload *w = (void *)1;
+    struct baechi_params *p = params(NULL);
+
+    cr_assert_eq(baechi_workload_generate(NULL, NULL, &w), BAECHI_ERR_INVAL);
+    cr_assert_null(w);
+    cr_assert_neq(generate("nope", NULL), BAECHI_SUCCESS);
+    cr_assert(strstr(baechi_errmsg(), "nope") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(generate("gpt", (const char *const[]){"bogus", "1", NULL}), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "unknown parameter 'bogus'") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(generate("gpt", (const char *const[]){"batch", "0", NULL}), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "batch") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(generate("gpt", (const char *const[]){"aux", "maybe", NULL}), BAECHI_ERR_INVAL);
+    cr_assert_eq(generate("gpt", (const char *const[]){"ops", "100", NULL}), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "synthetic") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(generate("synthetic", (const char *const[]){"shape", "blob", NULL}),
+                 BAECHI_ERR_INVAL);
+    cr_assert_eq(generate("gpt", (const char *const[]){"optimizer", "lion", NULL}),
+                 BAECHI_ERR_INVAL);
+    cr_assert_eq(generate("gpt", (const char *const[]){"micro_batches", "0", NULL}),
+                 BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_params_set(p, NULL, "1"), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_params_set(p, "batch", NULL), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_params_set(p, "", "1"), BAECHI_ERR_INVAL);
+    /* set again: the last value counts */
+    cr_assert_eq(baechi_params_set(p, "ops", "0"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_params_set(p, "ops", "30"), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_workload_generate("synthetic", p, &w), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert_eq(baechi_workload_n_ops(w), 30);
+    baechi_workload_free(w);
+    baechi_params_free(p);
+    baechi_params_free(NULL);
+}
+
+Test(api, import_onnx_and_train)
+{
+    static const char *const kv[] = {"train", "true", "batch", "4", "optimizer", "sgd", NULL};
+    struct baechi_params *p = params(kv);
+    struct baechi_workload *f, *t, *w = (void *)1;
+
+    cr_assert_eq(baechi_workload_import_onnx("tests/data/onnx/lstm.onnx", NULL, &f), BAECHI_SUCCESS,
+                 "%s", baechi_errmsg());
+    cr_assert_eq(baechi_workload_import_onnx("tests/data/onnx/lstm.onnx", p, &t), BAECHI_SUCCESS,
+                 "%s", baechi_errmsg());
+    cr_assert_gt(baechi_workload_n_ops(t), baechi_workload_n_ops(f));
+    baechi_workload_free(t);
+    baechi_params_free(p);
+    p = params((const char *const[]){"micro_batches", "2", "device", "a100", NULL});
+    cr_assert_eq(baechi_workload_train(f, p, &t), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_gt(baechi_workload_n_ops(t), baechi_workload_n_ops(f));
+    baechi_workload_free(t);
+    baechi_params_free(p);
+    p = params((const char *const[]){"batch", "2", NULL});
+    cr_assert_eq(baechi_workload_train(f, p, &w), BAECHI_ERR_INVAL);
+    cr_assert_null(w);
+    cr_assert(strstr(baechi_errmsg(), "batch") != NULL, "%s", baechi_errmsg());
+    baechi_params_free(p);
+    baechi_workload_free(f);
+    cr_assert_eq(baechi_workload_import_onnx("/nonexistent/m.onnx", NULL, &w), BAECHI_ERR_IO);
+    cr_assert_eq(baechi_workload_import_onnx("tests/data/onnx/bad-missing-input.onnx", NULL, &w),
+                 BAECHI_ERR_PARSE);
+    cr_assert_eq(baechi_workload_import_onnx(NULL, NULL, &w), BAECHI_ERR_INVAL);
+    p = params((const char *const[]){"device", "nowhere", NULL});
+    cr_assert_eq(baechi_workload_import_onnx("tests/data/onnx/lstm.onnx", p, &w), BAECHI_ERR_INVAL);
+    cr_assert_null(w);
+    baechi_params_free(p);
+}
+
+Test(api, explain_memory)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    char *json = (void *)1;
+
+    load(&w, &c);
+    cr_assert_eq(baechi_place(w, c, "single", NULL, &p), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_explain_memory(w, c, p, NULL, NULL, &json), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert(strncmp(json, "[{\"id\": 0, \"name\": \"g0\",", 24) == 0, "%s", json);
+    cr_assert(strstr(json, "\"parameters\": 10000000") != NULL, "%s", json);
+    cr_assert(strstr(json, "\"oom\": null") != NULL, "%s", json);
+    baechi_free(json);
+    cr_assert_eq(baechi_explain_memory(w, c, p, "baechi", NULL, &json), BAECHI_SUCCESS);
+    baechi_free(json);
+    cr_assert_eq(baechi_explain_memory(w, c, p, "nope", NULL, &json), BAECHI_ERR_INVAL);
+    cr_assert_null(json);
+    baechi_free(NULL);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
+
+Test(api, report_json)
+{
+    static const char *const where[] = {"placer=single", NULL};
+    static const char *const bad[] = {"bogus=1", NULL};
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    char dir[] = "/tmp/test-api-XXXXXX", db[64], *json = (void *)1;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(db, sizeof(db), "%s/r.db", dir);
+    cr_assert_eq(baechi_report_json(db, NULL, NULL, &json), BAECHI_ERR_IO);
+    cr_assert_null(json);
+    load(&w, &c);
+    cr_assert_eq(baechi_place(w, c, "single", NULL, &p), BAECHI_SUCCESS);
+    cr_assert_eq(baechi_db_store(db, w, c, p, NULL), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_report_json(db, NULL, NULL, &json), BAECHI_SUCCESS, "%s", baechi_errmsg());
+    cr_assert(strncmp(json, "{\"columns\": [", 13) == 0, "%s", json);
+    cr_assert(strstr(json, "\"model\": \"baechi\"") != NULL, "%s", json);
+    baechi_free(json);
+    cr_assert_eq(baechi_report_json(db, where, "timed", &json), BAECHI_SUCCESS, "%s",
+                 baechi_errmsg());
+    cr_assert_null(strstr(json, "\"model\": \"baechi\""), "%s", json);
+    baechi_free(json);
+    cr_assert_eq(baechi_report_json(db, bad, NULL, &json), BAECHI_ERR_INVAL);
+    cr_assert(strstr(baechi_errmsg(), "bogus") != NULL, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_report_json(db, NULL, "nope", &json), BAECHI_ERR_INVAL);
+    cr_assert_eq(baechi_report_json(NULL, NULL, NULL, &json), BAECHI_ERR_INVAL);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+    unlink(db);
+    rmdir(dir);
+}
