@@ -458,6 +458,17 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
         workload_release(&w);
         return rc;
     }
+    {
+        /* the program's name for it (workloads/gen.h, gen_import_name) */
+        char wname[512];
+
+        gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
+                        device ? cm.kind : NULL, !device);
+        if ((rc = workload_set_name(&w, wname)) != 0) {
+            workload_release(&w);
+            return rc;
+        }
+    }
     /* the CLI's check and message (cli/workload_import.c) */
     if ((rc = graph_build(&g, &w)) != 0) {
         char why[1024];

@@ -126,13 +126,8 @@ int cmd_workload_import(int argc, char **argv)
         if (name) {
             snprintf(wname, sizeof(wname), "%s", name);
         } else {
-            snprintf(wname, sizeof(wname), "%s", w.name ? w.name : "workload");
-            if (io.batch > 0) {
-                size_t n = strlen(wname);
-                snprintf(wname + n, sizeof(wname) - n, "_b%lld", (long long)io.batch);
-            }
-            gen_name_suffix(wname, sizeof(wname), train ? &to : NULL, device ? cm.kind : NULL,
-                            !device);
+            gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
+                            device ? cm.kind : NULL, !device);
         }
         if ((rc = workload_set_name(&w, wname))) {
             workload_release(&w);

@@ -111,6 +111,18 @@ static void gen_name(char *buf, size_t size, const char *name, const char *gsize
                     !o->device);
 }
 
+void gen_import_name(char *buf, size_t size, const char *base, int64_t batch,
+                     const struct train_opts *t, const char *kind, bool untimed)
+{
+    snprintf(buf, size, "%s", base ? base : "workload");
+    if (batch > 0) {
+        size_t n = strlen(buf);
+
+        snprintf(buf + n, size - n, "_b%lld", (long long)batch);
+    }
+    gen_name_suffix(buf, size, t, kind, untimed);
+}
+
 void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const char *kind,
                      bool untimed)
 {

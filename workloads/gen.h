@@ -80,6 +80,14 @@ const char *const *gen_transformer_sizes(void);
 void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const char *kind,
                      bool untimed);
 
+/*
+ * The name of an imported model (`workload import`, baechi_workload_import_onnx):
+ * `base` (the model file's), then _b<batch> when the batch was set (batch > 0),
+ * then gen_name_suffix()'s suffixes.  One rule for the program and the library.
+ */
+void gen_import_name(char *buf, size_t size, const char *base, int64_t batch,
+                     const struct train_opts *t, const char *kind, bool untimed);
+
 /* NULL-terminated names accepted by gen_model(). */
 const char *const *gen_model_names(void);
 
