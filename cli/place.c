@@ -403,6 +403,10 @@ int cmd_place(int argc, char **argv)
         units_fmt_us(j.st.placement_ms * 1000.0, a, sizeof(a));
         fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", j.g.n_ops,
                 j.st.n_nodes, j.st.n_groups, j.p.placer, a);
+        if (strncmp(j.st.lp_status, "fallback: ", 10) == 0) {
+            /* m-sct placed with m-ETF's rule: say whose placement it is */
+            fprintf(stderr, " (%s: m-ETF's placement)", j.st.lp_status);
+        }
         if (j.st.estimate_us >= 0) {
             units_fmt_us((double)j.st.estimate_us, a, sizeof(a));
             fprintf(stderr, "; estimated step %s", a);

@@ -286,7 +286,7 @@ static int pl_kv(struct pl_reader *rd, bool stats)
             return rc;
         }
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 static int pl_devices(struct pl_reader *rd)
@@ -337,7 +337,7 @@ static int pl_devices(struct pl_reader *rd)
         rd->line[u] = kl;
         rd->p->device_of[u] = (int32_t)d;
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 /* Stringified PLACEMENT_FORMAT etc. for the "missing 'format'" hints. */

@@ -264,14 +264,14 @@ int yrd_key(struct yrd *r)
         return rc;
     }
     if (r->ev.type == YAML_MAPPING_END_EVENT) {
-        return 1;
+        return YRD_END;
     }
     if (r->ev.type != YAML_SCALAR_EVENT) {
         return yrd_err_here(r, "mapping keys must be plain strings");
     }
     n = r->ev.data.scalar.length;
     if (ARRAY_RESERVE(r->key, r->key_alloc, n + 1)) {
-        return BAECHI_ENOMEM;
+        return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
     }
     memcpy(r->key, r->ev.data.scalar.value, n);
     r->key[n] = '\0';
@@ -287,7 +287,7 @@ int yrd_item(struct yrd *r)
     if ((rc = yrd_next(r))) {
         return rc;
     }
-    return r->ev.type == YAML_SEQUENCE_END_EVENT ? 1 : 0;
+    return r->ev.type == YAML_SEQUENCE_END_EVENT ? YRD_END : 0;
 }
 
 static const char *map_prefix(const struct yrd_map *m, void *arg, char *buf, size_t size)
@@ -332,7 +332,7 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
         }
         *seen |= bit;
     }
-    if (rc != 1) {
+    if (rc != YRD_END) {
         return rc;
     }
     for (size_t i = 0; i < m->n_keys; i++) {
@@ -430,7 +430,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
         v->kind = YVAL_SCALAR;
         v->quoted = !yrd_plain(r);
         v->scalar = array_strdup(yrd_is_null(r) && yrd_text_len(r) == 0 ? "~" : yrd_text(r));
-        return v->scalar ? 0 : BAECHI_ENOMEM;
+        return v->scalar ? 0 : err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
     }
     if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) {
         return yrd_err_here(r, "expected a value");
@@ -441,7 +441,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
 
         if (v->kind == YVAL_MAP) {
             rc = yrd_key(r);
-            if (rc == 1) {
+            if (rc == YRD_END) {
                 return 0;
             }
             if (rc) {
@@ -453,7 +453,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
                 }
             }
             if (!(key = array_strdup(r->key))) {
-                return BAECHI_ENOMEM;
+                return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
             }
         }
         if ((rc = yrd_next(r))) {
@@ -465,7 +465,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
         }
         if (v->n == INT32_MAX || ARRAY_RESERVE(v->items, alloc, (size_t)v->n + 1)) {
             free(key);
-            return BAECHI_ENOMEM;
+            return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
         }
         if (v->kind == YVAL_MAP) {
             /* keys grow in step with items: reallocate to the same capacity */
