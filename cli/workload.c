@@ -70,7 +70,11 @@ static int workload_info(const char *path, int32_t k, bool json)
         return cmd_fail(rc);
     }
     total = graph_total_compute_us(&g);
-    cp = graph_critical_path_us(&g);
+    if ((rc = graph_critical_path_us(&g, &cp))) {
+        graph_release(&g);
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
     graph_mem_totals(&g, &mem);
     n_refs = g.et_start[g.n_edges];
     for (int32_t i = 0; i < n_refs; i++) {
