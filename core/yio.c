@@ -30,6 +30,9 @@ int yio_read_file(const char *path, char **text, size_t *len)
     *len = 0;
     f = fopen(path, "rb");
     if (!f) {
+        if (errno == ENOMEM) { /* fopen's buffer or the kernel: not bad input */
+            return err_set(BAECHI_ENOMEM, "out of memory opening '%s'", path);
+        }
         return err_set(BAECHI_EIO, "cannot open '%s': %s", path, strerror(errno));
     }
     /* A regular file is read into one buffer of its size (a 98 MB workload
@@ -41,7 +44,7 @@ int yio_read_file(const char *path, char **text, size_t *len)
         if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
             (uint64_t)st.st_size < SIZE_MAX / 2 &&
             ARRAY_RESERVE(buf, alloc, (size_t)st.st_size + 1)) {
-            rc = BAECHI_ENOMEM;
+            rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
             goto cleanup;
         }
     }
@@ -49,7 +52,7 @@ int yio_read_file(const char *path, char **text, size_t *len)
         size_t got;
 
         if (alloc - n < 2 && ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
-            rc = BAECHI_ENOMEM;
+            rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
             goto cleanup;
         }
         got = fread(buf + n, 1, alloc - n - 1, f);
@@ -640,7 +643,14 @@ static void ywr_emit(struct ywr *w, yaml_event_t *ev, int ok)
         w->rc = err_set(BAECHI_ENOMEM, "out of memory writing YAML");
         return;
     }
+    errno = 0;
     if (!yaml_emitter_emit(&w->em, ev)) {
+        /* libyaml's own allocation, or stdio's buffer behind its writer */
+        if (w->em.error == YAML_MEMORY_ERROR ||
+            (w->em.error == YAML_WRITER_ERROR && errno == ENOMEM)) {
+            w->rc = err_set(BAECHI_ENOMEM, "out of memory writing YAML");
+            return;
+        }
         w->rc = err_set(ferror(w->f) ? BAECHI_EIO : BAECHI_EINVAL, "cannot write YAML: %s",
                         w->em.problem ? w->em.problem : "write error");
     }
@@ -676,11 +686,10 @@ int ywr_close(struct ywr *w)
     if (w->rc == 0) {
         ywr_emit(w, &ev, yaml_stream_end_event_initialize(&ev));
     }
-    if (w->rc == 0 && !yaml_emitter_flush(&w->em)) {
-        w->rc = err_set(BAECHI_EIO, "cannot write YAML: %s", strerror(errno));
-    }
-    if (w->rc == 0 && (fflush(w->f) != 0 || ferror(w->f))) {
-        w->rc = err_set(BAECHI_EIO, "cannot write YAML: %s", strerror(errno));
+    errno = 0;
+    if (w->rc == 0 && (!yaml_emitter_flush(&w->em) || fflush(w->f) != 0 || ferror(w->f))) {
+        w->rc = err_set(errno == ENOMEM ? BAECHI_ENOMEM : BAECHI_EIO, "cannot write YAML: %s",
+                        strerror(errno));
     }
     yaml_emitter_delete(&w->em);
     return w->rc;
