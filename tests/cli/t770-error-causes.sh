@@ -91,6 +91,11 @@ sweep() {
             echo "allocation $i failing: exit $rc: $(tail -n 1 sw.err)"
             bad=1
         fi
+        # a failure must not come out as a number: "critical path -1 µs"
+        if [ "$rc" -eq 0 ] && grep -q -- '-1 µs\|parallelism -' sw.out; then
+            echo "allocation $i failing: exit 0 with a made-up number: $(grep -- '-1 µs' sw.out)"
+            bad=1
+        fi
         i=$((i + 1))
     done
     return $bad
