@@ -166,7 +166,9 @@ int64_t baechi_workload_total_compute_us(const struct baechi_workload *h)
 
 int64_t baechi_workload_critical_path_us(const struct baechi_workload *h)
 {
-    return graph_critical_path_us(&h->g);
+    int64_t cp;
+
+    return graph_critical_path_us(&h->g, &cp) ? -1 : cp;
 }
 
 /* ------------------------------------------------------------ clusters */

@@ -289,8 +289,12 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
     }
     for (int r = 0; r < reps; r++) {
         double t0 = now_ms();
+        int64_t cp;
 
-        (void)graph_critical_path_us(&g);
+        if ((rc = graph_critical_path_us(&g, &cp))) {
+            graph_release(&g);
+            return rc;
+        }
         t_cp[r] = now_ms() - t0;
     }
     printf("synthetic layered DAG, %d ops, %d edges (seed 42, fan-in 3)\n", g.n_ops, g.n_edges);

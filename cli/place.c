@@ -417,8 +417,13 @@ int cmd_place(int argc, char **argv)
     } else {
         char a[48];
         units_fmt_us(j.st.placement_ms * 1000.0, a, sizeof(a));
-        fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s in %s", j.g.n_ops,
-                j.st.n_nodes, j.st.n_groups, j.p.placer, a);
+        fprintf(stderr, "baechi: placed %d ops (%d nodes, %d groups) with %s", j.g.n_ops,
+                j.st.n_nodes, j.st.n_groups, j.p.placer);
+        if (strncmp(j.st.lp_status, "fallback: ", 10) == 0) {
+            /* m-sct placed with m-ETF's rule: say whose placement it is */
+            fprintf(stderr, " (%s: m-ETF's placement)", j.st.lp_status);
+        }
+        fprintf(stderr, " in %s", a);
         if (j.st.estimate_us >= 0) {
             units_fmt_us((double)j.st.estimate_us, a, sizeof(a));
             fprintf(stderr, "; estimated step %s", a);

@@ -152,6 +152,8 @@ static void print_text(const struct workload *w, const struct graph *g, const st
         units_fmt_us(st->lp_ms * 1000.0, b, sizeof(b));
         printf("LP             relaxed makespan %s, %s, %d favourite children, solved in %s\n", a,
                st->lp_status, st->n_favourites, b);
+    } else if (strncmp(st->lp_status, "fallback: ", 10) == 0) {
+        printf("LP             none: %s, the placement is m-ETF's\n", st->lp_status);
     }
     if (st->estimate_us >= 0) {
         units_fmt_us((double)st->estimate_us, a, sizeof(a));

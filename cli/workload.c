@@ -57,7 +57,7 @@ static int workload_info(const char *path, int32_t k, bool json)
     struct graph_mem_totals mem;
     int64_t total, cp;
     int32_t n_control = 0, n_given = 0, max_dev = -1, n_refs, n_unprofiled = 0;
-    double measured_us = 0;
+    double time_us_sum = 0;
     int32_t phases[3] = {0, 0, 0};
     int rc;
 
@@ -70,7 +70,11 @@ static int workload_info(const char *path, int32_t k, bool json)
         return cmd_fail(rc);
     }
     total = graph_total_compute_us(&g);
-    cp = graph_critical_path_us(&g);
+    if ((rc = graph_critical_path_us(&g, &cp))) {
+        graph_release(&g);
+        workload_release(&w);
+        return cmd_fail(rc);
+    }
     graph_mem_totals(&g, &mem);
     n_refs = g.et_start[g.n_edges];
     for (int32_t i = 0; i < n_refs; i++) {
@@ -82,7 +86,7 @@ static int workload_info(const char *path, int32_t k, bool json)
         if (isnan(t)) {
             n_unprofiled++;
         } else {
-            measured_us += t;
+            time_us_sum += t;
         }
         phases[g.phase[u] < 3 ? g.phase[u] : 0]++;
         if (g.given_device[u] >= 0) {
@@ -105,7 +109,7 @@ static int workload_info(const char *path, int32_t k, bool json)
                "\"phases\": {\"forward\": %d, \"backward\": %d, \"update\": %d}, "
                "\"n_given_device_ops\": %d, \"lower_bounds\": [",
                w.n_ops, g.n_ops, g.n_pruned, g.n_edges, n_refs, n_control, g.n_ports, g.n_groups,
-               total, measured_us, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp,
+               total, time_us_sum, n_unprofiled, cp, mem.persistent, mem.outputs, mem.temp,
                mem.temp_max, phases[0], phases[1], phases[2], n_given);
         for (int32_t kk = 1, first = 1; kk <= 8; kk *= 2) {
             int32_t kd = k > 0 ? k : kk;
@@ -141,9 +145,10 @@ static int workload_info(const char *path, int32_t k, bool json)
                phases[2]);
         units_fmt_us((double)total, a, sizeof(a));
         units_fmt_us((double)cp, b, sizeof(b));
-        units_fmt_us(measured_us, c, sizeof(c));
-        printf("  Σ compute    %s (%" PRId64 " µs: %s measured, %d ops without time_us at 1 µs "
-               "each, as the original)\n",
+        units_fmt_us(time_us_sum, c, sizeof(c));
+        printf("  Σ compute    %s (%" PRId64
+               " µs: Σ time_us %s, the file's times, estimates unless "
+               "measured; %d ops without time_us at 1 µs each, as the original)\n",
                a, total, c, n_unprofiled);
         printf("  critical path %s (%" PRId64 " µs), parallelism %.2f\n", b, cp,
                cp ? (double)total / (double)cp : 0.0);
@@ -151,7 +156,9 @@ static int workload_info(const char *path, int32_t k, bool json)
         units_fmt_bytes(mem.outputs, b, sizeof(b));
         units_fmt_bytes(mem.temp, c, sizeof(c));
         units_fmt_bytes(mem.temp_max, d, sizeof(d));
-        printf("  memory       persistent %s, outputs %s, temp %s (largest %s)\n", a, b, c, d);
+        printf("  memory       persistent %s, sum of op outputs %s (not a peak), temp %s (largest "
+               "%s)\n",
+               a, b, c, d);
         if (n_given) {
             printf("  given placement  %d ops have a device (0..%d)\n", n_given, max_dev);
         }

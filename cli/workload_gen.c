@@ -376,7 +376,11 @@ int cmd_workload_train(int argc, char **argv)
         }
         err_clear();
     }
-    if ((rc = train_synthesize(&tr, &fwd, &o, &st)) ||
+    if ((rc = train_synthesize(&tr, &fwd, &o, &st)) == BAECHI_EINVAL &&
+        train_is_training_graph(&fwd, &(int32_t){0})) {
+        rc = err_wrap(rc, "%s", argv[cmd_optind()]); /* the refusal names the file */
+    }
+    if (rc ||
         (!no_device && (rc = costmodel_apply(&cm, &tr, override ? COSTMODEL_OVERRIDE : 0, NULL)))) {
         workload_release(&fwd);
         workload_release(&tr);

@@ -140,7 +140,11 @@ int cmd_workload_import(int argc, char **argv)
     {
         struct graph g;
 
-        if ((rc = graph_build(&g, &w)) != 0) {
+        if ((rc = graph_build(&g, &w)) == BAECHI_ENOMEM) {
+            workload_release(&w);
+            return cmd_fail(rc); /* out of memory, not a property of the model */
+        }
+        if (rc != 0) {
             char why[1024];
 
             snprintf(why, sizeof(why), "%s", err_msg());

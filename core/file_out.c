@@ -14,6 +14,17 @@
 #include <unistd.h>
 
 /* Flushes and closes f (not stdout); the first error wins. */
+/* A failed open for writing (errno set): out of memory is not bad input. */
+static int open_err(const char *path)
+{
+    int e = errno;
+
+    if (e == ENOMEM) {
+        return err_set(BAECHI_ENOMEM, "out of memory opening '%s' for writing", path);
+    }
+    return err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(e));
+}
+
 static int close_checked(FILE *f, const char *path, int rc)
 {
     if ((fflush(f) != 0 || ferror(f)) && !rc) {
@@ -48,7 +59,7 @@ int file_write_atomic(const char *path, file_write_fn fn, void *ctx)
      * renaming over it would replace the node instead of writing to it. */
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (!(f = fopen(path, "w"))) {
-            return err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+            return open_err(path);
         }
         return close_checked(f, path, fn(f, ctx));
     }
@@ -56,7 +67,7 @@ int file_write_atomic(const char *path, file_write_fn fn, void *ctx)
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     if ((fd = mkstemp(tmp)) < 0) {
-        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        rc = open_err(path);
         free(tmp);
         return rc;
     }
@@ -64,7 +75,7 @@ int file_write_atomic(const char *path, file_write_fn fn, void *ctx)
     mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
-        rc = err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        rc = open_err(path);
         close(fd);
         goto cleanup;
     }

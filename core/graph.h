@@ -153,8 +153,11 @@ void graph_tensor_name(const struct graph *g, int32_t t, char *buf, size_t size)
 /* Σ weight_us over all ops (µs). */
 int64_t graph_total_compute_us(const struct graph *g);
 
-/* Longest path by weight_us, communication ignored (µs).  O(V + E). */
-int64_t graph_critical_path_us(const struct graph *g);
+/*
+ * Longest path by weight_us, communication ignored, into *cp_us (µs).
+ * O(V + E).  0, or BAECHI_ENOMEM (then *cp_us = 0).
+ */
+int graph_critical_path_us(const struct graph *g, int64_t *cp_us);
 
 /* Memory totals (bytes). */
 struct graph_mem_totals {

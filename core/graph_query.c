@@ -64,14 +64,15 @@ int64_t graph_total_compute_us(const struct graph *g)
     return s;
 }
 
-int64_t graph_critical_path_us(const struct graph *g)
+int graph_critical_path_us(const struct graph *g, int64_t *cp_us)
 {
     int64_t *fin = array_calloc((size_t)g->n_ops, sizeof(*fin));
     int32_t *order = NULL, *left = NULL;
     int64_t best = 0;
 
+    *cp_us = 0;
     if (!fin) {
-        return -1;
+        return err_set(BAECHI_ENOMEM, "out of memory computing the critical path");
     }
     order = g->topo_op;
     if (g->fused) {
@@ -84,7 +85,7 @@ int64_t graph_critical_path_us(const struct graph *g)
             free(order);
             free(left);
             free(fin);
-            return -1;
+            return err_set(BAECHI_ENOMEM, "out of memory computing the critical path");
         }
         for (int32_t v = 0; v < g->n_ops; v++) {
             left[v] = graph_in_degree(g, v);
@@ -123,7 +124,8 @@ int64_t graph_critical_path_us(const struct graph *g)
     }
     free(left);
     free(fin);
-    return best;
+    *cp_us = best;
+    return 0;
 }
 
 void graph_mem_totals(const struct graph *g, struct graph_mem_totals *t)

@@ -320,7 +320,7 @@ static int pl_kv(struct pl_reader *rd, bool stats)
             return rc;
         }
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 static int pl_devices(struct pl_reader *rd)
@@ -371,7 +371,7 @@ static int pl_devices(struct pl_reader *rd)
         rd->line[u] = kl;
         rd->p->device_of[u] = (int32_t)d;
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 /* n_devices and memory_fraction: plain numbers in their ranges. */

@@ -197,7 +197,7 @@ static int op_outputs(struct wl_reader *rd)
         }
         op->out[op->n_out++] = v;
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 static int op_inputs(struct wl_reader *rd)
@@ -230,7 +230,7 @@ static int op_inputs(struct wl_reader *rd)
         op->n_in++;
         rd->n_strs += n + 1;
     }
-    return rc == 1 ? 0 : rc;
+    return rc == YRD_END ? 0 : rc;
 }
 
 static int op_ext(struct wl_reader *rd)

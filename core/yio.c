@@ -30,6 +30,9 @@ int yio_read_file(const char *path, char **text, size_t *len)
     *len = 0;
     f = fopen(path, "rb");
     if (!f) {
+        if (errno == ENOMEM) { /* fopen's buffer or the kernel: not bad input */
+            return err_set(BAECHI_ENOMEM, "out of memory opening '%s'", path);
+        }
         return err_set(BAECHI_EIO, "cannot open '%s': %s", path, strerror(errno));
     }
     /* A regular file is read into one buffer of its size (a 98 MB workload
@@ -41,7 +44,7 @@ int yio_read_file(const char *path, char **text, size_t *len)
         if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
             (uint64_t)st.st_size < SIZE_MAX / 2 &&
             ARRAY_RESERVE(buf, alloc, (size_t)st.st_size + 1)) {
-            rc = BAECHI_ENOMEM;
+            rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
             goto cleanup;
         }
     }
@@ -49,7 +52,7 @@ int yio_read_file(const char *path, char **text, size_t *len)
         size_t got;
 
         if (alloc - n < 2 && ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
-            rc = BAECHI_ENOMEM;
+            rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
             goto cleanup;
         }
         got = fread(buf + n, 1, alloc - n - 1, f);
@@ -264,14 +267,14 @@ int yrd_key(struct yrd *r)
         return rc;
     }
     if (r->ev.type == YAML_MAPPING_END_EVENT) {
-        return 1;
+        return YRD_END;
     }
     if (r->ev.type != YAML_SCALAR_EVENT) {
         return yrd_err_here(r, "mapping keys must be plain strings");
     }
     n = r->ev.data.scalar.length;
     if (ARRAY_RESERVE(r->key, r->key_alloc, n + 1)) {
-        return BAECHI_ENOMEM;
+        return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
     }
     memcpy(r->key, r->ev.data.scalar.value, n);
     r->key[n] = '\0';
@@ -287,7 +290,7 @@ int yrd_item(struct yrd *r)
     if ((rc = yrd_next(r))) {
         return rc;
     }
-    return r->ev.type == YAML_SEQUENCE_END_EVENT ? 1 : 0;
+    return r->ev.type == YAML_SEQUENCE_END_EVENT ? YRD_END : 0;
 }
 
 static const char *map_prefix(const struct yrd_map *m, void *arg, char *buf, size_t size)
@@ -332,7 +335,7 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
         }
         *seen |= bit;
     }
-    if (rc != 1) {
+    if (rc != YRD_END) {
         return rc;
     }
     for (size_t i = 0; i < m->n_keys; i++) {
@@ -430,7 +433,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
         v->kind = YVAL_SCALAR;
         v->quoted = !yrd_plain(r);
         v->scalar = array_strdup(yrd_is_null(r) && yrd_text_len(r) == 0 ? "~" : yrd_text(r));
-        return v->scalar ? 0 : BAECHI_ENOMEM;
+        return v->scalar ? 0 : err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
     }
     if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) {
         return yrd_err_here(r, "expected a value");
@@ -441,7 +444,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
 
         if (v->kind == YVAL_MAP) {
             rc = yrd_key(r);
-            if (rc == 1) {
+            if (rc == YRD_END) {
                 return 0;
             }
             if (rc) {
@@ -453,7 +456,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
                 }
             }
             if (!(key = array_strdup(r->key))) {
-                return BAECHI_ENOMEM;
+                return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
             }
         }
         if ((rc = yrd_next(r))) {
@@ -465,7 +468,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
         }
         if (v->n == INT32_MAX || ARRAY_RESERVE(v->items, alloc, (size_t)v->n + 1)) {
             free(key);
-            return BAECHI_ENOMEM;
+            return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
         }
         if (v->kind == YVAL_MAP) {
             /* keys grow in step with items: reallocate to the same capacity */
@@ -640,7 +643,14 @@ static void ywr_emit(struct ywr *w, yaml_event_t *ev, int ok)
         w->rc = err_set(BAECHI_ENOMEM, "out of memory writing YAML");
         return;
     }
+    errno = 0;
     if (!yaml_emitter_emit(&w->em, ev)) {
+        /* libyaml's own allocation, or stdio's buffer behind its writer */
+        if (w->em.error == YAML_MEMORY_ERROR ||
+            (w->em.error == YAML_WRITER_ERROR && errno == ENOMEM)) {
+            w->rc = err_set(BAECHI_ENOMEM, "out of memory writing YAML");
+            return;
+        }
         w->rc = err_set(ferror(w->f) ? BAECHI_EIO : BAECHI_EINVAL, "cannot write YAML: %s",
                         w->em.problem ? w->em.problem : "write error");
     }
@@ -676,11 +686,10 @@ int ywr_close(struct ywr *w)
     if (w->rc == 0) {
         ywr_emit(w, &ev, yaml_stream_end_event_initialize(&ev));
     }
-    if (w->rc == 0 && !yaml_emitter_flush(&w->em)) {
-        w->rc = err_set(BAECHI_EIO, "cannot write YAML: %s", strerror(errno));
-    }
-    if (w->rc == 0 && (fflush(w->f) != 0 || ferror(w->f))) {
-        w->rc = err_set(BAECHI_EIO, "cannot write YAML: %s", strerror(errno));
+    errno = 0;
+    if (w->rc == 0 && (!yaml_emitter_flush(&w->em) || fflush(w->f) != 0 || ferror(w->f))) {
+        w->rc = err_set(errno == ENOMEM ? BAECHI_ENOMEM : BAECHI_EIO, "cannot write YAML: %s",
+                        strerror(errno));
     }
     yaml_emitter_delete(&w->em);
     return w->rc;

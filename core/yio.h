@@ -69,9 +69,18 @@ int yrd_begin(struct yrd *r);
 int yrd_end(struct yrd *r);
 
 /*
- * Inside a mapping: moves to the next key.  Returns 1 when the mapping ended
- * (current event = MAPPING_END), 0 with the key copied to r->key (and its
- * position in r->key_line/key_col), or BAECHI_EPARSE (a non-scalar key).
+ * Returned by yrd_key and yrd_item when the mapping or sequence ended.  Not a
+ * code of enum baechi_err: an error (BAECHI_ENOMEM is 1) is never taken for
+ * the end of a collection, so callers loop while 0 and propagate anything
+ * but YRD_END.
+ */
+#define YRD_END 256
+
+/*
+ * Inside a mapping: moves to the next key.  Returns YRD_END when the mapping
+ * ended (current event = MAPPING_END), 0 with the key copied to r->key (and
+ * its position in r->key_line/key_col), BAECHI_EPARSE (a non-scalar key) or
+ * BAECHI_ENOMEM.
  * The caller then reads the value with yrd_next() + one of the functions below.
  */
 int yrd_key(struct yrd *r);
@@ -127,8 +136,8 @@ int yrd_format(struct yrd *r, const char *what, int format);
 
 /*
  * Inside a sequence: moves to the next item.  0 with the item's first event
- * current, 1 when the sequence ended (current event = SEQUENCE_END), or
- * BAECHI_EPARSE.
+ * current, YRD_END when the sequence ended (current event = SEQUENCE_END),
+ * BAECHI_EPARSE or BAECHI_ENOMEM.
  */
 int yrd_item(struct yrd *r);
 

@@ -98,7 +98,8 @@ int32_t baechi_workload_n_ops(const struct baechi_workload *w);
 /* Name of op `op`, NULL when out of range. */
 const char *baechi_workload_op_name(const struct baechi_workload *w, int32_t op);
 
-/* Σ compute and the critical path of the graph, µs (reference device). */
+/* Σ compute and the critical path of the graph, µs (reference device).  The
+ * critical path is -1 when memory ran out (the last error says so). */
 int64_t baechi_workload_total_compute_us(const struct baechi_workload *w);
 int64_t baechi_workload_critical_path_us(const struct baechi_workload *w);
 

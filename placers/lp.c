@@ -19,7 +19,20 @@
  *
  * GLPK is fenced here (as igraph's glpk_support.h does): an error hook that
  * longjmps back to the single entry point, the environment freed, and
- * BAECHI_ESOLVER returned with GLPK's last message.  No other longjmp.
+ * BAECHI_ESOLVER returned with GLPK's message.  No other longjmp.
+ *
+ * Out of memory inside GLPK: its allocator (glp_alloc) reports a failed
+ * malloc, or a request beyond glp_mem_limit, through the error hook, so it
+ * comes back here as BAECHI_ESOLVER with r->out_of_memory set.  Only the
+ * creation of GLPK's environment aborts on a failed malloc when it happens
+ * implicitly (glp_error_hook's first call): it is created explicitly first
+ * with glp_init_env, whose failure is a return code.  The memory limit is
+ * LP_MEM_LIMIT_MB_MIN plus LP_MEM_KIB_PER_NONZERO per non-zero of the
+ * matrix, more than ten times GLPK's own peak (glp_mem_usage: GNMT's LP,
+ * 25,739 non-zeros, 6.4 MB, 0.24 KiB each; Inception-V3 0.27 KiB; a chain of
+ * 20,000 ops 0.18 KiB), so that a limit is reached only by a runaway; or
+ * BAECHI_GLPK_MEM_LIMIT_MB from the environment (a test hook: a tiny limit
+ * forces the out-of-memory path; docs/placers.md).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -31,8 +44,14 @@
 #include <glpk.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define LP_MEM_LIMIT_MB_MIN    256
+#define LP_MEM_KIB_PER_NONZERO 4
+#define LP_MEM_LIMIT_MB_MAX    (1 << 30)
+#define LP_MEM_LIMIT_ENV       "BAECHI_GLPK_MEM_LIMIT_MB"
 
 static _Thread_local char lp_msg[256];
 
@@ -53,18 +72,57 @@ static void lp_error_hook(void *info)
     longjmp(*(jmp_buf *)info, 1);
 }
 
-/* GLPK's last non-empty line of output: messages stay one line. */
-static void lp_last_line(char *buf, size_t size)
+/* Removes trailing newlines and blanks of lp_msg; the start of its last line. */
+static char *lp_msg_last_line(void)
 {
     size_t n = strlen(lp_msg);
-    const char *start;
+    char *start;
 
     while (n > 0 && (lp_msg[n - 1] == '\n' || lp_msg[n - 1] == ' ')) {
         lp_msg[--n] = '\0';
     }
     start = strrchr(lp_msg, '\n');
-    start = start ? start + 1 : lp_msg;
+    return start ? start + 1 : lp_msg;
+}
+
+/*
+ * GLPK's last non-empty line of output: messages stay one line.  After an
+ * error GLPK prints the cause ("glp_alloc: no memory available") and then
+ * "Error detected in file env/alloc.c at line 89": the cause is kept.
+ */
+static void lp_last_line(char *buf, size_t size)
+{
+    char *start = lp_msg_last_line();
+
+    if (strncmp(start, "Error detected in file", 22) == 0 && start > lp_msg) {
+        start[-1] = '\0';
+        start = lp_msg_last_line();
+    }
     snprintf(buf, size, "%s", start[0] ? start : "unknown error");
+}
+
+/* Whether GLPK's message says that its allocator failed. */
+static bool lp_msg_out_of_memory(const char *msg)
+{
+    return strstr(msg, "no memory available") || strstr(msg, "memory allocation limit exceeded");
+}
+
+/* GLPK's memory limit for an LP of `nonzeros` entries (MB; see the top). */
+static int lp_mem_limit_mb(size_t nonzeros)
+{
+    const char *env = getenv(LP_MEM_LIMIT_ENV);
+    double mb;
+
+    if (env && env[0]) {
+        char *end;
+        long v = strtol(env, &end, 10);
+
+        if (*end == '\0' && v >= 1 && v <= LP_MEM_LIMIT_MB_MAX) {
+            return (int)v;
+        }
+    }
+    mb = LP_MEM_LIMIT_MB_MIN + (double)nonzeros * LP_MEM_KIB_PER_NONZERO / 1024.0;
+    return mb < LP_MEM_LIMIT_MB_MAX ? (int)mb : LP_MEM_LIMIT_MB_MAX;
 }
 
 /* After a GLPK error (the longjmp of lp_error_hook): GLPK's state is
@@ -76,18 +134,35 @@ static void lp_fence_failed(char *msg, size_t size)
     lp_last_line(msg, size);
 }
 
-/* Opens the fence: GLPK's output into lp_msg, its errors to jb. */
-static void lp_fence_open(jmp_buf *jb)
+/*
+ * Opens the fence: GLPK's environment created (its only allocation that
+ * would abort on failure, see the top), its output into lp_msg, its errors
+ * to jb, its memory limited to mem_limit_mb (0: none).  BAECHI_ESOLVER with
+ * *out_of_memory set when the environment cannot be created.
+ */
+static int lp_fence_open(jmp_buf *jb, int mem_limit_mb, bool *out_of_memory)
 {
+    int rc = glp_init_env();
+
+    if (rc != 0 && rc != 1) { /* 1: it existed already */
+        *out_of_memory = rc == 2;
+        return err_set(BAECHI_ESOLVER, "GLPK could not start: %s",
+                       rc == 2 ? "out of memory" : "unsupported programming model");
+    }
     lp_msg[0] = '\0';
     glp_term_hook(lp_term_hook, NULL);
     glp_error_hook(lp_error_hook, jb);
+    if (mem_limit_mb > 0) {
+        glp_mem_limit(mem_limit_mb);
+    }
+    return 0;
 }
 
 static void lp_fence_close(void)
 {
     glp_error_hook(NULL, NULL);
     glp_term_hook(NULL, NULL);
+    glp_mem_limit(INT32_MAX); /* GLPK's default: none */
 }
 
 void lp_result_release(struct lp_result *r)
@@ -346,13 +421,20 @@ int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_re
         lp_result_release(r);
         return BAECHI_ENOMEM;
     }
-    lp_fence_open(&jb);
+    if ((rc = lp_fence_open(&jb, lp_mem_limit_mb(cap), &r->out_of_memory)) != 0) {
+        free(ia);
+        free(ja);
+        free(ar);
+        lp_result_release(r);
+        return rc;
+    }
     if (setjmp(jb)) {
         lp_fence_failed(msg, sizeof(msg));
         lp_result_release(r);
         free(ia);
         free(ja);
         free(ar);
+        r->out_of_memory = lp_msg_out_of_memory(msg);
         return err_set(BAECHI_ESOLVER, "GLPK failed on the favourite-child LP: %s", msg);
     }
     lp = glp_create_prob();
@@ -395,8 +477,12 @@ int lp_selftest_error(void)
     jmp_buf jb;
     glp_prob *volatile lp = NULL;
     char msg[200];
+    bool oom = false;
+    int rc;
 
-    lp_fence_open(&jb);
+    if ((rc = lp_fence_open(&jb, 0, &oom)) != 0) {
+        return rc;
+    }
     if (setjmp(jb)) {
         lp_fence_failed(msg, sizeof(msg));
         return err_set(BAECHI_ESOLVER, "GLPK failed: %s", msg);

@@ -9,11 +9,14 @@
  * then crashes on a None key or places the group without its memory check).
  *
  * deviation: m-SCT never ends with an internal error on valid input.  When
- * the favourite-child LP is not solved after its retries (lp.c), or would be
- * too large (below), the placement is m-ETF's, with a warning and
- * `lp_status: "fallback: m-etf"` in the placement's statistics.  m-SCT
+ * the favourite-child LP is not solved after its retries (lp.c), GLPK runs
+ * out of memory, or the LP would be too large (below), the placement is
+ * m-ETF's, with a warning saying so and `lp_status: "fallback: m-etf
+ * (<reason>)"` in the placement's statistics (so in the placement file, the
+ * JSON and the database); the placer stays m-sct (docs/placers.md).  m-SCT
  * without favourite children is m-ETF's rule, so this is the placement the
- * LP's rounding would give if it chose no favourite at all.
+ * LP's rounding would give if it chose no favourite at all.  Out of memory
+ * outside GLPK (our own arrays) is BAECHI_ENOMEM, not a fallback.
  *
  * Size bound: an op with more than SCT_MAX_DEGREE inputs (or outputs) makes
  * both the LP (a row of that many columns, a degenerate vertex search) and
@@ -67,14 +70,20 @@ static int32_t max_degree(const struct pgraph *p)
     return best;
 }
 
+/* Reasons of a fallback, short enough for lp_status (31 bytes in all). */
+#define SCT_WHY_DEGREE "high degree"
+#define SCT_WHY_SIZE   "LP too large"
+#define SCT_WHY_OOM    "out of memory"
+#define SCT_WHY_SOLVER "LP not solved"
+
 static int fallback_etf(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
-                        struct placer_stats *st)
+                        struct placer_stats *st, const char *why)
 {
     int rc = m_etf_place(x, reserve, device_of, st);
 
     st->lp_makespan_us = NAN;
     st->n_favourites = st->n_favourite_edges = 0;
-    snprintf(st->lp_status, sizeof(st->lp_status), "fallback: m-etf");
+    snprintf(st->lp_status, sizeof(st->lp_status), "fallback: m-etf (%s)", why);
     return rc;
 }
 
@@ -92,21 +101,23 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
         err_warn("m-sct: an op has %d inputs or outputs (more than %d): the favourite-child LP "
                  "and the SCT loop grow quadratically; placing with m-ETF instead",
                  (int)max_degree(x->p), SCT_MAX_DEGREE);
-        return fallback_etf(x, reserve, device_of, st);
+        return fallback_etf(x, reserve, device_of, st, SCT_WHY_DEGREE);
     }
     if ((int64_t)x->p->m + x->p->n + 1 > SCT_MAX_LP_COLUMNS) {
         err_warn("m-sct: the favourite-child LP would have %lld columns (more than %d) and "
                  "take minutes to hours; placing with m-ETF instead",
                  (long long)x->p->m + x->p->n + 1, SCT_MAX_LP_COLUMNS);
-        return fallback_etf(x, reserve, device_of, st);
+        return fallback_etf(x, reserve, device_of, st, SCT_WHY_SIZE);
     }
     if ((rc = lp_favourite_child(x->p, x->opt->lp_time_limit_s, &lr)) != 0) {
         if (rc != BAECHI_ESOLVER) {
             return rc;
         }
-        err_warn("m-sct: %s; placing with m-ETF instead", err_msg());
+        err_warn("m-sct: %s%s; placing with m-ETF instead (the placement is m-ETF's)", err_msg(),
+                 lr.out_of_memory ? " (out of memory)" : "");
         st->lp_ms = now_ms() - t0;
-        return fallback_etf(x, reserve, device_of, st);
+        return fallback_etf(x, reserve, device_of, st,
+                            lr.out_of_memory ? SCT_WHY_OOM : SCT_WHY_SOLVER);
     }
     st->lp_ms = now_ms() - t0;
     st->lp_makespan_us = lr.makespan_us;

@@ -97,11 +97,15 @@ struct lp_result {
     double makespan_us; /* w* */
     char status[32];
     int glp_ret, glp_status; /* glp_simplex's return code and glp_get_status */
+    bool out_of_memory;      /* after BAECHI_ESOLVER: GLPK's allocator failed */
 };
 /*
  * Builds and solves the LP with GLPK's primal simplex (a vertex solution).
  * time_limit_s <= 0: none.  GLPK is fenced: any GLPK failure is
- * BAECHI_ESOLVER with a message, never an abort.  r->x is allocated here.
+ * BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells
+ * whether it was GLPK's memory (a failed malloc or its memory limit, see
+ * lp.c).  BAECHI_ENOMEM: an allocation of this function failed.  r->x is
+ * allocated here.
  */
 int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r);
 void lp_result_release(struct lp_result *r);

@@ -480,7 +480,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
                 return BAECHI_ENOMEM;
             }
         }
-        if (rc < 0 || rc > 1) {
+        if (rc != YRD_END) {
             return rc;
         }
     }
@@ -699,7 +699,7 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
         }
         list_release(&tmp);
     }
-    if (rc != 1) {
+    if (rc != YRD_END) {
         goto cleanup;
     }
     rc = 0;

@@ -265,21 +265,30 @@ static int32_t fastest_device(const struct cluster *c)
     return best;
 }
 
-/* Longest path with each op at its time on the fastest device (µs). */
-static int64_t critical_path_fastest(const struct graph *g, const struct cluster *c)
+/* Longest path with each op at its time on the fastest device, into *cp_us
+ * (µs).  0 or BAECHI_ENOMEM. */
+static int critical_path_fastest(const struct graph *g, const struct cluster *c, int64_t *cp_us)
 {
     int32_t f;
-    int64_t *fin, best = 0;
+    int64_t *fin, best = 0, cp;
     double sp;
+    int rc;
 
     if (c->n_devices <= 0) {
-        return graph_critical_path_us(g);
+        return graph_critical_path_us(g, cp_us);
     }
     f = fastest_device(c);
     sp = c->dev[f].speed > 0 ? c->dev[f].speed : 1.0;
-    if (g->fused || g->n_ops == 0 || !(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
+    if (g->fused || g->n_ops == 0) {
         /* topo[] of a fused graph may not be an order; approximate */
-        return limit_sat_time_us(ceil((double)graph_critical_path_us(g) / sp));
+        if ((rc = graph_critical_path_us(g, &cp)) != 0) {
+            return rc;
+        }
+        *cp_us = limit_sat_time_us(ceil((double)cp / sp));
+        return 0;
+    }
+    if (!(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
+        return err_set(BAECHI_ENOMEM, "out of memory computing the critical path");
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = g->topo_op[i];
@@ -298,7 +307,8 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
         }
     }
     free(fin);
-    return best;
+    *cp_us = best;
+    return 0;
 }
 
 static int64_t work_bound(const struct graph *g, const struct cluster *c)
@@ -314,12 +324,13 @@ static int64_t work_bound(const struct graph *g, const struct cluster *c)
     return limit_sat_time_us(ceil((double)graph_total_compute_us(g) / speed));
 }
 
-int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c)
+int sim_lower_bound_us(const struct graph *g, const struct cluster *c, int64_t *lb_us)
 {
-    int64_t cp = critical_path_fastest(g, c);
-    int64_t w = work_bound(g, c);
+    int64_t cp, w = work_bound(g, c);
+    int rc = critical_path_fastest(g, c, &cp);
 
-    return cp > w ? cp : w;
+    *lb_us = rc ? 0 : cp > w ? cp : w;
+    return rc;
 }
 
 /* --- running --- */
@@ -391,7 +402,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
-    r->critical_path_us = critical_path_fastest(g, c);
+    if ((rc = critical_path_fastest(g, c, &r->critical_path_us)) != 0) {
+        goto fail_freed;
+    }
     r->lower_bound_us = work_bound(g, c);
     if (r->critical_path_us > r->lower_bound_us) {
         r->lower_bound_us = r->critical_path_us;
@@ -402,6 +415,7 @@ fail:
     free(kt.cur);
     free(kt.used);
     free(saved);
+fail_freed:
     sim_result_release(r);
     return rc;
 }

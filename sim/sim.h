@@ -159,8 +159,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
  * The lower bound on any step time: max(critical path, Σ compute / Σ speed),
  * with the critical path at the fastest device's speed (µs, rounded up).
  * With identical devices of speed 1: max(critical path, Σ compute / k).
+ * Into *lb_us; 0 or BAECHI_ENOMEM.
  */
-int64_t sim_lower_bound_us(const struct graph *g, const struct cluster *c);
+int sim_lower_bound_us(const struct graph *g, const struct cluster *c, int64_t *lb_us);
 
 /*
  * Consistency checker (tests): every op ran once, end = start + compute,

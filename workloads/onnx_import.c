@@ -180,10 +180,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     strpool_init(&x.pool);
     strmap_init(&x.by_name);
     strmap_init(&x.sfx_of);
-    m = onnx__model_proto__unpack(NULL, len, data);
-    if (!m) {
-        rc = err_set(BAECHI_EPARSE, "%s: not a valid ONNX model (the protobuf does not parse)",
-                     name);
+    if ((rc = ox_unpack_model(name, data, len, &m))) {
         goto cleanup;
     }
     if (!m->graph || m->graph->n_node == 0) {
@@ -248,6 +245,9 @@ int onnx_import(struct workload *w, const char *path, const struct onnx_import_o
 
     workload_init(w);
     if (!f) {
+        if (errno == ENOMEM) {
+            return err_set(BAECHI_ENOMEM, "%s: out of memory opening the file", path);
+        }
         return err_set(BAECHI_EIO, "%s: cannot open: %s", path, strerror(errno));
     }
     for (;;) {

@@ -110,6 +110,16 @@ long ox_utf8_bad_offset(const char *s);
 int ox_check_model(const char *file, const Onnx__ModelProto *m);
 
 /*
+ * Unpacks the protobuf data[0..len) of file `name` into *m (free it with
+ * onnx__model_proto__free_unpacked(*m, NULL): the allocator is malloc/free).
+ * protobuf-c returns NULL both for malformed input and for a failed
+ * allocation: an allocator that records its failures tells them apart, so
+ * out of memory is BAECHI_ENOMEM (exit 1), not "not a valid ONNX model"
+ * (BAECHI_EPARSE).
+ */
+int ox_unpack_model(const char *name, const uint8_t *data, size_t len, Onnx__ModelProto **m);
+
+/*
  * Reads x->g: the scratch for one node, value_info, the initializers (with
  * their readers), the graph inputs as Placeholder ops, and the batch scale.
  */

@@ -13,7 +13,40 @@
 #include "core/strmap.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* protobuf-c's allocator, malloc and free, noting whether malloc failed. */
+static void *ox_pb_alloc(void *data, size_t size)
+{
+    void *p = malloc(size);
+
+    if (!p && size > 0) {
+        *(bool *)data = true;
+    }
+    return p;
+}
+
+static void ox_pb_free(void *data, void *p)
+{
+    (void)data;
+    free(p);
+}
+
+int ox_unpack_model(const char *name, const uint8_t *data, size_t len, Onnx__ModelProto **m)
+{
+    bool failed = false;
+    ProtobufCAllocator a = {ox_pb_alloc, ox_pb_free, &failed};
+
+    *m = onnx__model_proto__unpack(&a, len, data);
+    if (*m) {
+        return 0;
+    }
+    if (failed) {
+        return err_set(BAECHI_ENOMEM, "%s: out of memory reading the ONNX model", name);
+    }
+    return err_set(BAECHI_EPARSE, "%s: not a valid ONNX model (the protobuf does not parse)", name);
+}
 
 /*
  * Offset of the first byte of s that is not part of a well-formed UTF-8

@@ -707,15 +707,44 @@ static int add_updates(struct workload *out, const struct workload *fwd, const s
     return 0;
 }
 
+bool train_is_training_graph(const struct workload *w, int32_t *op)
+{
+    for (int32_t i = 0; i < w->n_ops; i++) {
+        const char *t = w->op[i].type ? w->op[i].type : "";
+        size_t n = strlen(t);
+
+        if (w->op[i].phase != PHASE_FORWARD || (n > 4 && strcmp(t + n - 4, "Grad") == 0) ||
+            strncmp(t, "Apply", 5) == 0) {
+            *op = i;
+            return true;
+        }
+    }
+    *op = -1;
+    return false;
+}
+
 int train_synthesize(struct workload *out, const struct workload *fwd, const struct train_opts *o,
                      struct train_stats *stats)
 {
     const int32_t n_mb = o->micro_batches > 0 ? o->micro_batches : 1;
     struct train_stats st = {0, 0, 0, 0};
     struct synth s;
+    int32_t i;
     int rc;
 
     workload_init(out);
+    if (train_is_training_graph(fwd, &i)) {
+        const struct wl_op *op = &fwd->op[i];
+
+        return err_set(BAECHI_EINVAL,
+                       "already a training graph: op '%s' (type %s) is %s; training it again "
+                       "would add gradients of gradients and double the parameters' state "
+                       "(train the forward graph)",
+                       op->name, op->type ? op->type : "?",
+                       op->phase == PHASE_BACKWARD ? "a backward op"
+                       : op->phase == PHASE_UPDATE ? "an update op"
+                                                   : "a gradient or update op");
+    }
     if (n_mb > TRAIN_MAX_MICRO_BATCHES) {
         return err_set(BAECHI_EINVAL, "micro-batches must be in 1..%d (got %d)",
                        TRAIN_MAX_MICRO_BATCHES, (int)n_mb);

@@ -92,9 +92,19 @@ struct train_stats {
 };
 
 /*
+ * Whether w is already a training graph, and then its first op that says so
+ * in *op: an op of phase backward or update (what train_synthesize writes,
+ * and what the phase key of the format has always meant), or of a type that
+ * only training graphs hold (a "...Grad" gradient, an "Apply..." update).
+ */
+bool train_is_training_graph(const struct workload *w, int32_t *op);
+
+/*
  * Writes into `out` (initialised here) the forward ops of `fwd` (unchanged,
  * same order), then the gradient ops in reverse topological order, then the
  * update ops.  `fwd` must pass workload_check(); a cycle is BAECHI_EINVAL.
+ * A training graph (train_is_training_graph) is BAECHI_EINVAL: training it
+ * again would add gradients of gradients and double its parameters' state.
  * Ops without a cost get no gradient.  stats may be NULL.
  */
 int train_synthesize(struct workload *out, const struct workload *fwd, const struct train_opts *o,

@@ -57,8 +57,11 @@ Test(gen_synthetic, chain_has_no_parallelism)
     struct workload w;
     struct graph g;
 
+    int64_t cp = -1;
+
     build(SYNTH_CHAIN, 100, 3, &w, &g);
-    cr_assert_eq(graph_critical_path_us(&g), graph_total_compute_us(&g));
+    cr_assert_eq(graph_critical_path_us(&g, &cp), 0);
+    cr_assert_eq(cp, graph_total_compute_us(&g));
     graph_release(&g);
     workload_release(&w);
 }

@@ -632,7 +632,7 @@ Test(placer, properties_on_random_graphs)
         cr_assert_eq(
             simtest_cluster(&c, D, total_mem(&g) / (seed % 2 ? 2 : 5), 0.002, 20, CHANNEL_SHARED),
             0);
-        lb = sim_lower_bound_us(&g, &c);
+        cr_assert_eq(sim_lower_bound_us(&g, &c, &lb), 0);
         for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
             struct placer_options o;
             struct placement p1, p2;
