@@ -36,7 +36,11 @@
 #   serial          never at the same time as another serial script (they
 #                   run make in the tree)
 set -u
-cd "$(dirname "$0")/.."
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+if [ "${1:-}" = --cli ] && [ -n "${2:-}" ]; then
+    cli_bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+fi
+cd "$(dirname "$self")/.."
 unset MAKEFLAGS MFLAGS MAKELEVEL
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -184,12 +188,11 @@ fi
 # --- the plan ------------------------------------------------------------------
 
 mode=full
-cli_bin=
 case ${1:-} in
 --quick) mode=quick ;;
 --cli)
     mode=cli
-    cli_bin=${2:?usage: run-tests.sh --cli BAECHI}
+    : "${cli_bin:?usage: run-tests.sh --cli BAECHI}"
     ;;
 "") ;;
 *)
@@ -248,7 +251,7 @@ plan_cli() { # binary label both(1 when both builds run)
 } | sort -k1,1nr -s | awk '{ $1 = NR; print }' > "$dir/plan"
 
 echo "== $(wc -l < "$dir/plan" | tr -d ' ') jobs, $jobs at a time"
-xargs -P "$jobs" -L 1 sh "$0" --job "$dir" < "$dir/plan"
+xargs -P "$jobs" -L 1 sh "$self" --job "$dir" < "$dir/plan"
 
 # --- the summary ---------------------------------------------------------------
 
