@@ -222,8 +222,11 @@ plan_cli() { # binary label both(1 when both builds run)
             asan+ubsan:*" once "*) continue ;;
             esac
         fi
+        # the time it takes, when it never ran here: the reference
+        # comparisons are the slowest, then those marked slow
         d=2
         [ "$slow" -eq 1 ] && d=30
+        case $tags in *" sanitized-only "*) d=100 ;; esac
         [ "$2" = plain ] || d=$((d * 2))
         echo "$(estimate "$2" "$(basename "$t" .sh)" $d) cli $1 $2 $t"
     done
