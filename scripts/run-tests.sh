@@ -40,10 +40,10 @@ self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 if [ "${1:-}" = --cli ] && [ -n "${2:-}" ]; then
     cli_bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 fi
-cd "$(dirname "$self")/.."
+cd "$(dirname "$self")/.." || exit 2
 unset MAKEFLAGS MFLAGS MAKELEVEL
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 TIMES=build/.check-times
 
 # --- one job: run.sh --job DIR ID KIND ARGS...; writes DIR/ID.res -------------
@@ -63,6 +63,7 @@ closing_counts() { # log prefix -> "pass fail" from "PREFIX: N passed, N failed"
 job_unit() { # binary label
     "$1" --jobs 2 > "$out" 2>&1
     rc=$?
+    # shellcheck disable=SC2046 # three numbers
     set -- $(criterion_counts "$out")
     p=${1:-0}
     f=$((${2:-0} + ${3:-0}))
@@ -85,6 +86,7 @@ job_counted() { # prefix command... (the Python tests, the fuzz round)
     shift
     "$@" > "$out" 2>&1
     rc=$?
+    # shellcheck disable=SC2046 # two numbers
     set -- $(closing_counts "$out" "$prefix")
     p=${1:-0}
     f=${2:-0}
