@@ -205,6 +205,7 @@ esac
 jobs=${CHECK_JOBS:-2}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+trap 'rm -rf "$dir"; exit 130' INT TERM
 
 # estimate LABEL KEY DEFAULT: the seconds it took last time, else DEFAULT
 estimate() {
