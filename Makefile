@@ -1,8 +1,12 @@
 # Makefile - one build for the whole suite.
 #
 #   make            build ./baechi
-#   make check      install missing packages, run unit + CLI tests, then the
-#                   same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check      install missing packages, build (CHECK_JOBS=2 at a time)
+#                   and run every test: unit + CLI tests, then the same under
+#                   AddressSanitizer + UndefinedBehaviorSanitizer, the Python
+#                   module's tests, a fuzz smoke round
+#   make check-quick  the edit loop: the normal build, the unit tests, the
+#                   Python tests and the CLI tests not marked slow
 #   make demo       install missing packages, run the main job on GNMT
 #   make bench      the suite's own speed (medians; never asserted)
 #   make install PREFIX=/usr/local   the program, libbaechi (.a, .so, header,
@@ -76,7 +80,9 @@ SONAME := libbaechi.so.$(SO_MAJOR)
 SO := $(BUILD)/libbaechi.so
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all lib check test unit cli demo bench install deps clean format cuda
+.PHONY: all lib check check-quick check-build check-build-plain check-build-san \
+        check-build-fuzz check-build-cuda test unit cli demo bench install deps clean \
+        format cuda
 
 all: $(BIN) baechi $(SO)
 
@@ -116,13 +122,33 @@ deps:
 
 # The tests: unit (Criterion) and CLI (shell), then both again sanitized,
 # then a fuzz smoke round (mk/fuzz.mk; a failed fuzz build shows up there).
-# scripts/run-tests.sh prints the closing line "N passed, N failed".
+# The three builds share CHECK_JOBS job slots (the sub-makes inherit them);
+# the fuzz build and `cuda` wait for the normal one, whose build/gen/ they
+# read.  scripts/run-tests.sh runs the tests CHECK_JOBS at a time and prints
+# the closing line "N passed, N failed, N skipped".
+CHECK_JOBS ?= 2
+
 check: deps
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
+	@CHECK_JOBS=$(CHECK_JOBS) sh scripts/run-tests.sh
+
+check-quick:
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all $(UNIT)
+	@CHECK_JOBS=$(CHECK_JOBS) sh scripts/run-tests.sh --quick
+
+check-build: check-build-plain check-build-san check-build-fuzz check-build-cuda
+
+check-build-plain:
 	@$(MAKE) --no-print-directory all $(UNIT)
+
+check-build-san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined build/san/baechi build/san/unit-tests
-	@$(MAKE) --no-print-directory cuda
+
+check-build-fuzz: check-build-plain
 	-@$(MAKE) --no-print-directory fuzz-build
-	@sh scripts/run-tests.sh
+
+check-build-cuda: check-build-plain
+	@$(MAKE) --no-print-directory cuda
 
 unit: $(UNIT)
 	$(UNIT)

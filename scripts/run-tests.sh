@@ -1,94 +1,291 @@
 #!/bin/sh
-# run-tests.sh - the test run of `make check`: unit tests (Criterion) and CLI
-# tests, first on the normal build, then on the ASan+UBSan build, and the
-# Python module's tests on the normal build, and a fuzz smoke round (a few
-# seconds per harness of tests/fuzz/, then the replay of every saved crash
-# input).  Ends with the closing line "N passed, N failed" summed over all
-# six runs.
+# run-tests.sh - the test runs of the suite, CHECK_JOBS (default 2) at a time.
+#
+#   sh scripts/run-tests.sh          make check: the unit tests (Criterion) and
+#                                    the CLI tests on the normal build and on
+#                                    the ASan+UBSan build (build/san), the
+#                                    Python module's tests on the normal build,
+#                                    and a fuzz smoke round (a few seconds per
+#                                    harness of tests/fuzz/, then the replay of
+#                                    every saved crash input)
+#   sh scripts/run-tests.sh --quick  make check-quick: the unit tests, the
+#                                    Python tests and the CLI tests not marked
+#                                    slow, on the normal build only
+#   sh scripts/run-tests.sh --cli BAECHI   every CLI test against BAECHI
+#                                    (tests/cli/run.sh, make cli)
+#
+# Every run (a unit-test binary, the Python tests, the fuzz round, one CLI
+# script on one build) is a job; the jobs run in a pool, those that took
+# longest last time (build/.check-times; else the sanitized and slow ones)
+# first.  A job's output is kept and printed whole when it ends: "ok",
+# "FAIL" with the failed checks ("not ok N - NAME" lines) and the tail of the
+# output, or "skip" with the reason; a job's time when over 5 s.  Then the
+# slowest five, the reason of every skip, and the closing line alone
+# "N passed, N failed, N skipped" (one per CLI script, per Criterion test,
+# per Python test, per fuzz target and replayed input); exits 1 if any failed.
+#
+# A CLI script (tests/cli/t*.sh) exits 0 (passed), 77 after printing
+# "skipped: REASON" (skipped) or anything else (failed).  A header line
+# "# check: TAG..." marks it:
+#   slow            not in --quick (over ~5 s on the normal build)
+#   sanitized-only  when both builds run (make check), only on the sanitized
+#                   one: the reference comparisons, mostly Python, run once
+#                   but check the C side under the sanitizers
+#   once            when both builds run, only on the normal one: it checks
+#                   the tree or `make install`, not the program under test
+#   serial          never at the same time as another serial script (they
+#                   run make in the tree)
 set -u
-cd "$(dirname "$0")/.."
-total_pass=0
-total_fail=0
-status=0
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+if [ "${1:-}" = --cli ] && [ -n "${2:-}" ]; then
+    cli_bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+fi
+cd "$(dirname "$self")/.." || exit 2
+unset MAKEFLAGS MFLAGS MAKELEVEL
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+TIMES=build/.check-times
 
-count_criterion() { # log -> "pass fail"
+# --- one job: run.sh --job DIR ID KIND ARGS...; writes DIR/ID.res -------------
+
+elapsed() { # start -> seconds since, one decimal
+    awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }'
+}
+
+criterion_counts() { # log -> "pass fail crash"
     sed -n 's/.*Tested: *\([0-9]*\) *| *Passing: *\([0-9]*\) *| *Failing: *\([0-9]*\) *| *Crashing: *\([0-9]*\).*/\2 \3 \4/p' "$1" | tail -n 1
 }
 
-run_unit() { # binary label
-    log=$(mktemp)
-    echo "== unit tests ($2)"
-    "$1" --jobs 2 > "$log" 2>&1
+closing_counts() { # log prefix -> "pass fail" from "PREFIX: N passed, N failed"
+    sed -n "s/^$2: \\([0-9]*\\) passed, \\([0-9]*\\) failed.*/\\1 \\2/p" "$1" | tail -n 1
+}
+
+job_unit() { # binary label
+    "$1" --jobs 2 > "$out" 2>&1
     rc=$?
-    tail -n 40 "$log" | grep -v '^\[----\]' | grep -Ev '^\s*$' | tail -n 20
-    set -- $(count_criterion "$log")
-    p=${1:-0}; f=$(( ${2:-0} + ${3:-0} ))
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    # shellcheck disable=SC2046 # three numbers
+    set -- $(criterion_counts "$out")
+    p=${1:-0}
+    f=$((${2:-0} + ${3:-0}))
     # Criterion counts a test whose process LeakSanitizer flags as passed:
     # every leak report counts as one more failure.
-    leaks=$(grep -c 'ERROR: LeakSanitizer' "$log")
-    if [ "$leaks" -gt 0 ]; then
-        grep -A12 'ERROR: LeakSanitizer' "$log" | head -n 60
-        echo "unit tests ($2): $leaks leak report(s)"
-        f=$((f + leaks))
+    leaks=$(grep -c 'ERROR: LeakSanitizer' "$out")
+    f=$((f + leaks))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    {
+        grep -v '^\[----\]' "$out" | grep -Ev '^\s*$' | tail -n 20
+        if [ "$leaks" -gt 0 ]; then
+            grep -A12 'ERROR: LeakSanitizer' "$out" | head -n 60
+            echo "$leaks leak report(s)"
+        fi
+    } > "$out.show"
+}
+
+job_counted() { # prefix command... (the Python tests, the fuzz round)
+    prefix=$1
+    shift
+    "$@" > "$out" 2>&1
+    rc=$?
+    # shellcheck disable=SC2046 # two numbers
+    set -- $(closing_counts "$out" "$prefix")
+    p=${1:-0}
+    f=${2:-0}
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    grep -v '^\.*$' "$out" | tail -n 30 > "$out.show"
+}
+
+job_cli() { # binary label script
+    TMPDIR_TEST=$(mktemp -d)
+    BAECHI=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+    TOP=$(pwd)
+    export TMPDIR_TEST BAECHI TOP
+    case " $(tags_of "$3") " in
+    *" serial "*) flock "$dir/serial.lock" sh "$3" > "$out" 2>&1 ;;
+    *) sh "$3" > "$out" 2>&1 ;;
+    esac
+    rc=$?
+    rm -rf "$TMPDIR_TEST"
+    checks=$(grep -Ec '^(not )?ok [0-9]+ ' "$out")
+    p=0 f=0 s=0
+    case $rc in
+    0) p=1 ;;
+    77)
+        s=1
+        reason=$(sed -n 's/^skipped: //p' "$out" | head -n 1)
+        echo "${reason:-no reason given}" > "$dir/$id.why"
+        ;;
+    *)
+        f=1
+        {
+            echo "exit $rc"
+            grep -E '^not ok [0-9]+ ' "$out"
+            echo "--- last lines"
+            tail -n 30 "$out"
+        } | sed 's/^/     | /' > "$out.show"
+        ;;
+    esac
+}
+
+run_job() { # dir id kind args...
+    dir=$1 id=$2 kind=$3
+    shift 3
+    out=$dir/$id.out
+    start=$(date +%s.%N)
+    p=0 f=0 s=0 checks=0
+    : > "$out.show"
+    case $kind in
+    unit)
+        name="unit tests" key=unit label=$2
+        job_unit "$1" "$2"
+        ;;
+    python)
+        name="Python tests" key=python label=plain
+        job_counted python env BAECHI=build/baechi "${PYTHON:-python3}" tests/python/run.py
+        ;;
+    fuzz)
+        name="fuzz smoke (libFuzzer, ${FUZZ_SMOKE_S:-3} s per target)" key=fuzz label=asan+ubsan
+        job_counted fuzz env ASAN_OPTIONS= UBSAN_OPTIONS= \
+            sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-3}"
+        ;;
+    cli)
+        name=$(basename "$3" .sh) key=$name label=$2
+        job_cli "$@"
+        ;;
+    esac
+    secs=$(elapsed "$start")
+    echo "$p $f $s $secs $label $key $name" > "$dir/$id.res"
+    # the report, whole
+    {
+        t=
+        if awk -v x="$secs" 'BEGIN { exit !(x > 5) }'; then t="  $secs s"; fi
+        c=
+        if [ "$checks" -gt 0 ]; then c=", $checks checks"; fi
+        if [ "$f" -gt 0 ]; then
+            echo "FAIL $name ($label$c)$t"
+        elif [ "$s" -gt 0 ]; then
+            echo "skip $name ($label): $(cat "$dir/$id.why")"
+        else
+            echo "ok   $name ($label$c)$t"
+        fi
+        if [ "$kind" != cli ] || [ "$f" -gt 0 ]; then cat "$out.show"; fi
+    } > "$out.report"
+    if command -v flock > /dev/null 2>&1; then
+        flock "$dir/print.lock" cat "$out.report"
+    else
+        cat "$out.report"
     fi
-    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    [ "$f" -eq 0 ] || status=1
-    rm -f "$log"
+    rm -f "$out" "$out.show" "$out.report"
 }
 
-run_cli() { # binary label
-    log=$(mktemp)
-    echo "== CLI tests ($2)"
-    sh tests/cli/run.sh "$1" > "$log" 2>&1
-    rc=$?
-    grep -v '^ok ' "$log"
-    p=$(sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
-    f=$(sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log")
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    [ "$f" -eq 0 ] || status=1
-    rm -f "$log"
+tags_of() { # script -> its "# check:" tags
+    sed -n '1,30s/^# check: *//p' "$1" | head -n 1
 }
 
-run_python() { # the Python module over build/libbaechi.so (not sanitized)
-    log=$(mktemp)
-    echo "== Python tests"
-    BAECHI=build/baechi ${PYTHON:-python3} tests/python/run.py > "$log" 2>&1
-    rc=$?
-    grep -v '^\.*$' "$log" | tail -n 30
-    p=$(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
-    f=$(sed -n 's/^python: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log")
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    [ "$f" -eq 0 ] || status=1
-    rm -f "$log"
+if [ "${1:-}" = --job ]; then
+    shift
+    run_job "$@"
+    exit 0
+fi
+
+# --- the plan ------------------------------------------------------------------
+
+mode=full
+case ${1:-} in
+--quick) mode=quick ;;
+--cli)
+    mode=cli
+    : "${cli_bin:?usage: run-tests.sh --cli BAECHI}"
+    ;;
+"") ;;
+*)
+    echo "usage: run-tests.sh [--quick | --cli BAECHI]" >&2
+    exit 2
+    ;;
+esac
+jobs=${CHECK_JOBS:-2}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+trap 'rm -rf "$dir"; exit 130' INT TERM
+
+# estimate LABEL KEY DEFAULT: the seconds it took last time, else DEFAULT
+estimate() {
+    e=$(awk -v k="$1 $2" '$1 " " $2 == k { v = $3 } END { print v }' "$TIMES" 2> /dev/null)
+    echo "${e:-$3}"
 }
 
-run_fuzz() { # tests/fuzz/run.sh smoke: one per harness run and per replayed input
-    log=$(mktemp)
-    echo "== fuzz smoke (libFuzzer, ASan+UBSan, ${FUZZ_SMOKE_S:-3} s per target)"
-    ASAN_OPTIONS= UBSAN_OPTIONS= sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-3}" > "$log" 2>&1
-    rc=$?
-    tail -n 40 "$log"
-    p=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
-    f=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log")
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-    [ "$f" -eq 0 ] || status=1
-    rm -f "$log"
+plan_cli() { # binary label both(1 when both builds run)
+    for t in tests/cli/t[0-9]*.sh; do
+        [ -f "$t" ] || continue
+        tags=" $(tags_of "$t") "
+        case $tags in *" slow "*) slow=1 ;; *) slow=0 ;; esac
+        [ "$mode" = quick ] && [ "$slow" -eq 1 ] && continue
+        if [ "$3" -eq 1 ]; then
+            case "$2:$tags" in
+            plain:*" sanitized-only "*) continue ;;
+            asan+ubsan:*" once "*) continue ;;
+            esac
+        fi
+        # the time it takes, when it never ran here: the reference
+        # comparisons are the slowest, then those marked slow
+        d=2
+        [ "$slow" -eq 1 ] && d=30
+        case $tags in *" sanitized-only "*) d=100 ;; esac
+        [ "$2" = plain ] || d=$((d * 2))
+        echo "$(estimate "$2" "$(basename "$t" .sh)" $d) cli $1 $2 $t"
+    done
 }
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-run_unit build/unit-tests plain
-run_cli build/baechi plain
-run_python
-run_unit build/san/unit-tests "asan+ubsan"
-run_cli build/san/baechi "asan+ubsan"
-run_fuzz
-echo "$total_pass passed, $total_fail failed"
-exit $status
+{
+    case $mode in
+    full)
+        echo "$(estimate plain unit 40) unit build/unit-tests plain"
+        echo "$(estimate plain python 10) python"
+        plan_cli build/baechi plain 1
+        echo "$(estimate asan+ubsan unit 120) unit build/san/unit-tests asan+ubsan"
+        plan_cli build/san/baechi asan+ubsan 1
+        echo "$(estimate asan+ubsan fuzz 60) fuzz"
+        ;;
+    quick)
+        echo "$(estimate plain unit 40) unit build/unit-tests plain"
+        echo "$(estimate plain python 10) python"
+        plan_cli build/baechi plain 0
+        ;;
+    cli)
+        plan_cli "$cli_bin" plain 0
+        ;;
+    esac
+} | sort -k1,1nr -s | awk '{ $1 = NR; print }' > "$dir/plan"
+
+echo "== $(wc -l < "$dir/plan" | tr -d ' ') jobs, $jobs at a time"
+xargs -P "$jobs" -L 1 sh "$self" --job "$dir" < "$dir/plan"
+
+# --- the summary ---------------------------------------------------------------
+
+cat "$dir"/*.res > "$dir/all" 2> /dev/null
+sort -k4,4nr "$dir/all" | head -n 5 |
+    awk 'BEGIN { print "slowest:" }
+        { n = $7; for (i = 8; i <= NF; i++) n = n " " $i; printf "  %6.1f s  %s (%s)\n", $4, n, $5 }'
+if [ "$mode" != cli ] && [ -d build ]; then
+    # this run's times, over the older ones (the next run's order)
+    {
+        awk '{ print $5, $6, $4 }' "$dir/all"
+        cat "$TIMES" 2> /dev/null
+    } | awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; print } }' > "$TIMES.tmp" &&
+        mv "$TIMES.tmp" "$TIMES"
+fi
+for w in "$dir"/*.why; do
+    [ -f "$w" ] || continue
+    awk -v why="$(cat "$w")" '{ n = $7; for (i = 8; i <= NF; i++) n = n " " $i
+        printf "skipped: %s (%s): %s\n", n, $5, why }' "${w%.why}.res"
+done
+missing=$(($(wc -l < "$dir/plan") - $(wc -l < "$dir/all")))
+awk -v missing="$missing" '
+{ p += $1; f += $2; s += $3 }
+END {
+    if (missing > 0) {
+        printf "%d jobs gave no result\n", missing
+        f += missing
+    }
+    printf "%d passed, %d failed, %d skipped\n", p, f, s
+    exit f > 0
+}' "$dir/all"

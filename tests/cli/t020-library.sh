@@ -1,3 +1,4 @@
+# check: once serial
 # The installed library: `make install` into a staging directory gives
 # libbaechi.a, libbaechi.so with its soname, the public header, baechi.pc and
 # the Python module; a C program built with pkg-config against it and the

@@ -1,3 +1,4 @@
+# check: slow once serial
 # What `make install` puts in place works outside the source tree: the man
 # page renders, `baechi bench` finds the installed GNMT profile (it looked
 # for data/ in the current directory), the installed sweep runs (dry run),

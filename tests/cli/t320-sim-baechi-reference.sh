@@ -1,3 +1,4 @@
+# check: slow sanitized-only
 # The `baechi` model against an independent, line-by-line Python
 # transcription of the original's graph building and virtual scheduler
 # (tests/ref/virtual_scheduler.py, baechi-spec §1.2-§1.5, §5.2): the same

@@ -1,3 +1,4 @@
+# check: slow sanitized-only
 # m-ETF and m-ETF-reserve, with the tf and coplace groupers and with
 # operator fusion, against independent, line-by-line Python transcriptions of
 # the original (tests/ref/m_etf.py, fusion.py; baechi-spec §3, §6.1, §6.3;

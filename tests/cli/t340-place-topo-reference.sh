@@ -1,3 +1,4 @@
+# check: slow sanitized-only
 # m-TOPO (uniform and non-uniform) against an independent Python
 # transcription of the original (tests/ref/m_topo.py, baechi-spec §2): the
 # same device for every op, or both infeasible.

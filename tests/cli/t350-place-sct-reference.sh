@@ -1,3 +1,4 @@
+# check: slow sanitized-only
 # m-SCT (§4.3: favourite children, AWAKE devices, urgent ops) against the
 # independent Python transcription (tests/ref/m_etf.py).  The favourite set
 # depends on the LP solver's vertex, except at threshold 1, where every edge
