@@ -36,6 +36,7 @@ cd "$root"
 # file:function  why it may print or abort
 exceptions='
 core/err.c:err_warn  the default sink of warnings when the library user set none (err_set_warn_handler)
+core/file_out.c:file_write_atomic  the path "-" is the caller asking for standard output (the -o - of the CLI, baechi_placement_write with NULL): a result asked for, not a message
 core/err.c:err_bug   BUG() itself: an impossible state prints file:line and aborts
 '
 
