@@ -7,12 +7,14 @@
 . "$TOP/tests/cli/lib.sh"
 cd "$TMPDIR_TEST"
 L=$(seq -s, 1 1000)
-export L
+# fractions in (0, 1]: 0.001 ... 1
+F=$(awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "%s%g", (i > 1 ? "," : ""), i / 1000 }')
+export L F
 
 test_expect_success 'a 1000 x 1000 x 1000 grid is refused at once, before expansion' - <<'EOF'
 # --- the cap on runs
 printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-etf]\nmemory_fractions: [%s]\ncomm_factors: [%s]\ncompute_factors: [%s]\n' \
-    "$GNMT" "$L" "$L" "$L" > grid.yaml
+    "$GNMT" "$F" "$L" "$L" > grid.yaml
 # refused at once (the cap is checked before expansion; it took minutes and GBs)
 expect_exit 2 timeout 20 "$BAECHI" sweep grid.yaml --db g.db --dry-run
 expect_grep "^baechi: grid.yaml: the sweep has 1000000000 runs \(1000 memory_fractions x 1000 comm_factors x 1000 compute_factors\), more than the cap of 100000 runs" err
@@ -42,7 +44,7 @@ EOF
 test_expect_success '--max-runs raises the cap' - <<'EOF'
 # --max-runs raises the cap: 101 x 1000 = 101000 runs
 printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [random]\nseeds: [%s]\nmemory_fractions: [%s]\n' \
-    "$GNMT" "$(seq -s, 1 101)" "$L" > big.yaml
+    "$GNMT" "$(seq -s, 1 101)" "$F" > big.yaml
 expect_exit 2 "$BAECHI" sweep big.yaml --dry-run
 expect_grep "the sweep has 101000 runs \(1000 memory_fractions x 101 seeds\)" err
 expect_exit 0 "$BAECHI" sweep big.yaml --dry-run --max-runs 101000

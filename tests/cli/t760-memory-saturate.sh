@@ -1,6 +1,7 @@
-# Memory limits saturate instead of wrapping (issue 13, item 5): a huge
-# --memory-fraction or a device of INT64_MAX bytes gives a limit of INT64_MAX
-# bytes, never a negative one ("device 0 has -9223372036854775808 bytes free").
+# Memory limits saturate instead of wrapping (issue 13, item 5): a device of
+# INT64_MAX bytes gives a limit of INT64_MAX bytes, never a negative one
+# ("device 0 has -9223372036854775808 bytes free").  A memory fraction above
+# 1 is refused since issue 19 (it gave limits above the device's memory).
 . "$TOP/tests/cli/lib.sh"
 
 T1="$TOP/tests/data/t1.yaml"
@@ -17,16 +18,21 @@ EOF
 
 for p in m-etf m-sct m-topo m-topo-nonuniform; do
     test_expect_success "$p: the limits saturate, never a negative number" - <<'EOF'
-expect_exit 0 "$BAECHI" run -w "$T1" -c dgx-h100-8 -p $p --memory-fraction 1e9
-expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p $p --memory-fraction 1e9
-expect_exit 0 "$BAECHI" place -w "$T1" -c big.yaml -p $p --memory-fraction 2 -o pl.yaml
+expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p $p
+expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p $p --memory-fraction 1
+expect_exit 0 "$BAECHI" place -w "$T1" -c big.yaml -p $p --memory-fraction 1 -o pl.yaml
 ! grep -q -- '-[0-9]' "$TMPDIR_TEST/err" || { echo "negative number: $p"; cat err; exit 1; }
 EOF
 done
 
-# the fraction is clamped, and so is the simulators' view of the devices
-test_expect_success 'the fraction is clamped, and so are the devices the simulators see' - <<'EOF'
-expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p m-etf --json --memory-fraction 3
+test_expect_success 'a fraction above 1 is refused, not clamped' '
+    expect_exit 2 "$BAECHI" run -w "$T1" -c dgx-h100-8 -p m-etf --memory-fraction 1e9
+    expect_grep "memory-fraction must be a number in 1e-09..1" err
+'
+
+# the simulators' view of INT64_MAX devices saturates too
+test_expect_success 'the devices the simulators see saturate, never negative' - <<'EOF'
+expect_exit 0 "$BAECHI" run -w "$T1" -c big.yaml -p m-etf --json
 python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
