@@ -23,5 +23,6 @@ int cmd_db(int argc, char **argv);                /* cli/db.c */
 int cmd_report(int argc, char **argv);            /* cli/db.c */
 int cmd_plot(int argc, char **argv);              /* cli/plot.c */
 int cmd_workload_annotate(int argc, char **argv); /* cli/workload_annotate.c */
+int cmd_cluster(int argc, char **argv);           /* cli/cluster.c */
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "cli/inputs.h"
 
+#include "cli/cluster.h"
 #include "cli/cmd.h"
 #include "sim/trace.h"
 
@@ -250,6 +251,10 @@ int sim_inputs_finish(struct cmd_parser *cp, struct sim_inputs_args *a)
 {
     if (cmd_optind() < cp->argc) {
         return cmd_usage_error(cp, "unexpected argument '%s'", cp->argv[cmd_optind()]);
+    }
+    if (a->cspec && strcmp(a->cspec, CLUSTER_CLI_LIST) == 0) {
+        a->done = true;
+        return cluster_cli_print_list(stdout, false);
     }
     if (sim_inputs_placement_arg(cp, a->pspec, a->placer, &a->pspec)) {
         return EXIT_BADINPUT;

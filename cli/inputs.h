@@ -80,6 +80,7 @@ int sim_inputs_placement_arg(const struct cmd_parser *cp, const char *pl, const 
 struct sim_inputs_args {
     const char *wpath, *cspec, *pspec, *placer;
     double memory_fraction; /* --memory-fraction; 0 = the placement's */
+    bool done;              /* set by sim_inputs_finish: `-c list` answered, exit 0 */
 };
 
 /*
@@ -93,7 +94,9 @@ int sim_inputs_option(struct cmd_parser *cp, int c, struct sim_inputs_args *a,
 /*
  * After the options: no operand is left, the placement is resolved
  * (sim_inputs_placement_arg into a->pspec), and the workload, cluster and
- * placement are given.  0, or 2 with the message printed.
+ * placement are given.  0, or 2 with the message printed.  `-c list`
+ * prints the cluster presets (cluster_cli_print_list) instead, sets a->done
+ * and returns 0: the caller then exits 0.
  */
 int sim_inputs_finish(struct cmd_parser *cp, struct sim_inputs_args *a);
 

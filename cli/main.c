@@ -20,6 +20,7 @@
 
 static const struct cmd_struct commands[] = {
     {"workload", cmd_workload, "info, gen, train, import, annotate: inspect, generate, convert"},
+    {"cluster", cmd_cluster, "list: the built-in cluster presets (devices, memory, links)"},
     {"place", cmd_place, "place a workload on a cluster (m-etf, m-sct, m-topo, ...)"},
     {"sim", cmd_sim, "simulate one step of a placed graph (--placement FILE)"},
     {"run", cmd_run, "place, then simulate with both models: one summary"},

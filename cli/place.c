@@ -7,6 +7,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "cli/cluster.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "cli/inputs.h"
@@ -252,6 +253,9 @@ int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
     *done = true;
     if (cmd_optind() < cp->argc) {
         return cmd_usage_error(cp, "unexpected argument '%s'", cp->argv[cmd_optind()]);
+    }
+    if (pc->cspec && strcmp(pc->cspec, CLUSTER_CLI_LIST) == 0) {
+        return cluster_cli_print_list(stdout, false);
     }
     if (pc->list || (pc->placer && strcmp(pc->placer, "list") == 0)) {
         place_cli_print_list(stdout);

@@ -37,7 +37,7 @@ enum {
 
 #define PLACE_CLI_OPTS                                                                             \
     {"workload", 'w', "W", "the workload (YAML)"},                                                 \
-        {"cluster", 'c', "C", "a cluster file or preset name"},                                    \
+        {"cluster", 'c', "C", "a cluster file or preset name ('list' lists the presets)"},         \
         {"placer", 'p', "P", "the placer (m-etf, m-sct, m-topo, paper, ...; 'list' lists them)"},  \
         {"list", PLACE_OPT_LIST, NULL, "list the placers"},                                        \
         {"paper", PLACE_OPT_PAPER, NULL, "the paper configuration: m-etf + fusion + coplace"},     \

@@ -32,7 +32,8 @@ enum { OPT_STEPS = 256, OPT_WARMUP, OPT_JSON, OPT_DB };
 
 static const struct cmd_opt replay_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
-    {"cluster", 'c', "C", "a cluster file (e.g. from 'baechi calibrate') or preset name"},
+    {"cluster", 'c', "C",
+     "a cluster file (e.g. from 'baechi calibrate') or preset name ('list' lists them)"},
     SIM_INPUTS_PLACEMENT_OPTS,
     {"backend", 'b', "<cuda|cpu>", "where to run (default cpu; cuda needs build/baechi-cuda)"},
     {"devices", 'd', "<list>",
@@ -164,7 +165,7 @@ static void print_json(const struct replay_compare *cmp, const struct bench_repl
 int cmd_replay(int argc, char **argv)
 {
     struct cmd_parser cp = {argc, argv, "replay", replay_usage, replay_opts, NULL, NULL};
-    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0};
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0, false};
     const char *backend = "cpu", *dbpath = NULL, *devs = NULL;
     int32_t *ids = NULL, n_ids = 0;
     struct sim_options sopt = {.model = SIM_MODEL_TIMED, .trace = NULL};
@@ -224,7 +225,7 @@ int cmd_replay(int argc, char **argv)
             return cmd_usage_error(&cp, "unexpected option");
         }
     }
-    if ((rc = sim_inputs_finish(&cp, &a)) != 0) {
+    if ((rc = sim_inputs_finish(&cp, &a)) != 0 || a.done) {
         return rc;
     }
     if (devs && bench_parse_devices(devs, &ids, &n_ids)) {

@@ -39,7 +39,7 @@ enum { OPT_JSON = 256, OPT_EXPLAIN };
 
 static const struct cmd_opt sim_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
-    {"cluster", 'c', "C", "a cluster file or preset name"},
+    {"cluster", 'c', "C", "a cluster file or preset name ('list' lists the presets)"},
     SIM_INPUTS_PLACEMENT_OPTS,
     {"model", 'm', "M", "'timed' (default, time-accurate) or 'baechi' (the original's)"},
     {"trace", 't', "F", "write a Chrome trace (JSON, opens in Perfetto) to F ('-' = stdout)"},
@@ -211,7 +211,7 @@ int cmd_sim(int argc, char **argv)
 {
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "sim", .usage = sim_usage, .opts = sim_opts};
-    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0};
+    struct sim_inputs_args a = {NULL, NULL, NULL, NULL, 0, false};
     const char *tpath = NULL;
     struct sim_options opt = {.model = SIM_MODEL_TIMED, .trace = NULL};
     struct sim_inputs in;
@@ -255,7 +255,7 @@ int cmd_sim(int argc, char **argv)
             return cmd_usage_error(&cp, "unexpected option");
         }
     }
-    if ((rc = sim_inputs_finish(&cp, &a)) != 0) {
+    if ((rc = sim_inputs_finish(&cp, &a)) != 0 || a.done) {
         return rc;
     }
     {
