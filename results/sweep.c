@@ -16,7 +16,7 @@
 #include "core/workload_yaml.h"
 #include "core/yio.h"
 #include "results/sweep_internal.h"
-#include "workloads/gen.h"
+#include "workloads/gen_params.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -32,18 +32,23 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
 {
     int rc = 0;
 
-    if (strncmp(l->spec, "gen:", 4) == 0) {
-        struct gen_opts o;
-        const char *model;
-        char *buf = array_strdup(l->spec);
+    if (sweep_is_generated(l->spec)) {
+        struct gen_spec g;
+        char *buf = array_strdup(l->spec), *path = NULL;
         if (!buf) {
             return BAECHI_ENOMEM;
         }
-        if (sweep_gen_parse(buf, &o, &model)) {
+        if (sweep_gen_parse(buf, &g)) {
             rc = err_set(BAECHI_EINVAL, "bad workload spec '%s'", l->spec); /* checked at parse */
+        } else if (g.source == GEN_SOURCE_IMPORT && !(path = sweep_resolve(s, g.model))) {
+            rc = BAECHI_ENOMEM;
         } else {
-            rc = gen_model(&l->w, model, &o, NULL);
+            if (path) {
+                g.model = path;
+            }
+            rc = gen_spec_build(&g, &l->w);
         }
+        free(path);
         free(buf);
     } else {
         char *p = sweep_resolve(s, l->spec);
