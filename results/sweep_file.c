@@ -665,7 +665,7 @@ static int set_defaults(struct sweep_spec *s)
     DEFAULT1(s->memory_fractions, s->n_memory_fractions, double, 1.0);
     DEFAULT1(s->comm_factors, s->n_comm_factors, double, 1.0);
     DEFAULT1(s->compute_factors, s->n_compute_factors, double, 1.0);
-    DEFAULT1(s->seeds, s->n_seeds, uint64_t, 1);
+    DEFAULT1(s->seeds, s->n_seeds, uint64_t, PLACER_DEFAULT_SEED);
 #undef DEFAULT1
     if (s->n_models == 0) {
         s->models[0] = SIM_MODEL_TIMED;
