@@ -473,6 +473,58 @@ void sweep_release(struct sweep *sw)
 
 /* ------------------------------------------------------------ one point */
 
+/* An absolute path of file p (relative to the sweep file), or p when it
+ * cannot be resolved (gone since it was loaded: the run is an error). */
+static char *abs_path(const struct sweep_spec *s, const char *p)
+{
+    char *rel = sweep_resolve(s, p), *abs;
+
+    if (!rel) {
+        return NULL;
+    }
+    if (!(abs = realpath(rel, NULL))) {
+        return rel;
+    }
+    free(rel);
+    return abs;
+}
+
+/*
+ * The spec of a workload or cluster as stored in the runs table: a file by
+ * its absolute path, an import: by its file's, gen: and presets as written
+ * (malloc'ed; NULL on ENOMEM).  docs/results.md, "Re-simulating a run".
+ */
+static char *abs_spec(const struct sweep_spec *s, const char *spec)
+{
+    const char *const *presets = cluster_preset_names();
+    char *buf, *file, *q, *out = NULL;
+
+    if (strncmp(spec, "gen:", 4) == 0) {
+        return array_strdup(spec);
+    }
+    for (int k = 0; presets[k]; k++) {
+        if (strcmp(presets[k], spec) == 0) {
+            return array_strdup(spec);
+        }
+    }
+    if (strncmp(spec, "import:", 7) != 0) {
+        return abs_path(s, spec);
+    }
+    if (!(buf = array_strdup(spec + 7))) {
+        return NULL;
+    }
+    if ((q = strchr(buf, '?'))) {
+        *q++ = '\0';
+    }
+    if ((file = abs_path(s, buf)) &&
+        asprintf(&out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
+        out = NULL;
+    }
+    free(file);
+    free(buf);
+    return out;
+}
+
 /* The fields every run of point i has, whatever happens. */
 static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struct db_run *r)
 {
@@ -490,19 +542,18 @@ static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struc
     rc |= db_run_set(&r->tool_version, db_tool_version());
     rc |= db_run_set(&r->host, sw->host);
     rc |= db_run_set(&r->workload, w->error ? w->spec : w->w.name);
-    if (strncmp(w->spec, "gen:", 4) == 0) {
-        rc |= db_run_set(&r->workload_spec, w->spec);
-    } else {
-        /* resolved, so that `baechi plot gantt` can load it again */
-        free(r->workload_spec);
-        if (!(r->workload_spec = sweep_resolve(&sw->spec, w->spec))) {
-            rc = BAECHI_ENOMEM;
-        }
+    /* absolute, so that `baechi plot gantt` loads it again from anywhere */
+    free(r->workload_spec);
+    if (!(r->workload_spec = abs_spec(&sw->spec, w->spec))) {
+        rc = BAECHI_ENOMEM;
     }
     rc |= db_run_set(&r->workload_hash, w->error ? NULL : w->hash);
     r->n_ops = w->error ? DB_NULL_INT : w->g.n_ops;
     rc |= db_run_set(&r->cluster, c->error ? c->spec : c->name);
-    rc |= db_run_set(&r->cluster_spec, c->spec);
+    free(r->cluster_spec);
+    if (!(r->cluster_spec = abs_spec(&sw->spec, c->spec))) {
+        rc = BAECHI_ENOMEM;
+    }
     rc |= db_run_set(&r->cluster_hash, c->error ? NULL : c->hash);
     r->n_devices = p->opt.n_devices;
     rc |= db_run_set(&r->placer, sw->spec.placers.item[p->placer].text);
