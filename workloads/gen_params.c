@@ -60,12 +60,13 @@ struct gen_param {
 static const struct gen_param params[] = {
     {"batch", GP_BATCH, FOR_MODEL | FOR_IMPORT, 0, 1, 1L << 20},
     GEN_INT("seq", seq, 1L << 20),
-    {"size", GP_SIZE, FOR_MODEL, 0, 0, 0},
     GEN_INT("layers", layers, 10000),
     GEN_INT("d-model", d_model, 1L << 20),
     GEN_INT("heads", heads, 1L << 16),
     GEN_INT("ffn", ffn, 1L << 22),
     GEN_INT("vocab", vocab, 1L << 24),
+    GEN_INT("elem-bytes", elem_bytes, 16),
+    {"size", GP_SIZE, FOR_MODEL, 0, 0, 0},
     {"aux", GP_FLAG, FOR_MODEL, 0, 0, 0},
     {"forward-only", GP_FLAG, FOR_MODEL, 0, 0, 0},
     {"no-groups", GP_FLAG, FOR_MODEL, 0, 0, 0},
@@ -75,7 +76,6 @@ static const struct gen_param params[] = {
     {"bwd-factor", GP_BWD, FOR_MODEL | FOR_IMPORT, 0, 0, 1000},
     {"save-all-inputs", GP_FLAG, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
-    {"elem-bytes", GP_ELEM, FOR_MODEL, 0, 1, 16},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -111,7 +111,12 @@ const char *gen_spec_keys(enum gen_source source)
     }
     for (const struct gen_param *p = params; p->flag; p++) {
         if (p->sources & (1u << source)) {
+            size_t n0 = n;
+
             n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "%s%s", n ? ", " : "", p->flag);
+            for (size_t i = n0; i < n; i++) { /* the sweep's spelling, as docs/sweeps.md */
+                b[i] = b[i] == '-' ? '_' : b[i];
+            }
         }
     }
     return b;
@@ -136,8 +141,8 @@ static int parse_flag(const char *s, bool *b)
 }
 
 /* An integer in lo..hi, else why in why[]. */
-static const char *parse_long(const struct gen_param *p, const char *val, long *x, char *why,
-                              size_t why_len)
+static const char *parse_long(const struct gen_param *p, const char *key, const char *val, long *x,
+                              char *why, size_t why_len)
 {
     char *e;
 
@@ -147,8 +152,7 @@ static const char *parse_long(const struct gen_param *p, const char *val, long *
         snprintf(why, why_len,
                  "parameter '%s': expected an integer in %ld..%ld (as 'workload %s --%s'), not "
                  "'%.20s'",
-                 p->flag, p->min, p->max, p->sources & FOR_IMPORT ? "gen/import" : "gen", p->flag,
-                 val);
+                 key, p->min, p->max, p->sources & FOR_IMPORT ? "gen/import" : "gen", p->flag, val);
         return why;
     }
     return NULL;
@@ -175,13 +179,13 @@ static const char *check_size(const struct gen_spec *s, const char *val, char *w
     return NULL;
 }
 
-static const char *set_flag(struct gen_spec *s, const struct gen_param *p, const char *val,
-                            char *why, size_t why_len)
+static const char *set_flag(struct gen_spec *s, const struct gen_param *p, const char *key,
+                            const char *val, char *why, size_t why_len)
 {
     bool b;
 
     if (parse_flag(val, &b)) {
-        snprintf(why, why_len, "parameter '%s': expected true or false", p->flag);
+        snprintf(why, why_len, "parameter '%s': expected true or false", key);
         return why;
     }
     if (strcmp(p->flag, "aux") == 0) {
@@ -230,7 +234,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
     case GP_ELEM:
     case GP_MICRO:
     case GP_SEED:
-        if ((bad = parse_long(p, val, &x, why, sizeof(why)))) {
+        if ((bad = parse_long(p, key, val, &x, why, sizeof(why)))) {
             return bad;
         }
         break;
@@ -259,7 +263,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         s->synth.seed = (uint64_t)x;
         break;
     case GP_FLAG:
-        return set_flag(s, p, val, why, sizeof(why));
+        return set_flag(s, p, key, val, why, sizeof(why));
     case GP_SIZE:
         if ((bad = check_size(s, val, why, sizeof(why)))) {
             return bad;
@@ -272,7 +276,8 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         break;
     case GP_OPTIMIZER:
         if (train_parse_optimizer(val, &s->gen.train.optimizer)) {
-            return "parameter 'optimizer': expected sgd, momentum or adam";
+            snprintf(why, sizeof(why), "parameter '%s': expected sgd, momentum or adam", key);
+            return why;
         }
         break;
     case GP_BWD: {
@@ -280,14 +285,17 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         const char *w2 = yio_parse_double(val, &d);
 
         if (w2 || !(d >= 0 && d <= 1000)) {
-            return "parameter 'bwd-factor': expected a number in 0..1000";
+            snprintf(why, sizeof(why), "parameter '%s': expected a number in 0..1000", key);
+            return why;
         }
         s->gen.train.bwd_factor = d;
         break;
     }
     case GP_SHAPE:
         if (synth_shape_parse(val, &s->synth.shape)) {
-            return "parameter 'shape': expected layered, chain, fork-join or random";
+            snprintf(why, sizeof(why),
+                     "parameter '%s': expected layered, chain, fork-join or random", key);
+            return why;
         }
         break;
     case GP_NAME:
