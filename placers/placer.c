@@ -95,7 +95,7 @@ void placer_options_init(struct placer_options *o)
     o->grouper = PLACER_GROUPER_TF;
     o->sct_threshold = 0.1;
     o->lp_time_limit_s = 0;
-    o->seed = 1;
+    o->seed = PLACER_DEFAULT_SEED;
     o->impl = PLACER_IMPL_FAST;
     o->budget_ms = PLACER_AUTO_BUDGET_MS;
 }

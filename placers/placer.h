@@ -50,13 +50,17 @@ struct placer_options {
     bool fusion_check_disjoint; /* fusion_check_disjoint_paths */
     double sct_threshold;       /* θ of m-SCT's rounding; 0.1 */
     double lp_time_limit_s;     /* GLPK time limit; 0 = none */
-    uint64_t seed;              /* `random` baseline; 1 */
+    uint64_t seed;              /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
     bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
     enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
     bool refine;                /* the other placers: then auto's local search (--refine) */
     int64_t budget_ms; /* `auto` and refine: search budget in units of simulated work, not wall time
                           (placers/auto_internal.h: AUTO_VISITS_PER_MS); PLACER_AUTO_BUDGET_MS */
 };
+
+/* The one default seed of `run`, `place`, sweeps (`seeds:`) and the library:
+ * 1, the CLI's since the start (docs and tests were built with it). */
+#define PLACER_DEFAULT_SEED 1
 
 /* `auto`'s default budget: a 3,000-op graph is placed in about 2 s on a 2020s x86 core. */
 #define PLACER_AUTO_BUDGET_MS 800

@@ -413,6 +413,11 @@ cleanup:
     return rc;
 }
 
+const char *db_path(const struct db *db)
+{
+    return db->path;
+}
+
 int db_open(struct db **out, const char *path, unsigned flags)
 {
     struct db *db;

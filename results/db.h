@@ -177,6 +177,10 @@ enum db_open_flags {
 int db_open(struct db **out, const char *path, unsigned flags);
 void db_close(struct db *db);
 
+/* The path db was opened with (owned by db): where a re-simulation looks
+ * for the files of runs stored with relative paths. */
+const char *db_path(const struct db *db);
+
 /*
  * The schema of the current version, as SQL with comments (`baechi db
  * schema`): NULL-terminated statements, to be printed one after the other.

@@ -10,10 +10,12 @@
 #include "core/err.h"
 #include "results/report.h"
 
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A YAML single-quoted scalar ('' for a quote), for the one-point sweep of a gantt. */
 static int yaml_sq(char **out, const char *s)
@@ -56,13 +58,113 @@ void plot_rerun_release(struct rerun *x)
     }
 }
 
+/*
+ * The file of a stored spec, found again: absolute as stored since issue 19;
+ * a relative one (older databases) relative to the database's directory,
+ * then to the working directory.  *out malloc'ed, NULL when none is
+ * readable.
+ */
+static int find_file(const char *db_file, const char *p, char **out)
+{
+    char *d = NULL;
+
+    *out = NULL;
+    if (p[0] != '/') {
+        char *dd = array_strdup(db_file);
+
+        if (!dd) {
+            return BAECHI_ENOMEM;
+        }
+        if (asprintf(&d, "%s/%s", dirname(dd), p) < 0) {
+            d = NULL;
+        }
+        free(dd);
+        if (!d) {
+            return err_set(BAECHI_ENOMEM, "out of memory");
+        }
+        if (access(d, R_OK) == 0) {
+            *out = d;
+            return 0;
+        }
+        free(d);
+    }
+    if (access(p, R_OK) == 0 && !(*out = array_strdup(p))) {
+        return BAECHI_ENOMEM;
+    }
+    return 0;
+}
+
+/*
+ * Stored spec `spec` (a workload's when wl, else a cluster's) with its file
+ * found by find_file() into *out (malloc'ed): gen: and presets unchanged.
+ * A file found nowhere is BAECHI_EIO naming it.
+ */
+static int locate_spec(const char *db_file, const char *id, const char *spec, bool wl, char **out)
+{
+    const char *const *presets = cluster_preset_names();
+    bool import = wl && strncmp(spec, "import:", 7) == 0;
+    char *buf = NULL, *q, *file = NULL;
+    int rc = 0;
+
+    *out = NULL;
+    if (wl ? strncmp(spec, "gen:", 4) == 0 : false) {
+        return (*out = array_strdup(spec)) ? 0 : BAECHI_ENOMEM;
+    }
+    for (int k = 0; !wl && presets[k]; k++) {
+        if (strcmp(presets[k], spec) == 0) {
+            return (*out = array_strdup(spec)) ? 0 : BAECHI_ENOMEM;
+        }
+    }
+    if (!(buf = array_strdup(import ? spec + 7 : spec))) {
+        return BAECHI_ENOMEM;
+    }
+    if (import && (q = strchr(buf, '?'))) {
+        *q++ = '\0';
+    } else {
+        q = NULL;
+    }
+    CHECK(find_file(db_file, buf, &file));
+    if (!file) {
+        rc = err_set(BAECHI_EIO,
+                     "run %s: %s '%s' is not a readable file (moved or deleted since the run was "
+                     "stored?)",
+                     id, wl ? "workload" : "cluster", buf);
+        goto cleanup;
+    }
+    if (!import) {
+        *out = file;
+        file = NULL;
+    } else if (asprintf(out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
+        *out = NULL;
+        rc = err_set(BAECHI_ENOMEM, "out of memory");
+    }
+cleanup:
+    free(file);
+    free(buf);
+    return rc;
+}
+
+/* The content of what was loaded again is what the run was computed from. */
+static int check_hash(const char *id, const char *what, const char *spec, const char *stored,
+                      const char *now)
+{
+    if (!stored || !*stored || strcmp(stored, now) == 0) {
+        return 0; /* runs stored before hashes, or as errors, have none */
+    }
+    return err_set(
+        BAECHI_EINVAL,
+        "run %s: %s '%s' changed since the run was stored (hash %s != %s stored); re-run the "
+        "sweep",
+        id, what, spec, now, stored);
+}
+
 /* Simulates the run o selects with so (its model is the run's); x released by the caller. */
 int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options *so,
                    struct trace *t, bool *have_t, struct rerun *x)
 {
     struct rows r = {0};
     char id[32], *yaml = NULL;
-    char *q[3] = {NULL, NULL, NULL};
+    char *q[3] = {NULL, NULL, NULL}, *spec[2] = {NULL, NULL};
     int32_t n_stored = 0;
     int rc = 0;
 
@@ -72,7 +174,7 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
     CHECK(plot_run_query(db, o,
                          "SELECT workload_spec, cluster_spec, n_devices, placer, grouper, fusion, "
                          "memory_fraction, comm_factor, sct_threshold, seed, sim_model, status, "
-                         "compute_factor FROM runs WHERE id = ?1",
+                         "compute_factor, workload_hash, cluster_hash FROM runs WHERE id = ?1",
                          NULL, id, sizeof(id), x->desc, sizeof(x->desc), &r));
     for (int c2 = 0; c2 < 11; c2++) {
         if (!plot_cell(&r, 0, c2)) {
@@ -81,8 +183,10 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
         }
     }
     /* the names are quoted as YAML scalars (a path may hold a quote) */
-    CHECK(yaml_sq(&q[0], plot_cell(&r, 0, 0)));
-    CHECK(yaml_sq(&q[1], plot_cell(&r, 0, 1)));
+    CHECK(locate_spec(db_path(db), id, plot_cell(&r, 0, 0), true, &spec[0]));
+    CHECK(locate_spec(db_path(db), id, plot_cell(&r, 0, 1), false, &spec[1]));
+    CHECK(yaml_sq(&q[0], spec[0]));
+    CHECK(yaml_sq(&q[1], spec[1]));
     CHECK(yaml_sq(&q[2], plot_cell(&r, 0, 3)));
     if (asprintf(&yaml,
                  "workloads: [%s]\nclusters: [%s]\ndevices: [%s]\nplacers: [%s]\n"
@@ -105,6 +209,8 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
                                          : x->sw.cl[0].error);
         goto cleanup;
     }
+    CHECK(check_hash(id, "workload", spec[0], plot_cell(&r, 0, 13), x->sw.wl[0].hash));
+    CHECK(check_hash(id, "cluster", spec[1], plot_cell(&r, 0, 14), x->sw.cl[0].hash));
     CHECK(
         cluster_read_yaml_string(&x->c, x->sw.cl[0].yaml, x->sw.cl[0].yaml_len, x->sw.cl[0].spec));
     x->have_c = true;
@@ -127,6 +233,8 @@ cleanup:
     for (int i = 0; i < 3; i++) {
         free(q[i]);
     }
+    free(spec[0]);
+    free(spec[1]);
     free(yaml);
     plot_rows_release(&r);
     return rc;

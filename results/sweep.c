@@ -16,7 +16,7 @@
 #include "core/workload_yaml.h"
 #include "core/yio.h"
 #include "results/sweep_internal.h"
-#include "workloads/gen.h"
+#include "workloads/gen_params.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -32,18 +32,23 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
 {
     int rc = 0;
 
-    if (strncmp(l->spec, "gen:", 4) == 0) {
-        struct gen_opts o;
-        const char *model;
-        char *buf = array_strdup(l->spec);
+    if (sweep_is_generated(l->spec)) {
+        struct gen_spec g;
+        char *buf = array_strdup(l->spec), *path = NULL;
         if (!buf) {
             return BAECHI_ENOMEM;
         }
-        if (sweep_gen_parse(buf, &o, &model)) {
+        if (sweep_gen_parse(buf, &g)) {
             rc = err_set(BAECHI_EINVAL, "bad workload spec '%s'", l->spec); /* checked at parse */
+        } else if (g.source == GEN_SOURCE_IMPORT && !(path = sweep_resolve(s, g.model))) {
+            rc = BAECHI_ENOMEM;
         } else {
-            rc = gen_model(&l->w, model, &o, NULL);
+            if (path) {
+                g.model = path;
+            }
+            rc = gen_spec_build(&g, &l->w);
         }
+        free(path);
         free(buf);
     } else {
         char *p = sweep_resolve(s, l->spec);
@@ -201,6 +206,14 @@ enum sweep_dim {
     N_DIMS
 };
 
+/* Whether placer `name` draws random numbers: `random` and `auto`'s search.
+ * Before issue 19 a sweep ran `auto` with seed 0 and `run -p auto`
+ * with 1 (3.040 vs 3.137 s on one cell); both use the sweep's seeds now. */
+static bool uses_seed(const char *name)
+{
+    return strcmp(name, "random") == 0 || strcmp(name, PLACER_AUTO_NAME) == 0;
+}
+
 /* The point at index i[] of every dimension. */
 static void make_point(const struct sweep *sw, const int32_t *i, struct sweep_point *p)
 {
@@ -227,7 +240,9 @@ static void make_point(const struct sweep *sw, const int32_t *i, struct sweep_po
     p->opt.memory_fraction = s->memory_fractions[i[DIM_MEMORY]];
     p->opt.comm_factor = s->comm_factors[i[DIM_COMM]];
     p->opt.compute_factor = s->compute_factors[i[DIM_COMPUTE]];
-    p->opt.seed = strcmp(pname, "random") == 0 ? s->seeds[i[DIM_SEED]] : 0;
+    /* seeds: to the placers that draw random numbers, as `run --seed`;
+     * 0 in the key of the others (their points do not differ by seed) */
+    p->opt.seed = uses_seed(pname) ? s->seeds[i[DIM_SEED]] : 0;
     p->opt.sct_threshold = is_sct(pname) ? s->sct_threshold : 0;
     p->opt.lp_time_limit_s = s->lp_time_limit_s;
 }
@@ -458,6 +473,58 @@ void sweep_release(struct sweep *sw)
 
 /* ------------------------------------------------------------ one point */
 
+/* An absolute path of file p (relative to the sweep file), or p when it
+ * cannot be resolved (gone since it was loaded: the run is an error). */
+static char *abs_path(const struct sweep_spec *s, const char *p)
+{
+    char *rel = sweep_resolve(s, p), *abs;
+
+    if (!rel) {
+        return NULL;
+    }
+    if (!(abs = realpath(rel, NULL))) {
+        return rel;
+    }
+    free(rel);
+    return abs;
+}
+
+/*
+ * The spec of a workload or cluster as stored in the runs table: a file by
+ * its absolute path, an import: by its file's, gen: and presets as written
+ * (malloc'ed; NULL on ENOMEM).  docs/results.md, "Re-simulating a run".
+ */
+static char *abs_spec(const struct sweep_spec *s, const char *spec)
+{
+    const char *const *presets = cluster_preset_names();
+    char *buf, *file, *q, *out = NULL;
+
+    if (strncmp(spec, "gen:", 4) == 0) {
+        return array_strdup(spec);
+    }
+    for (int k = 0; presets[k]; k++) {
+        if (strcmp(presets[k], spec) == 0) {
+            return array_strdup(spec);
+        }
+    }
+    if (strncmp(spec, "import:", 7) != 0) {
+        return abs_path(s, spec);
+    }
+    if (!(buf = array_strdup(spec + 7))) {
+        return NULL;
+    }
+    if ((q = strchr(buf, '?'))) {
+        *q++ = '\0';
+    }
+    if ((file = abs_path(s, buf)) &&
+        asprintf(&out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
+        out = NULL;
+    }
+    free(file);
+    free(buf);
+    return out;
+}
+
 /* The fields every run of point i has, whatever happens. */
 static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struct db_run *r)
 {
@@ -475,19 +542,18 @@ static int run_common(const struct sweep *sw, int32_t i, enum sim_model m, struc
     rc |= db_run_set(&r->tool_version, db_tool_version());
     rc |= db_run_set(&r->host, sw->host);
     rc |= db_run_set(&r->workload, w->error ? w->spec : w->w.name);
-    if (strncmp(w->spec, "gen:", 4) == 0) {
-        rc |= db_run_set(&r->workload_spec, w->spec);
-    } else {
-        /* resolved, so that `baechi plot gantt` can load it again */
-        free(r->workload_spec);
-        if (!(r->workload_spec = sweep_resolve(&sw->spec, w->spec))) {
-            rc = BAECHI_ENOMEM;
-        }
+    /* absolute, so that `baechi plot gantt` loads it again from anywhere */
+    free(r->workload_spec);
+    if (!(r->workload_spec = abs_spec(&sw->spec, w->spec))) {
+        rc = BAECHI_ENOMEM;
     }
     rc |= db_run_set(&r->workload_hash, w->error ? NULL : w->hash);
     r->n_ops = w->error ? DB_NULL_INT : w->g.n_ops;
     rc |= db_run_set(&r->cluster, c->error ? c->spec : c->name);
-    rc |= db_run_set(&r->cluster_spec, c->spec);
+    free(r->cluster_spec);
+    if (!(r->cluster_spec = abs_spec(&sw->spec, c->spec))) {
+        rc = BAECHI_ENOMEM;
+    }
     rc |= db_run_set(&r->cluster_hash, c->error ? NULL : c->hash);
     r->n_devices = p->opt.n_devices;
     rc |= db_run_set(&r->placer, sw->spec.placers.item[p->placer].text);

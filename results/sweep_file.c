@@ -12,7 +12,7 @@
 #include "core/limits.h"
 #include "core/yio.h"
 #include "results/sweep_internal.h"
-#include "workloads/gen.h"
+#include "workloads/gen_params.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -159,73 +159,49 @@ static int to_bool(const char *s, bool *b)
     return -1;
 }
 
-/* The parameters of gen:MODEL?key=value, one per option of `baechi workload
- * gen` (cli/workload_gen.c) with the same bounds, so that a sweep is
- * refused before its first run instead of generating a 10^5-layer model. */
-enum gen_param_kind { GP_INT, GP_BOOL, GP_SIZE, GP_DEVICE, GP_OPTIMIZER, GP_BWD };
-
-struct gen_param {
-    const char *key, *flag;
-    enum gen_param_kind kind;
-    size_t offset;
-    long max;
-};
-
-static const struct gen_param gen_params[] = {
-    {"batch", "batch", GP_INT, offsetof(struct gen_opts, batch), 1L << 20},
-    {"seq", "seq", GP_INT, offsetof(struct gen_opts, seq), 1L << 20},
-    {"layers", "layers", GP_INT, offsetof(struct gen_opts, layers), 10000},
-    {"d_model", "d-model", GP_INT, offsetof(struct gen_opts, d_model), 1L << 20},
-    {"heads", "heads", GP_INT, offsetof(struct gen_opts, heads), 1L << 16},
-    {"ffn", "ffn", GP_INT, offsetof(struct gen_opts, ffn), 1L << 22},
-    {"vocab", "vocab", GP_INT, offsetof(struct gen_opts, vocab), 1L << 24},
-    {"elem_bytes", "elem-bytes", GP_INT, offsetof(struct gen_opts, elem_bytes), 16},
-    {"size", "size", GP_SIZE, 0, 0},
-    {"aux", "aux", GP_BOOL, offsetof(struct gen_opts, aux), 0},
-    {"forward_only", "forward-only", GP_BOOL, offsetof(struct gen_opts, forward_only), 0},
-    {"no_groups", "no-groups", GP_BOOL, offsetof(struct gen_opts, groups), 0},
-    {"device", "device", GP_DEVICE, 0, 0},
-    {"optimizer", "optimizer", GP_OPTIMIZER, 0, 0},
-    {"bwd_factor", "bwd-factor", GP_BWD, 0, 0},
-    {NULL, NULL, GP_INT, 0, 0},
-};
-
-static const char *const gen_param_names =
-    "batch, seq, layers, d_model, heads, ffn, vocab, elem_bytes, size, aux, forward_only, "
-    "no_groups, device, optimizer, bwd_factor";
-
 /*
- * Parses gen:MODEL?k=v&... in `buf` (a writable copy of the spec, cut into
- * pieces here: o->size, o->device and *model point into it).  NULL when
- * fine, else why (static text).
+ * Parses gen:MODEL?k=v&... or import:FILE?k=v&... in `buf` (a writable copy
+ * of the spec, cut into pieces here: g's strings point into it), the
+ * parameters those of `baechi workload gen` / `workload import` with the
+ * same bounds (workloads/gen_params.h), so that a sweep is refused before
+ * its first run instead of generating a 10^5-layer model.  An import's file
+ * is left as written (sweep_resolve() it).  NULL when fine, else why
+ * (static text).
  */
-const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
+const char *sweep_gen_parse(char *buf, struct gen_spec *g)
 {
     const char *const *names = gen_model_names();
-    char *q, *name = buf + 4;
+    bool import = strncmp(buf, "import:", 7) == 0;
+    char *q, *name = buf + (import ? 7 : 4);
     bool known = false;
-    static char why[320];
 
-    gen_opts_init(o);
-    *model = name;
     q = strchr(name, '?');
     if (q) {
         *q++ = '\0';
     }
-    if (!*name) {
-        return "names no model (expected gen:MODEL[?key=value&...])";
-    }
-    for (int i = 0; names[i]; i++) {
-        known |= strcmp(names[i], name) == 0;
-    }
-    if (!known || strcmp(name, "synthetic") == 0) {
-        return "names an unknown model (gen: inception-v3, gnmt, transformer, gpt)";
+    if (import) {
+        gen_spec_init(g, GEN_SOURCE_IMPORT, name);
+        if (!*name) {
+            return "names no file (expected import:FILE.onnx[?key=value&...])";
+        }
+    } else {
+        gen_spec_init(g, strcmp(name, "synthetic") == 0 ? GEN_SOURCE_SYNTHETIC : GEN_SOURCE_MODEL,
+                      name);
+        if (!*name) {
+            return "names no model (expected gen:MODEL[?key=value&...])";
+        }
+        known = g->source == GEN_SOURCE_SYNTHETIC;
+        for (int i = 0; names[i]; i++) {
+            known |= strcmp(names[i], name) == 0;
+        }
+        if (!known) {
+            return "names an unknown model (gen: inception-v3, gnmt, transformer, gpt, "
+                   "synthetic)";
+        }
     }
     while (q && *q) {
-        char *k = q, *val, *amp = strchr(q, '&'), *e;
-        const struct gen_param *gp;
-        long x;
-        bool b;
+        char *k = q, *val, *amp = strchr(q, '&');
+        const char *why;
 
         if (amp) {
             *amp = '\0';
@@ -236,74 +212,16 @@ const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
             return "has a parameter without a value (expected key=value)";
         }
         *val++ = '\0';
-        for (gp = gen_params; gp->key && strcmp(gp->key, k) != 0; gp++) {
-        }
-        if (!gp->key) {
-            snprintf(why, sizeof(why), "has an unknown parameter '%.40s' (known: %s)", k,
-                     gen_param_names);
+        if ((why = gen_spec_set(g, k, val))) {
             return why;
-        }
-        switch (gp->kind) {
-        case GP_INT:
-            errno = 0;
-            x = strtol(val, &e, 10);
-            if (errno || e == val || *e || x < 1 || x > gp->max) {
-                snprintf(why, sizeof(why),
-                         "parameter '%s': expected an integer in 1..%ld (as 'workload gen "
-                         "--%s'), not '%.20s'",
-                         k, gp->max, gp->flag, val);
-                return why;
-            }
-            *(int *)((char *)o + gp->offset) = (int)x;
-            if (strcmp(k, "elem_bytes") == 0) {
-                o->train.param_elem_bytes = (int)x;
-            }
-            break;
-        case GP_BOOL:
-            if (to_bool(val, &b)) {
-                snprintf(why, sizeof(why), "parameter '%s': expected true or false", k);
-                return why;
-            }
-            *(bool *)((char *)o + gp->offset) = strcmp(k, "no_groups") == 0 ? !b : b;
-            break;
-        case GP_SIZE: {
-            const char *const *sz = strcmp(name, "gpt") == 0           ? gen_gpt_sizes()
-                                    : strcmp(name, "transformer") == 0 ? gen_transformer_sizes()
-                                                                       : NULL;
-            bool ok = !sz; /* the other generators take any size as a name suffix */
-
-            for (int i = 0; sz && sz[i]; i++) {
-                ok |= strcmp(sz[i], val) == 0;
-            }
-            if (!ok) {
-                snprintf(why, sizeof(why),
-                         "parameter 'size': '%.20s' is not a size of %s (transformer: base, big; "
-                         "gpt: small, medium, large, xl, 2.7b, 6.7b)",
-                         val, name);
-                return why;
-            }
-            o->size = val;
-            break;
-        }
-        case GP_DEVICE:
-            o->device = strcmp(val, "none") == 0 ? NULL : val;
-            break;
-        case GP_OPTIMIZER:
-            if (train_parse_optimizer(val, &o->train.optimizer)) {
-                return "parameter 'optimizer': expected sgd, momentum or adam";
-            }
-            break;
-        case GP_BWD: {
-            const char *w2 = yio_parse_double(val, &o->train.bwd_factor);
-
-            if (w2 || !(o->train.bwd_factor >= 0 && o->train.bwd_factor <= 1000)) {
-                return "parameter 'bwd_factor': expected a number in 0..1000";
-            }
-            break;
-        }
         }
     }
     return NULL;
+}
+
+bool sweep_is_generated(const char *spec)
+{
+    return strncmp(spec, "gen:", 4) == 0 || strncmp(spec, "import:", 7) == 0;
 }
 
 /* Path of a workload or cluster file relative to the sweep file (malloc'ed). */
@@ -325,31 +243,37 @@ static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
 {
     for (int32_t i = 0; i < s->workloads.n; i++) {
         const struct sweep_item *it = &s->workloads.item[i];
-        if (strncmp(it->text, "gen:", 4) == 0) {
-            struct gen_opts o;
-            const char *model, *why;
-            char *buf = array_strdup(it->text);
-            if (!buf) {
+        const char *why = NULL;
+        char *p = NULL, *buf = NULL;
+        struct gen_spec g;
+
+        if (sweep_is_generated(it->text)) {
+            if (!(buf = array_strdup(it->text))) {
                 return BAECHI_ENOMEM;
             }
-            why = sweep_gen_parse(buf, &o, &model);
-            free(buf);
-            if (why) {
-                return item_err(r, "workloads", it, why);
+            why = sweep_gen_parse(buf, &g);
+            if (!why && g.source == GEN_SOURCE_IMPORT) {
+                if (!(p = sweep_resolve(s, g.model))) {
+                    free(buf);
+                    return BAECHI_ENOMEM;
+                }
+                if (access(p, R_OK) != 0) {
+                    why = "names a file that is not readable (relative to the sweep file)";
+                }
             }
         } else {
-            char *p = sweep_resolve(s, it->text);
-            int ok;
-            if (!p) {
+            if (!(p = sweep_resolve(s, it->text))) {
                 return BAECHI_ENOMEM;
             }
-            ok = access(p, R_OK) == 0;
-            free(p);
-            if (!ok) {
-                return item_err(r, "workloads", it,
-                                "is not a readable file (relative to the sweep file) nor "
-                                "gen:MODEL");
+            if (access(p, R_OK) != 0) {
+                why = "is not a readable file (relative to the sweep file) nor gen:MODEL or "
+                      "import:FILE";
             }
+        }
+        free(p);
+        free(buf);
+        if (why) {
+            return item_err(r, "workloads", it, why);
         }
     }
     return 0;
@@ -741,7 +665,7 @@ static int set_defaults(struct sweep_spec *s)
     DEFAULT1(s->memory_fractions, s->n_memory_fractions, double, 1.0);
     DEFAULT1(s->comm_factors, s->n_comm_factors, double, 1.0);
     DEFAULT1(s->compute_factors, s->n_compute_factors, double, 1.0);
-    DEFAULT1(s->seeds, s->n_seeds, uint64_t, 1);
+    DEFAULT1(s->seeds, s->n_seeds, uint64_t, PLACER_DEFAULT_SEED);
 #undef DEFAULT1
     if (s->n_models == 0) {
         s->models[0] = SIM_MODEL_TIMED;

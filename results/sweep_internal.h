@@ -7,14 +7,18 @@
 #define BAECHI_RESULTS_SWEEP_INTERNAL_H
 
 #include "results/sweep.h"
-#include "workloads/gen.h"
+#include "workloads/gen_params.h"
 
 /*
- * Parses gen:MODEL?k=v&... in `buf`, a writable copy of the spec that is cut
- * into pieces (o->size, o->device and *model point into it).  NULL when
- * fine, else why (static text).
+ * Parses gen:MODEL?k=v&... or import:FILE?k=v&... in `buf`, a writable copy
+ * of the spec that is cut into pieces (g's strings point into it; an
+ * import's file as written, to sweep_resolve()).  NULL when fine, else why
+ * (static text).
  */
-const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model);
+const char *sweep_gen_parse(char *buf, struct gen_spec *g);
+
+/* Whether a workload spec is gen:... or import:... rather than a file. */
+bool sweep_is_generated(const char *spec);
 
 /* A workload or cluster path relative to the sweep file (malloc'ed; NULL on ENOMEM). */
 char *sweep_resolve(const struct sweep_spec *s, const char *p);
