@@ -197,14 +197,15 @@ static const char *const gen_param_names =
 /*
  * Parses gen:MODEL?k=v&... in `buf` (a writable copy of the spec, cut into
  * pieces here: o->size, o->device and *model point into it).  NULL when
- * fine, else why (static text).
+ * fine, else why (static text, or this thread's until its next call).
  */
 const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model)
 {
     const char *const *names = gen_model_names();
     char *q, *name = buf + 4;
     bool known = false;
-    static char why[320];
+    /* per thread: sweeps may be read from several threads at once */
+    static _Thread_local char why[320];
 
     gen_opts_init(o);
     *model = name;

@@ -12,7 +12,7 @@
 /*
  * Parses gen:MODEL?k=v&... in `buf`, a writable copy of the spec that is cut
  * into pieces (o->size, o->device and *model point into it).  NULL when
- * fine, else why (static text).
+ * fine, else why (static text, or this thread's until its next call).
  */
 const char *sweep_gen_parse(char *buf, struct gen_opts *o, const char **model);
 
