@@ -84,10 +84,15 @@ static void lp_fence_open(jmp_buf *jb)
     glp_error_hook(lp_error_hook, jb);
 }
 
+/* Closes the fence and frees this thread's GLPK environment: GLPK 5.0 keeps
+ * it per thread (built with TLS) and nothing frees it when a thread ends, so
+ * each thread that solved once would leak it; the next solve makes a new
+ * one.  Every problem is deleted before. */
 static void lp_fence_close(void)
 {
     glp_error_hook(NULL, NULL);
     glp_term_hook(NULL, NULL);
+    glp_free_env();
 }
 
 void lp_result_release(struct lp_result *r)
