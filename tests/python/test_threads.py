@@ -42,12 +42,14 @@ def shuffled_yaml(n, seed):
     return "\n".join(lines) + "\n"
 
 
-def outcome(w, c, placer):
+def outcome(w, c, placer, simulate=True):
     """What one job gives, as a value to compare."""
     try:
         p = baechi.place(w, c, placer, **OPTIONS)
     except baechi.Error as e:
         return ("error", type(e).__name__, e.code)
+    if not simulate:
+        return ("placed", p.devices, p.estimate_us)
     sims = []
     for model in ("timed", "baechi"):
         r = baechi.simulate(w, c, p, model=model)
@@ -67,11 +69,11 @@ class TestThreads(unittest.TestCase):
         moved = sum(1 for i, name in enumerate(w.op_names) if name != "r%d" % i)
         self.assertGreater(moved, w.n_ops // 2)
 
-    def run_jobs(self, jobs, rounds):
-        seq = [outcome(w, self.c, placer) for w, placer in jobs]
+    def run_jobs(self, jobs, rounds, simulate=True):
+        seq = [outcome(w, self.c, placer, simulate) for w, placer in jobs]
         work = [jobs[k % len(jobs)] for k in range(len(jobs) * rounds)]
         with ThreadPoolExecutor(max_workers=THREADS) as ex:
-            par = list(ex.map(lambda job: outcome(job[0], self.c, job[1]), work))
+            par = list(ex.map(lambda job: outcome(job[0], self.c, job[1], simulate), work))
         for k, got in enumerate(par):
             w, placer = work[k]
             want = seq[k % len(jobs)]
@@ -92,7 +94,7 @@ class TestThreads(unittest.TestCase):
         ws = [baechi.parse_workload(shuffled_yaml(n, 11 + i), "s%d.yaml" % i)
               for i, n in enumerate((1500, 1000))]
         jobs = [(w, p) for p in ("m-topo", "m-topo-nonuniform") for w in ws]
-        self.run_jobs(jobs, 10)
+        self.run_jobs(jobs, 10, simulate=False)
 
 
 if __name__ == "__main__":
