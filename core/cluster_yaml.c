@@ -15,7 +15,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +24,8 @@ extern const struct cluster_preset {
     const char *name;
     const char *text;
 } cluster_presets[];
+/* Their names, in the same order; NULL-terminated. */
+extern const char *const cluster_preset_name_list[];
 
 #define CLUSTER_MAX_DEVICES LIMIT_MAX_DEVICES
 
@@ -805,26 +806,9 @@ int cluster_write_yaml(const struct cluster *c, FILE *f)
 
 /* ---------------------------------------------------------------- presets */
 
-#define CLUSTER_MAX_PRESETS 64
-
-static const char *preset_names[CLUSTER_MAX_PRESETS + 1];
-static pthread_once_t preset_once = PTHREAD_ONCE_INIT;
-
-static void preset_names_init(void)
-{
-    size_t n = 0;
-
-    for (const struct cluster_preset *p = cluster_presets; p->name && n < CLUSTER_MAX_PRESETS;
-         p++) {
-        preset_names[n++] = p->name;
-    }
-    preset_names[n] = NULL;
-}
-
 const char *const *cluster_preset_names(void)
 {
-    pthread_once(&preset_once, preset_names_init);
-    return preset_names;
+    return cluster_preset_name_list;
 }
 
 int cluster_load(struct cluster *c, const char *spec)

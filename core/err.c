@@ -7,6 +7,7 @@
 
 #include "core/escape.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,11 @@
 #define ERR_MSG_MAX 2048
 
 static _Thread_local char err_buf[ERR_MSG_MAX];
-static int err_quiet;
+/* per thread: a scope of one caller's work (calibrate), not a setting */
+static _Thread_local int err_quiet;
+/* The one process-wide setting (include/baechi.h), a pair read and written
+ * under the lock only (scripts/check-statics.sh allows these three). */
+static pthread_mutex_t err_warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static err_warn_fn err_warn_handler;
 static void *err_warn_ctx;
 
@@ -97,14 +102,18 @@ void err_set_quiet(int quiet)
 
 void err_set_warn_handler(err_warn_fn fn, void *ctx)
 {
+    pthread_mutex_lock(&err_warn_lock);
     err_warn_handler = fn;
     err_warn_ctx = ctx;
+    pthread_mutex_unlock(&err_warn_lock);
 }
 
 void err_warn(const char *fmt, ...)
 {
     va_list ap;
     char raw[ERR_MSG_MAX], msg[ERR_MSG_MAX];
+    err_warn_fn fn;
+    void *ctx;
 
     if (err_quiet) {
         return;
@@ -113,8 +122,13 @@ void err_warn(const char *fmt, ...)
     vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     escape_name(raw, msg, sizeof(msg)); /* one line, as err_set() */
-    if (err_warn_handler) {
-        err_warn_handler(msg, err_warn_ctx);
+    /* called outside the lock: a handler may warn or set another handler */
+    pthread_mutex_lock(&err_warn_lock);
+    fn = err_warn_handler;
+    ctx = err_warn_ctx;
+    pthread_mutex_unlock(&err_warn_lock);
+    if (fn) {
+        fn(msg, ctx);
         return;
     }
     fprintf(stderr, "baechi: warning: %s\n", msg);

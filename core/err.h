@@ -58,7 +58,9 @@ void err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef void (*err_warn_fn)(const char *msg, void *ctx);
 void err_set_warn_handler(err_warn_fn fn, void *ctx);
 
-/* Quiet warnings (tests and library users that collect them otherwise). */
+/* Quiet warnings (tests and library users that collect them otherwise), in
+ * the calling thread only: calibrate silences its own probes without muting
+ * another thread's warnings. */
 void err_set_quiet(int quiet);
 
 /* Impossible states: print file:line and abort (git BUG(), redis serverAssert). */

@@ -158,11 +158,15 @@ static int lp_fence_open(jmp_buf *jb, int mem_limit_mb, bool *out_of_memory)
     return 0;
 }
 
+/* Closes the fence and frees this thread's GLPK environment: GLPK 5.0 keeps
+ * it per thread (built with TLS) and nothing frees it when a thread ends, so
+ * each thread that solved once would leak it; the next solve makes a new
+ * one.  Every problem is deleted before. */
 static void lp_fence_close(void)
 {
     glp_error_hook(NULL, NULL);
     glp_term_hook(NULL, NULL);
-    glp_mem_limit(INT32_MAX); /* GLPK's default: none */
+    glp_free_env(); /* and with it the memory limit set by lp_fence_open */
 }
 
 void lp_result_release(struct lp_result *r)

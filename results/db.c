@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,21 +161,26 @@ static const char *const schema_v3[] = {
  */
 static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
 
-const char *const *db_schema_sql(void)
+/* The versions in order, filled once (scripts/check-statics.sh allows it). */
+static const char *schema_all[32];
+static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
+
+static void schema_fill(void)
 {
-    static const char *all[32];
+    size_t n = 0;
 
-    if (!all[0]) { /* the versions in order (read-only after the first call) */
-        size_t n = 0;
-
-        for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
-            for (const char *const *q = migrations[v]; *q && n + 1 < sizeof(all) / sizeof(*all);
-                 q++) {
-                all[n++] = *q;
-            }
+    for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
+        for (const char *const *q = migrations[v];
+             *q && n + 1 < sizeof(schema_all) / sizeof(*schema_all); q++) {
+            schema_all[n++] = *q;
         }
     }
-    return all;
+}
+
+const char *const *db_schema_sql(void)
+{
+    pthread_once(&schema_once, schema_fill);
+    return schema_all;
 }
 
 /* ------------------------------------------------------------------ helpers */

@@ -172,7 +172,9 @@ void plot_gp_terminal_height(FILE *gp, const char *out, int height_px)
 
 int plot_make_tmp(const char *path, char **tmp)
 {
-    static unsigned counter;
+    /* per thread (no shared state): a name two threads draw alike is only
+     * a retry, O_EXCL below tells */
+    static _Thread_local unsigned counter;
     struct stat sb;
     struct timespec ts;
     int fd = -1;

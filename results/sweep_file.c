@@ -166,7 +166,7 @@ static int to_bool(const char *s, bool *b)
  * same bounds (workloads/gen_params.h), so that a sweep is refused before
  * its first run instead of generating a 10^5-layer model.  An import's file
  * is left as written (sweep_resolve() it).  NULL when fine, else why
- * (static text).
+ * (static text, or this thread's until its next call).
  */
 const char *sweep_gen_parse(char *buf, struct gen_spec *g)
 {

@@ -13,7 +13,7 @@
  * Parses gen:MODEL?k=v&... or import:FILE?k=v&... in `buf`, a writable copy
  * of the spec that is cut into pieces (g's strings point into it; an
  * import's file as written, to sweep_resolve()).  NULL when fine, else why
- * (static text).
+ * (static text, or this thread's until its next call).
  */
 const char *sweep_gen_parse(char *buf, struct gen_spec *g);
 

@@ -15,3 +15,11 @@ for f in "$@"; do
 done
 echo '    {NULL, NULL}'
 echo '};'
+# The names alone, for cluster_preset_names(): a const table, not one filled
+# at run time (scripts/check-statics.sh).
+echo 'const char *const cluster_preset_name_list[] = {'
+for f in "$@"; do
+    printf '    "%s",\n' "$(basename "$f" .yaml)"
+done
+echo '    NULL'
+echo '};'

@@ -102,7 +102,8 @@ void gen_spec_init(struct gen_spec *s, enum gen_source source, const char *model
 
 const char *gen_spec_keys(enum gen_source source)
 {
-    static char buf[3][512];
+    /* filled on first use, per thread: the library is used from threads */
+    static _Thread_local char buf[3][512];
     char *b = buf[source];
     size_t n = 0;
 
@@ -204,7 +205,8 @@ static const char *set_flag(struct gen_spec *s, const struct gen_param *p, const
 
 const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
 {
-    static char why[400];
+    /* the message returned: this thread's until its next call */
+    static _Thread_local char why[400];
     char k[32];
     const struct gen_param *p;
     size_t n = strlen(key);
