@@ -428,6 +428,7 @@ static int bs_placer(struct bs_graph *G, const struct bs_placer *pl)
                 goto next;
             }
             r.placement_ms = cpu_ms;
+            r.algorithm_ms = NAN; /* the placer's wall clock: not comparable */
             if (!prev || memcmp(prev, p.device_of, sizeof(*prev) * (size_t)G->g.n_ops) != 0) {
                 struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
 
