@@ -335,6 +335,7 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
 static const char *const bench_usage[] = {
     "baechi bench [--quick] [--gnmt <workload.yaml>]",
     "baechi bench placement [options]   (every placer's step on issue 10's cells; see --help)",
+    "baechi bench scaling --db FILE [options]   (placement time vs graph size; see --help)",
     NULL,
 };
 
@@ -359,6 +360,9 @@ int cmd_bench(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "placement") == 0) {
         return cmd_bench_placement(argc - 1, argv + 1);
+    }
+    if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
+        return cmd_bench_scaling(argc - 1, argv + 1);
     }
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {

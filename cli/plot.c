@@ -36,7 +36,8 @@ enum {
     PL_WHERE,
     PL_X,
     PL_Y,
-    PL_BY
+    PL_BY,
+    PL_STAT
 };
 
 static const struct cmd_opt plot_opts[] = {
@@ -56,6 +57,7 @@ static const struct cmd_opt plot_opts[] = {
      "batch"},
     {"y", PL_Y, "METRIC", "line: step (default, ms), peak (GiB), placement (ms), bound_ratio"},
     {"by", PL_BY, "DIM", "line: one panel per value of DIM (e.g. memory_fraction)"},
+    {"stat", PL_STAT, "S", "line kinds: a point is the mean (default) or the median of its runs"},
     {"run", PL_RUN, "ID",
      "peak, gantt: the run id (default: the paper's configuration on the first workload at the "
      "largest memory fraction)"},
@@ -126,6 +128,13 @@ int cmd_plot(int argc, char **argv)
         case PL_BY:
             po.by = cp.optarg;
             break;
+        case PL_STAT:
+            if (strcmp(cp.optarg, "mean") != 0 && strcmp(cp.optarg, "median") != 0) {
+                rc = cmd_usage_error(&cp, "--stat: '%s' is not mean or median", cp.optarg);
+                goto done;
+            }
+            po.stat = cp.optarg;
+            break;
         case PL_RUN:
             if (cmd_parse_int(&cp, "--run", cp.optarg, 1, 0x7fffffffL, &v)) {
                 rc = EXIT_BADINPUT;
@@ -171,10 +180,10 @@ int cmd_plot(int argc, char **argv)
                              sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
         goto done;
     }
-    if ((po.x || po.y || po.by) && strcmp(po.kind, "line") != 0 && strcmp(po.kind, "memory") != 0 &&
-        strcmp(po.kind, "scaling") != 0) {
+    if ((po.x || po.y || po.by || po.stat) && strcmp(po.kind, "line") != 0 &&
+        strcmp(po.kind, "memory") != 0 && strcmp(po.kind, "scaling") != 0) {
         rc = cmd_usage_error(&cp,
-                             "--x, --y and --by are for the line kinds (line, memory, "
+                             "--x, --y, --by and --stat are for the line kinds (line, memory, "
                              "scaling), not '%s'",
                              po.kind);
         goto done;

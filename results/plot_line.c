@@ -95,6 +95,77 @@ static int line_axes(struct line_fig *L)
     return 0;
 }
 
+static bool same(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Puts v (malloc'ed copy) into row i's value column. */
+static int set_value(struct rows *r, int i, const char *v)
+{
+    char **cell = &r->v[(size_t)i * (size_t)r->ncol + 3];
+    char *copy = array_strdup(v);
+
+    if (!copy) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    free(*cell);
+    *cell = copy;
+    return 0;
+}
+
+/*
+ * --stat median: the value of each (panel, configuration, x) becomes the
+ * median of its runs' values instead of their mean (the runs counted and
+ * the status stay).  The values come sorted from SQLite; an even count
+ * takes the mean of the middle two.  A median is robust to the one slow
+ * repeat that a shared machine gives a timing.
+ */
+static int line_median(struct db *db, struct line_fig *L, const char *bysel)
+{
+    struct rows v = {0};
+    char *sel = NULL, tail[2400];
+    int rc = 0;
+
+    if (asprintf(&sel, "%s, " RESULTS_CONFIG_SQL ", %s, %s", bysel, L->x->sql, L->y->sql) < 0) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    snprintf(tail, sizeof(tail),
+             "AND %s IS NOT NULL AND (%d OR r.status IN ('ok','oom')) AND %s "
+             "IS NOT NULL ORDER BY 1, 2, 3, 4",
+             L->x->sql, !L->y->needs_sim, L->y->sql);
+    CHECK(plot_query_in(db, sel, &L->sc.from, tail, &v));
+    for (int a = 0, b; a < v.n; a = b) {
+        char buf[64];
+        const char *m;
+        int n;
+        for (b = a + 1; b < v.n && same(plot_cell(&v, b, 0), plot_cell(&v, a, 0)) &&
+                        same(plot_cell(&v, b, 1), plot_cell(&v, a, 1)) &&
+                        same(plot_cell(&v, b, 2), plot_cell(&v, a, 2));
+             b++) {
+        }
+        n = b - a;
+        m = plot_cell(&v, a + (n - 1) / 2, 3);
+        if (n % 2 == 0) {
+            snprintf(buf, sizeof(buf), "%.15g",
+                     (strtod(m, NULL) + strtod(plot_cell(&v, a + n / 2, 3), NULL)) / 2);
+            m = buf;
+        }
+        for (int i = 0; i < L->r.n; i++) {
+            if (same(plot_cell(&L->r, i, 0), plot_cell(&v, a, 0)) &&
+                same(plot_cell(&L->r, i, 1), plot_cell(&v, a, 1)) &&
+                same(plot_cell(&L->r, i, 2), plot_cell(&v, a, 2))) {
+                CHECK(set_value(&L->r, i, m));
+                break;
+            }
+        }
+    }
+cleanup:
+    free(sel);
+    plot_rows_release(&v);
+    return rc;
+}
+
 /* The scope and its rows: one per (panel, configuration, x). */
 static int line_query(struct db *db, struct line_fig *L)
 {
@@ -133,6 +204,9 @@ static int line_query(struct db *db, struct line_fig *L)
     snprintf(tail, sizeof(tail), "AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
              by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
     CHECK(plot_query_in(db, sel, &L->sc.from, tail, &L->r));
+    if (L->o->stat && strcmp(L->o->stat, "median") == 0) {
+        CHECK(line_median(db, L, bysel));
+    }
     CHECK(plot_configs_of(db, &L->sc, &L->cf));
     CHECK(plot_distinct(&L->r, 0, &L->panels, &L->npanel));
     if (L->r.n == 0) {
@@ -164,6 +238,24 @@ static void line_csv(const struct line_fig *L, FILE *csv)
     }
 }
 
+/* A graph size as a short label, two significant digits: 999 -> "1k",
+ * 29995 -> "30k", 999958 -> "1M". */
+static void ops_label(double v, char *buf, size_t size)
+{
+    char tmp[32];
+    double r;
+
+    snprintf(tmp, sizeof(tmp), "%.2g", v);
+    r = strtod(tmp, NULL);
+    if (r >= 1e6) {
+        snprintf(buf, size, "%gM", r / 1e6);
+    } else if (r >= 1e3) {
+        snprintf(buf, size, "%gk", r / 1e3);
+    } else {
+        snprintf(buf, size, "%g", r);
+    }
+}
+
 /* The axes' settings. */
 static void line_axes_gp(const struct line_fig *L, FILE *gp)
 {
@@ -176,7 +268,33 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
     plot_gp_quote(gp, L->y->label);
     fputc('\n', gp);
     if (x == rdim_find("n_ops")) {
-        fputs("set logscale x\n", gp);
+        /* a tic at each size (rounded in its label: sizes are counted
+         * after pruning), the range fitted to the data */
+        char lab[32];
+        int nx = 0;
+        for (int i = 0; i < L->r.n; i++) {
+            bool seen = false;
+            for (int k = 0; k < i && !seen; k++) {
+                seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
+            }
+            nx += !seen && plot_cell(&L->r, i, 2);
+        }
+        fputs("set logscale x\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n", gp);
+        for (int i = 0, first = 1; nx <= 12 && i < L->r.n; i++) {
+            bool seen = false;
+            for (int k = 0; k < i && !seen; k++) {
+                seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
+            }
+            if (seen || !plot_cell(&L->r, i, 2)) {
+                continue;
+            }
+            ops_label(strtod(plot_cell(&L->r, i, 2), NULL), lab, sizeof(lab));
+            fprintf(gp, "%s\"%s\" %s", first ? "set xtics (" : ", ", lab, plot_cell(&L->r, i, 2));
+            first = 0;
+        }
+        if (nx <= 12 && nx > 0) {
+            fputs(")\n", gp);
+        }
         if (strcmp(L->y->name, "placement") == 0) {
             fputs("set logscale y\n", gp);
         }
@@ -264,9 +382,27 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
     for (int c = 0; c < L->cf.n; c++) {
         const struct series *s = &L->ser[p * L->cf.n + c];
         const char *name = plot_cell(&L->cf, c, 0), *rgb;
+        char legend[300];
         bool titled = false;
         int pt, dt;
         plot_config_style(name, &rgb, &pt, &dt);
+        if (L->x == rdim_find("n_ops")) {
+            double cmax = 0, amax = 0;
+            for (int i = 0; i < L->r.n; i++) {
+                double v = plot_cell(&L->r, i, 3) ? strtod(plot_cell(&L->r, i, 2), NULL) : 0;
+                amax = v > amax ? v : amax;
+                if (strcmp(plot_cell(&L->r, i, 1), name) == 0) {
+                    cmax = v > cmax ? v : cmax;
+                }
+            }
+            if (cmax > 0 && cmax < amax) {
+                /* a placer given only the smaller graphs says so */
+                char lab[32];
+                ops_label(cmax, lab, sizeof(lab));
+                snprintf(legend, sizeof(legend), "%s (up to %s ops)", name, lab);
+                name = legend;
+            }
+        }
         if (s->d) {
             /* equal values stay visible: a marker per configuration, optimised
              * configurations dashed */
@@ -320,7 +456,9 @@ static void line_plots(struct line_fig *L, FILE *gp)
              any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
                                 : " (band at the top: infeasible)")
                      : "",
-             !any_inf && any_oom ? " (circled: out of memory)" : "", "", L->sc.fixed);
+             !any_inf && any_oom ? " (circled: out of memory)" : "",
+             L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
+             L->sc.fixed);
     if (L->npanel > 1) {
         fprintf(gp, "set multiplot layout 1,%d title ", L->npanel);
         plot_gp_quote(gp, L->title);

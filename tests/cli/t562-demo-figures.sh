@@ -50,4 +50,19 @@ test_expect_success 'the study figures are there and reach their regimes' '
     test $(cut -d, -f2 plots/scaling.csv | sort -u | wc -l) -ge 7
 '
 
+# The scaling figure (bench scaling, graphs generated in memory): a point
+# per placer and size with its 3 repeats, m-SCT only up to 3,000 ops, and
+# each value the median of its runs (recomputed here from the database).
+test_expect_success 'the scaling figure draws medians of 3 runs, m-SCT up to 3,000 ops' - <<'EOF'
+    awk -F, 'NR > 1 && ($4 != "ok" || $5 != 3) { bad = 1 } END { exit bad }' plots/scaling.csv &&
+    test $(grep -c "^m-sct," plots/scaling.csv) -eq 5 &&
+    ! awk -F, '$1 == "m-sct" && $2 > 3000 { found = 1 } END { exit !found }' plots/scaling.csv &&
+    "$BAECHI" db query --db r.db --format csv "SELECT placer, n_ops, placement_ms FROM runs
+        WHERE sweep = 'scaling' ORDER BY 1, 2, 3" > raw.csv &&
+    awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; v[k, n[k]] = $3 }
+        END { for (k in n) if (n[k] == 3) print k "," v[k, 2] }' raw.csv | sort > want &&
+    awk -F, 'NR > 1 { print $1 "," $2 "," $3 }' plots/scaling.csv | sort > got &&
+    test -s got && diff want got
+EOF
+
 test_done
