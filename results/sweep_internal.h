@@ -20,6 +20,10 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g);
 /* Whether a workload spec is gen:... or import:... rather than a file. */
 bool sweep_is_generated(const char *spec);
 
+/* Refuses a grid of more than max_runs runs (sweep_limit.c), before anything
+ * is expanded: the message names the file, the product and the cap. */
+int sweep_check_runs(const struct sweep_spec *s, int64_t max_runs);
+
 /* A workload or cluster path relative to the sweep file (malloc'ed; NULL on ENOMEM). */
 char *sweep_resolve(const struct sweep_spec *s, const char *p);
 
