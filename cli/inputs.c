@@ -14,6 +14,7 @@
 #include "core/limits.h"
 #include "core/workload_yaml.h"
 #include "placers/placer.h"
+#include "workloads/costmodel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,45 +37,9 @@ void sim_inputs_release(struct sim_inputs *in)
     workload_release(&in->w);
 }
 
-/* The part of a device kind name before its first '-' ("h100" of "h100-sxm5-80gb"). */
-static size_t kind_stem_len(const char *kind)
-{
-    return strcspn(kind, "-");
-}
-
-static const char *times_device(const struct workload *w)
-{
-    for (int32_t i = 0; i < w->n_top_ext; i++) {
-        const struct yval *v = &w->top_ext[i].val;
-
-        if (strcmp(w->top_ext[i].key, WORKLOAD_TIMES_KEY) != 0 || v->kind != YVAL_MAP) {
-            continue;
-        }
-        for (int32_t j = 0; j < v->n; j++) {
-            if (strcmp(v->keys[j], "device") == 0 && v->items[j].kind == YVAL_SCALAR) {
-                return v->items[j].scalar;
-            }
-        }
-    }
-    return w->reference_device;
-}
-
 void inputs_warn_times(const struct workload *w, const struct cluster *c)
 {
-    const char *t = times_device(w);
-    const char *k = c->n_devices > 0 ? c->dev[0].kind : NULL;
-    size_t nt, nk;
-
-    if (!t || !k) {
-        return;
-    }
-    nt = kind_stem_len(t);
-    nk = kind_stem_len(k);
-    if (nt != nk || strncasecmp(t, k, nt) != 0) {
-        err_warn("the op times of workload '%s' were made for device '%s', cluster '%s' has '%s' "
-                 "(re-time: baechi workload annotate --device %s, docs/workloads.md)",
-                 w->name, t, c->name ? c->name : "?", k, c->name ? c->name : k);
-    }
+    costmodel_warn_times(w, c->name, c->n_devices > 0 ? c->dev[0].kind : NULL);
 }
 
 /* Warns when the cluster or its device count differ from what p was made for. */

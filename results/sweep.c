@@ -16,6 +16,7 @@
 #include "core/workload_yaml.h"
 #include "core/yio.h"
 #include "results/sweep_internal.h"
+#include "workloads/costmodel.h"
 #include "workloads/gen_params.h"
 
 #include <inttypes.h>
@@ -107,7 +108,8 @@ static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
     }
     hash_hex(hash_fnv1a64(l->yaml, l->yaml_len, HASH_FNV1A64_INIT), l->hash);
     l->n_devices = c.n_devices;
-    if (!(l->name = array_strdup(c.name ? c.name : l->spec))) {
+    if (!(l->name = array_strdup(c.name ? c.name : l->spec)) ||
+        (c.n_devices > 0 && c.dev[0].kind && !(l->kind = array_strdup(c.dev[0].kind)))) {
         rc = BAECHI_ENOMEM;
     }
 cleanup:
@@ -353,6 +355,14 @@ int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const ch
             rc = 0;
         }
     }
+    /* op times made for another device than a cluster's: said once per pair */
+    for (int32_t i = 0; i < sw->spec.workloads.n; i++) {
+        for (int32_t j = 0; j < sw->spec.clusters.n; j++) {
+            if (sw->wl[i].have_w && !sw->cl[j].error) {
+                costmodel_warn_times(&sw->wl[i].w, sw->cl[j].name, sw->cl[j].kind);
+            }
+        }
+    }
     if ((rc = expand(sw)) != 0) {
         goto fail;
     }
@@ -378,6 +388,7 @@ void sweep_release(struct sweep *sw)
         free(sw->cl[i].error);
         free(sw->cl[i].yaml);
         free(sw->cl[i].name);
+        free(sw->cl[i].kind);
     }
     for (int32_t i = 0; i < sw->n_points; i++) {
         free(sw->point[i].key);

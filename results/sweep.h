@@ -109,6 +109,7 @@ struct sweep_cl {
     char *yaml; /* the cluster as YAML: re-read per point (truncate, scale) */
     size_t yaml_len;
     char *name;
+    char *kind; /* the first device's kind (NULL: none): costmodel_warn_times */
     int32_t n_devices;
     char hash[17];
 };

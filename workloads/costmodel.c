@@ -232,3 +232,43 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
     }
     return 0;
 }
+
+/* The part of a device kind name before its first '-' ("h100" of "h100-sxm5-80gb"). */
+static size_t kind_stem_len(const char *kind)
+{
+    return strcspn(kind, "-");
+}
+
+static const char *times_device(const struct workload *w)
+{
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        const struct yval *v = &w->top_ext[i].val;
+
+        if (strcmp(w->top_ext[i].key, WORKLOAD_TIMES_KEY) != 0 || v->kind != YVAL_MAP) {
+            continue;
+        }
+        for (int32_t j = 0; j < v->n; j++) {
+            if (strcmp(v->keys[j], "device") == 0 && v->items[j].kind == YVAL_SCALAR) {
+                return v->items[j].scalar;
+            }
+        }
+    }
+    return w->reference_device;
+}
+
+void costmodel_warn_times(const struct workload *w, const char *cluster, const char *k)
+{
+    const char *t = times_device(w);
+    size_t nt, nk;
+
+    if (!t || !k) {
+        return;
+    }
+    nt = kind_stem_len(t);
+    nk = kind_stem_len(k);
+    if (nt != nk || strncasecmp(t, k, nt) != 0) {
+        err_warn("the op times of workload '%s' were made for device '%s', cluster '%s' has '%s' "
+                 "(re-time: baechi workload annotate --device %s, docs/workloads.md)",
+                 w->name, t, cluster ? cluster : "?", k, cluster ? cluster : k);
+    }
+}

@@ -90,4 +90,13 @@ enum costmodel_flags {
  */
 int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flags, int32_t *n_set);
 
+/*
+ * Warns in one line (err_warn) when the op times of `w` were made for
+ * another device than `kind` (a cluster's device kind; NULL: no check): the
+ * device of its x-times key, else its reference_device, compared by the
+ * part before the first '-' ("h100" matches "h100-sxm5-80gb").  `cluster`
+ * names the cluster in the message.  place, run, sim, replay and sweeps call it.
+ */
+void costmodel_warn_times(const struct workload *w, const char *cluster, const char *kind);
+
 #endif
