@@ -6,6 +6,7 @@
  */
 #include "core/placement.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -92,7 +93,7 @@ static int kv_add(struct placement_kv **kv, int32_t *n, const char *key, const c
     if (*n == INT32_MAX) {
         return err_set(BAECHI_EINVAL, "too many entries");
     }
-    a = realloc(*kv, ((size_t)*n + 1) * sizeof(*a));
+    a = mem_realloc(*kv, ((size_t)*n + 1) * sizeof(*a));
     if (!a) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

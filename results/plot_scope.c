@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
@@ -61,7 +62,7 @@ int plot_distinct(const struct rows *r, int c, char ***out, int *n)
             seen |= strcmp((*out)[k], s) == 0;
         }
         if (!seen) {
-            char **a = realloc(*out, sizeof(char *) * (size_t)(*n + 1));
+            char **a = mem_realloc(*out, sizeof(char *) * (size_t)(*n + 1));
             if (!a) {
                 return err_set(BAECHI_ENOMEM, "out of memory");
             }

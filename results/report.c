@@ -5,6 +5,7 @@
  */
 #include "results/report.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/json_out.h"
@@ -109,7 +110,7 @@ void report_csv_field(FILE *out, const char *s)
 
 void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
 {
-    int *w = calloc((size_t)t->ncol + 1, sizeof(int));
+    int *w = mem_calloc((size_t)t->ncol + 1, sizeof(int));
 
     if (!w) {
         return;
@@ -361,8 +362,8 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title,
                         const char *const *keys, int nkey, enum report_format f, FILE *out)
 {
     struct rtable t;
-    const char **cells = calloc((size_t)m->ncol + (size_t)nkey + 1, sizeof(char *));
-    char(*buf)[48] = calloc((size_t)m->ncol + 1, sizeof(*buf));
+    const char **cells = mem_calloc((size_t)m->ncol + (size_t)nkey + 1, sizeof(char *));
+    char(*buf)[48] = mem_calloc((size_t)m->ncol + 1, sizeof(*buf));
     char *key = NULL;
     int rc = 0, ref = -1;
     bool any = false;

@@ -7,6 +7,7 @@
  */
 #include "results/sweep.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -314,7 +315,7 @@ char *sweep_resolve(const struct sweep_spec *s, const char *p)
     if (p[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) {
         return array_strdup(p);
     }
-    if (asprintf(&out, "%s/%s", s->dir, p) < 0) {
+    if (mem_asprintf(&out, "%s/%s", s->dir, p) < 0) {
         err_set(BAECHI_ENOMEM, "out of memory");
         return NULL;
     }
@@ -442,7 +443,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
                                 "exclude: expected a mapping (workload, cluster, placer), got %s",
                                 yrd_what(r, what, sizeof(what)));
         }
-        e = realloc(s->exclude, sizeof(*e) * (size_t)(s->n_exclude + 1));
+        e = mem_realloc(s->exclude, sizeof(*e) * (size_t)(s->n_exclude + 1));
         if (!e) {
             return err_set(BAECHI_ENOMEM, "out of memory");
         }

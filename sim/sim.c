@@ -7,6 +7,7 @@
  */
 #include "sim/sim.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -277,7 +278,7 @@ static int64_t critical_path_fastest(const struct graph *g, const struct cluster
     }
     f = fastest_device(c);
     sp = c->dev[f].speed > 0 ? c->dev[f].speed : 1.0;
-    if (g->fused || g->n_ops == 0 || !(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
+    if (g->fused || g->n_ops == 0 || !(fin = mem_calloc((size_t)g->n_ops, sizeof(*fin)))) {
         /* topo[] of a fused graph may not be an order; approximate */
         return limit_sat_time_us(ceil((double)graph_critical_path_us(g) / sp));
     }
