@@ -301,6 +301,10 @@ static int pl_devices(struct pl_reader *rd)
         return yrd_err_here(r, "devices: expected a mapping of op name: device, got %s",
                             yrd_what(r, what, sizeof(what)));
     }
+    /* the index first: graph_find cannot tell out of memory from "no such op" */
+    if ((rc = graph_index_names((struct graph *)g))) {
+        return rc;
+    }
     while ((rc = yrd_key(r)) == 0) {
         int32_t u = graph_find(g, r->key);
         int32_t kl = r->key_line, kc = r->key_col;

@@ -61,8 +61,9 @@ int rtable_add(struct rtable *t, const char *const *cells)
     if (ARRAY_RESERVE(t->cell, t->alloc, base + (size_t)t->ncol)) {
         return BAECHI_ENOMEM;
     }
+    /* all NULL first: a failed copy leaves a row that rtable_release frees */
+    memset(&t->cell[base], 0, (size_t)t->ncol * sizeof(*t->cell));
     for (int c = 0; c < t->ncol; c++) {
-        t->cell[base + (size_t)c] = NULL;
         if (cells[c] && !(t->cell[base + (size_t)c] = array_strdup(cells[c]))) {
             t->nrow++;
             return BAECHI_ENOMEM;

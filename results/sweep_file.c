@@ -367,7 +367,8 @@ static int check_device_counts(const struct yrd *r, const struct sweep_spec *s,
     int rc = cluster_load(&c, spec);
 
     if (rc) {
-        return item_err(r, "clusters", it, err_msg());
+        /* out of memory is no fault of the sweep file: no file:line */
+        return rc == BAECHI_ENOMEM ? rc : item_err(r, "clusters", it, err_msg());
     }
     for (int32_t i = 0; i < s->n_devices && i < devl->n; i++) {
         if (s->devices[i] > c.n_devices) {
