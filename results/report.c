@@ -109,12 +109,12 @@ void report_csv_field(FILE *out, const char *s)
     }
 }
 
-void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
+int rtable_print(const struct rtable *t, enum report_format f, FILE *out)
 {
     int *w = mem_calloc((size_t)t->ncol + 1, sizeof(int));
 
     if (!w) {
-        return;
+        return BAECHI_ENOMEM;
     }
     if (t->title && f != REPORT_CSV) {
         fprintf(out, f == REPORT_MARKDOWN ? "### %s\n\n" : "%s\n", t->title);
@@ -167,6 +167,7 @@ void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
         fputc('\n', out);
     }
     free(w);
+    return 0;
 }
 
 static int add_query_row(void *ctx, int ncol, const char *const *names, const char *const *vals)
@@ -238,7 +239,7 @@ int report_query(struct db *db, const char *sql, const struct rfilter *where, en
     CHECK(rtable_init(&t, NULL, 0));
     rc = db_query_params(db, q.sql, q.p, q.np, add_query_row, &t);
     if (!rc && t.nrow > 0) {
-        rtable_print(&t, f, out);
+        rc = rtable_print(&t, f, out);
     }
     rtable_release(&t);
 cleanup:
@@ -431,7 +432,7 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title,
         rc = rtable_add(&t, cells);
     }
     if (!rc && any) {
-        rtable_print(&t, f, out);
+        rc = rtable_print(&t, f, out);
     }
     rtable_release(&t);
 cleanup:

@@ -190,7 +190,8 @@ void mem_explain_init(struct mem_explain *x)
 
 void mem_explain_release(struct mem_explain *x)
 {
-    for (int32_t d = 0; d < x->n_devices; d++) {
+    /* x->dev is NULL when its allocation failed */
+    for (int32_t d = 0; x->dev && d < x->n_devices; d++) {
         free(x->dev[d].peak.top);
         free(x->dev[d].oom.top);
     }

@@ -24,5 +24,6 @@ expect_grep "^core/graph.c:[0-9]+: raw 'malloc\(' \(use core/alloc.h\)$" "$TMPDI
 expect_grep "^results/report.c:[0-9]+: raw 'strdup\('" "$TMPDIR_TEST/out"
 expect_grep "^cli/run.c:[0-9]+: raw 'asprintf\('" "$TMPDIR_TEST/out"
 expect_grep '^alloc: 3 violations$' "$TMPDIR_TEST/out"
+EOF
 
 test_done
