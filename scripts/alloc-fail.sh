@@ -51,7 +51,7 @@ export LSAN_OPTIONS=exitcode=99
 
 # The fixtures every case reads (made unfailed, with the test build itself).
 fixtures() {
-    "$bin" workload gen synthetic --shape random --ops 30 --seed 7 -o syn.yaml 2> /dev/null
+    "$bin" workload gen synthetic --shape random --ops 30 --seed 7 -o syn.yaml > /dev/null 2>&1
     cat > sweep.yaml <<YAML
 name: tiny
 workloads: ["$W"]
@@ -122,8 +122,12 @@ try_slice() {
             why="exit $rc"
         elif ! grep -q 'out of memory' e; then
             why="exit 1 without 'out of memory'"
-        elif ls | grep -q 'tmp'; then
-            why="exit 1 leaving a temporary file: $(ls | grep tmp | head -1)"
+        else
+            for f in ./*tmp*; do
+                if [ -e "$f" ]; then
+                    why="exit 1 leaving a temporary file: $f"
+                fi
+            done
         fi
         rm -f ./*tmp*
         if [ -n "$why" ]; then
