@@ -10,6 +10,7 @@
 #include "include/baechi.h"
 #include "api/internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/err.h"
@@ -92,9 +93,9 @@ static int workload_finish(struct baechi_workload *h, int rc, struct baechi_work
 
 static struct baechi_workload *workload_new(const char *path)
 {
-    struct baechi_workload *h = calloc(1, sizeof(*h));
+    struct baechi_workload *h = mem_calloc(1, sizeof(*h));
 
-    if (!h || (path && !(h->path = strdup(path)))) {
+    if (!h || (path && !(h->path = mem_strdup(path)))) {
         free(h);
         err_set(BAECHI_ENOMEM, "out of memory");
         return NULL;
@@ -185,9 +186,9 @@ static int cluster_finish(struct baechi_cluster *h, int rc, struct baechi_cluste
 
 static struct baechi_cluster *cluster_new(const char *spec)
 {
-    struct baechi_cluster *h = calloc(1, sizeof(*h));
+    struct baechi_cluster *h = mem_calloc(1, sizeof(*h));
 
-    if (!h || (spec && !(h->spec = strdup(spec)))) {
+    if (!h || (spec && !(h->spec = mem_strdup(spec)))) {
         free(h);
         err_set(BAECHI_ENOMEM, "out of memory");
         return NULL;
@@ -271,7 +272,7 @@ static void options_init(struct baechi_options *o)
 
 struct baechi_options *baechi_options_new(void)
 {
-    struct baechi_options *o = malloc(sizeof(*o));
+    struct baechi_options *o = mem_alloc(sizeof(*o));
 
     if (!o) {
         err_set(BAECHI_ENOMEM, "out of memory");
@@ -430,7 +431,7 @@ const char *const *baechi_placers(void)
 
 static struct baechi_placement *placement_new(void)
 {
-    struct baechi_placement *h = calloc(1, sizeof(*h));
+    struct baechi_placement *h = mem_calloc(1, sizeof(*h));
 
     if (!h) {
         err_set(BAECHI_ENOMEM, "out of memory");
@@ -635,7 +636,7 @@ int baechi_simulate(const struct baechi_workload *w, const struct baechi_cluster
     if ((rc = api_world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
         return rc;
     }
-    if (!(h = calloc(1, sizeof(*h)))) {
+    if (!(h = mem_calloc(1, sizeof(*h)))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

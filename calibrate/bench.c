@@ -7,6 +7,7 @@
  */
 #include "calibrate/bench.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -157,7 +158,7 @@ int bench_program_add_buf(struct bench_program *p, int32_t d, int64_t bytes, int
         return rc;
     }
     if (alloc != p->alloc_bufs) {
-        int64_t *nb = realloc(p->buf_bytes, alloc * sizeof(*nb));
+        int64_t *nb = mem_realloc(p->buf_bytes, alloc * sizeof(*nb));
 
         if (!nb) {
             return err_set(BAECHI_ENOMEM, "out of memory growing replay buffers");

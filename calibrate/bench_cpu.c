@@ -25,6 +25,7 @@
 #include "calibrate/bench.h"
 
 #include "calibrate/fit.h"
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -166,7 +167,7 @@ static int cpu_open(struct bench *b, const int32_t *ids, int32_t n)
         return err_set(BAECHI_EINVAL, "the cpu backend takes at most 64 devices, got %d", (int)n);
     }
     b->ids = array_calloc((size_t)n, sizeof(*b->ids));
-    im = calloc(1, sizeof(*im));
+    im = mem_calloc(1, sizeof(*im));
     if (!b->ids || !im) {
         free(im);
         return err_set(BAECHI_ENOMEM, "out of memory opening the cpu backend");
@@ -177,7 +178,7 @@ static int cpu_open(struct bench *b, const int32_t *ids, int32_t n)
         b->ids[i] = ids ? ids[i] : i;
     }
     im->n = n;
-    im->w = calloc((size_t)n, sizeof(*im->w));
+    im->w = mem_calloc((size_t)n, sizeof(*im->w));
     if (!im->w) {
         cpu_close(b);
         return err_set(BAECHI_ENOMEM, "out of memory opening the cpu backend");
@@ -228,12 +229,12 @@ static int ensure_bufs(struct cpu_worker *w, size_t bytes)
     if (w->buf_bytes >= bytes) {
         return 0;
     }
-    a = malloc(bytes);
-    c = malloc(bytes);
+    a = mem_alloc(bytes);
+    c = mem_alloc(bytes);
     if (!a || !c) {
         free(a);
         free(c);
-        return err_set(BAECHI_ENOMEM, "cannot allocate 2 x %zu bytes of copy buffers", bytes);
+        return BAECHI_ENOMEM; /* mem_alloc set the message */
     }
     memset(a, 1, bytes); /* touch the pages: first use must not pay page faults */
     memset(c, 2, bytes);
@@ -457,7 +458,7 @@ static void rp_alloc(struct replay_ctx *x, int32_t buf)
        as a caching allocator or a GPU pool keeps it: fresh pages would fault
        in during the copy that fills them, which dominated a step */
     if (!x->ptr[buf]) {
-        x->ptr[buf] = malloc(bytes > 0 ? (size_t)bytes : 1);
+        x->ptr[buf] = mem_alloc(bytes > 0 ? (size_t)bytes : 1);
     }
     pthread_mutex_lock(&x->mem_mu);
     if (!x->ptr[buf]) {

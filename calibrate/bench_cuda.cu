@@ -46,6 +46,7 @@
 extern "C" {
 #include "calibrate/bench.h"
 #include "calibrate/fit.h"
+#include "core/alloc.h"
 #include "core/err.h"
 }
 
@@ -301,7 +302,7 @@ int cuda_open(struct bench *b, const int32_t *ids, int32_t n)
                            (int)ids[i], count);
         }
     }
-    b->ids = static_cast<int32_t *>(calloc((size_t)n, sizeof(int32_t)));
+    b->ids = static_cast<int32_t *>(mem_calloc((size_t)n, sizeof(int32_t)));
     if (!b->ids) {
         return err_set(BAECHI_ENOMEM, "out of memory opening the cuda backend");
     }
@@ -672,8 +673,8 @@ int cuda_replay(struct bench *b, const struct bench_program *p, const struct ben
     total = opt->warmup + opt->steps;
     r->n_steps = opt->steps;
     r->n_devices = p->n_devices;
-    r->step_us = static_cast<double *>(calloc((size_t)opt->steps, sizeof(double)));
-    r->peak_bytes = static_cast<int64_t *>(calloc((size_t)p->n_devices, sizeof(int64_t)));
+    r->step_us = static_cast<double *>(mem_calloc((size_t)opt->steps, sizeof(double)));
+    r->peak_bytes = static_cast<int64_t *>(mem_calloc((size_t)p->n_devices, sizeof(int64_t)));
     if (!r->step_us || !r->peak_bytes) {
         bench_replay_result_release(r);
         return err_set(BAECHI_ENOMEM, "out of memory");

@@ -13,6 +13,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "calibrate/calibrate.h"
+#include "core/alloc.h"
 #include "core/json_out.h"
 
 #include "core/array.h"
@@ -261,7 +262,7 @@ static char *device_kind(const char *name)
         return NULL;
     }
     err_set_quiet(0);
-    return strdup(buf);
+    return mem_strdup(buf);
 }
 
 int calibrate_to_cluster(const struct calib_result *r, const char *name, const char *command,

@@ -14,6 +14,7 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/graph.h"
@@ -304,7 +305,7 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
     }
     report("graph build + topo sort", name, t_build, reps, 0);
     report("critical path", name, t_cp, reps, 0);
-    dev = malloc((size_t)g.n_ops * sizeof(*dev));
+    dev = mem_alloc((size_t)g.n_ops * sizeof(*dev));
     if (!dev) {
         graph_release(&g);
         return err_set(BAECHI_ENOMEM, "out of memory");

@@ -19,6 +19,7 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/graph.h"
@@ -349,7 +350,7 @@ static int bp_columns_init(struct bp_columns *c)
     for (const struct placer_desc *d = placer_list(); d->name; d++) {
         n_reg++;
     }
-    if (!(c->names = calloc((size_t)n_reg + 1, sizeof(*c->names)))) {
+    if (!(c->names = mem_calloc((size_t)n_reg + 1, sizeof(*c->names)))) {
         return err_set(BAECHI_ENOMEM, "out of memory for %d placer names", n_reg + 1);
     }
     for (const struct placer_desc *d = placer_list(); d->name; d++) {
@@ -582,7 +583,7 @@ int cmd_bench_placement(int argc, char **argv)
     if ((rc = bp_columns_init(&cols)) != 0) {
         return cmd_fail(rc);
     }
-    if (!(cell = calloc((size_t)cols.n, sizeof(*cell)))) {
+    if (!(cell = mem_calloc((size_t)cols.n, sizeof(*cell)))) {
         free(cols.names);
         return cmd_fail(err_set(BAECHI_ENOMEM, "out of memory for %d cells", cols.n));
     }

@@ -6,12 +6,14 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef BAECHI_VERSION
@@ -114,7 +116,21 @@ static int run_command(int argc, char **argv)
     return EXIT_BADINPUT;
 }
 
+#ifdef BAECHI_ALLOC_FAIL
+/* The allocation-failure test build (core/alloc.h): scripts/alloc-fail.sh
+ * learns from this line how many allocations an unfailed run makes. */
+static void print_alloc_count(void)
+{
+    fprintf(stderr, "baechi: allocations: %lu\n", mem_alloc_count());
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef BAECHI_ALLOC_FAIL
+    if (getenv("BAECHI_ALLOC_COUNT")) {
+        atexit(print_alloc_count);
+    }
+#endif
     return check_stdout(run_command(argc, argv));
 }

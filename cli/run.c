@@ -17,6 +17,7 @@
 #include "cli/explain.h"
 #include "cli/inputs.h"
 #include "cli/place.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
 #include "core/graph.h"
@@ -233,7 +234,7 @@ static int run_report_infeasible(const struct run_extra *x, const struct sweep_o
         printf("placement infeasible with %s: %s\n", placer, err_msg());
     }
     if (x->dbpath) {
-        char *msg = strdup(err_msg());
+        char *msg = mem_strdup(err_msg());
         int r2 = sweep_record_run(x->dbpath, origin, &j->w, &j->g, &j->c, &j->p, &j->st, NULL, NULL,
                                   place_rc, msg ? msg : "");
         free(msg);

@@ -5,6 +5,7 @@
  */
 #include "core/array.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <stdlib.h>
@@ -22,12 +23,8 @@ int array_reserve_(void **pp, size_t *alloc, size_t need, size_t elem)
     if (n < need) {
         n = need;
     }
-    if (elem != 0 && n > SIZE_MAX / elem) {
-        return err_set(BAECHI_ENOMEM, "array of %zu elements of %zu bytes overflows", n, elem);
-    }
-    p = realloc(*pp, n * elem);
-    if (!p) {
-        return err_set(BAECHI_ENOMEM, "out of memory growing an array to %zu bytes", n * elem);
+    if (!(p = mem_realloc_array(*pp, n, elem))) {
+        return BAECHI_ENOMEM;
     }
     *pp = p;
     *alloc = n;
@@ -36,42 +33,15 @@ int array_reserve_(void **pp, size_t *alloc, size_t need, size_t elem)
 
 void *array_calloc(size_t n, size_t elem)
 {
-    void *p;
-
-    if (n == 0) {
-        n = 1;
-    }
-    p = calloc(n, elem);
-    if (!p) {
-        err_set(BAECHI_ENOMEM, "out of memory allocating %zu x %zu bytes", n, elem);
-    }
-    return p;
+    return mem_calloc(n, elem);
 }
 
 void *array_malloc(size_t n, size_t elem)
 {
-    void *p;
-
-    if (n == 0) {
-        n = 1;
-    }
-    if (elem != 0 && n > SIZE_MAX / elem) {
-        err_set(BAECHI_ENOMEM, "allocation of %zu x %zu bytes overflows", n, elem);
-        return NULL;
-    }
-    p = malloc(n * elem);
-    if (!p) {
-        err_set(BAECHI_ENOMEM, "out of memory allocating %zu bytes", n * elem);
-    }
-    return p;
+    return mem_alloc_array(n, elem);
 }
 
 char *array_strdup(const char *s)
 {
-    char *p = strdup(s);
-
-    if (!p) {
-        err_set(BAECHI_ENOMEM, "out of memory copying a string");
-    }
-    return p;
+    return mem_strdup(s);
 }

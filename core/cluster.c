@@ -6,6 +6,7 @@
  */
 #include "core/cluster.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -44,7 +45,7 @@ void cluster_release(struct cluster *c)
 static int dup_or_null(char **dst, const char *s)
 {
     *dst = NULL;
-    return s && !(*dst = strdup(s)) ? BAECHI_ENOMEM : 0;
+    return s && !(*dst = mem_strdup(s)) ? BAECHI_ENOMEM : 0;
 }
 
 int cluster_copy(struct cluster *dst, const struct cluster *src)
@@ -103,7 +104,7 @@ int cluster_add_devices(struct cluster *c, int32_t n, int64_t mem_bytes, double 
     if (c->pair) {
         return err_set(BAECHI_EINVAL, "cannot add devices after per-pair overrides are set");
     }
-    dev = realloc(c->dev, (size_t)(old + n) * sizeof(*dev));
+    dev = mem_realloc(c->dev, (size_t)(old + n) * sizeof(*dev));
     if (!dev) {
         return err_set(BAECHI_ENOMEM, "out of memory adding devices");
     }

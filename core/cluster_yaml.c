@@ -7,6 +7,7 @@
  */
 #include "core/cluster.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -312,7 +313,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
         if (dv->seen & DK_COUNT) {
             size_t n = strlen(dv->d.name) + 24;
 
-            if (!(name = malloc(n))) {
+            if (!(name = mem_alloc(n))) {
                 return err_set(BAECHI_ENOMEM, "out of memory");
             }
             snprintf(name, n, "%s%lld", dv->d.name, (long long)k);

@@ -5,6 +5,7 @@
  */
 #include "core/file_out.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ int file_write_atomic(const char *path, file_write_fn fn, void *ctx)
         }
         return close_checked(f, path, fn(f, ctx));
     }
-    if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
+    if (mem_asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     if ((fd = mkstemp(tmp)) < 0) {

@@ -11,6 +11,7 @@
  */
 #include "core/graph.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -248,7 +249,7 @@ static int graph_report_cycle(const struct graph *g, const struct workload *w,
             char *m;
 
             msg_cap = 2 * (msg_len + need + 1);
-            m = realloc(msg, msg_cap);
+            m = mem_realloc(msg, msg_cap);
             if (!m) {
                 rc = err_set(BAECHI_ENOMEM, "out of memory");
                 goto cleanup;

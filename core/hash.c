@@ -5,6 +5,7 @@
  */
 #include "core/hash.h"
 
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/workload_yaml.h"
@@ -32,7 +33,7 @@ int hash_written(hash_write_fn write, const void *doc, uint64_t *out)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = mem_open_memstream(&buf, &len);
     int rc;
 
     if (!f) {

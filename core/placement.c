@@ -6,6 +6,7 @@
  */
 #include "core/placement.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -123,7 +124,7 @@ static int kv_add(struct placement_kv **kv, int32_t *n, const char *key, const c
     if (*n == INT32_MAX) {
         return err_set(BAECHI_EINVAL, "too many entries");
     }
-    a = realloc(*kv, ((size_t)*n + 1) * sizeof(*a));
+    a = mem_realloc(*kv, ((size_t)*n + 1) * sizeof(*a));
     if (!a) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
@@ -333,6 +334,10 @@ static int pl_devices(struct pl_reader *rd)
     if (r->ev.type != YAML_MAPPING_START_EVENT) {
         return yrd_err_here(r, "devices: expected a mapping of op name: device, got %s",
                             yrd_what(r, what, sizeof(what)));
+    }
+    /* the index first: graph_find cannot tell out of memory from "no such op" */
+    if ((rc = graph_index_names((struct graph *)g))) {
+        return rc;
     }
     while ((rc = yrd_key(r)) == 0) {
         int32_t u = graph_find(g, r->key);

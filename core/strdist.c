@@ -5,6 +5,8 @@
  */
 #include "core/strdist.h"
 
+#include "core/alloc.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@ size_t strdist(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b), d;
     size_t *block, *row0, *row1, *row2;
 
-    block = calloc(3 * (lb + 1), sizeof(size_t));
+    block = mem_calloc(3 * (lb + 1), sizeof(size_t));
     if (!block) {
         return (size_t)-1;
     }

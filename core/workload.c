@@ -5,6 +5,7 @@
  */
 #include "core/workload.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -133,7 +134,7 @@ static void shrink(void **p, size_t *alloc, size_t n, size_t elem)
     if (n == 0 || n >= *alloc) {
         return;
     }
-    if ((q = realloc(*p, n * elem)) != NULL) {
+    if ((q = mem_realloc(*p, n * elem)) != NULL) {
         *p = q;
         *alloc = n;
     }

@@ -13,6 +13,7 @@
  */
 #include "core/workload_yaml.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -511,7 +512,7 @@ static int top_ext(struct wl_reader *rd)
             return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "duplicate key '%s'", rd->r.key);
         }
     }
-    e = realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e));
+    e = mem_realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e));
     if (!e) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

@@ -5,6 +5,7 @@
  */
 #include "core/yio.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -472,7 +473,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
         }
         if (v->kind == YVAL_MAP) {
             /* keys grow in step with items: reallocate to the same capacity */
-            char **k = realloc(v->keys, alloc * sizeof(*k));
+            char **k = mem_realloc(v->keys, alloc * sizeof(*k));
 
             if (!k) {
                 free(key);

@@ -6,6 +6,7 @@
  */
 #include "results/db.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -86,7 +87,7 @@ int db_run_setf(char **field, const char *fmt, ...)
     int n;
 
     va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
+    n = mem_vasprintf(&s, fmt, ap);
     va_end(ap);
     if (n < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
@@ -194,7 +195,7 @@ static char *get_str(struct rd *d)
         d->bad = 1;
         return NULL;
     }
-    if (!(s = malloc((size_t)n + 1))) {
+    if (!(s = mem_alloc((size_t)n + 1))) {
         d->bad = 2;
         return NULL;
     }
@@ -215,7 +216,7 @@ static void *get_array(struct rd *d, int64_t n, size_t elem)
         d->bad = 1;
         return NULL;
     }
-    if (!(a = calloc((size_t)n, elem))) {
+    if (!(a = mem_calloc((size_t)n, elem))) {
         d->bad = 2;
         return NULL;
     }
@@ -239,7 +240,7 @@ int db_run_deserialize(struct db_run *r, const unsigned char *p, size_t len, siz
     /* each device takes at least 16 x 8 bytes on the wire: bounds n before allocating */
     if (n > 0 && !d.bad && (uint64_t)n > (d.len - d.pos) / 128) {
         d.bad = 1;
-    } else if (n > 0 && !d.bad && !(r->dev = calloc((size_t)n, sizeof(*r->dev)))) {
+    } else if (n > 0 && !d.bad && !(r->dev = mem_calloc((size_t)n, sizeof(*r->dev)))) {
         d.bad = 2;
     }
     for (int64_t i = 0; r->dev && i < n; i++) {

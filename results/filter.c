@@ -5,6 +5,7 @@
  */
 #include "results/filter.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/strdist.h"
@@ -293,7 +294,7 @@ static int add_cond(struct rfilter *f, const char *expr, const char *key, const 
     for (;;) {
         const char *end = split ? strchr(p, ',') : NULL;
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        char *v = malloc(n + 1), **nv;
+        char *v = mem_alloc(n + 1), **nv;
         double x;
 
         if (!v) {
@@ -302,7 +303,7 @@ static int add_cond(struct rfilter *f, const char *expr, const char *key, const 
         }
         memcpy(v, p, n);
         v[n] = '\0';
-        nv = realloc(c.val, sizeof(char *) * (size_t)(c.nval + 1));
+        nv = mem_realloc(c.val, sizeof(char *) * (size_t)(c.nval + 1));
         if (!nv) {
             free(v);
             rc = err_set(BAECHI_ENOMEM, "out of memory");

@@ -8,6 +8,7 @@
  */
 #include "results/plot.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/plot_internal.h"
@@ -175,9 +176,9 @@ int plot_make(struct db *db, const struct plot_opts *o)
     have_dir = true;
     snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
     if ((o->csv ? !(csv_path = array_strdup(o->csv))
-                : asprintf(&csv_path, "%s/data.csv", dir) < 0) ||
+                : mem_asprintf(&csv_path, "%s/data.csv", dir) < 0) ||
         (o->script ? !(gp_path = array_strdup(o->script))
-                   : asprintf(&gp_path, "%s/plot.gp", dir) < 0)) {
+                   : mem_asprintf(&gp_path, "%s/plot.gp", dir) < 0)) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

@@ -7,6 +7,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -45,7 +46,7 @@ char *plot_gp_quote_str(const char *s)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = mem_open_memstream(&buf, &len);
 
     if (!f) {
         return NULL;
@@ -189,7 +190,7 @@ int plot_make_tmp(const char *path, char **tmp)
         unsigned long x = (unsigned long)ts.tv_nsec * 2654435761u +
                           (unsigned long)getpid() * 40503u + counter++ * 7919u;
         free(*tmp);
-        if (asprintf(tmp, "%s.tmp-%06lx", path, x & 0xffffff) < 0) {
+        if (mem_asprintf(tmp, "%s.tmp-%06lx", path, x & 0xffffff) < 0) {
             *tmp = NULL;
             return err_set(BAECHI_ENOMEM, "out of memory");
         }
@@ -239,7 +240,7 @@ char *plot_find_gnuplot(void)
     while (path && *path) {
         const char *end = strchr(path, ':');
         size_t n = end ? (size_t)(end - path) : strlen(path);
-        if (asprintf(&buf, "%.*s/gnuplot", (int)n, n ? path : ".") < 0) {
+        if (mem_asprintf(&buf, "%.*s/gnuplot", (int)n, n ? path : ".") < 0) {
             return NULL;
         }
         if (access(buf, X_OK) == 0) {
@@ -286,7 +287,7 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
     pid_t pid;
     int st = 0, rc = 0;
 
-    if (!q || asprintf(&set_out, "OUT = %s", q) < 0) {
+    if (!q || mem_asprintf(&set_out, "OUT = %s", q) < 0) {
         free(q);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

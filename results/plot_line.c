@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
@@ -41,7 +42,7 @@ static int sappend(char **buf, size_t *n, size_t *alloc, const char *x, const ch
 {
     char *line = NULL;
     size_t len = 0, need;
-    FILE *f = open_memstream(&line, &len);
+    FILE *f = mem_open_memstream(&line, &len);
 
     if (!f) {
         return err_set(BAECHI_ENOMEM, "out of memory");
@@ -190,12 +191,12 @@ static int line_query(struct db *db, struct line_fig *L)
     } else {
         snprintf(bysel, sizeof(bysel), "''");
     }
-    if (asprintf(&sel,
-                 "%s, " RESULTS_CONFIG_SQL ", %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
-                 "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
-                 "= 'oom') > 0 THEN 'oom' WHEN SUM(r.status = 'infeasible') > 0 THEN "
-                 "'infeasible' ELSE 'error' END, COUNT(*)",
-                 bysel, x->sql, !L->y->needs_sim, L->y->sql) < 0) {
+    if (mem_asprintf(&sel,
+                     "%s, " RESULTS_CONFIG_SQL ", %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
+                     "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
+                     "= 'oom') > 0 THEN 'oom' WHEN SUM(r.status = 'infeasible') > 0 THEN "
+                     "'infeasible' ELSE 'error' END, COUNT(*)",
+                     bysel, x->sql, !L->y->needs_sim, L->y->sql) < 0) {
         sel = NULL;
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
@@ -349,7 +350,7 @@ static int line_blocks(struct line_fig *L, FILE *gp)
     const struct rows *r = &L->r;
     int rc = 0, ncf = L->cf.n;
 
-    if (!(L->ser = calloc((size_t)L->npanel * (size_t)ncf + 1, sizeof(*L->ser)))) {
+    if (!(L->ser = mem_calloc((size_t)L->npanel * (size_t)ncf + 1, sizeof(*L->ser)))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     for (int p = 0; p < L->npanel; p++) {

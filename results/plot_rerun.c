@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
@@ -26,7 +27,7 @@ static int yaml_sq(char **out, const char *s)
     for (const char *q = s; *q; q++) {
         n += *q == '\'' ? 2 : 1;
     }
-    if (!(p = *out = malloc(n))) {
+    if (!(p = *out = mem_alloc(n))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     *p++ = '\'';
@@ -188,15 +189,16 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
     CHECK(yaml_sq(&q[0], spec[0]));
     CHECK(yaml_sq(&q[1], spec[1]));
     CHECK(yaml_sq(&q[2], plot_cell(&r, 0, 3)));
-    if (asprintf(&yaml,
-                 "workloads: [%s]\nclusters: [%s]\ndevices: [%s]\nplacers: [%s]\n"
-                 "groupers: [%s]\nfusion: [%s]\nmemory_fractions: [%s]\ncomm_factors: [%s]\n"
-                 "seeds: [%s]\nsct_threshold: %s\nmodels: [%s]\ncompute_factors: [%s]\n",
-                 q[0], q[1], plot_cell(&r, 0, 2), q[2], plot_cell(&r, 0, 4),
-                 strcmp(plot_cell(&r, 0, 5), "0") ? "true" : "false", plot_cell(&r, 0, 6),
-                 plot_cell(&r, 0, 7), strcmp(plot_cell(&r, 0, 9), "0") ? plot_cell(&r, 0, 9) : "1",
-                 strtod(plot_cell(&r, 0, 8), NULL) > 0 ? plot_cell(&r, 0, 8) : "0.1",
-                 plot_cell(&r, 0, 10), plot_cell(&r, 0, 12) ? plot_cell(&r, 0, 12) : "1") < 0) {
+    if (mem_asprintf(&yaml,
+                     "workloads: [%s]\nclusters: [%s]\ndevices: [%s]\nplacers: [%s]\n"
+                     "groupers: [%s]\nfusion: [%s]\nmemory_fractions: [%s]\ncomm_factors: [%s]\n"
+                     "seeds: [%s]\nsct_threshold: %s\nmodels: [%s]\ncompute_factors: [%s]\n",
+                     q[0], q[1], plot_cell(&r, 0, 2), q[2], plot_cell(&r, 0, 4),
+                     strcmp(plot_cell(&r, 0, 5), "0") ? "true" : "false", plot_cell(&r, 0, 6),
+                     plot_cell(&r, 0, 7),
+                     strcmp(plot_cell(&r, 0, 9), "0") ? plot_cell(&r, 0, 9) : "1",
+                     strtod(plot_cell(&r, 0, 8), NULL) > 0 ? plot_cell(&r, 0, 8) : "0.1",
+                     plot_cell(&r, 0, 10), plot_cell(&r, 0, 12) ? plot_cell(&r, 0, 12) : "1") < 0) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
@@ -24,8 +25,9 @@ int plot_rows_add(void *ctx, int ncol, const char *const *names, const char *con
     if (ARRAY_RESERVE(r->v, r->alloc, (size_t)(r->n + 1) * (size_t)ncol)) {
         return BAECHI_ENOMEM;
     }
+    /* all NULL first: a failed copy leaves a row that plot_rows_release frees */
+    memset(&r->v[(size_t)r->n * (size_t)ncol], 0, (size_t)ncol * sizeof(*r->v));
     for (int c = 0; c < ncol; c++) {
-        r->v[(size_t)r->n * (size_t)ncol + (size_t)c] = NULL;
         if (vals[c] && !(r->v[(size_t)r->n * (size_t)ncol + (size_t)c] = array_strdup(vals[c]))) {
             r->n++;
             return BAECHI_ENOMEM;
@@ -61,7 +63,7 @@ int plot_distinct(const struct rows *r, int c, char ***out, int *n)
             seen |= strcmp((*out)[k], s) == 0;
         }
         if (!seen) {
-            char **a = realloc(*out, sizeof(char *) * (size_t)(*n + 1));
+            char **a = mem_realloc(*out, sizeof(char *) * (size_t)(*n + 1));
             if (!a) {
                 return err_set(BAECHI_ENOMEM, "out of memory");
             }

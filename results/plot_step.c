@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
@@ -44,7 +45,7 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
         goto scoped;
     }
     np = cf.n;
-    if (!(pl = calloc((size_t)np + 1, sizeof(*pl)))) {
+    if (!(pl = mem_calloc((size_t)np + 1, sizeof(*pl)))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto scoped;
     }

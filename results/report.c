@@ -5,6 +5,7 @@
  */
 #include "results/report.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/json_out.h"
@@ -60,8 +61,9 @@ int rtable_add(struct rtable *t, const char *const *cells)
     if (ARRAY_RESERVE(t->cell, t->alloc, base + (size_t)t->ncol)) {
         return BAECHI_ENOMEM;
     }
+    /* all NULL first: a failed copy leaves a row that rtable_release frees */
+    memset(&t->cell[base], 0, (size_t)t->ncol * sizeof(*t->cell));
     for (int c = 0; c < t->ncol; c++) {
-        t->cell[base + (size_t)c] = NULL;
         if (cells[c] && !(t->cell[base + (size_t)c] = array_strdup(cells[c]))) {
             t->nrow++;
             return BAECHI_ENOMEM;
@@ -107,12 +109,12 @@ void report_csv_field(FILE *out, const char *s)
     }
 }
 
-void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
+int rtable_print(const struct rtable *t, enum report_format f, FILE *out)
 {
-    int *w = calloc((size_t)t->ncol + 1, sizeof(int));
+    int *w = mem_calloc((size_t)t->ncol + 1, sizeof(int));
 
     if (!w) {
-        return;
+        return BAECHI_ENOMEM;
     }
     if (t->title && f != REPORT_CSV) {
         fprintf(out, f == REPORT_MARKDOWN ? "### %s\n\n" : "%s\n", t->title);
@@ -165,6 +167,7 @@ void rtable_print(const struct rtable *t, enum report_format f, FILE *out)
         fputc('\n', out);
     }
     free(w);
+    return 0;
 }
 
 static int add_query_row(void *ctx, int ncol, const char *const *names, const char *const *vals)
@@ -236,7 +239,7 @@ int report_query(struct db *db, const char *sql, const struct rfilter *where, en
     CHECK(rtable_init(&t, NULL, 0));
     rc = db_query_params(db, q.sql, q.p, q.np, add_query_row, &t);
     if (!rc && t.nrow > 0) {
-        rtable_print(&t, f, out);
+        rc = rtable_print(&t, f, out);
     }
     rtable_release(&t);
 cleanup:
@@ -361,8 +364,8 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title,
                         const char *const *keys, int nkey, enum report_format f, FILE *out)
 {
     struct rtable t;
-    const char **cells = calloc((size_t)m->ncol + (size_t)nkey + 1, sizeof(char *));
-    char(*buf)[48] = calloc((size_t)m->ncol + 1, sizeof(*buf));
+    const char **cells = mem_calloc((size_t)m->ncol + (size_t)nkey + 1, sizeof(char *));
+    char(*buf)[48] = mem_calloc((size_t)m->ncol + 1, sizeof(*buf));
     char *key = NULL;
     int rc = 0, ref = -1;
     bool any = false;
@@ -429,7 +432,7 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title,
         rc = rtable_add(&t, cells);
     }
     if (!rc && any) {
-        rtable_print(&t, f, out);
+        rc = rtable_print(&t, f, out);
     }
     rtable_release(&t);
 cleanup:

@@ -32,7 +32,8 @@ int rtable_init(struct rtable *t, const char *title, int ncol);
 void rtable_release(struct rtable *t);
 /* Appends a row of ncol cells (copied; NULL = empty). */
 int rtable_add(struct rtable *t, const char *const *cells);
-void rtable_print(const struct rtable *t, enum report_format f, FILE *out);
+/* Prints the table; 0, or BAECHI_ENOMEM (nothing printed). */
+int rtable_print(const struct rtable *t, enum report_format f, FILE *out);
 
 /*
  * THE CSV quoter of the results (report and plot data): s as one CSV field,

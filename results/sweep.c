@@ -7,6 +7,7 @@
  */
 #include "results/sweep.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/hash.h"
@@ -95,7 +96,7 @@ static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
     if (rc) {
         return rc;
     }
-    if (!(f = open_memstream(&l->yaml, &l->yaml_len))) {
+    if (!(f = mem_open_memstream(&l->yaml, &l->yaml_len))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -149,13 +150,13 @@ static int make_key(const struct sweep *sw, const struct sweep_point *p, char **
     yio_fmt_double(p->opt.comm_factor, cf, sizeof(cf));
     yio_fmt_double(p->opt.compute_factor, xf, sizeof(xf));
     yio_fmt_double(p->opt.sct_threshold, th, sizeof(th));
-    if (asprintf(out,
-                 "w=%s@%s|c=%s@%s|k=%d|p=%s|g=%s|f=%d|mf=%s|cf=%s|xf=%s|th=%s|seed=%" PRIu64
-                 "|r=%d",
-                 w->error ? w->spec : w->w.name, w->error ? "error" : w->hash,
-                 c->error ? c->spec : c->name, c->error ? "error" : c->hash, p->opt.n_devices,
-                 sw->spec.placers.item[p->placer].text, placer_grouper_name(p->opt.grouper),
-                 p->opt.fusion ? 1 : 0, mf, cf, xf, th, p->opt.seed, p->repeat) < 0) {
+    if (mem_asprintf(out,
+                     "w=%s@%s|c=%s@%s|k=%d|p=%s|g=%s|f=%d|mf=%s|cf=%s|xf=%s|th=%s|seed=%" PRIu64
+                     "|r=%d",
+                     w->error ? w->spec : w->w.name, w->error ? "error" : w->hash,
+                     c->error ? c->spec : c->name, c->error ? "error" : c->hash, p->opt.n_devices,
+                     sw->spec.placers.item[p->placer].text, placer_grouper_name(p->opt.grouper),
+                     p->opt.fusion ? 1 : 0, mf, cf, xf, th, p->opt.seed, p->repeat) < 0) {
         *out = NULL;
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
@@ -518,7 +519,7 @@ static int options_text(const struct placement *pl, char **out)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = mem_open_memstream(&buf, &len);
 
     if (!f) {
         return err_set(BAECHI_ENOMEM, "out of memory");
@@ -797,7 +798,7 @@ int sweep_todo(const struct sweep *sw, struct db *db, int32_t **todo, int32_t *n
             const char *k;
             char *full = NULL;
             snprintf(buf, sizeof(buf), "%s", sim_model_name(sw->spec.models[m]));
-            if (asprintf(&full, "%s|model=%s", sw->point[i].key, buf) < 0) {
+            if (mem_asprintf(&full, "%s|model=%s", sw->point[i].key, buf) < 0) {
                 rc = err_set(BAECHI_ENOMEM, "out of memory");
                 goto cleanup;
             }
@@ -823,8 +824,8 @@ int sweep_todo(const struct sweep *sw, struct db *db, int32_t **todo, int32_t *n
             }
             for (int32_t m = 0; m < nm; m++) {
                 char *full = NULL;
-                if (asprintf(&full, "%s|model=%s", sw->point[i].key,
-                             sim_model_name(sw->spec.models[m])) < 0) {
+                if (mem_asprintf(&full, "%s|model=%s", sw->point[i].key,
+                                 sim_model_name(sw->spec.models[m])) < 0) {
                     rc = err_set(BAECHI_ENOMEM, "out of memory");
                     goto cleanup;
                 }

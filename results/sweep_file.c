@@ -7,6 +7,7 @@
  */
 #include "results/sweep.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -232,7 +233,7 @@ char *sweep_resolve(const struct sweep_spec *s, const char *p)
     if (p[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) {
         return array_strdup(p);
     }
-    if (asprintf(&out, "%s/%s", s->dir, p) < 0) {
+    if (mem_asprintf(&out, "%s/%s", s->dir, p) < 0) {
         err_set(BAECHI_ENOMEM, "out of memory");
         return NULL;
     }
@@ -290,7 +291,8 @@ static int check_device_counts(const struct yrd *r, const struct sweep_spec *s,
     int rc = cluster_load(&c, spec);
 
     if (rc) {
-        return item_err(r, "clusters", it, err_msg());
+        /* out of memory is no fault of the sweep file: no file:line */
+        return rc == BAECHI_ENOMEM ? rc : item_err(r, "clusters", it, err_msg());
     }
     for (int32_t i = 0; i < s->n_devices && i < devl->n; i++) {
         if (s->devices[i] > c.n_devices) {
@@ -366,7 +368,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
                                 "exclude: expected a mapping (workload, cluster, placer), got %s",
                                 yrd_what(r, what, sizeof(what)));
         }
-        e = realloc(s->exclude, sizeof(*e) * (size_t)(s->n_exclude + 1));
+        e = mem_realloc(s->exclude, sizeof(*e) * (size_t)(s->n_exclude + 1));
         if (!e) {
             return err_set(BAECHI_ENOMEM, "out of memory");
         }

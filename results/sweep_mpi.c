@@ -16,6 +16,7 @@
  */
 #include "results/sweep.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 
 #ifndef HAVE_MPI
@@ -158,7 +159,7 @@ int sweep_run_mpi(int *argc, char ***argv, const char *sweep_path, const char *d
     if (n < 0) {
         goto done; /* rank 0 has the message */
     }
-    if (rank != 0 && !(text = malloc((size_t)n + 1))) {
+    if (rank != 0 && !(text = mem_alloc((size_t)n + 1))) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);

@@ -13,6 +13,7 @@
 
 #include "sim/sim_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/workload.h"
@@ -129,7 +130,7 @@ static int snapshot(struct observer *o, int32_t d, int64_t time_us, int32_t op,
     s->n_top = n < o->top_n ? n : o->top_n;
     s->top = all;
     if (s->n_top < n) {
-        struct mem_live *t = realloc(all, (size_t)(s->n_top ? s->n_top : 1) * sizeof(*all));
+        struct mem_live *t = mem_realloc(all, (size_t)(s->n_top ? s->n_top : 1) * sizeof(*all));
 
         if (t) {
             s->top = t;
@@ -189,7 +190,8 @@ void mem_explain_init(struct mem_explain *x)
 
 void mem_explain_release(struct mem_explain *x)
 {
-    for (int32_t d = 0; d < x->n_devices; d++) {
+    /* x->dev is NULL when its allocation failed */
+    for (int32_t d = 0; x->dev && d < x->n_devices; d++) {
         free(x->dev[d].peak.top);
         free(x->dev[d].oom.top);
     }

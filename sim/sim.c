@@ -7,6 +7,7 @@
  */
 #include "sim/sim.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -287,8 +288,8 @@ static int critical_path_fastest(const struct graph *g, const struct cluster *c,
         *cp_us = limit_sat_time_us(ceil((double)cp / sp));
         return 0;
     }
-    if (!(fin = calloc((size_t)g->n_ops, sizeof(*fin)))) {
-        return err_set(BAECHI_ENOMEM, "out of memory computing the critical path");
+    if (!(fin = mem_calloc((size_t)g->n_ops, sizeof(*fin)))) {
+        return BAECHI_ENOMEM; /* mem_calloc set the message */
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = g->topo_op[i];

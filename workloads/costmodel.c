@@ -5,6 +5,7 @@
  */
 #include "workloads/costmodel.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 #include "workloads/gen_build.h"
 
@@ -207,7 +208,7 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
         n++;
     }
     if (n > 0 && !w->reference_device && m->kind) {
-        w->reference_device = strdup(m->kind);
+        w->reference_device = mem_strdup(m->kind);
         if (!w->reference_device) {
             return err_set(BAECHI_ENOMEM, "out of memory");
         }

@@ -13,6 +13,7 @@
 #include "workloads/onnx_import_internal.h"
 #include "workloads/onnx_shape.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -255,7 +256,7 @@ int onnx_import(struct workload *w, const char *path, const struct onnx_import_o
             uint8_t *nb;
 
             cap = cap ? 2 * cap : 1 << 16;
-            if (!(nb = realloc(buf, cap))) {
+            if (!(nb = mem_realloc(buf, cap))) {
                 free(buf);
                 fclose(f);
                 return err_set(BAECHI_ENOMEM, "%s: out of memory reading the model", path);

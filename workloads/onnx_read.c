@@ -240,8 +240,11 @@ static int read_value_info(struct ox *x)
         const char *nm;
         int32_t old;
 
-        if (!vi->name || !(nm = strpool_add(&x->vi_pool, vi->name, strlen(vi->name)))) {
+        if (!vi->name) {
             continue;
+        }
+        if (!(nm = strpool_add(&x->vi_pool, vi->name, strlen(vi->name)))) {
+            return BAECHI_ENOMEM;
         }
         if ((rc = strmap_put(&x->vi_map, nm, (int32_t)i, &old))) {
             return rc;

@@ -1,0 +1,31 @@
+# Allocation failures (core/alloc.h, scripts/alloc-fail.sh, docs/fuzzing.md
+# "Allocation failures"): in the test build, failing the N-th allocation
+# never crashes, leaks or corrupts (ASan + UBSan), never exits 0 with other
+# output, and otherwise exits 1 saying "out of memory".  A reduced round of
+# `make check-alloc`: every N for `workload info` and `place -p m-etf` on t1,
+# at most 12 values of N, spread over the range, for the other commands.
+. "$TOP/tests/cli/lib.sh"
+
+AF=${BAECHI_ALLOCFAIL:-$TOP/build/allocfail/baechi}
+[ -x "$AF" ] || test_skip_all "no allocation-failure build (make allocfail)"
+
+test_expect_success 'every N: workload info, place -p m-etf' '
+    expect_exit 0 env ALLOC_FAIL_JOBS=2 ALLOC_FAIL_LOG="$TMPDIR_TEST/log1" \
+        sh "$TOP/scripts/alloc-fail.sh" "$AF" info place-m-etf
+    cat "$TMPDIR_TEST/log1"
+    expect_grep "^alloc-fail: [0-9]+ runs, 0 failures$" "$TMPDIR_TEST/out"
+'
+
+test_expect_success 'a stride: every other command' - <<'EOF'
+# sweep is left out: a sweep point runs in a worker process, and a worker
+# that runs out of memory becomes an 'error' row while the sweep exits 0
+# (docs/fuzzing.md, "Allocation failures": open)
+cases=$(sh "$TOP/scripts/alloc-fail.sh" "$AF" --list | grep -v '^info$\|^place-m-etf$\|^sweep$')
+# shellcheck disable=SC2086
+expect_exit 0 env ALLOC_FAIL_JOBS=2 ALLOC_FAIL_LIMIT=12 ALLOC_FAIL_LOG="$TMPDIR_TEST/log2" \
+    sh "$TOP/scripts/alloc-fail.sh" "$AF" $cases
+cat "$TMPDIR_TEST/log2"
+expect_grep "^alloc-fail: [0-9]+ runs, 0 failures$" "$TMPDIR_TEST/out"
+EOF
+
+test_done
