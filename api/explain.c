@@ -14,6 +14,7 @@
 #include "include/baechi.h"
 
 #include "api/internal.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "sim/explain.h"
 #include "sim/explain_json.h"
@@ -50,7 +51,7 @@ int baechi_explain_memory(const struct baechi_workload *w, const struct baechi_c
     mem_explain_init(&x);
     CHECK(sim_run(&g, &cw, p->p.device_of, &so, &r));
     CHECK(mem_explain_run(&g, &cw, p->p.device_of, so.model, &r, MEM_EXPLAIN_TOP, &x));
-    if (!(f = open_memstream(&text, &len))) {
+    if (!(f = mem_open_memstream(&text, &len))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

@@ -9,6 +9,7 @@
  */
 #include "include/baechi.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 #include "results/db.h"
 #include "results/filter.h"
@@ -42,7 +43,7 @@ int baechi_report_json(const char *db_path, const char *const *where, const char
     }
     ro.where = &filter;
     CHECK(db_open(&db, db_path, DB_READONLY));
-    if (!(f = open_memstream(&text, &len))) {
+    if (!(f = mem_open_memstream(&text, &len))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

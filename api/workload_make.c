@@ -12,6 +12,7 @@
 #include "include/baechi.h"
 
 #include "api/internal.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/graph.h"
 #include "core/workload.h"
@@ -39,7 +40,7 @@ struct baechi_params {
 
 struct baechi_params *baechi_params_new(void)
 {
-    struct baechi_params *p = calloc(1, sizeof(*p));
+    struct baechi_params *p = mem_calloc(1, sizeof(*p));
 
     if (!p) {
         err_set(BAECHI_ENOMEM, "out of memory");
@@ -77,7 +78,7 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
             break;
         }
     }
-    if (!(v = strdup(value))) {
+    if (!(v = mem_strdup(value))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     for (int i = 0; i < p->n; i++) {
@@ -89,12 +90,12 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
     }
     if (p->n == p->alloc) {
         int na = p->alloc ? 2 * p->alloc : 8;
-        char **nn = realloc(p->name, (size_t)na * sizeof(*nn));
+        char **nn = mem_realloc(p->name, (size_t)na * sizeof(*nn));
 
         if (nn) {
             p->name = nn;
         }
-        char **nv = nn ? realloc(p->value, (size_t)na * sizeof(*nv)) : NULL;
+        char **nv = nn ? mem_realloc(p->value, (size_t)na * sizeof(*nv)) : NULL;
 
         if (!nv) {
             free(v);
@@ -103,7 +104,7 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
         p->value = nv;
         p->alloc = na;
     }
-    if (!(k = strdup(key))) {
+    if (!(k = mem_strdup(key))) {
         free(v);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
@@ -216,7 +217,7 @@ int api_workload_adopt(struct workload *w, const char *what, struct baechi_workl
     int rc = 0;
 
     *out = NULL;
-    if (!(f = open_memstream(&text, &len))) {
+    if (!(f = mem_open_memstream(&text, &len))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -227,7 +228,7 @@ int api_workload_adopt(struct workload *w, const char *what, struct baechi_workl
     if (rc) {
         goto cleanup;
     }
-    if (!(h = calloc(1, sizeof(*h)))) {
+    if (!(h = mem_calloc(1, sizeof(*h)))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }

@@ -29,6 +29,7 @@
  */
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/graph.h"
@@ -392,10 +393,10 @@ static int bs_placer(struct bs_graph *G, const struct bs_placer *pl)
         char *key = NULL;
         double t0, cpu_ms;
 
-        if (asprintf(&key,
-                     "bench-scaling|sweep=%s|workload=%s|cluster=%s|placer=%s|lp=%g|repeat=%ld"
-                     "|model=timed",
-                     a->sweep, G->wl_hash, G->cl_hash, pl->name, a->lp_time_limit_s, rep) < 0) {
+        if (mem_asprintf(&key,
+                         "bench-scaling|sweep=%s|workload=%s|cluster=%s|placer=%s|lp=%g|repeat=%ld"
+                         "|model=timed",
+                         a->sweep, G->wl_hash, G->cl_hash, pl->name, a->lp_time_limit_s, rep) < 0) {
             rc = err_set(BAECHI_ENOMEM, "out of memory");
             break;
         }
@@ -435,7 +436,7 @@ static int bs_placer(struct bs_graph *G, const struct bs_placer *pl)
                 free(prev);
                 sim_result_release(&res);
                 sim_result_init(&res);
-                if (!(prev = malloc(sizeof(*prev) * (size_t)G->g.n_ops))) {
+                if (!(prev = mem_alloc(sizeof(*prev) * (size_t)G->g.n_ops))) {
                     rc = err_set(BAECHI_ENOMEM, "out of memory");
                     goto next;
                 }

@@ -399,7 +399,7 @@ int workload_set_top_ext(struct workload *w, const char *key, const struct yval 
             return 0;
         }
     }
-    if (!(e = realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e)))) {
+    if (!(e = mem_realloc(w->top_ext, ((size_t)w->n_top_ext + 1) * sizeof(*e)))) {
         yval_release(&v);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

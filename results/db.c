@@ -6,6 +6,7 @@
  */
 #include "results/db.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -377,7 +378,7 @@ static int reopen_immutable(struct db *db)
     int rc = 0;
     static const char hex[] = "0123456789ABCDEF";
 
-    if (asprintf(&wal, "%s-wal", db->path) < 0) {
+    if (mem_asprintf(&wal, "%s-wal", db->path) < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     if (stat(wal, &st) == 0 && st.st_size > 0) {

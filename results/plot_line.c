@@ -128,7 +128,7 @@ static int line_median(struct db *db, struct line_fig *L, const char *bysel)
     char *sel = NULL, tail[2400];
     int rc = 0;
 
-    if (asprintf(&sel, "%s, " RESULTS_CONFIG_SQL ", %s, %s", bysel, L->x->sql, L->y->sql) < 0) {
+    if (mem_asprintf(&sel, "%s, " RESULTS_CONFIG_SQL ", %s, %s", bysel, L->x->sql, L->y->sql) < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     snprintf(tail, sizeof(tail),

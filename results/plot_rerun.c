@@ -76,7 +76,7 @@ static int find_file(const char *db_file, const char *p, char **out)
         if (!dd) {
             return BAECHI_ENOMEM;
         }
-        if (asprintf(&d, "%s/%s", dirname(dd), p) < 0) {
+        if (mem_asprintf(&d, "%s/%s", dirname(dd), p) < 0) {
             d = NULL;
         }
         free(dd);
@@ -135,7 +135,7 @@ static int locate_spec(const char *db_file, const char *id, const char *spec, bo
     if (!import) {
         *out = file;
         file = NULL;
-    } else if (asprintf(out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
+    } else if (mem_asprintf(out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
         *out = NULL;
         rc = err_set(BAECHI_ENOMEM, "out of memory");
     }

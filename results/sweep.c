@@ -447,7 +447,7 @@ static char *abs_spec(const struct sweep_spec *s, const char *spec)
         *q++ = '\0';
     }
     if ((file = abs_path(s, buf)) &&
-        asprintf(&out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
+        mem_asprintf(&out, "import:%s%s%s", file, q ? "?" : "", q ? q : "") < 0) {
         out = NULL;
     }
     free(file);

@@ -8,6 +8,7 @@
  */
 #include "workloads/onnx_import_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/strmap.h"
@@ -19,7 +20,7 @@
 /* protobuf-c's allocator, malloc and free, noting whether malloc failed. */
 static void *ox_pb_alloc(void *data, size_t size)
 {
-    void *p = malloc(size);
+    void *p = mem_alloc(size);
 
     if (!p && size > 0) {
         *(bool *)data = true;
