@@ -30,9 +30,14 @@
 #   slow            not in --quick (over ~5 s on the normal build)
 #   sanitized-only  when both builds run (make check), only on the sanitized
 #                   one: the reference comparisons, mostly Python, run once
-#                   but check the C side under the sanitizers
+#                   but check the C side under the sanitizers; so do the
+#                   slow checks of C paths (auto's contract, run vs sim)
 #   once            when both builds run, only on the normal one: it checks
-#                   the tree or `make install`, not the program under test
+#                   the tree or `make install`, not the program under test,
+#                   or its time goes to Python, gnuplot or the demo script
+#                   (JSON schemas, PyTorch memory, the demo, the tutorial,
+#                   the GPU-check rehearsal) over C paths that other scripts
+#                   run under the sanitizers
 #   serial          never at the same time as another serial script (they
 #                   run make in the tree)
 set -u

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # One machine-readable contract: every command's --json output validates
 # against its schema in docs/schema/ (tests/json_schema.py: additional fields
 # refused, so an added or renamed field fails here), numbers are numbers and

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # The memory model of a training step against PyTorch (issue 11): the bytes
 # autograd saves for backward, measured with saved_tensors_hooks on CPU by
 # scripts/measure-memory.py into tests/data/pytorch-memory.json (storages

@@ -1,3 +1,4 @@
+# check: slow once
 # t562-demo-figures.sh - every figure of `make demo` says something of its
 # own: the demo (reduced: small synthetic sizes, GPT small, CSV only) runs,
 # no two figures' data files are identical, and in every line figure at

@@ -1,3 +1,4 @@
+# check: slow once
 # docs/tutorial.md runs as written: its ```sh blocks in order, then its
 # ```python blocks, in an empty directory with `baechi` on PATH, and the
 # numbers the text quotes (in **bold**) are what the commands print.

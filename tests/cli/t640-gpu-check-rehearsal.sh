@@ -1,5 +1,5 @@
 #!/bin/sh
-# check: slow
+# check: slow once
 # t640: scripts/gpu-check.sh rehearsed on the CPU backend (BACKEND=cpu), as
 # a lent GPU machine would run it: the given program, a calibration, the
 # placements and replays, and a report with one row of numbers per placer.
