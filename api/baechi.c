@@ -14,6 +14,7 @@
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/yio.h"
 #include "core/file_out.h"
 #include "core/limits.h"
 #include "core/graph.h"
@@ -319,18 +320,8 @@ static int parse_long(const char *name, const char *s, long lo, long hi, long *o
 
 static int parse_bool(const char *name, const char *s, bool *out)
 {
-    static const char *const yes[] = {"1", "true", "yes", "on", NULL};
-    static const char *const no[] = {"0", "false", "no", "off", NULL};
-
-    for (int i = 0; yes[i]; i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
+    if (yio_parse_bool(s, out) == 0) { /* YAML's booleans, as files and sweeps */
+        return 0;
     }
     return err_set(BAECHI_EINVAL, "option '%s': '%s' is not a boolean (true or false)", name, s);
 }
@@ -616,6 +607,20 @@ const struct baechi_options *api_options_for(const struct baechi_placement *p,
     return defaults;
 }
 
+int api_sim_world(const struct baechi_workload *w, const struct baechi_cluster *c,
+                  const struct baechi_placement *p, const struct baechi_options **o,
+                  struct baechi_options *defaults, const char *model, struct sim_options *so,
+                  struct graph *g, int64_t **weights, struct cluster *cw)
+{
+    int rc;
+
+    *o = api_options_for(p, *o, defaults);
+    if (model && (rc = sim_model_parse(model, &so->model)) != 0) {
+        return rc;
+    }
+    return api_world_of(w, c, p, *o, g, weights, cw);
+}
+
 int baechi_simulate(const struct baechi_workload *w, const struct baechi_cluster *c,
                     const struct baechi_placement *p, const char *model,
                     const struct baechi_options *o, struct baechi_result **out)
@@ -629,11 +634,7 @@ int baechi_simulate(const struct baechi_workload *w, const struct baechi_cluster
     int rc;
 
     *out = NULL;
-    o = api_options_for(p, o, &defaults);
-    if (model && (rc = sim_model_parse(model, &so.model)) != 0) {
-        return rc;
-    }
-    if ((rc = api_world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
+    if ((rc = api_sim_world(w, c, p, &o, &defaults, model, &so, &g, &weights, &cw)) != 0) {
         return rc;
     }
     if (!(h = mem_calloc(1, sizeof(*h)))) {

@@ -40,11 +40,7 @@ int baechi_explain_memory(const struct baechi_workload *w, const struct baechi_c
     int rc;
 
     *json = NULL;
-    o = api_options_for(p, o, &defaults);
-    if (model && (rc = sim_model_parse(model, &so.model)) != 0) {
-        return rc;
-    }
-    if ((rc = api_world_of(w, c, p, o, &g, &weights, &cw)) != 0) {
+    if ((rc = api_sim_world(w, c, p, &o, &defaults, model, &so, &g, &weights, &cw)) != 0) {
         return rc;
     }
     sim_result_init(&r);

@@ -66,6 +66,14 @@ int api_world_of(const struct baechi_workload *w, const struct baechi_cluster *c
                  const struct baechi_placement *p, const struct baechi_options *o, struct graph *g,
                  int64_t **weights, struct cluster *cw);
 
+/* What baechi_simulate and baechi_explain_memory start with: the options
+ * (api_options_for; *o replaced), the model by name (NULL: so's), then
+ * api_world_of. */
+int api_sim_world(const struct baechi_workload *w, const struct baechi_cluster *c,
+                  const struct baechi_placement *p, const struct baechi_options **o,
+                  struct baechi_options *defaults, const char *model, struct sim_options *so,
+                  struct graph *g, int64_t **weights, struct cluster *cw);
+
 /* o, else the options p was placed with, else the defaults (in *defaults). */
 const struct baechi_options *api_options_for(const struct baechi_placement *p,
                                              const struct baechi_options *o,

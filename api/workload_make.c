@@ -14,6 +14,7 @@
 #include "api/internal.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/yio.h"
 #include "core/graph.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
@@ -160,18 +161,8 @@ static int param_double(const char *fn, const char *name, const char *s, double 
 
 static int param_bool(const char *fn, const char *name, const char *s, bool *out)
 {
-    static const char *const yes[] = {"1", "true", "yes", "on", NULL};
-    static const char *const no[] = {"0", "false", "no", "off", NULL};
-
-    for (int i = 0; yes[i]; i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
+    if (yio_parse_bool(s, out) == 0) { /* YAML's booleans, as files and sweeps */
+        return 0;
     }
     return err_set(BAECHI_EINVAL, "%s: parameter '%s': '%s' is not a boolean (true or false)", fn,
                    name, s);

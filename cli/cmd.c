@@ -308,6 +308,16 @@ static bool json_number(const char *s)
     return *s == '\0';
 }
 
+void cmd_json_placement_head(const char *workload, const char *cluster, const char *placer)
+{
+    fputs("{\"workload\": ", stdout);
+    json_out_str(stdout, workload);
+    fputs(", \"cluster\": ", stdout);
+    json_out_str(stdout, cluster);
+    fputs(", \"placer\": ", stdout);
+    json_out_str(stdout, placer);
+}
+
 void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n)
 {
     static const char *const renames[][2] = {

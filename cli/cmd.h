@@ -113,6 +113,10 @@ int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n);
  */
 void cmd_json_kv(FILE *f, const struct placement_kv *kv, int32_t n);
 
+/* The head every placement result's JSON object starts with, on stdout:
+ * `{"workload": W, "cluster": C, "placer": P` (the caller goes on with ", ..."). */
+void cmd_json_placement_head(const char *workload, const char *cluster, const char *placer);
+
 /*
  * The candidate closest to `word` by edit distance (insertions, deletions,
  * substitutions and swaps of neighbours, git's help.c), or NULL when none is

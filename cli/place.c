@@ -223,12 +223,7 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
 
 void place_job_print_infeasible_json(const struct place_job *j, const char *placer)
 {
-    fputs("{\"workload\": ", stdout);
-    json_out_str(stdout, j->w.name);
-    fputs(", \"cluster\": ", stdout);
-    json_out_str(stdout, j->c.name);
-    fputs(", \"placer\": ", stdout);
-    json_out_str(stdout, placer);
+    cmd_json_placement_head(j->w.name, j->c.name, placer);
     fputs(", \"feasible\": false, \"reason\": ", stdout);
     json_out_str(stdout, err_msg());
     fputs("}\n", stdout);
@@ -314,12 +309,7 @@ static void print_json(const struct workload *w, const struct graph *g, const st
 {
     int32_t nd = st->n_devices;
 
-    fputs("{\"workload\": ", stdout);
-    json_out_str(stdout, w->name);
-    fputs(", \"cluster\": ", stdout);
-    json_out_str(stdout, c->name);
-    fputs(", \"placer\": ", stdout);
-    json_out_str(stdout, p->placer);
+    cmd_json_placement_head(w->name, c->name, p->placer);
     fputs(", \"feasible\": true, \"output\": ", stdout);
     if (out) {
         json_out_str(stdout, out);

@@ -81,12 +81,7 @@ static void print_json(const struct workload *w, const struct graph *g, const st
                        const struct sim_result *rb, const struct sim_result *rt,
                        const struct mem_explain *xb, const struct mem_explain *xt)
 {
-    fputs("{\"workload\": ", stdout);
-    json_out_str(stdout, w->name);
-    fputs(", \"cluster\": ", stdout);
-    json_out_str(stdout, c->name);
-    fputs(", \"placer\": ", stdout);
-    json_out_str(stdout, p->placer);
+    cmd_json_placement_head(w->name, c->name, p->placer);
     fputs(", \"feasible\": true, \"options\": ", stdout);
     cmd_json_kv(stdout, p->options, p->n_options);
     fputs(", \"placement_stats\": ", stdout);

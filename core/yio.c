@@ -558,6 +558,24 @@ static bool is_nan_or_inf(const char *s)
     return false;
 }
 
+int yio_parse_bool(const char *s, bool *b)
+{
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "on", "1", NULL};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "off", "0", NULL};
+
+    for (int i = 0; yes[i]; i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *b = true;
+            return 0;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *b = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 const char *yio_parse_double(const char *s, double *out)
 {
     bool integral;

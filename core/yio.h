@@ -208,6 +208,10 @@ int yrd_err_here(const struct yrd *r, const char *fmt, ...) __attribute__((forma
 const char *yio_parse_double(const char *s, double *out);
 const char *yio_parse_size(const char *s, int64_t *out);
 
+/* A YAML 1.1 boolean (true/True/TRUE/yes/on/1, false/False/FALSE/no/off/0)
+ * into *b: 0, or -1 when s is none of them (*b untouched). */
+int yio_parse_bool(const char *s, bool *b);
+
 /* Shortest text that reads back as exactly x (integers without a dot). */
 void yio_fmt_double(double x, char *buf, size_t size);
 

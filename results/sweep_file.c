@@ -142,24 +142,6 @@ static int to_int(const struct yrd *r, const char *key, const struct sweep_item 
     return 0;
 }
 
-static int to_bool(const char *s, bool *b)
-{
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "on", "1", NULL};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "off", "0", NULL};
-
-    for (int i = 0; yes[i]; i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *b = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *b = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /*
  * Parses gen:MODEL?k=v&... or import:FILE?k=v&... in `buf` (a writable copy
  * of the spec, cut into pieces here: g's strings point into it), the
@@ -398,7 +380,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
                 return yrd_err_here(r, "exclude: grouper: '%s' is not a grouper (tf, coplace)",
                                     yrd_text(r));
             }
-            if (f == &e->fusion && to_bool(yrd_text(r), &e->fusion_v)) {
+            if (f == &e->fusion && yio_parse_bool(yrd_text(r), &e->fusion_v)) {
                 return yrd_err_here(r, "exclude: fusion: '%s' is not true or false", yrd_text(r));
             }
             free(*f);
@@ -436,7 +418,7 @@ static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, st
         CHECK(to_int(r, k, it, 1, 1000000, &x));
         s->repeats = (int32_t)x;
     } else if (strcmp(k, "store_placement") == 0) {
-        if (to_bool(it->text, &s->store_placement)) {
+        if (yio_parse_bool(it->text, &s->store_placement)) {
             return item_err(r, k, it, "is not a boolean (true or false)");
         }
     } else {
@@ -502,7 +484,7 @@ static int parse_grouper(const char *text, void *out)
 
 static int parse_bool(const char *text, void *out)
 {
-    return to_bool(text, out);
+    return yio_parse_bool(text, out);
 }
 
 /* The items of l parsed one by one into a new array *out of elem-byte values; why: a bad one. */

@@ -148,9 +148,9 @@ run_job() { # dir id kind args...
         job_counted python env BAECHI=build/baechi "${PYTHON:-python3}" tests/python/run.py
         ;;
     fuzz)
-        name="fuzz smoke (libFuzzer, ${FUZZ_SMOKE_S:-3} s per target)" key=fuzz label=asan+ubsan
+        name="fuzz smoke (libFuzzer, ${FUZZ_SMOKE_S:-2} s per target)" key=fuzz label=asan+ubsan
         job_counted fuzz env ASAN_OPTIONS= UBSAN_OPTIONS= \
-            sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-3}"
+            sh tests/fuzz/run.sh smoke "${FUZZ_SMOKE_S:-2}"
         ;;
     cli)
         name=$(basename "$3" .sh) key=$name label=$2

@@ -123,24 +123,6 @@ const char *gen_spec_keys(enum gen_source source)
     return b;
 }
 
-static int parse_flag(const char *s, bool *b)
-{
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "on", "1", NULL};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "off", "0", NULL};
-
-    for (int i = 0; yes[i]; i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *b = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *b = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* An integer in lo..hi, else why in why[]. */
 static const char *parse_long(const struct gen_param *p, const char *key, const char *val, long *x,
                               char *why, size_t why_len)
@@ -185,7 +167,7 @@ static const char *set_flag(struct gen_spec *s, const struct gen_param *p, const
 {
     bool b;
 
-    if (parse_flag(val, &b)) {
+    if (yio_parse_bool(val, &b)) {
         snprintf(why, why_len, "parameter '%s': expected true or false", key);
         return why;
     }

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # Malformed workload and cluster files (tests/data/bad/): each must fail with
 # exit 2 and one message on stderr naming the file and the line
 # ("file:LINE:") and matching the regex in tests/data/bad/EXPECT.  Workloads

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # Micro-batched training graphs (workloads/train.h, --micro-batches): on a
 # balanced chain of K stages of several ops each, one stage per device,
 # negligible communication, the timed simulator's step equals the GPipe

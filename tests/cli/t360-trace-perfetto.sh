@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # Traces open in Perfetto: GNMT placed by m-ETF on paper-4gpu-pcie, simulated
 # with both models (sim --trace, run --trace --trace-model); every track's slices
 # nest (no partial overlap), compute,

@@ -1,3 +1,4 @@
+# check: slow sanitized-only
 # t400-run-gnmt.sh - `baechi run` prints a complete summary for every placer on GNMT
 . "$TOP/tests/cli/lib.sh"
 

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # --explain-memory (sim/explain.h, cli/explain.c): the live set at each
 # device's peak, by kind, sums to the peak on every device, for GNMT and a
 # training graph under both models, in `run` and `sim`, text and JSON; an
