@@ -30,14 +30,16 @@
 #   slow            not in --quick (over ~5 s on the normal build)
 #   sanitized-only  when both builds run (make check), only on the sanitized
 #                   one: the reference comparisons, mostly Python, run once
-#                   but check the C side under the sanitizers; so do the
-#                   slow checks of C paths (auto's contract, run vs sim)
+#                   but check the C side under the sanitizers; so do scripts
+#                   that drive C paths (parsers, placers, sweeps, figures)
+#                   whose second, plain run would add time and no check
 #   once            when both builds run, only on the normal one: it checks
 #                   the tree or `make install`, not the program under test,
-#                   or its time goes to Python, gnuplot or the demo script
+#                   or its time goes to Python, gnuplot or whole studies
 #                   (JSON schemas, PyTorch memory, the demo, the tutorial,
-#                   the GPU-check rehearsal) over C paths that other scripts
-#                   run under the sanitizers
+#                   the GPU-check rehearsal, auto's contract, run vs sim,
+#                   every workload option in a sweep) over C paths that
+#                   other scripts run under the sanitizers
 #   serial          never at the same time as another serial script (they
 #                   run make in the tree)
 set -u

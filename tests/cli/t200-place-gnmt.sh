@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t200-place-gnmt.sh - `baechi place` with every placer on GNMT (4 paper GPUs)
 . "$TOP/tests/cli/lib.sh"
 

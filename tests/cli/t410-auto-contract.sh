@@ -1,4 +1,4 @@
-# check: slow sanitized-only
+# check: slow once
 # t410-auto-contract.sh - the `auto` placer's contract (issue 10) on a reduced
 # placement benchmark: in every cell auto is feasible wherever any placer
 # gives a placement the timed simulator runs without running out of memory,

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t503-sweep-mpi.sh - `mpirun --oversubscribe -np 3 baechi sweep --mpi` gives
 # the same rows as a local sweep (times aside); without MPI in the build,
 # --mpi says so.

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t504-plot.sh - every plot kind draws a non-empty figure (gnuplot's exit
 # status checked by baechi); CSV without gnuplot; a clear message without it.
 . "$TOP/tests/cli/lib.sh"

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # Limits on a sweep's work and messages that name the real cause (issue 20,
 # items 6 and 7): a grid of more runs than the cap is refused before it is
 # expanded (a 1000 x 1000 x 1000 dry run grew past 6.5 GB); a read-only

@@ -1,4 +1,4 @@
-# check: slow sanitized-only
+# check: slow once
 # t509-sweep-expresses-cli.sh - a sweep expresses every workload the CLI
 # does: each option of `workload gen --help` and `workload import --help` is a
 # parameter of gen:/import: (workloads/gen_params.c), a sweep with

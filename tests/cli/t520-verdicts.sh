@@ -1,4 +1,4 @@
-# check: slow sanitized-only
+# check: slow once
 # t520-verdicts.sh - one memory verdict per placement (issue 19): `sim` of the
 # file `place` wrote gives `run`'s step, peaks and OOM verdict; an explicit
 # --memory-fraction overrides the file's and says so; another cluster warns.

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t560-report-where.sh - report groups by every swept dimension that varies
 # (never averages over device counts); --where selects runs for report and
 # db query (names checked, did-you-mean); report --format csv and json are

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t561-plot-figures.sh - figures say what they show and show only that: the
 # memory figures of two workloads differ and each data file holds exactly
 # the runs of its workload (re-queried from the database); a name that

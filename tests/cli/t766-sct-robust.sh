@@ -1,3 +1,4 @@
+# check: sanitized-only
 # m-SCT never exits 1 on valid input (issue 13, item 7 and 13): GNMT on a
 # cluster with a slope of 0.0375 µs/B made GLPK fail ("basis matrix is
 # singular"); the LP is now retried (scaled, presolve, interior point) and,
