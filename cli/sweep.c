@@ -260,6 +260,12 @@ int cmd_sweep(int argc, char **argv)
     }
     CHECK(sweep_run_local(&sw, db, &ro, &sum));
     print_summary(&sum, sw.spec.name, db, json);
+    if (sum.n_error_failed > 0) {
+        rc = err_set(BAECHI_ENOMEM,
+                     "%" PRId64 " run%s gave no result (out of memory, or a worker's internal "
+                     "error; stored as errors, which a rerun of the sweep retries)",
+                     sum.n_error_failed, sum.n_error_failed == 1 ? "" : "s");
+    }
 cleanup:
     if (have_sw) {
         sweep_release(&sw);

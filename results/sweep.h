@@ -257,6 +257,7 @@ struct sweep_summary {
     int32_t n_points, n_skipped, n_run; /* all, already stored, run now */
     int64_t n_rows;                     /* runs inserted */
     int64_t n_ok, n_oom, n_infeasible, n_error;
+    int64_t n_error_failed; /* of the errors, runs with no result: out of memory, a failed worker */
     int jobs;
     double wall_s;
 };

@@ -183,7 +183,9 @@ static int service(struct sweep_sink *sink, const struct sweep *sw, const int32_
             snprintf(why, sizeof(why), "worker process died of signal %d (%s) on this point",
                      WTERMSIG(st), strsignal(WTERMSIG(st)));
         } else {
-            snprintf(why, sizeof(why), "worker process exited with status %d on this point",
+            snprintf(why, sizeof(why),
+                     "worker process exited with status %d on this point (1: out of memory or "
+                     "an internal error)",
                      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         }
         rc = sweep_sink_fail(sink, w->point, why);

@@ -103,6 +103,13 @@ static int insert(struct sweep_sink *k, const struct db_run *r)
         k->sum->n_infeasible++;
     } else {
         k->sum->n_error++;
+        /* a run that ran out of memory, or whose worker failed, gave no
+         * result: the sweep fails (exit 1) once the others are stored, and a
+         * rerun retries it (error runs are redone) */
+        if (r->message && (strstr(r->message, "out of memory") ||
+                           strncmp(r->message, "worker process", 14) == 0)) {
+            k->sum->n_error_failed++;
+        }
     }
     return 0;
 }
