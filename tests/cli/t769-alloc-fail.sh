@@ -1,3 +1,4 @@
+# check: slow once
 # Allocation failures (core/alloc.h, scripts/alloc-fail.sh, docs/fuzzing.md
 # "Allocation failures"): in the test build, failing the N-th allocation
 # never crashes, leaks or corrupts (ASan + UBSan), never exits 0 with other

@@ -1,3 +1,4 @@
+# check: slow
 # Errors say their cause (issue 20, items 3 and 7): out of memory is exit 1
 # and "out of memory", never a parse error or bad input (exit 2) and never a
 # made-up number; an m-SCT whose LP could not run says that the placement is
