@@ -258,6 +258,42 @@ static void ops_label(double v, char *buf, size_t size)
 }
 
 /* The axes' settings. */
+/* A tic at each distinct x of the data (at most 12; else gnuplot's own),
+ * labelled as a graph size (ops) or as the number itself. */
+static void data_xtics(const struct line_fig *L, FILE *gp, bool ops)
+{
+    char lab[32];
+    int nx = 0;
+
+    for (int i = 0; i < L->r.n; i++) {
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) {
+            seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
+        }
+        nx += !seen && plot_cell(&L->r, i, 2);
+    }
+    if (nx == 0 || nx > 12) {
+        return;
+    }
+    for (int i = 0, first = 1; i < L->r.n; i++) {
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) {
+            seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
+        }
+        if (seen || !plot_cell(&L->r, i, 2)) {
+            continue;
+        }
+        if (ops) {
+            ops_label(strtod(plot_cell(&L->r, i, 2), NULL), lab, sizeof(lab));
+        } else {
+            snprintf(lab, sizeof(lab), "%g", strtod(plot_cell(&L->r, i, 2), NULL));
+        }
+        fprintf(gp, "%s\"%s\" %s", first ? "set xtics (" : ", ", lab, plot_cell(&L->r, i, 2));
+        first = 0;
+    }
+    fputs(")\n", gp);
+}
+
 static void line_axes_gp(const struct line_fig *L, FILE *gp)
 {
     const struct rdim *x = L->x;
@@ -271,37 +307,16 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
     if (x == rdim_find("n_ops")) {
         /* a tic at each size (rounded in its label: sizes are counted
          * after pruning), the range fitted to the data */
-        char lab[32];
-        int nx = 0;
-        for (int i = 0; i < L->r.n; i++) {
-            bool seen = false;
-            for (int k = 0; k < i && !seen; k++) {
-                seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
-            }
-            nx += !seen && plot_cell(&L->r, i, 2);
-        }
         fputs("set logscale x\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n", gp);
-        for (int i = 0, first = 1; nx <= 12 && i < L->r.n; i++) {
-            bool seen = false;
-            for (int k = 0; k < i && !seen; k++) {
-                seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
-            }
-            if (seen || !plot_cell(&L->r, i, 2)) {
-                continue;
-            }
-            ops_label(strtod(plot_cell(&L->r, i, 2), NULL), lab, sizeof(lab));
-            fprintf(gp, "%s\"%s\" %s", first ? "set xtics (" : ", ", lab, plot_cell(&L->r, i, 2));
-            first = 0;
-        }
-        if (nx <= 12 && nx > 0) {
-            fputs(")\n", gp);
-        }
+        data_xtics(L, gp, true);
         if (strcmp(L->y->name, "placement") == 0) {
             fputs("set logscale y\n", gp);
         }
     } else if (x == rdim_find("memory_fraction")) {
-        /* the scarce fractions, where the placers part, spread out */
+        /* the scarce fractions, where the placers part, spread out; a tic
+         * at each fraction of the data (a log axis would label only 1) */
         fputs("set logscale x\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n", gp);
+        data_xtics(L, gp, false);
     } else if (x == rdim_find("devices")) {
         fputs("set logscale x 2\nset xtics 2\nset offsets graph 0.05, graph 0.05, 0, 0\n", gp);
     } else {
