@@ -33,7 +33,7 @@ struct line_fig {
     char **panels;  /* borrowed from r */
     int npanel;
     struct series *ser; /* npanel x cf.n */
-    double top;         /* the infeasible band starts here (the largest panel's) */
+    double top;         /* the infeasible band starts here (above every panel's data) */
     char title[1200];
 };
 
@@ -364,21 +364,25 @@ static int line_blocks(struct line_fig *L, FILE *gp)
 {
     const struct rows *r = &L->r;
     int rc = 0, ncf = L->cf.n;
+    char top[32];
 
     if (!(L->ser = mem_calloc((size_t)L->npanel * (size_t)ncf + 1, sizeof(*L->ser)))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
-    for (int p = 0; p < L->npanel; p++) {
+    {
+        /* one band for every panel (they share the y range): above the
+         * largest value of all of them */
         double ymax = 0;
-        char top[32];
         for (int i = 0; i < r->n; i++) {
-            if (strcmp(plot_cell(r, i, 0), L->panels[p]) == 0 && plot_cell(r, i, 3)) {
+            if (plot_cell(r, i, 3)) {
                 double v = strtod(plot_cell(r, i, 3), NULL);
                 ymax = v > ymax ? v : ymax;
             }
         }
         snprintf(top, sizeof(top), "%.6g", ymax > 0 ? ymax * 1.1 : 1.0);
-        L->top = strtod(top, NULL) > L->top ? strtod(top, NULL) : L->top;
+        L->top = strtod(top, NULL);
+    }
+    for (int p = 0; p < L->npanel; p++) {
         for (int c = 0; c < ncf; c++) {
             struct series *s = &L->ser[p * ncf + c];
             CHECK(line_series(L, p, c, top, s));
