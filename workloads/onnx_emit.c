@@ -220,6 +220,17 @@ static int node_outputs(struct ox *x, const Onnx__NodeProto *nd, const char *nam
     return 0;
 }
 
+/* A node's output `tensor` as a new tensor of the table (*id); an output
+ * made twice is bad input. */
+static int new_output(struct ox *x, const char *tensor, const char *node, int32_t *id)
+{
+    if (ox_find(x, tensor) >= 0) {
+        return err_set(BAECHI_EPARSE, "%s: node '%s': output '%s' is produced twice", x->file, node,
+                       tensor);
+    }
+    return ox_add_tensor(x, tensor, id);
+}
+
 /*
  * Node i has no op: folded; a parameter's transpose (the parameter, held
  * by its reader); a pattern's inner node (its op comes with the last, and
@@ -239,11 +250,7 @@ static int node_hide(struct ox *x, size_t i, const char *name, bool fold, bool a
         if (!nd->output[k][0]) {
             continue;
         }
-        if (ox_find(x, nd->output[k]) >= 0) {
-            return err_set(BAECHI_EPARSE, "%s: node '%s': output '%s' is produced twice", x->file,
-                           name, nd->output[k]);
-        }
-        if ((rc = ox_add_tensor(x, nd->output[k], &id))) {
+        if ((rc = new_output(x, nd->output[k], name, &id))) {
             return rc;
         }
         out[k].name = x->t[id].name;
@@ -334,11 +341,7 @@ static int node_emit(struct ox *x, size_t i, const char *name, bool act, double 
         if (!nd->output[k][0]) {
             continue;
         }
-        if (ox_find(x, nd->output[k]) >= 0) {
-            return err_set(BAECHI_EPARSE, "%s: node '%s': output '%s' is produced twice", x->file,
-                           name, nd->output[k]);
-        }
-        if ((rc = ox_add_tensor(x, nd->output[k], &id))) {
+        if ((rc = new_output(x, nd->output[k], name, &id))) {
             return rc;
         }
         out[k].name = x->t[id].name;
