@@ -22,6 +22,7 @@
 # then "functions: N violations"; exits 1 when there is any.
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+c_name_awk=$(cat "$(dirname "$0")/c-name.awk")
 cd "$root"
 func_max=${FUNC_MAX_LINES:-150}
 file_max=${FILE_MAX_LINES:-1000}
@@ -40,25 +41,12 @@ if [ ! -s "$list" ]; then
 fi
 
 # shellcheck disable=SC2046 # file names of the tree have no spaces
-awk -v func_max="$func_max" -v file_max="$file_max" '
+awk -v func_max="$func_max" -v file_max="$file_max" "$c_name_awk"'
 function file_done() {
     if (file != "" && lines > file_max) {
         printf "%s:1: file is %d lines (max %d)\n", file, lines, file_max
         n++
     }
-}
-function name_of(s,    i, pre) {
-    gsub(/__attribute__[ \t]*\(\([^)]*\)\)/, "", s)
-    i = index(s, "(")
-    if (i == 0) {
-        return "?"
-    }
-    pre = substr(s, 1, i - 1)
-    sub(/[ \t]+$/, "", pre)
-    if (match(pre, /[A-Za-z_][A-Za-z0-9_]*$/) == 0) {
-        return "?"
-    }
-    return substr(pre, RSTART, RLENGTH)
 }
 FNR == 1 {
     file_done()

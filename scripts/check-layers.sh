@@ -31,6 +31,7 @@
 # sum); exits 1 when there is any.
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+c_name_awk=$(cat "$(dirname "$0")/c-name.awk")
 cd "$root"
 
 # file:function  why it may print or abort
@@ -53,7 +54,7 @@ if [ ! -s "$list" ]; then
 fi
 
 # shellcheck disable=SC2046 # file names of the tree have no spaces
-awk -v exceptions="$exceptions" '
+awk -v exceptions="$exceptions" "$c_name_awk"'
 BEGIN {
     allowed["core"] = ""
     allowed["sim"] = "core"
@@ -119,19 +120,6 @@ function code_of(s,    out, i, c, j, q) {
         }
     }
     return out
-}
-function name_of(s,    i, pre) {
-    gsub(/__attribute__[ \t]*\(\([^)]*\)\)/, "", s)
-    i = index(s, "(")
-    if (i == 0) {
-        return "?"
-    }
-    pre = substr(s, 1, i - 1)
-    sub(/[ \t]+$/, "", pre)
-    if (match(pre, /[A-Za-z_][A-Za-z0-9_]*$/) == 0) {
-        return "?"
-    }
-    return substr(pre, RSTART, RLENGTH)
 }
 FNR == 1 {
     part = FILENAME
