@@ -1,0 +1,65 @@
+/*
+ * pipeline.h - pipeline schedules of micro-batched training graphs: their
+ * names and how many micro-batches each stage holds in flight.
+ *
+ * A micro-batched training graph (workloads/train.h) runs M micro-batches
+ * through K pipeline stages (the devices its placement uses, in the order
+ * the forward pass visits them).  The schedule decides, on each stage, in
+ * which order the micro-batches' forward and backward ops run, and so how
+ * many micro-batches' saved activations a stage holds at once:
+ *
+ *   gpipe        every forward, then every backward (GPipe, Huang et al.
+ *                2019): stage s holds all M micro-batches;
+ *   1f1b         K - s warm-up forwards on stage s (s = 0 .. K-1), then one
+ *                forward one backward, then the cool-down backwards
+ *                (PipeDream-Flush, Narayanan et al. 2021; Megatron-LM's
+ *                default): stage s holds min(M, K - s);
+ *   interleaved  Megatron-LM's interleaved 1F1B: each device holds V
+ *                non-adjacent chunks of layers (chunk c of K*V on device
+ *                c mod K); the bubble shrinks to (K - 1)(f + b) / V and
+ *                stage s holds about min(M*V, (K - s - 1)*2 + (V - 1)*K + 1)
+ *                chunk-micro-batches (Megatron's warm-up count).
+ *
+ * All beyond the original Baechi, which places and simulates one batch.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_CORE_PIPELINE_H
+#define BAECHI_CORE_PIPELINE_H
+
+#include <stdint.h>
+
+enum pipeline_schedule {
+    PIPELINE_GPIPE = 0,
+    PIPELINE_1F1B,
+    PIPELINE_INTERLEAVED,
+};
+#define PIPELINE_N_SCHEDULES (PIPELINE_INTERLEAVED + 1)
+
+/* Most virtual stages (chunks per device) accepted. */
+#define PIPELINE_VIRTUAL_STAGES_MAX 64
+
+struct pipeline_opts {
+    enum pipeline_schedule schedule;
+    int32_t virtual_stages; /* V >= 1; > 1 only with PIPELINE_INTERLEAVED */
+};
+
+/* "gpipe", "1f1b", "interleaved". */
+const char *pipeline_schedule_name(enum pipeline_schedule s);
+
+/* The schedule named `name`; BAECHI_EINVAL (message lists the names) when
+ * there is none. */
+int pipeline_schedule_parse(const char *name, enum pipeline_schedule *out);
+
+/* BAECHI_EINVAL unless 1 <= virtual_stages <= PIPELINE_VIRTUAL_STAGES_MAX and
+ * virtual_stages == 1 for every schedule but interleaved. */
+int pipeline_opts_check(const struct pipeline_opts *o);
+
+/* Warm-up forwards stage s (0-based of k stages) runs before its first
+ * backward, counted in chunk-micro-batches (v chunks per device, m
+ * micro-batches): the number of micro-batches whose saved activations the
+ * stage holds at once under the schedule.  gpipe: m*v; 1f1b: min(m, k - s);
+ * interleaved: min(m*v, 2*(k - s - 1) + (v - 1)*k + 1). */
+int64_t pipeline_in_flight(const struct pipeline_opts *o, int32_t k, int32_t s, int32_t m);
+
+#endif
