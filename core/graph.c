@@ -803,6 +803,8 @@ int graph_build(struct graph *g, const struct workload *w)
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
+    /* the pipeline schedule of a micro-batched graph (default 1f1b) */
+    CHECK(pipeline_opts_read(w, &g->pipeline, NULL));
     /* 1, 2. Edges; dangling ops pruned. */
     CHECK(build_edges(g, w, &r, new_id));
     /* 3. Per-op fields, groups, ports and tensors. */

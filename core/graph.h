@@ -33,6 +33,7 @@
 #ifndef BAECHI_CORE_GRAPH_H
 #define BAECHI_CORE_GRAPH_H
 
+#include "core/pipeline.h"
 #include "core/strmap.h"
 #include "core/workload.h"
 
@@ -70,9 +71,10 @@ struct graph {
     int32_t *group;         /* op -> group id */
     uint8_t *phase;         /* enum op_phase */
     int32_t *micro_batch;   /* the op's micro-batch (x-micro-batch), -1 none; NULL: no op has one */
-    int32_t *given_device;  /* the workload's `device`, -1 when absent */
-    int32_t *topo;          /* op -> topological position */
-    int32_t *topo_op;       /* topological position -> op */
+    struct pipeline_opts pipeline; /* the workload's x-pipeline (core/pipeline.h), default 1f1b */
+    int32_t *given_device;         /* the workload's `device`, -1 when absent */
+    int32_t *topo;                 /* op -> topological position */
+    int32_t *topo_op;              /* topological position -> op */
 
     /* --- adjacency (CSR) --- */
     int32_t *out_start; /* n_ops+1; out-edge ids of u = out_start[u] .. out_start[u+1]-1 */

@@ -7,6 +7,8 @@
 
 #include "core/err.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const schedule_names[PIPELINE_N_SCHEDULES] = {
@@ -14,6 +16,12 @@ static const char *const schedule_names[PIPELINE_N_SCHEDULES] = {
     [PIPELINE_1F1B] = "1f1b",
     [PIPELINE_INTERLEAVED] = "interleaved",
 };
+
+void pipeline_opts_init(struct pipeline_opts *o)
+{
+    o->schedule = PIPELINE_1F1B;
+    o->virtual_stages = 1;
+}
 
 const char *pipeline_schedule_name(enum pipeline_schedule s)
 {
@@ -46,6 +54,78 @@ int pipeline_opts_check(const struct pipeline_opts *o)
                        (int)o->virtual_stages, pipeline_schedule_name(o->schedule));
     }
     return 0;
+}
+
+/* One item of the PIPELINE_KEY mapping into *o; why names what is wrong. */
+static const char *read_item(const char *key, const struct yval *v, struct pipeline_opts *o)
+{
+    char *end;
+    long x;
+
+    if (v->kind != YVAL_SCALAR || !v->scalar) {
+        return "a value must be a scalar";
+    }
+    if (strcmp(key, "schedule") == 0) {
+        return pipeline_schedule_parse(v->scalar, &o->schedule) ? "unknown schedule (gpipe, "
+                                                                  "1f1b, interleaved)"
+                                                                : NULL;
+    }
+    if (strcmp(key, "virtual_stages") == 0) {
+        x = strtol(v->scalar, &end, 10);
+        if (*end || end == v->scalar || x < 1 || x > PIPELINE_VIRTUAL_STAGES_MAX) {
+            return "virtual_stages must be an integer in 1..64";
+        }
+        o->virtual_stages = (int32_t)x;
+        return NULL;
+    }
+    return "unknown key (schedule, virtual_stages)";
+}
+
+int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *found)
+{
+    pipeline_opts_init(o);
+    if (found) {
+        *found = false;
+    }
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        const struct yval *v = &w->top_ext[i].val;
+        const char *why = v->kind == YVAL_MAP ? NULL : "expected a mapping";
+        int32_t j = 0;
+
+        if (strcmp(w->top_ext[i].key, PIPELINE_KEY) != 0) {
+            continue;
+        }
+        for (; !why && j < v->n; j++) {
+            why = read_item(v->keys[j], &v->items[j], o);
+        }
+        if (!why && pipeline_opts_check(o)) {
+            why = err_msg();
+        }
+        if (why) {
+            return err_set(BAECHI_EPARSE, "%s: %s%s%s: %s", w->path ? w->path : "workload",
+                           PIPELINE_KEY, j > 0 ? "." : "", j > 0 ? v->keys[j - 1] : "", why);
+        }
+        if (found) {
+            *found = true;
+        }
+    }
+    return 0;
+}
+
+int pipeline_opts_write(struct workload *w, const struct pipeline_opts *o)
+{
+    /* yval has no const members: the strings are only read (set_top_ext copies) */
+    char vs[16], name[16], sched_key[] = "schedule", vs_key[] = "virtual_stages";
+    char *keys[2] = {sched_key, vs_key};
+    struct yval items[2] = {
+        {.kind = YVAL_SCALAR, .scalar = name},
+        {.kind = YVAL_SCALAR, .scalar = vs},
+    };
+    struct yval map = {.kind = YVAL_MAP, .n = 2, .keys = keys, .items = items};
+
+    snprintf(name, sizeof(name), "%s", pipeline_schedule_name(o->schedule));
+    snprintf(vs, sizeof(vs), "%d", (int)o->virtual_stages);
+    return workload_set_top_ext(w, PIPELINE_KEY, &map);
 }
 
 static int64_t min64(int64_t a, int64_t b)

@@ -27,7 +27,18 @@
 #ifndef BAECHI_CORE_PIPELINE_H
 #define BAECHI_CORE_PIPELINE_H
 
+#include "core/workload.h"
+
+#include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * The top-level extension key of a micro-batched workload that names the
+ * schedule its pipeline runs, e.g. `x-pipeline: {schedule: 1f1b,
+ * virtual_stages: 1}` (written by the training synthesis, workloads/train.h;
+ * read by graph_build for the timed simulator, which takes an override).
+ */
+#define PIPELINE_KEY "x-pipeline"
 
 enum pipeline_schedule {
     PIPELINE_GPIPE = 0,
@@ -44,6 +55,9 @@ struct pipeline_opts {
     int32_t virtual_stages; /* V >= 1; > 1 only with PIPELINE_INTERLEAVED */
 };
 
+/* The default: 1f1b, one virtual stage (what pipeline engines run). */
+void pipeline_opts_init(struct pipeline_opts *o);
+
 /* "gpipe", "1f1b", "interleaved". */
 const char *pipeline_schedule_name(enum pipeline_schedule s);
 
@@ -54,6 +68,17 @@ int pipeline_schedule_parse(const char *name, enum pipeline_schedule *out);
 /* BAECHI_EINVAL unless 1 <= virtual_stages <= PIPELINE_VIRTUAL_STAGES_MAX and
  * virtual_stages == 1 for every schedule but interleaved. */
 int pipeline_opts_check(const struct pipeline_opts *o);
+
+/*
+ * The schedule of workload w (its PIPELINE_KEY) into *o, *found = whether w
+ * has the key; the default (pipeline_opts_init) when absent.  A malformed
+ * value (not a mapping, an unknown key or schedule, V out of range) is
+ * BAECHI_EPARSE naming the file and the value.  found may be NULL.
+ */
+int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *found);
+
+/* Sets w's PIPELINE_KEY to o.  0 or BAECHI_ENOMEM. */
+int pipeline_opts_write(struct workload *w, const struct pipeline_opts *o);
 
 /* Warm-up forwards stage s (0-based of k stages) runs before its first
  * backward, counted in chunk-micro-batches (v chunks per device, m

@@ -341,6 +341,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
 {
     enum sim_model model = opt ? opt->model : SIM_MODEL_TIMED;
     struct trace *trace = opt ? opt->trace : NULL;
+    const struct pipeline_opts *pipe = opt && opt->pipeline ? opt->pipeline : &g->pipeline;
     struct kind_tracker kt = {0};
     struct sim_mem_obs obs = {track_kinds, &kt};
     uint8_t *saved = NULL;
@@ -352,6 +353,9 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     }
     if (model != SIM_MODEL_TIMED && model != SIM_MODEL_BAECHI) {
         return err_set(BAECHI_EINVAL, "unknown simulator model %d", (int)model);
+    }
+    if (g->micro_batch && (rc = pipeline_opts_check(pipe)) != 0) {
+        return rc;
     }
     for (int32_t v = 0; v < g->n_ops; v++) {
         if (device_of[v] < 0 || device_of[v] >= c->n_devices) {
@@ -382,7 +386,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
     kt.saved = saved;
     kt.best = kt.used + c->n_devices;
     rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &obs, r)
-                                   : sim_timed_run(g, c, device_of, trace, &obs, r);
+                                   : sim_timed_run(g, c, device_of, pipe, trace, &obs, r);
     if (rc) {
         goto fail;
     }

@@ -99,6 +99,10 @@ struct sim_options {
     enum sim_model model;
     struct trace *trace; /* record spans here when not NULL (initialised by the caller) */
     const struct sim_mem_obs *mem_obs; /* memory events when not NULL */
+    /* the pipeline schedule of a micro-batched graph in the timed model
+     * (sim_sched.c); NULL: the graph's (its x-pipeline, default 1f1b).  The
+     * baechi model ignores it: the original has no schedule */
+    const struct pipeline_opts *pipeline;
 };
 
 struct sim_oom {

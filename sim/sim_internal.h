@@ -21,8 +21,43 @@
  */
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                    struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r);
+/* pipe: the pipeline schedule of a micro-batched graph (sim_sched.c) */
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r);
+                  const struct pipeline_opts *pipe, struct trace *trace,
+                  const struct sim_mem_obs *obs, struct sim_result *r);
+
+/*
+ * The pipeline schedule of a micro-batched graph in the timed model
+ * (sim_sched.c has the rules): which stage, direction and unit each op
+ * belongs to, each stage's warm-up, and the units ended so far.  `on` is
+ * false for a graph without micro-batches: nothing is held, every priority
+ * is 0.  `forced` lifts every gate (the timed model's way out should a
+ * placement make the schedule wait for itself).
+ */
+struct sim_sched {
+    bool on, forced;
+    enum pipeline_schedule schedule;
+    int32_t n_stages, m, v, total; /* K, micro-batches, virtual stages, m * v */
+    int32_t *stage_of_dev;         /* per device: its stage, -1 none */
+    int32_t *unit_of;              /* per op: its unit in its direction's sequence, -1 none */
+    uint8_t *dir_of;               /* per op: 0 forward, 1 backward */
+    int32_t *left;                 /* (stage, dir, unit): ops not ended yet */
+    int32_t *done;                 /* (stage, dir): units ended, as a prefix */
+    int32_t *warmup;               /* per stage */
+};
+
+/* Sets s up for g placed by device_of on nd devices under o.  0 or
+ * BAECHI_ENOMEM; release with sim_sched_release in either case. */
+int sim_sched_init(struct sim_sched *s, const struct graph *g, const int32_t *device_of, int32_t nd,
+                   const struct pipeline_opts *o);
+void sim_sched_release(struct sim_sched *s);
+/* The ready-queue priority of op v (smaller first). */
+int32_t sim_sched_prio(const struct sim_sched *s, const struct graph *g, const int32_t *device_of,
+                       int32_t v);
+/* Whether op v may start now. */
+bool sim_sched_open(const struct sim_sched *s, const int32_t *device_of, int32_t v);
+/* Op v ended; true when its stage's ended units moved (held ops may start). */
+bool sim_sched_op_end(struct sim_sched *s, const int32_t *device_of, int32_t v);
 
 /* An allocation to the observer, if any (sim.h, struct sim_mem_obs). */
 static inline void sim_obs_mem(const struct sim_mem_obs *obs, int32_t d, int64_t time_us,

@@ -3,7 +3,14 @@
  * events in time order through the event queue (evq.h).
  *
  *   - compute: each device runs one op at a time; when it is idle it takes
- *     the smallest (ready time, topological index) among its ready ops;
+ *     the smallest (ready time, topological index) among its ready ops; on
+ *     a micro-batched graph (workloads/train.h) the smallest (position in
+ *     its stage's pipeline schedule, ready time, topological index) among
+ *     those the schedule lets start (sim_sched.c: 1F1B's warm-up, GPipe's
+ *     all forwards first, ...).  By ready time alone a stage would run
+ *     every micro-batch's first op before any second op, and no stage would
+ *     start before the previous one had finished every micro-batch: no
+ *     pipeline;
  *   - transfers: when a producer ends, each of its tensors is sent once to
  *     each other device that consumes it, in out-edge order then tensor
  *     order (FCFS in event order), taking cluster_comm_us(src, dst, bytes)
@@ -59,11 +66,13 @@ struct timed {
     int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
     int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
     int32_t *cache_xfer;
-    int64_t *cache_end;   /* its arrival */
-    int64_t *used;        /* per device */
-    int32_t *running;     /* per device: op or -1 */
-    int64_t *chan;        /* channel "free after" times, layout per channel model */
-    struct sim_rq *rq;    /* per device */
+    int64_t *cache_end;  /* its arrival */
+    int64_t *used;       /* per device */
+    int32_t *running;    /* per device: op or -1 */
+    int64_t *chan;       /* channel "free after" times, layout per channel model */
+    struct sim_rq *rq;   /* per device */
+    struct sim_rq *held; /* per device: ready ops the pipeline schedule holds back */
+    struct sim_sched sched;
     int32_t *xf_pending;  /* per transfer: consumers on its receiver not ended yet */
     int64_t *alias_bytes; /* per op: output bytes in a same-device input's storage (x-alias) */
     int32_t *root_start;  /* per op, CSR: the ops whose storage its outputs share there */
@@ -76,22 +85,6 @@ struct timed {
 static inline int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
-}
-
-/*
- * A device's choice among its ready ops: on a micro-batched graph
- * (workloads/train.h), the earliest micro-batch first, as a pipeline engine
- * runs its stage (GPipe; with a backward op ready, it goes before later
- * micro-batches' forward ops, the 1F1B order); ops of no micro-batch
- * (shared variables, updates) count as micro-batch 0.  Then (ready time,
- * topological index).  Without micro-batches, (ready time, topological
- * index) only.  By ready time alone, a stage would run every micro-batch's
- * first op before any second op, and no stage would start before the
- * previous one had finished every micro-batch: no pipeline.
- */
-static inline int32_t prio_of(const struct graph *g, int32_t v)
-{
-    return g->micro_batch && g->micro_batch[v] > 0 ? g->micro_batch[v] : 0;
 }
 
 static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
@@ -195,6 +188,20 @@ static int consumer_done(struct timed *s, int32_t u)
     return 0;
 }
 
+/* Device d's held ops go back to its ready queue (the schedule moved on). */
+static int unhold(struct timed *s, int32_t d)
+{
+    while (s->held[d].nr > 0) {
+        struct sim_rq_item it = sim_rq_pop(&s->held[d]);
+        int rc = sim_rq_push_prio(&s->rq[d], it.prio, it.time_us, it.topo, it.op);
+
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int op_end(struct timed *s, int32_t v)
 {
     const struct graph *g = s->g;
@@ -202,6 +209,9 @@ static int op_end(struct timed *s, int32_t v)
     int rc;
 
     s->running[d] = -1;
+    if (sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
+        return rc;
+    }
     sim_obs_free(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
     if (g->temp_bytes[v] && (rc = mem_free(s, d, g->temp_bytes[v])) != 0) {
         return rc;
@@ -266,7 +276,8 @@ static int op_end(struct timed *s, int32_t v)
         s->ready_at[w] = max64(s->ready_at[w], arrival);
         if (--s->pending_in[w] == 0) {
             if (s->ready_at[w] == s->now) {
-                rc = sim_rq_push_prio(&s->rq[dw], prio_of(g, w), s->now, g->topo[w], w);
+                rc = sim_rq_push_prio(&s->rq[dw], sim_sched_prio(&s->sched, g, s->device_of, w),
+                                      s->now, g->topo[w], w);
             } else {
                 rc = push_event(s, s->ready_at[w], EV_OP_READY, g->topo[w], w, 0);
             }
@@ -286,14 +297,23 @@ static int dispatch(struct timed *s)
 
     for (int32_t d = 0; d < s->nd; d++) {
         struct sim_rq_item it;
-        int32_t v;
+        int32_t v = -1;
         int64_t w, b;
 
-        if (s->running[d] >= 0 || s->rq[d].nr == 0) {
+        if (s->running[d] >= 0) {
             continue;
         }
-        it = sim_rq_pop(&s->rq[d]);
-        v = it.op;
+        while (v < 0 && s->rq[d].nr > 0) {
+            it = sim_rq_pop(&s->rq[d]);
+            if (sim_sched_open(&s->sched, s->device_of, it.op)) {
+                v = it.op;
+            } else if ((rc = sim_rq_push_prio(&s->held[d], it.prio, it.time_us, it.topo, it.op))) {
+                return rc;
+            }
+        }
+        if (v < 0) {
+            continue;
+        }
         w = cluster_compute_us(s->c, d, g->weight_us[v]);
         b = own_out_bytes(s, v);
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
@@ -333,7 +353,8 @@ static int handle(struct timed *s, const struct evq_event *ev)
                     g->tensor_op[ev->a], ev->a);
         return mem_alloc(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
     case EV_OP_READY:
-        return sim_rq_push_prio(&s->rq[s->device_of[ev->a]], prio_of(g, ev->a), s->now,
+        return sim_rq_push_prio(&s->rq[s->device_of[ev->a]],
+                                sim_sched_prio(&s->sched, g, s->device_of, ev->a), s->now,
                                 g->topo[ev->a], ev->a);
     default:
         BUG("unknown event kind %d", ev->kind);
@@ -405,8 +426,30 @@ static int alias_setup(struct timed *s)
     return 0;
 }
 
+/*
+ * Nothing left to happen but ops the schedule holds: a placement whose
+ * stages wait for each other (a device in two stages' places).  Lifts every
+ * gate, so the step ends (priorities stay); never seen on the placements the
+ * placers give, but a given placement may be anything.
+ */
+static int break_wait(struct timed *s)
+{
+    int rc;
+
+    for (int32_t d = 0; d < s->nd; d++) {
+        if (s->held[d].nr > 0) {
+            s->sched.forced = true;
+            if ((rc = unhold(s, d)) != 0) {
+                return rc;
+            }
+        }
+    }
+    return s->sched.forced ? dispatch(s) : 0;
+}
+
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
+                  const struct pipeline_opts *pipe, struct trace *trace,
+                  const struct sim_mem_obs *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
@@ -443,12 +486,14 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
     s.running = array_malloc((size_t)nd, sizeof(*s.running));
     s.chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s.chan));
     s.rq = array_calloc((size_t)nd, sizeof(*s.rq));
+    s.held = array_calloc((size_t)nd, sizeof(*s.held));
     if (!s.xf_pending || !s.pending_in || !s.pending_out || !s.ready_at || !s.slot_xfer ||
         !s.cache_stamp || !s.cache_xfer || !s.cache_end || !s.used || !s.running || !s.chan ||
-        !s.rq) {
+        !s.rq || !s.held) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
+    CHECK(sim_sched_init(&s.sched, g, device_of, nd, pipe));
     for (int32_t d = 0; d < nd; d++) {
         s.running[d] = -1;
     }
@@ -478,7 +523,8 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
         int32_t v = g->topo_op[i];
 
         if (s.pending_in[v] == 0) {
-            CHECK(sim_rq_push_prio(&s.rq[device_of[v]], prio_of(g, v), 0, g->topo[v], v));
+            CHECK(sim_rq_push_prio(&s.rq[device_of[v]], sim_sched_prio(&s.sched, g, device_of, v),
+                                   0, g->topo[v], v));
         }
     }
     CHECK(dispatch(&s));
@@ -491,6 +537,9 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
             CHECK(handle(&s, &ev));
         }
         CHECK(dispatch(&s));
+        if (evq_empty(&s.q)) {
+            CHECK(break_wait(&s));
+        }
     }
     for (int32_t d = 0; d < nd; d++) {
         started += r->dev[d].n_ops;
@@ -502,12 +551,17 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
 
 cleanup:
     evq_release(&s.q);
-    if (s.rq) {
-        for (int32_t d = 0; d < nd; d++) {
+    for (int32_t d = 0; d < nd; d++) {
+        if (s.rq) {
             sim_rq_release(&s.rq[d]);
+        }
+        if (s.held) {
+            sim_rq_release(&s.held[d]);
         }
     }
     free(s.rq);
+    free(s.held);
+    sim_sched_release(&s.sched);
     free(s.xf_pending);
     free(s.pending_in);
     free(s.pending_out);
