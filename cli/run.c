@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/explain.h"
 #include "cli/inputs.h"
+#include "cli/pipeline_cli.h"
 #include "cli/place.h"
 #include "core/alloc.h"
 #include "core/err.h"
@@ -54,6 +55,7 @@ static const struct cmd_opt run_opts[] = {
     {"trace-model", RUN_OPT_TRACE_MODEL, "M",
      "the simulation --trace records: timed (default) or baechi"},
     {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
+    PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
 
@@ -190,6 +192,7 @@ struct run_extra {
     const char *tpath, *dbpath;
     bool json, explain;
     enum sim_model trace_model;
+    struct pipeline_cli pipe;
 };
 
 static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
@@ -215,7 +218,7 @@ static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
         x->explain = true;
         return 0;
     default:
-        return -1;
+        return pipeline_cli_option(cp, c, &x->pipe);
     }
 }
 
@@ -273,6 +276,7 @@ int cmd_run(int argc, char **argv)
     int rc = 0, status = EXIT_OK;
 
     place_cli_init(&pc);
+    pipeline_cli_init(&x.pipe);
     if ((rc = place_cli_parse(&cp, &pc, run_extra_option, &x, &done)) != 0 || done) {
         return rc;
     }
@@ -301,6 +305,7 @@ int cmd_run(int argc, char **argv)
     }
     CHECK(placer_world(&j.c, &pc.opt));
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
+    CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
     if (x.explain) {
         CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/explain.h"
 #include "cli/inputs.h"
+#include "cli/pipeline_cli.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -47,6 +48,7 @@ static const struct cmd_opt sim_opts[] = {
     {"explain-memory", OPT_EXPLAIN, NULL,
      "what is live at each device's peak, by tensor and by kind (JSON: memory_explain)"},
     {"devices", 'k', "K", "use only the first K devices of the cluster"},
+    PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
 
@@ -218,6 +220,7 @@ int cmd_sim(int argc, char **argv)
     struct sim_result r;
     struct trace t;
     struct mem_explain x;
+    struct pipeline_cli pipe;
     bool json = false, have_t = false, explain = false;
     long k = 0;
     int rc = 0, status = EXIT_OK, opt_c, r_opt;
@@ -225,6 +228,7 @@ int cmd_sim(int argc, char **argv)
     sim_inputs_init(&in);
     sim_result_init(&r);
     mem_explain_init(&x);
+    pipeline_cli_init(&pipe);
     while ((opt_c = cmd_getopt(&cp)) != -1) {
         if ((r_opt = sim_inputs_option(&cp, opt_c, &a, &opt.model)) >= 0) {
             if (r_opt) {
@@ -252,6 +256,12 @@ int cmd_sim(int argc, char **argv)
             }
             break;
         default:
+            if ((r_opt = pipeline_cli_option(&cp, opt_c, &pipe)) >= 0) {
+                if (r_opt) {
+                    return r_opt;
+                }
+                break;
+            }
             return cmd_usage_error(&cp, "unexpected option");
         }
     }
@@ -267,6 +277,7 @@ int cmd_sim(int argc, char **argv)
         }
     }
     CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, (int32_t)k, a.memory_fraction));
+    CHECK(pipeline_cli_apply(&pipe, &in.w, &in.g));
     if (tpath) {
         trace_init(&t, in.c.channel);
         have_t = true;

@@ -245,6 +245,17 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
         }
         o->micro_batches = (int32_t)m;
         return 0;
+    case WORKLOAD_OPT_SCHEDULE:
+        if (pipeline_schedule_parse(p->optarg, &o->pipeline.schedule)) {
+            return cmd_usage_error(p, "--schedule: %s", err_msg());
+        }
+        return 0;
+    case WORKLOAD_OPT_VSTAGES:
+        if (cmd_parse_int(p, "--virtual-stages", p->optarg, 1, PIPELINE_VIRTUAL_STAGES_MAX, &m)) {
+            return EXIT_BADINPUT;
+        }
+        o->pipeline.virtual_stages = (int32_t)m;
+        return 0;
     default:
         return -1;
     }

@@ -22,6 +22,8 @@ int cmd_workload_ops(int argc, char **argv);    /* cli/workload_ops.c */
  * their option tables, one parser) and writing the workload they made.
  */
 enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKLOAD_OPT_SAVE_ALL };
+/* the pipeline schedule written with --micro-batches (core/pipeline.h) */
+enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
 
 #define WORKLOAD_TRAIN_OPTS                                                                        \
     {"optimizer", WORKLOAD_OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},     \
@@ -30,10 +32,15 @@ enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKL
         {"save-all-inputs", WORKLOAD_OPT_SAVE_ALL, NULL,                                           \
          "backward keeps every forward input, no shared storage (the rule before the memory "      \
          "model)"},                                                                                \
+        {"micro-batches", WORKLOAD_OPT_MICRO, "M",                                                 \
+         "M micro-batches of batch/M sharing the parameters, gradients accumulated, one "          \
+         "update (GPipe-style pipelining; default 1)"},                                            \
+        {"schedule", WORKLOAD_OPT_SCHEDULE, "S",                                                   \
+         "with --micro-batches: the pipeline schedule the simulators run, gpipe | 1f1b | "         \
+         "interleaved (default 1f1b; x-pipeline in the file)"},                                    \
     {                                                                                              \
-        "micro-batches", WORKLOAD_OPT_MICRO, "M",                                                  \
-            "M micro-batches of batch/M sharing the parameters, gradients accumulated, one "       \
-            "update (GPipe-style pipelining; default 1)"                                           \
+        "virtual-stages", WORKLOAD_OPT_VSTAGES, "V",                                               \
+            "interleaved schedule: V chunks of layers per device (default 1)"                      \
     }
 
 /* Handles option c when it is one of WORKLOAD_TRAIN_OPTS: 0 done, 2 a bad

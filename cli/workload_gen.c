@@ -256,6 +256,13 @@ int cmd_workload_gen(int argc, char **argv)
                          : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
                                                      : "--save-all-inputs";
             break;
+        case WORKLOAD_OPT_SCHEDULE:
+        case WORKLOAD_OPT_VSTAGES:
+            if (workload_cli_train_option(&p, c, &o.train)) {
+                return EXIT_BADINPUT;
+            }
+            train_flag = c == WORKLOAD_OPT_SCHEDULE ? "--schedule" : "--virtual-stages";
+            break;
         case OPT_ELEM:
             bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);
             o.train.param_elem_bytes = o.elem_bytes;
@@ -348,6 +355,8 @@ int cmd_workload_train(int argc, char **argv)
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
+        case WORKLOAD_OPT_SCHEDULE:
+        case WORKLOAD_OPT_VSTAGES:
             if (workload_cli_train_option(&p, c, &o)) {
                 return EXIT_BADINPUT;
             }

@@ -85,6 +85,13 @@ int cmd_workload_import(int argc, char **argv)
                          : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
                                                      : "--save-all-inputs";
             break;
+        case WORKLOAD_OPT_SCHEDULE:
+        case WORKLOAD_OPT_VSTAGES:
+            if (workload_cli_train_option(&p, c, &to)) {
+                return EXIT_BADINPUT;
+            }
+            train_flag = c == WORKLOAD_OPT_SCHEDULE ? "--schedule" : "--virtual-stages";
+            break;
         case OPT_NAME:
             if (!p.optarg[0]) {
                 return cmd_usage_error(&p, "--name must not be empty");

@@ -34,6 +34,8 @@ enum gp_kind {
     GP_OPTIMIZER,
     GP_BWD,
     GP_MICRO,
+    GP_SCHEDULE, /* the pipeline schedule (core/pipeline.h) */
+    GP_VSTAGES,
     GP_SHAPE,
     GP_SEED,
     GP_NAME,
@@ -76,6 +78,8 @@ static const struct gen_param params[] = {
     {"bwd-factor", GP_BWD, FOR_MODEL | FOR_IMPORT, 0, 0, 1000},
     {"save-all-inputs", GP_FLAG, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
+    {"schedule", GP_SCHEDULE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"virtual-stages", GP_VSTAGES, FOR_MODEL | FOR_IMPORT, 0, 1, PIPELINE_VIRTUAL_STAGES_MAX},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -217,6 +221,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
     case GP_BATCH:
     case GP_ELEM:
     case GP_MICRO:
+    case GP_VSTAGES:
     case GP_SEED:
         if ((bad = parse_long(p, key, val, &x, why, sizeof(why)))) {
             return bad;
@@ -242,6 +247,15 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         break;
     case GP_MICRO:
         s->gen.train.micro_batches = (int32_t)x;
+        break;
+    case GP_VSTAGES:
+        s->gen.train.pipeline.virtual_stages = (int32_t)x;
+        break;
+    case GP_SCHEDULE:
+        if (pipeline_schedule_parse(val, &s->gen.train.pipeline.schedule)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected gpipe, 1f1b or interleaved", key);
+            return why;
+        }
         break;
     case GP_SEED:
         s->synth.seed = (uint64_t)x;

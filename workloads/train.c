@@ -29,6 +29,7 @@ void train_opts_init(struct train_opts *o)
     o->param_elem_bytes = 4;
     o->micro_batches = 1;
     o->save_all_inputs = false;
+    pipeline_opts_init(&o->pipeline);
 }
 
 static const char *const opt_names[] = {"sgd", "momentum", "adam"};
@@ -292,7 +293,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     const struct wl_op *op = &fwd->op[v];
     const int32_t n = x->n, *f = x->fid + (size_t)m * n;
     const bool mbv = x->rep[v] && n_mb > 1;
-    int32_t id, n_grad_in = 0;
+    int32_t id, cm, n_grad_in = 0;
     char type[256], base[1024];
     struct wl_op *g;
     double t, fl, by;
@@ -324,22 +325,15 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         if (!x->rg[c] || x->gport[slot] < 0) {
             continue;
         }
-        for (int32_t mm = 0; mm < n_mb; mm++) {
-            /* a micro-batched op reads its own micro-batch; a shared op
-             * every micro-batch of a micro-batched consumer */
-            int32_t cm = x->rep[v] ? m : mm;
-
-            if (!x->rep[c]) {
-                cm = 0;
-            }
-            if ((rc = workload_add_input(out, x->bwd[(size_t)cm * n + c], x->gport[slot], 0, 0))) {
-                return rc;
-            }
-            n_grad_in++;
-            if (x->rep[v] || !x->rep[c]) {
-                break;
-            }
+        /* a micro-batched op reads its own micro-batch; a shared op the
+         * last micro-batch of a micro-batched consumer, whose gradient op
+         * holds the sum over the micro-batches (accumulated on the
+         * consumer's side, below) */
+        cm = !x->rep[c] ? 0 : x->rep[v] ? m : n_mb - 1;
+        if ((rc = workload_add_input(out, x->bwd[(size_t)cm * n + c], x->gport[slot], 0, 0))) {
+            return rc;
         }
+        n_grad_in++;
     }
     if (n_grad_in == 0) { /* a loss: starts the backward pass */
         rc = workload_add_input(out, f[v], op->n_out > 0 ? 0 : WL_PORT_CONTROL, 0, 0);
@@ -351,6 +345,19 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     if (mbv && op->persistent > 0 && m > 0 &&
         (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], x->nports[v], 0, 0))) {
         return rc;
+    }
+    /* likewise the gradient of a shared input (a variable, a tied weight read
+     * by several ops): one buffer per consumer, so that the shared op's
+     * gradient reads one sum per consumer, once a step (Megatron's
+     * embedding-group all-reduce, DDP's bucket), not every micro-batch's */
+    for (int32_t k = 0; mbv && m > 0 && k < op->n_in; k++) {
+        const struct wl_input *in = &fwd->input[op->in_off + k];
+        int32_t gp = x->gport[op->in_off + k];
+
+        if (gp >= 0 && !x->rep[in->producer] &&
+            (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], gp, 0, 0))) {
+            return rc;
+        }
     }
     /* what the backward needs of the forward pass (kept alive until here) */
     switch (save_rule_of(o, op->type)) {
@@ -749,6 +756,9 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
         return err_set(BAECHI_EINVAL, "micro-batches must be in 1..%d (got %d)",
                        TRAIN_MAX_MICRO_BATCHES, (int)n_mb);
     }
+    if ((rc = pipeline_opts_check(&o->pipeline)) != 0) {
+        return rc;
+    }
     if (!(o->bwd_factor >= 0 && isfinite(o->bwd_factor))) {
         return err_set(BAECHI_EINVAL, "backward factor must be >= 0 (got %g)", o->bwd_factor);
     }
@@ -759,8 +769,10 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     mark_gradients(&s, fwd);
     mark_micro_batched(&s, fwd);
     plan_memory(&s, fwd, o);
-    if ((rc = copy_header(out, fwd)) || (rc = copy_forward(out, fwd, &s)) ||
-        (rc = add_grads(out, fwd, o, &s, &st)) || (rc = add_updates(out, fwd, o, &s, &st))) {
+    if ((rc = copy_header(out, fwd)) ||
+        (n_mb > 1 && (rc = pipeline_opts_write(out, &o->pipeline))) ||
+        (rc = copy_forward(out, fwd, &s)) || (rc = add_grads(out, fwd, o, &s, &st)) ||
+        (rc = add_updates(out, fwd, o, &s, &st))) {
         goto cleanup;
     }
     if (stats) {

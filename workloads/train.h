@@ -52,9 +52,14 @@
  * of micro-batch 0.  Variables, constants and what only reads them are
  * shared.  Each copy gets its gradient op "<f>/mb<m>/grad"; the weight
  * gradient is accumulated in micro-batch order (the gradient op of
- * micro-batch m reads micro-batch m-1's); a shared op's gradient op sums the
- * gradients of every micro-batch; one update per parameter op follows the
- * last micro-batch.  M = 1 gives the graph without micro-batches exactly.
+ * micro-batch m reads micro-batch m-1's), and so is the gradient a copy
+ * gives a shared input (a variable, a tied weight): one buffer per consumer
+ * op, so a shared op's gradient op reads one sum per consumer, the last
+ * micro-batch's, and adds them (one exchange a step, as Megatron's
+ * embedding group and DDP do); one update per parameter op follows the
+ * last micro-batch.  The workload gets the top-level key x-pipeline
+ * (core/pipeline.h) with the schedule the pipeline runs (default 1f1b).
+ * M = 1 gives the graph without micro-batches exactly.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -62,6 +67,7 @@
 #define BAECHI_WORKLOADS_TRAIN_H
 
 #include "core/graph.h"
+#include "core/pipeline.h"
 #include "core/workload.h"
 
 enum train_optimizer { TRAIN_SGD = 0, TRAIN_MOMENTUM = 1, TRAIN_ADAM = 2 };
@@ -75,6 +81,8 @@ struct train_opts {
     int32_t micro_batches;          /* 1 (default): none; see "Micro-batches" above */
     bool save_all_inputs;           /* backward reads every forward input, no views (the
                                        rule before "Memory" above); default false */
+    struct pipeline_opts pipeline;  /* written as x-pipeline when micro_batches > 1
+                                       (default 1f1b); see "Micro-batches" above */
 };
 
 void train_opts_init(struct train_opts *o);
