@@ -287,16 +287,24 @@ Test(train, micro_batches_share_variables)
         snprintf(name, sizeof(name), "relu/mb%d", m);
         cr_assert_str_eq(workload_group(&tr, op_id(&tr, name)), "block");
     }
-    /* the shared variable: one op, one gradient op summing every micro-batch */
+    /* the shared variable: one op; its gradient accumulated on the consumer's
+     * side, micro-batch after micro-batch, and read once, the last sum */
     cr_assert_geq(op_id(&tr, "W"), 0);
     cr_assert_eq(tag_of(&tr, op_id(&tr, "W")), -1);
     wg = op_id(&tr, "W/grad");
     cr_assert_geq(wg, 0);
     for (int m = 0; m < 3; m++) {
-        char name[64];
+        char name[64], prev[64];
+        int32_t port = 0;
 
         snprintf(name, sizeof(name), "mm/mb%d/grad", m);
-        cr_assert(reads(&tr, wg, op_id(&tr, name), 0), "W/grad reads %s", name);
+        cr_assert_eq(reads(&tr, wg, op_id(&tr, name), port), m == 2, "W/grad reads %s: %d", name,
+                     m == 2);
+        if (m > 0) {
+            snprintf(prev, sizeof(prev), "mm/mb%d/grad", m - 1);
+            cr_assert(reads(&tr, op_id(&tr, name), op_id(&tr, prev), port), "%s adds to %s", name,
+                      prev);
+        }
     }
     wu = op_id(&tr, "W/update");
     cr_assert(reads(&tr, wu, wg, 0));
