@@ -25,6 +25,7 @@ sample() {
     micro-batches) echo 2 ;; elem-bytes) echo 2 ;; shape) echo chain ;; ops) echo 50 ;;
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
     group-size) echo 2 ;; name) echo custom ;;
+    schedule) echo gpipe ;; virtual-stages) echo 1 ;;
     esac
 }
 
