@@ -5,7 +5,7 @@
 # of layers (colocation groups in file order, the input placeholders aside),
 # the workload's x-pipeline schedule changes what fits (GPipe keeps all 4
 # micro-batches in flight, 1F1B at most K - s), and a bad schedule is bad
-# input.
+# input; sweeps take the placer and the schedule.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -68,6 +68,13 @@ expect_exit 3 "$BAECHI" place -w gpipe.yaml -c paper-4gpu-pcie -p pipeline --mem
 grep -q "pipeline: no split of 28 layers into 4 contiguous stages on 4 devices fits (schedule gpipe, 4 micro-batches): layer .head. alone needs" "$TMPDIR_TEST/err"
 expect_exit 0 "$BAECHI" place -w 1f1b.yaml -c paper-4gpu-pcie -p pipeline --memory-fraction 0.5
 expect_exit 0 "$BAECHI" place -w g.yaml -c paper-4gpu-pcie -p pipeline --memory-fraction 0.5
+EOF
+
+test_expect_success 'sweeps take the placer and the workload schedule' - <<'EOF'
+printf 'name: pp\nworkloads: ["gpipe.yaml", "1f1b.yaml"]\nclusters: [paper-4gpu-pcie]\nplacers: [pipeline]\nmemory_fractions: [0.5]\nmodels: [timed]\n' > s.yaml
+expect_exit 0 "$BAECHI" sweep s.yaml --db r.db
+test "$(sqlite3 r.db "select count(*) from runs where placer = 'pipeline' and status = 'infeasible' and message like '%schedule gpipe%'")" = 1
+test "$(sqlite3 r.db "select count(*) from runs where placer = 'pipeline' and status != 'infeasible'")" = 1
 EOF
 
 test_expect_success 'x-pipeline with an unknown schedule is bad input' - <<'EOF'
