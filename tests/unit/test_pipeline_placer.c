@@ -281,6 +281,22 @@ Test(pipeline_placer, placer_run_contiguous_and_infeasible)
     cr_expect_gt(st.estimate_us, 0);
     placement_release(&pl);
     placer_stats_release(&st);
+    /* interleaved, 2 virtual stages: 6 chunks, chunk c on device c mod 3 */
+    o.pipeline = (struct pipeline_opts){PIPELINE_INTERLEAVED, 2};
+    cr_assert_eq(placer_run(PLACER_PIPELINE_NAME, &g, &c, &o, "t", &pl, &st), 0, "%s", err_msg());
+    {
+        static const int32_t want[7] = {0, 0, 1, 2, 0, 1, 2};
+        for (int32_t v = 0; v < 7; v++) {
+            cr_expect_eq(pl.device_of[v], want[v], "interleaved: %s on %d", g.op_name[v],
+                         pl.device_of[v]);
+        }
+    }
+    placement_release(&pl);
+    placer_stats_release(&st);
+    /* a bad schedule is refused */
+    o.pipeline = (struct pipeline_opts){PIPELINE_1F1B, 2};
+    cr_expect_eq(placer_run(PLACER_PIPELINE_NAME, &g, &c, &o, "t", &pl, &st), BAECHI_EINVAL);
+    o.pipeline = (struct pipeline_opts){PIPELINE_1F1B, 1};
     /* 1,200 bytes of memory per device: the 7 layers (500 persistent + 1,000
      * output each) cannot fit */
     o.memory_fraction = 0.0012;
