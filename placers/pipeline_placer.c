@@ -95,8 +95,6 @@ static void chain_build_release(struct chain_build *b)
 static int32_t unit_by_neighbours(const struct graph *g, const int32_t *group_of,
                                   const int32_t *unit_of_grp, int32_t v, int pass)
 {
-    int32_t any = NO_UNIT;
-
     if (pass < 2) {
         for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
             int32_t u = g->edge_src[g->in_edge[k]], x = unit_of_grp[group_of[u]];
@@ -105,7 +103,7 @@ static int32_t unit_by_neighbours(const struct graph *g, const int32_t *group_of
                 return x;
             }
         }
-        return any;
+        return NO_UNIT;
     }
     for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
         int32_t x = unit_of_grp[group_of[g->edge_dst[e]]];
@@ -113,7 +111,7 @@ static int32_t unit_by_neighbours(const struct graph *g, const int32_t *group_of
             return x;
         }
     }
-    return any;
+    return NO_UNIT;
 }
 
 struct grp_key {

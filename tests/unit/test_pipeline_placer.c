@@ -16,6 +16,7 @@
 #include "tests/unit/simtest.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAXN 10
@@ -346,6 +347,39 @@ Test(pipeline_placer, transfers_both_ways)
     }
     /* (M + K - 1) x bottleneck / M with M = 1, K = 2 */
     cr_expect_eq(st.estimate_us, 2 * 401, "estimate %lld", (long long)st.estimate_us);
+    placement_release(&pl);
+    placer_stats_release(&st);
+    cluster_release(&c);
+    graph_release(&g);
+    workload_release(&w);
+}
+
+/* An op of a group without forward op goes with its forward producer's layer. */
+Test(pipeline_placer, group_without_forward_follows_its_producer)
+{
+    static const char extra[] = "- {name: acc, type: AddN, time_us: 1, outputs: [8], group: "
+                                "X, phase: backward, inputs: [\"g2:0\", \"f2:0\"]}\n";
+    char yaml[sizeof(bwd_yaml) + sizeof(extra)];
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct placer_options o;
+    struct placement pl;
+    struct placer_stats st;
+    int32_t acc, f2;
+
+    err_set_quiet(1);
+    snprintf(yaml, sizeof(yaml), "%s%s", bwd_yaml, extra);
+    cr_assert_eq(workload_read_yaml_string(&w, yaml, strlen(yaml), "acc"), 0, "%s", err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 1000000000, 0.0001, 1, CHANNEL_DUPLEX), 0);
+    placer_options_init(&o);
+    cr_assert_eq(placer_run(PLACER_PIPELINE_NAME, &g, &c, &o, "t", &pl, &st), 0, "%s", err_msg());
+    acc = graph_find(&g, "acc");
+    f2 = graph_find(&g, "f2");
+    cr_assert(acc >= 0 && f2 >= 0);
+    cr_expect_eq(pl.device_of[f2], 1);
+    cr_expect_eq(pl.device_of[acc], pl.device_of[f2], "acc on %d", pl.device_of[acc]);
     placement_release(&pl);
     placer_stats_release(&st);
     cluster_release(&c);
