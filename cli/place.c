@@ -190,6 +190,7 @@ void place_job_release(struct place_job *j)
 
 int place_job_run(struct place_job *j, const struct place_cli *pc)
 {
+    struct placer_options opt; /* with the workload's pipeline schedule */
     int rc;
 
     if ((rc = workload_read_yaml(&j->w, pc->wpath)) != 0) {
@@ -205,7 +206,9 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
     }
     j->have_c = true;
     inputs_warn_times(&j->w, &j->c);
-    if ((rc = placer_run(pc->placer, &j->g, &j->c, &pc->opt, j->w.name, &j->p, &j->st)) != 0) {
+    opt = pc->opt;
+    if ((rc = placer_pipeline_read(&j->w, &opt.pipeline)) != 0 ||
+        (rc = placer_run(pc->placer, &j->g, &j->c, &opt, j->w.name, &j->p, &j->st)) != 0) {
         return rc;
     }
     {

@@ -3,7 +3,8 @@
  * (auto_internal.h): every other placer (m-TOPO, m-TOPO-nonuniform, m-ETF,
  * m-SCT and their -reserve variants, each with the `tf` and `coplace`
  * groupers, with and without fusion; single, round-robin, random, and the
- * workload's given placement when it has one), each as it is and with its
+ * workload's given placement when it has one; on micro-batched graphs the
+ * `pipeline` placer, beyond the original), each as it is and with its
  * zero-cost source groups moved next to their first consumer.
  *
  * Part of baechi-c; see README.md for the licence.
@@ -87,9 +88,9 @@ struct cand {
 /*
  * At most: per algorithm 2 groupers x with and without fusion, plus the
  * 2 m-ETF variants with the SoCC'20 memory rule; then single, round-robin
- * and random (2 groupers each but single) and given.
+ * and random (2 groupers each but single), given and pipeline.
  */
-enum { AUTO_MAX_CANDIDATES = PLACER_N_ALGOS * 6 + 6 };
+enum { AUTO_MAX_CANDIDATES = PLACER_N_ALGOS * 6 + 7 };
 
 static int32_t candidates(const struct graph *g, struct cand *out)
 {
@@ -127,6 +128,10 @@ static int32_t candidates(const struct graph *g, struct cand *out)
     }
     if (given) {
         out[n++] = (struct cand){"given", PLACER_GROUPER_TF, false, false};
+    }
+    /* contiguous stages only pay off when micro-batches overlap them */
+    if (g->micro_batch) {
+        out[n++] = (struct cand){PLACER_PIPELINE_NAME, PLACER_GROUPER_TF, false, false};
     }
     if (n > AUTO_MAX_CANDIDATES) {
         BUG("auto: %d candidates, more than AUTO_MAX_CANDIDATES (%d)", (int)n, AUTO_MAX_CANDIDATES);

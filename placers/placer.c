@@ -36,6 +36,10 @@ static const struct placer_desc registry[] = {
      "memory-aware: best of all placers by the simulators, repaired, then local search "
      "(--budget-ms, --seed)",
      PLACER_ESTIMATES},
+    {PLACER_PIPELINE_NAME,
+     "beyond the original: contiguous pipeline stages by PipeDream's planner (DP), memory "
+     "per the workload's schedule (x-pipeline)",
+     PLACER_ESTIMATES},
     {"single", "every op on device 0", PLACER_BASELINE},
     {"round-robin", "colocation groups dealt to devices in topological order", PLACER_BASELINE},
     {"random", "each colocation group on a random device (--seed)", PLACER_BASELINE},
@@ -98,6 +102,8 @@ void placer_options_init(struct placer_options *o)
     o->seed = PLACER_DEFAULT_SEED;
     o->impl = PLACER_IMPL_FAST;
     o->budget_ms = PLACER_AUTO_BUDGET_MS;
+    o->pipeline.schedule = PIPELINE_1F1B;
+    o->pipeline.virtual_stages = 1;
 }
 
 void placer_options_paper(struct placer_options *o)
@@ -364,7 +370,11 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
     st->n_groups = n_groups;
 
-    if (a == PLACER_ALGO_BASELINE) {
+    if (strcmp(desc->name, PLACER_PIPELINE_NAME) == 0) {
+        t1 = now_ms();
+        CHECK(pipeline_place(g, c, &opt, group_of, n_groups, n_dev, limit, out, st));
+        st->algorithm_ms = now_ms() - t1;
+    } else if (a == PLACER_ALGO_BASELINE) {
         t1 = now_ms();
         CHECK(baseline_place(algo_name, g, group_of, n_groups, n_dev, opt.seed, out));
         st->algorithm_ms = now_ms() - t1;

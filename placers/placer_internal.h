@@ -141,6 +141,17 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                 struct placer_stats *st);
 
 /*
+ * The `pipeline` placer (pipeline_placer.c): the groups group_of (n_groups)
+ * cut into contiguous stages on the first n_dev devices (limits `limit`),
+ * into pl->device_of; st gets the estimate, the stages' memory as peaks and
+ * n_nodes = the layers of the chain.  BAECHI_EINFEASIBLE with the layer
+ * that needs most memory when no split fits, BAECHI_EINVAL (bad schedule).
+ */
+int pipeline_place(const struct graph *g, const struct cluster *c, const struct placer_options *opt,
+                   const int32_t *group_of, int32_t n_groups, int32_t n_dev, const int64_t *limit,
+                   struct placement *pl, struct placer_stats *st);
+
+/*
  * The baselines (baselines.c): `single`, `round-robin`, `random`, `given`,
  * `expert` on the unfused graph, into pl->device_of (pl initialised).
  */

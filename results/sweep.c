@@ -701,8 +701,12 @@ int sweep_point_exec(const struct sweep *sw, int32_t i, struct db_buf *out)
     rc = cluster_read_yaml_string(&c, cl->yaml, cl->yaml_len, cl->spec);
     have_c = rc == 0;
     if (rc == 0) {
-        rc = placer_run(sw->spec.placers.item[p->placer].text, &wl->g, &c, &p->opt, wl->w.name, &pl,
-                        &st);
+        struct placer_options po = p->opt;
+
+        rc = placer_pipeline_read(&wl->w, &po.pipeline);
+        rc = rc ? rc
+                : placer_run(sw->spec.placers.item[p->placer].text, &wl->g, &c, &po, wl->w.name,
+                             &pl, &st);
         have_pl = rc == 0;
     }
     if (rc == 0) {
