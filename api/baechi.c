@@ -457,7 +457,7 @@ int baechi_place(const struct baechi_workload *w, const struct baechi_cluster *c
     h->made_with = *o;
     h->placed = true;
     /* the workload's pipeline schedule (x-pipeline), for the `pipeline` placer */
-    rc = placer_pipeline_read(&w->w, &h->made_with.opt.pipeline);
+    rc = pipeline_opts_read(&w->w, &h->made_with.opt.pipeline, NULL);
     rc = rc ? rc : placer_run(placer, &w->g, &c->c, &h->made_with.opt, w->w.name, &h->p, &h->st);
     if (rc) {
         baechi_placement_free(h);

@@ -207,7 +207,7 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
     j->have_c = true;
     inputs_warn_times(&j->w, &j->c);
     opt = pc->opt;
-    if ((rc = placer_pipeline_read(&j->w, &opt.pipeline)) != 0 ||
+    if ((rc = pipeline_opts_read(&j->w, &opt.pipeline, NULL)) != 0 ||
         (rc = placer_run(pc->placer, &j->g, &j->c, &opt, j->w.name, &j->p, &j->st)) != 0) {
         return rc;
     }

@@ -90,6 +90,7 @@ int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *
     for (int32_t i = 0; i < w->n_top_ext; i++) {
         const struct yval *v = &w->top_ext[i].val;
         const char *why = v->kind == YVAL_MAP ? NULL : "expected a mapping";
+        char check_why[256];
         int32_t j = 0;
 
         if (strcmp(w->top_ext[i].key, PIPELINE_KEY) != 0) {
@@ -99,11 +100,17 @@ int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *
             why = read_item(v->keys[j], &v->items[j], o);
         }
         if (!why && pipeline_opts_check(o)) {
-            why = err_msg();
+            /* err_set formats into err_msg()'s buffer: copy the reason first */
+            snprintf(check_why, sizeof check_why, "%s", err_msg());
+            why = check_why;
         }
         if (why) {
-            return err_set(BAECHI_EPARSE, "%s: %s%s%s: %s", w->path ? w->path : "workload",
-                           PIPELINE_KEY, j > 0 ? "." : "", j > 0 ? v->keys[j - 1] : "", why);
+            const struct yval *bad = j > 0 ? &v->items[j - 1] : NULL;
+            return err_set(BAECHI_EPARSE, "%s: %s%s%s: %s%s%s%s", w->path ? w->path : "workload",
+                           PIPELINE_KEY, bad ? "." : "", bad ? v->keys[j - 1] : "", why,
+                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? " (not '" : "",
+                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? bad->scalar : "",
+                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? "')" : "");
         }
         if (found) {
             *found = true;

@@ -32,7 +32,7 @@
  *             micro-batch count once.
  *
  * The schedule is placer_options.pipeline (the workload's `x-pipeline`,
- * placer_pipeline_read).  With interleaved and V > 1 the chain is cut into
+ * pipeline_opts_read).  With interleaved and V > 1 the chain is cut into
  * K*V chunks, chunk c on device c mod K; deviation from Megatron's
  * accounting: each chunk gets 1/V of its device's memory and ceil(in-flight
  * / V) micro-batches (the warm-up forwards spread over the V chunks).
@@ -493,51 +493,3 @@ cleanup:
     return rc;
 }
 
-/* `key: value` of the x-pipeline map, or NULL. */
-static const char *map_get(const struct yval *m, const char *key)
-{
-    for (int32_t i = 0; i < m->n; i++) {
-        if (strcmp(m->keys[i], key) == 0 && m->items[i].kind == YVAL_SCALAR) {
-            return m->items[i].scalar;
-        }
-    }
-    return NULL;
-}
-
-int placer_pipeline_read(const struct workload *w, struct pipeline_opts *o)
-{
-    const char *where = w->path ? w->path : w->name ? w->name : "workload";
-
-    o->schedule = PIPELINE_1F1B;
-    o->virtual_stages = 1;
-    for (int32_t i = 0; i < w->n_top_ext; i++) {
-        const struct yval *v = &w->top_ext[i].val;
-        const char *s, *vs;
-        char *end;
-        long n;
-        int rc;
-
-        if (strcmp(w->top_ext[i].key, PLACER_PIPELINE_KEY) != 0) {
-            continue;
-        }
-        if (v->kind != YVAL_MAP) {
-            return err_set(BAECHI_EPARSE, "%s: '%s' must be a map {schedule, virtual_stages}",
-                           where, PLACER_PIPELINE_KEY);
-        }
-        if ((s = map_get(v, "schedule")) && (rc = pipeline_schedule_parse(s, &o->schedule))) {
-            return err_wrap(rc, "%s: %s", where, PLACER_PIPELINE_KEY);
-        }
-        if ((vs = map_get(v, "virtual_stages"))) {
-            n = strtol(vs, &end, 10);
-            if (end == vs || *end || n < 1 || n > PIPELINE_VIRTUAL_STAGES_MAX) {
-                return err_set(BAECHI_EPARSE, "%s: %s: virtual_stages '%s' is not in 1..%d", where,
-                               PLACER_PIPELINE_KEY, vs, PIPELINE_VIRTUAL_STAGES_MAX);
-            }
-            o->virtual_stages = (int32_t)n;
-        }
-        if ((rc = pipeline_opts_check(o))) {
-            return err_wrap(rc, "%s: %s", where, PLACER_PIPELINE_KEY);
-        }
-    }
-    return 0;
-}

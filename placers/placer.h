@@ -58,7 +58,7 @@ struct placer_options {
     int64_t budget_ms; /* `auto` and refine: search budget in units of simulated work, not wall time
                           (placers/auto_internal.h: AUTO_VISITS_PER_MS); PLACER_AUTO_BUDGET_MS */
     struct pipeline_opts pipeline; /* `pipeline`: the schedule the stages' memory follows;
-                                      1f1b, 1 virtual stage (placer_pipeline_read) */
+                                      1f1b, 1 virtual stage (pipeline_opts_read) */
 };
 
 /* The one default seed of `run`, `place`, sweeps (`seeds:`) and the library:
@@ -74,17 +74,6 @@ void placer_options_init(struct placer_options *o);
 
 /* The pipeline-partitioning placer (placers/pipeline_placer.c; beyond the original). */
 #define PLACER_PIPELINE_NAME "pipeline"
-/* The workload's top-level extension naming its schedule:
- * `x-pipeline: {schedule: 1f1b, virtual_stages: 1}` (both keys optional). */
-#define PLACER_PIPELINE_KEY "x-pipeline"
-
-struct workload;
-/*
- * The schedule of w's x-pipeline into *o: 1f1b and 1 virtual stage when the
- * key or one of its fields is absent.  BAECHI_EPARSE / BAECHI_EINVAL naming
- * the file and the bad value.
- */
-int placer_pipeline_read(const struct workload *w, struct pipeline_opts *o);
 
 /* The original README's configuration ("paper"): m-etf, fusion, coplace. */
 #define PLACER_PAPER_NAME "paper"

@@ -703,7 +703,7 @@ int sweep_point_exec(const struct sweep *sw, int32_t i, struct db_buf *out)
     if (rc == 0) {
         struct placer_options po = p->opt;
 
-        rc = placer_pipeline_read(&wl->w, &po.pipeline);
+        rc = pipeline_opts_read(&wl->w, &po.pipeline, NULL);
         rc = rc ? rc
                 : placer_run(sw->spec.placers.item[p->placer].text, &wl->g, &c, &po, wl->w.name,
                              &pl, &st);

@@ -12,10 +12,11 @@ cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: GPT-small b8, 4 micro-batches; its GPipe and bad variants' - <<'EOF'
 expect_exit 0 "$BAECHI" workload gen gpt --size small -b 8 --micro-batches 4 -o g.yaml
-sed 's/^reference_device: v100/&\nx-pipeline: {schedule: gpipe}/' g.yaml > gpipe.yaml
-sed 's/^reference_device: v100/&\nx-pipeline: {schedule: 1f1b}/' g.yaml > 1f1b.yaml
-sed 's/^reference_device: v100/&\nx-pipeline: {schedule: zigzag}/' g.yaml > bad.yaml
-grep -q '^x-pipeline: {schedule: gpipe}' gpipe.yaml
+expect_exit 0 "$BAECHI" workload gen gpt --size small -b 8 --micro-batches 4 --schedule gpipe -o gpipe.yaml
+cp g.yaml 1f1b.yaml
+sed 's/^  schedule: 1f1b$/  schedule: zigzag/' g.yaml > bad.yaml
+grep -q '^  schedule: gpipe$' gpipe.yaml
+grep -q '^  schedule: zigzag$' bad.yaml
 EOF
 
 test_expect_success 'run -p pipeline: feasible, step no worse than m-topo' - <<'EOF'
@@ -79,7 +80,7 @@ EOF
 
 test_expect_success 'x-pipeline with an unknown schedule is bad input' - <<'EOF'
 expect_exit 2 "$BAECHI" place -w bad.yaml -c paper-4gpu-pcie -p pipeline
-grep -q "bad.yaml: x-pipeline: unknown pipeline schedule .zigzag." "$TMPDIR_TEST/err"
+grep -q "bad.yaml: x-pipeline.schedule: unknown schedule (gpipe, 1f1b, interleaved) (not .zigzag.)" "$TMPDIR_TEST/err"
 EOF
 
 test_done
