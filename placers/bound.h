@@ -49,8 +49,11 @@
  *           gives a valid bound.
  *   lp      the LP relaxation below, solved to optimality by GLPK's simplex
  *           within an iteration limit (work, never seconds), for graphs up
- *           to opt->lp_max_ops ops; beyond, or when the limit is reached,
- *           it is skipped and the status says why.
+ *           to opt->lp_max_ops ops, and only when memory binds (the total
+ *           persistent bytes exceed the largest device) or the speeds
+ *           differ: otherwise x = 1/D, z = 0 gives exactly the simple
+ *           bound.  Beyond, or when the limit is reached, it is skipped
+ *           and the status says why.
  *
  * The LP (x[v][d] the share of op v on device d, S_v its start, z_e >= 0
  * the share of edge e = (u, v) that is cut, y[e][d] >= |x[u][d] - x[v][d]|,
@@ -93,7 +96,7 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 
 /* Defaults: the LP up to this many ops, and this many simplex iterations
  * per row + column of the LP (the work limit). */
-#define BOUND_LP_MAX_OPS_DEFAULT   300
+#define BOUND_LP_MAX_OPS_DEFAULT   200
 #define BOUND_LP_ITERS_PER_ELEMENT 20
 
 struct bound_options {

@@ -217,6 +217,28 @@ static void solve(const struct graph *g, const struct cluster *c, int *ind, doub
     glp_delete_prob(lp);
 }
 
+/*
+ * Whether the LP can beat the simple bound: when every op fits the largest
+ * device and the speeds are equal, x = 1/D on every device with z = 0 is
+ * feasible and gives max(critical path, Σ compute / D), the simple bound,
+ * so solving would only cost time.
+ */
+static bool memory_binds(const struct graph *g, const struct cluster *c)
+{
+    int64_t persist = 0, largest = 0;
+
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        if (c->dev[d].mem_bytes <= 0 || c->dev[d].speed != c->dev[0].speed) {
+            return c->dev[d].mem_bytes > 0; /* unlimited: never binds; mixed speeds: try */
+        }
+        largest = c->dev[d].mem_bytes > largest ? c->dev[d].mem_bytes : largest;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        persist += g->persist_bytes[v] > 0 ? g->persist_bytes[v] : 0;
+    }
+    return persist > largest;
+}
+
 int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
              int64_t *lp_us, char *status, size_t status_size)
 {
@@ -237,6 +259,10 @@ int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_
     }
     if (g->n_ops == 0 || c->n_devices < 1) {
         snprintf(status, status_size, "skipped: empty");
+        return 0;
+    }
+    if (!memory_binds(g, c)) {
+        snprintf(status, status_size, "skipped: memory does not bind");
         return 0;
     }
     ind = mem_alloc_array(row_max + 1, sizeof(*ind));
