@@ -97,17 +97,22 @@ static int cmp_i64_desc(const void *a, const void *b)
 struct pathwork {
     const struct graph *g;
     const struct cluster *c;
-    int32_t *order;          /* a topological order (Kahn), n */
-    int32_t *indeg;          /* n */
-    int64_t *tmin;           /* fastest compute, n */
-    double *score;           /* best path score ending at v, n */
-    int32_t *via;            /* the in-edge of that path, -1 at its start, n */
-    int64_t *cost;           /* the path's edge transfer times, n */
-    int64_t *limits;         /* device limits, descending, D */
-    bool unlimited;          /* some device has no limit: every path fits */
-    int64_t path_compute_us; /* out of path_bound: Σ compute of its path */
-    int32_t best_m;          /* out of path_bound: devices the path needs */
-    int32_t best_cuts;       /* out of path_bound: cut edges charged */
+    int32_t *order;             /* a topological order (Kahn), n */
+    int32_t *indeg;             /* n */
+    int64_t *tmin;              /* fastest compute, n */
+    double *score;              /* best path score ending at v, n */
+    int32_t *via;               /* the in-edge of that path, -1 at its start, n */
+    int64_t *cost;              /* the path's edge transfer times, n */
+    int64_t *limits;            /* device limits, descending, D */
+    bool unlimited;             /* some device has no limit: every path fits */
+    int32_t *pop;               /* the path, first to last op, n */
+    int32_t *mark;              /* path_need_bytes: last path index reaching v, n */
+    int32_t *queue;             /* n */
+    int64_t *diff;              /* live bytes, difference array, n + 1 */
+    int64_t path_persist_bytes; /* out of path_need_bytes */
+    int64_t path_compute_us;    /* out of path_bound: Σ compute of its path */
+    int32_t best_m;             /* out of path_bound: devices the path needs */
+    int32_t best_cuts;          /* out of path_bound: cut edges charged */
 };
 
 /* A topological order of g into w->order (g->topo of a fused graph may not be one). */
@@ -147,58 +152,147 @@ static int32_t devices_needed(const struct pathwork *w, int64_t bytes)
     return w->c->n_devices + 1;
 }
 
+/* Bytes op u surely holds for its outputs beyond persistent ones: an output
+ * that may share an input's storage (x-alias) counts nothing (the timed
+ * model's own_out_bytes subtracts at most these). */
+static int64_t own_out_bytes(const struct graph *g, int32_t u)
+{
+    int64_t b = g->out_bytes[u] - nonneg(g->persist_bytes[u]);
+
+    for (int32_t p = g->port_start[u]; g->port_alias && p < g->port_start[u + 1]; p++) {
+        if (g->port_alias[p] >= 0) {
+            b -= nonneg(g->port_bytes[p]);
+        }
+    }
+    return nonneg(b);
+}
+
 /*
- * The path maximising a·compute + b·persist (a DP over the order), then its
- * bound: Σ compute + the m-1 cheapest edge transfers when its ops cannot
- * sit on one device (bound.h "memory").
+ * The path maximising a·compute + b·persist + o·own outputs (a DP over the
+ * order) into w->pop[0..k-1] (first to last op), its edges' transfer times
+ * into w->cost[0..k-2].  Returns k.
  */
-static int64_t path_bound(struct pathwork *w, double a, double b)
+static int32_t path_extract(struct pathwork *w, double a, double b, double o)
 {
     const struct graph *g = w->g;
-    int32_t end = -1, n_edges = 0, m = 1;
-    int64_t compute = 0, persist = 0, temp = 0, lb;
+    int32_t end = -1, k = 0;
 
     for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = w->order[i];
         double best = 0;
 
         w->via[v] = -1;
-        for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
-            int32_t e = g->in_edge[k];
+        for (int32_t j = g->in_start[v]; j < g->in_start[v + 1]; j++) {
+            int32_t e = g->in_edge[j];
 
             if (w->via[v] < 0 || w->score[g->edge_src[e]] > best) {
                 best = w->score[g->edge_src[e]];
                 w->via[v] = e;
             }
         }
-        w->score[v] = best + a * (double)w->tmin[v] + b * (double)nonneg(g->persist_bytes[v]);
+        w->score[v] = best + a * (double)w->tmin[v] + b * (double)nonneg(g->persist_bytes[v]) +
+                      o * (double)own_out_bytes(g, v);
         if (end < 0 || w->score[v] > w->score[end]) {
             end = v;
         }
     }
-    for (int32_t v = end; v >= 0;) {
-        int32_t e = w->via[v];
-
-        compute = sat_add_i64(compute, w->tmin[v]);
-        persist = sat_add_i64(persist, nonneg(g->persist_bytes[v]));
-        temp = nonneg(g->temp_bytes[v]) > temp ? nonneg(g->temp_bytes[v]) : temp;
-        if (e < 0) {
-            break;
-        }
-        w->cost[n_edges++] = edge_comm_us(g, w->c, e);
-        v = g->edge_src[e];
+    for (int32_t v = end; v >= 0; v = w->via[v] < 0 ? -1 : g->edge_src[w->via[v]]) {
+        w->pop[k++] = v; /* last to first, reversed below */
     }
-    lb = compute;
-    if (!w->unlimited && sat_add_i64(persist, temp) > w->limits[0]) {
+    for (int32_t i = 0; i < k / 2; i++) {
+        int32_t t = w->pop[i];
+
+        w->pop[i] = w->pop[k - 1 - i];
+        w->pop[k - 1 - i] = t;
+    }
+    for (int32_t i = 1; i < k; i++) {
+        w->cost[i - 1] = edge_comm_us(g, w->c, w->via[w->pop[i]]);
+    }
+    return k;
+}
+
+/*
+ * The least memory one device holds if it runs every op of the path
+ * pop[0..k-1] (bound.h R3): their persistent bytes, and at the start of the
+ * path's op L_i the temp of L_i and the own outputs of every path op u up to
+ * L_i that a consumer at or after L_i still needs (a descendant of L_i or
+ * L_i itself: it ends after L_i starts), or that is a sink (kept).
+ * mark[v] = the last i with v reachable from L_i; the sets are nested along
+ * the path, so one backward sweep finds them all.  O(V + E).
+ */
+static int64_t path_need_bytes(struct pathwork *w, int32_t k)
+{
+    const struct graph *g = w->g;
+    int64_t persist = 0, live = 0, peak = 0;
+
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        w->mark[v] = -1;
+    }
+    for (int32_t i = k - 1; i >= 0; i--) {
+        int32_t head = 0, tail = 0;
+
+        w->mark[w->pop[i]] = i;
+        w->queue[tail++] = w->pop[i];
+        while (head < tail) {
+            int32_t u = w->queue[head++];
+
+            for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+                if (w->mark[g->edge_dst[e]] < 0) {
+                    w->mark[g->edge_dst[e]] = i;
+                    w->queue[tail++] = g->edge_dst[e];
+                }
+            }
+        }
+    }
+    for (int32_t i = 0; i <= k; i++) {
+        w->diff[i] = 0;
+    }
+    for (int32_t j = 0; j < k; j++) {
+        int32_t u = w->pop[j], hi = graph_out_degree(g, u) == 0 ? k - 1 : -1;
+        int64_t own = own_out_bytes(g, u);
+
+        persist = sat_add_i64(persist, nonneg(g->persist_bytes[u]));
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            hi = w->mark[g->edge_dst[e]] > hi ? w->mark[g->edge_dst[e]] : hi;
+        }
+        if (own > 0 && hi >= j) {
+            w->diff[j] = sat_add_i64(w->diff[j], own);
+            w->diff[hi + 1] -= own;
+        }
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int64_t at;
+
+        live = sat_add_i64(live, w->diff[i]);
+        at = sat_add_i64(live, nonneg(g->temp_bytes[w->pop[i]]));
+        peak = at > peak ? at : peak;
+    }
+    w->path_persist_bytes = persist;
+    return sat_add_i64(persist, peak);
+}
+
+/*
+ * The bound of the path chosen by (a, b, o): Σ compute + the m-1 cheapest
+ * edge transfers when its ops cannot sit on one device (bound.h "memory").
+ */
+static int64_t path_bound(struct pathwork *w, double a, double b, double o)
+{
+    int32_t k = path_extract(w, a, b, o), m = 1, n_edges = k - 1;
+    int64_t lb = 0;
+
+    for (int32_t i = 0; i < k; i++) {
+        lb = sat_add_i64(lb, w->tmin[w->pop[i]]);
+    }
+    w->path_compute_us = lb;
+    if (!w->unlimited && path_need_bytes(w, k) > w->limits[0]) {
         /* m >= 2 here: the path does not fit the largest device */
-        m = devices_needed(w, persist);
+        m = devices_needed(w, w->path_persist_bytes);
         m = m < 2 ? 2 : m;
         qsort(w->cost, (size_t)n_edges, sizeof(*w->cost), cmp_i64);
-        for (int32_t k = 0; k < m - 1 && k < n_edges; k++) {
-            lb = sat_add_i64(lb, w->cost[k]);
+        for (int32_t i = 0; i < m - 1 && i < n_edges; i++) {
+            lb = sat_add_i64(lb, w->cost[i]);
         }
     }
-    w->path_compute_us = compute;
     w->best_m = m;
     w->best_cuts = m - 1 < n_edges ? m - 1 : n_edges;
     return lb;
@@ -210,7 +304,7 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
 {
     struct pathwork w = {.g = g, .c = c};
     size_t n = (size_t)g->n_ops;
-    double total_t = 0, total_p = 0;
+    double total_t = 0, total_p = 0, total_o = 0;
     int rc = 0;
 
     r->min_devices = 1;
@@ -225,7 +319,12 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.via = mem_alloc_array(n, sizeof(*w.via));
     w.cost = mem_alloc_array(n, sizeof(*w.cost));
     w.limits = mem_alloc_array((size_t)c->n_devices, sizeof(*w.limits));
-    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.limits) {
+    w.pop = mem_alloc_array(n, sizeof(*w.pop));
+    w.mark = mem_alloc_array(n, sizeof(*w.mark));
+    w.queue = mem_alloc_array(n, sizeof(*w.queue));
+    w.diff = mem_alloc_array(n + 1, sizeof(*w.diff));
+    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.limits || !w.pop ||
+        !w.mark || !w.queue || !w.diff) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for the memory bound of %d ops", g->n_ops);
         goto done;
     }
@@ -238,21 +337,20 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
         w.tmin[v] = compute_min_us(g, c, v);
         total_t += (double)w.tmin[v];
         total_p += (double)nonneg(g->persist_bytes[v]);
+        total_o += (double)own_out_bytes(g, v);
     }
     path_order(&w);
     {
-        /* the compute-critical path, the persist-heaviest one, and mixes:
-         * any path is valid, these are the likely best */
-        double unit = total_p > 0 ? total_t / total_p : 0;
-        const double mix[][2] = {{1, 0}, {1, 0.25}, {1, 1}, {1, 4}, {1e-9, 1}};
+        /* the compute-critical path, the ones heaviest in persistent and
+         * in output bytes, and mixes: any path is valid, these are the
+         * likely best */
+        double up = total_p > 0 ? total_t / total_p : 0, uo = total_o > 0 ? total_t / total_o : 0;
+        const double mix[][3] = {{1, 0, 0},    {1, 0.25, 0}, {1, 1, 0}, {1, 4, 0},
+                                 {1e-9, 1, 0}, {1, 0, 1},    {1, 1, 1}, {1e-9, 0, 1}};
 
         for (size_t k = 0; k < sizeof(mix) / sizeof(mix[0]); k++) {
-            int64_t lb;
+            int64_t lb = path_bound(&w, mix[k][0], mix[k][1] * up, mix[k][2] * uo);
 
-            if (k > 0 && unit == 0) {
-                break;
-            }
-            lb = path_bound(&w, mix[k][0], mix[k][1] * unit);
             if (k == 0 && w.path_compute_us > r->simple_us) {
                 r->simple_us = w.path_compute_us; /* the longest path by compute */
             }
@@ -272,6 +370,10 @@ done:
     free(w.via);
     free(w.cost);
     free(w.limits);
+    free(w.pop);
+    free(w.mark);
+    free(w.queue);
+    free(w.diff);
     return rc;
 }
 

@@ -17,8 +17,9 @@
  *        tensors' transfer times;
  *   (R3) a placement counts only when it does not run out of memory: the
  *        persistent bytes of every op on a device are held from time 0 for
- *        the whole step, and while op v runs its temp bytes are held too,
- *        so Σ persist(d) + max temp over d's ops <= the device's limit.
+ *        the whole step; an op's temp bytes and its own outputs beyond the
+ *        persistent ones are taken at its start, the temp freed at its
+ *        end, the outputs when its last consumer ends (a sink keeps them).
  *
  * A step of the timed model is such a schedule, so the bound never exceeds
  * the smallest timed step over the placements that fit (the optimum).  A
@@ -37,16 +38,21 @@
  *           the speeds are the ones the rounded compute times give (that
  *           one, kept as old_simple_us, divides by the nominal speeds and
  *           can exceed the optimum on mixed speeds: bound.c work_bound).
- *   memory  a path P whose ops cannot all sit on one device (Σ persist(P) +
- *           max temp(P) exceeds every device's limit) has at least m-1 cut
- *           edges, m the fewest devices whose limits hold Σ persist(P): a
- *           chain of ops on one device holds all their persistent bytes, so
- *           P's ops span >= m devices and a path visiting m devices crosses
- *           >= m-1 edges between devices.  By R1 and R2 the last op of P
+ *   memory  a path P = L_0 -> ... -> L_k-1 whose ops cannot all sit on one
+ *           device has at least m-1 cut edges: P's ops span >= m devices
+ *           and a path visiting m devices crosses >= m-1 edges between
+ *           devices.  "Cannot sit on one device": that device would hold
+ *           Σ persist(P) for the whole step and, at the start of some L_i,
+ *           temp(L_i) plus the own outputs (out - persist, less any output
+ *           that may alias an input) of every u on P up to L_i that a
+ *           consumer at or after L_i still needs (a descendant of L_i, or
+ *           L_i: it ends after L_i starts), or that is a sink (kept), and
+ *           that exceeds the largest limit.  m = max(2, the fewest devices
+ *           whose limits hold Σ persist(P)).  By R1 and R2 the last op of P
  *           ends at >= Σ compute(P) + the m-1 cheapest edge transfers of P.
- *           Tried for a few paths (the compute-critical one, the one
- *           heaviest in persistent bytes, and mixes of the two); any path
- *           gives a valid bound.
+ *           Tried for a few paths (the compute-critical one, the ones
+ *           heaviest in persistent and in output bytes, and mixes); any
+ *           path gives a valid bound.
  *   lp      the LP relaxation below, solved to optimality by GLPK's simplex
  *           within an iteration limit (work, never seconds), for graphs up
  *           to opt->lp_max_ops ops, and only when memory binds (the total
@@ -78,8 +84,8 @@
  * every device and z = 0 is feasible), so it adds most where the memory
  * rows force ops apart.
  *
- * Complexity: simple and memory O((V + E) log E + T·D²) for T tensors on the
- * paths tried; the LP has V·D + E·(D + 1) + V + 1 columns.
+ * Complexity: simple and memory O(V·D + 8 (V + E + k log k) + T·D²) for
+ * paths of k ops and T tensors on them; the LP has V·D + E·(D + 1) + V + 1 columns.
  *
  * Part of baechi-c; see README.md for the licence.
  */
