@@ -109,6 +109,9 @@ struct pathwork {
     int32_t *mark;              /* path_need_bytes: last path index reaching v, n */
     int32_t *queue;             /* n */
     int64_t *diff;              /* live bytes, difference array, n + 1 */
+    int32_t *hiv;               /* per path index j: last path index needing pop[j]'s outputs */
+    int64_t *ownv;              /* per path index: own output bytes */
+    int64_t *at;                /* per path index l: live own outputs + temp at L_l's start */
     int64_t path_persist_bytes; /* out of path_need_bytes */
     int64_t path_compute_us;    /* out of path_bound: Σ compute of its path */
     int32_t best_m;             /* out of path_bound: devices the path needs */
@@ -255,47 +258,226 @@ static int64_t path_need_bytes(struct pathwork *w, int32_t k)
         for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
             hi = w->mark[g->edge_dst[e]] > hi ? w->mark[g->edge_dst[e]] : hi;
         }
+        w->hiv[j] = hi;
+        w->ownv[j] = own;
         if (own > 0 && hi >= j) {
             w->diff[j] = sat_add_i64(w->diff[j], own);
             w->diff[hi + 1] -= own;
         }
     }
     for (int32_t i = 0; i < k; i++) {
-        int64_t at;
-
         live = sat_add_i64(live, w->diff[i]);
-        at = sat_add_i64(live, nonneg(g->temp_bytes[w->pop[i]]));
-        peak = at > peak ? at : peak;
+        w->at[i] = sat_add_i64(live, nonneg(g->temp_bytes[w->pop[i]]));
+        peak = w->at[i] > peak ? w->at[i] : peak;
     }
     w->path_persist_bytes = persist;
     return sat_add_i64(persist, peak);
+}
+
+/* A max segment tree with range add over k values (1-based nodes). */
+struct segtree {
+    int64_t *mx, *add;
+    int32_t k;
+};
+
+static void seg_build(struct segtree *t, int32_t node, int32_t lo, int32_t hi, const int64_t *v)
+{
+    t->add[node] = 0;
+    if (lo == hi) {
+        t->mx[node] = v[lo];
+        return;
+    }
+    seg_build(t, 2 * node, lo, (lo + hi) / 2, v);
+    seg_build(t, 2 * node + 1, (lo + hi) / 2 + 1, hi, v);
+    t->mx[node] = t->mx[2 * node] > t->mx[2 * node + 1] ? t->mx[2 * node] : t->mx[2 * node + 1];
+}
+
+static void seg_add(struct segtree *t, int32_t node, int32_t lo, int32_t hi, int32_t a, int32_t b,
+                    int64_t x)
+{
+    if (b < lo || hi < a) {
+        return;
+    }
+    if (a <= lo && hi <= b) {
+        t->mx[node] += x;
+        t->add[node] += x;
+        return;
+    }
+    seg_add(t, 2 * node, lo, (lo + hi) / 2, a, b, x);
+    seg_add(t, 2 * node + 1, (lo + hi) / 2 + 1, hi, a, b, x);
+    t->mx[node] = t->add[node] +
+                  (t->mx[2 * node] > t->mx[2 * node + 1] ? t->mx[2 * node] : t->mx[2 * node + 1]);
+}
+
+static int64_t seg_max(const struct segtree *t, int32_t node, int32_t lo, int32_t hi, int32_t a,
+                       int32_t b)
+{
+    int64_t l, r;
+
+    if (b < lo || hi < a) {
+        return INT64_MIN / 4;
+    }
+    if (a <= lo && hi <= b) {
+        return t->mx[node];
+    }
+    l = seg_max(t, 2 * node, lo, (lo + hi) / 2, a, b);
+    r = seg_max(t, 2 * node + 1, (lo + hi) / 2 + 1, hi, a, b);
+    return t->add[node] + (l > r ? l : r);
+}
+
+/*
+ * win[i] = the first j >= i such that the ops pop[i..j] cannot sit on one
+ * device (their persistent bytes plus, at the start of each L_l, the live
+ * own outputs of pop[i..l] and temp(L_l): path_need_bytes on the
+ * sub-path), k when none.  Both ends move forward only (the need grows with
+ * j and shrinks with i), so with a max tree over l: O(k log k).
+ */
+static int path_windows(struct pathwork *w, int32_t k, int32_t *win)
+{
+    const struct graph *g = w->g;
+    struct segtree t = {mem_alloc_array(4 * (size_t)k, sizeof(int64_t)),
+                        mem_alloc_array(4 * (size_t)k, sizeof(int64_t)), k};
+    int64_t persist = 0; /* of pop[i..j-1] */
+    int32_t j = 0;
+
+    if (!t.mx || !t.add) {
+        free(t.mx);
+        free(t.add);
+        return err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+    }
+    seg_build(&t, 1, 0, k - 1, w->at);
+    for (int32_t i = 0; i < k; i++) {
+        if (j < i) {
+            j = i;
+            persist = 0;
+        }
+        for (; j < k; j++) {
+            int64_t p = sat_add_i64(persist, nonneg(g->persist_bytes[w->pop[j]]));
+
+            if (sat_add_i64(p, seg_max(&t, 1, 0, k - 1, i, j)) > w->limits[0]) {
+                break;
+            }
+            persist = p;
+        }
+        win[i] = j;
+        if (j > i) {
+            persist -= nonneg(g->persist_bytes[w->pop[i]]);
+        }
+        if (w->ownv[i] > 0 && w->hiv[i] >= i) { /* pop[i] leaves the sub-paths */
+            seg_add(&t, 1, 0, k - 1, i, w->hiv[i], -w->ownv[i]);
+        }
+    }
+    free(t.mx);
+    free(t.add);
+    return 0;
+}
+
+/*
+ * The cheapest set of cut edges (edge t joins pop[t] and pop[t+1], cost
+ * w->cost[t]) that has an edge inside every window pop[i..win[i]] that
+ * cannot sit on one device: a window without a cut runs on one device.
+ * Hitting intervals on a line: f(t) = cost[t] + min f(t') over the cuts t'
+ * before t that leave no window between them, a sliding minimum (the
+ * windows' ends move forward with their starts).  O(k).  -1 when one op
+ * alone fits no device (no placement fits: the bound is vacuous).
+ */
+static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t *n_cuts)
+{
+    int32_t *win = mem_alloc_array((size_t)k + 1, sizeof(*win));
+    int32_t *cnt = mem_alloc_array((size_t)k + 1, sizeof(*cnt));
+    int64_t *f = mem_alloc_array((size_t)k + 1, sizeof(*f));
+    int32_t *dq = mem_alloc_array((size_t)k + 1, sizeof(*dq));
+    int32_t head = 0, tail = 0, p = 0;
+    int64_t best = -1;
+    int rc = 0;
+
+    *cut_us = 0;
+    *n_cuts = 0;
+    if (!win || !f || !dq || !cnt) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+        goto done;
+    }
+    if ((rc = path_windows(w, k, win)) != 0 || win[0] == k) {
+        goto done; /* no window: the path fits one device */
+    }
+    for (int32_t i = 0; i < k; i++) {
+        if (win[i] == i) {
+            *cut_us = -1;
+            goto done;
+        }
+    }
+    /* state s = t + 1 for a cut at edge t, s = 0 for "none yet"; R(s): the
+     * last edge the next cut may take = the end of the first window after
+     * it (win[t+1] - 1), k when none */
+    f[0] = 0;
+    cnt[0] = 0;
+    dq[tail++] = 0;
+    for (int32_t t = 0; t + 1 < k; t++) {
+        /* drop the states whose next window ends before t */
+        while (p <= t && (p < k ? win[p] : k) - 1 < t) {
+            p++;
+        }
+        while (head < tail && dq[head] < p) {
+            head++;
+        }
+        f[t + 1] = head < tail ? sat_add_i64(f[dq[head]], w->cost[t]) : -1;
+        cnt[t + 1] = head < tail ? cnt[dq[head]] + 1 : 0;
+        if (f[t + 1] >= 0) {
+            while (head < tail && f[dq[tail - 1]] >= f[t + 1]) {
+                tail--;
+            }
+            dq[tail++] = t + 1;
+            if ((t + 1 < k ? win[t + 1] : k) == k && (best < 0 || f[t + 1] < best)) {
+                best = f[t + 1];
+                *n_cuts = cnt[t + 1];
+            }
+        }
+    }
+    *cut_us = best > 0 ? best : 0;
+done:
+    free(win);
+    free(cnt);
+    free(f);
+    free(dq);
+    return rc;
 }
 
 /*
  * The bound of the path chosen by (a, b, o): Σ compute + the m-1 cheapest
  * edge transfers when its ops cannot sit on one device (bound.h "memory").
  */
-static int64_t path_bound(struct pathwork *w, double a, double b, double o)
+static int path_bound(struct pathwork *w, double a, double b, double o, int64_t *lb_us)
 {
     int32_t k = path_extract(w, a, b, o), m = 1, n_edges = k - 1;
-    int64_t lb = 0;
+    int64_t lb = 0, cut = 0, cheapest = 0;
+    int32_t n_cut = 0;
+    int rc;
 
     for (int32_t i = 0; i < k; i++) {
         lb = sat_add_i64(lb, w->tmin[w->pop[i]]);
     }
     w->path_compute_us = lb;
-    if (!w->unlimited && path_need_bytes(w, k) > w->limits[0]) {
-        /* m >= 2 here: the path does not fit the largest device */
-        m = devices_needed(w, w->path_persist_bytes);
-        m = m < 2 ? 2 : m;
-        qsort(w->cost, (size_t)n_edges, sizeof(*w->cost), cmp_i64);
-        for (int32_t i = 0; i < m - 1 && i < n_edges; i++) {
-            lb = sat_add_i64(lb, w->cost[i]);
-        }
+    w->best_m = 1;
+    w->best_cuts = 0;
+    *lb_us = lb;
+    if (w->unlimited || path_need_bytes(w, k) <= w->limits[0]) {
+        return 0;
+    }
+    /* the windows that do not fit one device each hold a cut */
+    if ((rc = path_cut_cost(w, k, &cut, &n_cut)) != 0) {
+        return rc;
+    }
+    /* the persistent bytes alone need m devices: m - 1 cuts at least */
+    m = devices_needed(w, w->path_persist_bytes);
+    m = m < 2 ? 2 : m;
+    qsort(w->cost, (size_t)n_edges, sizeof(*w->cost), cmp_i64);
+    for (int32_t i = 0; i < m - 1 && i < n_edges; i++) {
+        cheapest = sat_add_i64(cheapest, w->cost[i]);
     }
     w->best_m = m;
-    w->best_cuts = m - 1 < n_edges ? m - 1 : n_edges;
-    return lb;
+    w->best_cuts = cut > cheapest ? n_cut : m - 1 < n_edges ? m - 1 : n_edges;
+    *lb_us = sat_add_i64(lb, cut > cheapest ? cut : cheapest);
+    return 0;
 }
 
 /* The memory-aware bound (bound.h) into r->memory_us, min_devices,
@@ -323,8 +505,11 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.mark = mem_alloc_array(n, sizeof(*w.mark));
     w.queue = mem_alloc_array(n, sizeof(*w.queue));
     w.diff = mem_alloc_array(n + 1, sizeof(*w.diff));
+    w.hiv = mem_alloc_array(n, sizeof(*w.hiv));
+    w.ownv = mem_alloc_array(n, sizeof(*w.ownv));
+    w.at = mem_alloc_array(n, sizeof(*w.at));
     if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.limits || !w.pop ||
-        !w.mark || !w.queue || !w.diff) {
+        !w.mark || !w.queue || !w.diff || !w.hiv || !w.ownv || !w.at) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for the memory bound of %d ops", g->n_ops);
         goto done;
     }
@@ -349,8 +534,11 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
                                  {1e-9, 1, 0}, {1, 0, 1},    {1, 1, 1}, {1e-9, 0, 1}};
 
         for (size_t k = 0; k < sizeof(mix) / sizeof(mix[0]); k++) {
-            int64_t lb = path_bound(&w, mix[k][0], mix[k][1] * up, mix[k][2] * uo);
+            int64_t lb;
 
+            if ((rc = path_bound(&w, mix[k][0], mix[k][1] * up, mix[k][2] * uo, &lb)) != 0) {
+                goto done;
+            }
             if (k == 0 && w.path_compute_us > r->simple_us) {
                 r->simple_us = w.path_compute_us; /* the longest path by compute */
             }
@@ -374,6 +562,9 @@ done:
     free(w.mark);
     free(w.queue);
     free(w.diff);
+    free(w.hiv);
+    free(w.ownv);
+    free(w.at);
     return rc;
 }
 
