@@ -26,6 +26,7 @@
 #include "core/placement.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
+#include "placers/bound.h"
 #include "placers/placer.h"
 #include "sim/sim.h"
 #include "workloads/costmodel.h"
@@ -66,6 +67,8 @@ static const struct bp_workload bp_workloads[] = {
      "paper-4gpu-pcie"},
     {"gpt-medium", "gen", "gpt", "medium", 8, "h100", "dgx-h100-8"},
     {"gpt-2.7b", "gen", "gpt", "2.7b", 8, "h100", "dgx-h100-8"},
+    {"densenet-121", "onnx", "tests/data/onnx/densenet121.onnx", NULL, 32, "v100",
+     "paper-4gpu-pcie"},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -137,7 +140,9 @@ struct bp_cell {
     int64_t step_us;
     bool oom_baechi;
     double place_ms;
-    int64_t lower_us;
+    int64_t lower_us;     /* auto only: the certified bound (placers/bound.h) */
+    int64_t old_lower_us; /* max(critical path, Σ compute / devices) */
+    enum bound_kind kind;
 };
 
 /* One placer on one cell: place, then both models on the world. */
@@ -181,7 +186,15 @@ static int bp_run(const char *placer, const struct graph *g0, const struct clust
         cell->out = rt.n_oom ? BP_OOM : BP_OK;
         cell->step_us = rt.step_us;
         cell->oom_baechi = rb.n_oom > 0;
-        cell->lower_us = rt.lower_bound_us;
+        cell->old_lower_us = rt.lower_bound_us;
+    }
+    if (rc == 0 && strcmp(placer, PLACER_AUTO_NAME) == 0) {
+        struct bound_result bd;
+
+        if ((rc = bound_compute(&gw, &cw, NULL, &bd)) == 0) {
+            cell->lower_us = bd.lower_bound_us;
+            cell->kind = bd.kind;
+        }
     }
     sim_result_release(&rt);
     sim_result_release(&rb);
@@ -225,8 +238,8 @@ static void cell_str(const struct bp_cell *c, char *buf, size_t n)
 struct bp_summary {
     int cells, any_ok, auto_ok_where_any, auto_ok, auto_oom, auto_le_best, auto_ok_no_paper;
     int paper_ok, paper_fail_any;
-    double log_paper, log_faithful;
-    int n_faithful;
+    double log_paper, log_faithful, log_bound, log_old_bound;
+    int n_faithful, n_bound;
     double max_place_ms_small;
 };
 
@@ -241,7 +254,7 @@ enum { BP_OPT_WORKLOAD = 256, BP_OPT_FRACTIONS, BP_OPT_BUDGET, BP_OPT_MARKDOWN }
 static const struct cmd_opt bp_opts[] = {
     {"workload", BP_OPT_WORKLOAD, "LABEL",
      "only this workload (repeatable): gnmt-fwd, inception-v3, transformer, resnet50, "
-     "mobilenet-v2, gpt-medium, gpt-2.7b"},
+     "mobilenet-v2, gpt-medium, gpt-2.7b, densenet-121"},
     {"fractions", BP_OPT_FRACTIONS, "LIST", "memory fractions (default 1,0.5,0.3,0.2,0.1,0.05)"},
     {"budget-ms", BP_OPT_BUDGET, "MS", "auto's search budget (default: auto's default)"},
     {"markdown", BP_OPT_MARKDOWN, NULL, "print the table as Markdown"},
@@ -373,19 +386,21 @@ static int bp_columns_init(struct bp_columns *c)
 static void bp_print_header(const struct bp_columns *cols, bool md)
 {
     printf("baechi bench placement: timed step per placer in ms (inf = no placement, OOM = the "
-           "timed simulation runs out of memory); auto: its bound ratio (step / lower bound) and "
-           "placement time (CPU s)\n\n");
+           "timed simulation runs out of memory); auto: its step / the certified lower bound "
+           "(ratio), / the old bound max(critical path, compute / devices) (old), the bound's "
+           "kind, and placement time (CPU s)\n\n");
     printf(md ? "| workload | ops | mem | " : "%-14s %5s %5s ", "workload", "ops", "mem");
     for (int i = 0; i < cols->n; i++) {
         printf(md ? "%s | " : "%9s ", short_name(cols->names[i]));
     }
-    printf(md ? "ratio | auto cpu s | check |\n" : "%6s %7s  %s\n", "ratio", "cpu s", "check");
+    printf(md ? "ratio | old | kind | auto cpu s | check |\n" : "%6s %6s %6s %7s  %s\n", "ratio",
+           "old", "kind", "cpu s", "check");
     if (md) {
         printf("|---|--:|--:|");
         for (int i = 0; i < cols->n; i++) {
             printf("--:|");
         }
-        printf("--:|--:|---|\n");
+        printf("--:|--:|---|--:|---|\n");
     }
 }
 
@@ -468,6 +483,11 @@ static void bp_tally(const struct bp_columns *cols, const struct bp_cell *cell,
         sum->n_faithful++;
         sum->log_faithful += log((double)bb->faithful_us / (double)a->step_us);
     }
+    if (a_ok && a->lower_us > 0 && a->old_lower_us > 0) {
+        sum->n_bound++;
+        sum->log_bound += log((double)a->step_us / (double)a->lower_us);
+        sum->log_old_bound += log((double)a->step_us / (double)a->old_lower_us);
+    }
     if (n_ops <= 3000 && a->place_ms > sum->max_place_ms_small) {
         sum->max_place_ms_small = a->place_ms;
     }
@@ -499,10 +519,12 @@ static void bp_print_row(const struct bp_columns *cols, const struct bp_cell *ce
         }
         printf(md ? "%s | " : "%9s ", s);
     }
-    if (a->out == BP_OK && a->lower_us > 0) {
-        printf(md ? "%.3f | " : "%6.3f ", (double)a->step_us / (double)a->lower_us);
+    if (a->out == BP_OK && a->lower_us > 0 && a->old_lower_us > 0) {
+        printf(md ? "%.3f | %.3f | %s | " : "%6.3f %6.3f %6s ",
+               (double)a->step_us / (double)a->lower_us,
+               (double)a->step_us / (double)a->old_lower_us, bound_kind_name(a->kind));
     } else {
-        printf(md ? "- | " : "%6s ", "-");
+        printf(md ? "- | - | - | " : "%6s %6s %6s ", "-", "-", "-");
     }
     printf(md ? "%.2f | %s |\n" : "%7.2f  %s\n", a->place_ms / 1e3, check);
 }
@@ -563,6 +585,10 @@ static void bp_print_summary(const struct bp_summary *sum)
            sum->auto_ok_no_paper, sum->paper_fail_any);
     printf("  geometric-mean speed-up of auto over the best faithful placer: %.3fx over %d cells\n",
            sum->n_faithful ? exp(sum->log_faithful / sum->n_faithful) : NAN, sum->n_faithful);
+    printf("  geometric mean of auto's step / the certified lower bound: %.3f (/ the old bound: "
+           "%.3f) over %d cells\n",
+           sum->n_bound ? exp(sum->log_bound / sum->n_bound) : NAN,
+           sum->n_bound ? exp(sum->log_old_bound / sum->n_bound) : NAN, sum->n_bound);
     printf("  auto's longest placement (graphs <= 3,000 ops): %.2f s of CPU\n",
            sum->max_place_ms_small / 1e3);
 }

@@ -26,6 +26,7 @@
 #include "core/placement.h"
 #include "core/units.h"
 #include "core/workload.h"
+#include "placers/bound.h"
 #include "placers/placer.h"
 #include "results/db.h"
 #include "results/sweep.h"
@@ -80,8 +81,9 @@ static void json_model(const struct sim_result *r, const struct cluster *c)
 
 static void print_json(const struct workload *w, const struct graph *g, const struct cluster *c,
                        const struct placement *p, const struct placer_stats *st,
-                       const struct sim_result *rb, const struct sim_result *rt,
-                       const struct mem_explain *xb, const struct mem_explain *xt)
+                       const struct bound_result *bd, const struct sim_result *rb,
+                       const struct sim_result *rt, const struct mem_explain *xb,
+                       const struct mem_explain *xt)
 {
     cmd_json_placement_head(w->name, c->name, p->placer);
     fputs(", \"feasible\": true, \"options\": ", stdout);
@@ -96,11 +98,23 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     } else {
         fputs("null", stdout);
     }
-    printf(", \"lower_bound_us\": %" PRId64 ", \"critical_path_us\": %" PRId64
-           ", \"total_compute_us\": %" PRId64,
-           rb->lower_bound_us, rb->critical_path_us, rb->total_compute_us);
+    printf(", \"lower_bound_us\": %" PRId64 ", \"lower_bound_kind\": \"%s\"", bd->lower_bound_us,
+           bound_kind_name(bd->kind));
+    printf(", \"simple_lower_bound_us\": %" PRId64 ", \"bound\": {\"simple_us\": %" PRId64
+           ", \"memory_us\": %" PRId64 ", \"lp_us\": ",
+           rb->lower_bound_us, bd->simple_us, bd->memory_us);
+    if (bd->lp_us >= 0) {
+        printf("%" PRId64, bd->lp_us);
+    } else {
+        fputs("null", stdout);
+    }
+    fputs(", \"lp_status\": ", stdout);
+    json_out_str(stdout, bd->lp_status);
+    printf(", \"min_devices\": %d, \"forced_cuts\": %d}", bd->min_devices, bd->forced_cuts);
+    printf(", \"critical_path_us\": %" PRId64 ", \"total_compute_us\": %" PRId64,
+           rb->critical_path_us, rb->total_compute_us);
     printf(", \"bound_ratio\": %.6f",
-           rb->lower_bound_us > 0 ? (double)rt->step_us / (double)rb->lower_bound_us : 0.0);
+           bd->lower_bound_us > 0 ? (double)rt->step_us / (double)bd->lower_bound_us : 0.0);
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
         json_out_str(stdout, st->lp_status);
@@ -129,7 +143,8 @@ static void print_json(const struct workload *w, const struct graph *g, const st
 
 static void print_text(const struct workload *w, const struct graph *g, const struct cluster *c,
                        const struct placement *p, const struct placer_stats *st,
-                       const struct sim_result *rb, const struct sim_result *rt)
+                       const struct bound_result *bd, const struct sim_result *rb,
+                       const struct sim_result *rt)
 {
     char a[48], b[48], e[48], f[48];
 
@@ -165,10 +180,13 @@ static void print_text(const struct workload *w, const struct graph *g, const st
     units_fmt_us((double)rt->step_us, a, sizeof(a));
     printf("step (timed)   %s (%" PRId64 " µs), time-accurate, %s channels\n", a, rt->step_us,
            cluster_channel_name(c->channel));
-    units_fmt_us((double)rb->lower_bound_us, a, sizeof(a));
+    units_fmt_us((double)bd->lower_bound_us, a, sizeof(a));
+    units_fmt_us((double)rb->lower_bound_us, e, sizeof(e));
     units_fmt_us((double)rb->critical_path_us, b, sizeof(b));
-    printf("lower bound    %s (critical path %s); timed step / lower bound = %.3f\n", a, b,
-           rb->lower_bound_us > 0 ? (double)rt->step_us / (double)rb->lower_bound_us : 0.0);
+    printf("lower bound    %s (%s; simple %s, critical path %s); timed step / lower bound = "
+           "%.3f\n",
+           a, bound_kind_name(bd->kind), e, b,
+           bd->lower_bound_us > 0 ? (double)rt->step_us / (double)bd->lower_bound_us : 0.0);
     printf("memory (peak of the baechi / timed simulation; limit = device memory; placer's own "
            "accounting vs its limit):\n");
     for (int32_t d = 0; d < rb->n_devices; d++) {
@@ -269,6 +287,7 @@ int cmd_run(int argc, char **argv)
     struct run_extra x = {.trace_model = SIM_MODEL_TIMED};
     struct place_job j;
     struct sim_result rb, rt;
+    struct bound_result bd;
     struct trace t;
     struct mem_explain xb, xt;
     struct sweep_origin origin;
@@ -307,6 +326,7 @@ int cmd_run(int argc, char **argv)
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
     CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
+    CHECK(bound_compute(&j.g, &j.c, NULL, &bd));
     if (x.explain) {
         CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));
         CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_TIMED, &rt, EXPLAIN_TOP, &xt));
@@ -316,10 +336,10 @@ int cmd_run(int argc, char **argv)
             sweep_record_run(x.dbpath, &origin, &j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt, 0, NULL));
     }
     if (x.json) {
-        print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt, x.explain ? &xb : NULL,
+        print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.explain ? &xb : NULL,
                    x.explain ? &xt : NULL);
     } else {
-        print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &rb, &rt);
+        print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt);
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);
             explain_print_text(stdout, &xb, &j.g, &j.c);

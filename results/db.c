@@ -156,11 +156,25 @@ static const char *const schema_v3[] = {
     NULL};
 
 /*
+ * Version 4: the certified lower bound (placers/bound.h): lower_bound_us
+ * is now the largest of the simple, memory-aware and LP bounds, which one
+ * in lower_bound_kind, the old max(critical path, compute / devices) in
+ * simple_lower_bound_us.  Rows stored before keep NULL in both.
+ */
+static const char *const schema_v4[] = {
+    "-- version 4: the certified lower bound and its kind\n"
+    "ALTER TABLE runs ADD COLUMN lower_bound_kind TEXT;      -- simple | memory | lp\n",
+    "ALTER TABLE runs ADD COLUMN simple_lower_bound_us INTEGER; -- max(critical path, compute / "
+    "devices)\n",
+    NULL};
+
+/*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
  * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
  */
-static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
+static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
+                                                                 schema_v4};
 
 /* The versions in order, filled once (scripts/check-statics.sh allows it). */
 static const char *schema_all[32];

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* Columns peak_<kind>_bytes of `devices` (schema version 2). */
 #define DB_MEM_KINDS 7
@@ -105,6 +105,8 @@ struct db_link_rec {
     I(estimate_us)                                                                                 \
     I(step_us)                                                                                     \
     I(lower_bound_us)                                                                              \
+    S(lower_bound_kind)                                                                            \
+    I(simple_lower_bound_us)                                                                       \
     I(critical_path_us)                                                                            \
     I(total_compute_us)                                                                            \
     D(lp_makespan_us)                                                                              \

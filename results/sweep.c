@@ -16,6 +16,7 @@
 #include "core/units.h"
 #include "core/workload_yaml.h"
 #include "core/yio.h"
+#include "placers/bound.h"
 #include "results/sweep_internal.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen_params.h"
@@ -544,9 +545,19 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
 {
     int64_t maxpeak = 0;
     int32_t n_oom = 0, nl = 0;
+    struct bound_result bd;
+    int rc;
 
+    /* the certified bound of the world simulated (placers/bound.h) */
+    if ((rc = bound_compute(g, c, NULL, &bd)) != 0) {
+        return rc;
+    }
     r->step_us = s->step_us;
-    r->lower_bound_us = s->lower_bound_us;
+    r->lower_bound_us = bd.lower_bound_us;
+    r->simple_lower_bound_us = s->lower_bound_us;
+    if (db_run_set(&r->lower_bound_kind, bound_kind_name(bd.kind))) {
+        return BAECHI_ENOMEM;
+    }
     r->critical_path_us = s->critical_path_us;
     r->total_compute_us = s->total_compute_us;
     if (!(r->dev = array_calloc((size_t)s->n_devices, sizeof(*r->dev)))) {
@@ -601,7 +612,7 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
     if (s->n_oom > 0) {
         const struct sim_oom *o = &s->oom[0];
         char over[48];
-        int rc;
+
         units_fmt_bytes(o->over_bytes, over, sizeof(over));
         rc = db_run_setf(&r->message,
                          "%d device%s out of memory; first: %s over by %s at op '%s' (%" PRId64

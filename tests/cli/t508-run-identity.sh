@@ -80,10 +80,10 @@ test_expect_success 'a schema 2 database is migrated by the next write; old rows
 sqlite3 old.db < v2.sql
 sqlite3 old.db "PRAGMA user_version = 2; INSERT INTO runs (time, tool_version, workload, cluster, placer, status, step_us, sim_model) VALUES ('2024-01-01T00:00:00.000Z', 'old', 'gpt-small_b4', 'paper-4gpu-pcie', 'single', 'ok', 1000, 'timed')"
 expect_exit 2 "$BAECHI" report --db old.db
-expect_grep "schema version 2, this baechi reads 3" err
+expect_grep "schema version 2, this baechi reads 4" err
 expect_exit 0 "$BAECHI" run -w mb2.yaml -c paper-4gpu-pcie -p single --db old.db
 expect_exit 0 "$BAECHI" db check --db old.db
-expect_grep "schema version 3, integrity ok" out
+expect_grep "schema version 4, integrity ok" out
 test "$(sqlite3 old.db "select count(*) from runs where tool_version = 'old' and workload_hash is null and budget_ms is null")" = 1
 test "$(sqlite3 old.db "select count(*) from runs where workload_hash is not null and budget_ms is not null")" = 2
 test "$(sqlite3 old.db "select count(*) from sqlite_master where name in ('runs_by_workload_hash', 'runs_by_cluster_hash')")" = 2

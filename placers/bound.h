@@ -1,0 +1,151 @@
+/*
+ * bound.h - a certified lower bound on the step time of any placement of a
+ * graph on a cluster (beyond the original: Baechi reports no bound).
+ *
+ * What it bounds.  The bound is valid for the `timed` simulator model
+ * (sim.h, SIM_MODEL_TIMED) and, more strongly, for every schedule of every
+ * placement that obeys the timed model's rules:
+ *
+ *   (R1) a device runs one op at a time, op v taking
+ *        cluster_compute_us(c, d, weight_us[v]) on device d;
+ *   (R2) a consumer starts after its producer ends and, when they sit on
+ *        different devices, after every tensor of their edge has crossed;
+ *        the tensors of one edge all leave the same source for the same
+ *        destination after the producer ends and every channel model
+ *        serialises such transfers (shared: chan[src]; duplex: send[src];
+ *        link: link[src][dst]), so the edge costs at least the sum of its
+ *        tensors' transfer times;
+ *   (R3) a placement counts only when it does not run out of memory: the
+ *        persistent bytes of every op on a device are held from time 0 for
+ *        the whole step; an op's temp bytes and its own outputs beyond the
+ *        persistent ones are taken at its start, the temp freed at its
+ *        end, the outputs when its last consumer ends (a sink keeps them).
+ *
+ * A step of the timed model is such a schedule, so the bound never exceeds
+ * the smallest timed step over the placements that fit (the optimum).  A
+ * transfer's time is taken as the smallest over the cluster's default model
+ * and every device pair, so R2 holds for the `baechi` model's transfers as
+ * well; R3 does not (that model holds an op's persistent bytes only from its
+ * start), so the memory parts certify the timed model only.  When no
+ * placement fits at all the bound is vacuous (any number is a lower bound
+ * of an empty set); it stays finite.
+ *
+ * The bound is the largest of three, and `kind` names the one that gave it
+ * (ties go to the simpler):
+ *
+ *   simple  max(critical path, Σ compute / Σ speed), the critical path at
+ *           the fastest device's speed: sim_lower_bound_us, except that
+ *           the speeds are the ones the rounded compute times give (that
+ *           one, kept as old_simple_us, divides by the nominal speeds and
+ *           can exceed the optimum on mixed speeds: bound.c work_bound).
+ *   memory  a path P = L_0 -> ... -> L_k-1 whose ops cannot all sit on one
+ *           device has at least m-1 cut edges: P's ops span >= m devices
+ *           and a path visiting m devices crosses >= m-1 edges between
+ *           devices.  "Cannot sit on one device": that device would hold
+ *           Σ persist(P) for the whole step and, at the start of some L_i,
+ *           temp(L_i) plus the own outputs (out - persist, less any output
+ *           that may alias an input) of every u on P up to L_i that a
+ *           consumer at or after L_i still needs (a descendant of L_i, or
+ *           L_i: it ends after L_i starts), or that is a sink (kept), and
+ *           that exceeds the largest limit.  m = max(2, the fewest devices
+ *           whose limits hold Σ persist(P)).  By R1 and R2 the last op of P
+ *           ends at >= Σ compute(P) + the m-1 cheapest edge transfers of P.
+ *           Tried for a few paths (the compute-critical one, the ones
+ *           heaviest in persistent and in output bytes, and mixes); any
+ *           path gives a valid bound.
+ *   lp      the LP relaxation below, solved to optimality by GLPK's simplex
+ *           within an iteration limit (work, never seconds), for graphs up
+ *           to opt->lp_max_ops ops, and only when memory binds (the total
+ *           persistent bytes exceed the largest device) or the speeds
+ *           differ: otherwise x = 1/D, z = 0 gives exactly the simple
+ *           bound.  Beyond, or when the limit is reached, it is skipped
+ *           and the status says why.
+ *
+ * The LP (x[v][d] the share of op v on device d, S_v its start, z_e >= 0
+ * the share of edge e = (u, v) that is cut, y[e][d] >= |x[u][d] - x[v][d]|,
+ * t(v,d) = cluster_compute_us, comm_e the edge's transfer time, T the step):
+ *
+ *   minimise T
+ *     Σ_d x[v][d] = 1                                   every op placed
+ *     S_v - S_u - Σ_d t(u,d) x[u][d] - comm_e z_e >= 0   e = (u, v)   (R2)
+ *     y[e][d] - x[u][d] + x[v][d] >= 0, y[e][d] + x[u][d] - x[v][d] >= 0
+ *     2 z_e - Σ_d y[e][d] >= 0                          z_e >= half the
+ *                                                       total variation
+ *     T - S_v - Σ_d t(v,d) x[v][d] >= 0                 v a sink
+ *     T - Σ_v t(v,d) x[v][d] >= 0                        per device (R1)
+ *     Σ_v persist(v) x[v][d] <= limit(d)                 per device (R3)
+ *     0 <= x <= 1, 0 <= z <= 1, S >= 0
+ *
+ * Every placement that fits and every schedule obeying R1-R3 is a point of
+ * it (x the 0/1 placement, z_e = 1 exactly on cut edges, S the starts), so
+ * the LP optimum is a lower bound.  The value GLPK returns is rounded down
+ * after subtracting a relative 1e-6 and 1 µs, for the solver's tolerances.
+ * Known limit: the relaxation is weak where memory is loose (x = 1/k on
+ * every device and z = 0 is feasible), so it adds most where the memory
+ * rows force ops apart.
+ *
+ * Complexity: simple and memory O(V·D + 8 (V + E + k log k) + T·D²) for
+ * paths of k ops and T tensors on them; the LP has V·D + E·(D + 1) + V + 1 columns.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_PLACERS_BOUND_H
+#define BAECHI_PLACERS_BOUND_H
+
+#include "core/cluster.h"
+#include "core/graph.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
+
+/* Defaults: the LP up to this many ops, and this many simplex iterations
+ * per row + column of the LP (the work limit).  CPU time of the LP on
+ * layered synthetic graphs on 4 devices where memory binds: 100 ops 0.05 s,
+ * 150 ops 0.2 s, 200 ops 2.4 s (the simplex grows fast: `run` and every
+ * database row compute the bound). */
+#define BOUND_LP_MAX_OPS_DEFAULT   150
+#define BOUND_LP_ITERS_PER_ELEMENT 20
+
+struct bound_options {
+    bool lp;            /* try the LP (true by bound_options_init) */
+    int32_t lp_max_ops; /* graphs above this skip the LP */
+};
+
+void bound_options_init(struct bound_options *o);
+
+struct bound_result {
+    int64_t lower_bound_us; /* the largest of the three below */
+    enum bound_kind kind;   /* which one it is */
+    int64_t simple_us;      /* max(critical path, Σ compute / Σ speed), certified */
+    int64_t old_simple_us;  /* sim_lower_bound_us: the same on nominal speeds */
+    int64_t memory_us;      /* the memory-aware bound (>= simple_us) */
+    int64_t lp_us;          /* the LP's, -1 when not solved (see lp_status) */
+    int32_t min_devices;    /* devices the memory bound's path needs (1: fits one) */
+    int32_t forced_cuts;    /* cut edges it charged on that path */
+    char lp_status[64];     /* "optimal", "skipped: ...", "iteration limit", ... */
+};
+
+/*
+ * Computes every bound of g on c (the world: weights and memory limits as
+ * simulated; a device limit <= 0 is unlimited) into r.  opt NULL: defaults.
+ * Returns 0 or BAECHI_ENOMEM; a GLPK failure (fenced) only loses the LP's
+ * bound, and lp_status says so.
+ */
+int bound_compute(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
+                  struct bound_result *r);
+
+/* "simple", "memory", "lp". */
+const char *bound_kind_name(enum bound_kind k);
+
+/* The smallest transfer time of `bytes` between two different devices of
+ * c, over the default model and every pair (µs). */
+int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes);
+
+/* Internal to bound*.c: the LP bound into *lp_us (-1 when not solved) and
+ * a status.  0 or BAECHI_ENOMEM. */
+int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
+             int64_t *lp_us, char *status, size_t status_size);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * test_bound.c - the certified lower bound (placers/bound.h): hand-checked
+ * cases, and the exhaustive check that it never exceeds the optimum of the
+ * timed model on small random graphs (every placement of every graph,
+ * fixed seed).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include <criterion/criterion.h>
+
+#include "core/err.h"
+#include "placers/bound.h"
+#include "sim/sim.h"
+#include "tests/unit/simtest.h"
+
+#include <stdio.h>
+
+/* A chain A -> B -> C, 600 persistent bytes each, 10 µs each. */
+static const struct simtest_op chain_ops[] = {
+    {"A", 10, "100", 0, 600, 0, NULL},
+    {"B", 10, "1000", 0, 600, 0, "A:0"},
+    {"C", 10, "", 0, 600, 0, "B:0"},
+};
+
+/* 100 B -> 1 + 10 = 11 µs, 1000 B -> 1 + 100 = 101 µs */
+#define SLOPE     0.1
+#define INTERCEPT 1.0
+
+Test(bound, memory_forces_a_cut)
+{
+    struct graph g;
+    struct cluster c;
+    struct bound_result r;
+
+    cr_assert_eq(simtest_graph(&g, chain_ops, 3), 0, "%s", err_msg());
+    /* 1,700 B: two neighbours fit (1,200 persistent + B's 400 own output
+     * bytes), A B C do not: a cut on A->B or B->C, the cheaper (11 µs) */
+    cr_assert_eq(simtest_cluster(&c, 3, 1700, SLOPE, INTERCEPT, CHANNEL_SHARED), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.simple_us, 30);
+    cr_expect_eq(r.memory_us, 41, "memory %lld", (long long)r.memory_us);
+    cr_expect_eq(r.min_devices, 2);
+    cr_expect_eq(r.forced_cuts, 1);
+    cr_expect_geq(r.lower_bound_us, 41);
+    cr_expect_neq(r.kind, BOUND_SIMPLE);
+    cluster_release(&c);
+    /* 1,000 B: no two neighbours fit one device, both edges are cut (the
+     * optimum: A and C may share a device) */
+    cr_assert_eq(simtest_cluster(&c, 3, 1000, SLOPE, INTERCEPT, CHANNEL_SHARED), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.memory_us, 142, "memory %lld", (long long)r.memory_us);
+    cr_expect_eq(r.forced_cuts, 2);
+    cluster_release(&c);
+    /* unlimited memory: the simple bound */
+    cr_assert_eq(simtest_cluster(&c, 3, 0, SLOPE, INTERCEPT, CHANNEL_SHARED), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.lower_bound_us, 30);
+    cr_expect_eq(r.kind, BOUND_SIMPLE);
+    cr_expect_str_eq(bound_kind_name(r.kind), "simple");
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+Test(bound, lp_skipped_beyond_its_size)
+{
+    struct graph g;
+    struct cluster c;
+    struct bound_result r;
+    struct bound_options o;
+
+    bound_options_init(&o);
+    o.lp_max_ops = 2;
+    cr_assert_eq(simtest_graph(&g, chain_ops, 3), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 1700, SLOPE, INTERCEPT, CHANNEL_SHARED), 0);
+    cr_assert_eq(bound_compute(&g, &c, &o, &r), 0, "%s", err_msg());
+    cr_expect_eq(r.lp_us, -1);
+    cr_expect_str_eq(r.lp_status, "skipped: 3 ops > 2");
+    cr_expect_eq(r.kind, BOUND_MEMORY);
+    cr_expect_eq(r.lower_bound_us, r.memory_us);
+    o.lp_max_ops = 3;
+    cr_assert_eq(bound_compute(&g, &c, &o, &r), 0, "%s", err_msg());
+    cr_expect_str_eq(r.lp_status, "optimal");
+    cr_expect_geq(r.lp_us, 0);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/* A chain of n ops with random costs, some skip edges and control inputs:
+ * long paths, where memory forces cuts. */
+static int chain_graph(struct graph *g, int n, uint64_t *s)
+{
+    struct workload w;
+    int rc;
+
+    workload_init(&w);
+    if ((rc = workload_set_name(&w, "chain")) != 0) {
+        goto out;
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        char name[16];
+        int32_t idx;
+
+        snprintf(name, sizeof(name), "c%d", i);
+        if ((rc = workload_add_op(&w, name, "Op", &idx)) != 0) {
+            break;
+        }
+        w.op[idx].time_us = (double)(1 + simtest_rand(s) % 60);
+        w.op[idx].temp = (int64_t)(simtest_rand(s) % 300);
+        rc = workload_add_output(&w, (int64_t)(simtest_rand(s) % 3000));
+        if (!rc && i > 0) {
+            rc = workload_add_input(&w, i - 1, 0, 0, 0);
+        }
+        if (!rc && i > 1 && simtest_rand(s) % 3 == 0) {
+            rc = workload_add_input(&w, i - 2, simtest_rand(s) % 2 ? 0 : WL_PORT_CONTROL, 0, 0);
+        }
+    }
+    if (rc == 0 && (rc = workload_check(&w)) == 0) {
+        rc = graph_build(g, &w);
+    }
+out:
+    workload_release(&w);
+    return rc;
+}
+
+/* The smallest timed step over every placement that fits memory; -1 when none. */
+static int64_t timed_optimum(const struct graph *g, const struct cluster *c)
+{
+    int32_t n = g->n_ops, nd = c->n_devices;
+    int32_t dev[16] = {0};
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    int64_t best = -1;
+
+    cr_assert(n <= 16);
+    for (;;) {
+        struct sim_result r;
+        int32_t i = 0;
+
+        cr_assert_eq(sim_run(g, c, dev, &so, &r), 0, "%s", err_msg());
+        if (r.n_oom == 0 && (best < 0 || r.step_us < best)) {
+            best = r.step_us;
+        }
+        sim_result_release(&r);
+        while (i < n && ++dev[i] == nd) {
+            dev[i++] = 0;
+        }
+        if (i == n) {
+            return best;
+        }
+    }
+}
+
+/*
+ * Every placement of thousands of random graphs (<= 10 ops on 2 devices,
+ * <= 7 on 3), memory limits around the persistent bytes, comm costs in the
+ * range of compute, every channel model, sometimes a faster device: the
+ * bound and each of its parts never exceed the timed optimum.  The counts
+ * at the end make sure the memory and LP parts did bind in some cases.
+ */
+Test(bound, never_above_the_timed_optimum, .timeout = 600)
+{
+    uint64_t s = 20240522;
+    int cases = 0, fits = 0, memory_wins = 0, lp_wins = 0, violations = 0;
+
+    for (int k = 0; k < 4000; k++) {
+        int32_t nd = 2 + (int32_t)(simtest_rand(&s) % 2);
+        int n = nd == 2 ? 3 + (int)(simtest_rand(&s) % 8) : 3 + (int)(simtest_rand(&s) % 5);
+        struct graph g;
+        struct cluster c;
+        struct bound_result r;
+        struct graph_mem_totals mt;
+        int64_t opt, mem;
+        double slope = (double)(simtest_rand(&s) % 40) / 1000.0;
+        double icpt = (double)(simtest_rand(&s) % 30);
+
+        if (k % 2) {
+            cr_assert_eq(chain_graph(&g, n, &s), 0, "%s", err_msg());
+        } else {
+            cr_assert_eq(simtest_random_graph(&g, n, nd, (uint64_t)k + 7), 0, "%s", err_msg());
+        }
+        /* persistent bytes on most ops, so that paths do not fit one device */
+        for (int32_t v = 0; v < g.n_ops; v++) {
+            g.persist_bytes[v] = simtest_rand(&s) % 5 ? (int64_t)(simtest_rand(&s) % 1500) : 0;
+        }
+        graph_mem_totals(&g, &mt);
+        /* a share of the persistent bytes, plus room for outputs and temp */
+        mem = (int64_t)((double)mt.persistent * (0.4 + (double)(simtest_rand(&s) % 80) / 100.0)) +
+              mt.temp_max +
+              (int64_t)((double)mt.outputs * (double)(simtest_rand(&s) % 100) / 100.0);
+        if (simtest_rand(&s) % 8 == 0) {
+            mem = 0; /* unlimited */
+        }
+        cr_assert_eq(
+            simtest_cluster(&c, nd, mem, slope, icpt, (enum channel_model)(simtest_rand(&s) % 3)),
+            0);
+        if (simtest_rand(&s) % 4 == 0) {
+            c.dev[0].speed = 2.0;
+        }
+        cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+        opt = timed_optimum(&g, &c);
+        cases++;
+        if (opt >= 0) {
+            fits++;
+            memory_wins += r.memory_us > r.simple_us;
+            lp_wins += r.lp_us > r.simple_us && r.lp_us > r.memory_us;
+            if (r.lower_bound_us > opt || r.simple_us > opt || r.memory_us > opt || r.lp_us > opt) {
+                violations++;
+                cr_log_error("case %d (%d ops, %d devices, mem %lld): optimum %lld, bound %lld "
+                             "(simple %lld, memory %lld, lp %lld)",
+                             k, g.n_ops, nd, (long long)mem, (long long)opt,
+                             (long long)r.lower_bound_us, (long long)r.simple_us,
+                             (long long)r.memory_us, (long long)r.lp_us);
+            }
+        }
+        cluster_release(&c);
+        graph_release(&g);
+    }
+    cr_log_info("bound: %d cases, %d with a placement that fits, memory bound above simple in "
+                "%d, LP above both in %d",
+                cases, fits, memory_wins, lp_wins);
+    cr_expect_eq(violations, 0, "%d of %d cases above the optimum", violations, fits);
+    cr_expect_gt(fits, 1500, "only %d cases fit", fits);
+    cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
+    cr_expect_gt(lp_wins, 20, "the LP bound only %d times", lp_wins);
+}
