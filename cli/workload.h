@@ -21,7 +21,13 @@ int cmd_workload_ops(int argc, char **argv);    /* cli/workload_ops.c */
  * What gen, train and import share: the training options (one row each in
  * their option tables, one parser) and writing the workload they made.
  */
-enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKLOAD_OPT_SAVE_ALL };
+enum {
+    WORKLOAD_OPT_OPTIMIZER = 600,
+    WORKLOAD_OPT_BWD,
+    WORKLOAD_OPT_MICRO,
+    WORKLOAD_OPT_SAVE_ALL,
+    WORKLOAD_OPT_RECOMPUTE
+};
 
 #define WORKLOAD_TRAIN_OPTS                                                                        \
     {"optimizer", WORKLOAD_OPT_OPTIMIZER, "NAME", "sgd | momentum | adam (default momentum)"},     \
@@ -30,6 +36,9 @@ enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKL
         {"save-all-inputs", WORKLOAD_OPT_SAVE_ALL, NULL,                                           \
          "backward keeps every forward input, no shared storage (the rule before the memory "      \
          "model)"},                                                                                \
+        {"recompute", WORKLOAD_OPT_RECOMPUTE, "MODE",                                              \
+         "none | full (re-run each layer inside backward, keeping its input) | selective "         \
+         "(attention's scores and softmax only); default none"},                                   \
     {                                                                                              \
         "micro-batches", WORKLOAD_OPT_MICRO, "M",                                                  \
             "M micro-batches of batch/M sharing the parameters, gradients accumulated, one "       \

@@ -248,13 +248,15 @@ int cmd_workload_gen(int argc, char **argv)
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
+        case WORKLOAD_OPT_RECOMPUTE:
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
-            train_flag = c == WORKLOAD_OPT_OPTIMIZER ? "--optimizer"
-                         : c == WORKLOAD_OPT_BWD     ? "--bwd-factor"
-                         : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
-                                                     : "--save-all-inputs";
+            train_flag = c == WORKLOAD_OPT_OPTIMIZER   ? "--optimizer"
+                         : c == WORKLOAD_OPT_BWD       ? "--bwd-factor"
+                         : c == WORKLOAD_OPT_MICRO     ? "--micro-batches"
+                         : c == WORKLOAD_OPT_RECOMPUTE ? "--recompute"
+                                                       : "--save-all-inputs";
             break;
         case OPT_ELEM:
             bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);
@@ -348,6 +350,7 @@ int cmd_workload_train(int argc, char **argv)
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
+        case WORKLOAD_OPT_RECOMPUTE:
             if (workload_cli_train_option(&p, c, &o)) {
                 return EXIT_BADINPUT;
             }

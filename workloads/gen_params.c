@@ -37,6 +37,7 @@ enum gp_kind {
     GP_SHAPE,
     GP_SEED,
     GP_NAME,
+    GP_RECOMPUTE, /* train_opts.recompute: none, full, selective */
 };
 
 struct gen_param {
@@ -76,6 +77,7 @@ static const struct gen_param params[] = {
     {"bwd-factor", GP_BWD, FOR_MODEL | FOR_IMPORT, 0, 0, 1000},
     {"save-all-inputs", GP_FLAG, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
+    {"recompute", GP_RECOMPUTE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -284,6 +286,12 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         break;
     case GP_NAME:
         s->name = val;
+        break;
+    case GP_RECOMPUTE:
+        if (train_parse_recompute(val, &s->gen.train.recompute)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected none, full or selective", key);
+            return why;
+        }
         break;
     }
     return NULL;

@@ -29,6 +29,7 @@ void train_opts_init(struct train_opts *o)
     o->param_elem_bytes = 4;
     o->micro_batches = 1;
     o->save_all_inputs = false;
+    o->recompute = TRAIN_RECOMPUTE_NONE;
 }
 
 static const char *const opt_names[] = {"sgd", "momentum", "adam"};
@@ -276,7 +277,24 @@ struct grad_ctx {
     const bool *rg, *rep;                   /* requires a gradient; runs per micro-batch */
     const int32_t *fid;                     /* n_mb x n: ids of the forward copies */
     int32_t *bwd;                           /* n_mb x n: ids of the gradient ops */
+    const struct recompute *rec;            /* recomputed copies (recompute.h) */
 };
+
+/*
+ * Whether the gradient op of a sink (no consumer with a gradient) reads its
+ * output: a loss does (its gradient needs the logits); a sink of a known
+ * type that is no loss (an imported block or CNN without its loss: Add,
+ * MatMul, Gemm...) is seeded with a given output gradient, as PyTorch's
+ * out.sum().backward() or a loss outside the graph, and only orders the
+ * backward pass after it (a control input).  Unknown and model-specific
+ * types (OPS_CAT_OTHER: synthetic ops) keep reading it, as before.
+ */
+static bool seed_reads_output(const struct wl_op *op)
+{
+    const struct ops_row *row = ops_find(op->type);
+
+    return !row || row->cat == OPS_CAT_LOSS || row->cat == OPS_CAT_OTHER;
+}
 
 /*
  * The gradient op of forward op v in micro-batch m (train.h): it outputs a
@@ -342,7 +360,8 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         }
     }
     if (n_grad_in == 0) { /* a loss: starts the backward pass */
-        rc = workload_add_input(out, f[v], op->n_out > 0 ? 0 : WL_PORT_CONTROL, 0, 0);
+        rc = workload_add_input(out, f[v],
+                                op->n_out > 0 && seed_reads_output(op) ? 0 : WL_PORT_CONTROL, 0, 0);
         if (rc) {
             return rc;
         }
@@ -362,7 +381,8 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
             if (in->port == WL_PORT_CONTROL) {
                 continue;
             }
-            if ((rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
+            if ((rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
+                                         in->port, 0, 0))) {
                 return rc;
             }
             if (save_rule_of(o, op->type) == OPS_SAVE_FIRST_INPUT) {
@@ -372,7 +392,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         break;
     case OPS_SAVE_RESULT:
         for (int32_t k = 0; k < op->n_out && n_grad_in > 0; k++) {
-            if ((rc = workload_add_input(out, f[v], k, 0, 0))) {
+            if ((rc = workload_add_input(out, recompute_source(x->rec, m, v, f), k, 0, 0))) {
                 return rc;
             }
         }
@@ -381,7 +401,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         break;
     }
     if (out->op[f[v]].n_out > op->n_out && /* the saved buffer */
-        (rc = workload_add_input(out, f[v], op->n_out, 0, 0))) {
+        (rc = workload_add_input(out, recompute_source(x->rec, m, v, f), op->n_out, 0, 0))) {
         return rc;
     }
     if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
@@ -647,25 +667,33 @@ static int copy_forward(struct workload *out, const struct workload *fwd, struct
 static int add_grads(struct workload *out, const struct workload *fwd, const struct train_opts *o,
                      struct synth *s, struct train_stats *st)
 {
-    struct grad_ctx cg = {s->n,      s->cstart, s->cons, s->slot_op, s->gport,
-                          s->nports, s->rg,     s->rep,  s->fid,     s->bwd};
-    int rc;
+    const struct recompute_graph rg = {fwd,       s->n,    s->n_mb,    s->topo,
+                                       s->cstart, s->cons, s->slot_op, s->gport,
+                                       s->rg,     s->rep,  s->extra,   o->save_all_inputs};
+    const int32_t first_bwd = out->n_ops;
+    struct recompute rec;
+    struct grad_ctx cg = {s->n,  s->cstart, s->cons, s->slot_op, s->gport, s->nports,
+                          s->rg, s->rep,    s->fid,  s->bwd,     &rec};
+    int rc = recompute_plan(&rec, &rg, o->recompute);
 
-    for (int32_t pass = 0; pass < 2; pass++) {
-        for (int32_t m = 0; m < (pass == 0 ? s->n_mb : 1); m++) {
-            for (int32_t p = s->n - 1; p >= 0; p--) {
+    for (int32_t pass = 0; pass < 2 && !rc; pass++) {
+        for (int32_t m = 0; m < (pass == 0 ? s->n_mb : 1) && !rc; m++) {
+            const int32_t *f = s->fid + (size_t)m * s->n;
+
+            for (int32_t p = s->n - 1; p >= 0 && !rc; p--) {
                 int32_t v = s->topo[p];
 
                 if (!s->rg[v] || s->rep[v] != (pass == 0)) {
                     continue;
                 }
-                if ((rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st))) {
-                    return rc;
+                if (!(rc = recompute_before_grad(&rec, out, v, m, f, s->bwd, first_bwd))) {
+                    rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st);
                 }
             }
         }
     }
-    return 0;
+    recompute_release(&rec);
+    return rc;
 }
 
 /* Optimizer updates, in forward order, after the last micro-batch's

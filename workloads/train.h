@@ -56,6 +56,10 @@
  * gradients of every micro-batch; one update per parameter op follows the
  * last micro-batch.  M = 1 gives the graph without micro-batches exactly.
  *
+ * Recomputation (recompute != none, workloads/recompute.h): a segment's
+ * forward ops are copied into backward ("L/recompute/x"), and its gradient
+ * ops read the copies instead of the forward outputs.
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_WORKLOADS_TRAIN_H
@@ -63,6 +67,7 @@
 
 #include "core/graph.h"
 #include "core/workload.h"
+#include "workloads/recompute.h"
 
 enum train_optimizer { TRAIN_SGD = 0, TRAIN_MOMENTUM = 1, TRAIN_ADAM = 2 };
 
@@ -75,6 +80,8 @@ struct train_opts {
     int32_t micro_batches;          /* 1 (default): none; see "Micro-batches" above */
     bool save_all_inputs;           /* backward reads every forward input, no views (the
                                        rule before "Memory" above); default false */
+    enum train_recompute recompute; /* activation recomputation (workloads/recompute.h);
+                                       default none */
 };
 
 void train_opts_init(struct train_opts *o);
