@@ -42,18 +42,47 @@ void recompute_release(struct recompute *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* The layer of op v (recompute.h): the first component of its group, or of
- * its name scope when it has no group; NULL when none. */
+/* Whether s[0..len) ends in '.' and digits (an nn.ModuleList item). */
+static bool numbered(const char *s, size_t len)
+{
+    size_t i = len;
+
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') {
+        i--;
+    }
+    return i < len && i > 0 && s[i - 1] == '.';
+}
+
+/* The layer of op v (recompute.h): of its group, or of its name scope when
+ * it has no group, the components up to the first numbered one, else the
+ * first component; NULL when none. */
 static const char *layer_of(const struct wl_op *op, size_t *len)
 {
     const char *s = op->group ? op->group : op->name;
-    const char *lead = s && s[0] == '/' ? s + 1 : s;
-    const char *slash = lead ? strchr(lead, '/') : NULL;
+    const char *lead, *end, *first = NULL;
 
-    if (!s || (!op->group && !slash)) {
+    if (!s) {
         return NULL;
     }
-    *len = slash ? (size_t)(slash - s) : strlen(s);
+    lead = s[0] == '/' ? s + 1 : s;
+    end = op->group ? s + strlen(s) : strrchr(s, '/'); /* a name: its scope */
+    if (!end || end <= lead) {
+        return NULL;
+    }
+    for (const char *c = lead; c < end;) {
+        const char *slash = memchr(c, '/', (size_t)(end - c));
+        const char *stop = slash ? slash : end;
+
+        if (!first) {
+            first = stop;
+        }
+        if (numbered(c, (size_t)(stop - c))) {
+            *len = (size_t)(stop - s);
+            return s;
+        }
+        c = stop + 1;
+    }
+    *len = (size_t)(first - s);
     return *len > 0 ? s : NULL;
 }
 
