@@ -223,6 +223,11 @@ Test(ops, semantics)
     cr_assert_eq(ops_extra_bytes_per_elem("MaxPool"), 8);
     cr_assert_eq(ops_extra_bytes_per_elem("Dropout"), 1);
     cr_assert_eq(ops_extra_bytes_per_elem("AveragePool"), 0);
+    /* recurrent layers: the per-step state PyTorch saves (7 floats per unit) */
+    cr_assert_eq(ops_extra_bytes_per_elem("LSTM"), 28);
+    cr_assert_eq(ops_extra_bytes_per_elem("GRU"), 28);
+    cr_assert_eq(ops_extra_bytes_per_elem("RNN"), 8);
+    cr_assert_eq(ops_extra_bytes_per_elem("LSTMBlockCell"), 0);
     /* views alias input 0, in place, pads of pools */
     cr_assert(ops_is_view("Transpose") && ops_is_view("Flatten"));
     cr_assert(!ops_is_view("Relu") && ops_runs_in_place("Relu"));
