@@ -310,6 +310,8 @@ def small(out):
     # the RNNs of the PyTorch memory fixture (batch 1; imported with -b 4)
     export(measured("LstmSeq2Seq"), torch.zeros(1, 32, 64), os.path.join(out, "lstm_seq2seq.onnx"))
     export(measured("GruNet"), torch.zeros(1, 32, 64), os.path.join(out, "gru.onnx"))
+    export(no_dropout(measured("TransformerEnc")), torch.zeros(1, 128, 256),
+           os.path.join(out, "transformer_enc.onnx"))
     reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
     export(no_dropout(TransformerBase()),
            (torch.zeros(1, 40, dtype=torch.long), torch.zeros(1, 40, dtype=torch.long)),

@@ -113,6 +113,24 @@ class GruNet(torch.nn.Module):
         return self.out(self.gru(x)[0])
 
 
+class TransformerEnc(torch.nn.Module):
+    """Two nn.TransformerEncoderLayer (d 256, 4 heads, ffn 1024, ReLU, post
+    norm, batch first, dropout 0) over seq 128: nn.MultiheadAttention's
+    explicit path in torch 1.13 (the packed in-projection copied into one
+    contiguous q/k/v storage, q scaled into a new storage, bmm, softmax,
+    bmm).  torch 1.13 has no scaled_dot_product_attention (SDPA, torch 2.0):
+    its flash / memory-efficient kernels are not measured here.  Exported
+    by scripts/export-onnx.py as tests/data/onnx/transformer_enc.onnx."""
+
+    def __init__(self, d=256, heads=4, ffn=1024, layers=2):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.0, batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
 class GPT2Checkpointed(torch.nn.Module):
     """Four GPT2Blocks, each under torch.utils.checkpoint (the reentrant
     variant of torch 1.13, which saves each block's input through
@@ -144,6 +162,7 @@ def models():
         ("gpt2_block", GPT2Block, (1024, 768), 1, "gpt"),
         ("lstm_seq2seq", LstmSeq2Seq, (32, 64), 4, "rnn"),
         ("gru", GruNet, (32, 64), 4, "rnn"),
+        ("transformer_enc", TransformerEnc, (128, 256), 2, "gpt"),
         ("gpt2_ckpt4", GPT2Checkpointed, (1024, 768), 1, "ckpt"),
     ]
 

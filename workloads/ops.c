@@ -58,7 +58,7 @@ static const struct ops_row rows[] = {
     {"Conv2D", OPS_CAT_CONV, OPS_COST_MACS, OPS_SAVE_INPUTS, 0, 0},
     {"Cos", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"CumSum", OPS_CAT_REDUCE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
-    {"Div", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
+    {"Div", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_OTHER_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN | OPS_IN_SOFTMAX_PATTERN},
     {"Dropout", OPS_CAT_ELEMENTWISE, OPS_COST_NONE, OPS_SAVE_NOTHING, 1, OPS_UNARY},
     {"Elu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
@@ -115,7 +115,7 @@ static const struct ops_row rows[] = {
     {"Min", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
     {"Mish", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Mod", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
-    {"Mul", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
+    {"Mul", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_OTHER_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN | OPS_IN_SOFTMAX_PATTERN},
     {"Neg", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"NoOp", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
@@ -157,7 +157,7 @@ static const struct ops_row rows[] = {
     {"Sign", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Sin", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Size", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"Slice", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_VIEW | OPS_PARAM_VIEW},
+    {"Slice", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_PARAM_VIEW},
     {"Softmax", OPS_CAT_ACTIVATION, OPS_COST_ELEM5, OPS_SAVE_RESULT, 0,
      OPS_UNARY | OPS_IN_SOFTMAX_PATTERN},
     {"SoftmaxCrossEntropyWithLogits", OPS_CAT_LOSS, OPS_COST_ELEM5, OPS_SAVE_INPUTS, 0, 0},
@@ -198,7 +198,8 @@ static const char *const cost_names[] = {
     "8 per element", "1 per input element", "recurrent cell",    "per parameter", "op-specific",
 };
 
-static const char *const save_names[] = {"inputs", "first input", "result", "nothing"};
+static const char *const save_names[] = {"inputs", "first input", "result", "nothing",
+                                         "inputs another input's gradient needs"};
 
 _Static_assert(sizeof(category_names) / sizeof(category_names[0]) == OPS_N_CATEGORIES,
                "one name per category");

@@ -281,6 +281,33 @@ struct grad_ctx {
 };
 
 /*
+ * OPS_SAVE_OTHER_INPUTS: each data input of op that another data input's
+ * gradient needs (x * y: y for x's gradient, x for y's), read from its
+ * (recomputed) producer.
+ */
+static int add_saved_for_others(struct workload *out, const struct workload *fwd,
+                                const struct wl_op *op, int32_t m, const int32_t *f,
+                                const struct grad_ctx *x)
+{
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &fwd->input[op->in_off + k];
+        bool other = false;
+        int rc;
+
+        for (int32_t j = 0; j < op->n_in && in->port != WL_PORT_CONTROL; j++) {
+            const struct wl_input *o = &fwd->input[op->in_off + j];
+
+            other = other || (j != k && o->port != WL_PORT_CONTROL && x->rg[o->producer]);
+        }
+        if (other && (rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
+                                              in->port, 0, 0))) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/*
  * Whether the gradient op of a sink (no consumer with a gradient) reads its
  * output: a loss does (its gradient needs the logits); a sink of a known
  * type that is no loss (an imported block or CNN without its loss: Add,
@@ -395,6 +422,11 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
             if ((rc = workload_add_input(out, recompute_source(x->rec, m, v, f), k, 0, 0))) {
                 return rc;
             }
+        }
+        break;
+    case OPS_SAVE_OTHER_INPUTS:
+        if ((rc = add_saved_for_others(out, fwd, op, m, f, x))) {
+            return rc;
         }
         break;
     case OPS_SAVE_NOTHING:
