@@ -2,8 +2,10 @@
 """measure-memory.py - measures what PyTorch keeps for a training step.
 
 For ResNet-50, Inception-V3, MobileNet-V2, DenseNet-121, VGG-16 (torchvision,
-weights=None, train mode, fp32, CPU) and one GPT-2 small block (plain torch,
-d_model 768, 12 heads, seq 1024), records with
+weights=None, train mode, fp32, CPU), one GPT-2 small block (plain torch,
+d_model 768, 12 heads, seq 1024), an LSTM seq2seq, a 2-layer GRU, two
+nn.TransformerEncoderLayer and four GPT-2 blocks under
+torch.utils.checkpoint (the classes below), records with
 torch.autograd.graph.saved_tensors_hooks the bytes autograd saves for
 backward during one forward pass + loss, and measures parameter, gradient and
 optimizer-state bytes (SGD, SGD with momentum, Adam: one optimizer step each,
