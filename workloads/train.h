@@ -26,7 +26,8 @@
  * or feeds data is one row of the table in workloads/ops.h (`baechi
  * workload ops`); in short:
  *   - a gradient op reads what autograd saves for its op type: every data
- *     input (convolution, matmul, mul, losses, unknown types), the first
+ *     input (convolution, matmul, losses, unknown types; mul and div only
+ *     for another input's gradient), the first
  *     data input (batch and layer norm, GELU, pooling), the op's result
  *     (ReLU, sigmoid, tanh, softmax, exp) or nothing (add, concat, views,
  *     dropout); so every other forward output is freed after its last
@@ -34,9 +35,9 @@
  *   - max pooling also keeps its indices (8 bytes per output element) and
  *     dropout its mask (1 byte per element): an extra output of the forward
  *     op, read by its gradient op;
- *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity,
- *     Slice; Split and Slice save nothing, a Split's outputs are storage of
- *     their own: one op, several outputs)
+ *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity;
+ *     Split and Slice save nothing, and their outputs are storage of their
+ *     own: nn.MultiheadAttention's q/k/v chunks are contiguous copies)
  *     share their input's storage, and so does a ReLU that is its input's
  *     only reader (torchvision's ReLU(inplace=True)), and a Pad whose one
  *     reader is a pooling op (the pooling's own padding, split off by the
