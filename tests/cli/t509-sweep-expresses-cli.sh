@@ -24,7 +24,7 @@ sample() {
     device) echo h100 ;; optimizer) echo adam ;; bwd-factor) echo 1.5 ;;
     micro-batches) echo 2 ;; elem-bytes) echo 2 ;; shape) echo chain ;; ops) echo 50 ;;
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
-    group-size) echo 2 ;; name) echo custom ;;
+    group-size) echo 2 ;; name) echo custom ;; recompute) echo full ;;
     esac
 }
 
