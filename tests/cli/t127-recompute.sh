@@ -145,14 +145,18 @@ for r in ("full", "selective"):
 PY
 EOF
 
-test_expect_success 'import --train --recompute full; with micro-batches: one copy per micro-batch' - <<'EOF'
+test_expect_success 'import --train and train take --recompute; with micro-batches: one copy per micro-batch' - <<'EOF'
 "$BAECHI" workload import "$TOP/tests/data/onnx/two_input.onnx" --train --recompute full \
     -o imp.yaml > /dev/null 2>&1 &&
 grep -q "name: /t/encoder/layers.0/recompute/self_attn/MatMul," imp.yaml &&
 "$BAECHI" workload gen gpt --size small --layers 2 -b 4 --seq 64 --micro-batches 2 \
     --recompute full -o mb.yaml > /dev/null &&
 grep -q "name: h0/recompute/ln_1/mb0," mb.yaml &&
-grep -q "name: h0/recompute/ln_1/mb1," mb.yaml
+grep -q "name: h0/recompute/ln_1/mb1," mb.yaml &&
+"$BAECHI" workload gen gpt --size small --layers 2 -b 1 --seq 64 --forward-only -o fwd.yaml \
+    > /dev/null &&
+"$BAECHI" workload train fwd.yaml --recompute selective -o tr.yaml > /dev/null &&
+test "$(grep -c "{name: [^,]*/recompute/" tr.yaml)" -eq 4
 EOF
 
 test_expect_success 'bad values are refused, naming the value' - <<'EOF'
@@ -160,7 +164,10 @@ expect_exit 2 "$BAECHI" workload gen gpt --size small --layers 1 --recompute som
 grep -q "unknown recompute mode 'some'" "$TMPDIR_TEST/err" &&
 expect_exit 2 "$BAECHI" workload import "$TOP/tests/data/onnx/lstm.onnx" --train --recompute 1 \
     -o y.yaml &&
-grep -q "unknown recompute mode '1'" "$TMPDIR_TEST/err"
+grep -q "unknown recompute mode '1'" "$TMPDIR_TEST/err" &&
+expect_exit 2 "$BAECHI" workload gen gpt --size small --layers 1 --forward-only --recompute full \
+    -o z.yaml &&
+grep -q -- "--recompute" "$TMPDIR_TEST/err"
 EOF
 
 test_done
