@@ -239,6 +239,11 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
     case WORKLOAD_OPT_SAVE_ALL:
         o->save_all_inputs = true;
         return 0;
+    case WORKLOAD_OPT_RECOMPUTE:
+        if (train_parse_recompute(p->optarg, &o->recompute)) {
+            return cmd_usage_error(p, "%s", err_msg());
+        }
+        return 0;
     case WORKLOAD_OPT_MICRO:
         if (cmd_parse_int(p, "--micro-batches", p->optarg, 1, TRAIN_MAX_MICRO_BATCHES, &m)) {
             return EXIT_BADINPUT;

@@ -21,7 +21,13 @@ int cmd_workload_ops(int argc, char **argv);    /* cli/workload_ops.c */
  * What gen, train and import share: the training options (one row each in
  * their option tables, one parser) and writing the workload they made.
  */
-enum { WORKLOAD_OPT_OPTIMIZER = 600, WORKLOAD_OPT_BWD, WORKLOAD_OPT_MICRO, WORKLOAD_OPT_SAVE_ALL };
+enum {
+    WORKLOAD_OPT_OPTIMIZER = 600,
+    WORKLOAD_OPT_BWD,
+    WORKLOAD_OPT_MICRO,
+    WORKLOAD_OPT_SAVE_ALL,
+    WORKLOAD_OPT_RECOMPUTE
+};
 /* the pipeline schedule written with --micro-batches (core/pipeline.h) */
 enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
 
@@ -38,6 +44,9 @@ enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
         {"schedule", WORKLOAD_OPT_SCHEDULE, "S",                                                   \
          "with --micro-batches: the pipeline schedule the simulators run, gpipe | 1f1b | "         \
          "interleaved (default 1f1b; x-pipeline in the file)"},                                    \
+        {"recompute", WORKLOAD_OPT_RECOMPUTE, "MODE",                                              \
+         "none | full (re-run each layer inside backward, keeping its input) | selective "         \
+         "(attention's scores and softmax only); default none"},                                   \
     {                                                                                              \
         "virtual-stages", WORKLOAD_OPT_VSTAGES, "V",                                               \
             "interleaved schedule: V chunks of layers per device (default 1)"                      \

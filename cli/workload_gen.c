@@ -248,13 +248,15 @@ int cmd_workload_gen(int argc, char **argv)
         case WORKLOAD_OPT_BWD:
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
+        case WORKLOAD_OPT_RECOMPUTE:
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
-            train_flag = c == WORKLOAD_OPT_OPTIMIZER ? "--optimizer"
-                         : c == WORKLOAD_OPT_BWD     ? "--bwd-factor"
-                         : c == WORKLOAD_OPT_MICRO   ? "--micro-batches"
-                                                     : "--save-all-inputs";
+            train_flag = c == WORKLOAD_OPT_OPTIMIZER   ? "--optimizer"
+                         : c == WORKLOAD_OPT_BWD       ? "--bwd-factor"
+                         : c == WORKLOAD_OPT_MICRO     ? "--micro-batches"
+                         : c == WORKLOAD_OPT_RECOMPUTE ? "--recompute"
+                                                       : "--save-all-inputs";
             break;
         case WORKLOAD_OPT_SCHEDULE:
         case WORKLOAD_OPT_VSTAGES:
@@ -357,6 +359,7 @@ int cmd_workload_train(int argc, char **argv)
         case WORKLOAD_OPT_SAVE_ALL:
         case WORKLOAD_OPT_SCHEDULE:
         case WORKLOAD_OPT_VSTAGES:
+        case WORKLOAD_OPT_RECOMPUTE:
             if (workload_cli_train_option(&p, c, &o)) {
                 return EXIT_BADINPUT;
             }

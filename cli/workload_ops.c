@@ -83,11 +83,12 @@ static void print_markdown(const struct ops_row *rows, size_t n)
         "the first data input (parameters are held anyway)",
         "the result",
         "nothing (shapes only)",
+        "a data input only when another input needs a gradient (x * constant keeps nothing)",
     };
     int any = 0;
 
     printf("| op types | saved for backward |\n|---|---|\n");
-    printf("| every other type (convolution, matmul, mul, losses, LSTM cells, ...; `baechi "
+    printf("| every other type (convolution, matmul, losses, LSTM cells, ...; `baechi "
            "workload ops` lists them) and unknown types | every data input |\n");
     for (int s = OPS_SAVE_FIRST_INPUT; s < OPS_N_SAVES; s++) {
         printf("| ");

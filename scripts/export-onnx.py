@@ -23,7 +23,8 @@ export (training-mode dropout exports a random mask).
 Small fixtures of the importer's Transformer and RNN support (small()):
 two_input (nn.Transformer with src and tgt), shape_slice (slices and a
 reshape sized by shape arithmetic), ln_gelu and ln_gelu-opset17 (LayerNorm
-decomposed and as one node, GELU's erf form), lstm and gru_rnn, and
+decomposed and as one node, GELU's erf form), lstm and gru_rnn, lstm_seq2seq and gru (the RNNs of
+scripts/measure-memory.py), and
 reshape-by-data (a Reshape whose shape is data; made with onnx.helper).
 
 Writes, for each model M: M.onnx (with value_info from ONNX shape
@@ -258,13 +259,18 @@ def no_dropout(net):
     return net
 
 
-def gpt2_block():
-    """The GPT2Block of scripts/measure-memory.py (one definition)."""
+def measured(name):
+    """A model class of scripts/measure-memory.py (one definition), built."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "measure-memory.py")
     spec = importlib.util.spec_from_file_location("measure_memory", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.GPT2Block()
+    return getattr(mod, name)()
+
+
+def gpt2_block():
+    """The GPT2Block of scripts/measure-memory.py (one definition)."""
+    return measured("GPT2Block")
 
 
 def main():
@@ -301,6 +307,11 @@ def small(out):
     export(LnGelu(), torch.zeros(2, 5, 32), os.path.join(out, "ln_gelu-opset17.onnx"), opset=17)
     export(TinyLSTM(), torch.zeros(8, 2, 16), os.path.join(out, "lstm.onnx"))
     export(GruRnn(), torch.zeros(8, 2, 16), os.path.join(out, "gru_rnn.onnx"))
+    # the RNNs of the PyTorch memory fixture (batch 1; imported with -b 4)
+    export(measured("LstmSeq2Seq"), torch.zeros(1, 32, 64), os.path.join(out, "lstm_seq2seq.onnx"))
+    export(measured("GruNet"), torch.zeros(1, 32, 64), os.path.join(out, "gru.onnx"))
+    export(no_dropout(measured("TransformerEnc")), torch.zeros(1, 128, 256),
+           os.path.join(out, "transformer_enc.onnx"))
     reshape_by_data(os.path.join(out, "reshape-by-data.onnx"))
     export(no_dropout(TransformerBase()),
            (torch.zeros(1, 40, dtype=torch.long), torch.zeros(1, 40, dtype=torch.long)),

@@ -2,8 +2,10 @@
 """measure-memory.py - measures what PyTorch keeps for a training step.
 
 For ResNet-50, Inception-V3, MobileNet-V2, DenseNet-121, VGG-16 (torchvision,
-weights=None, train mode, fp32, CPU) and one GPT-2 small block (plain torch,
-d_model 768, 12 heads, seq 1024), records with
+weights=None, train mode, fp32, CPU), one GPT-2 small block (plain torch,
+d_model 768, 12 heads, seq 1024), an LSTM seq2seq, a 2-layer GRU, two
+nn.TransformerEncoderLayer and four GPT-2 blocks under
+torch.utils.checkpoint (the classes below), records with
 torch.autograd.graph.saved_tensors_hooks the bytes autograd saves for
 backward during one forward pass + loss, and measures parameter, gradient and
 optimizer-state bytes (SGD, SGD with momentum, Adam: one optimizer step each,
@@ -41,6 +43,7 @@ import sys
 import time
 
 import torch
+import torch.utils.checkpoint
 import torchvision
 
 
@@ -80,6 +83,74 @@ class GPT2Block(torch.nn.Module):
         return x + self.c_proj(h)
 
 
+class LstmSeq2Seq(torch.nn.Module):
+    """An LSTM encoder-decoder (input 64, hidden 128, 1 layer each, seq 32,
+    batch first):
+    the decoder starts from the encoder's final (h, c) and reads the same
+    sequence (teacher forcing with one input), then a Linear 128 -> 64.
+    Exported by scripts/export-onnx.py as tests/data/onnx/lstm_seq2seq.onnx."""
+
+    def __init__(self, d=64, hidden=128):
+        super().__init__()
+        self.enc = torch.nn.LSTM(d, hidden, batch_first=True)
+        self.dec = torch.nn.LSTM(d, hidden, batch_first=True)
+        self.out = torch.nn.Linear(hidden, d)
+
+    def forward(self, x):
+        _, state = self.enc(x)
+        y, _ = self.dec(x, state)
+        return self.out(y)
+
+
+class GruNet(torch.nn.Module):
+    """A 2-layer GRU (input 64, hidden 128, seq 32, batch first) then a Linear 128 -> 64.
+    Exported by scripts/export-onnx.py as tests/data/onnx/gru.onnx."""
+
+    def __init__(self, d=64, hidden=128):
+        super().__init__()
+        self.gru = torch.nn.GRU(d, hidden, num_layers=2, batch_first=True)
+        self.out = torch.nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return self.out(self.gru(x)[0])
+
+
+class TransformerEnc(torch.nn.Module):
+    """Two nn.TransformerEncoderLayer (d 256, 4 heads, ffn 1024, ReLU, post
+    norm, batch first, dropout 0) over seq 128: nn.MultiheadAttention's
+    explicit path in torch 1.13 (the packed in-projection copied into one
+    contiguous q/k/v storage, q scaled into a new storage, bmm, softmax,
+    bmm).  torch 1.13 has no scaled_dot_product_attention (SDPA, torch 2.0):
+    its flash / memory-efficient kernels are not measured here.  Exported
+    by scripts/export-onnx.py as tests/data/onnx/transformer_enc.onnx."""
+
+    def __init__(self, d=256, heads=4, ffn=1024, layers=2):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d, heads, ffn, dropout=0.0, batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+class GPT2Checkpointed(torch.nn.Module):
+    """Four GPT2Blocks, each under torch.utils.checkpoint (the reentrant
+    variant of torch 1.13, which saves each block's input through
+    save_for_backward and recomputes the block inside backward): what
+    `workload gen gpt --size small --layers 4 --recompute full` models for
+    its layers h0..h3.  The input requires a gradient (the reentrant
+    checkpoint needs one to propagate gradients)."""
+
+    def __init__(self, n=4):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([GPT2Block() for _ in range(n)])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = torch.utils.checkpoint.checkpoint(b, x)
+        return x
+
+
 def models():
     """(name, constructor, input shape, batch, kind) of each measured model."""
     tv = torchvision.models
@@ -91,6 +162,10 @@ def models():
         ("densenet121", lambda: tv.densenet121(weights=None), (3, 224, 224), 2, "cnn"),
         ("vgg16", lambda: tv.vgg16(weights=None), (3, 224, 224), 2, "cnn"),
         ("gpt2_block", GPT2Block, (1024, 768), 1, "gpt"),
+        ("lstm_seq2seq", LstmSeq2Seq, (32, 64), 4, "rnn"),
+        ("gru", GruNet, (32, 64), 4, "rnn"),
+        ("transformer_enc", TransformerEnc, (128, 256), 2, "gpt"),
+        ("gpt2_ckpt4", GPT2Checkpointed, (1024, 768), 1, "ckpt"),
     ]
 
 
@@ -119,6 +194,8 @@ def measure(name, ctor, shape, batch, kind, verbose=False):
     model = ctor()
     model.train()
     x = torch.randn(batch, *shape)
+    if kind == "ckpt":
+        x.requires_grad_(True)
     params = list(model.parameters())
     param_ptrs = {sptr(p) for p in params}
     buffer_ptrs = {sptr(b) for b in model.buffers()}
@@ -138,7 +215,7 @@ def measure(name, ctor, shape, batch, kind, verbose=False):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         out = model(x)
-        if kind == "gpt":
+        if kind != "cnn":
             labels = None
             loss = out.sum()
         else:

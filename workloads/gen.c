@@ -66,7 +66,7 @@ static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
  * parameter that is not the default, in this order (docs/workloads.md):
  * _s<seq> _l<layers> _d<d_model> _nh<heads> _ff<ffn> _v<vocab> _aux
  * _nogroups _e<elem_bytes> _fwd _mb<micro_batches> _<optimizer> _bwd<factor>
- * _sai _<device kind> (or _untimed).  The defaults add nothing, so the
+ * _sai _rc<recompute> _<device kind> (or _untimed).  The defaults add nothing, so the
  * names of default workloads are those of before; `_b<batch>` stays the
  * first "_b" (the results read the batch from it).
  */
@@ -141,6 +141,9 @@ void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const c
     }
     if (t && t->save_all_inputs) {
         name_add(buf, size, &len, "_sai");
+    }
+    if (t && t->recompute != TRAIN_RECOMPUTE_NONE) {
+        name_add(buf, size, &len, "_rc%s", train_recompute_name(t->recompute));
     }
     if (untimed) {
         name_add(buf, size, &len, "_untimed");

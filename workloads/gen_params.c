@@ -39,6 +39,7 @@ enum gp_kind {
     GP_SHAPE,
     GP_SEED,
     GP_NAME,
+    GP_RECOMPUTE, /* train_opts.recompute: none, full, selective */
 };
 
 struct gen_param {
@@ -80,6 +81,7 @@ static const struct gen_param params[] = {
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
     {"schedule", GP_SCHEDULE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"virtual-stages", GP_VSTAGES, FOR_MODEL | FOR_IMPORT, 0, 1, PIPELINE_VIRTUAL_STAGES_MAX},
+    {"recompute", GP_RECOMPUTE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -298,6 +300,12 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         break;
     case GP_NAME:
         s->name = val;
+        break;
+    case GP_RECOMPUTE:
+        if (train_parse_recompute(val, &s->gen.train.recompute)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected none, full or selective", key);
+            return why;
+        }
         break;
     }
     return NULL;

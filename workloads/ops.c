@@ -7,6 +7,17 @@
  * in the saved-for-backward table), TF's LessEqual has no gradient while
  * ONNX's LessOrEqual has one, MaxPoolV2 / MaxPool3D save every input.
  *
+ * The recurrent layers (ONNX LSTM, GRU, RNN) save their per-step state as
+ * PyTorch's CPU path does (docs/pytorch-memory.md, measured on an LSTM
+ * seq2seq and a 2-layer GRU): per step and direction, LSTM h_{t-1}, the
+ * four gates (one 4H storage), c_t and tanh(c_t), GRU h_{t-1}, the three
+ * hidden gates (3H), the new gate, h - n and one more H: 7 floats per
+ * hidden unit, 28 bytes per element of the output Y; the Elman RNN
+ * h_{t-1} and its tanh result, 8 bytes (not measured).  cuDNN keeps its
+ * reserve space instead (an estimate: about the same gate activations,
+ * docs/pytorch-memory.md).  TF's LSTMBlockCell (gen gnmt) saves its
+ * outputs and is unchanged.
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "workloads/ops.h"
@@ -47,7 +58,7 @@ static const struct ops_row rows[] = {
     {"Conv2D", OPS_CAT_CONV, OPS_COST_MACS, OPS_SAVE_INPUTS, 0, 0},
     {"Cos", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"CumSum", OPS_CAT_REDUCE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
-    {"Div", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
+    {"Div", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_OTHER_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN | OPS_IN_SOFTMAX_PATTERN},
     {"Dropout", OPS_CAT_ELEMENTWISE, OPS_COST_NONE, OPS_SAVE_NOTHING, 1, OPS_UNARY},
     {"Elu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
@@ -62,7 +73,7 @@ static const struct ops_row rows[] = {
     {"FractionalMaxPool", OPS_CAT_POOL, OPS_COST_WINDOW, OPS_SAVE_INPUTS, 0, 0},
     {"FusedBatchNorm", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, 0},
     {"FusedBatchNormV3", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, 0},
-    {"GRU", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 0, 0},
+    {"GRU", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 28, 0},
     {"Gather", OPS_CAT_MOVE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"GatherV2", OPS_CAT_MOVE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"Gelu", OPS_CAT_ACTIVATION, OPS_COST_ELEM8, OPS_SAVE_FIRST_INPUT, 0, OPS_UNARY},
@@ -82,7 +93,7 @@ static const struct ops_row rows[] = {
     {"IsNaN", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"IteratorGetNext", OPS_CAT_SOURCE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_DATA},
     {"IteratorToStringHandle", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"LSTM", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 0, 0},
+    {"LSTM", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 28, 0},
     {"LSTMBlockCell", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 0, 0},
     {"LayerNorm", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, 0},
     {"LayerNormalization", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, OPS_UNARY},
@@ -104,7 +115,7 @@ static const struct ops_row rows[] = {
     {"Min", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
     {"Mish", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Mod", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
-    {"Mul", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
+    {"Mul", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_OTHER_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN | OPS_IN_SOFTMAX_PATTERN},
     {"Neg", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"NoOp", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
@@ -121,7 +132,7 @@ static const struct ops_row rows[] = {
     {"PlaceholderWithDefault", OPS_CAT_SOURCE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_DATA},
     {"Pow", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN},
-    {"RNN", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 0, 0},
+    {"RNN", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 8, 0},
     {"RandomStandardNormal", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"RandomUniform", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"Range", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
@@ -146,7 +157,7 @@ static const struct ops_row rows[] = {
     {"Sign", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Sin", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Size", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"Slice", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_VIEW | OPS_PARAM_VIEW},
+    {"Slice", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_PARAM_VIEW},
     {"Softmax", OPS_CAT_ACTIVATION, OPS_COST_ELEM5, OPS_SAVE_RESULT, 0,
      OPS_UNARY | OPS_IN_SOFTMAX_PATTERN},
     {"SoftmaxCrossEntropyWithLogits", OPS_CAT_LOSS, OPS_COST_ELEM5, OPS_SAVE_INPUTS, 0, 0},
@@ -187,7 +198,8 @@ static const char *const cost_names[] = {
     "8 per element", "1 per input element", "recurrent cell",    "per parameter", "op-specific",
 };
 
-static const char *const save_names[] = {"inputs", "first input", "result", "nothing"};
+static const char *const save_names[] = {"inputs", "first input", "result", "nothing",
+                                         "inputs another input's gradient needs"};
 
 _Static_assert(sizeof(category_names) / sizeof(category_names[0]) == OPS_N_CATEGORIES,
                "one name per category");

@@ -91,8 +91,12 @@ enum ops_save {
     OPS_SAVE_FIRST_INPUT, /* the first data input only (norms, GELU, pooling) */
     OPS_SAVE_RESULT,      /* its result (ReLU, sigmoid, tanh, softmax, exp) */
     OPS_SAVE_NOTHING,     /* only shapes (add, concat, views, reductions to a mean) */
+    /* a data input only when another input needs a gradient (x * y keeps y
+     * for x's gradient and x for y's; x * constant and x / constant keep no
+     * activation: PyTorch's MulBackward0 / DivBackward0) */
+    OPS_SAVE_OTHER_INPUTS,
 };
-#define OPS_N_SAVES (OPS_SAVE_NOTHING + 1)
+#define OPS_N_SAVES (OPS_SAVE_OTHER_INPUTS + 1)
 
 enum ops_flags {
     /* its one output is a view of its first data input (shares its storage) */

@@ -30,6 +30,7 @@ void train_opts_init(struct train_opts *o)
     o->micro_batches = 1;
     o->save_all_inputs = false;
     pipeline_opts_init(&o->pipeline);
+    o->recompute = TRAIN_RECOMPUTE_NONE;
 }
 
 static const char *const opt_names[] = {"sgd", "momentum", "adam"};
@@ -277,7 +278,51 @@ struct grad_ctx {
     const bool *rg, *rep;                   /* requires a gradient; runs per micro-batch */
     const int32_t *fid;                     /* n_mb x n: ids of the forward copies */
     int32_t *bwd;                           /* n_mb x n: ids of the gradient ops */
+    const struct recompute *rec;            /* recomputed copies (recompute.h) */
 };
+
+/*
+ * OPS_SAVE_OTHER_INPUTS: each data input of op that another data input's
+ * gradient needs (x * y: y for x's gradient, x for y's), read from its
+ * (recomputed) producer.
+ */
+static int add_saved_for_others(struct workload *out, const struct workload *fwd,
+                                const struct wl_op *op, int32_t m, const int32_t *f,
+                                const struct grad_ctx *x)
+{
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &fwd->input[op->in_off + k];
+        bool other = false;
+        int rc;
+
+        for (int32_t j = 0; j < op->n_in && in->port != WL_PORT_CONTROL; j++) {
+            const struct wl_input *o = &fwd->input[op->in_off + j];
+
+            other = other || (j != k && o->port != WL_PORT_CONTROL && x->rg[o->producer]);
+        }
+        if (other && (rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
+                                              in->port, 0, 0))) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Whether the gradient op of a sink (no consumer with a gradient) reads its
+ * output: a loss does (its gradient needs the logits); a sink of a known
+ * type that is no loss (an imported block or CNN without its loss: Add,
+ * MatMul, Gemm...) is seeded with a given output gradient, as PyTorch's
+ * out.sum().backward() or a loss outside the graph, and only orders the
+ * backward pass after it (a control input).  Unknown and model-specific
+ * types (OPS_CAT_OTHER: synthetic ops) keep reading it, as before.
+ */
+static bool seed_reads_output(const struct wl_op *op)
+{
+    const struct ops_row *row = ops_find(op->type);
+
+    return !row || row->cat == OPS_CAT_LOSS || row->cat == OPS_CAT_OTHER;
+}
 
 /*
  * The gradient op of forward op v in micro-batch m (train.h): it outputs a
@@ -336,7 +381,8 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         n_grad_in++;
     }
     if (n_grad_in == 0) { /* a loss: starts the backward pass */
-        rc = workload_add_input(out, f[v], op->n_out > 0 ? 0 : WL_PORT_CONTROL, 0, 0);
+        rc = workload_add_input(out, f[v],
+                                op->n_out > 0 && seed_reads_output(op) ? 0 : WL_PORT_CONTROL, 0, 0);
         if (rc) {
             return rc;
         }
@@ -369,7 +415,8 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
             if (in->port == WL_PORT_CONTROL) {
                 continue;
             }
-            if ((rc = workload_add_input(out, f[in->producer], in->port, 0, 0))) {
+            if ((rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
+                                         in->port, 0, 0))) {
                 return rc;
             }
             if (save_rule_of(o, op->type) == OPS_SAVE_FIRST_INPUT) {
@@ -379,16 +426,21 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
         break;
     case OPS_SAVE_RESULT:
         for (int32_t k = 0; k < op->n_out && n_grad_in > 0; k++) {
-            if ((rc = workload_add_input(out, f[v], k, 0, 0))) {
+            if ((rc = workload_add_input(out, recompute_source(x->rec, m, v, f), k, 0, 0))) {
                 return rc;
             }
+        }
+        break;
+    case OPS_SAVE_OTHER_INPUTS:
+        if ((rc = add_saved_for_others(out, fwd, op, m, f, x))) {
+            return rc;
         }
         break;
     case OPS_SAVE_NOTHING:
         break;
     }
     if (out->op[f[v]].n_out > op->n_out && /* the saved buffer */
-        (rc = workload_add_input(out, f[v], op->n_out, 0, 0))) {
+        (rc = workload_add_input(out, recompute_source(x->rec, m, v, f), op->n_out, 0, 0))) {
         return rc;
     }
     if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
@@ -654,25 +706,33 @@ static int copy_forward(struct workload *out, const struct workload *fwd, struct
 static int add_grads(struct workload *out, const struct workload *fwd, const struct train_opts *o,
                      struct synth *s, struct train_stats *st)
 {
-    struct grad_ctx cg = {s->n,      s->cstart, s->cons, s->slot_op, s->gport,
-                          s->nports, s->rg,     s->rep,  s->fid,     s->bwd};
-    int rc;
+    const struct recompute_graph rg = {fwd,       s->n,    s->n_mb,    s->topo,
+                                       s->cstart, s->cons, s->slot_op, s->gport,
+                                       s->rg,     s->rep,  s->extra,   o->save_all_inputs};
+    const int32_t first_bwd = out->n_ops;
+    struct recompute rec;
+    struct grad_ctx cg = {s->n,  s->cstart, s->cons, s->slot_op, s->gport, s->nports,
+                          s->rg, s->rep,    s->fid,  s->bwd,     &rec};
+    int rc = recompute_plan(&rec, &rg, o->recompute);
 
-    for (int32_t pass = 0; pass < 2; pass++) {
-        for (int32_t m = 0; m < (pass == 0 ? s->n_mb : 1); m++) {
-            for (int32_t p = s->n - 1; p >= 0; p--) {
+    for (int32_t pass = 0; pass < 2 && !rc; pass++) {
+        for (int32_t m = 0; m < (pass == 0 ? s->n_mb : 1) && !rc; m++) {
+            const int32_t *f = s->fid + (size_t)m * s->n;
+
+            for (int32_t p = s->n - 1; p >= 0 && !rc; p--) {
                 int32_t v = s->topo[p];
 
                 if (!s->rg[v] || s->rep[v] != (pass == 0)) {
                     continue;
                 }
-                if ((rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st))) {
-                    return rc;
+                if (!(rc = recompute_before_grad(&rec, out, v, m, f, s->bwd, first_bwd))) {
+                    rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st);
                 }
             }
         }
     }
-    return 0;
+    recompute_release(&rec);
+    return rc;
 }
 
 /* Optimizer updates, in forward order, after the last micro-batch's

@@ -26,7 +26,8 @@
  * or feeds data is one row of the table in workloads/ops.h (`baechi
  * workload ops`); in short:
  *   - a gradient op reads what autograd saves for its op type: every data
- *     input (convolution, matmul, mul, losses, unknown types), the first
+ *     input (convolution, matmul, losses, unknown types; mul and div only
+ *     for another input's gradient), the first
  *     data input (batch and layer norm, GELU, pooling), the op's result
  *     (ReLU, sigmoid, tanh, softmax, exp) or nothing (add, concat, views,
  *     dropout); so every other forward output is freed after its last
@@ -34,9 +35,9 @@
  *   - max pooling also keeps its indices (8 bytes per output element) and
  *     dropout its mask (1 byte per element): an extra output of the forward
  *     op, read by its gradient op;
- *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity,
- *     Slice; Split and Slice save nothing, a Split's outputs are storage of
- *     their own: one op, several outputs)
+ *   - views (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity;
+ *     Split and Slice save nothing, and their outputs are storage of their
+ *     own: nn.MultiheadAttention's q/k/v chunks are contiguous copies)
  *     share their input's storage, and so does a ReLU that is its input's
  *     only reader (torchvision's ReLU(inplace=True)), and a Pad whose one
  *     reader is a pooling op (the pooling's own padding, split off by the
@@ -61,6 +62,10 @@
  * (core/pipeline.h) with the schedule the pipeline runs (default 1f1b).
  * M = 1 gives the graph without micro-batches exactly.
  *
+ * Recomputation (recompute != none, workloads/recompute.h): a segment's
+ * forward ops are copied into backward ("L/recompute/x"), and its gradient
+ * ops read the copies instead of the forward outputs.
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_WORKLOADS_TRAIN_H
@@ -69,6 +74,7 @@
 #include "core/graph.h"
 #include "core/pipeline.h"
 #include "core/workload.h"
+#include "workloads/recompute.h"
 
 enum train_optimizer { TRAIN_SGD = 0, TRAIN_MOMENTUM = 1, TRAIN_ADAM = 2 };
 
@@ -83,6 +89,8 @@ struct train_opts {
                                        rule before "Memory" above); default false */
     struct pipeline_opts pipeline;  /* written as x-pipeline when micro_batches > 1
                                        (default 1f1b); see "Micro-batches" above */
+    enum train_recompute recompute; /* activation recomputation (workloads/recompute.h);
+                                       default none */
 };
 
 void train_opts_init(struct train_opts *o);

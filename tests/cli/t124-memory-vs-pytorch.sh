@@ -5,7 +5,9 @@
 # counted once; parameters, buffers and the input apart), against the
 # training graphs the suite builds: generated (Inception-V3, a GPT-2 small
 # block) and imported from ONNX (ResNet-50, Inception-V3, MobileNet-V2,
-# DenseNet-121, VGG-16, the GPT-2 block), at the fixture's batch, each within
+# DenseNet-121, VGG-16, the GPT-2 block, an LSTM seq2seq, a 2-layer GRU and
+# two nn.TransformerEncoderLayer),
+# at the fixture's batch, each within
 # its own tolerance (below); parameters, gradients and optimizer state of the
 # generated models exact.
 #
@@ -35,7 +37,7 @@ done
 EOF
 
 test_expect_success 'setup: the imported training graphs at the fixture batch' - <<'EOF'
-for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block; do
+for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block lstm_seq2seq gru transformer_enc; do
     b=$(python3 -c "import json; print([x['batch'] for x in json.load(open('$FIX'))['models'] if x['model'] == '$m'][0])")
     "$BAECHI" workload import "$ONNX/$m.onnx" --train -b "$b" -o imp-$m.yaml > /dev/null 2> imp-$m.err ||
         { echo "import of $m failed"; cat imp-$m.err; exit 1; }
@@ -105,17 +107,26 @@ def state(path, prefix=""):
 fix = {m["model"]: m for m in json.load(open(sys.argv[1]))["models"]}
 MiB = 2 ** 20
 # the errors measured (%, got vs PyTorch), and the rule of the header
+# (issue 21: an imported sink that is no loss no longer keeps its output
+# as the seed of backward: the CNNs lose their 8,000-byte logits, about
+# -0.005 points, and the GPT-2 block its +3 MiB; the RNNs keep their
+# per-step gates, 28 bytes per output element; nn.MultiheadAttention keeps
+# K, V and the scaled Q, not the packed projection: Slice is no view and a
+# Mul / Div by a constant saves nothing)
 MEASURED = {("inception_v3", "gen"): -0.079, ("gpt2_block", "gen"): -0.017,
-            ("resnet50", "import"): -0.124, ("inception_v3", "import"): -0.079,
-            ("mobilenet_v2", "import"): -0.094, ("densenet121", "import"): -0.129,
-            ("vgg16", "import"): -0.090, ("gpt2_block", "import"): 3.208}
+            ("resnet50", "import"): -0.129, ("inception_v3", "import"): -0.083,
+            ("mobilenet_v2", "import"): -0.099, ("densenet121", "import"): -0.132,
+            ("vgg16", "import"): -0.096, ("gpt2_block", "import"): -0.017,
+            ("lstm_seq2seq", "import"): -2.637, ("gru", "import"): 0.095,
+            ("transformer_enc", "import"): -0.112}
 def tolerance(m):
     return min(max(abs(m) + 0.1, 2 * abs(m)), abs(m) + 1.0)
 rows, bad = [], []
 cases = [("inception_v3", "gen", "gen-inception_v3.yaml", ""),
          ("gpt2_block", "gen", "gen-gpt2_block.yaml", "h0/")]
 cases += [(m, "import", "imp-%s.yaml" % m, "") for m in
-          ("resnet50", "inception_v3", "mobilenet_v2", "densenet121", "vgg16", "gpt2_block")]
+          ("resnet50", "inception_v3", "mobilenet_v2", "densenet121", "vgg16", "gpt2_block",
+           "lstm_seq2seq", "gru", "transformer_enc")]
 for model, how, path, prefix in cases:
     got, want = saved(path, prefix), fix[model]["saved_bytes"]
     err = 100 * (got - want) / want
@@ -125,9 +136,9 @@ for model, how, path, prefix in cases:
     if abs(err) > tol:
         bad.append("%s %s (%+.3f %%, tolerance %.3f %%)" % (model, how, err, tol))
 # The imported GPT-2 block (LayerNorm, GELU and the scaled masked softmax
-# recognised, shape arithmetic folded, the split a view): +3 MiB, the
-# block's output, which the backward pass of a graph without a loss reads
-# as its seed (PyTorch's measurement starts from a given output gradient).
+# recognised, shape arithmetic folded, the split a view) as the generated
+# one; the LSTM seq2seq -2.6 %: PyTorch copies the transposed input once
+# per LSTM (batch_first), the import shares one storage.
 print("\n".join(rows))
 assert not bad, "off by more than the tolerance: " + ", ".join(bad)
 # parameters, gradients, optimizer state of the generated models: exact

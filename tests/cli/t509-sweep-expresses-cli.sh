@@ -26,6 +26,7 @@ sample() {
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
     group-size) echo 2 ;; name) echo custom ;;
     schedule) echo gpipe ;; virtual-stages) echo 1 ;;
+    recompute) echo full ;;
     esac
 }
 

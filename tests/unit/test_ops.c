@@ -143,8 +143,8 @@ Test(ops, the_lists_it_replaced)
     };
     static const char *const data[] = {"Placeholder", "PlaceholderWithDefault", "IteratorGetNext",
                                        NULL};
-    static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                        "Identity", "View",    "Slice",   NULL};
+    static const char *const views[] = {"Reshape",   "Flatten",  "Squeeze", "Unsqueeze",
+                                        "Transpose", "Identity", "View",    NULL};
     static const char *const in_place[] = {"Relu", "Relu6", NULL};
     static const char *const param_views[] = {"Transpose", "Slice",    "Concat",
                                               "Unsqueeze", "Squeeze",  "Reshape",
@@ -223,6 +223,16 @@ Test(ops, semantics)
     cr_assert_eq(ops_extra_bytes_per_elem("MaxPool"), 8);
     cr_assert_eq(ops_extra_bytes_per_elem("Dropout"), 1);
     cr_assert_eq(ops_extra_bytes_per_elem("AveragePool"), 0);
+    /* recurrent layers: the per-step state PyTorch saves (7 floats per unit) */
+    cr_assert_eq(ops_extra_bytes_per_elem("LSTM"), 28);
+    cr_assert_eq(ops_extra_bytes_per_elem("GRU"), 28);
+    cr_assert_eq(ops_extra_bytes_per_elem("RNN"), 8);
+    cr_assert_eq(ops_extra_bytes_per_elem("LSTMBlockCell"), 0);
+    /* attention as nn.MultiheadAttention keeps it: a scaled Q keeps no
+     * unscaled copy, the q/k/v chunks are storages of their own */
+    cr_assert_eq(ops_save_of("Mul"), OPS_SAVE_OTHER_INPUTS);
+    cr_assert_eq(ops_save_of("Div"), OPS_SAVE_OTHER_INPUTS);
+    cr_assert(!ops_is_view("Slice") && ops_is_param_view("Slice"));
     /* views alias input 0, in place, pads of pools */
     cr_assert(ops_is_view("Transpose") && ops_is_view("Flatten"));
     cr_assert(!ops_is_view("Relu") && ops_runs_in_place("Relu"));

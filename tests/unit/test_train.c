@@ -472,3 +472,102 @@ Test(train, memory_model_saved_tensors_views_in_place)
     workload_release(&tr);
     workload_release(&fwd);
 }
+
+/* Two layers of a scores -> softmax -> context attention and a residual,
+ * then a loss in its own layer (workloads/recompute.h). */
+static const char layers_yaml[] =
+    "format: 1\nname: layers\nops:\n"
+    "  - {name: x, type: Placeholder, outputs: [400]}\n"
+    "  - {name: l0/q, type: MatMul, time_us: 1, outputs: [400], persistent: 40,"
+    " inputs: [x], group: l0/a}\n"
+    "  - {name: l0/s, type: BatchMatMul, time_us: 2, outputs: [900], inputs: [l0/q, l0/q],"
+    " group: l0/a}\n"
+    "  - {name: l0/p, type: Softmax, time_us: 3, outputs: [900], inputs: [l0/s], group: l0/a}\n"
+    "  - {name: l0/c, type: BatchMatMul, time_us: 4, outputs: [400], inputs: [l0/p, l0/q],"
+    " group: l0/a}\n"
+    "  - {name: l0/o, type: Add, time_us: 5, outputs: [400], inputs: [l0/c, x], group: l0/b}\n"
+    "  - {name: l1/q, type: MatMul, time_us: 1, outputs: [400], persistent: 40,"
+    " inputs: [l0/o], group: l1/a}\n"
+    "  - {name: l1/s, type: BatchMatMul, time_us: 2, outputs: [900], inputs: [l1/q, l1/q],"
+    " group: l1/a}\n"
+    "  - {name: l1/p, type: Softmax, time_us: 3, outputs: [900], inputs: [l1/s], group: l1/a}\n"
+    "  - {name: l1/c, type: BatchMatMul, time_us: 4, outputs: [400], inputs: [l1/p, l1/q],"
+    " group: l1/a}\n"
+    "  - {name: l1/o, type: Add, time_us: 5, outputs: [400], inputs: [l1/c, l0/o], group: l1/b}\n"
+    "  - {name: loss, type: SoftmaxCrossEntropyWithLogits, time_us: 1, outputs: [4],"
+    " inputs: [l1/o], group: head}\n";
+
+static int32_t count_recomputed(const struct workload *w)
+{
+    int32_t n = 0;
+
+    for (int32_t i = 0; i < w->n_ops; i++) {
+        n += strstr(w->op[i].name, "/recompute") != NULL;
+    }
+    return n;
+}
+
+Test(train, recompute_full_keeps_layer_inputs)
+{
+    struct workload fwd, tr, none;
+    struct train_opts o;
+    enum train_recompute mode;
+    char r[256];
+    int32_t q;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&fwd, layers_yaml, strlen(layers_yaml), "l.yaml"), 0,
+                 "%s", err_msg());
+    train_opts_init(&o);
+    cr_assert_eq(train_synthesize(&none, &fwd, &o, NULL), 0, "%s", err_msg());
+    cr_assert_eq(count_recomputed(&none), 0);
+    reads_of(&none, "l0/p/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "l0/c/grad:0 l0/p:0");
+
+    cr_assert_eq(train_parse_recompute("full", &mode), 0);
+    o.recompute = mode;
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), 0, "%s", err_msg());
+    /* what the layer's gradients read, recomputed; the context and the
+     * residual sum are read by no gradient op of their layer */
+    cr_assert_eq(count_recomputed(&tr), 6);
+    cr_assert(workload_find(&tr, "l0/recompute/c") < 0 && workload_find(&tr, "l0/recompute/o") < 0);
+    reads_of(&tr, "l0/p/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "l0/c/grad:0 l0/recompute/p:0");
+    reads_of(&tr, "l0/c/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "l0/o/grad:0 l0/recompute/p:0 l0/recompute/q:0");
+    reads_of(&tr, "l0/recompute/s", r, sizeof(r));
+    cr_assert_str_eq(r, "l0/recompute/q:0 l0/recompute/q:0");
+    /* the layer's input (x) and the parameters: read where they are; the
+     * first copy waits for the gradients that l1 sends back */
+    q = workload_find(&tr, "l0/recompute/q");
+    reads_of(&tr, "l0/recompute/q", r, sizeof(r));
+    cr_assert(strncmp(r, "x:0 ", 4) == 0, "%s", r);
+    cr_assert(strstr(r, "l1/q/grad") && strstr(r, "l1/o/grad"), "%s", r);
+    cr_assert_eq(tr.op[q].phase, PHASE_BACKWARD);
+    cr_assert_str_eq(tr.op[q].group, "l0/a");
+    cr_assert_eq(tr.op[q].persistent, 0);
+    cr_assert_eq(tr.op[q].time_us, 1);
+    cr_assert_lt(q, workload_find(&tr, "l0/c/grad"), "before the layer's gradients");
+    cr_assert_gt(q, workload_find(&tr, "l1/q/grad"), "after the next layer's");
+    /* the loss's layer: nothing enters it, so nothing is recomputed */
+    cr_assert_eq(workload_find(&tr, "head/recompute"), -1);
+    cr_assert_eq(workload_find(&tr, "loss/recompute"), -1);
+    cr_assert_eq(workload_check(&tr), 0, "%s", err_msg());
+    workload_release(&tr);
+
+    /* selective: the scores and the softmax only, Q kept */
+    cr_assert_eq(train_parse_recompute("selective", &o.recompute), 0);
+    cr_assert_eq(train_synthesize(&tr, &fwd, &o, NULL), 0, "%s", err_msg());
+    cr_assert_eq(count_recomputed(&tr), 4);
+    cr_assert(workload_find(&tr, "l1/recompute/s") >= 0 &&
+              workload_find(&tr, "l1/recompute/p") >= 0);
+    reads_of(&tr, "l1/c/grad", r, sizeof(r));
+    cr_assert_str_eq(r, "l1/o/grad:0 l1/recompute/p:0 l1/q:0");
+    workload_release(&tr);
+
+    cr_assert_neq(train_parse_recompute("partial", &mode), 0);
+    cr_assert(strstr(err_msg(), "'partial'"));
+    cr_assert_str_eq(train_recompute_name(TRAIN_RECOMPUTE_SELECTIVE), "selective");
+    workload_release(&none);
+    workload_release(&fwd);
+}
