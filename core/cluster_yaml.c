@@ -94,6 +94,7 @@ struct cl_reader {
     double link_bw;                /* its bandwidth, bytes/s; NAN when absent */
     bool link_per_node;            /* the link being read: `per: node` */
     bool inter_per_node;           /* inter_node's bandwidth is the node's, not a GPU's */
+    const char *link_ctx;          /* "nodes: intra_node" or "nodes: inter_node" */
 };
 
 /* Error about the current value of key r->key in `ctx` ("device 'gpu0'", "comm", ...). */
@@ -651,21 +652,21 @@ static int link_value(void *arg, unsigned bit)
 
     switch (bit) {
     case LK_BW:
-        return get_with_unit(rd, "nodes", bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
+        return get_with_unit(rd, rd->link_ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
                              "expected bytes/s (e.g. 450GB/s, 400Gb/s or 50e9)", &r_bw,
                              &rd->link_bw);
     case LK_LATENCY:
     case LK_INTERCEPT:
-        return get_number(rd, "nodes", &rd->link->intercept_us, &r_icpt);
+        return get_number(rd, rd->link_ctx, &rd->link->intercept_us, &r_icpt);
     case LK_SLOPE:
-        return get_number(rd, "nodes", &rd->link->slope_us_per_byte, &r_slope);
+        return get_number(rd, rd->link_ctx, &rd->link->slope_us_per_byte, &r_slope);
     default:
         if (yrd_is_scalar(r) && strcmp(yrd_text(r), "gpu") == 0) {
             rd->link_per_node = false;
         } else if (yrd_is_scalar(r) && strcmp(yrd_text(r), "node") == 0) {
             rd->link_per_node = true;
         } else {
-            return value_err(rd, "nodes", "expected gpu or node");
+            return value_err(rd, rd->link_ctx, "expected gpu or node");
         }
         return 0;
     }
@@ -698,6 +699,7 @@ static int read_link(struct cl_reader *rd, struct comm_model *m, bool inter)
         return value_err(rd, "nodes", "expected a mapping ({bandwidth: 450GB/s, latency_us: 5})");
     }
     rd->link = m;
+    rd->link_ctx = map.ctx;
     rd->link_bw = NAN;
     rd->link_per_node = false;
     if ((rc = yrd_map_read(r, &map, rd, &seen))) {
