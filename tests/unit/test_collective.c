@@ -29,6 +29,7 @@ struct fixture {
     struct sim_result r;
     char yaml[32768];
     size_t len;
+    long long bytes; /* of the next ranks(); S_BYTES when 0 */
 };
 
 static void add(struct fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -47,13 +48,15 @@ static void add(struct fixture *f, const char *fmt, ...)
 static void ranks(struct fixture *f, const char *id, const char *kind, int n, const int *dev,
                   const char *extra, int64_t produce_us)
 {
+    long long S = f->bytes ? f->bytes : S_BYTES;
+
     for (int i = 0; i < n; i++) {
         add(f, "  - {name: %s/p%d, type: Grad, time_us: %lld, outputs: [%lld], device: %d}\n", id,
-            i, (long long)produce_us, S_BYTES, dev[i]);
+            i, (long long)produce_us, S, dev[i]);
         add(f,
             "  - {name: %s/c%d, type: Coll, time_us: 0, outputs: [%lld], inputs: [\"%s/p%d:0\"], "
             "device: %d, x-collective: {id: %s, kind: %s, bytes: %lld%s}}\n",
-            id, i, S_BYTES, id, i, dev[i], id, kind, S_BYTES, extra);
+            id, i, S, id, i, dev[i], id, kind, S, extra);
         add(f, "  - {name: %s/u%d, type: Upd, time_us: 1, inputs: [\"%s/c%d:0\"], device: %d}\n",
             id, i, id, i, dev[i]);
     }
@@ -331,4 +334,43 @@ Test(collective, bad_inputs)
                "bytes: 9}}\n",
                "b.yaml:6:5: op 's': x-collective: bytes differs from the first rank of collective "
                "'c' (op 'r')");
+}
+
+/* Small buffers: the latency terms dominate (a wrong count of steps shows). */
+Test(collective, latency_terms)
+{
+    static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather",
+                                        "broadcast",  "all-to-all",     "all-reduce"};
+    const int n = 8;
+    const double S = 1000;
+
+    for (int k = 0; k < 6; k++) {
+        struct fixture f = {.bytes = 1000};
+        double want = k == 0   ? 2.0 * (n - 1) / n * S * SLOPE + 2.0 * (n - 1) * ALPHA
+                      : k == 3 ? S * SLOPE + (n - 1.0) * ALPHA
+                      : k == 5 ? 2.0 * S * SLOPE + 2.0 * 3 * ALPHA /* tree: 2 log2(8) steps */
+                               : (n - 1.0) / n * S * SLOPE + (n - 1.0) * ALPHA;
+
+        start(&f);
+        ranks(&f, "l", kinds[k], n, dev8, k == 5 ? ", algo: tree" : "", 50);
+        run(&f, n, CHANNEL_DUPLEX);
+        expect_time(&f, "l", n, 50, want);
+        release(&f);
+    }
+}
+
+/* Hierarchical on 2 nodes with small buffers: the latency terms of each phase. */
+Test(collective, hierarchical_latency_terms)
+{
+    struct fixture f = {.bytes = 1000};
+    const double S = 1000, g = 4, m = 2;
+    double rs = (g - 1) / g * S * 1e-3 + (g - 1) * 5;
+    double ar = 2 * (m - 1) / m * (S / g) * 1e-2 + 2 * (m - 1) * 50;
+
+    two_nodes(&f.c);
+    start(&f);
+    ranks(&f, "h", "all-reduce", 8, dev8, "", 50);
+    run(&f, 8, CHANNEL_DUPLEX);
+    expect_time(&f, "h", 8, 50, rs + ar + rs);
+    release(&f);
 }
