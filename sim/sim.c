@@ -361,13 +361,6 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
                            g->op_name[v], device_of[v], c->n_devices, c->n_devices - 1);
         }
     }
-    if (model == SIM_MODEL_BAECHI && g->n_coll > 0) {
-        /* deviation: beyond the original, which has no collectives to schedule */
-        return err_set(BAECHI_EINVAL,
-                       "the baechi model does not simulate collectives: op '%s' is a rank of "
-                       "collective '%s' (x-collective); use the timed model (--model timed)",
-                       g->op_name[g->coll_op[0]], g->coll[0].id);
-    }
     if ((rc = sim_result_alloc(r, g, c)) != 0) {
         goto fail;
     }
@@ -458,6 +451,9 @@ int sim_check(const struct graph *g, const struct cluster *c, const int32_t *dev
     int32_t *order;
     int64_t busy_sum = 0;
     int32_t n_compute = 0;
+    /* the timed model runs collectives' ranks on the communication engines;
+     * the baechi model runs them as ordinary ops */
+    const bool coll = g->coll_of && r->model == SIM_MODEL_TIMED;
 
     if (r->n_devices != c->n_devices || !r->start_us || !r->end_us || !r->dev) {
         return err_set(BAECHI_EINVAL, "result does not match the cluster (%d devices vs %d)",
@@ -469,7 +465,7 @@ int sim_check(const struct graph *g, const struct cluster *c, const int32_t *dev
         if (r->start_us[v] < 0) {
             return err_set(BAECHI_EINVAL, "op '%s' never ran", g->op_name[v]);
         }
-        if (g->coll_of && g->coll_of[v] >= 0) {
+        if (coll && g->coll_of[v] >= 0) {
             if (r->end_us[v] > makespan) {
                 makespan = r->end_us[v];
             }
@@ -524,7 +520,7 @@ int sim_check(const struct graph *g, const struct cluster *c, const int32_t *dev
         return BAECHI_ENOMEM;
     }
     for (int32_t v = 0; v < g->n_ops; v++) {
-        if (!g->coll_of || g->coll_of[v] < 0) { /* collectives overlap compute */
+        if (!coll || g->coll_of[v] < 0) { /* collectives overlap compute */
             order[n_compute++] = v;
         }
     }
