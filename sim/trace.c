@@ -252,6 +252,35 @@ static void thread_meta(FILE *f, bool *first, const struct cluster *c, int32_t p
             (int)pid, (int)tid, (int)tid);
 }
 
+/* Each device's process and its tracks' names and order. */
+static void device_meta(FILE *f, bool *first, const struct trace *t, const struct cluster *c)
+{
+    const bool link = t->channel == CHANNEL_LINK;
+    char b1[32];
+
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        meta(f, first, "process_name", d, 0, dev_name(c, d, b1, sizeof(b1)));
+        fprintf(f,
+                ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                "\"args\":{\"sort_index\":%d}}",
+                (int)d, (int)d);
+        thread_meta(f, first, c, d, TID_COMPUTE, 0);
+        if (link) {
+            for (int32_t e = 0; e < c->n_devices; e++) {
+                if (e != d) {
+                    thread_meta(f, first, c, d, TID_LINK + e, 0);
+                }
+            }
+        } else {
+            thread_meta(f, first, c, d, TID_SEND, 0);
+            thread_meta(f, first, c, d, TID_RECV, 0);
+        }
+        if (t->n_coll > 0) {
+            thread_meta(f, first, c, d, TID_COLL, 0);
+        }
+    }
+}
+
 /* A collective's rank: its op, and the collective's id, kind, bytes and ranks. */
 static void write_coll(FILE *f, const struct graph *g, int32_t op, const struct slice *x,
                        int32_t tid)
@@ -306,27 +335,7 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
     qsort(s, n, sizeof(*s), slice_cmp);
 
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
-    for (int32_t d = 0; d < c->n_devices; d++) {
-        meta(f, &first, "process_name", d, 0, dev_name(c, d, b1, sizeof(b1)));
-        fprintf(f,
-                ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-                "\"args\":{\"sort_index\":%d}}",
-                (int)d, (int)d);
-        thread_meta(f, &first, c, d, TID_COMPUTE, 0);
-        if (link) {
-            for (int32_t e = 0; e < c->n_devices; e++) {
-                if (e != d) {
-                    thread_meta(f, &first, c, d, TID_LINK + e, 0);
-                }
-            }
-        } else {
-            thread_meta(f, &first, c, d, TID_SEND, 0);
-            thread_meta(f, &first, c, d, TID_RECV, 0);
-        }
-        if (t->n_coll > 0) {
-            thread_meta(f, &first, c, d, TID_COLL, 0);
-        }
-    }
+    device_meta(f, &first, t, c);
     for (size_t i = 0; i < n;) {
         size_t j = i;
         int32_t lanes;
