@@ -375,3 +375,29 @@ Test(collective, hierarchical_latency_terms)
     expect_time(&f, "h", 8, 50, rs + ar + rs);
     release(&f);
 }
+
+/* Per-link channels: rings 0->1->2->0 and 0->2->1->0 share no link and run
+ * together; with duplex engines or shared channels (every device's engines
+ * in both) the second waits for the first. */
+Test(collective, channel_models)
+{
+    static const int fwd[] = {0, 1, 2}, rev[] = {0, 2, 1};
+    const enum channel_model m[] = {CHANNEL_LINK, CHANNEL_DUPLEX, CHANNEL_SHARED};
+
+    for (int k = 0; k < 3; k++) {
+        struct fixture f = {0};
+        int32_t a, b;
+
+        start(&f);
+        ranks(&f, "a", "all-gather", 3, fwd, "", 50);
+        ranks(&f, "b", "all-gather", 3, rev, "", 50);
+        run(&f, 3, m[k]);
+        a = op(&f, "a/c0");
+        b = op(&f, "b/c0");
+        cr_expect_eq(f.r.start_us[a], 50);
+        /* b's producers run after a's on the same devices: ready at 100 */
+        cr_expect_eq(f.r.start_us[b], k == 0 ? 100 : f.r.end_us[a], "%s: b starts at %lld",
+                     cluster_channel_name(m[k]), (long long)f.r.start_us[b]);
+        release(&f);
+    }
+}
