@@ -19,7 +19,11 @@
  *     (then all its transfers are done too: a remote consumer starts after
  *     its transfer arrives); sinks keep their outputs, as in the original.
  *     A received tensor takes its bytes on the receiver from the start of
- *     its transfer until its last consumer on that device ends.
+ *     its transfer until its last consumer on that device ends;
+ *   - collectives (beyond the original; sim/collective.h): a rank op that
+ *     becomes ready goes to its collective, not to the ready queue; the
+ *     last rank requests the collective's channels (op_ready), and all
+ *     ranks start together (coll_start) off the compute stream.
  *
  * Events at one time are handled in this order: op ends (frees, transfer
  * requests), then transfer starts (receiver allocations), then ops becoming
