@@ -27,7 +27,8 @@
  *
  * Events at one time are handled in this order: op ends (frees, transfer
  * requests), then transfer starts (receiver allocations), then ops becoming
- * ready; then every idle device, in id order, starts its next op.  Equal
+ * ready, then collectives starting; then every idle device, in id order,
+ * starts its next op.  Equal
  * events go by topological index, then first in first out: runs are
  * deterministic.  Time O((V + E + T) log(V + T)) for T edge tensors.
  *
