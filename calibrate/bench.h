@@ -131,6 +131,11 @@ struct bench_ops {
     /* Executes a replay program; fills r (initialised here). */
     int (*replay)(struct bench *b, const struct bench_program *p,
                   const struct bench_replay_opts *opt, struct bench_replay_result *r);
+    /* Optional (NULL: not measured; the last member, so backends that do not
+     * name it leave it NULL): a ring all-reduce of `bytes` over every open
+     * device, median µs of `iters` after `warmup`.  CPU: coll_cpu.c, threads
+     * over shared memory.  CUDA: none yet (NCCL is not called). */
+    int (*allreduce_us)(struct bench *b, int64_t bytes, int32_t warmup, int32_t iters, double *us);
 };
 
 struct bench {
@@ -158,6 +163,10 @@ int bench_open(struct bench *b, const char *name, const int32_t *ids, int32_t n)
    with a message naming the list when it is not one. */
 int bench_parse_devices(const char *s, int32_t **ids, int32_t *n);
 void bench_close(struct bench *b);
+
+/* The CPU backend's all-reduce (coll_cpu.c). */
+int bench_cpu_allreduce_us(struct bench *b, int64_t bytes, int32_t warmup, int32_t iters,
+                           double *us);
 
 /* True when this build has the CUDA backend (built by `make cuda`). */
 bool bench_have_cuda(void);

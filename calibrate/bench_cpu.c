@@ -844,4 +844,5 @@ const struct bench_ops bench_cpu_ops = {
     .mem_bw = cpu_mem_bw,
     .launch_us = cpu_launch_us,
     .replay = cpu_replay,
+    .allreduce_us = bench_cpu_allreduce_us,
 };

@@ -67,6 +67,7 @@ void calib_result_release(struct calib_result *r)
     free(r->group);
     free(r->dev);
     free(r->size_bytes);
+    free(r->allreduce.median_us);
     memset(r, 0, sizeof(*r));
 }
 
@@ -186,6 +187,37 @@ cleanup:
     return rc;
 }
 
+/* The ring all-reduce over every device, per size, and its per-link reading. */
+static int measure_allreduce(struct bench *b, const struct calib_options *o, struct calib_result *r)
+{
+    struct calib_coll *a = &r->allreduce;
+    double n;
+    int rc;
+
+    if (!b->ops->allreduce_us || r->n_devices < 2) {
+        return 0;
+    }
+    if (!(a->median_us = array_calloc((size_t)r->n_sizes, sizeof(double)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t k = 0; k < r->n_sizes; k++) {
+        if ((rc = b->ops->allreduce_us(b, (int64_t)r->size_bytes[k], o->warmup, o->iters,
+                                       &a->median_us[k]))) {
+            return rc;
+        }
+    }
+    if ((rc = fit_linear(r->size_bytes, a->median_us, r->n_sizes, &a->fit))) {
+        return rc;
+    }
+    a->have = true;
+    a->n = r->n_devices;
+    n = (double)a->n;
+    /* a negative fit (noise on small sizes) clamps to 0, as the pairs' fits do */
+    a->link_slope_us_per_byte = fmax(0, a->fit.slope * n / (2 * (n - 1)));
+    a->link_alpha_us = fmax(0, a->fit.intercept / (2 * (n - 1)));
+    return 0;
+}
+
 int calibrate_run(struct bench *b, const struct calib_options *o, struct calib_result *r)
 {
     time_t now = time(NULL);
@@ -229,6 +261,7 @@ int calibrate_run(struct bench *b, const struct calib_options *o, struct calib_r
         CHECK(b->ops->launch_us(b, d, o->launch_iters, &cd->launch_us));
     }
     CHECK(measure_transfers(b, o, r));
+    CHECK(measure_allreduce(b, o, r));
 cleanup:
     if (rc) {
         calib_result_release(r);
@@ -425,6 +458,14 @@ int calibrate_write_yaml(const struct calib_result *r, const struct cluster *c, 
             (int)r->opt.min_exp, (int)r->opt.max_exp, (int)r->opt.iters, (int)r->opt.warmup);
     fprintf(f, "# all pairs: %.6g us/B + %.3f us (R^2 %.5f)\n", r->all.slope, r->all.intercept,
             r->all.r2);
+    if (r->allreduce.have) {
+        fprintf(f,
+                "# ring all-reduce over %d devices: %.6g us/B + %.3f us (R^2 %.5f); per link "
+                "%.6g us/B, alpha %.3f us\n",
+                (int)r->allreduce.n, r->allreduce.fit.slope, r->allreduce.fit.intercept,
+                r->allreduce.fit.r2, r->allreduce.link_slope_us_per_byte,
+                r->allreduce.link_alpha_us);
+    }
     for (int32_t g = 0; g < r->n_groups; g++) {
         const struct calib_group *cg = &r->group[g];
 
@@ -488,6 +529,16 @@ void calibrate_print_summary(const struct calib_result *r, FILE *f)
     }
     fprintf(f, "  all pairs: %.6g µs/B + %.2f µs, R² %.4f (the cluster's default model)\n",
             r->all.slope, r->all.intercept, r->all.r2);
+    if (r->allreduce.have) {
+        const struct calib_coll *a = &r->allreduce;
+
+        fprintf(f,
+                "collectives: ring all-reduce over %d devices: %.6g µs/B + %.2f µs, R² %.4f;\n"
+                "  per link (2(n-1)/n·S/B + 2(n-1)·α): %.6g µs/B (%.3g GB/s), α %.2f µs\n",
+                (int)a->n, a->fit.slope, a->fit.intercept, a->fit.r2, a->link_slope_us_per_byte,
+                a->link_slope_us_per_byte > 0 ? 1e-3 / a->link_slope_us_per_byte : 0.0,
+                a->link_alpha_us);
+    }
 }
 
 static void json_fit(FILE *f, const struct fit_line *fit, const struct fit_range_err *err)
@@ -553,6 +604,18 @@ void calibrate_print_json(const struct calib_result *r, FILE *f)
     if (r->have_fit) {
         fprintf(f, ", \"all\": ");
         json_fit(f, &r->all, NULL);
+    }
+    if (r->allreduce.have) {
+        const struct calib_coll *a = &r->allreduce;
+
+        fprintf(f, ", \"allreduce\": {\"ranks\": %d, \"fit\": ", (int)a->n);
+        json_fit(f, &a->fit, NULL);
+        fprintf(f, ", \"link_slope_us_per_byte\": %.9g, \"link_alpha_us\": %.6g, \"median_us\": [",
+                a->link_slope_us_per_byte, a->link_alpha_us);
+        for (int32_t k = 0; k < r->n_sizes; k++) {
+            fprintf(f, "%s%.4g", k ? ", " : "", a->median_us[k]);
+        }
+        fprintf(f, "]}");
     }
     fprintf(f, "}\n");
 }

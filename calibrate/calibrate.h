@@ -61,6 +61,20 @@ struct calib_device {
     double launch_us;
 };
 
+/*
+ * A ring all-reduce over every device (bench_ops.allreduce_us; beyond the
+ * original), per size, fitted to time = slope·S + intercept and read as the
+ * per-link model of sim/collective.h: 2(n-1)/n·S/B + 2(n-1)·α, so
+ * link slope = slope·n / (2(n-1)) µs/byte and α = intercept / (2(n-1)) µs.
+ */
+struct calib_coll {
+    bool have;         /* measured (the backend has it and n >= 2) */
+    int32_t n;         /* ranks (devices) */
+    double *median_us; /* per size */
+    struct fit_line fit;
+    double link_slope_us_per_byte, link_alpha_us;
+};
+
 struct calib_result {
     char backend[16];
     char date[40]; /* ISO 8601, UTC */
@@ -77,6 +91,7 @@ struct calib_result {
     char driver[64], runtime[64];
     char gemm[96]; /* what measured peak FLOP/s (bench.h) */
     struct calib_options opt;
+    struct calib_coll allreduce;
 };
 
 void calib_result_release(struct calib_result *r);

@@ -15,6 +15,7 @@
 #include "core/units.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,10 +88,49 @@ static void print_one_text(FILE *f, const struct cluster *c)
     } else {
         snprintf(bw, sizeof(bw), "unlimited");
     }
-    fprintf(f, "  %-18s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s\n", escape_tmp(c->name),
-            c->n_devices, kind ? escape_tmp(kind) : "-", mem, bw, c->comm.intercept_us,
+    fprintf(f, "  %-18s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s", escape_tmp(c->name), c->n_devices,
+            kind ? escape_tmp(kind) : "-", mem, bw, c->comm.intercept_us,
             cluster_channel_name(c->channel), numbers_origin(c),
-            c->pair ? " (+ pair overrides)" : "");
+            c->pair && c->nodes.gpus_per_node == 0 ? " (+ pair overrides)" : "");
+    if (c->nodes.gpus_per_node > 0) {
+        double s = c->nodes.inter.slope_us_per_byte;
+
+        fprintf(f, " (%d nodes x %d", cluster_n_nodes(c), c->nodes.gpus_per_node);
+        if (!isnan(s) && s > 0) {
+            fprintf(f, ", %.3g GB/s per GPU between nodes", 1e6 / s / 1e9);
+        }
+        fputs(")", f);
+    }
+    fputs("\n", f);
+}
+
+/* A number, or null for NAN (an absent model). */
+static void json_num_or_null(FILE *f, double x)
+{
+    if (isnan(x)) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "%.17g", x);
+    }
+}
+
+static void print_nodes_json(FILE *f, const struct cluster *c)
+{
+    const struct cluster_nodes *nd = &c->nodes;
+    double si = nd->intra.slope_us_per_byte, se = nd->inter.slope_us_per_byte;
+
+    if (nd->gpus_per_node <= 0) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"count\": %d, \"gpus_per_node\": %d, \"intra_bandwidth_bytes_per_s\": ",
+            cluster_n_nodes(c), nd->gpus_per_node);
+    json_num_or_null(f, si > 0 ? 1e6 / si : NAN);
+    fputs(", \"inter_bandwidth_bytes_per_s\": ", f);
+    json_num_or_null(f, se > 0 ? 1e6 / se : NAN);
+    fputs(", \"inter_latency_us\": ", f);
+    json_num_or_null(f, nd->inter.intercept_us);
+    fputs("}", f);
 }
 
 static void print_one_json(FILE *f, const struct cluster *c)
@@ -115,9 +155,11 @@ static void print_one_json(FILE *f, const struct cluster *c)
     } else {
         fputs("null", f);
     }
-    fprintf(
-        f, ", \"channel\": \"%s\", \"pair_overrides\": %s}, \"numbers\": \"%s\", \"description\": ",
-        cluster_channel_name(c->channel), c->pair ? "true" : "false", numbers_origin(c));
+    fprintf(f, ", \"channel\": \"%s\", \"pair_overrides\": %s}, \"numbers\": \"%s\"",
+            cluster_channel_name(c->channel), c->pair ? "true" : "false", numbers_origin(c));
+    fputs(", \"nodes\": ", f);
+    print_nodes_json(f, c);
+    fputs(", \"description\": ", f);
     if (c->description) {
         json_out_str(f, c->description);
     } else {

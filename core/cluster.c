@@ -25,6 +25,10 @@ void cluster_init(struct cluster *c)
     c->comm.slope_us_per_byte = CLUSTER_DEFAULT_SLOPE_US_PER_BYTE;
     c->comm.intercept_us = CLUSTER_DEFAULT_INTERCEPT_US;
     c->channel = CHANNEL_DUPLEX;
+    c->nodes.intra.slope_us_per_byte = NAN;
+    c->nodes.inter.slope_us_per_byte = NAN;
+    c->nodes.intra.intercept_us = NAN;
+    c->nodes.inter.intercept_us = NAN;
 }
 
 void cluster_release(struct cluster *c)
@@ -56,6 +60,7 @@ int cluster_copy(struct cluster *dst, const struct cluster *src)
     cluster_init(dst);
     dst->comm = src->comm;
     dst->channel = src->channel;
+    dst->nodes = src->nodes;
     CHECK(dup_or_null(&dst->path, src->path));
     CHECK(dup_or_null(&dst->name, src->name));
     CHECK(dup_or_null(&dst->description, src->description));
@@ -163,6 +168,10 @@ void cluster_scale_comm(struct cluster *c, double factor)
 {
     c->comm.slope_us_per_byte *= factor;
     c->comm.intercept_us *= factor;
+    c->nodes.intra.slope_us_per_byte *= factor;
+    c->nodes.intra.intercept_us *= factor;
+    c->nodes.inter.slope_us_per_byte *= factor;
+    c->nodes.inter.intercept_us *= factor;
     if (c->pair) {
         for (size_t i = 0; i < (size_t)c->n_devices * (size_t)c->n_devices; i++) {
             c->pair[i].slope_us_per_byte *= factor;
@@ -199,6 +208,49 @@ static int64_t comm_round(const struct comm_model *m, int64_t bytes)
         return LIMIT_TIME_SAT_US;
     }
     return (int64_t)t;
+}
+
+int32_t cluster_node_of(const struct cluster *c, int32_t d)
+{
+    return c->nodes.gpus_per_node > 0 ? d / c->nodes.gpus_per_node : 0;
+}
+
+int32_t cluster_n_nodes(const struct cluster *c)
+{
+    int32_t g = c->nodes.gpus_per_node;
+
+    return g > 0 && c->n_devices > 0 ? (c->n_devices + g - 1) / g : 1;
+}
+
+int cluster_expand_nodes(struct cluster *c)
+{
+    int32_t n = c->n_devices;
+    size_t nn = (size_t)n * (size_t)n;
+
+    if (c->nodes.gpus_per_node <= 0 || n <= 1) {
+        return 0;
+    }
+    if (!c->pair) {
+        if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
+            return BAECHI_ENOMEM;
+        }
+        for (size_t i = 0; i < nn; i++) {
+            c->pair[i].slope_us_per_byte = NAN;
+            c->pair[i].intercept_us = NAN;
+        }
+    }
+    for (int32_t s = 0; s < n; s++) {
+        for (int32_t d = 0; d < n; d++) {
+            struct comm_model *m = &c->pair[(size_t)s * (size_t)n + (size_t)d];
+            const struct comm_model *from =
+                cluster_node_of(c, s) == cluster_node_of(c, d) ? &c->nodes.intra : &c->nodes.inter;
+
+            if (s != d && isnan(m->slope_us_per_byte) && !isnan(from->slope_us_per_byte)) {
+                *m = *from;
+            }
+        }
+    }
+    return 0;
 }
 
 int64_t cluster_comm_us(const struct cluster *c, int32_t src, int32_t dst, int64_t bytes)

@@ -51,6 +51,20 @@ struct comm_model {
     double intercept_us;
 };
 
+/*
+ * Nodes of GPUs (a cluster file's `nodes` section; beyond the original,
+ * which has one machine): devices d and e share a node iff d / gpus_per_node
+ * == e / gpus_per_node.  The section expands to per-pair models
+ * (cluster_expand_nodes), so whatever reads per-pair models (the timed
+ * model's transfers, placers) works unchanged; the collectives of the timed
+ * model also read the node structure (hierarchical all-reduce).
+ */
+struct cluster_nodes {
+    int32_t gpus_per_node;   /* 0: no node structure (every device one node) */
+    struct comm_model intra; /* a GPU's link to a GPU of its node; NAN slope: comm default */
+    struct comm_model inter; /* a GPU's share of its node's NICs; NAN slope: comm default */
+};
+
 struct cluster {
     char *path;        /* file it came from, NULL for built-in ones (messages) */
     char *name;        /* owned */
@@ -61,6 +75,7 @@ struct cluster {
     struct comm_model comm;  /* the default model for every pair */
     struct comm_model *pair; /* n*n overrides, row = src; NULL when none; NAN slope = default */
     enum channel_model channel;
+    struct cluster_nodes nodes;
 };
 
 void cluster_init(struct cluster *c);
@@ -106,6 +121,20 @@ void cluster_scale_comm(struct cluster *c, double factor);
 
 /* The (slope, intercept) for src -> dst. */
 struct comm_model cluster_comm_model(const struct cluster *c, int32_t src, int32_t dst);
+
+/* The node of device d (0 when the cluster has no nodes). */
+int32_t cluster_node_of(const struct cluster *c, int32_t d);
+
+/* The number of nodes (1 without nodes; the last one may be partial after cluster_truncate). */
+int32_t cluster_n_nodes(const struct cluster *c);
+
+/*
+ * Sets the per-pair model of every ordered pair that has no override yet
+ * from c->nodes: intra for pairs in one node, inter across nodes (a model
+ * with a NAN slope leaves those pairs on the default).  Explicit `pairs`
+ * win.  Does nothing without nodes.  0 or BAECHI_ENOMEM.
+ */
+int cluster_expand_nodes(struct cluster *c);
 
 /* Transfer time of `bytes` from src to dst (0 when src == dst), µs. */
 int64_t cluster_comm_us(const struct cluster *c, int32_t src, int32_t dst, int64_t bytes);

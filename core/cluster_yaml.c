@@ -37,6 +37,22 @@ enum cl_key {
     CK_SOURCE = 1 << 3,
     CK_DEVICES = 1 << 4,
     CK_COMM = 1 << 5,
+    CK_NODES = 1 << 6,
+};
+
+enum nodes_key {
+    NK_COUNT = 1 << 0,
+    NK_GPUS = 1 << 1,
+    NK_INTRA = 1 << 2,
+    NK_INTER = 1 << 3,
+};
+
+enum link_key {
+    LK_BW = 1 << 0,
+    LK_LATENCY = 1 << 1,
+    LK_SLOPE = 1 << 2,
+    LK_INTERCEPT = 1 << 3,
+    LK_PER = 1 << 4,
 };
 
 enum dev_key {
@@ -72,6 +88,13 @@ struct cl_reader {
     size_t alloc_dev;
     struct pair_raw *pair;
     size_t n_pair, alloc_pair;
+    int64_t n_nodes;               /* `nodes: count`, 0 when absent */
+    int32_t nodes_line, nodes_col; /* where `nodes` starts (messages) */
+    struct comm_model *link;       /* the intra/inter model being read */
+    double link_bw;                /* its bandwidth, bytes/s; NAN when absent */
+    bool link_per_node;            /* the link being read: `per: node` */
+    bool inter_per_node;           /* inter_node's bandwidth is the node's, not a GPU's */
+    const char *link_ctx;          /* "nodes: intra_node" or "nodes: inter_node" */
 };
 
 /* Error about the current value of key r->key in `ctx` ("device 'gpu0'", "comm", ...). */
@@ -214,6 +237,10 @@ static const struct unit bw_units[] = {
     {"MiB/s", 1024.0 * 1024},
     {"GiB/s", 1024.0 * 1024 * 1024},
     {"TiB/s", 1024.0 * 1024 * 1024 * 1024},
+    /* bits, as NICs are sold (400 Gb/s InfiniBand NDR = 50e9 bytes/s) */
+    {"Mb/s", 1e6 / 8},
+    {"Gb/s", 1e9 / 8},
+    {"Tb/s", 1e12 / 8},
 };
 
 /* One entry of `devices` as read (count > 1 makes name0, name1, ...). */
@@ -616,6 +643,172 @@ static int resolve_pairs(struct cl_reader *rd)
     return 0;
 }
 
+/* ---------------------------------------------------------------- nodes */
+
+static int link_value(void *arg, unsigned bit)
+{
+    struct cl_reader *rd = arg;
+    struct yrd *r = &rd->r;
+
+    switch (bit) {
+    case LK_BW:
+        return get_with_unit(rd, rd->link_ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
+                             "expected bytes/s (e.g. 450GB/s, 400Gb/s or 50e9)", &r_bw,
+                             &rd->link_bw);
+    case LK_LATENCY:
+    case LK_INTERCEPT:
+        return get_number(rd, rd->link_ctx, &rd->link->intercept_us, &r_icpt);
+    case LK_SLOPE:
+        return get_number(rd, rd->link_ctx, &rd->link->slope_us_per_byte, &r_slope);
+    default:
+        if (yrd_is_scalar(r) && strcmp(yrd_text(r), "gpu") == 0) {
+            rd->link_per_node = false;
+        } else if (yrd_is_scalar(r) && strcmp(yrd_text(r), "node") == 0) {
+            rd->link_per_node = true;
+        } else {
+            return value_err(rd, rd->link_ctx, "expected gpu or node");
+        }
+        return 0;
+    }
+}
+
+/* intra_node / inter_node: {bandwidth, latency_us} or {slope_us_per_byte, intercept_us}. */
+static int read_link(struct cl_reader *rd, struct comm_model *m, bool inter)
+{
+    static const struct yrd_key keys[] = {{"bandwidth", LK_BW, NULL},
+                                          {"latency_us", LK_LATENCY, NULL},
+                                          {"slope_us_per_byte", LK_SLOPE, NULL},
+                                          {"intercept_us", LK_INTERCEPT, NULL},
+                                          {"per", LK_PER, NULL}};
+    struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]) - (inter ? 0 : 1),
+        .unknown_hint = inter ? " (allowed: bandwidth, per, latency_us, slope_us_per_byte, "
+                                "intercept_us; extensions start with 'x-')"
+                              : " (allowed: bandwidth, latency_us, slope_us_per_byte, "
+                                "intercept_us; extensions start with 'x-')",
+        .value = link_value,
+        .ctx = inter ? "nodes: inter_node" : "nodes: intra_node",
+    };
+    struct yrd *r = &rd->r;
+    int32_t line = yrd_line(r), col = yrd_col(r);
+    unsigned seen = 0;
+    int rc;
+
+    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+        return value_err(rd, "nodes", "expected a mapping ({bandwidth: 450GB/s, latency_us: 5})");
+    }
+    rd->link = m;
+    rd->link_ctx = map.ctx;
+    rd->link_bw = NAN;
+    rd->link_per_node = false;
+    if ((rc = yrd_map_read(r, &map, rd, &seen))) {
+        return rc;
+    }
+    if ((seen & LK_BW) && (seen & LK_SLOPE)) {
+        return yrd_err(r, line, col, "%s: give bandwidth or slope_us_per_byte, not both", map.ctx);
+    }
+    if ((seen & LK_LATENCY) && (seen & LK_INTERCEPT)) {
+        return yrd_err(r, line, col, "%s: give latency_us or intercept_us, not both", map.ctx);
+    }
+    if (!(seen & (LK_BW | LK_SLOPE))) {
+        return yrd_err(r, line, col, "%s: missing required key 'bandwidth' (or slope_us_per_byte)",
+                       map.ctx);
+    }
+    if ((seen & LK_PER) && !(seen & LK_BW)) {
+        return yrd_err(r, line, col, "%s: 'per' goes with 'bandwidth'", map.ctx);
+    }
+    if (seen & LK_BW) {
+        m->slope_us_per_byte = 1e6 / rd->link_bw;
+        rd->inter_per_node = inter && rd->link_per_node;
+    }
+    return 0;
+}
+
+static int nodes_value(void *arg, unsigned bit)
+{
+    struct cl_reader *rd = arg;
+    struct yrd *r = &rd->r;
+    struct cluster *c = rd->c;
+    int64_t v;
+
+    switch (bit) {
+    case NK_COUNT:
+    case NK_GPUS:
+        if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &v) || v < 1 ||
+            v > CLUSTER_MAX_DEVICES) {
+            return value_err(rd, "nodes", "expected a count in 1..4096");
+        }
+        if (bit == NK_COUNT) {
+            rd->n_nodes = v;
+        } else {
+            c->nodes.gpus_per_node = (int32_t)v;
+        }
+        return 0;
+    case NK_INTRA:
+        return read_link(rd, &c->nodes.intra, false);
+    default:
+        return read_link(rd, &c->nodes.inter, true);
+    }
+}
+
+static int read_nodes(struct cl_reader *rd)
+{
+    static const struct yrd_key keys[] = {{"gpus_per_node", NK_GPUS, " (e.g. 8)"},
+                                          {"count", NK_COUNT, NULL},
+                                          {"intra_node", NK_INTRA, NULL},
+                                          {"inter_node", NK_INTER, NULL}};
+    static const struct yrd_map map = {
+        .keys = keys,
+        .n_keys = sizeof(keys) / sizeof(keys[0]),
+        .unknown_hint = " (allowed: gpus_per_node, count, intra_node, inter_node; extensions "
+                        "start with 'x-')",
+        .value = nodes_value,
+        .ctx = "nodes",
+    };
+    unsigned seen = 0;
+
+    rd->nodes_line = yrd_line(&rd->r);
+    rd->nodes_col = yrd_col(&rd->r);
+    if (rd->r.ev.type != YAML_MAPPING_START_EVENT) {
+        return value_err(rd, NULL, "expected a mapping (gpus_per_node, count, intra_node, ...)");
+    }
+    return yrd_map_read(&rd->r, &map, rd, &seen);
+}
+
+/* The node section against the devices; then its per-pair models. */
+static int finish_nodes(struct cl_reader *rd)
+{
+    struct cluster *c = rd->c;
+    int32_t g = c->nodes.gpus_per_node;
+    struct comm_model *m[2] = {&c->nodes.intra, &c->nodes.inter};
+
+    if (g == 0) {
+        return 0;
+    }
+    if (c->n_devices % g != 0) {
+        return yrd_err(&rd->r, rd->nodes_line, rd->nodes_col,
+                       "nodes: %d device%s do not split into nodes of gpus_per_node = %d",
+                       c->n_devices, c->n_devices == 1 ? "" : "s", g);
+    }
+    if (rd->n_nodes > 0 && rd->n_nodes * g != c->n_devices) {
+        return yrd_err(&rd->r, rd->nodes_line, rd->nodes_col,
+                       "nodes: count %lld x gpus_per_node %d = %lld devices, but the cluster "
+                       "has %d",
+                       (long long)rd->n_nodes, g, (long long)rd->n_nodes * g, c->n_devices);
+    }
+    if (rd->inter_per_node) {
+        /* the node's NICs are shared by its GPUs: each gets 1/g of them */
+        c->nodes.inter.slope_us_per_byte *= (double)g;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (!isnan(m[i]->slope_us_per_byte) && isnan(m[i]->intercept_us)) {
+            m[i]->intercept_us = c->comm.intercept_us;
+        }
+    }
+    return cluster_expand_nodes(c);
+}
+
 #define CL_STR_(x) #x
 #define CL_STR(x)  CL_STR_(x)
 
@@ -635,6 +828,8 @@ static int top_value(void *arg, unsigned bit)
         return get_string(rd, NULL, &c->source, true);
     case CK_DEVICES:
         return read_devices(rd);
+    case CK_NODES:
+        return read_nodes(rd);
     default:
         return read_comm(rd);
     }
@@ -649,21 +844,22 @@ static int read_top(struct cl_reader *rd)
         {"source", CK_SOURCE, NULL},
         {"devices", CK_DEVICES, ""},
         {"comm", CK_COMM, NULL},
+        {"nodes", CK_NODES, NULL},
     };
     static const struct yrd_map map = {
         .keys = keys,
         .n_keys = sizeof(keys) / sizeof(keys[0]),
-        .unknown_hint = " (allowed: format, name, description, source, devices, comm; extensions "
-                        "start with 'x-')",
+        .unknown_hint = " (allowed: format, name, description, source, devices, comm, nodes; "
+                        "extensions start with 'x-')",
         .value = top_value,
     };
     unsigned seen = 0;
     int rc;
 
-    if ((rc = yrd_map_read(&rd->r, &map, rd, &seen))) {
+    if ((rc = yrd_map_read(&rd->r, &map, rd, &seen)) || (rc = resolve_pairs(rd))) {
         return rc;
     }
-    return resolve_pairs(rd);
+    return finish_nodes(rd);
 }
 
 int cluster_read_yaml_string(struct cluster *c, const char *text, size_t len, const char *name)
@@ -712,97 +908,6 @@ int cluster_read_yaml(struct cluster *c, const char *path)
         rc = BAECHI_ENOMEM;
     }
     return rc;
-}
-
-/* ---------------------------------------------------------------- writer */
-
-int cluster_write_yaml(const struct cluster *c, FILE *f)
-{
-    struct ywr y;
-    int32_t n = c->n_devices;
-
-    if (ywr_open(&y, f)) {
-        return ywr_close(&y);
-    }
-    ywr_map_start(&y, false);
-    ywr_scalar(&y, "format", YWR_PLAIN);
-    ywr_int(&y, CLUSTER_FORMAT);
-    ywr_scalar(&y, "name", YWR_PLAIN);
-    ywr_scalar(&y, c->name ? c->name : "unnamed", YWR_ANY);
-    if (c->description) {
-        ywr_scalar(&y, "description", YWR_PLAIN);
-        ywr_scalar(&y, c->description, YWR_LITERAL);
-    }
-    if (c->source) {
-        ywr_scalar(&y, "source", YWR_PLAIN);
-        ywr_scalar(&y, c->source, YWR_LITERAL);
-    }
-    ywr_scalar(&y, "devices", YWR_PLAIN);
-    ywr_seq_start(&y, false);
-    for (int32_t i = 0; i < n; i++) {
-        const struct cluster_device *d = &c->dev[i];
-
-        ywr_map_start(&y, true);
-        ywr_scalar(&y, "name", YWR_PLAIN);
-        ywr_scalar(&y, d->name, YWR_ANY);
-        if (d->kind) {
-            ywr_scalar(&y, "kind", YWR_PLAIN);
-            ywr_scalar(&y, d->kind, YWR_ANY);
-        }
-        ywr_scalar(&y, "memory", YWR_PLAIN);
-        ywr_int(&y, d->mem_bytes);
-        ywr_scalar(&y, "speed", YWR_PLAIN);
-        ywr_double(&y, d->speed);
-        if (!isnan(d->peak_flops)) {
-            ywr_scalar(&y, "peak_flops", YWR_PLAIN);
-            ywr_double(&y, d->peak_flops);
-        }
-        if (!isnan(d->mem_bw_bytes_per_s)) {
-            ywr_scalar(&y, "memory_bandwidth", YWR_PLAIN);
-            ywr_double(&y, d->mem_bw_bytes_per_s);
-        }
-        if (!isnan(d->launch_us)) {
-            ywr_scalar(&y, "launch_us", YWR_PLAIN);
-            ywr_double(&y, d->launch_us);
-        }
-        ywr_map_end(&y);
-    }
-    ywr_seq_end(&y);
-    ywr_scalar(&y, "comm", YWR_PLAIN);
-    ywr_map_start(&y, false);
-    ywr_scalar(&y, "slope_us_per_byte", YWR_PLAIN);
-    ywr_double(&y, c->comm.slope_us_per_byte);
-    ywr_scalar(&y, "intercept_us", YWR_PLAIN);
-    ywr_double(&y, c->comm.intercept_us);
-    ywr_scalar(&y, "channel", YWR_PLAIN);
-    ywr_scalar(&y, cluster_channel_name(c->channel), YWR_PLAIN);
-    if (c->pair) {
-        ywr_scalar(&y, "pairs", YWR_PLAIN);
-        ywr_seq_start(&y, false);
-        for (int32_t s = 0; s < n; s++) {
-            for (int32_t d = 0; d < n; d++) {
-                const struct comm_model *m = &c->pair[(size_t)s * (size_t)n + (size_t)d];
-
-                if (isnan(m->slope_us_per_byte)) {
-                    continue;
-                }
-                ywr_map_start(&y, true);
-                ywr_scalar(&y, "src", YWR_PLAIN);
-                ywr_int(&y, s);
-                ywr_scalar(&y, "dst", YWR_PLAIN);
-                ywr_int(&y, d);
-                ywr_scalar(&y, "slope_us_per_byte", YWR_PLAIN);
-                ywr_double(&y, m->slope_us_per_byte);
-                ywr_scalar(&y, "intercept_us", YWR_PLAIN);
-                ywr_double(&y, m->intercept_us);
-                ywr_map_end(&y);
-            }
-        }
-        ywr_seq_end(&y);
-    }
-    ywr_map_end(&y);
-    ywr_map_end(&y);
-    return ywr_close(&y);
 }
 
 /* ---------------------------------------------------------------- presets */

@@ -192,6 +192,10 @@ void graph_release(struct graph *g)
     free(g->group_name);
     free(g->group_start);
     free(g->group_op);
+    free(g->coll);
+    free(g->coll_of);
+    free(g->coll_start);
+    free(g->coll_op);
     strpool_release(&g->pool);
     strmap_release(&g->by_name);
     memset(g, 0, sizeof(*g));
@@ -823,6 +827,8 @@ int graph_build(struct graph *g, const struct workload *w)
     CHECK(build_csr(g, &r, new_id, cursor));
     /* 5. Topological order; a cycle is an input error. */
     CHECK(graph_topo_order(g, w));
+    /* 6. Collectives (x-collective). */
+    CHECK(graph_read_collectives(g, w));
 cleanup:
     raw_edges_release(&r);
     free(new_id);

@@ -33,6 +33,7 @@
 #ifndef BAECHI_CORE_GRAPH_H
 #define BAECHI_CORE_GRAPH_H
 
+#include "core/graph_coll.h"
 #include "core/pipeline.h"
 #include "core/strmap.h"
 #include "core/workload.h"
@@ -95,6 +96,13 @@ struct graph {
     int32_t *group_start; /* n_groups+1: members = group_op[group_start[g] .. group_start[g+1]-1] */
     int32_t *group_op;    /* members in op id order */
 
+    /* --- collectives (x-collective, core/graph_coll.h); all NULL / 0 when none --- */
+    int32_t n_coll;
+    struct graph_coll *coll; /* n_coll, numbered by first rank op */
+    int32_t *coll_of;        /* op -> collective, -1 for other ops */
+    int32_t *coll_start;     /* n_coll+1: ranks = coll_op[coll_start[c] .. coll_start[c+1]-1] */
+    int32_t *coll_op;        /* rank ops in op id order (rank r = the r-th) */
+
     struct strpool pool;
     struct strmap by_name; /* op name -> op id, built on first graph_find */
 };
@@ -105,6 +113,14 @@ struct graph {
 /* The extension key of outputs that share an input's storage (in-place ops,
  * views): a list, per output port, of an index into the op's inputs or -1. */
 #define GRAPH_ALIAS_KEY "x-alias"
+
+/*
+ * Reads the collectives (x-collective) of g's ops from w into g->coll ...
+ * (graph_coll.c; called by graph_build).  Errors name the op's file:line:col:
+ * a malformed key, an unknown kind or algo, ranks of one id that disagree on
+ * kind, bytes, algo or root, a root out of range.  0, BAECHI_EPARSE, ENOMEM.
+ */
+int graph_read_collectives(struct graph *g, const struct workload *w);
 
 /*
  * Derives the graph from a checked workload (workload_check() passed).

@@ -310,7 +310,9 @@ static int build_output(struct fgraph *f, struct pgraph *out, int32_t *map)
 
     memset(out, 0, sizeof(*out));
     newid = array_malloc((size_t)f->n + 1, sizeof(int32_t));
-    eid = array_malloc(f->ne + 1, sizeof(int32_t));
+    /* eid counts in-edges per node: sized by nodes (a graph may have more
+     * nodes than edges: it overran on 12 ops with 8 edges) */
+    eid = array_malloc((size_t)f->n + 1, sizeof(int32_t));
     if (!newid || !eid) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -385,7 +387,7 @@ static int build_output(struct fgraph *f, struct pgraph *out, int32_t *map)
         out->in_start[v + 1] += out->in_start[v];
     }
     /* in-edges by producer id: edges are source-major, so one pass in id order */
-    memset(eid, 0, (f->ne + 1) * sizeof(int32_t));
+    memset(eid, 0, ((size_t)f->n + 1) * sizeof(int32_t));
     for (int32_t e = 0; e < m2; e++) {
         int32_t d = out->dst[e];
         out->in_edge[out->in_start[d] + eid[d]++] = e;

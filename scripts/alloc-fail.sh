@@ -61,6 +61,18 @@ memory_fractions: [1]
 models: [timed, baechi]
 YAML
     "$bin" sweep sweep.yaml --db fixture.db -j 1 > /dev/null 2>&1
+    # collectives across the two nodes of pcie-2x4 (sim/collective.h)
+    {
+        echo 'format: 1'
+        echo 'name: coll'
+        echo 'ops:'
+        for d in 0 1 4 5; do
+            echo "  - {name: p$d, type: G, time_us: 5, outputs: [4096], device: $d}"
+            echo "  - {name: ar$d, type: AllReduce, outputs: [4096], inputs: [p$d], device: $d, x-collective: {id: ar, kind: all-reduce, bytes: 4096}}"
+            echo "  - {name: bc$d, type: Broadcast, outputs: [64], inputs: [ar$d], device: $d, x-collective: {id: bc, kind: broadcast, bytes: 64, root: 1}}"
+            echo "  - {name: u$d, type: U, time_us: 1, inputs: [bc$d], device: $d}"
+        done
+    } > coll.yaml
 }
 
 # case NAME OUTFILE ARGS...: OUTFILE ("-" for none) is compared on exit 0.
@@ -78,6 +90,8 @@ cases() {
     echo "run - run -p m-etf -w $W -c $C"
     echo "run-syn - run -p m-topo -w $tmp/syn.yaml -c paper-4gpu-pcie"
     echo "sim-explain - sim -w $W -c $C --placement $P --explain-memory"
+    echo "sim-coll t.json sim -w $tmp/coll.yaml -c pcie-2x4 --placement given --trace t.json"
+    echo "cluster-list - cluster list"
     echo "sweep - sweep $tmp/sweep.yaml --db run.db -j 1"
     echo "report - report --db $tmp/fixture.db"
     echo "report-json - report --db $tmp/fixture.db --format json"
@@ -87,7 +101,7 @@ cases() {
 # run1 VAR=VALUE VAR=VALUE ARGS...: one run; sets rc, leaves stdout in o,
 # stderr in e
 run1() {
-    rm -f out.yaml out.csv run.db run.db-wal run.db-shm
+    rm -f out.yaml out.csv t.json run.db run.db-wal run.db-shm
     set +e
     a1=$1
     a2=$2

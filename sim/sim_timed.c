@@ -26,11 +26,16 @@
  *     (then all its transfers are done too: a remote consumer starts after
  *     its transfer arrives); sinks keep their outputs, as in the original.
  *     A received tensor takes its bytes on the receiver from the start of
- *     its transfer until its last consumer on that device ends.
+ *     its transfer until its last consumer on that device ends;
+ *   - collectives (beyond the original; sim/collective.h): a rank op that
+ *     becomes ready goes to its collective, not to the ready queue; the
+ *     last rank requests the collective's channels (op_ready), and all
+ *     ranks start together (coll_start) off the compute stream.
  *
  * Events at one time are handled in this order: op ends (frees, transfer
  * requests), then transfer starts (receiver allocations), then ops becoming
- * ready; then every idle device, in id order, starts its next op.  Equal
+ * ready, then collectives starting; then every idle device, in id order,
+ * starts its next op.  Equal
  * events go by topological index, then first in first out: runs are
  * deterministic.  Time O((V + E + T) log(V + T)) for T edge tensors.
  *
@@ -41,6 +46,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "sim/collective.h"
 #include "sim/evq.h"
 
 #include <stdlib.h>
@@ -48,7 +54,8 @@
 enum timed_event {
     EV_OP_END = 0,     /* a = op */
     EV_XFER_START = 1, /* a = tensor, b = receiving device */
-    EV_OP_READY = 2    /* a = op */
+    EV_OP_READY = 2,   /* a = op */
+    EV_COLL_START = 3  /* a = collective (sim/collective.h) */
 };
 
 struct timed {
@@ -80,6 +87,7 @@ struct timed {
     size_t n_xf, alloc_xf;
     struct evq q;
     int64_t now;
+    struct coll_sim coll;
 };
 
 static inline int64_t max64(int64_t a, int64_t b)
@@ -202,13 +210,84 @@ static int unhold(struct timed *s, int32_t d)
     return 0;
 }
 
+/*
+ * Op v is ready now: to its device's ready queue, or, for a collective's
+ * rank, to its collective, which is requested when its last rank is ready:
+ * its channels are taken now and it starts when they are free.
+ */
+static int op_ready(struct timed *s, int32_t v)
+{
+    const struct graph *g = s->g;
+    struct coll_plan p;
+    int64_t st;
+    int32_t ci;
+    int rc;
+
+    if (!coll_is_rank(g, v)) {
+        return sim_rq_push_prio(&s->rq[s->device_of[v]],
+                                sim_sched_prio(&s->sched, g, s->device_of, v), s->now, g->topo[v],
+                                v);
+    }
+    if (!coll_sim_rank_ready(&s->coll, v)) {
+        return 0;
+    }
+    ci = g->coll_of[v];
+    if ((rc = coll_plan_make(&p, g, s->c, s->device_of, ci)) != 0) {
+        return rc;
+    }
+    st = coll_sim_take(&p, s->c->channel, s->chan, s->nd, s->now);
+    for (int32_t k = 0; k < p.n_edge; k++) {
+        size_t l = (size_t)p.edge[k].src * (size_t)s->nd + (size_t)p.edge[k].dst;
+
+        s->r->link_bytes[l] = sat_add_i64(s->r->link_bytes[l], p.edge[k].bytes);
+        s->r->link_transfers[l]++;
+    }
+    for (int32_t i = g->coll_start[ci]; i < g->coll_start[ci + 1]; i++) {
+        s->r->end_us[g->coll_op[i]] = sat_add_i64(st, p.time_us); /* read by coll_start */
+    }
+    coll_plan_release(&p);
+    return push_event(s, st, EV_COLL_START, g->topo[g->coll_op[g->coll_start[ci]]], ci, 0);
+}
+
+/* Collective ci starts now: every rank takes its output and temp bytes. */
+static int coll_start(struct timed *s, int32_t ci)
+{
+    const struct graph *g = s->g;
+    int rc;
+
+    for (int32_t i = g->coll_start[ci]; i < g->coll_start[ci + 1]; i++) {
+        int32_t v = g->coll_op[i], d = s->device_of[v];
+        int64_t b = own_out_bytes(s, v), end = s->r->end_us[v];
+
+        sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
+        sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
+        if ((rc = mem_alloc(s, d, b + g->temp_bytes[v], v)) != 0) {
+            return rc;
+        }
+        s->r->start_us[v] = s->now;
+        s->r->dev[d].n_ops++;
+        if (end > s->r->step_us) {
+            s->r->step_us = end;
+        }
+        if (s->trace && (rc = trace_add_coll(s->trace, v, d, s->now, end)) != 0) {
+            return rc;
+        }
+        if ((rc = push_event(s, end, EV_OP_END, g->topo[v], v, 0)) != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int op_end(struct timed *s, int32_t v)
 {
     const struct graph *g = s->g;
     const int32_t d = s->device_of[v], nd = s->nd;
     int rc;
 
-    s->running[d] = -1;
+    if (!coll_is_rank(g, v)) {
+        s->running[d] = -1; /* a collective ran on the communication engines */
+    }
     if (sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
         return rc;
     }
@@ -276,8 +355,7 @@ static int op_end(struct timed *s, int32_t v)
         s->ready_at[w] = max64(s->ready_at[w], arrival);
         if (--s->pending_in[w] == 0) {
             if (s->ready_at[w] == s->now) {
-                rc = sim_rq_push_prio(&s->rq[dw], sim_sched_prio(&s->sched, g, s->device_of, w),
-                                      s->now, g->topo[w], w);
+                rc = op_ready(s, w);
             } else {
                 rc = push_event(s, s->ready_at[w], EV_OP_READY, g->topo[w], w, 0);
             }
@@ -353,9 +431,9 @@ static int handle(struct timed *s, const struct evq_event *ev)
                     g->tensor_op[ev->a], ev->a);
         return mem_alloc(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
     case EV_OP_READY:
-        return sim_rq_push_prio(&s->rq[s->device_of[ev->a]],
-                                sim_sched_prio(&s->sched, g, s->device_of, ev->a), s->now,
-                                g->topo[ev->a], ev->a);
+        return op_ready(s, ev->a);
+    case EV_COLL_START:
+        return coll_start(s, ev->a);
     default:
         BUG("unknown event kind %d", ev->kind);
     }
@@ -514,6 +592,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
     if (g->port_alias) {
         CHECK(alias_setup(&s));
     }
+    CHECK(coll_sim_init(&s.coll, g));
     if (trace) {
         for (int32_t d = 0; d < nd; d++) {
             CHECK(trace_add_mem(trace, d, 0, s.used[d]));
@@ -523,8 +602,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
         int32_t v = g->topo_op[i];
 
         if (s.pending_in[v] == 0) {
-            CHECK(sim_rq_push_prio(&s.rq[device_of[v]], sim_sched_prio(&s.sched, g, device_of, v),
-                                   0, g->topo[v], v));
+            CHECK(op_ready(&s, v));
         }
     }
     CHECK(dispatch(&s));
@@ -545,11 +623,16 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
         started += r->dev[d].n_ops;
         r->dev[d].final_bytes = s.used[d];
     }
+    if (started != n && g->n_coll > 0) {
+        rc = coll_sim_stuck(&s.coll);
+        goto cleanup;
+    }
     if (started != n) {
         BUG("timed simulation ran %d of %d ops", started, n);
     }
 
 cleanup:
+    coll_sim_release(&s.coll);
     evq_release(&s.q);
     for (int32_t d = 0; d < nd; d++) {
         if (s.rq) {

@@ -9,6 +9,7 @@
  *   0          "compute"
  *   1          "send"  (the sender's side of a transfer)
  *   2          "recv"  (the receiver's side)
+ *   3          "collective" (collectives' ranks; only in traces that have some)
  *   100 + dst  "link -> <dst name>" (per-link channels; drawn on src only)
  * A track whose slices would overlap partly (Perfetto requires slices on a
  * track to nest) is split into lanes: lane n > 0 is thread id
@@ -34,6 +35,7 @@
 #define TID_COMPUTE 0
 #define TID_SEND    1
 #define TID_RECV    2
+#define TID_COLL    3
 #define TID_LINK    100
 #define TID_LANE    65536
 
@@ -59,8 +61,19 @@ int trace_add_compute(struct trace *t, int32_t op, int32_t device, int64_t start
     if (rc) {
         return rc;
     }
-    t->compute[t->n_compute++] = (struct trace_compute){op, device, start_us, end_us};
+    t->compute[t->n_compute++] = (struct trace_compute){op, device, start_us, end_us, false};
     return 0;
+}
+
+int trace_add_coll(struct trace *t, int32_t op, int32_t device, int64_t start_us, int64_t end_us)
+{
+    int rc = trace_add_compute(t, op, device, start_us, end_us);
+
+    if (rc == 0) {
+        t->compute[t->n_compute - 1].coll = true;
+        t->n_coll++;
+    }
+    return rc;
 }
 
 int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst, int64_t bytes,
@@ -214,6 +227,9 @@ static const char *track_name(const struct cluster *c, int32_t base, char *buf, 
     if (base == TID_RECV) {
         return "recv";
     }
+    if (base == TID_COLL) {
+        return "collective";
+    }
     snprintf(buf, size, "link -> %s", dev_name(c, base - TID_LINK, b, sizeof(b)));
     return buf;
 }
@@ -236,6 +252,54 @@ static void thread_meta(FILE *f, bool *first, const struct cluster *c, int32_t p
             (int)pid, (int)tid, (int)tid);
 }
 
+/* Each device's process and its tracks' names and order. */
+static void device_meta(FILE *f, bool *first, const struct trace *t, const struct cluster *c)
+{
+    const bool link = t->channel == CHANNEL_LINK;
+    char b1[32];
+
+    for (int32_t d = 0; d < c->n_devices; d++) {
+        meta(f, first, "process_name", d, 0, dev_name(c, d, b1, sizeof(b1)));
+        fprintf(f,
+                ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                "\"args\":{\"sort_index\":%d}}",
+                (int)d, (int)d);
+        thread_meta(f, first, c, d, TID_COMPUTE, 0);
+        if (link) {
+            for (int32_t e = 0; e < c->n_devices; e++) {
+                if (e != d) {
+                    thread_meta(f, first, c, d, TID_LINK + e, 0);
+                }
+            }
+        } else {
+            thread_meta(f, first, c, d, TID_SEND, 0);
+            thread_meta(f, first, c, d, TID_RECV, 0);
+        }
+        if (t->n_coll > 0) {
+            thread_meta(f, first, c, d, TID_COLL, 0);
+        }
+    }
+}
+
+/* A collective's rank: its op, and the collective's id, kind, bytes and ranks. */
+static void write_coll(FILE *f, const struct graph *g, int32_t op, const struct slice *x,
+                       int32_t tid)
+{
+    const struct graph_coll *gc = &g->coll[g->coll_of[op]];
+    int32_t ci = g->coll_of[op];
+
+    json_out_str(f, g->op_name[op]);
+    fprintf(f,
+            ",\"cat\":\"collective\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
+            ",\"dur\":%" PRId64 ",\"args\":{\"op\":",
+            (int)x->pid, (int)tid, x->start_us, x->end_us - x->start_us);
+    json_out_str(f, g->op_name[op]);
+    fputs(",\"collective\":", f);
+    json_out_str(f, gc->id);
+    fprintf(f, ",\"kind\":\"%s\",\"bytes\":%" PRId64 ",\"ranks\":%d}}", coll_kind_name(gc->kind),
+            gc->bytes, g->coll_start[ci + 1] - g->coll_start[ci]);
+}
+
 int trace_write_chrome(const struct trace *t, const struct graph *g, const struct cluster *c,
                        FILE *f)
 {
@@ -255,7 +319,8 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
     for (size_t i = 0; i < t->n_compute; i++) {
         const struct trace_compute *x = &t->compute[i];
 
-        s[k++] = (struct slice){x->device, TID_COMPUTE, 0, 0, i, x->start_us, x->end_us};
+        s[k++] = (struct slice){x->device, x->coll ? TID_COLL : TID_COMPUTE, 0, 0, i, x->start_us,
+                                x->end_us};
     }
     for (size_t i = 0; i < t->n_transfer; i++) {
         const struct trace_transfer *x = &t->transfer[i];
@@ -270,24 +335,7 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
     qsort(s, n, sizeof(*s), slice_cmp);
 
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
-    for (int32_t d = 0; d < c->n_devices; d++) {
-        meta(f, &first, "process_name", d, 0, dev_name(c, d, b1, sizeof(b1)));
-        fprintf(f,
-                ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-                "\"args\":{\"sort_index\":%d}}",
-                (int)d, (int)d);
-        thread_meta(f, &first, c, d, TID_COMPUTE, 0);
-        if (link) {
-            for (int32_t e = 0; e < c->n_devices; e++) {
-                if (e != d) {
-                    thread_meta(f, &first, c, d, TID_LINK + e, 0);
-                }
-            }
-        } else {
-            thread_meta(f, &first, c, d, TID_SEND, 0);
-            thread_meta(f, &first, c, d, TID_RECV, 0);
-        }
-    }
+    device_meta(f, &first, t, c);
     for (size_t i = 0; i < n;) {
         size_t j = i;
         int32_t lanes;
@@ -307,7 +355,9 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
 
         fputs(first ? "\n{\"name\":" : ",\n{\"name\":", f);
         first = false;
-        if (x->kind == 0) {
+        if (x->kind == 0 && t->compute[x->index].coll) {
+            write_coll(f, g, t->compute[x->index].op, x, tid);
+        } else if (x->kind == 0) {
             int32_t op = t->compute[x->index].op;
 
             json_out_str(f, g->op_name[op]);

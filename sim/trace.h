@@ -19,12 +19,14 @@
 #include "core/cluster.h"
 #include "core/graph.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct trace_compute {
     int32_t op, device;
     int64_t start_us, end_us;
+    bool coll; /* a collective's rank (drawn on the "collective" track) */
 };
 
 /* A transfer occupies the sender's channel from start_us to end_us and the
@@ -56,6 +58,7 @@ struct trace {
     enum channel_model channel; /* how transfers are drawn: per device, send/recv, per link */
     struct trace_compute *compute;
     size_t n_compute, alloc_compute;
+    size_t n_coll; /* entries of compute[] that are collectives' ranks */
     struct trace_transfer *transfer;
     size_t n_transfer, alloc_transfer;
     struct trace_mem *mem;
@@ -69,6 +72,11 @@ void trace_release(struct trace *t);
 
 int trace_add_compute(struct trace *t, int32_t op, int32_t device, int64_t start_us,
                       int64_t end_us);
+/* A collective's rank op on its device (sim/collective.h): a "collective"
+ * track per device that has one, the slice's args name the collective (id,
+ * kind, algorithm, bytes, ranks). */
+int trace_add_coll(struct trace *t, int32_t op, int32_t device, int64_t start_us, int64_t end_us);
+
 int trace_add_transfer(struct trace *t, int32_t tensor, int32_t src, int32_t dst, int64_t bytes,
                        int64_t start_us, int64_t end_us, int64_t recv_start_us,
                        int64_t recv_end_us);

@@ -327,3 +327,104 @@ Test(cluster, saturated_arithmetic)
     cr_expect_gt(cluster_comm_us(&c, 0, 1, INT64_MAX), 0);
     cluster_release(&c);
 }
+
+/* ---- nodes of GPUs (issue 23) ---- */
+
+/* The presets that predate nodes read as before: no nodes, no pairs. */
+Test(cluster, old_presets_unchanged_by_nodes)
+{
+    static const char *const old[] = {"dgx-h100-8", "hgx-h200-8", "paper-2gpu-pcie",
+                                      "paper-4gpu-pcie"};
+
+    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+        struct cluster c;
+
+        cr_assert_eq(cluster_load(&c, old[i]), 0, "%s: %s", old[i], err_msg());
+        cr_assert_eq(c.nodes.gpus_per_node, 0, "%s", old[i]);
+        cr_assert_null(c.pair, "%s", old[i]);
+        cr_assert_eq(cluster_n_nodes(&c), 1);
+        cr_assert_eq(cluster_node_of(&c, c.n_devices - 1), 0);
+        cluster_release(&c);
+    }
+}
+
+Test(cluster, node_presets)
+{
+    struct cluster c;
+
+    cr_assert_eq(cluster_load(&c, "dgx-h100-2x8"), 0, "%s", err_msg());
+    cr_assert_eq(c.n_devices, 16);
+    cr_assert_eq(c.nodes.gpus_per_node, 8);
+    cr_assert_eq(cluster_n_nodes(&c), 2);
+    cr_assert_eq(cluster_node_of(&c, 7), 0);
+    cr_assert_eq(cluster_node_of(&c, 8), 1);
+    /* NVLink 450 GB/s + 10 µs in a node; 400 Gb/s = 50 GB/s + 5 µs across */
+    cr_assert_eq(cluster_comm_us(&c, 0, 7, 450000000), 1000 + 10);
+    cr_assert_eq(cluster_comm_us(&c, 7, 8, 50000000), 1000 + 5);
+    cr_assert_eq(cluster_comm_us(&c, 15, 0, 50000000), 1000 + 5);
+    cluster_release(&c);
+    cr_assert_eq(cluster_load(&c, "dgx-h100-4x8"), 0, "%s", err_msg());
+    cr_assert_eq(cluster_n_nodes(&c), 4);
+    cr_assert_eq(cluster_comm_us(&c, 31, 24, 450000000), 1010);
+    cr_assert_eq(cluster_comm_us(&c, 31, 0, 50000000), 1005);
+    cluster_release(&c);
+    /* per node: the 100 Gb/s NIC is shared by 4 GPUs, 3.125 GB/s each */
+    cr_assert_eq(cluster_load(&c, "pcie-2x4"), 0, "%s", err_msg());
+    cr_assert_eq(cluster_comm_us(&c, 0, 4, 3125000), 1000 + 10);
+    cr_assert_eq(cluster_comm_us(&c, 0, 3, 32000000), 1000 + 15);
+    cluster_release(&c);
+}
+
+/* A nodes section is the same as writing its pairs by hand; explicit pairs win. */
+Test(cluster, nodes_expand_to_pairs)
+{
+    static const char nodes[] =
+        CHDR "devices:\n  - {name: g, count: 4, memory: 1GiB}\n"
+             "comm: {slope_us_per_byte: 0.5, intercept_us: 7,\n"
+             "       pairs: [{src: 0, dst: 1, slope_us_per_byte: 9, intercept_us: 9}]}\n"
+             "nodes:\n  gpus_per_node: 2\n  count: 2\n"
+             "  intra_node: {slope_us_per_byte: 0.001, intercept_us: 1}\n"
+             "  inter_node: {bandwidth: 1MB/s, per: node}\n";
+    struct cluster c;
+
+    cr_assert_eq(cluster_read_yaml_string(&c, nodes, strlen(nodes), "n.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(cluster_comm_us(&c, 0, 1, 1000), 9009); /* the explicit pair */
+    cr_assert_eq(cluster_comm_us(&c, 1, 0, 1000), 2);    /* intra */
+    cr_assert_eq(cluster_comm_us(&c, 2, 3, 1000), 2);
+    /* inter: 1 MB/s per node = 0.5 MB/s per GPU = 2 µs/byte; intercept from comm */
+    cr_assert_eq(cluster_comm_us(&c, 1, 2, 1000), 2007);
+    cr_assert_eq(cluster_comm_us(&c, 3, 0, 1000), 2007);
+    round_trip(&c);
+    cr_assert_eq(cluster_truncate(&c, 3), 0);
+    cr_assert_eq(cluster_comm_us(&c, 1, 2, 1000), 2007);
+    round_trip(&c);
+    cluster_release(&c);
+}
+
+Test(cluster, nodes_errors)
+{
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 2}\n",
+               "c.yaml:5:8: nodes: 1 device do not split into nodes of gpus_per_node = 2");
+    expect_err(CHDR "devices:\n  - {name: g, count: 4, memory: 1GiB}\n"
+                    "nodes: {gpus_per_node: 2, count: 3}\n",
+               "c.yaml:5:8: nodes: count 3 x gpus_per_node 2 = 6 devices, but the cluster has 4");
+    expect_err(CHDR DEV1 "nodes: {count: 1}\n",
+               "c.yaml:5:8: nodes: missing required key 'gpus_per_node'");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 0}\n",
+               "c.yaml:5:24: nodes: gpus_per_node: expected a count in 1..4096");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, racks: 2}\n",
+               "c.yaml:5:27: nodes: unknown key 'racks'");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, inter_node: {bandwidth: 5 furlongs}}\n",
+               "c.yaml:5:51: nodes: inter_node: bandwidth: expected bytes/s");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, inter_node: {bandwidth: 1GB/s, per: rack}}\n",
+               "c.yaml:5:63: nodes: inter_node: per: expected gpu or node, got 'rack'");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, intra_node: {bandwidth: 1GB/s, per: gpu}}\n",
+               "nodes: intra_node: unknown key 'per'");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, intra_node: {latency_us: 3}}\n",
+               "c.yaml:5:39: nodes: intra_node: missing required key 'bandwidth'");
+    expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, intra_node: {bandwidth: 1GB/s, "
+                         "slope_us_per_byte: 1}}\n",
+               "give bandwidth or slope_us_per_byte, not both");
+    expect_err(CHDR DEV1 "nodes: [2]\n", "c.yaml:5:8: nodes: expected a mapping");
+}

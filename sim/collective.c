@@ -1,0 +1,304 @@
+/*
+ * collective.c - the cost and links of a collective, and the readiness of
+ * its ranks in the timed simulator (collective.h).  Planning one collective
+ * of n ranks is O(n) (O(n * nodes) for the hierarchical one).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "sim/collective.h"
+
+#include "core/array.h"
+#include "core/checked.h"
+#include "core/err.h"
+#include "core/limits.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The slowest link seen: the largest slope and the largest intercept. */
+struct slowest {
+    double slope_us_per_byte, intercept_us;
+};
+
+struct planner {
+    const struct cluster *c;
+    struct coll_plan *p;
+    size_t alloc;
+};
+
+/* Adds the ring over devs[0..k) (each to the next, the last to the first),
+ * each link carrying `bytes`; links within one device are free. */
+static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
+                struct slowest *sl)
+{
+    for (int32_t i = 0; k > 1 && i < k; i++) {
+        int32_t s = devs[i], d = devs[(i + 1) % k];
+        struct comm_model m;
+        struct coll_edge *e;
+
+        if (s == d || (i + 1) % k == skip_dst) {
+            continue;
+        }
+        m = cluster_comm_model(pl->c, s, d);
+        if (m.slope_us_per_byte > sl->slope_us_per_byte) {
+            sl->slope_us_per_byte = m.slope_us_per_byte;
+        }
+        if (m.intercept_us > sl->intercept_us) {
+            sl->intercept_us = m.intercept_us;
+        }
+        if (ARRAY_RESERVE(pl->p->edge, pl->alloc, (size_t)pl->p->n_edge + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        e = &pl->p->edge[pl->p->n_edge++];
+        e->src = s;
+        e->dst = d;
+        e->bytes = (int64_t)nearbyint(bytes);
+    }
+    return 0;
+}
+
+/* Whether some link of the ring over devs[0..k) joins two devices. */
+static bool any_link(const int32_t *devs, int32_t k)
+{
+    for (int32_t i = 1; i < k; i++) {
+        if (devs[i] != devs[0]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static double ring_time_us(enum coll_kind kind, double n, double S, const struct slowest *sl)
+{
+    double b = sl->slope_us_per_byte, a = sl->intercept_us;
+
+    switch (kind) {
+    case COLL_ALL_REDUCE:
+        return 2 * (n - 1) / n * S * b + 2 * (n - 1) * a;
+    case COLL_BROADCAST:
+        return S * b + (n - 1) * a;
+    default: /* reduce-scatter, all-gather, all-to-all */
+        return (n - 1) / n * S * b + (n - 1) * a;
+    }
+}
+
+/* The ranks' nodes, numbered by first appearance: node[i] in 0..*m-1, and
+ * local[i] the rank's index in its node; *g the largest node group. */
+static void group_by_node(const struct cluster *c, const int32_t *devs, int32_t n, int32_t *node,
+                          int32_t *local, int32_t *first, int32_t *m, int32_t *g)
+{
+    *m = 0;
+    *g = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t k = 0, cn = cluster_node_of(c, devs[i]);
+
+        while (k < *m && cluster_node_of(c, devs[first[k]]) != cn) {
+            k++;
+        }
+        if (k == *m) {
+            first[(*m)++] = i;
+        }
+        node[i] = k;
+        local[i] = 0;
+        for (int32_t j = 0; j < i; j++) {
+            local[i] += node[j] == k;
+        }
+        if (local[i] + 1 > *g) {
+            *g = local[i] + 1;
+        }
+    }
+}
+
+/* Reduce-scatter in each node, all-reduce across nodes, all-gather in each node. */
+static int hierarchical(struct planner *pl, const int32_t *devs, int32_t n, double S,
+                        int32_t *scratch)
+{
+    int32_t *node = scratch, *local = scratch + n, *first = scratch + 2 * n, *sub = scratch + 3 * n;
+    struct slowest in = {0, 0}, x = {0, 0};
+    int32_t m, g;
+    double t;
+    int rc;
+
+    group_by_node(pl->c, devs, n, node, local, first, &m, &g);
+    for (int32_t k = 0; k < m; k++) { /* the rings in each node */
+        int32_t len = 0;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (node[i] == k) {
+                sub[len++] = devs[i];
+            }
+        }
+        if ((rc = ring(pl, sub, len, 2.0 * (g - 1) / g * S, -1, &in))) {
+            return rc;
+        }
+    }
+    for (int32_t j = 0; j < g; j++) { /* local rank j of each node in a ring */
+        int32_t len = 0;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (local[i] == j) {
+                sub[len++] = devs[i];
+            }
+        }
+        if ((rc = ring(pl, sub, len, 2.0 * (len - 1) / len * S / g, -1, &x))) {
+            return rc;
+        }
+    }
+    t = 2 * ((g - 1.0) / g * S * in.slope_us_per_byte + (g - 1.0) * in.intercept_us);
+    t += 2 * (m - 1.0) / m * (S / g) * x.slope_us_per_byte + 2 * (m - 1.0) * x.intercept_us;
+    pl->p->time_us = (int64_t)fmin(nearbyint(t), (double)LIMIT_TIME_SAT_US);
+    return 0;
+}
+
+int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct cluster *c,
+                   const int32_t *device_of, int32_t ci)
+{
+    const struct graph_coll *gc = &g->coll[ci];
+    const int32_t n = g->coll_start[ci + 1] - g->coll_start[ci];
+    struct planner pl = {.c = c, .p = p};
+    struct slowest sl = {0, 0};
+    int32_t *devs = array_malloc((size_t)n * 5 + 1, sizeof(*devs)), m = 1, gmax = 0;
+    double S = (double)gc->bytes, t;
+    int rc = 0;
+
+    memset(p, 0, sizeof(*p));
+    if (!devs) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i]];
+    }
+    p->algo = gc->algo;
+    if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
+        group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, &m, &gmax);
+        p->algo = gc->kind == COLL_ALL_REDUCE && m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
+    }
+    if (!any_link(devs, n)) {
+        p->time_us = 0; /* every rank on one device: nothing moves */
+    } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
+        CHECK(hierarchical(&pl, devs, n, S, devs + n));
+    } else {
+        double per_link = gc->kind == COLL_ALL_REDUCE  ? 2.0 * (n - 1) / n * S
+                          : gc->kind == COLL_BROADCAST ? S
+                                                       : (n - 1.0) / n * S;
+
+        /* a broadcast's chain ends before the root: nothing flows into it */
+        CHECK(ring(&pl, devs, n, per_link, gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
+        if (p->algo == COLL_ALGO_TREE) {
+            t = 2 * S * sl.slope_us_per_byte + 2 * ceil(log2((double)n)) * sl.intercept_us;
+        } else {
+            t = ring_time_us(gc->kind, (double)n, S, &sl);
+        }
+        p->time_us = (int64_t)fmin(nearbyint(t), (double)LIMIT_TIME_SAT_US);
+    }
+    if (p->time_us < 1) {
+        p->time_us = 1; /* as an op's weight: at least 1 µs */
+    }
+cleanup:
+    free(devs);
+    if (rc) {
+        coll_plan_release(p);
+    }
+    return rc;
+}
+
+void coll_plan_release(struct coll_plan *p)
+{
+    free(p->edge);
+    memset(p, 0, sizeof(*p));
+}
+
+int coll_sim_init(struct coll_sim *cs, const struct graph *g)
+{
+    cs->g = g;
+    cs->waiting = NULL;
+    cs->ready = NULL;
+    if (g->n_coll == 0) {
+        return 0;
+    }
+    cs->waiting = array_malloc((size_t)g->n_coll, sizeof(*cs->waiting));
+    cs->ready = array_calloc((size_t)g->n_ops, sizeof(*cs->ready));
+    if (!cs->waiting || !cs->ready) {
+        coll_sim_release(cs);
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t c = 0; c < g->n_coll; c++) {
+        cs->waiting[c] = g->coll_start[c + 1] - g->coll_start[c];
+    }
+    return 0;
+}
+
+void coll_sim_release(struct coll_sim *cs)
+{
+    free(cs->waiting);
+    free(cs->ready);
+    cs->waiting = NULL;
+    cs->ready = NULL;
+}
+
+bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v)
+{
+    cs->ready[v] = 1;
+    return --cs->waiting[cs->g->coll_of[v]] == 0;
+}
+
+static int64_t take(int64_t *slot, int64_t st)
+{
+    return *slot > st ? *slot : st;
+}
+
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan, int32_t nd,
+                      int64_t now_us)
+{
+    int64_t st = now_us, end;
+
+    /* the start: every channel free */
+    for (int32_t k = 0; k < p->n_edge; k++) {
+        const struct coll_edge *e = &p->edge[k];
+
+        if (m == CHANNEL_LINK) {
+            st = take(&chan[(size_t)e->src * nd + e->dst], st);
+        } else if (m == CHANNEL_DUPLEX) {
+            st = take(&chan[nd + e->dst], take(&chan[e->src], st));
+        } else {
+            st = take(&chan[e->dst], take(&chan[e->src], st));
+        }
+    }
+    end = sat_add_i64(st, p->time_us);
+    for (int32_t k = 0; k < p->n_edge; k++) {
+        const struct coll_edge *e = &p->edge[k];
+
+        if (m == CHANNEL_LINK) {
+            chan[(size_t)e->src * nd + e->dst] = end;
+        } else if (m == CHANNEL_DUPLEX) {
+            chan[e->src] = chan[nd + e->dst] = end;
+        } else {
+            chan[e->src] = chan[e->dst] = end;
+        }
+    }
+    return st;
+}
+
+int coll_sim_stuck(const struct coll_sim *cs)
+{
+    const struct graph *g = cs->g;
+
+    for (int32_t c = 0; c < g->n_coll; c++) {
+        if (cs->waiting[c] == 0) {
+            continue;
+        }
+        for (int32_t i = g->coll_start[c]; i < g->coll_start[c + 1]; i++) {
+            int32_t v = g->coll_op[i];
+
+            if (!cs->ready[v]) {
+                return err_set(BAECHI_EINVAL,
+                               "collective '%s' never started: its rank '%s' waits for inputs "
+                               "that need another collective to finish first (ranks of "
+                               "collectives that wait on each other deadlock)",
+                               g->coll[c].id, g->op_name[v]);
+            }
+        }
+    }
+    return err_set(BAECHI_EINVAL, "the simulation could not run every op");
+}

@@ -1,0 +1,100 @@
+/*
+ * collective.h - collectives in the timed simulator (beyond the original,
+ * which has none; core/graph_coll.h says how a workload writes them).
+ *
+ * A collective of n rank ops starts when the last rank is ready (all ranks'
+ * inputs arrived) and the channels it uses are free; all ranks start and end
+ * together.  It runs on the communication engines of its devices, not on
+ * their compute stream, so compute ops on the same devices overlap with it,
+ * as NCCL kernels do.  While it runs it holds those channels (see
+ * coll_sim_take) and its ranks' output and temp bytes (sim_timed.c).
+ *
+ * Cost, with S the collective's bytes, n its ranks, and B, α the bandwidth
+ * (1 / slope) and latency (intercept) of the slowest link the algorithm uses
+ * (the per-pair models of core/cluster.h, which a `nodes` section fills):
+ *   ring all-reduce         2(n-1)/n·S/B + 2(n-1)·α
+ *   ring reduce-scatter,
+ *   all-gather, all-to-all  (n-1)/n·S/B + (n-1)·α        (all-to-all: on a switch)
+ *   broadcast (pipelined)   S/B + (n-1)·α
+ *   tree all-reduce         2·S/B + 2·⌈log2 n⌉·α          (pipelined up and down a tree)
+ *   hierarchical all-reduce (ranks on m > 1 nodes, g per node):
+ *     reduce-scatter in the node   (g-1)/g·S/B_in + (g-1)·α_in
+ *     + all-reduce across nodes    2(m-1)/m·(S/g)/B_x + 2(m-1)·α_x
+ *     + all-gather in the node     (g-1)/g·S/B_in + (g-1)·α_in
+ *   with B_in, α_in the slowest link of the in-node rings and B_x, α_x the
+ *   slowest of the cross-node rings (local rank j of each node in a ring).
+ * The ring is the ranks in op order; the default algorithm is hierarchical
+ * for an all-reduce whose ranks span nodes, ring otherwise.  Links between
+ * ranks on one device cost nothing; the result is rounded to whole µs and
+ * at least 1 µs (as an op's weight).  Unequal node groups use the largest g.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_SIM_COLLECTIVE_H
+#define BAECHI_SIM_COLLECTIVE_H
+
+#include "core/cluster.h"
+#include "core/graph.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One link a collective uses and the bytes it carries there. */
+struct coll_edge {
+    int32_t src, dst;
+    int64_t bytes;
+};
+
+/* The plan of one collective: its time and links. */
+struct coll_plan {
+    enum coll_algo algo; /* the algorithm used (never DEFAULT) */
+    int64_t time_us;
+    struct coll_edge *edge; /* owned (mem_alloc); n_edge of them */
+    int32_t n_edge;
+};
+
+/*
+ * Plans collective ci of g on c with g's ranks placed by device_of.  *p is
+ * initialised here; coll_plan_release frees it.  0 or BAECHI_ENOMEM.
+ */
+int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct cluster *c,
+                   const int32_t *device_of, int32_t ci);
+void coll_plan_release(struct coll_plan *p);
+
+/* The run-time state of a graph's collectives in one simulation. */
+struct coll_sim {
+    const struct graph *g;
+    int32_t *waiting; /* per collective: ranks not ready yet */
+    uint8_t *ready;   /* per op: 1 once a rank is ready (messages) */
+};
+
+int coll_sim_init(struct coll_sim *cs, const struct graph *g);
+void coll_sim_release(struct coll_sim *cs);
+
+/* Whether op v is a collective's rank. */
+static inline bool coll_is_rank(const struct graph *g, int32_t v)
+{
+    return g->coll_of && g->coll_of[v] >= 0;
+}
+
+/* Rank op v is ready; true when it was its collective's last. */
+bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v);
+
+/*
+ * Takes the channels the plan uses from time now on for its time_us, in
+ * the timed model's layout of `chan` (nd devices; sim_timed.c: shared, one
+ * per device; duplex, send engines then receive engines; link, nd x nd),
+ * and returns the start: the latest of now and their free times.  Shared
+ * and duplex hold every participant's engines, link the plan's links.
+ */
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan, int32_t nd,
+                      int64_t now_us);
+
+/*
+ * After a simulation that could not run every op: the first collective
+ * still waiting, with a rank that never became ready, as a BAECHI_EINVAL
+ * error (ranks of collectives that wait on each other's results deadlock).
+ */
+int coll_sim_stuck(const struct coll_sim *cs);
+
+#endif
