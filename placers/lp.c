@@ -282,6 +282,9 @@ static void lp_attempt(glp_prob *lp, glp_smcp *parm, int64_t iteration_limit, in
     }
     *ret = glp_simplex(lp, parm);
     *status = glp_get_status(lp);
+    if (*ret == GLP_EITLIM && *status == GLP_OPT) {
+        *ret = 0; /* the limit met at the optimum: GLPK checks the limit first */
+    }
     *stop = *ret == GLP_EITLIM   ? LP_STOP_ITERATIONS
             : *ret == GLP_ETMLIM ? LP_STOP_TIME
                                  : LP_STOP_NONE;

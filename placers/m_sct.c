@@ -133,9 +133,11 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
         err_warn("m-sct: %s%s; placing with m-ETF instead (the placement is m-ETF's)", err_msg(),
                  lr.out_of_memory ? " (out of memory)" : "");
         st->lp_ms = now_ms() - t0;
+        st->lp_iterations = lr.iterations;
         return fallback_etf(x, reserve, device_of, st, fallback_why(&lr));
     }
     st->lp_ms = now_ms() - t0;
+    st->lp_iterations = lr.iterations;
     st->lp_makespan_us = lr.makespan_us;
     snprintf(st->lp_status, sizeof(st->lp_status), "%s", lr.status);
     fav = array_malloc(2 * (size_t)x->p->n + 1, sizeof(int32_t));

@@ -87,6 +87,7 @@ struct placer_stats {
     int32_t n_favourites;      /* nodes with a favourite child after assignment (§4.2) */
     int32_t n_favourite_edges; /* edges rounded to 0 */
     double lp_ms;              /* time spent in the LP (build + solve) */
+    int64_t lp_iterations;     /* simplex iterations, every attempt (work, not time) */
     /* per device, the placer's own memory accounting (m-ETF/m-SCT; 0 otherwise) */
     int32_t n_devices;
     int64_t *peak_bytes;  /* n_devices, owned */
