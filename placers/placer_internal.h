@@ -115,11 +115,10 @@ struct lp_limits {
 };
 /*
  * Builds and solves the LP with GLPK's primal simplex (a vertex solution).
- * time_limit_s <= 0: none.  GLPK is fenced: any GLPK failure is
- * BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells
- * whether it was GLPK's memory (a failed malloc or its memory limit, see
- * lp.c).  BAECHI_ENOMEM: an allocation of this function failed.  r->x is
- * allocated here.
+ * time_limit_s <= 0: none; reached: BAECHI_ESOLVER (r->stopped = LP_STOP_TIME).  GLPK is fenced:
+ * any GLPK failure is BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells whether
+ * it was GLPK's memory (a failed malloc or its memory limit, see lp.c).  BAECHI_ENOMEM: an
+ * allocation of this function failed.  r->x is allocated here.
  */
 int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r);
 /* The same under limits: "iteration limit (feasible)" in r->status when the
