@@ -201,6 +201,9 @@ static int cand_place(struct auto_ctx *s, const struct cand *c, const struct gra
     co.persistent_at_place = c->persist;
     co.refine = false;
     co.lp_iteration_limit = cand_is_sct(c) ? lp_limit : opt->lp_iteration_limit;
+    /* the share bounds the LP's work; a wall-time limit would make auto's
+     * choice depend on the machine's load */
+    co.lp_time_limit_s = 0;
     r = placer_run(c->placer, g0, c0, &co, NULL, &pl, &ps);
     /* the limit reached: a feasible basis or m-ETF's fallback, neither m-SCT's own */
     over = r == 0 && cand_is_sct(c) &&

@@ -49,4 +49,9 @@ test_expect_success 'auto, the default budget, a fork-join graph: the LPs solved
     grep -q "lp_iterations: [1-9][0-9]*, skipped_candidates: 0," d.yaml
 '
 
+test_expect_success 'auto ignores --lp-time-limit: the same file with and without it' '
+    "$BAECHI" place -w fj.yaml -c paper-4gpu-pcie -p auto --lp-time-limit 0.001 -o dt.yaml &&
+    sed "/_ms:/d" d.yaml > d.txt && sed "/_ms:/d" dt.yaml > dt.txt && cmp d.txt dt.txt
+'
+
 test_done
