@@ -14,6 +14,8 @@
 #include "tests/unit/simtest.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* slope 0.0375 µs/B, intercept 3.25 µs: 100 B -> 7 µs, 20 B -> 4 µs (as in test_sim_baechi) */
 #define T_SLOPE     0.0375
@@ -787,7 +789,8 @@ Test(placer, lp_iteration_limit_is_work_and_deterministic)
     lim.iteration_limit = r0.iterations / 2;
     for (int k = 0; k < 2; k++) {
         struct lp_result *r = k ? &r2 : &r1;
-        cr_assert_eq(lp_favourite_child_limited(&pg, &lim, r), 0, "%s ret %d status %d it %lld", err_msg(), r->glp_ret, r->glp_status, (long long)r->iterations);
+        cr_assert_eq(lp_favourite_child_limited(&pg, &lim, r), 0, "%s ret %d status %d it %lld",
+                     err_msg(), r->glp_ret, r->glp_status, (long long)r->iterations);
         cr_expect_str_eq(r->status, "iteration limit (feasible)");
         cr_expect_eq(r->stopped, LP_STOP_ITERATIONS);
         cr_expect_eq(r->iterations, lim.iteration_limit);
