@@ -372,6 +372,9 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
     } else if (strcmp(key, "lp_time_limit") == 0) {
         rc = parse_double(name, value, 0, LIMIT_LP_TIME_MAX_S, &f);
         n.opt.lp_time_limit_s = f;
+    } else if (strcmp(key, "lp_iteration_limit") == 0) {
+        rc = parse_long(name, value, 0, (long)LIMIT_LP_ITERS_MAX, &k);
+        n.opt.lp_iteration_limit = k;
     } else if (strcmp(key, "seed") == 0) {
         rc = parse_long(name, value, 0, LIMIT_SEED_MAX, &k);
         n.opt.seed = (uint64_t)k;
@@ -388,7 +391,8 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         return err_set(BAECHI_EINVAL,
                        "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
                        "devices, grouper, fusion, fusion_check_disjoint, threshold, "
-                       "lp_time_limit, seed, persistent_at_place, refine, budget_ms, trace)",
+                       "lp_time_limit, lp_iteration_limit, seed, persistent_at_place, refine, "
+                       "budget_ms, trace)",
                        name);
     }
     if (rc == 0) {

@@ -116,6 +116,12 @@ int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
         }
         pc->opt.budget_ms = k;
         return 0;
+    case PLACE_OPT_LPITERS:
+        if (cmd_parse_int(cp, "--lp-iteration-limit", cp->optarg, 0, LIMIT_LP_ITERS_MAX, &k)) {
+            return EXIT_BADINPUT;
+        }
+        pc->opt.lp_iteration_limit = k;
+        return 0;
     case PLACE_OPT_PERSIST:
         pc->opt.persistent_at_place = true;
         return 0;

@@ -32,7 +32,8 @@ enum {
     PLACE_OPT_IMPL,
     PLACE_OPT_BUDGET,
     PLACE_OPT_REFINE,
-    PLACE_OPT_JSON
+    PLACE_OPT_JSON,
+    PLACE_OPT_LPITERS
 };
 
 #define PLACE_CLI_OPTS                                                                             \
@@ -51,7 +52,12 @@ enum {
         {"compute-factor", PLACE_OPT_COMPUTE, "F", "multiply compute times by F (default 1)"},     \
         {"devices", 'k', "K", "use only the first K devices of the cluster"},                      \
         {"threshold", PLACE_OPT_THRESHOLD, "T", "m-SCT rounding threshold (default 0.1)"},         \
-        {"lp-time-limit", PLACE_OPT_LPLIMIT, "S", "m-SCT: GLPK time limit in seconds (0 = none)"}, \
+        {"lp-time-limit", PLACE_OPT_LPLIMIT, "S",                                                  \
+         "m-SCT: GLPK wall-time limit in seconds (0 = none); reached: m-ETF's placement, "         \
+         "recorded as 'fallback: m-etf (time limit)'"},                                            \
+        {"lp-iteration-limit", PLACE_OPT_LPITERS, "N",                                             \
+         "m-SCT: at most N simplex iterations (0 = none); counts work, so the result never "       \
+         "depends on the machine's speed"},                                                        \
         {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
         {"refine", PLACE_OPT_REFINE, NULL,                                                         \
          "then improve the placement by auto's local search (--budget-ms, --seed)"},               \

@@ -42,6 +42,7 @@
 #define LIMIT_FRACTION_MAX  1.0  /* a device keeps at most all its memory */
 #define LIMIT_FACTOR_MAX    1e9  /* --comm-factor [0, max], --compute-factor [min, max] */
 #define LIMIT_LP_TIME_MAX_S 1e6  /* --lp-time-limit, lp_time_limit, seconds */
+#define LIMIT_LP_ITERS_MAX  2e9  /* --lp-iteration-limit (GLPK's it_lim is an int) */
 #define LIMIT_THRESHOLD_MIN 0.0  /* --threshold, sct_threshold: m-SCT's rounding */
 #define LIMIT_THRESHOLD_MAX 1.0
 #define LIMIT_SEED_MAX      2147483647 /* --seed, seeds */

@@ -152,6 +152,8 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
                         auto_score_feasible(&start_score) ? start_score.step_us : -1));
     CHECK(placer_add_kv(out, true, "evaluations", "%" PRId64, s->n_eval));
     CHECK(placer_add_kv(out, true, "improvements", "%d", (int)s->improvements));
+    CHECK(placer_add_kv(out, true, "lp_iterations", "%" PRId64, s->lp_iterations));
+    CHECK(placer_add_kv(out, true, "skipped_candidates", "%d", (int)s->n_skipped));
     CHECK(placer_add_kv(out, true, "nodes", "%d", (int)g0->n_ops));
     CHECK(placer_add_kv(out, true, "groups", "%d", (int)w.n_tf));
 cleanup:

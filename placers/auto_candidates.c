@@ -146,23 +146,82 @@ static void cand_name(const struct cand *c, char *buf, size_t size)
              c->persist ? "+persistent-at-place" : "");
 }
 
+static bool cand_is_sct(const struct cand *c)
+{
+    return strncmp(c->placer, "m-sct", 5) == 0;
+}
+
+/*
+ * The budget covers the candidates' LPs too: the m-SCT candidates together
+ * get 1/AUTO_LP_BUDGET_DIV of it, in equal shares, as simplex iterations (one
+ * costs s->cost visits, as much as a simulation: GNMT's training graph, one
+ * iteration about 0.5 ms, one simulation 0.9 ms).  Beyond the user's
+ * --lp-iteration-limit never.  0: the budget does not pay for an LP: when
+ * the share is below the ops of the graph, as the warm-started simplex
+ * pivots at least about once per op (GNMT forward 1.2 iterations per op,
+ * its training graph 1.0, layered synthetic graphs 3 to 6), it is not run
+ * at all rather than stopped at the limit with its iterations spent.
+ */
+static int64_t lp_share(const struct auto_ctx *s, const struct cand *cands, int32_t n_cand,
+                        const struct placer_options *opt)
+{
+    int64_t n_sct = 0, share;
+
+    for (int32_t i = 0; i < n_cand; i++) {
+        n_sct += cand_is_sct(&cands[i]);
+    }
+    if (n_sct == 0) {
+        return 0;
+    }
+    share = (int64_t)(s->budget / AUTO_LP_BUDGET_DIV / (uint64_t)n_sct / s->cost);
+    if (opt->lp_iteration_limit > 0 && opt->lp_iteration_limit < share) {
+        share = opt->lp_iteration_limit;
+    }
+    return share < s->n_ops ? 0 : share;
+}
+
 /* Candidate c placed by placer_run into dev; *placed false when that placer
- * gives no placement (infeasible or not applicable: others may fit). */
-static int cand_place(const struct cand *c, const struct graph *g0, const struct cluster *c0,
-                      const struct placer_options *opt, int32_t *dev, bool *placed)
+ * gives no placement (infeasible or not applicable: others may fit), or
+ * when it is m-SCT and its LP would need more than lp_limit iterations (0:
+ * not run at all): skipped, counted in s->n_skipped, its iterations charged
+ * to the budget either way. */
+static int cand_place(struct auto_ctx *s, const struct cand *c, const struct graph *g0,
+                      const struct cluster *c0, const struct placer_options *opt, int64_t lp_limit,
+                      int32_t *dev, bool *placed)
 {
     struct placer_options co = *opt;
     struct placement pl;
     struct placer_stats ps;
+    bool over;
     int r;
 
+    *placed = false;
+    if (cand_is_sct(c) && lp_limit <= 0) {
+        s->n_skipped++;
+        return 0;
+    }
     co.grouper = c->grouper;
     co.fusion = c->fusion;
     co.fusion_check_disjoint = false;
     co.persistent_at_place = c->persist;
     co.refine = false;
+    co.lp_iteration_limit = cand_is_sct(c) ? lp_limit : opt->lp_iteration_limit;
+    /* the share bounds the LP's work; a wall-time limit would make auto's
+     * choice depend on the machine's load */
+    co.lp_time_limit_s = 0;
     r = placer_run(c->placer, g0, c0, &co, NULL, &pl, &ps);
+    /* the limit reached: a feasible basis or m-ETF's fallback, neither m-SCT's own */
+    over = r == 0 && cand_is_sct(c) &&
+           (strncmp(ps.lp_status, "iteration limit", 15) == 0 ||
+            strcmp(ps.lp_status, "fallback: m-etf (LP iterations)") == 0);
+    s->lp_iterations += ps.lp_iterations;
+    s->visits += (uint64_t)ps.lp_iterations * s->cost;
     placer_stats_release(&ps);
+    if (over) {
+        s->n_skipped++;
+        placement_release(&pl);
+        return 0;
+    }
     *placed = r == 0;
     if (r == BAECHI_ENOMEM) {
         return r;
@@ -179,6 +238,7 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
 {
     struct cand cands[AUTO_MAX_CANDIDATES];
     int32_t *dev = NULL, n_cand, best_cand = -1;
+    int64_t lp_limit;
     bool done = false, placed;
     int rc = 0;
 
@@ -186,8 +246,9 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
         return BAECHI_ENOMEM;
     }
     n_cand = candidates(g0, cands);
+    lp_limit = lp_share(s, cands, n_cand, opt);
     for (int32_t i = 0; i < n_cand; i++) {
-        CHECK(cand_place(&cands[i], g0, c0, opt, dev, &placed));
+        CHECK(cand_place(s, &cands[i], g0, c0, opt, lp_limit, dev, &placed));
         for (int variant = 0; placed && variant < 2; variant++) {
             struct auto_score sc;
 

@@ -67,6 +67,9 @@ enum {
     /* a candidate's name: placer, grouper, fusion, persistent-at-place and
      * "+sources" (the longest is 60 characters) */
     AUTO_NAME_SIZE = 64,
+    /* the m-SCT candidates' LPs together get at most 1/AUTO_LP_BUDGET_DIV
+     * of the budget (auto_candidates.c) */
+    AUTO_LP_BUDGET_DIV = 2,
 };
 
 /* The seed is mixed with the first 64 bits of the fractional part of
@@ -92,6 +95,10 @@ struct auto_result {
     int64_t evaluations; /* simulations run (both models counted) */
     int64_t visits;      /* op-and-edge visits spent */
     int32_t improvements;
+    /* the candidates' LPs: simplex iterations charged to the budget (one
+     * costs `cost` visits, as a simulation), m-SCT candidates skipped */
+    int64_t lp_iterations;
+    int32_t n_skipped;
 };
 
 /*
@@ -161,6 +168,10 @@ struct auto_ctx {
     struct auto_move *moves;
     int32_t n_moves, cap_moves;
     int32_t improvements;
+    /* the candidates' LPs: simplex iterations charged to the budget (one
+     * costs `cost` visits, as a simulation), m-SCT candidates skipped */
+    int64_t lp_iterations;
+    int32_t n_skipped;
 };
 
 /* auto_search.c: the state for world g / c (kept by pointer) and tf groups

@@ -12,11 +12,12 @@
  * the favourite-child LP is not solved after its retries (lp.c), GLPK runs
  * out of memory, or the LP would be too large (below), the placement is
  * m-ETF's, with a warning saying so and `lp_status: "fallback: m-etf
- * (<reason>)"` in the placement's statistics (so in the placement file, the
- * JSON and the database); the placer stays m-sct (docs/placers.md).  m-SCT
- * without favourite children is m-ETF's rule, so this is the placement the
- * LP's rounding would give if it chose no favourite at all.  Out of memory
- * outside GLPK (our own arrays) is BAECHI_ENOMEM, not a fallback.
+ * (<reason>)"` (also when --lp-time-limit is reached: a wall-time limit
+ * never gives a result, which would depend on the machine's load) in the placement's statistics (so
+ * in the placement file, the JSON and the database); the placer stays m-sct (docs/placers.md).
+ * m-SCT without favourite children is m-ETF's rule, so this is the placement the LP's rounding
+ * would give if it chose no favourite at all.  Out of memory outside GLPK (our own arrays) is
+ * BAECHI_ENOMEM, not a fallback.
  *
  * Size bound: an op with more than SCT_MAX_DEGREE inputs (or outputs) makes
  * both the LP (a row of that many columns, a degenerate vertex search) and
@@ -75,6 +76,19 @@ static int32_t max_degree(const struct pgraph *p)
 #define SCT_WHY_SIZE   "LP too large"
 #define SCT_WHY_OOM    "out of memory"
 #define SCT_WHY_SOLVER "LP not solved"
+#define SCT_WHY_TIME   "time limit"
+#define SCT_WHY_ITERS  "LP iterations"
+
+static const char *fallback_why(const struct lp_result *lr)
+{
+    if (lr->out_of_memory) {
+        return SCT_WHY_OOM;
+    }
+    if (lr->stopped == LP_STOP_TIME) {
+        return SCT_WHY_TIME;
+    }
+    return lr->stopped == LP_STOP_ITERATIONS ? SCT_WHY_ITERS : SCT_WHY_SOLVER;
+}
 
 static int fallback_etf(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                         struct placer_stats *st, const char *why)
@@ -91,6 +105,7 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                 struct placer_stats *st)
 {
     struct lp_result lr = {0};
+    struct lp_limits lim;
     struct ls_state s;
     int32_t *fav = NULL;
     int64_t est = -1;
@@ -109,17 +124,20 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                  (long long)x->p->m + x->p->n + 1, SCT_MAX_LP_COLUMNS);
         return fallback_etf(x, reserve, device_of, st, SCT_WHY_SIZE);
     }
-    if ((rc = lp_favourite_child(x->p, x->opt->lp_time_limit_s, &lr)) != 0) {
+    lim.time_limit_s = x->opt->lp_time_limit_s;
+    lim.iteration_limit = x->opt->lp_iteration_limit;
+    if ((rc = lp_favourite_child_limited(x->p, &lim, &lr)) != 0) {
         if (rc != BAECHI_ESOLVER) {
             return rc;
         }
         err_warn("m-sct: %s%s; placing with m-ETF instead (the placement is m-ETF's)", err_msg(),
                  lr.out_of_memory ? " (out of memory)" : "");
         st->lp_ms = now_ms() - t0;
-        return fallback_etf(x, reserve, device_of, st,
-                            lr.out_of_memory ? SCT_WHY_OOM : SCT_WHY_SOLVER);
+        st->lp_iterations = lr.iterations;
+        return fallback_etf(x, reserve, device_of, st, fallback_why(&lr));
     }
     st->lp_ms = now_ms() - t0;
+    st->lp_iterations = lr.iterations;
     st->lp_makespan_us = lr.makespan_us;
     snprintf(st->lp_status, sizeof(st->lp_status), "%s", lr.status);
     fav = array_malloc(2 * (size_t)x->p->n + 1, sizeof(int32_t));

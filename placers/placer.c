@@ -172,6 +172,10 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     if (!(o->lp_time_limit_s >= 0 && o->lp_time_limit_s <= LIMIT_LP_TIME_MAX_S)) {
         return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
     }
+    if (o->lp_iteration_limit < 0 || o->lp_iteration_limit > LIMIT_LP_ITERS_MAX) {
+        return err_set(BAECHI_EINVAL, "LP iteration limit must be in [0, %lld], not %lld",
+                       (long long)LIMIT_LP_ITERS_MAX, (long long)o->lp_iteration_limit);
+    }
     return 0;
 }
 

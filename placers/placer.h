@@ -50,7 +50,8 @@ struct placer_options {
     bool fusion;                /* operator fusion (placer_type=fusion) */
     bool fusion_check_disjoint; /* fusion_check_disjoint_paths */
     double sct_threshold;       /* θ of m-SCT's rounding; 0.1 */
-    double lp_time_limit_s;     /* GLPK time limit; 0 = none */
+    double lp_time_limit_s;     /* GLPK wall-time limit; 0 = none; reached: m-ETF fallback */
+    int64_t lp_iteration_limit; /* simplex iterations (work, deterministic); 0 = none */
     uint64_t seed;              /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
     bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
     enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
@@ -92,6 +93,7 @@ struct placer_stats {
     int32_t n_favourites;      /* nodes with a favourite child after assignment (§4.2) */
     int32_t n_favourite_edges; /* edges rounded to 0 */
     double lp_ms;              /* time spent in the LP (build + solve) */
+    int64_t lp_iterations;     /* simplex iterations, every attempt (work, not time) */
     /* per device, the placer's own memory accounting (m-ETF/m-SCT; 0 otherwise) */
     int32_t n_devices;
     int64_t *peak_bytes;  /* n_devices, owned */

@@ -92,22 +92,41 @@ int pgraph_fuse(const struct pgraph *in, bool check_disjoint, struct pgraph *out
 int64_t placer_comm_us(double slope, double intercept, int64_t bytes);
 
 /* ---- the favourite-child LP (lp.c, §4.1) ---- */
+/* Why the simplex stopped before the optimum: a limit, or not at all. */
+enum lp_stop { LP_STOP_NONE = 0, LP_STOP_ITERATIONS, LP_STOP_TIME };
+
 struct lp_result {
     double *x;          /* m values of x_e */
     double makespan_us; /* w* */
     char status[32];
     int glp_ret, glp_status; /* glp_simplex's return code and glp_get_status */
     bool out_of_memory;      /* after BAECHI_ESOLVER: GLPK's allocator failed */
+    enum lp_stop stopped;    /* a limit was reached (also after BAECHI_ESOLVER) */
+    int64_t iterations;      /* simplex iterations of every attempt together */
+};
+
+/* The LP's limits; 0 = none.  The iteration limit counts the simplex
+ * iterations of all attempts together (work: the result never depends on
+ * the machine's speed).  The time limit is wall time: reaching it is
+ * always BAECHI_ESOLVER (stopped = LP_STOP_TIME), never a result. */
+struct lp_limits {
+    double time_limit_s;
+    int64_t iteration_limit;
 };
 /*
  * Builds and solves the LP with GLPK's primal simplex (a vertex solution).
- * time_limit_s <= 0: none.  GLPK is fenced: any GLPK failure is
- * BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells
- * whether it was GLPK's memory (a failed malloc or its memory limit, see
- * lp.c).  BAECHI_ENOMEM: an allocation of this function failed.  r->x is
- * allocated here.
+ * time_limit_s <= 0: none; reached: BAECHI_ESOLVER (r->stopped = LP_STOP_TIME).  GLPK is fenced:
+ * any GLPK failure is BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells whether
+ * it was GLPK's memory (a failed malloc or its memory limit, see lp.c).  BAECHI_ENOMEM: an
+ * allocation of this function failed.  r->x is allocated here.
  */
 int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r);
+/* The same under limits: "iteration limit (feasible)" in r->status when the
+ * iteration limit stops the simplex at a feasible basis (x and w of that
+ * basis, the same on every machine); BAECHI_ESOLVER with r->stopped set when
+ * a limit is reached without one, or the time limit at all. */
+int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *lim,
+                               struct lp_result *r);
 void lp_result_release(struct lp_result *r);
 
 /*

@@ -441,7 +441,7 @@ class Cluster(_Handle):
 _OPTION_KINDS = {
     "memory_fraction": float, "comm_factor": float, "compute_factor": float,
     "threshold": float, "lp_time_limit": float,
-    "devices": int, "seed": int, "budget_ms": int,
+    "devices": int, "seed": int, "budget_ms": int, "lp_iteration_limit": int,
     "grouper": str,
     "fusion": bool, "fusion_check_disjoint": bool, "persistent_at_place": bool,
     "refine": bool, "trace": bool,

@@ -14,6 +14,8 @@
 #include "tests/unit/simtest.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* slope 0.0375 µs/B, intercept 3.25 µs: 100 B -> 7 µs, 20 B -> 4 µs (as in test_sim_baechi) */
 #define T_SLOPE     0.0375
@@ -754,6 +756,60 @@ Test(placer, registry_and_options)
     cr_expect_eq(st.estimate_us, 18);
     placement_release(&p);
     placer_stats_release(&st);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/* Issue 22: the LP's iteration limit counts every attempt's simplex
+ * iterations and stops the same way each time; the optimum is unchanged
+ * when the limit is not reached. */
+Test(placer, lp_iteration_limit_is_work_and_deterministic)
+{
+    struct graph g;
+    struct cluster c;
+    struct pgraph pg;
+    struct lp_result r0, r1, r2;
+    struct lp_limits lim = {0, 0};
+    int32_t *grp;
+
+    err_set_quiet(1);
+    random_graph(&g, 300, 11);
+    cr_assert_eq(simtest_cluster(&c, 4, 1000000000, T_SLOPE, T_INTERCEPT, CHANNEL_SHARED), 0);
+    grp = calloc((size_t)g.n_ops, sizeof(int32_t));
+    cr_assert_not_null(grp);
+    for (int32_t v = 0; v < g.n_ops; v++) {
+        grp[v] = v;
+    }
+    cr_assert_eq(pgraph_from_graph(&pg, &g, &c, grp, g.n_ops, 1.0, 1.0), 0);
+    cr_assert_eq(lp_favourite_child_limited(&pg, &lim, &r0), 0, "%s", err_msg());
+    cr_expect_str_eq(r0.status, "optimal");
+    cr_assert_gt(r0.iterations, 20, "%lld iterations", (long long)r0.iterations);
+    cr_expect_eq(r0.stopped, LP_STOP_NONE);
+
+    lim.iteration_limit = r0.iterations / 2;
+    for (int k = 0; k < 2; k++) {
+        struct lp_result *r = k ? &r2 : &r1;
+        cr_assert_eq(lp_favourite_child_limited(&pg, &lim, r), 0, "%s ret %d status %d it %lld",
+                     err_msg(), r->glp_ret, r->glp_status, (long long)r->iterations);
+        cr_expect_str_eq(r->status, "iteration limit (feasible)");
+        cr_expect_eq(r->stopped, LP_STOP_ITERATIONS);
+        cr_expect_eq(r->iterations, lim.iteration_limit);
+        cr_expect_gt(r->makespan_us, r0.makespan_us + 1e-6, "stopped before the optimum");
+    }
+    cr_expect_eq(memcmp(r1.x, r2.x, (size_t)pg.m * sizeof(double)), 0, "the same basis twice");
+    cr_expect_eq(r1.makespan_us, r2.makespan_us);
+    lp_result_release(&r1);
+    lp_result_release(&r2);
+
+    lim.iteration_limit = r0.iterations; /* just enough */
+    cr_assert_eq(lp_favourite_child_limited(&pg, &lim, &r1), 0, "%s", err_msg());
+    cr_expect_str_eq(r1.status, "optimal");
+    cr_expect_eq(memcmp(r0.x, r1.x, (size_t)pg.m * sizeof(double)), 0, "the same optimum");
+    lp_result_release(&r1);
+
+    lp_result_release(&r0);
+    pgraph_release(&pg);
+    free(grp);
     cluster_release(&c);
     graph_release(&g);
 }
