@@ -17,6 +17,7 @@
 #include "core/yio.h"
 #include "core/file_out.h"
 #include "core/limits.h"
+#include "core/pipeline.h"
 #include "core/graph.h"
 #include "core/placement.h"
 #include "core/workload.h"
@@ -269,6 +270,31 @@ static void options_init(struct baechi_options *o)
 {
     memset(o, 0, sizeof(*o));
     placer_options_init(&o->opt);
+    pipeline_opts_init(&o->pipe);
+    o->pipe.virtual_stages = 0; /* 0: not given */
+}
+
+int api_pipeline_apply(const struct baechi_options *o, const struct graph *g,
+                       struct pipeline_opts *pipe)
+{
+    struct pipeline_opts p = *pipe;
+    int rc;
+
+    if (!g->micro_batch || (!o->have_schedule && o->pipe.virtual_stages == 0)) {
+        return 0;
+    }
+    if (o->have_schedule) {
+        p.schedule = o->pipe.schedule;
+        p.virtual_stages = 1;
+    }
+    if (o->pipe.virtual_stages > 0) {
+        p.virtual_stages = o->pipe.virtual_stages;
+    }
+    if ((rc = pipeline_opts_check(&p)) != 0) {
+        return rc;
+    }
+    *pipe = p;
+    return 0;
 }
 
 struct baechi_options *baechi_options_new(void)
@@ -387,12 +413,18 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         n.opt.budget_ms = k;
     } else if (strcmp(key, "trace") == 0) {
         rc = parse_bool(name, value, &n.trace);
+    } else if (strcmp(key, "schedule") == 0) {
+        rc = pipeline_schedule_parse(value, &n.pipe.schedule);
+        n.have_schedule = true;
+    } else if (strcmp(key, "virtual_stages") == 0) {
+        rc = parse_long(name, value, 1, PIPELINE_VIRTUAL_STAGES_MAX, &k);
+        n.pipe.virtual_stages = (int32_t)k;
     } else {
         return err_set(BAECHI_EINVAL,
                        "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
                        "devices, grouper, fusion, fusion_check_disjoint, threshold, "
                        "lp_time_limit, lp_iteration_limit, seed, persistent_at_place, refine, "
-                       "budget_ms, trace)",
+                       "budget_ms, trace, schedule, virtual_stages)",
                        name);
     }
     if (rc == 0) {
@@ -462,6 +494,7 @@ int baechi_place(const struct baechi_workload *w, const struct baechi_cluster *c
     h->placed = true;
     /* the workload's pipeline schedule (x-pipeline), for the `pipeline` placer */
     rc = pipeline_opts_read(&w->w, &h->made_with.opt.pipeline, NULL);
+    rc = rc ? rc : api_pipeline_apply(o, &w->g, &h->made_with.opt.pipeline);
     rc = rc ? rc : placer_run(placer, &w->g, &c->c, &h->made_with.opt, w->w.name, &h->p, &h->st);
     if (rc) {
         baechi_placement_free(h);
@@ -593,6 +626,14 @@ int api_world_of(const struct baechi_workload *w, const struct baechi_cluster *c
     }
     if ((rc = placer_world(cw, &o->opt)) != 0 || (rc = placement_check(&p->p, &w->g, cw)) != 0 ||
         (rc = placer_world_graph(&w->g, &o->opt, g, weights)) != 0) {
+        cluster_release(cw);
+        return rc;
+    }
+    /* g is a shallow copy of w's graph (placer_world_graph): its own
+     * pipeline field is the one to change */
+    if ((rc = api_pipeline_apply(o, g, &g->pipeline)) != 0) {
+        free(*weights);
+        *weights = NULL;
         cluster_release(cw);
         return rc;
     }

@@ -35,7 +35,20 @@ struct baechi_cluster {
 struct baechi_options {
     struct placer_options opt;
     bool trace;
+    /* since 1.2: the options schedule and virtual_stages, overriding a
+     * micro-batched workload's x-pipeline as `run --schedule` does
+     * (api_pipeline_apply) */
+    bool have_schedule;
+    struct pipeline_opts pipe; /* virtual_stages 0: not given */
 };
+
+/* The pipeline schedule under o for graph g: g's (its x-pipeline), with o's
+ * schedule and virtual_stages in its place when given (a schedule given
+ * without virtual stages means one), as cli/pipeline_cli.c does.  Leaves
+ * *pipe as it is for a graph without micro-batches.  BAECHI_EINVAL when the
+ * result is no valid schedule (virtual stages above 1 but not interleaved). */
+int api_pipeline_apply(const struct baechi_options *o, const struct graph *g,
+                       struct pipeline_opts *pipe);
 
 struct baechi_placement {
     struct placement p;

@@ -16,12 +16,14 @@
 #include "core/err.h"
 #include "core/yio.h"
 #include "core/graph.h"
+#include "core/pipeline.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen.h"
 #include "workloads/gen_synthetic.h"
 #include "workloads/onnx_import.h"
+#include "workloads/recompute.h"
 #include "workloads/train.h"
 
 #include <errno.h>
@@ -186,6 +188,13 @@ static int train_param(const char *fn, const char *name, const char *v, struct t
     } else if (strcmp(name, "micro_batches") == 0) {
         *rc = param_long(fn, name, v, 1, TRAIN_MAX_MICRO_BATCHES, &m);
         o->micro_batches = *rc ? o->micro_batches : (int32_t)m;
+    } else if (strcmp(name, "recompute") == 0) {
+        *rc = train_parse_recompute(v, &o->recompute);
+    } else if (strcmp(name, "schedule") == 0) {
+        *rc = pipeline_schedule_parse(v, &o->pipeline.schedule);
+    } else if (strcmp(name, "virtual_stages") == 0) {
+        *rc = param_long(fn, name, v, 1, PIPELINE_VIRTUAL_STAGES_MAX, &m);
+        o->pipeline.virtual_stages = *rc ? o->pipeline.virtual_stages : (int32_t)m;
     } else {
         return 0;
     }
@@ -241,7 +250,9 @@ cleanup:
 
 static const char gen_known[] =
     "batch, seq, size, layers, d_model, heads, ffn, vocab, aux, forward_only, no_groups, device, "
-    "optimizer, bwd_factor, save_all_inputs, micro_batches, elem_bytes, name; synthetic: shape, "
+    "optimizer, bwd_factor, save_all_inputs, micro_batches, recompute, schedule, virtual_stages, "
+    "elem_bytes, name; "
+    "synthetic: shape, "
     "ops, seed, fan_in, width, depth, window, group_size";
 
 /* The synthetic generator's parameters: 1 when `name` is one, else 0. */
@@ -429,7 +440,7 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
         } else {
             rc = unknown_param(fn, k,
                                "train, batch, device, optimizer, bwd_factor, save_all_inputs, "
-                               "micro_batches");
+                               "micro_batches, recompute, schedule, virtual_stages");
         }
     }
     if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
@@ -504,7 +515,7 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
         } else {
             rc = unknown_param(fn, k,
                                "device, override, optimizer, bwd_factor, save_all_inputs, "
-                               "micro_batches");
+                               "micro_batches, recompute, schedule, virtual_stages");
         }
     }
     if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {

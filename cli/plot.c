@@ -37,7 +37,8 @@ enum {
     PL_X,
     PL_Y,
     PL_BY,
-    PL_STAT
+    PL_STAT,
+    PL_LINES
 };
 
 static const struct cmd_opt plot_opts[] = {
@@ -49,14 +50,18 @@ static const struct cmd_opt plot_opts[] = {
     {"where", PL_WHERE, "K=V",
      "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, config, "
      "grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, n_ops, batch, seed, "
-     "sweep, "
+     "micro_batches, pipeline, sweep, "
      "status; repeatable"},
     {"workload", PL_WORKLOAD, "W", "the same as --where workload=W"},
     {"x", PL_X, "DIM",
      "line: the x axis: devices (default), memory_fraction, comm_factor, compute_factor, n_ops, "
-     "batch"},
-    {"y", PL_Y, "METRIC", "line: step (default, ms), peak (GiB), placement (ms), bound_ratio"},
+     "batch, micro_batches"},
+    {"y", PL_Y, "METRIC",
+     "line: step (default, ms), peak (GiB), peak0 (device 0, GiB), placement (ms), bound_ratio"},
     {"by", PL_BY, "DIM", "line: one panel per value of DIM (e.g. memory_fraction)"},
+    {"lines", PL_LINES, "DIM",
+     "line: a line per value of DIM (e.g. pipeline) instead of per placer configuration "
+     "(select one configuration with --where)"},
     {"stat", PL_STAT, "S", "line kinds: a point is the mean (default) or the median of its runs"},
     {"run", PL_RUN, "ID",
      "peak, gantt: the run id (default: the paper's configuration on the first workload at the "
@@ -128,6 +133,9 @@ int cmd_plot(int argc, char **argv)
         case PL_BY:
             po.by = cp.optarg;
             break;
+        case PL_LINES:
+            po.lines = cp.optarg;
+            break;
         case PL_STAT:
             if (strcmp(cp.optarg, "mean") != 0 && strcmp(cp.optarg, "median") != 0) {
                 rc = cmd_usage_error(&cp, "--stat: '%s' is not mean or median", cp.optarg);
@@ -178,6 +186,10 @@ int cmd_plot(int argc, char **argv)
         const char *sug = results_suggest(po.kind, plot_kinds(), 7);
         rc = cmd_usage_error(&cp, "unknown plot kind '%s'%s%s%s (see --list)", po.kind,
                              sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+        goto done;
+    }
+    if (po.lines && strcmp(po.kind, "line") != 0) {
+        rc = cmd_usage_error(&cp, "--lines is for plot line, not '%s'", po.kind);
         goto done;
     }
     if ((po.x || po.y || po.by || po.stat) && strcmp(po.kind, "line") != 0 &&

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define BAECHI_API_MAJOR 1
-#define BAECHI_API_MINOR 1
+#define BAECHI_API_MINOR 2
 
 /* Return codes.  The program `baechi` maps them to exit statuses: 0; 2 for
  * INVAL, PARSE, IO, UNSUPPORTED; 3 for INFEASIBLE; 1 otherwise. */
@@ -126,7 +126,9 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
  *   d_model, heads, ffn, vocab, aux B, forward_only B, no_groups B,
  *   elem_bytes, device (a cost-model preset, a cluster file[:N], or none;
  *   default v100), and the training ones: optimizer (sgd|momentum|adam),
- *   bwd_factor, save_all_inputs B, micro_batches;
+ *   bwd_factor, save_all_inputs B, micro_batches, and since 1.2
+ *   recompute (none|full|selective), schedule (gpipe|1f1b|interleaved),
+ *   virtual_stages (1..64; the x-pipeline written);
  *   synthetic only: shape (layered|chain|fork-join|random), ops, seed,
  *   fan_in, width, depth, window, group_size (BAECHI_ERR_INVAL for another
  *   model; model parameters are checked but do not matter to synthetic);
@@ -142,7 +144,8 @@ int baechi_workload_generate(const char *model, const struct baechi_params *para
  * Since 1.1.  Imports the ONNX model at `path` as `baechi workload import`.
  * Parameters: train B (add backward and update ops), batch, device (as
  * above, default v100; none leaves time_us unset), and with train the
- * training ones (optimizer, bwd_factor, save_all_inputs, micro_batches).
+ * training ones (optimizer, bwd_factor, save_all_inputs, micro_batches;
+ * since 1.2 recompute, schedule, virtual_stages).
  * BAECHI_ERR_PARSE for a file that is not a usable model, BAECHI_ERR_IO
  * for one that cannot be read.
  */
@@ -152,7 +155,8 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
 /*
  * Since 1.1.  The training graph of forward workload fwd, as `baechi
  * workload train`: parameters optimizer, bwd_factor, save_all_inputs,
- * micro_batches, device (default fwd's reference device when a preset,
+ * micro_batches (since 1.2 recompute, schedule, virtual_stages), device
+ * (default fwd's reference device when a preset,
  * else v100; none: untimed update ops), override B (time every op from the
  * cost model).  fwd is not changed.
  */
@@ -201,6 +205,15 @@ int64_t baechi_cluster_device_memory_bytes(const struct baechi_cluster *c, int32
  *   refine B            then auto's local search on the placement (not for auto); false
  *   budget_ms N         auto's search budget, in simulated work, not wall time; 800
  *   trace B             baechi_simulate records a trace (baechi_result_write_trace)
+ *   schedule S          since 1.2: the pipeline schedule of a micro-batched
+ *                       workload, gpipe, 1f1b or interleaved, instead of its
+ *                       x-pipeline (default 1f1b), for the `pipeline` placer
+ *                       and the timed model, as `run --schedule`; one
+ *                       virtual stage unless virtual_stages is set
+ *   virtual_stages V    since 1.2: chunks per device of interleaved, 1..64
+ *                       (above 1 only with interleaved: BAECHI_ERR_INVAL
+ *                       when placing or simulating).  Both are ignored for
+ *                       a workload without micro-batches, as by the CLI
  *
  * The same ranges as the command line apply.  Unknown names and bad values
  * are BAECHI_ERR_INVAL, and the options are left as they were.

@@ -17,6 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Parameter K of a `gen:`/`import:` workload spec ("gen:gpt?size=medium&
+ * schedule=gpipe"), as text; NULL when absent (keys written with '_', as
+ * `baechi sweep` stores them when the file does).  N is the length of "&K=".
+ */
+#define SPEC_P_ "('&' || replace(r.workload_spec, '?', '&') || '&')"
+#define SPEC_ARG_(k, n)                                                                            \
+    "(CASE WHEN instr(" SPEC_P_ ", '&" k "=') > 0 THEN substr(substr(" SPEC_P_ ", instr(" SPEC_P_  \
+    ", '&" k "=') + " n "), 1, instr(substr(" SPEC_P_ ", instr(" SPEC_P_ ", '&" k "=') + " n       \
+    "), '&') - 1) END)"
+
+/* micro_batches: the spec's parameter, else the _mbN of the generated
+ * workloads' names (gpt-medium_b8_mb4_h100), else 1 */
+#define MICRO_BATCHES_SQL                                                                          \
+    "coalesce(CAST(" SPEC_ARG_("micro_batches",                                                    \
+                               "15") " AS INTEGER), CASE WHEN "                                    \
+                                     "instr(r.workload, '_mb') > 0 THEN "                          \
+                                     "NULLIF(CAST(substr(r.workload, instr(r.workload, '_mb') "    \
+                                     "+ 3) AS INTEGER), 0) ELSE 1 END)"
+
+/* pipeline: schedule (default 1f1b), " V=n" for interleaved, "+MODE" for
+ * recomputation, of a gen:/import: spec; NULL for a workload file */
+#define PIPELINE_SQL                                                                               \
+    "(CASE WHEN r.workload_spec LIKE 'gen:%' OR r.workload_spec LIKE 'import:%' THEN "             \
+    "coalesce(" SPEC_ARG_("schedule", "10") ", '1f1b') || CASE WHEN " SPEC_ARG_(                   \
+        "schedule",                                                                                \
+        "10") " = 'interleaved' THEN ' V=' || coalesce(" SPEC_ARG_("virtual_stages",               \
+                                                                   "16") ", '1') ELSE '' "         \
+                                                                         "END || coalesce('+' || " \
+                                                                         "NULLIF(" SPEC_ARG_(      \
+                                                                             "recompute",          \
+                                                                             "11") ", 'none'), "   \
+                                                                                   "'') END)"
+
 static const struct rdim dims[] = {
     {"workload", NULL, RESULTS_WORKLOAD_SQL, 't', "workload", true, "r.workload"},
     {"cluster", NULL, RESULTS_CLUSTER_SQL, 't', "cluster", true, "r.cluster"},
@@ -34,6 +68,9 @@ static const struct rdim dims[] = {
     {"batch", NULL, "NULLIF(CAST(substr(r.workload, instr(r.workload, '_b') + 2) AS INTEGER), 0)",
      'i', "batch size (from the workload name)", false, NULL},
     {"seed", NULL, "r.seed", 'i', "seed", false, NULL},
+    /* not columns: read from the workload's spec (and name) */
+    {"micro_batches", NULL, MICRO_BATCHES_SQL, 'i', "micro-batches M", false, NULL},
+    {"pipeline", NULL, PIPELINE_SQL, 't', "pipeline schedule (+recomputation)", false, NULL},
     {"sweep", NULL, "r.sweep", 't', "sweep", false, NULL},
     {"model", "sim_model", "r.sim_model", 't', "simulator model", false, NULL},
     {"status", NULL, "r.status", 't', "status", false, NULL},
@@ -44,6 +81,10 @@ static const struct rmetric metrics[] = {
     {"step", "step_ms", "r.step_us / 1000.0", "step time (ms)", "step_ms", true},
     {"peak", "peak_gib", "r.max_peak_bytes / 1073741824.0", "peak memory, largest device (GiB)",
      "peak_gib", true},
+    {"peak0", "peak0_gib",
+     "(SELECT d.peak_bytes FROM devices d WHERE d.run_id = r.id AND d.device = 0) / "
+     "1073741824.0",
+     "peak memory, device 0 (GiB)", "peak0_gib", true},
     {"placement", "placement_ms", "r.placement_ms", "placement time (ms)", "placement_ms", false},
     {"bound_ratio", "bound", "CAST(r.step_us AS REAL) / NULLIF(r.lower_bound_us, 0)",
      "step time / lower bound (x)", "bound_ratio", true},

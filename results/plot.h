@@ -46,6 +46,8 @@ struct plot_opts {
     const char *model;           /* simulator model of the runs ("timed") */
     const struct rfilter *where; /* the runs to draw (NULL: all of the model) */
     const char *x, *y, *by;      /* line kinds: dimension, metric, panels (NULL: default) */
+    const char *lines;           /* line: a line per value of this dimension (NULL: per
+                                    placer configuration) */
     const char *normalise;       /* step: "single" (default), "expert" or "none" */
     const char *stat;            /* line kinds: "mean" (NULL, default) or "median" of runs */
     int64_t run;                 /* peak, gantt: run id (0 = the latest ok run) */

@@ -127,6 +127,19 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
     *rgb = palette[h % n].rgb;
 }
 
+void plot_series_style(int i, const char **rgb, int *pt)
+{
+    /* the palette's distinct hues first (its lighter variants last) */
+    static const char *const hues[] = {
+        "#1f77b4", "#d62728", "#2ca02c", "#e6ab02", "#8c564b", "#7f7f7f", "#e377c2", "#000000",
+        "#6baed6", "#ff9896", "#98df8a", "#bcbd22", "#08306b", "#67000d", "#00441b", "#9ecae1"};
+    size_t n = sizeof(hues) / sizeof(hues[0]);
+
+    i = i < 0 ? 0 : i;
+    *rgb = hues[(size_t)i % n];
+    *pt = 1 + i % 15;
+}
+
 /* ------------------------------------------------------------ terminals */
 
 const char *plot_terminal_for(const char *out)

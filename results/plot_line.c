@@ -25,11 +25,13 @@ struct series {
 struct line_fig {
     const struct plot_opts *o;
     const struct rdim *x, *by;
+    const struct rdim *lines; /* --lines, NULL: a line per configuration */
+    const char *line_sql;     /* what a line is (RESULTS_CONFIG_SQL or lines->sql) */
     const struct rmetric *y;
     struct scope sc;
     bool have_sc, any_inf, any_oom;
     struct rows r;  /* by value, config, x, y, status, runs */
-    struct rows cf; /* the configurations */
+    struct rows cf; /* the configurations (the values of --lines) */
     char **panels;  /* borrowed from r */
     int npanel;
     struct series *ser; /* npanel x cf.n */
@@ -74,25 +76,35 @@ static int line_axes(struct line_fig *L)
     const char *xs = o->x ? o->x : mem ? "memory_fraction" : scaling ? "n_ops" : "devices";
     const char *ys = o->y ? o->y : scaling ? "placement" : "step";
     const struct rdim *x = rdim_find(xs), *by = o->by ? rdim_find(o->by) : NULL;
+    const struct rdim *lines = o->lines ? rdim_find(o->lines) : NULL;
     const struct rmetric *y = rmetric_find(ys);
 
+    if (o->lines && (!lines || lines == x || lines == by)) {
+        return err_set(BAECHI_EINVAL,
+                       "plot %s: --lines '%s' is %s (any --where key but the x and --by "
+                       "dimensions)",
+                       o->kind, o->lines, !lines ? "no dimension" : "the x or --by dimension");
+    }
+
     if (!x || x->kind == 't' || !y || (o->by && (!by || by == x))) {
-        return err_set(
-            BAECHI_EINVAL,
-            "plot %s: unknown %s '%s' (--x: devices, memory_fraction, comm_factor, "
-            "compute_factor, n_ops, batch, seed; --y: step, peak, placement, bound_ratio; "
-            "--by: any --where key but the x dimension)",
-            o->kind,
-            !x || x->kind == 't' ? "--x"
-            : !y                 ? "--y"
-                                 : "--by",
-            !x || x->kind == 't' ? xs
-            : !y                 ? ys
-                                 : o->by);
+        return err_set(BAECHI_EINVAL,
+                       "plot %s: unknown %s '%s' (--x: devices, memory_fraction, comm_factor, "
+                       "compute_factor, n_ops, batch, seed, micro_batches; --y: step, peak, peak0, "
+                       "placement, bound_ratio; "
+                       "--by: any --where key but the x dimension)",
+                       o->kind,
+                       !x || x->kind == 't' ? "--x"
+                       : !y                 ? "--y"
+                                            : "--by",
+                       !x || x->kind == 't' ? xs
+                       : !y                 ? ys
+                                            : o->by);
     }
     L->x = x;
     L->y = y;
     L->by = by;
+    L->lines = lines;
+    L->line_sql = lines ? lines->sql : RESULTS_CONFIG_SQL;
     return 0;
 }
 
@@ -125,10 +137,10 @@ static int set_value(struct rows *r, int i, const char *v)
 static int line_median(struct db *db, struct line_fig *L, const char *bysel)
 {
     struct rows v = {0};
-    char *sel = NULL, tail[2400];
+    char *sel = NULL, tail[8192];
     int rc = 0;
 
-    if (mem_asprintf(&sel, "%s, " RESULTS_CONFIG_SQL ", %s, %s", bysel, L->x->sql, L->y->sql) < 0) {
+    if (mem_asprintf(&sel, "%s, %s, %s, %s", bysel, L->line_sql, L->x->sql, L->y->sql) < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     snprintf(tail, sizeof(tail),
@@ -171,16 +183,21 @@ cleanup:
 static int line_query(struct db *db, struct line_fig *L)
 {
     const struct rdim *x = L->x, *by = L->by;
-    const struct rdim *free_dims[4] = {NULL};
-    char *sel = NULL, bysel[1024], tail[2400];
+    const struct rdim *free_dims[5] = {NULL};
+    char *sel = NULL, bysel[1024], tail[8192];
     int rc = 0, nf = 0;
 
     free_dims[nf++] = x;
     if (by) {
         free_dims[nf++] = by;
     }
-    if (x == rdim_find("n_ops") || x == rdim_find("batch")) {
-        /* graph size and batch are properties of the workload */
+    if (L->lines) {
+        free_dims[nf++] = L->lines;
+    }
+    if (x == rdim_find("n_ops") || x == rdim_find("batch") || x == rdim_find("micro_batches") ||
+        L->lines == rdim_find("micro_batches") || L->lines == rdim_find("pipeline") ||
+        L->lines == rdim_find("workload")) {
+        /* graph size, batch, micro-batches and pipeline are properties of the workload */
         free_dims[nf++] = rdim_find("workload");
     }
     CHECK(plot_scope_build(db, L->o, free_dims, ", or draw one panel per value with --by DIM",
@@ -192,23 +209,32 @@ static int line_query(struct db *db, struct line_fig *L)
         snprintf(bysel, sizeof(bysel), "''");
     }
     if (mem_asprintf(&sel,
-                     "%s, " RESULTS_CONFIG_SQL ", %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
+                     "%s, %s, %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
                      "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
                      "= 'oom') > 0 THEN 'oom' WHEN SUM(r.status = 'infeasible') > 0 THEN "
                      "'infeasible' ELSE 'error' END, COUNT(*)",
-                     bysel, x->sql, !L->y->needs_sim, L->y->sql) < 0) {
+                     bysel, L->line_sql, x->sql, !L->y->needs_sim, L->y->sql) < 0) {
         sel = NULL;
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
     }
     /* panels of memory fractions from ample to scarce, as the paper's figures */
-    snprintf(tail, sizeof(tail), "AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
-             by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
+    snprintf(tail, sizeof(tail),
+             "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
+             L->line_sql, by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
     CHECK(plot_query_in(db, sel, &L->sc.from, tail, &L->r));
     if (L->o->stat && strcmp(L->o->stat, "median") == 0) {
         CHECK(line_median(db, L, bysel));
     }
-    CHECK(plot_configs_of(db, &L->sc, &L->cf));
+    if (L->lines) {
+        char ltail[8192];
+        snprintf(ltail, sizeof(ltail),
+                 "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1 ORDER BY 1", L->line_sql,
+                 x->sql);
+        CHECK(plot_query_in(db, L->line_sql, &L->sc.from, ltail, &L->cf));
+    } else {
+        CHECK(plot_configs_of(db, &L->sc, &L->cf));
+    }
     CHECK(plot_distinct(&L->r, 0, &L->panels, &L->npanel));
     if (L->r.n == 0) {
         rc = err_set(BAECHI_EINVAL, "plot %s: no run has a value of %s", L->o->kind, x->name);
@@ -226,7 +252,8 @@ static void line_csv(const struct line_fig *L, FILE *csv)
     if (L->by) {
         fprintf(csv, "%s,", L->by->name);
     }
-    fprintf(csv, "config,%s,%s,status,runs\n", L->x->name, L->y->column);
+    fprintf(csv, "%s,%s,%s,status,runs\n", L->lines ? L->lines->name : "config", L->x->name,
+            L->y->column);
     for (int i = 0; i < r->n; i++) {
         if (L->by) {
             report_csv_field(csv, plot_cell(r, i, 0));
@@ -317,7 +344,7 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
          * at each fraction of the data (a log axis would label only 1) */
         fputs("set logscale x\nset autoscale xfix\nset offsets graph 0.03, graph 0.03, 0, 0\n", gp);
         data_xtics(L, gp, false);
-    } else if (x == rdim_find("devices")) {
+    } else if (x == rdim_find("devices") || x == rdim_find("micro_batches")) {
         fputs("set logscale x 2\nset xtics 2\nset offsets graph 0.05, graph 0.05, 0, 0\n", gp);
     } else {
         fputs("set offsets graph 0.05, graph 0.05, 0, 0\n", gp);
@@ -406,6 +433,10 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
         bool titled = false;
         int pt, dt;
         plot_config_style(name, &rgb, &pt, &dt);
+        if (L->lines) {
+            /* values of a dimension: a colour and marker each, dashed past a '+' */
+            plot_series_style(c, &rgb, &pt);
+        }
         if (L->x == rdim_find("n_ops")) {
             double cmax = 0, amax = 0;
             for (int i = 0; i < L->r.n; i++) {
@@ -471,8 +502,8 @@ static void line_plots(struct line_fig *L, FILE *gp)
                 L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top);
     }
 
-    snprintf(L->title, sizeof(L->title), "%s vs %s per placer configuration%s%s%s\n%s", L->y->label,
-             L->x->label,
+    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s\n%s", L->y->label, L->x->label,
+             L->lines ? L->lines->label : "placer configuration",
              any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
                                 : " (band at the top: infeasible)")
                      : "",

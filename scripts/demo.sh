@@ -13,6 +13,11 @@
 #   GPT study (written here)      GPT training graphs with 1, 2 and 4
 #                                 micro-batches, H100 times, on 2, 4 and 8
 #                                 GPUs of dgx-h100-8
+#   data/sweeps/pipeline.yaml     the pipeline study (docs/pipelines.md):
+#                                 GPT-2 medium b8 on 4 stages of dgx-h100-8
+#                                 and of paper-4gpu-pcie, M = 1..8, GPipe /
+#                                 1F1B / interleaved, with and without
+#                                 recomputation, m-TOPO and pipeline
 #   scaling (bench scaling)       placement time vs graph size on seeded
 #                                 synthetic layered graphs of 1k to 1M ops,
 #                                 medians of 3 repeats
@@ -34,7 +39,7 @@ W=$PLOTS/work
 mkdir -p "$PLOTS" "$W"
 start=$(date +%s)
 
-for s in paper paper-train; do
+for s in paper paper-train pipeline; do
     echo "== baechi sweep data/sweeps/$s.yaml --db $DB"
     $B sweep "data/sweeps/$s.yaml" --db "$DB"
 done
@@ -82,6 +87,7 @@ fi
 P="--db $DB --where sweep=paper"
 T="--db $DB --where sweep=paper-train"
 G="--db $DB --where sweep=gpt-train"
+PL="--db $DB --where sweep=pipeline --x micro_batches --lines pipeline --by placer"
 echo "== baechi plot ... ($PLOTS/)"
 # shellcheck disable=SC2046 # out prints options
 {
@@ -99,6 +105,10 @@ echo "== baechi plot ... ($PLOTS/)"
         --where workload=inception-v3_b64 $(out memory-timeline)
     $B plot line $G --x devices --y step --by workload $(out gpt-train-step)
     $B plot line $G --x devices --y peak --by workload $(out gpt-train-peak)
+    for c in dgx-h100-8:dgx paper-4gpu-pcie:pcie; do
+        $B plot line $PL --where cluster="${c%%:*}" --y step $(out "pipeline-step-${c#*:}")
+        $B plot line $PL --where cluster="${c%%:*}" --y peak0 $(out "pipeline-peak0-${c#*:}")
+    done
     $B plot scaling --db "$DB" --where sweep=scaling --stat median $(out scaling)
 }
 echo

@@ -442,7 +442,7 @@ _OPTION_KINDS = {
     "memory_fraction": float, "comm_factor": float, "compute_factor": float,
     "threshold": float, "lp_time_limit": float,
     "devices": int, "seed": int, "budget_ms": int, "lp_iteration_limit": int,
-    "grouper": str,
+    "grouper": str, "schedule": str, "virtual_stages": int,
     "fusion": bool, "fusion_check_disjoint": bool, "persistent_at_place": bool,
     "refine": bool, "trace": bool,
 }
@@ -612,7 +612,9 @@ def placers() -> List[str]:
 
 def place(workload: Workload, cluster: Cluster, placer: str = "m-etf", **options) -> Placement:
     """Runs a placer; options as `baechi place` (memory_fraction=0.5, fusion=True,
-    grouper="coplace", devices=2, comm_factor, compute_factor, threshold, seed, ...).
+    grouper="coplace", devices=2, comm_factor, compute_factor, threshold, seed, ...;
+    schedule="gpipe"|"1f1b"|"interleaved" and virtual_stages=V override a
+    micro-batched workload's pipeline schedule, as `run --schedule`, API 1.2).
     Raises Infeasible when no placement fits."""
     wh = _handle_arg(workload, Workload, "place", "workload")
     ch = _handle_arg(cluster, Cluster, "place", "cluster")
@@ -640,8 +642,9 @@ def parse_placement(workload: Workload, text, name: str = "<string>") -> Placeme
 def simulate(workload: Workload, cluster: Cluster, placement: Placement, model: str = "timed",
              trace=None, **options) -> SimResult:
     """Simulates one step.  The world options (memory_fraction, devices,
-    comm_factor, compute_factor) default to those the placement was made with.
-    trace=PATH writes a Chrome trace (Perfetto) of the simulation."""
+    comm_factor, compute_factor; schedule, virtual_stages: the pipeline
+    schedule of a micro-batched workload, as `run --schedule`) default to
+    those the placement was made with.  trace=PATH writes a Chrome trace (Perfetto) of the simulation."""
     wh = _handle_arg(workload, Workload, "simulate", "workload")
     ch = _handle_arg(cluster, Cluster, "simulate", "cluster")
     ph = _handle_arg(placement, Placement, "simulate", "placement")
@@ -692,7 +695,8 @@ def store(db_path, workload: Workload, cluster: Cluster, placement: Placement, *
 # types each takes; a str goes to the library as it is (it checks it with
 # the command line's ranges).  Which function takes which: _MAKER_PARAMS.
 _TRAIN_PARAMS = {"optimizer": str, "bwd_factor": float, "save_all_inputs": bool,
-                 "micro_batches": int}
+                 "micro_batches": int, "recompute": str, "schedule": str,
+                 "virtual_stages": int}
 _GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_model=int,
                    heads=int, ffn=int, vocab=int, aux=bool, forward_only=bool, no_groups=bool,
                    device=str, elem_bytes=int, shape=str, ops=int, seed=int, fan_in=int,
@@ -756,7 +760,8 @@ def generate(model: str, **params) -> Workload:
     batch, seq, size, layers, d_model, heads, ffn, vocab, elem_bytes (int
     except size); aux, forward_only, no_groups (bool); device (str, or
     "none"); optimizer (str), bwd_factor (number), save_all_inputs (bool),
-    micro_batches (int); for synthetic only: shape (str), ops, seed, fan_in,
+    micro_batches (int), recompute, schedule (str), virtual_stages (int);
+    for synthetic only: shape (str), ops, seed, fan_in,
     width, depth, window, group_size (int); name (str): the workload's name."""
     bmodel = _str_arg(model, "generate", "model")
     with _Params._adopt(params, "generate") as p:
@@ -767,15 +772,19 @@ def generate(model: str, **params) -> Workload:
 def import_onnx(path, train: bool = False, batch: Optional[int] = None,
                 micro_batches: Optional[int] = None, optimizer: Optional[str] = None,
                 device: Optional[str] = None, bwd_factor: Optional[float] = None,
-                save_all_inputs: Optional[bool] = None) -> Workload:
+                save_all_inputs: Optional[bool] = None, recompute: Optional[str] = None,
+                schedule: Optional[str] = None,
+                virtual_stages: Optional[int] = None) -> Workload:
     """An ONNX model as a workload, as `baechi workload import PATH` writes it:
     train=True adds backward and update ops (then micro_batches, optimizer,
-    bwd_factor, save_all_inputs apply); batch scales activations and FLOPs;
+    bwd_factor, save_all_inputs, recompute ("none", "full", "selective"),
+    schedule ("gpipe", "1f1b", "interleaved") and virtual_stages apply); batch scales activations and FLOPs;
     device: the cost model (default "v100"; "none": untimed)."""
     data = _path_arg(path, "import_onnx", "path")
     params = {"train": train, "batch": batch, "micro_batches": micro_batches,
               "optimizer": optimizer, "device": device, "bwd_factor": bwd_factor,
-              "save_all_inputs": save_all_inputs}
+              "save_all_inputs": save_all_inputs, "recompute": recompute,
+              "schedule": schedule, "virtual_stages": virtual_stages}
     with _Params._adopt(params, "import_onnx") as p:
         ptr = _new(_workload_import_onnx, _WP, data, p._handle())
     return Workload._adopt(ptr, os.fspath(path))
@@ -784,7 +793,8 @@ def import_onnx(path, train: bool = False, batch: Optional[int] = None,
 def train(workload: Workload, **params) -> Workload:
     """The training graph of a forward workload, as `baechi workload train`:
     optimizer (str), bwd_factor (number), save_all_inputs (bool),
-    micro_batches (int), device (str; default the workload's reference
+    micro_batches (int), recompute, schedule (str), virtual_stages (int),
+    device (str; default the workload's reference
     device when a preset, else "v100"; "none": untimed), override (bool)."""
     wh = _handle_arg(workload, Workload, "train", "workload")
     with _Params._adopt(params, "train") as p:

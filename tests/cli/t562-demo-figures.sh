@@ -11,7 +11,7 @@ test_expect_success 'the reduced demo runs' '
     BAECHI="$BAECHI" DB="$PWD/r.db" PLOTS="$PWD/plots" DEMO_CSV_ONLY=1 \
         DEMO_SCALING_OPS="1000 1500 2000 2500 3000 4000" DEMO_GPT_SIZE=small \
         sh "$TOP/scripts/demo.sh" > demo.out 2>&1 &&
-    ls plots/*.csv > figs && test $(wc -l < figs) -ge 12
+    ls plots/*.csv > figs && test $(wc -l < figs) -ge 16
 '
 
 test_expect_success 'no two figures have the same data' '
@@ -19,15 +19,17 @@ test_expect_success 'no two figures have the same data' '
     test -z "$dup"
 '
 
-# Prints the distinct series of a data file: a line per configuration (and
-# panel) of its x:value:status points; for the wide step tables, a line per
-# column.
+# Prints the distinct series of a data file: a line per configuration (or
+# pipeline schedule, for --lines pipeline) (and panel) of its x:value:status
+# points; for the wide step tables, a line per column.
 series() {
     awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; wide = !("config" in col); ncol = NF; next }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+              key = ("config" in col) ? "config" : ("pipeline" in col) ? "pipeline" : ""
+              wide = key == ""; ncol = NF; next }
     wide { for (i = 2; i <= ncol; i++) s[i] = s[i] " " $i; next }
-    { k = $(col["config"]); if (col["config"] > 1) k = $1 "/" k
-      x = $(col["config"] + 1); v = $(col["config"] + 2); st = ("status" in col) ? $(col["status"]) : ""
+    { k = $(col[key]); if (col[key] > 1) k = $1 "/" k
+      x = $(col[key] + 1); v = $(col[key] + 2); st = ("status" in col) ? $(col["status"]) : ""
       s[k] = s[k] " " x ":" v ":" st }
     END { for (k in s) print s[k] }' "$1" | sort -u
 }
@@ -42,7 +44,8 @@ test_expect_success 'in every figure of several series two of them differ' '
 
 test_expect_success 'the study figures are there and reach their regimes' '
     for f in step placement-time memory-gnmt_v2_b128_fwd memory-train-inception-v3_b64 \
-        step-train gpt-train-step gpt-train-peak scaling; do
+        step-train gpt-train-step gpt-train-peak scaling pipeline-step-dgx pipeline-peak0-dgx \
+        pipeline-step-pcie pipeline-peak0-pcie; do
         test -s "plots/$f.csv" || { echo "missing $f"; exit 1; }
     done &&
     grep -q "^single,0.3,.*,oom," plots/memory-train-inception-v3_b64.csv &&
@@ -64,6 +67,26 @@ test_expect_success 'the scaling figure draws medians of 3 runs, m-SCT up to 3,0
         END { for (k in n) if (n[k] == 3) print k "," v[k, 2] }' raw.csv | sort > want &&
     awk -F, 'NR > 1 { print $1 "," $2 "," $3 }' plots/scaling.csv | sort > got &&
     test -s got && diff want got
+EOF
+
+# The pipeline study: 6 schedules x recomputation, M = 1, 2, 4, 8, both
+# placers; on dgx-h100-8 pipelining pays (M = 8 faster than M = 1 on every
+# line) and 1F1B holds fewer micro-batches on stage 0 than GPipe at M = 8;
+# GPT-medium does not fit the PCIe GPUs at M = 1 but with recomputation.
+test_expect_success 'the pipeline figures: a line per schedule, their regimes' - <<'EOF'
+    head -1 plots/pipeline-step-dgx.csv |
+        grep -qx "placer,pipeline,micro_batches,step_ms,status,runs" &&
+    test $(sed 1d plots/pipeline-step-dgx.csv | cut -d, -f2 | sort -u | wc -l) -eq 6 &&
+    test $(grep -c "^m-topo," plots/pipeline-step-dgx.csv) -eq 24 &&
+    awk -F, 'NR > 1 { s[$1 "/" $2, $3] = $4 }
+        END { for (k in s) { split(k, a, SUBSEP)
+                             if (a[2] == 1 && !(s[a[1], 8] < s[k])) exit 1 } }' \
+        plots/pipeline-step-dgx.csv &&
+    g=$(grep "^m-topo,gpipe,8," plots/pipeline-peak0-dgx.csv | cut -d, -f4) &&
+    o=$(grep "^m-topo,1f1b,8," plots/pipeline-peak0-dgx.csv | cut -d, -f4) &&
+    awk -v g="$g" -v o="$o" "BEGIN { exit !(o < g) }" &&
+    grep -q "^m-topo,1f1b,1,.*,oom," plots/pipeline-peak0-pcie.csv &&
+    grep -q "^m-topo,1f1b+full,1,.*,ok," plots/pipeline-peak0-pcie.csv
 EOF
 
 test_done

@@ -335,7 +335,7 @@ Test(api, version_minor)
     char want[16];
 
     snprintf(want, sizeof(want), "%d.%d ", BAECHI_API_MAJOR, BAECHI_API_MINOR);
-    cr_assert_eq(BAECHI_API_MINOR, 1);
+    cr_assert_eq(BAECHI_API_MINOR, 2);
     cr_assert(strncmp(baechi_version(), want, strlen(want)) == 0, "%s", baechi_version());
 }
 
