@@ -44,7 +44,7 @@ struct bsim {
     const struct cluster *c;
     const int32_t *device_of;
     struct trace *trace;
-    const struct sim_mem_obs *obs;
+    struct sim_kinds *obs;
     struct sim_result *r;
     int32_t *ready_count, *exec_out, *cache_stamp;
     int64_t *slot_recv, *cache_end;
@@ -58,7 +58,7 @@ struct bsim {
 static int bsim_compute(struct bsim *b, int32_t v, int32_t d, int64_t start, int64_t end, int64_t w)
 {
     const struct graph *g = b->g;
-    const struct sim_mem_obs *obs = b->obs;
+    struct sim_kinds *obs = b->obs;
     struct sim_result *r = b->r;
     int64_t *used = b->used;
     int rc = 0;
@@ -188,7 +188,7 @@ static int bsim_release_successors(struct bsim *b, struct sim_rq *q, int32_t v)
 }
 
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                   struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
+                   struct trace *trace, struct sim_kinds *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;

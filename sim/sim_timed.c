@@ -49,7 +49,7 @@ struct timed {
     const struct cluster *c;
     const int32_t *device_of;
     struct trace *trace;
-    const struct sim_mem_obs *obs;
+    struct sim_kinds *obs;
     struct sim_result *r;
     int32_t nd;
 
@@ -406,7 +406,7 @@ static int alias_setup(struct timed *s)
 }
 
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
+                  struct trace *trace, struct sim_kinds *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
