@@ -142,16 +142,15 @@ int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op)
     return sim_rq_push_prio(q, 0, time_us, topo, op);
 }
 
-int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op)
+static int heap_push(struct sim_rq *q, struct sim_rq_item it)
 {
-    struct sim_rq_item it = {prio, time_us, topo, op};
     size_t i;
     int rc;
 
-    if (q->nr == q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, q->nr + 1)) != 0) {
+    if (q->heap_nr == q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, q->heap_nr + 1)) != 0) {
         return rc;
     }
-    i = q->nr++;
+    i = q->heap_nr++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
 
@@ -165,6 +164,27 @@ int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t to
     return 0;
 }
 
+int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op)
+{
+    struct sim_rq_item it = {prio, time_us, topo, op};
+    int rc;
+
+    if (q->run_head == q->run_nr) {
+        q->run_head = q->run_nr = 0;
+    }
+    if (q->run_nr == 0 || rq_less(&q->run[q->run_nr - 1], &it)) {
+        if (q->run_nr == q->run_alloc &&
+            (rc = ARRAY_RESERVE(q->run, q->run_alloc, q->run_nr + 1)) != 0) {
+            return rc;
+        }
+        q->run[q->run_nr++] = it;
+    } else if ((rc = heap_push(q, it)) != 0) {
+        return rc;
+    }
+    q->nr++;
+    return 0;
+}
+
 /*
  * Floyd's bottom-up removal: the hole left at the root sinks to a leaf
  * along the smaller children (one comparison per level, where the classic
@@ -172,10 +192,10 @@ int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t to
  * there, usually by a level or none.  Keys are unique (the topological
  * index), so every valid heap pops the same sequence.
  */
-struct sim_rq_item sim_rq_pop(struct sim_rq *q)
+static struct sim_rq_item heap_pop(struct sim_rq *q)
 {
     struct sim_rq_item top = q->heap[0], last;
-    size_t i = 0, n = --q->nr;
+    size_t i = 0, n = --q->heap_nr;
 
     if (n == 0) {
         return top;
@@ -206,11 +226,21 @@ struct sim_rq_item sim_rq_pop(struct sim_rq *q)
     return top;
 }
 
+struct sim_rq_item sim_rq_pop(struct sim_rq *q)
+{
+    q->nr--;
+    if (q->run_head < q->run_nr &&
+        (q->heap_nr == 0 || rq_less(&q->run[q->run_head], &q->heap[0]))) {
+        return q->run[q->run_head++];
+    }
+    return heap_pop(q);
+}
+
 void sim_rq_release(struct sim_rq *q)
 {
     free(q->heap);
-    q->heap = NULL;
-    q->nr = q->alloc = 0;
+    free(q->run);
+    memset(q, 0, sizeof(*q));
 }
 
 /* --- bounds --- */
@@ -307,16 +337,9 @@ void sim_kinds_note_slow(struct sim_kinds *k, int32_t d, int64_t time_us, int64_
                          enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc)
 {
     int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
-    int64_t used = k->used[d] + delta;
 
-    if (alloc && used > k->best[d]) {
-        k->best[d] = used;
-        k->at_peak[d] = 1;
-    } else {
-        sim_kinds_flush(k, d);
-    }
+    sim_kinds_flush(k, d);
     cur[sim_kind_of(k->phase, k->saved, what, op)] += delta;
-    k->used[d] = used;
     if (k->trace && !k->rc) {
         k->rc = trace_add_mem_kinds(k->trace, d, time_us, cur);
     }
@@ -340,12 +363,10 @@ static int kinds_init(struct sim_kinds *k, const struct graph *g, const struct s
     k->trace = trace;
     k->slow = trace || k->next;
     k->cur = array_calloc(nd * MEM_KIND_N, sizeof(*k->cur));
-    k->used = array_calloc(nd * 2, sizeof(*k->used));
     k->at_peak = array_calloc(nd, sizeof(*k->at_peak));
-    if (!k->cur || !k->used || !k->at_peak) {
+    if (!k->cur || !k->at_peak) {
         return BAECHI_ENOMEM;
     }
-    k->best = k->used + nd;
     /* the pass over all edges only where a backward op can read a saved output */
     if (graph_has_backward(g)) {
         if ((rc = sim_saved_ops(g, &saved)) != 0) {
@@ -359,7 +380,6 @@ static int kinds_init(struct sim_kinds *k, const struct graph *g, const struct s
 static void kinds_release(struct sim_kinds *k)
 {
     free(k->cur);
-    free(k->used);
     free(k->at_peak);
     free((void *)k->saved);
 }
@@ -427,10 +447,16 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         goto fail;
     }
     for (int32_t d = 0; d < r->n_devices; d++) {
+        int64_t sum = 0;
+
         sim_kinds_flush(&kt, d);
-        if (kt.best[d] != r->dev[d].peak_bytes) {
-            BUG("device %d: memory by kind peaks at %lld B, the model at %lld B", d,
-                (long long)kt.best[d], (long long)r->dev[d].peak_bytes);
+        for (int k = 0; k < MEM_KIND_N; k++) {
+            sum += r->peak_kind_bytes[(size_t)d * MEM_KIND_N + (size_t)k];
+        }
+        if (sum != r->dev[d].peak_bytes) {
+            BUG("device %d: memory by kind at the peak adds up to %lld B, the model's peak is "
+                "%lld B",
+                d, (long long)sum, (long long)r->dev[d].peak_bytes);
         }
     }
     kinds_release(&kt);

@@ -64,18 +64,20 @@ static int bsim_compute(struct bsim *b, int32_t v, int32_t d, int64_t start, int
     int rc = 0;
 
     /* the outputs hold the persistent bytes (the original's variables) */
-    if (obs) { /* the negative part first: no partial sum above the model's */
+    if (obs->slow) { /* the negative part first: no partial sum above the model's */
         int64_t po = g->out_bytes[v] - g->persist_bytes[v];
 
         sim_obs_mem(obs, d, start, po < 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(obs, d, start, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
         sim_obs_mem(obs, d, start, po > 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
+    } else {
+        sim_kinds_outputs(obs, d, v, g->persist_bytes[v], g->out_bytes[v] - g->persist_bytes[v]);
     }
     used[d] += g->out_bytes[v];
-    sim_mem_note(r, d, used[d], v, start);
+    sim_mem_note(r, b->obs, d, used[d], v, start);
     sim_obs_mem(obs, d, start, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
     used[d] += g->temp_bytes[v];
-    sim_mem_note(r, d, used[d], v, start);
+    sim_mem_note(r, b->obs, d, used[d], v, start);
     if (b->trace) {
         CHECK(trace_add_mem(b->trace, d, start, used[d]));
     }

@@ -18,20 +18,21 @@
 /*
  * Memory by kind, kept inline by the models (deviation: beyond the
  * original).  Each device's bytes by kind (cur) are updated at every
- * allocation and release; the kinds at the device's peak are copied to
- * peak (sim_result.peak_kind_bytes) only when the peak is left: while the
- * last event set a new peak, `at_peak` says "peak == cur" and nothing is
- * copied, so a run that climbs to its peak copies once.  An observer
- * (sim_options.mem_obs) and the trace's kind series still see every event.
- * sim_run() sets it up, checks it against the model's peak and flushes it.
+ * allocation and release; the model's own peak test (sim_mem_note) marks
+ * the device `at_peak`, and the kinds are copied to peak
+ * (sim_result.peak_kind_bytes) only when cur next changes: a run that
+ * climbs to its peak copies once per step down, not once per allocation.
+ * The models report every change before the model's sum includes it, so
+ * Σ cur is the model's memory at every sim_mem_note (sim_run checks that
+ * the kinds at the peak add up to it).  An observer (sim_options.mem_obs)
+ * and the trace's kind series see every event (sim_kinds_note_slow).
  */
 struct sim_kinds {
     const uint8_t *phase; /* g->phase, or NULL (all forward) */
     const uint8_t *saved; /* sim_saved_ops(), or NULL when no op is backward */
     int64_t *cur;         /* n_devices x MEM_KIND_N */
     int64_t *peak;        /* n_devices x MEM_KIND_N: r->peak_kind_bytes */
-    int64_t *used, *best; /* per device: the sum of cur, its highest value */
-    uint8_t *at_peak;     /* per device */
+    uint8_t *at_peak;     /* per device: cur is the peak's, not copied yet */
     struct trace *trace;  /* samples of memory by kind, when tracing */
     int rc;               /* the first failure recording them */
     const struct sim_mem_obs *next;
@@ -78,31 +79,37 @@ void sim_kinds_note_slow(struct sim_kinds *k, int32_t d, int64_t time_us, int64_
                          enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc);
 
 /*
- * One allocation (alloc) or release of delta bytes on device d.  Inlined
- * at every call site, where `what` is a constant: a plain run costs a few
- * instructions per event (the observer call per event cost a fifth of a
- * run on GNMT).
+ * One allocation (alloc) or release of delta bytes on device d, reported
+ * before the model adds it.  Inlined at every call site, where `what` is a
+ * constant: a few instructions per event (an observer call per event cost
+ * a fifth of a run on GNMT).
  */
 __attribute__((always_inline)) static inline void sim_kinds_note(struct sim_kinds *k, int32_t d,
                                                                  int64_t time_us, int64_t delta,
                                                                  enum sim_mem_what what, int32_t op,
                                                                  int32_t tensor, bool alloc)
 {
-    int64_t used;
-
     if (k->slow) {
         sim_kinds_note_slow(k, d, time_us, delta, what, op, tensor, alloc);
         return;
     }
-    used = k->used[d] + delta;
-    if (alloc && used > k->best[d]) {
-        k->best[d] = used;
-        k->at_peak[d] = 1;
-    } else {
-        sim_kinds_flush(k, d); /* cur leaves the peak's state */
-    }
+    sim_kinds_flush(k, d);
     k->cur[(size_t)d * MEM_KIND_N + sim_kind_of(k->phase, k->saved, what, op)] += delta;
-    k->used[d] = used;
+}
+
+/*
+ * An op's outputs appear at once on d (the baechi model, no trace and no
+ * observer): `persist` bytes of kind parameters/optimizer and `rest` of the
+ * output kind, as the split events the observer sees add up to.
+ */
+__attribute__((always_inline)) static inline void
+sim_kinds_outputs(struct sim_kinds *k, int32_t d, int32_t op, int64_t persist, int64_t rest)
+{
+    int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
+
+    sim_kinds_flush(k, d);
+    cur[sim_kind_of(k->phase, k->saved, SIM_MEM_PERSISTENT, op)] += persist;
+    cur[sim_kind_of(k->phase, k->saved, SIM_MEM_OUTPUT, op)] += rest;
 }
 
 /*
@@ -150,8 +157,15 @@ struct sim_rq_item {
 };
 
 struct sim_rq {
+    size_t nr; /* items queued (heap and run) */
     struct sim_rq_item *heap;
-    size_t nr, alloc;
+    size_t heap_nr, alloc;
+    /* Items pushed in ascending order (the sources, all ready at 0, pushed
+     * in topological order) queue in a sorted run beside the heap; a pop
+     * takes the smaller of the two fronts.  The heap then holds only what
+     * arrives out of order, and stays small. */
+    struct sim_rq_item *run; /* run[run_head .. run_nr-1] */
+    size_t run_head, run_nr, run_alloc;
 };
 
 int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op);
@@ -162,16 +176,17 @@ void sim_rq_release(struct sim_rq *q);
 
 /*
  * Memory after an allocation of `op` at time_us on device d: updates the
- * peak, and records the device's first over-limit allocation (a limit <= 0
- * means unlimited).
+ * peak (and marks k's kinds as the peak's), and records the device's first over-limit allocation (a
+ * limit <= 0 means unlimited).
  */
-static inline void sim_mem_note(struct sim_result *r, int32_t d, int64_t used, int32_t op,
-                                int64_t time_us)
+static inline void sim_mem_note(struct sim_result *r, struct sim_kinds *k, int32_t d, int64_t used,
+                                int32_t op, int64_t time_us)
 {
     struct sim_device_stats *s = &r->dev[d];
 
     if (used > s->peak_bytes) {
         s->peak_bytes = used;
+        k->at_peak[d] = 1;
     }
     if (s->limit_bytes > 0 && used > s->limit_bytes && !s->oom) {
         s->oom = true;

@@ -97,7 +97,7 @@ static inline int32_t prio_of(const struct graph *g, int32_t v)
 static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
-    sim_mem_note(s->r, d, s->used[d], op, s->now);
+    sim_mem_note(s->r, s->obs, d, s->used[d], op, s->now);
     return s->trace ? trace_add_mem(s->trace, d, s->now, s->used[d]) : 0;
 }
 
@@ -463,7 +463,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
 
             sim_obs_mem(obs, d, 0, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
             s.used[d] += g->persist_bytes[v];
-            sim_mem_note(r, d, s.used[d], v, 0);
+            sim_mem_note(r, obs, d, s.used[d], v, 0);
         }
     }
     if (g->port_alias) {
