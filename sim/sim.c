@@ -327,10 +327,10 @@ int sim_lower_bound_us(const struct graph *g, const struct cluster *c, int64_t *
 
 /* --- running --- */
 
-/* Whether any op is backward (else no output is "saved"). */
-static bool graph_has_backward(const struct graph *g)
+/* Whether any op is of `phase`. */
+static bool graph_has_phase(const struct graph *g, enum op_phase phase)
 {
-    return g->phase && g->n_ops > 0 && memchr(g->phase, PHASE_BACKWARD, (size_t)g->n_ops);
+    return g->phase && g->n_ops > 0 && memchr(g->phase, (int)phase, (size_t)g->n_ops);
 }
 
 void sim_kinds_note_slow(struct sim_kinds *k, int32_t d, int64_t time_us, int64_t delta,
@@ -368,7 +368,8 @@ static int kinds_init(struct sim_kinds *k, const struct graph *g, const struct s
         return BAECHI_ENOMEM;
     }
     /* the pass over all edges only where a backward op can read a saved output */
-    if (graph_has_backward(g)) {
+    k->forward_only = !graph_has_phase(g, PHASE_BACKWARD) && !graph_has_phase(g, PHASE_UPDATE);
+    if (graph_has_phase(g, PHASE_BACKWARD)) {
         if ((rc = sim_saved_ops(g, &saved)) != 0) {
             return rc;
         }

@@ -234,7 +234,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
     while (q.nr) {
         struct sim_rq_item it = sim_rq_pop(&q);
         const int32_t v = it.op, d = device_of[v];
-        const int64_t w = cluster_compute_us(c, d, g->weight_us[v]);
+        const int64_t w = sim_compute_us(c, d, g->weight_us[v]);
         /* saturating: times in range can still add up past int64 (docs/limits.md) */
         const int64_t start = max64(b.free_at[d], it.time_us), end = sat_add_i64(start, w);
 

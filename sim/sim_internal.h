@@ -29,6 +29,7 @@
  */
 struct sim_kinds {
     const uint8_t *phase; /* g->phase, or NULL (all forward) */
+    bool forward_only;    /* no backward or update op: the kind follows from `what` */
     const uint8_t *saved; /* sim_saved_ops(), or NULL when no op is backward */
     int64_t *cur;         /* n_devices x MEM_KIND_N */
     int64_t *peak;        /* n_devices x MEM_KIND_N: r->peak_kind_bytes */
@@ -94,7 +95,10 @@ __attribute__((always_inline)) static inline void sim_kinds_note(struct sim_kind
         return;
     }
     sim_kinds_flush(k, d);
-    k->cur[(size_t)d * MEM_KIND_N + sim_kind_of(k->phase, k->saved, what, op)] += delta;
+    /* with `what` a constant, the first kind is one too */
+    k->cur[(size_t)d * MEM_KIND_N + (k->forward_only
+                                         ? sim_kind_of(NULL, NULL, what, op)
+                                         : sim_kind_of(k->phase, k->saved, what, op))] += delta;
 }
 
 /*
@@ -108,6 +112,11 @@ sim_kinds_outputs(struct sim_kinds *k, int32_t d, int32_t op, int64_t persist, i
     int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
 
     sim_kinds_flush(k, d);
+    if (k->forward_only) {
+        cur[MEM_KIND_PARAMETERS] += persist;
+        cur[MEM_KIND_ACTIVATIONS] += rest;
+        return;
+    }
     cur[sim_kind_of(k->phase, k->saved, SIM_MEM_PERSISTENT, op)] += persist;
     cur[sim_kind_of(k->phase, k->saved, SIM_MEM_OUTPUT, op)] += rest;
 }
@@ -139,6 +148,12 @@ static inline void sim_obs_free(struct sim_kinds *obs, int32_t d, int64_t time_u
     if (delta != 0) {
         sim_kinds_note(obs, d, time_us, delta, what, op, tensor, false);
     }
+}
+
+/* cluster_compute_us() without the call at speed 1.0 (the common case). */
+static inline int64_t sim_compute_us(const struct cluster *c, int32_t d, int64_t weight_us)
+{
+    return c->dev[d].speed == 1.0 ? weight_us : cluster_compute_us(c, d, weight_us);
 }
 
 /* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
