@@ -58,15 +58,29 @@ static void set_mark(const struct yflow *f, yaml_event_t *ev, const char *at)
     ev->end_mark = ev->start_mark;
 }
 
-/* [A-Za-z0-9_./+-] as a bitmap of the 128 ASCII codes: one test per byte. */
-static const uint64_t plain_chars[2] = {
-    0x03ffe80000000000ULL, /* 0-9 . / + - */
-    0x07fffffe87fffffeULL, /* A-Z _ a-z */
+/*
+ * Byte classes, one load per byte: 1 = a plain scalar's character
+ * [A-Za-z0-9_./+-]; 2 = inside a double-quoted one (printable ASCII but
+ * '"' and '\\'); 3 = both.
+ */
+#define P_ 3 /* plain and quoted */
+#define Q_ 2 /* quoted only */
+/* clang-format off */
+static const unsigned char byte_class[256] = {
+    /* 0x20 */ [0x20] = Q_, Q_, 0,  Q_, Q_, Q_, Q_, Q_, Q_, Q_, Q_, P_, Q_, P_, P_, P_,
+    /* 0x30 */ P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, Q_, Q_, Q_, Q_, Q_, Q_,
+    /* 0x40 */ Q_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_,
+    /* 0x50 */ P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, Q_, 0,  Q_, Q_, P_,
+    /* 0x60 */ Q_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_,
+    /* 0x70 */ P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, P_, Q_, Q_, Q_, Q_, 0,
 };
+/* clang-format on */
+#undef P_
+#undef Q_
 
 static inline int plain_char(unsigned char c)
 {
-    return c < 128 && ((plain_chars[c >> 6] >> (c & 63)) & 1);
+    return byte_class[c] & 1;
 }
 
 /* A scalar at the cursor (plain or double-quoted) into ev. */
@@ -77,13 +91,10 @@ static int scalar(struct yflow *f, yaml_event_t *ev, size_t max_len)
     int quoted = *s == '"';
 
     if (quoted) {
-        for (q = s + 1; q < f->end && *q != '"'; q++) {
-            if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e || *q == '\\') {
-                return YF_GIVE_UP;
-            }
+        for (q = s + 1; q < f->end && (byte_class[(unsigned char)*q] & 2); q++) {
         }
-        if (q >= f->end) {
-            return YF_GIVE_UP;
+        if (q >= f->end || *q != '"') {
+            return YF_GIVE_UP; /* an escape, a control or non-ASCII byte, or no end */
         }
         n = (size_t)(q - s - 1);
         f->p = q + 1;
