@@ -20,8 +20,9 @@
  * original).  Each device's bytes by kind (cur) are updated at every
  * allocation and release; the model's own peak test (sim_mem_note) marks
  * the device `at_peak`, and the kinds are copied to peak
- * (sim_result.peak_kind_bytes) only when cur next changes: a run that
- * climbs to its peak copies once per step down, not once per allocation.
+ * (sim_result.peak_kind_bytes) only when cur next changes: one copy of
+ * seven counters per new peak, none for the other events (the tracker
+ * before called an observer per event).
  * The models report every change before the model's sum includes it, so
  * Σ cur is the model's memory at every sim_mem_note (sim_run checks that
  * the kinds at the peak add up to it).  An observer (sim_options.mem_obs)
