@@ -161,6 +161,7 @@ demo: deps
 	@sh scripts/demo.sh
 
 bench: all
+	@./baechi bench sim
 	@./baechi bench
 
 # DESTDIR stages an install (tests/cli/t020 builds examples/ against one).

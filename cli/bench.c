@@ -337,6 +337,7 @@ static const char *const bench_usage[] = {
     "baechi bench [--quick] [--gnmt <workload.yaml>]",
     "baechi bench placement [options]   (every placer's step on issue 10's cells; see --help)",
     "baechi bench scaling --db FILE [options]   (placement time vs graph size; see --help)",
+    "baechi bench sim [options]   (the simulator's events/s against data/bench/baseline.json)",
     NULL,
 };
 
@@ -364,6 +365,9 @@ int cmd_bench(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "scaling") == 0) {
         return cmd_bench_scaling(argc - 1, argv + 1);
+    }
+    if (argc > 1 && strcmp(argv[1], "sim") == 0) {
+        return cmd_bench_sim(argc - 1, argv + 1);
     }
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {

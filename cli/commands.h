@@ -17,6 +17,7 @@ int cmd_run(int argc, char **argv);               /* cli/run.c */
 int cmd_bench(int argc, char **argv);             /* cli/bench.c */
 int cmd_bench_placement(int argc, char **argv);   /* cli/bench_placement.c */
 int cmd_bench_scaling(int argc, char **argv);     /* cli/bench_scaling.c */
+int cmd_bench_sim(int argc, char **argv);         /* cli/bench_sim.c */
 int cmd_calibrate(int argc, char **argv);         /* cli/calibrate.c */
 int cmd_replay(int argc, char **argv);            /* cli/replay.c */
 int cmd_sweep(int argc, char **argv);             /* cli/sweep.c */

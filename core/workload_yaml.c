@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/yio.h"
+#include "core/yio_flow.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -276,6 +277,18 @@ static bool all_digits(const char *s)
         }
     }
     return true;
+}
+
+/* The value of at most 9 decimal digits (all_digits() holds): strtol
+ * without its locale, a tenth of loading a workload with many inputs. */
+static long digits_value(const char *s)
+{
+    long v = 0;
+
+    for (; *s; s++) {
+        v = v * 10 + (*s - '0');
+    }
+    return v;
 }
 
 static int op_value(void *arg, unsigned bit)
@@ -607,7 +620,7 @@ static int resolve_inputs(struct wl_reader *rd)
             if (colon && all_digits(colon + 1)) {
                 p = strmap_get(&w->by_name, s, (size_t)(colon - s));
                 if (p >= 0) {
-                    port = strlen(colon + 1) > 9 ? INT32_MAX : strtol(colon + 1, NULL, 10);
+                    port = strlen(colon + 1) > 9 ? INT32_MAX : digits_value(colon + 1);
                 }
             }
             if (p < 0 && (p = workload_find(w, s)) >= 0) {
@@ -640,7 +653,9 @@ static int resolve_inputs(struct wl_reader *rd)
     return 0;
 }
 
-int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name)
+/* Reads text; with f, the ops list whose key starts at byte ops_at comes from f. */
+static int read_text(struct workload *w, const char *text, size_t len, const char *name,
+                     size_t ops_at, struct yflow *f)
 {
     struct wl_reader rd;
     int rc = 0;
@@ -652,6 +667,9 @@ int workload_read_yaml_string(struct workload *w, const char *text, size_t len, 
         return BAECHI_ENOMEM;
     }
     CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));
+    if (f) {
+        yrd_pull_after(&rd.r, ops_at, yflow_pull, f);
+    }
     CHECK(yrd_begin(&rd.r));
     CHECK(read_top(&rd));
     CHECK(yrd_end(&rd.r));
@@ -664,6 +682,70 @@ cleanup:
         workload_release(w); /* the message already names the file */
     }
     return rc;
+}
+
+/*
+ * The writer's layout: a line "ops:" at column 0 followed by the list's
+ * first line.  *ops_at: the key's byte; *start, *line: the next line's
+ * byte and 0-based number.
+ */
+static bool find_ops_list(const char *text, size_t len, size_t *ops_at, size_t *start, size_t *line)
+{
+    const char *p = text, *end = text + len;
+    size_t n = 0;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+        if (!nl) {
+            return false;
+        }
+        if (nl - p == 4 && memcmp(p, "ops:", 4) == 0) {
+            *ops_at = (size_t)(p - text);
+            *start = (size_t)(nl + 1 - text);
+            *line = n + 1;
+            return true;
+        }
+        p = nl + 1;
+        n++;
+    }
+    return false;
+}
+
+int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, const char *name,
+                            enum workload_read_mode mode, bool *fast)
+{
+    const char *env = getenv("BAECHI_YAML_FAST");
+    size_t ops_at, start, line;
+    struct yflow f;
+    int rc;
+
+    if (fast) {
+        *fast = false;
+    }
+    if (mode == WORKLOAD_READ_AUTO && env && strcmp(env, "0") == 0) {
+        mode = WORKLOAD_READ_LIBYAML;
+    }
+    if (mode != WORKLOAD_READ_LIBYAML && find_ops_list(text, len, &ops_at, &start, &line)) {
+        yflow_init(&f, text, len, start, line);
+        rc = read_text(w, text, len, name, ops_at, &f);
+        if (fast) {
+            *fast = f.n_items > 0;
+        }
+        yflow_release(&f);
+        if (rc == 0 || mode == WORKLOAD_READ_FAST_ONLY) {
+            return rc;
+        }
+    } else if (mode == WORKLOAD_READ_FAST_ONLY) {
+        workload_init(w);
+        return BAECHI_EPARSE;
+    }
+    return read_text(w, text, len, name, 0, NULL);
+}
+
+int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name)
+{
+    return workload_read_yaml_mode(w, text, len, name, WORKLOAD_READ_AUTO, NULL);
 }
 
 int workload_read_yaml(struct workload *w, const char *path)

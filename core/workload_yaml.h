@@ -13,6 +13,7 @@
 
 #include "core/workload.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,12 +22,34 @@
  * Sets w->path.  On failure `w` is left empty (releasing it is harmless).  Inputs may name ops
  * defined later in the file.  Calls workload_check() at the end. Returns 0, BAECHI_EIO (the file
  * cannot be read), BAECHI_EPARSE (anything wrong in it) or BAECHI_ENOMEM.  Time: O(file size); the
- * 0.9 MB GNMT file takes about 14 ms.
+ * 0.9 MB GNMT file takes about 14 ms with libyaml alone, a few ms with the fast reader of the
+ * ops (workload_read_yaml_mode).
  */
 int workload_read_yaml(struct workload *w, const char *path);
 
 /* Same, from text[0..len); `name` stands for the file in messages and becomes w->path. */
 int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name);
+
+/*
+ * How the ops are read.  AUTO (what the functions above do): when the file
+ * ends with a top-level "ops:" list of one-line flow mappings (the
+ * writer's layout), those lines are read by core/yio_flow.h instead of
+ * libyaml's scanner, and the rest of the file by libyaml; if the fast
+ * reader meets anything outside its subset, or the read fails for any
+ * reason, the whole text is read again by libyaml alone, so verdicts and
+ * messages are libyaml's (deviation: beyond the original, speed only).
+ * BAECHI_YAML_FAST=0 in the environment makes AUTO read with libyaml only.
+ * LIBYAML: libyaml only.  FAST_ONLY (tests): no second reading; *fast
+ * (may be NULL) tells whether the fast reader read the ops.
+ */
+enum workload_read_mode {
+    WORKLOAD_READ_AUTO = 0,
+    WORKLOAD_READ_LIBYAML = 1,
+    WORKLOAD_READ_FAST_ONLY = 2,
+};
+
+int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, const char *name,
+                            enum workload_read_mode mode, bool *fast);
 
 /*
  * Writes `w` in the canonical layout (docs/formats.md): a block mapping at the

@@ -90,12 +90,26 @@ int yrd_open(struct yrd *r, const char *text, size_t len, const char *name)
     return 0;
 }
 
+void yrd_pull_after(struct yrd *r, size_t at, yrd_pull_fn pull, void *ctx)
+{
+    r->pull = pull;
+    r->pull_ctx = ctx;
+    r->pull_at = at;
+}
+
+/* Forgets the current event (libyaml's are freed, pulled ones borrowed). */
+static void yrd_drop_event(struct yrd *r)
+{
+    if (r->have_ev && !r->ev_borrowed) {
+        yaml_event_delete(&r->ev);
+    }
+    r->have_ev = false;
+    r->ev_borrowed = false;
+}
+
 void yrd_close(struct yrd *r)
 {
-    if (r->have_ev) {
-        yaml_event_delete(&r->ev);
-        r->have_ev = false;
-    }
+    yrd_drop_event(r);
     if (r->have_parser) {
         yaml_parser_delete(&r->parser);
         r->have_parser = false;
@@ -187,12 +201,20 @@ static int yrd_parser_error(struct yrd *r)
 int yrd_next(struct yrd *r)
 {
     const yaml_char_t *tag = NULL;
+    int rc;
 
-    if (r->have_ev) {
-        yaml_event_delete(&r->ev);
-        r->have_ev = false;
+    if (r->pull && !r->pulling && r->have_ev && r->ev.type == YAML_SCALAR_EVENT &&
+        r->ev.start_mark.index == r->pull_at) {
+        r->pulling = true;
     }
-    if (!yaml_parser_parse(&r->parser, &r->ev)) {
+    yrd_drop_event(r);
+    if (r->pulling) {
+        memset(&r->ev, 0, sizeof(r->ev));
+        if ((rc = r->pull(r->pull_ctx, &r->ev)) != 0) {
+            return rc;
+        }
+        r->ev_borrowed = true;
+    } else if (!yaml_parser_parse(&r->parser, &r->ev)) {
         return yrd_parser_error(r);
     }
     r->have_ev = true;
@@ -310,7 +332,7 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
         unsigned bit = 0;
 
         for (size_t i = 0; i < m->n_keys; i++) {
-            if (strcmp(r->key, m->keys[i].name) == 0) {
+            if (r->key[0] == m->keys[i].name[0] && strcmp(r->key, m->keys[i].name) == 0) {
                 bit = m->keys[i].bit;
                 break;
             }
@@ -549,6 +571,9 @@ static bool is_nan_or_inf(const char *s)
 
     if (*s == '+' || *s == '-') {
         s++;
+    }
+    if (*s != '.' && *s != 'n' && *s != 'N' && *s != 'i' && *s != 'I') {
+        return false; /* a digit, mostly: no word to compare */
     }
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(s, words[i]) == 0) {

@@ -29,6 +29,13 @@
 
 /* ---------------------------------------------------------------- reader */
 
+/*
+ * Another source of events (core/yio_flow.h): fills *ev as libyaml would,
+ * a scalar's value in the source's own buffer (valid until the next call;
+ * yrd never frees it).  0, or a code that ends the read.
+ */
+typedef int (*yrd_pull_fn)(void *ctx, yaml_event_t *ev);
+
 struct yrd {
     yaml_parser_t parser;
     yaml_event_t ev; /* the current event (valid after yrd_next) */
@@ -40,6 +47,13 @@ struct yrd {
     char *key; /* the last key read by yrd_key (owned) */
     size_t key_alloc;
     int32_t key_line, key_col;
+    /* After the scalar that starts at byte pull_at of the text, events come
+     * from pull(pull_ctx) instead of libyaml (yrd_pull_after). */
+    yrd_pull_fn pull;
+    void *pull_ctx;
+    size_t pull_at;
+    bool pulling;     /* the switch happened */
+    bool ev_borrowed; /* ev came from pull: not libyaml's to delete */
 };
 
 /*
@@ -51,6 +65,15 @@ int yio_read_file(const char *path, char **text, size_t *len);
 /* Starts reading text[0..len); `name` is used in messages. */
 int yrd_open(struct yrd *r, const char *text, size_t len, const char *name);
 void yrd_close(struct yrd *r);
+
+/*
+ * Once the scalar that starts at byte `at` of the text was the current
+ * event, the following events come from pull(ctx): libyaml reads the rest
+ * of the document no further.  The caller vouches that pull gives the
+ * events libyaml would (core/yio_flow.h: a fast reader of one-line flow
+ * mappings); aliases and tags are still rejected.
+ */
+void yrd_pull_after(struct yrd *r, size_t at, yrd_pull_fn pull, void *ctx);
 
 /*
  * Moves to the next event.  libyaml's errors become "name:line:col: problem

@@ -1,8 +1,10 @@
 /*
- * sweep_mpi.c - the MPI runner of sweeps (sweep.h sweep_run_mpi).  Built
- * with MPI only when HAVE_MPI is defined (`make MPI=1`, mk/results.mk
- * compiles this file with mpicc); otherwise a stub that says so, and the
- * build never includes mpi.h.
+ * sweep_mpi.c - the MPI runner of sweeps (sweep.h sweep_run_mpi), in two
+ * builds of this file.  With HAVE_MPI (`make MPI=1`: mk/results.mk compiles
+ * it with mpicc's flags) it is the plugin baechi-mpi.so, the only object
+ * that includes mpi.h or links Open MPI.  Without, it is what the program
+ * and the library hold: sweep_run_mpi() that loads the plugin with dlopen
+ * when `sweep --mpi` runs.
  *
  * Protocol: rank 0 reads the sweep file and broadcasts its text; every rank
  * prepares the sweep (loading each workload once per rank).  Rank 0 owns the
@@ -21,19 +23,97 @@
 
 #ifndef HAVE_MPI
 
+/*
+ * Without HAVE_MPI: sweep_run_mpi() loads the plugin.  Open MPI stays out
+ * of every command but `sweep --mpi` (its dozen shared libraries were a
+ * tenth of `baechi sim` on GNMT, in the dynamic loader).  The plugin's
+ * calls into the suite (sweep_sink_*, err_set, ...) resolve to the
+ * program's own copies: the program exports exactly the symbols the plugin
+ * uses (the linker's --dynamic-list, generated from the plugin's undefined
+ * symbols), so there is one error state and one allocator.
+ *
+ * Where: $BAECHI_MPI_PLUGIN if set, else baechi-mpi.so beside the running
+ * program (the build tree), else ../lib/baechi/baechi-mpi.so from it (an
+ * install).  No plugin: BAECHI_EUNSUPPORTED "built without MPI".
+ */
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SWEEP_MPI_PLUGIN "baechi-mpi.so"
+
+typedef int (*sweep_mpi_run_fn)(int *argc, char ***argv, const char *sweep_path,
+                                const char *db_path, const struct sweep_run_opts *o,
+                                struct sweep_summary *sum, bool *is_root);
+
+/* The plugin's candidate paths, in order, into paths[] (each PATH_MAX). */
+static int plugin_paths(char paths[][PATH_MAX], int max)
+{
+    const char *env = getenv("BAECHI_MPI_PLUGIN");
+    char exe[PATH_MAX];
+    ssize_t n;
+    char *slash;
+    int k = 0;
+
+    if (env && *env) {
+        snprintf(paths[k++], PATH_MAX, "%s", env);
+        return k;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        return k;
+    }
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/'))) {
+        return k;
+    }
+    *slash = '\0';
+    if (k < max) {
+        snprintf(paths[k++], PATH_MAX, "%.*s/%s", PATH_MAX - 32, exe, SWEEP_MPI_PLUGIN);
+    }
+    if (k < max) {
+        snprintf(paths[k++], PATH_MAX, "%.*s/../lib/baechi/%s", PATH_MAX - 48, exe,
+                 SWEEP_MPI_PLUGIN);
+    }
+    return k;
+}
+
 int sweep_run_mpi(int *argc, char ***argv, const char *sweep_path, const char *db_path,
                   const struct sweep_run_opts *o, struct sweep_summary *sum, bool *is_root)
 {
-    (void)argc;
-    (void)argv;
-    (void)sweep_path;
-    (void)db_path;
-    (void)o;
-    (void)sum;
+    char paths[2][PATH_MAX];
+    int n = plugin_paths(paths, 2);
+    void *h = NULL;
+    sweep_mpi_run_fn run;
+    int i;
+
     *is_root = true;
-    return err_set(BAECHI_EUNSUPPORTED,
-                   "--mpi: this baechi was built without MPI; rebuild with `make MPI=1` (needs "
-                   "libopenmpi-dev) or run the sweep locally with -j");
+    for (i = 0; i < n && !h; i++) {
+        /* RTLD_GLOBAL: Open MPI's own components expect libmpi's symbols global */
+        h = access(paths[i], R_OK) == 0 ? dlopen(paths[i], RTLD_NOW | RTLD_GLOBAL) : NULL;
+        if (!h && access(paths[i], R_OK) == 0) {
+            return err_set(BAECHI_EUNSUPPORTED, "--mpi: cannot load the MPI plugin '%s': %s",
+                           paths[i], dlerror());
+        }
+    }
+    if (!h) {
+        return err_set(BAECHI_EUNSUPPORTED,
+                       "--mpi: this baechi was built without MPI (no %s beside it); rebuild "
+                       "with `make MPI=1` (needs libopenmpi-dev) or run the sweep locally "
+                       "with -j",
+                       SWEEP_MPI_PLUGIN);
+    }
+    *(void **)&run = dlsym(h, "sweep_mpi_plugin_run");
+    if (!run) {
+        return err_set(BAECHI_EUNSUPPORTED, "--mpi: '%s' has no sweep_mpi_plugin_run: %s",
+                       paths[i - 1], dlerror());
+    }
+    /* never dlclose: MPI_Finalize's handlers stay registered until exit */
+    return run(argc, argv, sweep_path, db_path, o, sum, is_root);
 }
 
 #else
@@ -133,8 +213,13 @@ static int work(const struct sweep *sw)
     return rc;
 }
 
-int sweep_run_mpi(int *argc, char ***argv, const char *sweep_path, const char *db_path,
-                  const struct sweep_run_opts *o, struct sweep_summary *sum, bool *is_root)
+/* The plugin's entry point: sweep_run_mpi() (sweep.h), called through
+ * sweep_mpi_load.c. */
+int sweep_mpi_plugin_run(int *argc, char ***argv, const char *sweep_path, const char *db_path,
+                         const struct sweep_run_opts *o, struct sweep_summary *sum, bool *is_root);
+
+int sweep_mpi_plugin_run(int *argc, char ***argv, const char *sweep_path, const char *db_path,
+                         const struct sweep_run_opts *o, struct sweep_summary *sum, bool *is_root)
 {
     struct sweep sw;
     char *text = NULL;

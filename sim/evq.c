@@ -96,11 +96,15 @@ bool evq_pop(struct evq *q, struct evq_event *ev)
         if (c + 1 < n && ev_less(&q->heap[c + 1], &q->heap[c])) {
             c++;
         }
-        if (!ev_less(&q->heap[c], &last)) {
-            break;
-        }
         q->heap[i] = q->heap[c];
         i = c;
+    }
+    /* Floyd's bottom-up removal: the hole sank to a leaf with one
+     * comparison per level; the last event rises from there (usually not
+     * at all).  Keys are unique (seq), so the pop order is the same. */
+    while (i > 0 && ev_less(&last, &q->heap[PARENT(i)])) {
+        q->heap[i] = q->heap[PARENT(i)];
+        i = PARENT(i);
     }
     q->heap[i] = last;
     return true;

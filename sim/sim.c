@@ -86,59 +86,7 @@ int sim_saved_ops(const struct graph *g, uint8_t **saved_out)
 enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim_mem_what what,
                            int32_t op)
 {
-    uint8_t phase = g->phase ? g->phase[op] : PHASE_FORWARD;
-
-    switch (what) {
-    case SIM_MEM_PERSISTENT:
-        return phase == PHASE_UPDATE ? MEM_KIND_OPTIMIZER : MEM_KIND_PARAMETERS;
-    case SIM_MEM_TEMP:
-        return MEM_KIND_TEMP;
-    case SIM_MEM_RECEIVED:
-        return MEM_KIND_RECEIVED;
-    case SIM_MEM_OUTPUT:
-    default:
-        if (phase == PHASE_BACKWARD) {
-            return MEM_KIND_GRADIENTS;
-        }
-        if (phase == PHASE_UPDATE) {
-            return MEM_KIND_OPTIMIZER;
-        }
-        return saved && saved[op] ? MEM_KIND_SAVED : MEM_KIND_ACTIVATIONS;
-    }
-}
-
-/* Keeps each device's memory by kind and copies it when a new peak is
- * reached (sim_result.peak_kind_bytes); passes the events on. */
-struct kind_tracker {
-    struct trace *trace; /* samples of memory by kind, when tracing */
-    int rc;              /* the first failure recording them */
-    const struct graph *g;
-    const uint8_t *saved;
-    struct sim_result *r;
-    int64_t *cur;  /* n_devices x MEM_KIND_N */
-    int64_t *used; /* n_devices */
-    int64_t *best; /* n_devices */
-    const struct sim_mem_obs *next;
-};
-
-static void track_kinds(void *ctx, int32_t d, int64_t time_us, int64_t delta,
-                        enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc)
-{
-    struct kind_tracker *k = ctx;
-    int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
-
-    cur[sim_mem_kind(k->g, k->saved, what, op)] += delta;
-    k->used[d] += delta;
-    if (k->trace && !k->rc) {
-        k->rc = trace_add_mem_kinds(k->trace, d, time_us, cur);
-    }
-    if (alloc && k->used[d] > k->best[d]) {
-        k->best[d] = k->used[d];
-        memcpy(k->r->peak_kind_bytes + (size_t)d * MEM_KIND_N, cur, sizeof(*cur) * MEM_KIND_N);
-    }
-    if (k->next) {
-        k->next->fn(k->next->ctx, d, time_us, delta, what, op, tensor, alloc);
-    }
+    return sim_kind_of(g->phase, saved, what, op);
 }
 
 void sim_result_release(struct sim_result *r)
@@ -194,16 +142,15 @@ int sim_rq_push(struct sim_rq *q, int64_t time_us, int32_t topo, int32_t op)
     return sim_rq_push_prio(q, 0, time_us, topo, op);
 }
 
-int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op)
+static int heap_push(struct sim_rq *q, struct sim_rq_item it)
 {
-    struct sim_rq_item it = {prio, time_us, topo, op};
     size_t i;
     int rc;
 
-    if (q->nr == q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, q->nr + 1)) != 0) {
+    if (q->heap_nr == q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, q->heap_nr + 1)) != 0) {
         return rc;
     }
-    i = q->nr++;
+    i = q->heap_nr++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
 
@@ -217,10 +164,38 @@ int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t to
     return 0;
 }
 
-struct sim_rq_item sim_rq_pop(struct sim_rq *q)
+int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t topo, int32_t op)
+{
+    struct sim_rq_item it = {prio, time_us, topo, op};
+    int rc;
+
+    if (q->run_head == q->run_nr) {
+        q->run_head = q->run_nr = 0;
+    }
+    if (q->run_nr == 0 || rq_less(&q->run[q->run_nr - 1], &it)) {
+        if (q->run_nr == q->run_alloc &&
+            (rc = ARRAY_RESERVE(q->run, q->run_alloc, q->run_nr + 1)) != 0) {
+            return rc;
+        }
+        q->run[q->run_nr++] = it;
+    } else if ((rc = heap_push(q, it)) != 0) {
+        return rc;
+    }
+    q->nr++;
+    return 0;
+}
+
+/*
+ * Floyd's bottom-up removal: the hole left at the root sinks to a leaf
+ * along the smaller children (one comparison per level, where the classic
+ * sift-down of the last item takes two), then the last item rises from
+ * there, usually by a level or none.  Keys are unique (the topological
+ * index), so every valid heap pops the same sequence.
+ */
+static struct sim_rq_item heap_pop(struct sim_rq *q)
 {
     struct sim_rq_item top = q->heap[0], last;
-    size_t i = 0, n = --q->nr;
+    size_t i = 0, n = --q->heap_nr;
 
     if (n == 0) {
         return top;
@@ -235,21 +210,37 @@ struct sim_rq_item sim_rq_pop(struct sim_rq *q)
         if (c + 1 < n && rq_less(&q->heap[c + 1], &q->heap[c])) {
             c++;
         }
-        if (!rq_less(&q->heap[c], &last)) {
-            break;
-        }
         q->heap[i] = q->heap[c];
         i = c;
+    }
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+
+        if (!rq_less(&last, &q->heap[p])) {
+            break;
+        }
+        q->heap[i] = q->heap[p];
+        i = p;
     }
     q->heap[i] = last;
     return top;
 }
 
+struct sim_rq_item sim_rq_pop(struct sim_rq *q)
+{
+    q->nr--;
+    if (q->run_head < q->run_nr &&
+        (q->heap_nr == 0 || rq_less(&q->run[q->run_head], &q->heap[0]))) {
+        return q->run[q->run_head++];
+    }
+    return heap_pop(q);
+}
+
 void sim_rq_release(struct sim_rq *q)
 {
     free(q->heap);
-    q->heap = NULL;
-    q->nr = q->alloc = 0;
+    free(q->run);
+    memset(q, 0, sizeof(*q));
 }
 
 /* --- bounds --- */
@@ -336,15 +327,97 @@ int sim_lower_bound_us(const struct graph *g, const struct cluster *c, int64_t *
 
 /* --- running --- */
 
+/* Whether any op is of `phase`. */
+static bool graph_has_phase(const struct graph *g, enum op_phase phase)
+{
+    return g->phase && g->n_ops > 0 && memchr(g->phase, (int)phase, (size_t)g->n_ops);
+}
+
+void sim_kinds_note_slow(struct sim_kinds *k, int32_t d, int64_t time_us, int64_t delta,
+                         enum sim_mem_what what, int32_t op, int32_t tensor, bool alloc)
+{
+    int64_t *cur = k->cur + (size_t)d * MEM_KIND_N;
+
+    sim_kinds_flush(k, d);
+    cur[sim_kind_of(k->phase, k->saved, what, op)] += delta;
+    if (k->trace && !k->rc) {
+        k->rc = trace_add_mem_kinds(k->trace, d, time_us, cur);
+    }
+    if (k->next) {
+        k->next->fn(k->next->ctx, d, time_us, delta, what, op, tensor, alloc);
+    }
+}
+
+/* Sets up k for r (sim_result_alloc done); 0 or BAECHI_ENOMEM. */
+static int kinds_init(struct sim_kinds *k, const struct graph *g, const struct sim_options *opt,
+                      struct trace *trace, struct sim_result *r)
+{
+    size_t nd = (size_t)r->n_devices;
+    uint8_t *saved = NULL;
+    int rc;
+
+    memset(k, 0, sizeof(*k));
+    k->phase = g->phase;
+    k->peak = r->peak_kind_bytes;
+    k->next = opt ? opt->mem_obs : NULL;
+    k->trace = trace;
+    k->slow = trace || k->next;
+    k->cur = array_calloc(nd * MEM_KIND_N, sizeof(*k->cur));
+    k->at_peak = array_calloc(nd, sizeof(*k->at_peak));
+    if (!k->cur || !k->at_peak) {
+        return BAECHI_ENOMEM;
+    }
+    /* the pass over all edges only where a backward op can read a saved output */
+    k->forward_only = !graph_has_phase(g, PHASE_BACKWARD) && !graph_has_phase(g, PHASE_UPDATE);
+    if (graph_has_phase(g, PHASE_BACKWARD)) {
+        if ((rc = sim_saved_ops(g, &saved)) != 0) {
+            return rc;
+        }
+        k->saved = saved;
+    }
+    return 0;
+}
+
+static void kinds_release(struct sim_kinds *k)
+{
+    free(k->cur);
+    free(k->at_peak);
+    free((void *)k->saved);
+}
+
+/*
+ * The critical path and the lower bound of r.  At speed 1.0, the common
+ * case, the critical path on the fastest device is the longest path by
+ * weight_us (cluster_compute_us is the identity): no call per op.
+ */
+static int result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r)
+{
+    int rc;
+
+    if (c->dev[fastest_device(c)].speed == 1.0) {
+        rc = graph_critical_path_us(g, &r->critical_path_us);
+    } else {
+        rc = critical_path_fastest(g, c, &r->critical_path_us);
+    }
+    if (rc) {
+        return rc;
+    }
+    r->lower_bound_us = work_bound(g, c);
+    if (r->critical_path_us > r->lower_bound_us) {
+        r->lower_bound_us = r->critical_path_us;
+    }
+    return 0;
+}
+
+/* --- running --- */
+
 int sim_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
             const struct sim_options *opt, struct sim_result *r)
 {
     enum sim_model model = opt ? opt->model : SIM_MODEL_TIMED;
     struct trace *trace = opt ? opt->trace : NULL;
     const struct pipeline_opts *pipe = opt && opt->pipeline ? opt->pipeline : &g->pipeline;
-    struct kind_tracker kt = {0};
-    struct sim_mem_obs obs = {track_kinds, &kt};
-    uint8_t *saved = NULL;
+    struct sim_kinds kt = {0};
     int rc;
 
     sim_result_init(r);
@@ -365,7 +438,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
                            g->op_name[v], device_of[v], c->n_devices, c->n_devices - 1);
         }
     }
-    if ((rc = sim_result_alloc(r, g, c)) != 0) {
+    if ((rc = sim_result_alloc(r, g, c)) != 0 || (rc = kinds_init(&kt, g, opt, trace, r)) != 0) {
         goto fail;
     }
     r->model = model;
@@ -373,53 +446,37 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         /* the baechi model always has one channel per device */
         trace->channel = model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel;
     }
-    kt.g = g;
-    kt.r = r;
-    kt.next = opt ? opt->mem_obs : NULL;
-    kt.trace = trace;
-    kt.cur = array_calloc((size_t)c->n_devices * MEM_KIND_N, sizeof(*kt.cur));
-    kt.used = array_calloc((size_t)c->n_devices * 2, sizeof(*kt.used));
-    if (!kt.cur || !kt.used || (rc = sim_saved_ops(g, &saved)) != 0) {
-        rc = BAECHI_ENOMEM;
-        goto fail;
-    }
-    kt.saved = saved;
-    kt.best = kt.used + c->n_devices;
-    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &obs, r)
-                                   : sim_timed_run(g, c, device_of, pipe, trace, &obs, r);
-    if (rc) {
-        goto fail;
-    }
-    if ((rc = kt.rc) != 0) {
+    rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &kt, r)
+                                   : sim_timed_run(g, c, device_of, pipe, trace, &kt, r);
+    if (rc || (rc = kt.rc) != 0) {
         goto fail;
     }
     for (int32_t d = 0; d < r->n_devices; d++) {
-        if (kt.best[d] != r->dev[d].peak_bytes) {
-            BUG("device %d: memory by kind peaks at %lld B, the model at %lld B", d,
-                (long long)kt.best[d], (long long)r->dev[d].peak_bytes);
+        int64_t sum = 0;
+
+        sim_kinds_flush(&kt, d);
+        for (int k = 0; k < MEM_KIND_N; k++) {
+            sum += r->peak_kind_bytes[(size_t)d * MEM_KIND_N + (size_t)k];
+        }
+        if (sum != r->dev[d].peak_bytes) {
+            BUG("device %d: memory by kind at the peak adds up to %lld B, the model's peak is "
+                "%lld B",
+                d, (long long)sum, (long long)r->dev[d].peak_bytes);
         }
     }
-    free(kt.cur);
-    free(kt.used);
-    free(saved);
+    kinds_release(&kt);
     r->total_compute_us = 0;
     for (int32_t d = 0; d < r->n_devices; d++) {
         r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
-    if ((rc = critical_path_fastest(g, c, &r->critical_path_us)) != 0) {
+    if ((rc = result_bounds(g, c, r)) != 0) {
         goto fail_freed;
-    }
-    r->lower_bound_us = work_bound(g, c);
-    if (r->critical_path_us > r->lower_bound_us) {
-        r->lower_bound_us = r->critical_path_us;
     }
     return 0;
 
 fail:
-    free(kt.cur);
-    free(kt.used);
-    free(saved);
+    kinds_release(&kt);
 fail_freed:
     sim_result_release(r);
     return rc;

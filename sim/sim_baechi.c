@@ -44,7 +44,7 @@ struct bsim {
     const struct cluster *c;
     const int32_t *device_of;
     struct trace *trace;
-    const struct sim_mem_obs *obs;
+    struct sim_kinds *obs;
     struct sim_result *r;
     int32_t *ready_count, *exec_out, *cache_stamp;
     int64_t *slot_recv, *cache_end;
@@ -58,24 +58,26 @@ struct bsim {
 static int bsim_compute(struct bsim *b, int32_t v, int32_t d, int64_t start, int64_t end, int64_t w)
 {
     const struct graph *g = b->g;
-    const struct sim_mem_obs *obs = b->obs;
+    struct sim_kinds *obs = b->obs;
     struct sim_result *r = b->r;
     int64_t *used = b->used;
     int rc = 0;
 
     /* the outputs hold the persistent bytes (the original's variables) */
-    if (obs) { /* the negative part first: no partial sum above the model's */
+    if (obs->slow) { /* the negative part first: no partial sum above the model's */
         int64_t po = g->out_bytes[v] - g->persist_bytes[v];
 
         sim_obs_mem(obs, d, start, po < 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(obs, d, start, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
         sim_obs_mem(obs, d, start, po > 0 ? po : 0, SIM_MEM_OUTPUT, v, -1);
+    } else {
+        sim_kinds_outputs(obs, d, v, g->persist_bytes[v], g->out_bytes[v] - g->persist_bytes[v]);
     }
     used[d] += g->out_bytes[v];
-    sim_mem_note(r, d, used[d], v, start);
+    sim_mem_note(r, b->obs, d, used[d], v, start);
     sim_obs_mem(obs, d, start, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
     used[d] += g->temp_bytes[v];
-    sim_mem_note(r, d, used[d], v, start);
+    sim_mem_note(r, b->obs, d, used[d], v, start);
     if (b->trace) {
         CHECK(trace_add_mem(b->trace, d, start, used[d]));
     }
@@ -188,7 +190,7 @@ static int bsim_release_successors(struct bsim *b, struct sim_rq *q, int32_t v)
 }
 
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                   struct trace *trace, const struct sim_mem_obs *obs, struct sim_result *r)
+                   struct trace *trace, struct sim_kinds *obs, struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
@@ -232,7 +234,7 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
     while (q.nr) {
         struct sim_rq_item it = sim_rq_pop(&q);
         const int32_t v = it.op, d = device_of[v];
-        const int64_t w = cluster_compute_us(c, d, g->weight_us[v]);
+        const int64_t w = sim_compute_us(c, d, g->weight_us[v]);
         /* saturating: times in range can still add up past int64 (docs/limits.md) */
         const int64_t start = max64(b.free_at[d], it.time_us), end = sat_add_i64(start, w);
 

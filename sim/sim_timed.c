@@ -63,7 +63,7 @@ struct timed {
     const struct cluster *c;
     const int32_t *device_of;
     struct trace *trace;
-    const struct sim_mem_obs *obs;
+    struct sim_kinds *obs;
     struct sim_result *r;
     int32_t nd;
 
@@ -98,7 +98,7 @@ static inline int64_t max64(int64_t a, int64_t b)
 static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
-    sim_mem_note(s->r, d, s->used[d], op, s->now);
+    sim_mem_note(s->r, s->obs, d, s->used[d], op, s->now);
     return s->trace ? trace_add_mem(s->trace, d, s->now, s->used[d]) : 0;
 }
 
@@ -526,8 +526,8 @@ static int break_wait(struct timed *s)
 }
 
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  const struct pipeline_opts *pipe, struct trace *trace,
-                  const struct sim_mem_obs *obs, struct sim_result *r)
+                  const struct pipeline_opts *pipe, struct trace *trace, struct sim_kinds *obs,
+                  struct sim_result *r)
 {
     const int32_t n = g->n_ops, nd = c->n_devices;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
@@ -586,7 +586,7 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
 
             sim_obs_mem(obs, d, 0, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
             s.used[d] += g->persist_bytes[v];
-            sim_mem_note(r, d, s.used[d], v, 0);
+            sim_mem_note(r, obs, d, s.used[d], v, 0);
         }
     }
     if (g->port_alias) {

@@ -1,5 +1,6 @@
 /*
- * fuzz_workload.c - workload YAML (core/workload_yaml.c): read, build the
+ * fuzz_workload.c - workload YAML (core/workload_yaml.c): read (the same
+ * verdict with libyaml alone as with the fast reader of the ops), build the
  * graph, write back and read again.
  *
  * Part of baechi-c; see README.md for the licence.
@@ -27,6 +28,12 @@ int fuzz_one_input(const uint8_t *data, size_t size)
 
     rc = workload_read_yaml_string(&w, (const char *)data, size, "fuzz.yaml");
     fuzz_check_rejection(rc);
+    /* the fast reader of the ops never changes a verdict (libyaml's alone) */
+    if (workload_read_yaml_mode(&w2, (const char *)data, size, "fuzz.yaml", WORKLOAD_READ_LIBYAML,
+                                NULL) != rc) {
+        fuzz_fail("the fast reader and libyaml disagree on the verdict", rc);
+    }
+    workload_release(&w2);
     if (rc) {
         return 0;
     }

@@ -499,3 +499,168 @@ Test(workload_yaml, writer_refuses_what_reader_rejects)
     }
     workload_release(&w);
 }
+
+/* ---- the fast reader of the ops (workload_read_yaml_mode, core/yio_flow.h) ---- */
+
+#include <dirent.h>
+
+/* Both readings of text agree: the same code and message, or the same
+ * workload, line and column numbers included.  Returns whether it read. */
+static bool same_both_ways(const char *text, size_t len, const char *what)
+{
+    struct workload a, b;
+    int ra, rb;
+    char *ma;
+
+    err_set_quiet(1);
+    ra = workload_read_yaml_mode(&a, text, len, "f.yaml", WORKLOAD_READ_LIBYAML, NULL);
+    ma = strdup(ra ? err_msg() : "");
+    rb = workload_read_yaml_mode(&b, text, len, "f.yaml", WORKLOAD_READ_AUTO, NULL);
+    cr_assert_eq(ra, rb, "%s: libyaml %d, auto %d (%s)", what, ra, rb, rb ? err_msg() : ma);
+    if (ra) {
+        cr_assert_str_eq(ma, err_msg(), "%s: messages differ", what);
+    } else {
+        assert_same_workload(&a, &b);
+        for (int32_t i = 0; i < a.n_ops; i++) {
+            cr_assert_eq(a.op[i].line, b.op[i].line, "%s: op %d line", what, i);
+            cr_assert_eq(a.op[i].col, b.op[i].col, "%s: op %d col", what, i);
+        }
+        for (size_t i = 0; i < a.n_input; i++) {
+            cr_assert_eq(a.input[i].line, b.input[i].line, "%s: input %zu line", what, i);
+            cr_assert_eq(a.input[i].col, b.input[i].col, "%s: input %zu col", what, i);
+        }
+    }
+    free(ma);
+    workload_release(&a);
+    workload_release(&b);
+    return ra == 0;
+}
+
+/* Calls fn on every regular file of dir. */
+static int each_file(const char *dir, void (*fn)(const char *path, int *counts), int *counts)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    cr_assert_not_null(d, "%s", dir);
+    while ((e = readdir(d))) {
+        char path[1024];
+
+        if (e->d_name[0] == '.') {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        fn(path, counts);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* counts: [0] files read, [1] read by the fast reader, [2] bad files the
+ * fast reader started on (then libyaml judged) */
+static void check_fixture(const char *path, int *counts)
+{
+    char *text;
+    size_t len;
+    bool fast = false;
+    struct workload w;
+
+    if (yio_read_file(path, &text, &len)) {
+        return; /* a directory */
+    }
+    counts[0] += same_both_ways(text, len, path);
+    if (workload_read_yaml_mode(&w, text, len, path, WORKLOAD_READ_FAST_ONLY, &fast) == 0) {
+        counts[1] += fast;
+        workload_release(&w);
+    } else {
+        counts[2] += fast;
+    }
+    free(text);
+}
+
+Test(workload_yaml, fast_reader_same_as_libyaml_on_every_fixture)
+{
+    static const char *const dirs[] = {"tests/data",
+                                       "tests/data/bad",
+                                       "tests/fuzz/seeds/sweep",
+                                       "tests/fuzz/seeds/placement",
+                                       "tests/fuzz/seeds/profile",
+                                       "data/workloads/gnmt_v2",
+                                       "data/clusters",
+                                       "examples"};
+    int counts[3] = {0};
+
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        DIR *d = opendir(dirs[i]);
+
+        if (d) {
+            closedir(d);
+            each_file(dirs[i], check_fixture, counts);
+        }
+    }
+    /* not vacuous: GNMT and good fixtures went the fast way, bad ones too */
+    cr_assert_geq(counts[1], 2, "read by the fast reader: %d", counts[1]);
+    cr_assert_geq(counts[2], 5, "bad files the fast reader started: %d", counts[2]);
+}
+
+/* A small workload in the writer's layout, then every byte of its ops
+ * replaced by characters that matter to YAML: both readings agree. */
+Test(workload_yaml, fast_reader_same_as_libyaml_on_mutations)
+{
+    static const char base[] =
+        "format: 1\nname: m\nops:\n"
+        "- {name: a, type: Const, time_us: 1.5, outputs: [64, 0], persistent: 8}\n"
+        "- {name: b/c, type: MatMul, outputs: [32], temp: 4, device: 1, phase: backward, "
+        "inputs: [\"a:1\", \"^a\"], x-k: [1, \"s\"]}\n"
+        "- {name: d, type: Add, flops: 2e3, outputs: [], group: g, inputs: [\"b/c\"], x-p: "
+        "false}\n";
+    static const char subst[] = " :,\"'[]{}#-\n\t.~!&*\\|>%@`a0_?";
+    const size_t start = strlen("format: 1\nname: m\nops:\n");
+    char text[sizeof(base)];
+    int ok = 0;
+
+    cr_assert(same_both_ways(base, sizeof(base) - 1, "base"));
+    for (size_t i = start; i < sizeof(base) - 1; i++) {
+        for (size_t k = 0; k < sizeof(subst) - 1; k++) {
+            char what[64];
+
+            memcpy(text, base, sizeof(base));
+            text[i] = subst[k];
+            snprintf(what, sizeof(what), "byte %zu = '%c'", i, subst[k]);
+            ok += same_both_ways(text, sizeof(base) - 1, what);
+        }
+    }
+    cr_assert_gt(ok, 100, "mutations that still read: %d", ok);
+}
+
+/* The writer's output goes the fast way, and reads back to the same bytes. */
+Test(workload_yaml, fast_reader_round_trip)
+{
+    static const char *const paths[] = {GNMT, ALL, "tests/data/fmt-small.yaml"};
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        struct workload a, b;
+        char *t1, *t2;
+        size_t n1, n2;
+        bool fast = false;
+
+        cr_assert_eq(workload_read_yaml(&a, paths[i]), 0, "%s", err_msg());
+        t1 = write_to_string(&a, &n1);
+        /* fmt-all-features has names the writer quotes with escapes: libyaml reads those */
+        cr_assert_eq(workload_read_yaml_mode(&b, t1, n1, "w.yaml",
+                                             i == 1 ? WORKLOAD_READ_AUTO : WORKLOAD_READ_FAST_ONLY,
+                                             &fast),
+                     0, "%s: %s", paths[i], err_msg());
+        cr_assert(fast || i == 1, "%s: the writer's output did not go the fast way", paths[i]);
+        assert_same_workload(&a, &b);
+        t2 = write_to_string(&b, &n2);
+        cr_assert_eq(n1, n2, "%s", paths[i]);
+        cr_assert_eq(memcmp(t1, t2, n1), 0, "%s: second write differs", paths[i]);
+        free(t1);
+        free(t2);
+        workload_release(&a);
+        workload_release(&b);
+    }
+}
