@@ -321,13 +321,12 @@ int cmd_workload_gen(int argc, char **argv)
         return cmd_usage_error(&p, "--shape, --ops, --seed, --fan-in, --width, --depth, "
                                    "--window and --group-size are for 'synthetic' only");
     }
+    if (!train_flag && parallel_opts_active(&par)) {
+        train_flag = "--dp, --tp or --pp";
+    }
     if (o.forward_only && train_flag) {
         return cmd_usage_error(&p, "%s is about the training graph, and --forward-only makes none",
                                train_flag);
-    }
-    if (o.forward_only && parallel_opts_active(&par)) {
-        return cmd_usage_error(&p, "--dp, --tp and --pp parallelise the training graph, and "
-                                   "--forward-only makes none");
     }
     if ((rc = gen_model(&w, model, &o, &info))) {
         return cmd_usage_error(&p, "%s", err_msg());
