@@ -533,8 +533,8 @@ int baechi_workload_parallelize(const struct baechi_workload *train,
                                 const struct baechi_params *params, struct baechi_workload **out)
 {
     static const char fn[] = "baechi_workload_parallelize";
-    static const char *const names[] = {"dp", "tp", "pp", "zero", "bucket_mb", "mixed_precision",
-                                        NULL};
+    static const char *const names[] = {
+        "dp", "tp", "pp", "zero", "bucket_mb", "mixed_precision", "pp_balance", NULL};
     struct gen_spec spec;
     struct workload w;
     int rc;
@@ -549,7 +549,7 @@ int baechi_workload_parallelize(const struct baechi_workload *train,
             j++;
         }
         if (!names[j]) {
-            return unknown_param(fn, k, "dp, tp, pp, zero, bucket_mb, mixed_precision");
+            return unknown_param(fn, k, "dp, tp, pp, zero, bucket_mb, mixed_precision, pp_balance");
         }
         /* the command's bounds (gen_params.c) */
         if ((why = gen_spec_set(&spec, k, params->value[i]))) {

@@ -53,7 +53,8 @@ enum {
     WORKLOAD_OPT_PP,
     WORKLOAD_OPT_ZERO,
     WORKLOAD_OPT_BUCKET,
-    WORKLOAD_OPT_MIXED
+    WORKLOAD_OPT_MIXED,
+    WORKLOAD_OPT_PP_BALANCE
 };
 
 #define WORKLOAD_PARALLEL_OPTS                                                                     \
@@ -66,6 +67,8 @@ enum {
         {"zero", WORKLOAD_OPT_ZERO, "Z",                                                           \
          "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + parameters sharded over the D "        \
          "replicas (default 0)"},                                                                  \
+        {"pp-balance", WORKLOAD_OPT_PP_BALANCE, "HOW",                                             \
+         "layers (equal layer counts, default) | time (equal forward time)"},                      \
         {"bucket-mb", WORKLOAD_OPT_BUCKET, "MB", "DDP gradient bucket cap in MiB (default 25)"},   \
     {                                                                                              \
         "mixed-precision", WORKLOAD_OPT_MIXED, NULL,                                               \

@@ -23,7 +23,8 @@
 
 static const char *const parallelize_usage[] = {
     "baechi workload parallelize <train.yaml> [--dp D] [--tp T] [--pp P] [--zero 0|1|2|3] "
-    "[--bucket-mb MB] [--mixed-precision] [-o <out.yaml>] [--placement-out <placement.yaml>]",
+    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision] [-o <out.yaml>] "
+    "[--placement-out <placement.yaml>]",
     NULL,
 };
 
@@ -66,6 +67,12 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
             return EXIT_BADINPUT;
         }
         o->bucket_mb = d;
+        return 0;
+    case WORKLOAD_OPT_PP_BALANCE:
+        if (strcmp(p->optarg, "layers") != 0 && strcmp(p->optarg, "time") != 0) {
+            return cmd_usage_error(p, "--pp-balance: expected layers or time, not '%s'", p->optarg);
+        }
+        o->pp_by_time = strcmp(p->optarg, "time") == 0;
         return 0;
     case WORKLOAD_OPT_MIXED:
         o->mixed_precision = true;

@@ -95,6 +95,7 @@ static const struct gen_param params[] = {
      PARALLEL_MAX_DEVICES},
     {"zero", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, offsetof(struct parallel_opts, zero), 0, 3},
     {"bucket-mb", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"pp-balance", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"mixed-precision", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {NULL, GP_FLAG, 0, 0, 0, 0},
 };
@@ -211,6 +212,12 @@ static const char *set_parallel(struct gen_spec *s, const struct gen_param *p, c
             return why;
         }
         s->par.mixed_precision = b;
+    } else if (strcmp(p->flag, "pp-balance") == 0) {
+        if (strcmp(val, "layers") != 0 && strcmp(val, "time") != 0) {
+            snprintf(why, why_len, "parameter '%s': expected layers or time", key);
+            return why;
+        }
+        s->par.pp_by_time = strcmp(val, "time") == 0;
     } else if (strcmp(p->flag, "bucket-mb") == 0) {
         if (yio_parse_double(val, &d) || !(d > 0 && d <= 1e6)) {
             snprintf(why, why_len, "parameter '%s': expected a number in (0, 1e6]", key);

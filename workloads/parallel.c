@@ -30,6 +30,7 @@ void parallel_opts_init(struct parallel_opts *o)
     o->zero = 0;
     o->bucket_mb = 25.0;
     o->mixed_precision = false;
+    o->pp_by_time = false;
 }
 
 bool parallel_opts_active(const struct parallel_opts *o)
@@ -241,7 +242,8 @@ static size_t layer_key(const char *g, bool *layer)
 }
 
 /* Stage of every op: layer keys in order of first appearance, layers cut into
- * P equal runs (by forward time when the graph has no numbered layers). */
+ * P equal runs (by forward time when the graph has no numbered layers, or
+ * when asked: then every key weighs its forward time). */
 static int assign_stages(struct ctx *x)
 {
     const struct workload *w = x->w;
@@ -285,13 +287,14 @@ static int assign_stages(struct ctx *x)
         }
     }
     for (int32_t k = 0; k < n_keys; k++) {
-        weight[k] = n_layers > 0 ? (is_layer[k] ? 1.0 : 0.0) : weight[k];
+        weight[k] = n_layers > 0 && !x->o->pp_by_time ? (is_layer[k] ? 1.0 : 0.0) : weight[k];
         total += weight[k];
     }
-    if ((n_layers > 0 && n_layers < P) || (n_layers == 0 && n_keys < P)) {
+    if ((n_layers > 0 && !x->o->pp_by_time && n_layers < P) ||
+        ((n_layers == 0 || x->o->pp_by_time) && n_keys < P)) {
         rc = err_set(BAECHI_EINVAL, "pipeline parallelism: %d stages but '%s' has only %d %s",
-                     (int)P, w->name, (int)(n_layers ? n_layers : n_keys),
-                     n_layers ? "layers" : "groups");
+                     (int)P, w->name, (int)(n_layers && !x->o->pp_by_time ? n_layers : n_keys),
+                     n_layers && !x->o->pp_by_time ? "layers" : "groups");
         goto done;
     }
     for (int32_t k = 0, s = 0; k < n_keys; k++) {

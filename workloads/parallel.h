@@ -40,7 +40,8 @@
  *     "layer_<l>" name component; equal layer counts; the ops before the
  *     first layer in stage 0, the others with the layer before them; a
  *     graph without such layers: groups by forward time); backward and
- *     update ops follow their forward op's group.  Edges between stages are
+ *     update ops follow their forward op's group.  pp_by_time: every group
+ *     weighs its forward time, and the cut is by time instead.  Edges between stages are
  *     the transfers of activations and gradients; the schedule is the
  *     simulator's (micro-batches from the training synthesis).
  *
@@ -60,6 +61,7 @@ struct parallel_opts {
     int32_t dp, tp, pp;   /* degrees, each >= 1 (default 1) */
     int32_t zero;         /* ZeRO stage 0..3 (default 0: plain DDP) */
     double bucket_mb;     /* DDP bucket cap in MiB (default 25, PyTorch's) */
+    bool pp_by_time;      /* stages of equal forward time instead of equal layer counts */
     bool mixed_precision; /* optimizer state = K x Ψ, K = 4 + 4 x states (fp32 master copy and
                              states of fp16 parameters: 12 for Adam); see docs/parallelism.md */
 };

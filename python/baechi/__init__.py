@@ -701,7 +701,7 @@ _GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_mo
 _IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str)
 _TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
 _PARALLEL_PARAMS = {"dp": int, "tp": int, "pp": int, "zero": int, "bucket_mb": float,
-                    "mixed_precision": bool}
+                    "mixed_precision": bool, "pp_balance": str}
 _MAKER_PARAMS = {"generate": _GEN_PARAMS, "import_onnx": _IMPORT_PARAMS,
                  "train": _TRAINING_PARAMS, "parallelize": _PARALLEL_PARAMS}
 
@@ -799,7 +799,7 @@ def parallelize(workload: Workload, **params) -> Workload:
     """The step of a training workload over dp x tp x pp devices, as `baechi
     workload parallelize` (docs/parallelism.md): dp, tp, pp (int, default
     1), zero (int 0..3), bucket_mb (number, default 25), mixed_precision
-    (bool).  Every op of the result has its rank's device."""
+    (bool), pp_balance ("layers" or "time").  Every op of the result has its rank's device."""
     wh = _handle_arg(workload, Workload, "parallelize", "workload")
     with _Params._adopt(params, "parallelize") as p:
         ptr = _new(_workload_parallelize, _WP, wh, p._handle())

@@ -25,7 +25,7 @@ sample() {
     micro-batches) echo 2 ;; elem-bytes) echo 2 ;; shape) echo chain ;; ops) echo 50 ;;
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
     group-size) echo 2 ;; name) echo custom ;;
-    dp|tp|pp) echo 2 ;; zero) echo 1 ;; bucket-mb) echo 25 ;;
+    dp|tp|pp) echo 2 ;; zero) echo 1 ;; bucket-mb) echo 25 ;; pp-balance) echo time ;;
     esac
 }
 
