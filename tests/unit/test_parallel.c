@@ -389,3 +389,33 @@ Test(parallel, pipeline_balanced_by_time)
     workload_release(&byl);
     workload_release(&byt);
 }
+
+Test(parallel, tp_transformer_blocks)
+{
+    struct workload w, p;
+    struct gen_opts o;
+    int n_fwd = 0, n_bwd = 0;
+
+    gen_opts_init(&o);
+    o.layers = 1;
+    o.batch = 4;
+    o.seq = 16;
+    cr_assert_eq(gen_model(&w, "transformer", &o, NULL), 0, "%s", err_msg());
+    par(&p, &w, 1, 2, 1, 0);
+    for (int32_t i = 0; i < p.n_ops; i++) {
+        if (p.op[i].device == 0 && coll(&p, i, "id")) {
+            cr_assert_eq(strtoll(coll(&p, i, "bytes"), NULL, 10), 4LL * 16 * 512 * 4, "%s",
+                         p.op[i].name);
+            n_fwd += p.op[i].phase == PHASE_FORWARD;
+            n_bwd += p.op[i].phase == PHASE_BACKWARD;
+        }
+    }
+    /* forward: encoder attention + FFN, decoder self, cross attention + FFN;
+     * backward: the inputs of those blocks, the cross attention's two (the
+     * decoder's for Q, the encoder output for K and V: Q, K, V of one input
+     * are one all-reduce) */
+    cr_assert_eq(n_fwd, 2 + 3);
+    cr_assert_eq(n_bwd, 2 + 4);
+    workload_release(&w);
+    workload_release(&p);
+}
