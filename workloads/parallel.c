@@ -381,6 +381,9 @@ static int64_t update_param_bytes(const struct ctx *x, int32_t u)
 {
     const struct wl_input *in = &x->w->input[x->w->op[u].in_off];
 
+    if (x->w->op[u].n_in < 1 || in->port == WL_PORT_CONTROL) {
+        return 0; /* not an update of the training synthesis: no gradient read */
+    }
     return out_bytes(x, in->producer, in->port);
 }
 
@@ -393,11 +396,12 @@ static int64_t persistent_of(const struct ctx *x, int32_t i)
 
     if (op->phase == PHASE_UPDATE) {
         const struct wl_input *in = &x->w->input[op->in_off];
-        int64_t full =
-            op->n_in > 0 ? x->w->out_bytes[x->w->op[in->producer].out_off + in->port] : 0;
+        int64_t full = op->n_in > 0 && in->port != WL_PORT_CONTROL
+                           ? x->w->out_bytes[x->w->op[in->producer].out_off + in->port]
+                           : 0;
         int64_t states = full > 0 ? v / full : 0;
 
-        if (o->mixed_precision && op->n_in > 0) { /* fp32 master copy + states of fp16 params */
+        if (o->mixed_precision && full > 0) { /* fp32 master copy + states of fp16 params */
             v = (4 + 4 * states) * (update_param_bytes(x, i) / 2);
         } else if (x->role[x->base[i]] != TP_NONE) {
             v /= o->tp;
@@ -440,42 +444,36 @@ static int check_split(const struct ctx *x)
     return 0;
 }
 
-static int cmp_producer(const void *a, const void *b, void *w)
+/* An update op and the op whose gradient it reads, sorted by the latter. */
+struct upd_pair {
+    int32_t producer, update;
+};
+
+static int cmp_pair(const void *a, const void *b)
 {
-    const struct workload *wl = w;
-    int32_t pa = wl->input[wl->op[*(const int32_t *)a].in_off].producer;
-    int32_t pb = wl->input[wl->op[*(const int32_t *)b].in_off].producer;
+    const struct upd_pair *x = a, *y = b;
 
-    return (pa > pb) - (pa < pb);
-}
-
-/* Insertion sort of the update ops by their gradient's producer (the order
- * backward makes them: the input lists gradients in reverse topological
- * order).  Few updates per stage; stable. */
-static void sort_updates(int32_t *u, int32_t n, const struct workload *w)
-{
-    for (int32_t i = 1; i < n; i++) {
-        int32_t v = u[i], j = i;
-
-        while (j > 0 && cmp_producer(&u[j - 1], &v, (void *)w) > 0) {
-            u[j] = u[j - 1];
-            j--;
-        }
-        u[j] = v;
+    if (x->producer != y->producer) {
+        return (x->producer > y->producer) - (x->producer < y->producer);
     }
+    return (x->update > y->update) - (x->update < y->update);
 }
 
-/* DDP buckets of stage p: *bk_end[b] ends bucket b in ord[]; after_grad[i]
- * = bucket ending with the gradient of op i, after_upd[i] = bucket whose
- * last update is i. */
+/* DDP buckets of every stage: bucket b holds the updates ord[bk_start[b] ..
+ * bk_start[b + 1]); after_grad[i] = the bucket ending with op i's gradient,
+ * after_upd[i] = the bucket whose last update (in file order) is i. */
 static int plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, int32_t *after_upd,
                         int32_t *bk_start, int32_t *n_bk)
 {
     const struct workload *w = x->w;
     const int64_t cap = (int64_t)(x->o->bucket_mb * 1048576.0);
+    struct upd_pair *pair = mem_alloc_array((size_t)x->n + 1, sizeof(*pair));
     int32_t n = 0, nb = 0;
     int64_t fill = 0;
 
+    if (!pair) {
+        return BAECHI_ENOMEM;
+    }
     for (int32_t p = 0; p < x->o->pp; p++) {
         int32_t first = n;
 
@@ -484,13 +482,16 @@ static int plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, int32_
 
             if (x->stage[i] == p && op->phase == PHASE_UPDATE && op->n_in > 0 &&
                 w->input[op->in_off].port != WL_PORT_CONTROL) {
-                ord[n++] = i;
+                pair[n++] = (struct upd_pair){w->input[op->in_off].producer, i};
             }
         }
-        sort_updates(ord + first, n - first, w);
+        /* the order backward makes the gradients in (the input lists
+         * gradient ops in reverse topological order): O(U log U) */
+        qsort(pair + first, (size_t)(n - first), sizeof(*pair), cmp_pair);
         for (int32_t k = first; k < n; k++) {
-            int64_t b = update_param_bytes(x, ord[k]);
+            int64_t b = update_param_bytes(x, pair[k].update);
 
+            ord[k] = pair[k].update;
             if (k == first || (fill > 0 && fill + b > cap)) {
                 bk_start[nb++] = k;
                 fill = 0;
@@ -498,6 +499,7 @@ static int plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, int32_
             fill += b;
         }
     }
+    free(pair);
     bk_start[nb] = n;
     for (int32_t b = 0; b < nb; b++) {
         int32_t last_upd = -1;
