@@ -24,6 +24,8 @@
 #include "workloads/gen_synthetic.h"
 #include "workloads/onnx_import.h"
 #include "workloads/recompute.h"
+#include "workloads/gen_params.h"
+#include "workloads/parallel.h"
 #include "workloads/train.h"
 
 #include <errno.h>
@@ -534,4 +536,39 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
         return rc;
     }
     return api_workload_adopt(&tr, fwd->w.name, out);
+}
+
+/* ------------------------------------------------------------ parallelize */
+
+int baechi_workload_parallelize(const struct baechi_workload *train,
+                                const struct baechi_params *params, struct baechi_workload **out)
+{
+    static const char fn[] = "baechi_workload_parallelize";
+    static const char *const names[] = {
+        "dp", "tp", "pp", "zero", "bucket_mb", "mixed_precision", "pp_balance", NULL};
+    struct gen_spec spec;
+    struct workload w;
+    int rc;
+
+    *out = NULL;
+    gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
+    for (int i = 0; params && i < params->n; i++) {
+        const char *k = params->name[i], *why;
+        int j = 0;
+
+        while (names[j] && strcmp(names[j], k) != 0) {
+            j++;
+        }
+        if (!names[j]) {
+            return unknown_param(fn, k, "dp, tp, pp, zero, bucket_mb, mixed_precision, pp_balance");
+        }
+        /* the command's bounds (gen_params.c) */
+        if ((why = gen_spec_set(&spec, k, params->value[i]))) {
+            return err_set(BAECHI_EINVAL, "%s: %s", fn, why);
+        }
+    }
+    if ((rc = parallel_apply(&w, &train->w, &spec.par))) {
+        return rc;
+    }
+    return api_workload_adopt(&w, train->w.name, out);
 }

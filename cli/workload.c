@@ -211,6 +211,8 @@ static const struct cmd_struct workload_verbs[] = {
     {"import", cmd_workload_import, "ONNX model -> workload (optionally with training graph)"},
     {"annotate", cmd_workload_annotate, "per-op times from a PyTorch profiler trace (JSON)"},
     {"ops", cmd_workload_ops, "the table of op semantics (what backward saves, views, ...)"},
+    {"parallelize", cmd_workload_parallelize,
+     "training graph -> DP (DDP, ZeRO) x TP (Megatron) x PP over D x T x P devices"},
     {NULL, NULL, NULL},
 };
 

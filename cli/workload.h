@@ -12,10 +12,13 @@
 #include "core/workload.h"
 #include "workloads/train.h"
 
-int cmd_workload_gen(int argc, char **argv);    /* cli/workload_gen.c */
-int cmd_workload_train(int argc, char **argv);  /* cli/workload_gen.c */
-int cmd_workload_import(int argc, char **argv); /* cli/workload_import.c */
-int cmd_workload_ops(int argc, char **argv);    /* cli/workload_ops.c */
+#include <stdio.h>
+
+int cmd_workload_gen(int argc, char **argv);         /* cli/workload_gen.c */
+int cmd_workload_train(int argc, char **argv);       /* cli/workload_gen.c */
+int cmd_workload_import(int argc, char **argv);      /* cli/workload_import.c */
+int cmd_workload_ops(int argc, char **argv);         /* cli/workload_ops.c */
+int cmd_workload_parallelize(int argc, char **argv); /* cli/workload_parallelize.c */
 
 /*
  * What gen, train and import share: the training options (one row each in
@@ -55,6 +58,48 @@ enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
 /* Handles option c when it is one of WORKLOAD_TRAIN_OPTS: 0 done, 2 a bad
  * value (the message printed), -1 not one of them. */
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o);
+
+/*
+ * The parallelism options of `workload parallelize` and `workload gen` (one
+ * row each in their option tables, one parser: cli/workload_parallelize.c).
+ */
+enum {
+    WORKLOAD_OPT_DP = 650,
+    WORKLOAD_OPT_TP,
+    WORKLOAD_OPT_PP,
+    WORKLOAD_OPT_ZERO,
+    WORKLOAD_OPT_BUCKET,
+    WORKLOAD_OPT_MIXED,
+    WORKLOAD_OPT_PP_BALANCE
+};
+
+#define WORKLOAD_PARALLEL_OPTS                                                                     \
+    {"dp", WORKLOAD_OPT_DP, "D",                                                                   \
+     "data parallelism: D replicas, DDP bucket all-reduces (default 1)"},                          \
+        {"tp", WORKLOAD_OPT_TP, "T",                                                               \
+         "Megatron tensor parallelism over T GPUs (GPT and Transformer blocks; default 1)"},       \
+        {"pp", WORKLOAD_OPT_PP, "P",                                                               \
+         "pipeline parallelism: P stages of equal layer counts (default 1)"},                      \
+        {"zero", WORKLOAD_OPT_ZERO, "Z",                                                           \
+         "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + parameters sharded over the D "        \
+         "replicas (default 0)"},                                                                  \
+        {"pp-balance", WORKLOAD_OPT_PP_BALANCE, "HOW",                                             \
+         "layers (equal layer counts, default) | time (equal forward time)"},                      \
+        {"bucket-mb", WORKLOAD_OPT_BUCKET, "MB", "DDP gradient bucket cap in MiB (default 25)"},   \
+    {                                                                                              \
+        "mixed-precision", WORKLOAD_OPT_MIXED, NULL,                                               \
+            "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "       \
+            "states of fp16 parameters: 12 for Adam; generate with --elem-bytes 2)"                \
+    }
+
+/* Handles option c when it is one of WORKLOAD_PARALLEL_OPTS: 0 done, 2 a bad
+ * value (the message printed), -1 not one of them. */
+struct parallel_opts;
+int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o);
+
+/* Prints the per-device model state and collectives of a parallelised w to
+ * f; 0 or the exit status. */
+int workload_cli_parallel_summary(const struct workload *w, const struct parallel_opts *o, FILE *f);
 
 /* Writes w to `path` ("-" = stdout): 0, or the exit status after printing
  * the message. */

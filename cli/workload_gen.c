@@ -13,6 +13,7 @@
 #include "workloads/costmodel.h"
 #include "workloads/gen.h"
 #include "workloads/gen_synthetic.h"
+#include "workloads/parallel.h"
 #include "workloads/train.h"
 
 #include <inttypes.h>
@@ -75,6 +76,7 @@ static const struct cmd_opt gen_opts_table[] = {
      "whose device N was measured by 'baechi calibrate', or none (default v100)"},
     WORKLOAD_TRAIN_OPTS,
     {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
+    WORKLOAD_PARALLEL_OPTS,
     {"shape", OPT_SHAPE, "SHAPE", "synthetic: layered | chain | fork-join | random"},
     {"ops", OPT_OPS, "N", "synthetic: number of ops (up to 1,000,000)"},
     {"seed", OPT_SEED, "S", "synthetic: random seed (default 1)"},
@@ -131,6 +133,25 @@ static int gen_synth(const struct synth_opts *so, const char *name, const char *
     return rc;
 }
 
+/* --dp/--tp/--pp: *w becomes its parallelised step (released on failure);
+ * 0 or the exit status. */
+static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
+{
+    struct workload pw;
+    int rc;
+
+    if (!parallel_opts_active(par)) {
+        return 0;
+    }
+    rc = parallel_apply(&pw, w, par);
+    workload_release(w);
+    if (rc) {
+        return cmd_fail(rc);
+    }
+    *w = pw;
+    return 0;
+}
+
 static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out)
 {
     long v;
@@ -183,6 +204,7 @@ int cmd_workload_gen(int argc, char **argv)
     struct gen_opts o;
     struct synth_opts so;
     struct gen_info info;
+    struct parallel_opts par;
     struct workload w;
     const char *out = "-", *model, *train_flag = NULL;
     bool synth_only = false;
@@ -191,6 +213,7 @@ int cmd_workload_gen(int argc, char **argv)
 
     gen_opts_init(&o);
     synth_opts_init(&so);
+    parallel_opts_init(&par);
     while (!bad && (c = cmd_getopt(&p)) != -1) {
         if (synth_count_option(&p, c, &so, &bad)) {
             synth_only = true;
@@ -286,7 +309,10 @@ int cmd_workload_gen(int argc, char **argv)
             synth_only = true;
             break;
         default:
-            return EXIT_BADINPUT;
+            if (workload_cli_parallel_option(&p, c, &par) != 0) {
+                return EXIT_BADINPUT;
+            }
+            break;
         }
     }
     if (bad) {
@@ -304,6 +330,9 @@ int cmd_workload_gen(int argc, char **argv)
         return cmd_usage_error(&p, "--shape, --ops, --seed, --fan-in, --width, --depth, "
                                    "--window and --group-size are for 'synthetic' only");
     }
+    if (!train_flag && parallel_opts_active(&par)) {
+        train_flag = "--dp, --tp or --pp";
+    }
     if (o.forward_only && train_flag) {
         return cmd_usage_error(&p, "%s is about the training graph, and --forward-only makes none",
                                train_flag);
@@ -311,7 +340,13 @@ int cmd_workload_gen(int argc, char **argv)
     if ((rc = gen_model(&w, model, &o, &info))) {
         return cmd_usage_error(&p, "%s", err_msg());
     }
+    if ((rc = gen_parallelize(&w, &par))) {
+        return rc;
+    }
     rc = write_out(&w, out, info.params);
+    if (!rc && parallel_opts_active(&par)) {
+        rc = workload_cli_parallel_summary(&w, &par, strcmp(out, "-") == 0 ? stderr : stdout);
+    }
     workload_release(&w);
     return rc;
 }

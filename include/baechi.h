@@ -163,6 +163,17 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
 int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi_params *params,
                           struct baechi_workload **out);
 
+/*
+ * The step of training workload `train` over dp x tp x pp
+ * devices, as `baechi workload parallelize` (docs/parallelism.md):
+ * parameters dp, tp, pp (default 1 each), zero (0..3), bucket_mb (default
+ * 25), mixed_precision B, pp_balance (layers | time).  Every op of the result has its rank's device.
+ * BAECHI_ERR_INVAL for a forward graph, a graph tensor parallelism does not
+ * recognise, or a bad parameter.  train is not changed.
+ */
+int baechi_workload_parallelize(const struct baechi_workload *train,
+                                const struct baechi_params *params, struct baechi_workload **out);
+
 /* ------------------------------------------------------------ clusters */
 
 /* A cluster file, or a preset name ("paper-4gpu-pcie", "dgx-h100-8"; see

@@ -52,6 +52,8 @@ export LSAN_OPTIONS=exitcode=99
 # The fixtures every case reads (made unfailed, with the test build itself).
 fixtures() {
     "$bin" workload gen synthetic --shape random --ops 30 --seed 7 -o syn.yaml > /dev/null 2>&1
+    "$bin" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 2 --seq 8 \
+        --micro-batches 2 -o gpt.yaml > /dev/null 2>&1
     cat > sweep.yaml <<YAML
 name: tiny
 workloads: ["$W"]
@@ -83,6 +85,8 @@ cases() {
     echo "import-train out.yaml workload import $ONNX --train -o out.yaml"
     echo "gen out.yaml workload gen synthetic --shape random --ops 30 --seed 7 -o out.yaml"
     echo "train out.yaml workload train $tmp/syn.yaml -o out.yaml"
+    echo "parallelize out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --tp 2 --pp 2 --zero 3 -o out.yaml"
+    echo "parallelize-zero1 out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --zero 1 -o out.yaml"
     for p in $("$bin" place --list | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do
         echo "place-$p out.yaml place -p $p -w $W -c $C -o out.yaml"
     done

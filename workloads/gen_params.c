@@ -40,6 +40,7 @@ enum gp_kind {
     GP_SEED,
     GP_NAME,
     GP_RECOMPUTE, /* train_opts.recompute: none, full, selective */
+    GP_PARALLEL,  /* --dp, --tp, --pp, --zero, --bucket-mb, --mixed-precision */
 };
 
 struct gen_param {
@@ -91,6 +92,17 @@ static const struct gen_param params[] = {
     SYN_INT("window", window, 1, 1000000),
     SYN_INT("group-size", group_size, 1, 1000000),
     {"name", GP_NAME, FOR_MODEL | FOR_SYNTH | FOR_IMPORT, 0, 0, 0},
+    /* parallelism (workloads/parallel.h) */
+    {"dp", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, offsetof(struct parallel_opts, dp), 1,
+     PARALLEL_MAX_DEVICES},
+    {"tp", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, offsetof(struct parallel_opts, tp), 1,
+     PARALLEL_MAX_DEVICES},
+    {"pp", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, offsetof(struct parallel_opts, pp), 1,
+     PARALLEL_MAX_DEVICES},
+    {"zero", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, offsetof(struct parallel_opts, zero), 0, 3},
+    {"bucket-mb", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"pp-balance", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"mixed-precision", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {NULL, GP_FLAG, 0, 0, 0, 0},
 };
 
@@ -104,6 +116,7 @@ void gen_spec_init(struct gen_spec *s, enum gen_source source, const char *model
     gen_opts_init(&s->gen);
     synth_opts_init(&s->synth);
     s->device = "v100";
+    parallel_opts_init(&s->par);
 }
 
 const char *gen_spec_keys(enum gen_source source)
@@ -187,6 +200,43 @@ static const char *set_flag(struct gen_spec *s, const struct gen_param *p, const
         s->train = b;
     } else {
         s->gen.train.save_all_inputs = b;
+    }
+    return NULL;
+}
+
+/* The parallelism parameters: degrees and stage (ints), the bucket cap, the flag. */
+static const char *set_parallel(struct gen_spec *s, const struct gen_param *p, const char *key,
+                                const char *val, char *why, size_t why_len)
+{
+    double d;
+    long x;
+    bool b;
+
+    if (strcmp(p->flag, "mixed-precision") == 0) {
+        if (yio_parse_bool(val, &b)) {
+            snprintf(why, why_len, "parameter '%s': expected true or false", key);
+            return why;
+        }
+        s->par.mixed_precision = b;
+    } else if (strcmp(p->flag, "pp-balance") == 0) {
+        if (strcmp(val, "layers") != 0 && strcmp(val, "time") != 0) {
+            snprintf(why, why_len, "parameter '%s': expected layers or time", key);
+            return why;
+        }
+        s->par.pp_by_time = strcmp(val, "time") == 0;
+    } else if (strcmp(p->flag, "bucket-mb") == 0) {
+        if (yio_parse_double(val, &d) || !(d > 0 && d <= 1e6)) {
+            snprintf(why, why_len, "parameter '%s': expected a number in (0, 1e6]", key);
+            return why;
+        }
+        s->par.bucket_mb = d;
+    } else {
+        const char *bad = parse_long(p, key, val, &x, why, why_len);
+
+        if (bad) {
+            return bad;
+        }
+        *(int32_t *)((char *)&s->par + p->offset) = (int32_t)x;
     }
     return NULL;
 }
@@ -307,6 +357,8 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
             return why;
         }
         break;
+    case GP_PARALLEL:
+        return set_parallel(s, p, key, val, why, sizeof(why));
     }
     return NULL;
 }
@@ -357,6 +409,14 @@ int gen_spec_build(const struct gen_spec *s, struct workload *out)
     default:
         rc = build_import(s, out);
         break;
+    }
+    if (!rc && s->source != GEN_SOURCE_SYNTHETIC && parallel_opts_active(&s->par)) {
+        struct workload par;
+
+        if (!(rc = parallel_apply(&par, out, &s->par))) {
+            workload_release(out);
+            *out = par;
+        }
     }
     if (!rc && s->name) {
         rc = workload_set_name(out, s->name);

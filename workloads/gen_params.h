@@ -16,6 +16,7 @@
 #include "workloads/gen.h"
 #include "workloads/gen_synthetic.h"
 #include "workloads/onnx_import.h"
+#include "workloads/parallel.h"
 
 #include <stdbool.h>
 
@@ -32,9 +33,10 @@ struct gen_spec {
     struct gen_opts gen;
     struct synth_opts synth;
     struct onnx_import_opts import;
-    bool train;         /* import: add the training graph (--train) */
-    const char *device; /* import: cost model spec; NULL = none (default "v100") */
-    const char *name;   /* the workload's name (--name); NULL = the generator's */
+    bool train;               /* import: add the training graph (--train) */
+    const char *device;       /* import: cost model spec; NULL = none (default "v100") */
+    const char *name;         /* the workload's name (--name); NULL = the generator's */
+    struct parallel_opts par; /* --dp, --tp, --pp, --zero, ... (workloads/parallel.h) */
 };
 
 /* Defaults of the CLI: gen_opts_init(), synth_opts_init(), device v100. */

@@ -46,7 +46,7 @@ __all__ = [
     "Error", "Infeasible", "Workload", "Cluster", "Placement", "SimResult",
     "load_workload", "parse_workload", "cluster", "parse_cluster", "presets", "placers",
     "place", "load_placement", "parse_placement", "BaechiWarning", "simulate", "store", "version",
-    "generate", "import_onnx", "train", "explain_memory", "report",
+    "generate", "import_onnx", "train", "parallelize", "explain_memory", "report",
 ]
 
 API_MAJOR = 1
@@ -218,6 +218,7 @@ _params_set = _fn("baechi_params_set", _INT, _MP, _S, _S)
 _workload_generate = _fn("baechi_workload_generate", _INT, _S, _MP, _out(_WP))
 _workload_import_onnx = _fn("baechi_workload_import_onnx", _INT, _S, _MP, _out(_WP))
 _workload_train = _fn("baechi_workload_train", _INT, _WP, _MP, _out(_WP))
+_workload_parallelize = _fn("baechi_workload_parallelize", _INT, _WP, _MP, _out(_WP))
 _explain_memory = _fn("baechi_explain_memory", _INT, _WP, _CP, _PP, _S, _OP, _out(_TEXT))
 _report_json = _fn("baechi_report_json", _INT, _S, ctypes.POINTER(_S), _S, _out(_TEXT))
 
@@ -703,8 +704,10 @@ _GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_mo
                    width=int, depth=int, window=int, group_size=int, name=str)
 _IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str)
 _TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
+_PARALLEL_PARAMS = {"dp": int, "tp": int, "pp": int, "zero": int, "bucket_mb": float,
+                    "mixed_precision": bool, "pp_balance": str}
 _MAKER_PARAMS = {"generate": _GEN_PARAMS, "import_onnx": _IMPORT_PARAMS,
-                 "train": _TRAINING_PARAMS}
+                 "train": _TRAINING_PARAMS, "parallelize": _PARALLEL_PARAMS}
 
 
 def _param_text(func, name, value):
@@ -799,6 +802,17 @@ def train(workload: Workload, **params) -> Workload:
     wh = _handle_arg(workload, Workload, "train", "workload")
     with _Params._adopt(params, "train") as p:
         ptr = _new(_workload_train, _WP, wh, p._handle())
+    return Workload._adopt(ptr)
+
+
+def parallelize(workload: Workload, **params) -> Workload:
+    """The step of a training workload over dp x tp x pp devices, as `baechi
+    workload parallelize` (docs/parallelism.md): dp, tp, pp (int, default
+    1), zero (int 0..3), bucket_mb (number, default 25), mixed_precision
+    (bool), pp_balance ("layers" or "time").  Every op of the result has its rank's device."""
+    wh = _handle_arg(workload, Workload, "parallelize", "workload")
+    with _Params._adopt(params, "parallelize") as p:
+        ptr = _new(_workload_parallelize, _WP, wh, p._handle())
     return Workload._adopt(ptr)
 
 

@@ -27,6 +27,7 @@ sample() {
     group-size) echo 2 ;; name) echo custom ;;
     schedule) echo gpipe ;; virtual-stages) echo 1 ;;
     recompute) echo full ;;
+    dp|tp|pp) echo 2 ;; zero) echo 1 ;; bucket-mb) echo 25 ;; pp-balance) echo time ;;
     esac
 }
 

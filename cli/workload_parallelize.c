@@ -1,0 +1,197 @@
+/*
+ * workload_parallelize.c - `baechi workload parallelize`: a training graph
+ * -> the step over D x T x P devices with DDP/ZeRO, Megatron tensor and
+ * pipeline parallelism (workloads/parallel.h), and its placement; the
+ * options it shares with `workload gen` (WORKLOAD_PARALLEL_OPTS).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "cli/cmd.h"
+#include "cli/workload.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/graph.h"
+#include "core/placement.h"
+#include "core/units.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
+#include "workloads/parallel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const parallelize_usage[] = {
+    "baechi workload parallelize <train.yaml> [--dp D] [--tp T] [--pp P] [--zero 0|1|2|3] "
+    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision] [-o <out.yaml>] "
+    "[--placement-out <placement.yaml>]",
+    NULL,
+};
+
+enum { OPT_PLACEMENT_OUT = 700 };
+
+static const struct cmd_opt parallelize_opts[] = {
+    {"output", 'o', "FILE", "write the parallelised workload here (default: standard output)"},
+    {"placement-out", OPT_PLACEMENT_OUT, "FILE",
+     "also write its placement (rank r = t + T x (d + D x p): TP innermost, then DP, then PP)"},
+    WORKLOAD_PARALLEL_OPTS,
+    CMD_OPT_END,
+};
+
+int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o)
+{
+    long v;
+    double d;
+
+    switch (c) {
+    case WORKLOAD_OPT_DP:
+    case WORKLOAD_OPT_TP:
+    case WORKLOAD_OPT_PP:
+        if (cmd_parse_int(p,
+                          c == WORKLOAD_OPT_DP   ? "--dp"
+                          : c == WORKLOAD_OPT_TP ? "--tp"
+                                                 : "--pp",
+                          p->optarg, 1, PARALLEL_MAX_DEVICES, &v)) {
+            return EXIT_BADINPUT;
+        }
+        *(c == WORKLOAD_OPT_DP ? &o->dp : c == WORKLOAD_OPT_TP ? &o->tp : &o->pp) = (int32_t)v;
+        return 0;
+    case WORKLOAD_OPT_ZERO:
+        if (cmd_parse_int(p, "--zero", p->optarg, 0, 3, &v)) {
+            return EXIT_BADINPUT;
+        }
+        o->zero = (int32_t)v;
+        return 0;
+    case WORKLOAD_OPT_BUCKET:
+        if (cmd_parse_double(p, "--bucket-mb", p->optarg, 1e-6, 1e6, &d)) {
+            return EXIT_BADINPUT;
+        }
+        o->bucket_mb = d;
+        return 0;
+    case WORKLOAD_OPT_PP_BALANCE:
+        if (strcmp(p->optarg, "layers") != 0 && strcmp(p->optarg, "time") != 0) {
+            return cmd_usage_error(p, "--pp-balance: expected layers or time, not '%s'", p->optarg);
+        }
+        o->pp_by_time = strcmp(p->optarg, "time") == 0;
+        return 0;
+    case WORKLOAD_OPT_MIXED:
+        o->mixed_precision = true;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+struct placement_out {
+    const struct placement *p;
+    const struct graph *g;
+};
+
+static int write_placement(FILE *f, void *ctx)
+{
+    const struct placement_out *po = ctx;
+
+    return placement_write_yaml(po->p, po->g, f);
+}
+
+/* The placement the graph's `device` fields give (every op has one). */
+static int write_placement_file(const struct workload *w, const char *path)
+{
+    struct graph g;
+    struct placement p;
+    struct placement_out po = {&p, &g};
+    int rc;
+
+    memset(&g, 0, sizeof(g));
+    memset(&p, 0, sizeof(p));
+    if (!(rc = graph_build(&g, w)) && !(rc = placement_init(&p, g.n_ops)) &&
+        !(rc = placement_from_given(&p, &g)) &&
+        !(rc = placement_set_meta(&p, w->name, NULL, "parallel"))) {
+        rc = cmd_write_file(path, write_placement, &po);
+    }
+    placement_release(&p);
+    graph_release(&g);
+    return rc;
+}
+
+int workload_cli_parallel_summary(const struct workload *w, const struct parallel_opts *o, FILE *f)
+{
+    int32_t n = o->dp * o->tp * o->pp;
+    struct parallel_device *dev = mem_calloc((size_t)n, sizeof(*dev));
+    char a[32], b[32], c[32];
+
+    if (!dev) {
+        return cmd_fail(err_set(BAECHI_ENOMEM, "out of memory"));
+    }
+    parallel_summarize(w, n, dev);
+    fprintf(f, "%s: %d devices (dp %d, tp %d, pp %d, zero %d)\n", w->name, (int)n, (int)o->dp,
+            (int)o->tp, (int)o->pp, (int)o->zero);
+    for (int32_t r = 0; r < n; r++) {
+        units_fmt_bytes(dev[r].param_bytes, a, sizeof(a));
+        units_fmt_bytes(dev[r].grad_bytes, b, sizeof(b));
+        units_fmt_bytes(dev[r].optimizer_bytes, c, sizeof(c));
+        fprintf(f,
+                "  device %d: parameters %s, gradient buckets %s, optimizer state %s, %.4g GFLOP, "
+                "%d collective ops\n",
+                (int)r, a, b, c, dev[r].flops / 1e9, (int)dev[r].n_collective_ops);
+    }
+    free(dev);
+    return 0;
+}
+
+int cmd_workload_parallelize(int argc, char **argv)
+{
+    struct cmd_parser p = {argc, argv, argv[0], parallelize_usage, parallelize_opts, NULL, NULL};
+    struct parallel_opts o;
+    struct workload in, out;
+    const char *path = "-", *placement = NULL;
+    int c, rc;
+
+    parallel_opts_init(&o);
+    while ((c = cmd_getopt(&p)) != -1) {
+        switch (c) {
+        case 'h':
+            return 0;
+        case 'o':
+            path = p.optarg;
+            break;
+        case OPT_PLACEMENT_OUT:
+            placement = p.optarg;
+            break;
+        default:
+            if (workload_cli_parallel_option(&p, c, &o) != 0) {
+                return EXIT_BADINPUT;
+            }
+            break;
+        }
+    }
+    if (cmd_optind() != argc - 1) {
+        return cmd_usage_error(&p, "expected one training workload file");
+    }
+    {
+        const struct cmd_input inputs[] = {{argv[cmd_optind()], "the workload"}};
+
+        if ((rc = cmd_check_distinct(path, inputs, 1)) ||
+            (placement && (rc = cmd_check_distinct(placement, inputs, 1)))) {
+            return cmd_fail(rc);
+        }
+    }
+    if ((rc = workload_read_yaml(&in, argv[cmd_optind()]))) {
+        workload_release(&in);
+        return cmd_fail(rc);
+    }
+    if ((rc = parallel_apply(&out, &in, &o))) {
+        workload_release(&in);
+        return cmd_fail(err_wrap(rc, "%s", argv[cmd_optind()]));
+    }
+    workload_release(&in);
+    if (!(rc = workload_cli_write(&out, path)) && placement &&
+        (rc = write_placement_file(&out, placement))) {
+        rc = cmd_fail(rc);
+    }
+    if (!rc) {
+        rc = workload_cli_parallel_summary(&out, &o, strcmp(path, "-") == 0 ? stderr : stdout);
+    }
+    workload_release(&out);
+    return rc;
+}

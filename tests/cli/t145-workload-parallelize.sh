@@ -1,0 +1,65 @@
+# `baechi workload parallelize` (workloads/parallel.h): a GPT training graph
+# over D x T x P devices with its placement; the same flags on `workload
+# gen` give the same graph; TP's all-reduces and the rank layout in the
+# file; the refusals name the problem and exit 2.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+GPT="gpt --layers 2 --d-model 128 --heads 4 --vocab 1000 --batch 2 --seq 64"
+
+test_expect_success 'setup: a small GPT training graph' '
+    "$BAECHI" workload gen $GPT -o g.yaml > /dev/null
+'
+
+test_expect_success 'dp 2 x tp 2 x pp 2: 8 devices, a placement that names every op' - <<'EOF'
+expect_exit 0 "$BAECHI" workload parallelize g.yaml --dp 2 --tp 2 --pp 2 -o p.yaml \
+    --placement-out pl.yaml
+grep -q "8 devices (dp 2, tp 2, pp 2, zero 0)" out
+grep -q "device 7: parameters" out
+n_ops=$(grep -c "^- {name: " p.yaml)
+n_pl=$(grep -c "^  r[0-9]*/" pl.yaml)
+[ "$n_ops" -eq "$n_pl" ] || { echo "$n_ops ops, $n_pl in the placement"; exit 1; }
+grep -q "placer: parallel" pl.yaml
+# rank 5 = t 1 + T (d 0 + D p 1): the second stage holds layer h1
+grep -q '^  r5/h1/mlp/c_fc: 5$' pl.yaml
+! grep -q '^  r5/h0/' pl.yaml
+EOF
+
+test_expect_success 'tp 2: 4 all-reduces per layer per rank of b x s x h elements' - <<'EOF'
+expect_exit 0 "$BAECHI" workload parallelize g.yaml --tp 2 -o t.yaml
+n=$(grep "^- {name: r0/" t.yaml | grep -c "kind: all-reduce, bytes: 65536}")
+[ "$n" -eq 8 ] || { echo "$n all-reduces on rank 0 (want 4 x 2 layers)"; exit 1; }
+EOF
+
+test_expect_success 'workload gen takes the same flags: the same file' - <<'EOF'
+"$BAECHI" workload parallelize g.yaml --dp 2 --zero 2 --bucket-mb 1 -o a.yaml > /dev/null
+"$BAECHI" workload gen $GPT --dp 2 --zero 2 --bucket-mb 1 -o b.yaml > /dev/null
+cmp a.yaml b.yaml
+grep -q "kind: reduce-scatter" a.yaml
+grep -q "kind: all-gather" a.yaml
+EOF
+
+test_expect_success 'a sweep takes them as gen: parameters' - <<'EOF'
+printf "workloads: ['gen:%s']\nclusters: [paper-4gpu-pcie]\nplacers: [m-topo]\n" \
+    "gpt?layers=2&d_model=128&heads=4&vocab=1000&batch=2&seq=64&dp=2&zero=1" > s.yaml
+expect_exit 0 "$BAECHI" sweep --dry-run s.yaml
+EOF
+
+test_expect_success 'refusals: forward graph, unknown block, indivisible width, bad values' - <<'EOF'
+"$BAECHI" workload gen $GPT --forward-only -o f.yaml > /dev/null
+expect_exit 2 "$BAECHI" workload parallelize f.yaml --dp 2
+grep -q "is a forward graph" err
+"$BAECHI" workload gen gnmt --batch 4 -o n.yaml > /dev/null
+expect_exit 2 "$BAECHI" workload parallelize n.yaml --tp 2
+grep -q "decoder/memory_layer' (a matmul with parameters) is not in an attention" err
+expect_exit 2 "$BAECHI" workload parallelize g.yaml --tp 3
+grep -q "not a multiple of --tp 3" err
+expect_exit 2 "$BAECHI" workload parallelize g.yaml --pp 3
+grep -q "3 stages but .* has only 2 layers" err
+expect_exit 2 "$BAECHI" workload parallelize g.yaml --zero 4
+grep -q -- "--zero" err
+expect_exit 2 "$BAECHI" workload parallelize g.yaml --dp 2 -o g.yaml
+expect_exit 2 "$BAECHI" workload gen $GPT --forward-only --dp 2
+EOF
+
+test_done
