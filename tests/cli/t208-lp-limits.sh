@@ -1,3 +1,4 @@
+# check: slow once
 # m-SCT's LP limits never make a result depend on the machine's speed
 # (issue 22, item 1): --lp-iteration-limit counts simplex iterations, so the
 # same input gives the same file; a reached --lp-time-limit is m-ETF's

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # t642-bench-sim.sh - `baechi bench sim` prints events/s of both models on
 # GNMT and the 1M-op chain, and compares them with every build of a
 # baseline file (a ratio per figure); bad options and files fail clearly.
