@@ -17,11 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A test's note on stderr (a measured value, a failing case).  Not
- * cr_log_*: Criterion's runner leaks an allocation per run when tests log
- * through it, which LeakSanitizer reports as a failure of the whole run. */
-#define TEST_NOTE(...) (fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
-
 /* One op: outputs "100 20" (bytes per port), inputs "A:0 B ^C". */
 struct simtest_op {
     const char *name;

@@ -176,8 +176,8 @@ Test(pipeline_placer, random_chains_match_brute_force)
         }
         if (rc != 0 || p.bottleneck_us != want) {
             diffs++;
-            TEST_NOTE("case %d: n %d S %d: dp %lld (rc %d), brute force %lld", c, (int)n, (int)S,
-                      rc ? -1LL : (long long)p.bottleneck_us, rc, (long long)want);
+            cr_log_error("case %d: n %d S %d: dp %lld (rc %d), brute force %lld", c, (int)n, (int)S,
+                         rc ? -1LL : (long long)p.bottleneck_us, rc, (long long)want);
         }
         if (rc == 0) {
             for (int32_t s = 0; s < S; s++) {

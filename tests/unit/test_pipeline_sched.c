@@ -135,8 +135,8 @@ static void check_step(enum pipeline_schedule s, int m)
     struct run r = sim(1, m, &o);
     double want = (m + K - 1) * fb_us(1, m), err = (r.step_us - want) / want;
 
-    TEST_NOTE("%s M=%d: step %lld us, (M + K - 1)(f + b) = %.0f us, %+.2f %%",
-              pipeline_schedule_name(s), m, (long long)r.step_us, want, 100 * err);
+    cr_log_info("%s M=%d: step %lld us, (M + K - 1)(f + b) = %.0f us, %+.2f %%",
+                pipeline_schedule_name(s), m, (long long)r.step_us, want, 100 * err);
     cr_expect(fabs(err) <= 0.02, "%s M=%d: step %lld us, want %.0f (%+.2f %%)",
               pipeline_schedule_name(s), m, (long long)r.step_us, want, 100 * err);
 }
@@ -158,9 +158,9 @@ Test(pipeline_sched, interleaved_bubble)
     double fb = fb_us(v, m), bubble = r.step_us - m * fb, want = (K - 1) * fb / v;
     double err = (bubble - want) / want;
 
-    TEST_NOTE("interleaved V=%d M=%d: step %lld us, bubble %.0f us, (K - 1)(f + b)/V = %.0f us, "
-              "%+.2f %%; 1f1b on the same placement %lld us",
-              v, m, (long long)r.step_us, bubble, want, 100 * err, (long long)r1.step_us);
+    cr_log_info("interleaved V=%d M=%d: step %lld us, bubble %.0f us, (K - 1)(f + b)/V = %.0f us, "
+                "%+.2f %%; 1f1b on the same placement %lld us",
+                v, m, (long long)r.step_us, bubble, want, 100 * err, (long long)r1.step_us);
     cr_expect(fabs(err) <= 0.02, "bubble %.0f us, want %.0f (%+.2f %%)", bubble, want, 100 * err);
 }
 
@@ -178,8 +178,8 @@ Test(pipeline_sched, saved_activations_in_flight)
         double want = whole * (m < K - s ? m : K - s) / m;
         double e1 = (r.saved[s] - want) / want, eg = (g.saved[s] - whole) / whole;
 
-        TEST_NOTE("stage %d: saved %lld B (1f1b), %lld B (gpipe), whole batch %lld B", s,
-                  (long long)r.saved[s], (long long)g.saved[s], (long long)one.saved[s]);
+        cr_log_info("stage %d: saved %lld B (1f1b), %lld B (gpipe), whole batch %lld B", s,
+                    (long long)r.saved[s], (long long)g.saved[s], (long long)one.saved[s]);
         cr_expect(fabs(e1) <= 0.02, "stage %d 1f1b: %lld B, want %.0f (%+.2f %%)", s,
                   (long long)r.saved[s], want, 100 * e1);
         cr_expect(fabs(eg) <= 0.02, "stage %d gpipe: %lld B, want %.0f (%+.2f %%)", s,
