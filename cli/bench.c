@@ -12,6 +12,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "cli/bench_clock.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/alloc.h"
@@ -34,27 +35,6 @@
 
 #define BENCH_MAX_REPS 64
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static long peak_rss_kib(void)
 {
     struct rusage ru;
@@ -65,7 +45,7 @@ static long peak_rss_kib(void)
 
 static void report(const char *what, const char *workload, double *t, int reps, double events)
 {
-    double med = median(t, reps);
+    double med = bench_median(t, reps);
 
     printf("  %-28s %-26s median %10.3f ms  (min %.3f, max %.3f, %d runs)", what, workload, med,
            t[0], t[reps - 1], reps);
@@ -94,10 +74,10 @@ static int bench_sim(const struct graph *g, const struct cluster *c, const int32
 
         for (int r = 0; r < reps; r++) {
             struct sim_result res;
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             int rc = sim_run(g, c, dev, &opt, &res);
 
-            t[r] = now_ms() - t0;
+            t[r] = bench_now_ms() - t0;
             if (rc) {
                 return rc;
             }
@@ -127,10 +107,10 @@ static int bench_placer(const char *name, const struct graph *g, const struct cl
     for (int r = 0; r < reps; r++) {
         struct placement p;
         struct placer_stats st;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int rc = placer_run(name, g, c, opt, NULL, &p, &st);
 
-        t[r] = now_ms() - t0;
+        t[r] = bench_now_ms() - t0;
         if (rc == BAECHI_EINFEASIBLE || rc == BAECHI_EINVAL) {
             /* A result of the setting (infeasible), or a placer that does
              * not apply to it (`given` with fewer devices than the model's
@@ -183,18 +163,18 @@ static int bench_gnmt(const char *path, const struct cluster *c, int reps)
     int rc;
 
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
 
         if ((rc = workload_read_yaml(&w, path))) {
             return rc;
         }
-        t_load[r] = now_ms() - t0;
-        t0 = now_ms();
+        t_load[r] = bench_now_ms() - t0;
+        t0 = bench_now_ms();
         if ((rc = graph_build(&g, &w))) {
             workload_release(&w);
             return rc;
         }
-        t_build[r] = now_ms() - t0;
+        t_build[r] = bench_now_ms() - t0;
         if (r + 1 < reps) {
             graph_release(&g);
         }
@@ -240,20 +220,20 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
     o.fan_in = 3;
     snprintf(name, sizeof(name), "layered %dk", n / 1000);
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
 
         workload_init(&w);
         if ((rc = gen_synthetic(&w, &o))) {
             workload_release(&w);
             return rc;
         }
-        t_gen[r] = now_ms() - t0;
-        t0 = now_ms();
+        t_gen[r] = bench_now_ms() - t0;
+        t0 = bench_now_ms();
         if ((rc = graph_build(&g, &w))) {
             workload_release(&w);
             return rc;
         }
-        t_build[r] = now_ms() - t0;
+        t_build[r] = bench_now_ms() - t0;
         if (do_yaml && r == 0) {
             char tmp[] = "/tmp/baechi-bench-XXXXXX";
             int fd = mkstemp(tmp);
@@ -268,10 +248,10 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
             fclose(f);
             for (int k = 0; k < reps && !rc; k++) {
                 struct workload w2;
-                double t1 = now_ms();
+                double t1 = bench_now_ms();
 
                 rc = workload_read_yaml(&w2, tmp);
-                t_load[k] = now_ms() - t1;
+                t_load[k] = bench_now_ms() - t1;
                 if (!rc) {
                     workload_release(&w2);
                 }
@@ -289,14 +269,14 @@ static int bench_synthetic(int32_t n, const struct cluster *c, int reps, int do_
         }
     }
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int64_t cp;
 
         if ((rc = graph_critical_path_us(&g, &cp))) {
             graph_release(&g);
             return rc;
         }
-        t_cp[r] = now_ms() - t0;
+        t_cp[r] = bench_now_ms() - t0;
     }
     printf("synthetic layered DAG, %d ops, %d edges (seed 42, fan-in 3)\n", g.n_ops, g.n_edges);
     report("generate", name, t_gen, reps, 0);

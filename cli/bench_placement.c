@@ -81,7 +81,7 @@ static bool is_faithful(const char *name)
 }
 
 /* CPU time of this thread: the machine may be shared, and a placer uses one core. */
-static double now_ms(void)
+static double thread_cpu_ms(void)
 {
     struct timespec ts;
 
@@ -156,12 +156,12 @@ static int bp_run(const char *placer, const struct graph *g0, const struct clust
     int64_t *weights = NULL;
     struct sim_result rt, rb;
     struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
-    double t0 = now_ms();
+    double t0 = thread_cpu_ms();
     int rc;
 
     memset(cell, 0, sizeof(*cell));
     rc = placer_run(placer, g0, c0, opt, NULL, &p, &st);
-    cell->place_ms = now_ms() - t0;
+    cell->place_ms = thread_cpu_ms() - t0;
     if (rc == BAECHI_EINFEASIBLE || rc == BAECHI_ESOLVER || rc == BAECHI_EINVAL) {
         cell->out = rc == BAECHI_EINFEASIBLE ? BP_INFEASIBLE : BP_ERROR;
         return 0;

@@ -27,6 +27,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "cli/bench_clock.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/alloc.h"
@@ -359,13 +360,6 @@ static double thread_cpu_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 /*
  * Places G's graph with `pl` `repeats` times, simulating each placement
  * (or reusing the previous repeat's simulation of the same placement), and
@@ -468,7 +462,7 @@ static int bs_placer(struct bs_graph *G, const struct bs_placer *pl)
     }
     printf("  %-8d ops  %-14s", G->g.n_ops, pl->name);
     if (n_t > 0) {
-        qsort(t_ms, (size_t)n_t, sizeof(*t_ms), cmp_double);
+        qsort(t_ms, (size_t)n_t, sizeof(*t_ms), bench_cmp_double);
         printf(" median %10.3f ms  (min %.3f, max %.3f, %d runs)",
                n_t % 2 ? t_ms[n_t / 2] : (t_ms[n_t / 2 - 1] + t_ms[n_t / 2]) / 2, t_ms[0],
                t_ms[n_t - 1], n_t);

@@ -16,6 +16,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "cli/bench_clock.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/alloc.h"
@@ -40,21 +41,6 @@
 static const char *const figure_names[BENCH_SIM_FIGURES] = {"gnmt_baechi", "gnmt_timed",
                                                             "chain_1m_baechi", "chain_1m_timed"};
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 /* Median ms of `reps` runs of model m into *ms; the events of one run into *events. */
 static int time_sim(const struct graph *g, const struct cluster *c, const int32_t *dev,
                     enum sim_model m, int reps, double *ms, double *events)
@@ -64,10 +50,10 @@ static int time_sim(const struct graph *g, const struct cluster *c, const int32_
 
     for (int r = 0; r < reps; r++) {
         struct sim_result res;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         int rc = sim_run(g, c, dev, &opt, &res);
 
-        t[r] = now_ms() - t0;
+        t[r] = bench_now_ms() - t0;
         if (rc) {
             return rc;
         }
@@ -77,7 +63,7 @@ static int time_sim(const struct graph *g, const struct cluster *c, const int32_
         }
         sim_result_release(&res);
     }
-    qsort(t, (size_t)reps, sizeof(*t), cmp_double);
+    qsort(t, (size_t)reps, sizeof(*t), bench_cmp_double);
     *ms = t[reps / 2];
     return 0;
 }

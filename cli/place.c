@@ -250,6 +250,13 @@ static int write_placement(FILE *f, void *ctx)
     return placement_write_yaml(po->p, po->g, f);
 }
 
+int place_cli_write_placement(const char *path, const struct placement *p, const struct graph *g)
+{
+    struct placement_out po = {p, g};
+
+    return cmd_write_file(path, write_placement, &po);
+}
+
 int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
 {
     int rc;
@@ -412,8 +419,7 @@ int cmd_place(int argc, char **argv)
         goto cleanup;
     }
     if (x.out) {
-        struct placement_out po = {&j.p, &j.g};
-        CHECK(cmd_write_file(x.out, write_placement, &po));
+        CHECK(place_cli_write_placement(x.out, &j.p, &j.g));
     }
     if (x.json) {
         print_json(&j.w, &j.g, &j.c, &j.p, &j.st, x.out);

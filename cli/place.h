@@ -103,6 +103,10 @@ typedef int (*place_cli_extra_fn)(struct cmd_parser *cp, int c, void *ctx);
 int place_cli_parse(struct cmd_parser *cp, struct place_cli *pc, place_cli_extra_fn extra,
                     void *ctx, bool *done);
 
+/* Writes placement p of g as YAML to `path` ("-" = stdout), whole or not at
+ * all (cmd_write_file): 0, or an error code with the message set. */
+int place_cli_write_placement(const char *path, const struct placement *p, const struct graph *g);
+
 /* What `place` and `run` load and compute. */
 struct place_job {
     struct workload w;

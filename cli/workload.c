@@ -221,6 +221,27 @@ int cmd_workload(int argc, char **argv)
     return cmd_dispatch("workload", workload_verbs, argc, argv);
 }
 
+const char *workload_cli_train_flag(int c)
+{
+    switch (c) {
+    case WORKLOAD_OPT_OPTIMIZER:
+        return "--optimizer";
+    case WORKLOAD_OPT_BWD:
+        return "--bwd-factor";
+    case WORKLOAD_OPT_MICRO:
+        return "--micro-batches";
+    case WORKLOAD_OPT_SAVE_ALL:
+        return "--save-all-inputs";
+    case WORKLOAD_OPT_RECOMPUTE:
+        return "--recompute";
+    case WORKLOAD_OPT_SCHEDULE:
+        return "--schedule";
+    case WORKLOAD_OPT_VSTAGES:
+        return "--virtual-stages";
+    }
+    return NULL;
+}
+
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
 {
     double d;

@@ -59,6 +59,10 @@ enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
  * value (the message printed), -1 not one of them. */
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o);
 
+/* "--optimizer", ... for option c of WORKLOAD_TRAIN_OPTS (the first training
+ * flag given names the conflict with --forward-only); NULL for another c. */
+const char *workload_cli_train_flag(int c);
+
 /*
  * The parallelism options of `workload parallelize` and `workload gen` (one
  * row each in their option tables, one parser: cli/workload_parallelize.c).

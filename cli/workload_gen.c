@@ -272,21 +272,12 @@ int cmd_workload_gen(int argc, char **argv)
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
         case WORKLOAD_OPT_RECOMPUTE:
-            if (workload_cli_train_option(&p, c, &o.train)) {
-                return EXIT_BADINPUT;
-            }
-            train_flag = c == WORKLOAD_OPT_OPTIMIZER   ? "--optimizer"
-                         : c == WORKLOAD_OPT_BWD       ? "--bwd-factor"
-                         : c == WORKLOAD_OPT_MICRO     ? "--micro-batches"
-                         : c == WORKLOAD_OPT_RECOMPUTE ? "--recompute"
-                                                       : "--save-all-inputs";
-            break;
         case WORKLOAD_OPT_SCHEDULE:
         case WORKLOAD_OPT_VSTAGES:
             if (workload_cli_train_option(&p, c, &o.train)) {
                 return EXIT_BADINPUT;
             }
-            train_flag = c == WORKLOAD_OPT_SCHEDULE ? "--schedule" : "--virtual-stages";
+            train_flag = workload_cli_train_flag(c);
             break;
         case OPT_ELEM:
             bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);

@@ -78,21 +78,12 @@ int cmd_workload_import(int argc, char **argv)
         case WORKLOAD_OPT_MICRO:
         case WORKLOAD_OPT_SAVE_ALL:
         case WORKLOAD_OPT_RECOMPUTE:
-            if (workload_cli_train_option(&p, c, &to)) {
-                return EXIT_BADINPUT;
-            }
-            train_flag = c == WORKLOAD_OPT_OPTIMIZER   ? "--optimizer"
-                         : c == WORKLOAD_OPT_BWD       ? "--bwd-factor"
-                         : c == WORKLOAD_OPT_MICRO     ? "--micro-batches"
-                         : c == WORKLOAD_OPT_RECOMPUTE ? "--recompute"
-                                                       : "--save-all-inputs";
-            break;
         case WORKLOAD_OPT_SCHEDULE:
         case WORKLOAD_OPT_VSTAGES:
             if (workload_cli_train_option(&p, c, &to)) {
                 return EXIT_BADINPUT;
             }
-            train_flag = c == WORKLOAD_OPT_SCHEDULE ? "--schedule" : "--virtual-stages";
+            train_flag = workload_cli_train_flag(c);
             break;
         case OPT_NAME:
             if (!p.optarg[0]) {

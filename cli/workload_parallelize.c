@@ -7,6 +7,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "cli/cmd.h"
+#include "cli/place.h"
 #include "cli/workload.h"
 #include "core/alloc.h"
 #include "core/err.h"
@@ -82,24 +83,11 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
     }
 }
 
-struct placement_out {
-    const struct placement *p;
-    const struct graph *g;
-};
-
-static int write_placement(FILE *f, void *ctx)
-{
-    const struct placement_out *po = ctx;
-
-    return placement_write_yaml(po->p, po->g, f);
-}
-
 /* The placement the graph's `device` fields give (every op has one). */
 static int write_placement_file(const struct workload *w, const char *path)
 {
     struct graph g;
     struct placement p;
-    struct placement_out po = {&p, &g};
     int rc;
 
     memset(&g, 0, sizeof(g));
@@ -107,7 +95,7 @@ static int write_placement_file(const struct workload *w, const char *path)
     if (!(rc = graph_build(&g, w)) && !(rc = placement_init(&p, g.n_ops)) &&
         !(rc = placement_from_given(&p, &g)) &&
         !(rc = placement_set_meta(&p, w->name, NULL, "parallel"))) {
-        rc = cmd_write_file(path, write_placement, &po);
+        rc = place_cli_write_placement(path, &p, &g);
     }
     placement_release(&p);
     graph_release(&g);
