@@ -50,7 +50,7 @@ static const struct cmd_opt plot_opts[] = {
     {"where", PL_WHERE, "K=V",
      "only runs with K=V[,V...] (or !=, <, <=, >, >=); K: workload, cluster, placer, config, "
      "grouper, fusion, devices, memory_fraction, comm_factor, compute_factor, n_ops, batch, seed, "
-     "micro_batches, pipeline, sweep, "
+     "micro_batches, pipeline, strategy, sweep, "
      "status; repeatable"},
     {"workload", PL_WORKLOAD, "W", "the same as --where workload=W"},
     {"x", PL_X, "DIM",

@@ -51,6 +51,14 @@
                                                                              "11") ", 'none'), "   \
                                                                                    "'') END)"
 
+/* strategy: a parallelised graph's strategy (what follows ':' in the
+ * names of data/sweeps/parallel.yaml, "gpt-medium:DP+ZeRO-1") for runs of
+ * the `given` placer, the placer configuration for the others: one line
+ * per strategy and per op placer (docs/parallel-study.md) */
+#define STRATEGY_SQL                                                                               \
+    "(CASE WHEN r.placer = 'given' AND instr(r.workload, ':') > 0 THEN substr(r.workload, "        \
+    "instr(r.workload, ':') + 1) ELSE " RESULTS_CONFIG_SQL " END)"
+
 static const struct rdim dims[] = {
     {"workload", NULL, RESULTS_WORKLOAD_SQL, 't', "workload", true, "r.workload"},
     {"cluster", NULL, RESULTS_CLUSTER_SQL, 't', "cluster", true, "r.cluster"},
@@ -71,6 +79,7 @@ static const struct rdim dims[] = {
     /* not columns: read from the workload's spec (and name) */
     {"micro_batches", NULL, MICRO_BATCHES_SQL, 'i', "micro-batches M", false, NULL},
     {"pipeline", NULL, PIPELINE_SQL, 't', "pipeline schedule (+recomputation)", false, NULL},
+    {"strategy", NULL, STRATEGY_SQL, 't', "parallelism or placer", false, NULL},
     {"sweep", NULL, "r.sweep", 't', "sweep", false, NULL},
     {"model", "sim_model", "r.sim_model", 't', "simulator model", false, NULL},
     {"status", NULL, "r.status", 't', "status", false, NULL},

@@ -196,8 +196,8 @@ static int line_query(struct db *db, struct line_fig *L)
     }
     if (x == rdim_find("n_ops") || x == rdim_find("batch") || x == rdim_find("micro_batches") ||
         L->lines == rdim_find("micro_batches") || L->lines == rdim_find("pipeline") ||
-        L->lines == rdim_find("workload")) {
-        /* graph size, batch, micro-batches and pipeline are properties of the workload */
+        L->lines == rdim_find("workload") || L->lines == rdim_find("strategy")) {
+        /* graph size, batch, micro-batches, pipeline and strategy are properties of the workload */
         free_dims[nf++] = rdim_find("workload");
     }
     CHECK(plot_scope_build(db, L->o, free_dims, ", or draw one panel per value with --by DIM",

@@ -70,6 +70,15 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
         return rc;
     }
     l->have_g = true;
+    l->pinned_devices = 0;
+    for (int32_t v = 0; v < l->g.n_ops; v++) {
+        int32_t d = l->g.given_device[v];
+        if (d < 0) {
+            l->pinned_devices = 0;
+            break;
+        }
+        l->pinned_devices = d + 1 > l->pinned_devices ? d + 1 : l->pinned_devices;
+    }
     /* names are looked up by graph_find lazily: build the index before forking */
     if ((rc = graph_index_names(&l->g)) != 0) {
         return rc;
@@ -234,6 +243,12 @@ static void make_point(const struct sweep *sw, const int32_t *i, struct sweep_po
     p->opt.n_devices = s->devices[i[DIM_DEVICES]];
     if (p->opt.n_devices == 0 && !sw->cl[c].error) {
         p->opt.n_devices = sw->cl[c].n_devices;
+    }
+    /* a parallelised graph (workload parallelize) names its D x T x P ranks:
+     * `given` runs it on them, one point whatever the devices list says,
+     * so that a sweep can list graphs of several sizes beside `devices` */
+    if (strcmp(pname, "given") == 0 && sw->wl[p->wl].pinned_devices > 0) {
+        p->opt.n_devices = sw->wl[p->wl].pinned_devices;
     }
     p->opt.grouper = s->groupers[i[DIM_GROUPER]];
     p->opt.fusion = s->fusion[i[DIM_FUSION]];

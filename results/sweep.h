@@ -101,6 +101,8 @@ struct sweep_wl {
     struct graph g;
     bool have_w, have_g;
     char hash[17];
+    int32_t pinned_devices; /* every op has a `device`: the largest + 1 (a parallelised
+                               graph's ranks); 0 otherwise.  `given` runs on these. */
 };
 
 struct sweep_cl {
@@ -139,7 +141,8 @@ struct sweep {
  * memory fractions, comm factors, compute factors, seeds, repeats),
  * dropping excluded points and duplicates (a parameter that a placer
  * ignores is normalised: `paper` fixes grouper and fusion, only `random`
- * uses the seed).  `sw` is initialised here.
+ * uses the seed, `given` on a workload whose every op is pinned runs on the
+ * devices they name).  `sw` is initialised here.
  */
 int sweep_prepare(struct sweep *sw, const char *text, size_t len, const char *path);
 

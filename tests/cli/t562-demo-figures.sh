@@ -45,7 +45,7 @@ test_expect_success 'in every figure of several series two of them differ' '
 test_expect_success 'the study figures are there and reach their regimes' '
     for f in step placement-time memory-gnmt_v2_b128_fwd memory-train-inception-v3_b64 \
         step-train gpt-train-step gpt-train-peak scaling pipeline-step-dgx pipeline-peak0-dgx \
-        pipeline-step-pcie pipeline-peak0-pcie; do
+        pipeline-step-pcie pipeline-peak0-pcie parallel-step parallel-peak; do
         test -s "plots/$f.csv" || { echo "missing $f"; exit 1; }
     done &&
     grep -q "^single,0.3,.*,oom," plots/memory-train-inception-v3_b64.csv &&
@@ -87,6 +87,26 @@ test_expect_success 'the pipeline figures: a line per schedule, their regimes' -
     awk -v g="$g" -v o="$o" "BEGIN { exit !(o < g) }" &&
     grep -q "^m-topo,1f1b,1,.*,oom," plots/pipeline-peak0-pcie.csv &&
     grep -q "^m-topo,1f1b+full,1,.*,ok," plots/pipeline-peak0-pcie.csv
+EOF
+
+# The parallelism study (docs/parallel-study.md): GPT-2 medium at a global
+# batch of 64 on 2-16 GPUs; a line per strategy and op placer, the fastest
+# hybrid from 4 GPUs on; data parallelism scales (16 GPUs over two nodes at
+# least 7x faster than 2), m-ETF does not (every GPU count within 1 % of
+# 2 GPUs), ZeRO-3 holds less than DDP on every GPU count.
+test_expect_success 'the parallelism figures: a line per strategy, their regimes' - <<'EOF'
+    head -1 plots/parallel-step.csv | grep -qx "strategy,devices,step_ms,status,runs" &&
+    test "$(sed 1d plots/parallel-step.csv | cut -d, -f1 | sort -u | tr '\n' ' ')" = \
+        "DP DP+ZeRO-1 DP+ZeRO-3 PP-1F1B TP auto best-hybrid m-etf m-sct m-topo " &&
+    test "$(grep -c "^best-hybrid," plots/parallel-step.csv)" -eq 3 &&
+    ! grep -q "^best-hybrid,2," plots/parallel-step.csv &&
+    awk -F, '$1 == "DP" { s[$2] = $3 } END { exit !(s[2] > 7 * s[16]) }' \
+        plots/parallel-step.csv &&
+    awk -F, '$1 == "m-etf" { s[$2] = $3 } END { for (k in s) if (s[k] > 1.01 * s[2] ||
+        s[k] < 0.99 * s[2]) exit 1 }' plots/parallel-step.csv &&
+    awk -F, '$1 == "DP" { d[$2] = $3 } $1 == "DP+ZeRO-3" { z[$2] = $3 }
+        END { n = 0; for (k in d) { n++; if (!(z[k] < d[k])) exit 1 } exit n != 4 }' \
+        plots/parallel-peak.csv
 EOF
 
 test_done
