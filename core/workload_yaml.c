@@ -18,27 +18,13 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/yio.h"
+#include "core/workload_flow.h"
 #include "core/yio_flow.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum op_key {
-    OK_NAME = 1 << 0,
-    OK_TYPE = 1 << 1,
-    OK_TIME = 1 << 2,
-    OK_FLOPS = 1 << 3,
-    OK_BYTES = 1 << 4,
-    OK_OUTPUTS = 1 << 5,
-    OK_TEMP = 1 << 6,
-    OK_PERSIST = 1 << 7,
-    OK_GROUP = 1 << 8,
-    OK_PHASE = 1 << 9,
-    OK_DEVICE = 1 << 10,
-    OK_INPUTS = 1 << 11,
-};
 
 enum top_key {
     TK_FORMAT = 1 << 0,
@@ -50,8 +36,9 @@ enum top_key {
 };
 
 struct in_ref {
-    size_t off; /* into wl_reader.strs */
+    size_t off; /* into wl_reader.strs; unused when producer >= 0 */
     int32_t line, col;
+    int32_t producer, port; /* resolved already, or producer -1 */
 };
 
 /* One op as read so far (its keys may come in any order). */
@@ -81,6 +68,8 @@ struct wl_reader {
     size_t *in_str; /* workload input i -> offset of its string in strs */
     size_t alloc_in_str;
     struct op_scratch op;
+    struct yflow *flow;        /* the ops' lines' source, or NULL */
+    struct wl_flow_op flow_op; /* a line read without events */
 };
 
 static void op_scratch_clear_ext(struct op_scratch *op)
@@ -104,6 +93,7 @@ static void wl_reader_release(struct wl_reader *rd)
     free(rd->op.out);
     free(rd->op.in);
     free(rd->op.ext);
+    wl_flow_op_release(&rd->flow_op);
 }
 
 /* "op 'name'" or, before the name is known, "op #n". */
@@ -229,6 +219,7 @@ static int op_inputs(struct wl_reader *rd)
         op->in[op->n_in].off = rd->n_strs;
         op->in[op->n_in].line = yrd_line(r);
         op->in[op->n_in].col = yrd_col(r);
+        op->in[op->n_in].producer = -1;
         op->n_in++;
         rd->n_strs += n + 1;
     }
@@ -393,8 +384,15 @@ static int op_commit(struct wl_reader *rd)
         return BAECHI_ENOMEM;
     }
     for (size_t i = 0; i < op->n_in; i++) {
-        rd->in_str[w->n_input] = op->in[i].off;
-        if ((rc = workload_add_input(w, -1, 0, op->in[i].line, op->in[i].col))) {
+        const struct in_ref *in = &op->in[i];
+
+        /* a resolved input's string slot stays unwritten (and its page
+         * untouched) */
+        if (in->producer < 0) {
+            rd->in_str[w->n_input] = in->off;
+        }
+        if ((rc = workload_add_input(w, in->producer, in->producer < 0 ? 0 : in->port, in->line,
+                                     in->col))) {
             return rc;
         }
     }
@@ -457,6 +455,100 @@ static int read_op(struct wl_reader *rd, int32_t index)
     return op_commit(rd);
 }
 
+/*
+ * An input "producer:port" whose producer is already defined, with that
+ * port, resolved as resolve_inputs() would (its rules: the last ':', then
+ * 1-9 digits; a longer port is out of range anyway): no copy of the
+ * string and no second lookup.  Anything else waits for resolve_inputs().
+ */
+static bool resolve_early(const struct workload *w, const char *s, size_t n, struct in_ref *in)
+{
+    size_t colon = n, k;
+    int32_t p, port = 0;
+
+    if (s[0] == '^') {
+        return false;
+    }
+    while (colon > 0 && s[colon - 1] != ':') {
+        colon--;
+    }
+    if (colon == 0 || colon == n || n - colon > 9) {
+        return false;
+    }
+    for (k = colon; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9') {
+            return false;
+        }
+        port = port * 10 + (s[k] - '0');
+    }
+    if ((p = strmap_get(&w->by_name, s, colon - 1)) < 0 || port >= w->op[p].n_out) {
+        return false;
+    }
+    in->producer = p;
+    in->port = port;
+    return true;
+}
+
+/*
+ * The op line at the flow source's cursor, read without events
+ * (core/workload_flow.h) and added as read_op() would: 0, 1 (not taken:
+ * read it with events), or an error.
+ */
+static int read_flow_op(struct wl_reader *rd, int32_t index)
+{
+    struct wl_flow_op *fo = &rd->flow_op;
+    struct op_scratch *op = &rd->op;
+    int rc;
+
+    if ((rc = wl_flow_op_read(rd->flow, fo)) != 0) {
+        return rc;
+    }
+    op->seen = fo->seen;
+    op->index = index;
+    if (set_buf(&op->name, &op->name_alloc, fo->name, fo->name_len) ||
+        set_buf(&op->type, &op->type_alloc, fo->type, fo->type_len) ||
+        ((fo->seen & OK_GROUP) &&
+         set_buf(&op->group, &op->group_alloc, fo->group, fo->group_len))) {
+        return BAECHI_ENOMEM;
+    }
+    op->time_us = fo->time_us;
+    op->flops = fo->flops;
+    op->bytes = fo->bytes;
+    op->temp = fo->temp;
+    op->persistent = fo->persistent;
+    op->device = fo->device;
+    op->phase = fo->phase;
+    op->line = fo->line;
+    op->col = fo->col;
+    op->n_out = 0;
+    if (ARRAY_RESERVE(op->out, op->alloc_out, fo->n_out) ||
+        ARRAY_RESERVE(op->in, op->alloc_in, fo->n_in)) {
+        return BAECHI_ENOMEM;
+    }
+    if (fo->n_out > 0) {
+        memcpy(op->out, fo->out, fo->n_out * sizeof(*fo->out));
+    }
+    op->n_out = fo->n_out;
+    for (op->n_in = 0; op->n_in < fo->n_in; op->n_in++) {
+        const struct wl_flow_in *in = &fo->in[op->n_in];
+
+        op->in[op->n_in].line = in->line;
+        op->in[op->n_in].col = in->col;
+        if (resolve_early(rd->w, in->text, in->len, &op->in[op->n_in])) {
+            continue;
+        }
+        op->in[op->n_in].producer = -1;
+        if (ARRAY_RESERVE(rd->strs, rd->alloc_strs, rd->n_strs + in->len + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        memcpy(rd->strs + rd->n_strs, in->text, in->len);
+        rd->strs[rd->n_strs + in->len] = '\0';
+        op->in[op->n_in].off = rd->n_strs;
+        rd->n_strs += in->len + 1;
+    }
+    return op_commit(rd);
+}
+
 static int read_ops(struct wl_reader *rd)
 {
     struct yrd *r = &rd->r;
@@ -471,6 +563,14 @@ static int read_ops(struct wl_reader *rd)
                             yrd_what(r, what, sizeof(what)));
     }
     for (;;) {
+        if (rd->flow && r->pulling && yflow_at_item(rd->flow) && n < INT32_MAX - 1 &&
+            (rc = read_flow_op(rd, n)) != 1) {
+            if (rc) {
+                return rc;
+            }
+            n++;
+            continue;
+        }
         if ((rc = yrd_next(r))) {
             return rc;
         }
@@ -602,11 +702,15 @@ static int resolve_inputs(struct wl_reader *rd)
 
         for (int32_t k = 0; k < op->n_in; k++) {
             struct wl_input *in = &w->input[op->in_off + k];
-            const char *s = rd->strs + rd->in_str[op->in_off + k];
-            const char *colon = s[0] == '^' ? NULL : strrchr(s, ':');
+            const char *s, *colon;
             int32_t p = -1;
             long port = 0;
 
+            if (in->producer >= 0) {
+                continue; /* resolved as its line was read (resolve_early) */
+            }
+            s = rd->strs + rd->in_str[op->in_off + k];
+            colon = s[0] == '^' ? NULL : strrchr(s, ':');
             if (s[0] == '^') {
                 p = workload_find(w, s + 1);
                 if (p < 0) {
@@ -653,6 +757,40 @@ static int resolve_inputs(struct wl_reader *rd)
     return 0;
 }
 
+/*
+ * Room for one op per line of the list, in the op array and the name map:
+ * no regrowth and no rehash of a million-entry map (a tenth of loading a
+ * 1M-op file).  A line that is not an op only costs its room.
+ */
+static int reserve_ops(struct workload *w, const struct yflow *f)
+{
+    size_t n = 0;
+
+    const char *p = f->p;
+
+    /* eight bytes a step (memchr per line, or a byte loop, was a tenth of
+     * the load): a byte of x is 0x80 after the masks iff it was '\n' */
+    for (; f->end - p >= 8; p += 8) {
+        const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
+        uint64_t x, t;
+
+        memcpy(&x, p, 8);
+        x ^= 0x0a0a0a0a0a0a0a0aULL;
+        t = ~(((x & lo7) + lo7) | x | lo7);
+        n += (size_t)__builtin_popcountll(t);
+    }
+    for (; p < f->end; p++) {
+        n += *p == '\n';
+    }
+    if (n > INT32_MAX) {
+        n = INT32_MAX; /* the most ops a workload holds */
+    }
+    if (ARRAY_RESERVE(w->op, w->alloc_op, n) || strmap_reserve(&w->by_name, n)) {
+        return BAECHI_ENOMEM;
+    }
+    return 0;
+}
+
 /* Reads text; with f, the ops list whose key starts at byte ops_at comes from f. */
 static int read_text(struct workload *w, const char *text, size_t len, const char *name,
                      size_t ops_at, struct yflow *f)
@@ -663,12 +801,14 @@ static int read_text(struct workload *w, const char *text, size_t len, const cha
     workload_init(w);
     memset(&rd, 0, sizeof(rd));
     rd.w = w;
+    rd.flow = f;
     if (name && !(w->path = array_strdup(name))) {
         return BAECHI_ENOMEM;
     }
     CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));
     if (f) {
         yrd_pull_after(&rd.r, ops_at, yflow_pull, f);
+        CHECK(reserve_ops(w, f));
     }
     CHECK(yrd_begin(&rd.r));
     CHECK(read_top(&rd));
