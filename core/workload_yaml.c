@@ -70,6 +70,7 @@ struct wl_reader {
     struct op_scratch op;
     struct yflow *flow;        /* the ops' lines' source, or NULL */
     struct wl_flow_op flow_op; /* a line read without events */
+    bool direct_only;          /* WORKLOAD_READ_FAST_DIRECT */
 };
 
 static void op_scratch_clear_ext(struct op_scratch *op)
@@ -571,6 +572,9 @@ static int read_ops(struct wl_reader *rd)
             n++;
             continue;
         }
+        if (rd->direct_only && rd->flow && r->pulling && yflow_at_item(rd->flow)) {
+            return BAECHI_EPARSE; /* a line the direct reader did not take */
+        }
         if ((rc = yrd_next(r))) {
             return rc;
         }
@@ -758,30 +762,24 @@ static int resolve_inputs(struct wl_reader *rd)
 }
 
 /*
- * Room for one op per line of the list, in the op array and the name map:
- * no regrowth and no rehash of a million-entry map (a tenth of loading a
- * 1M-op file).  A line that is not an op only costs its room.
+ * Room for the list's ops in the op array and the name map, from the
+ * first lines' mean length: no regrowth and no rehash of a million-entry
+ * map (a tenth of loading a 1M-op file).  Counting every line cost as
+ * much (one more pass over the text); an estimate off either way only
+ * costs room or a regrowth.
  */
 static int reserve_ops(struct workload *w, const struct yflow *f)
 {
-    size_t n = 0;
+    size_t total = (size_t)(f->end - f->p), sample = total < 65536 ? total : 65536, lines = 0;
+    size_t n;
 
-    const char *p = f->p;
-
-    /* eight bytes a step (memchr per line, or a byte loop, was a tenth of
-     * the load): a byte of x is 0x80 after the masks iff it was '\n' */
-    for (; f->end - p >= 8; p += 8) {
-        const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
-        uint64_t x, t;
-
-        memcpy(&x, p, 8);
-        x ^= 0x0a0a0a0a0a0a0a0aULL;
-        t = ~(((x & lo7) + lo7) | x | lo7);
-        n += (size_t)__builtin_popcountll(t);
+    for (size_t i = 0; i < sample; i++) {
+        lines += f->p[i] == '\n';
     }
-    for (; p < f->end; p++) {
-        n += *p == '\n';
+    if (lines == 0 || total < 65536) {
+        return 0; /* a small list: growing costs nothing */
     }
+    n = total / (sample / lines) / 8 * 9; /* one in eight more */
     if (n > INT32_MAX) {
         n = INT32_MAX; /* the most ops a workload holds */
     }
@@ -793,7 +791,7 @@ static int reserve_ops(struct workload *w, const struct yflow *f)
 
 /* Reads text; with f, the ops list whose key starts at byte ops_at comes from f. */
 static int read_text(struct workload *w, const char *text, size_t len, const char *name,
-                     size_t ops_at, struct yflow *f)
+                     size_t ops_at, struct yflow *f, enum workload_read_mode mode)
 {
     struct wl_reader rd;
     int rc = 0;
@@ -801,7 +799,8 @@ static int read_text(struct workload *w, const char *text, size_t len, const cha
     workload_init(w);
     memset(&rd, 0, sizeof(rd));
     rd.w = w;
-    rd.flow = f;
+    rd.flow = mode == WORKLOAD_READ_FAST_EVENTS ? NULL : f;
+    rd.direct_only = mode == WORKLOAD_READ_FAST_DIRECT;
     if (name && !(w->path = array_strdup(name))) {
         return BAECHI_ENOMEM;
     }
@@ -856,6 +855,7 @@ int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, co
                             enum workload_read_mode mode, bool *fast)
 {
     const char *env = getenv("BAECHI_YAML_FAST");
+    bool once = mode != WORKLOAD_READ_AUTO; /* no second reading */
     size_t ops_at, start, line;
     struct yflow f;
     int rc;
@@ -868,19 +868,19 @@ int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, co
     }
     if (mode != WORKLOAD_READ_LIBYAML && find_ops_list(text, len, &ops_at, &start, &line)) {
         yflow_init(&f, text, len, start, line);
-        rc = read_text(w, text, len, name, ops_at, &f);
+        rc = read_text(w, text, len, name, ops_at, &f, mode);
         if (fast) {
             *fast = f.n_items > 0;
         }
         yflow_release(&f);
-        if (rc == 0 || mode == WORKLOAD_READ_FAST_ONLY) {
+        if (rc == 0 || once) {
             return rc;
         }
-    } else if (mode == WORKLOAD_READ_FAST_ONLY) {
+    } else if (mode != WORKLOAD_READ_AUTO && mode != WORKLOAD_READ_LIBYAML) {
         workload_init(w);
         return BAECHI_EPARSE;
     }
-    return read_text(w, text, len, name, 0, NULL);
+    return read_text(w, text, len, name, 0, NULL, mode);
 }
 
 int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name)
@@ -901,137 +901,4 @@ int workload_read_yaml(struct workload *w, const char *path)
     rc = workload_read_yaml_string(w, text, len, path);
     free(text);
     return rc;
-}
-
-/* ---------------------------------------------------------------- writer */
-
-static void write_op(struct ywr *y, const struct workload *w, int32_t i, char **buf, size_t *alloc)
-{
-    const struct wl_op *op = &w->op[i];
-    static const char *const phases[] = {"forward", "backward", "update"};
-
-    ywr_map_start(y, true);
-    ywr_scalar(y, "name", YWR_PLAIN);
-    ywr_scalar(y, op->name, YWR_ANY);
-    ywr_scalar(y, "type", YWR_PLAIN);
-    ywr_scalar(y, op->type, YWR_ANY);
-    if (!isnan(op->time_us)) {
-        ywr_scalar(y, "time_us", YWR_PLAIN);
-        ywr_double(y, op->time_us);
-    }
-    if (!isnan(op->flops)) {
-        ywr_scalar(y, "flops", YWR_PLAIN);
-        ywr_double(y, op->flops);
-    }
-    if (!isnan(op->bytes)) {
-        ywr_scalar(y, "bytes", YWR_PLAIN);
-        ywr_double(y, op->bytes);
-    }
-    ywr_scalar(y, "outputs", YWR_PLAIN);
-    ywr_seq_start(y, true);
-    for (int32_t k = 0; k < op->n_out; k++) {
-        ywr_int(y, w->out_bytes[op->out_off + k]);
-    }
-    ywr_seq_end(y);
-    if (op->temp != 0) {
-        ywr_scalar(y, "temp", YWR_PLAIN);
-        ywr_int(y, op->temp);
-    }
-    if (op->persistent != 0) {
-        ywr_scalar(y, "persistent", YWR_PLAIN);
-        ywr_int(y, op->persistent);
-    }
-    if (op->group) {
-        ywr_scalar(y, "group", YWR_PLAIN);
-        ywr_scalar(y, op->group, YWR_ANY);
-    }
-    if (op->device >= 0) {
-        ywr_scalar(y, "device", YWR_PLAIN);
-        ywr_int(y, op->device);
-    }
-    if (op->has_phase || op->phase != PHASE_FORWARD) {
-        ywr_scalar(y, "phase", YWR_PLAIN);
-        ywr_scalar(y, phases[op->phase], YWR_PLAIN);
-    }
-    if (op->n_in > 0) {
-        ywr_scalar(y, "inputs", YWR_PLAIN);
-        ywr_seq_start(y, true);
-        for (int32_t k = 0; k < op->n_in; k++) {
-            const struct wl_input *in = &w->input[op->in_off + k];
-            const char *p;
-            size_t need;
-
-            if (in->producer < 0 || in->producer >= w->n_ops) {
-                y->rc = err_set(BAECHI_EINVAL, "op '%s': input %d names no op", op->name, k);
-                return;
-            }
-            p = w->op[in->producer].name;
-            need = strlen(p) + 16;
-            if (ARRAY_RESERVE(*buf, *alloc, need)) {
-                y->rc = BAECHI_ENOMEM;
-                return;
-            }
-            if (in->port == WL_PORT_CONTROL) {
-                snprintf(*buf, need, "^%s", p);
-            } else {
-                snprintf(*buf, need, "%s:%d", p, in->port);
-            }
-            ywr_scalar(y, *buf, YWR_QUOTED);
-        }
-        ywr_seq_end(y);
-    }
-    for (int32_t k = 0; k < op->n_ext; k++) {
-        const struct wl_ext *e = &w->ext[op->ext_off + k];
-
-        ywr_scalar(y, e->key, YWR_ANY);
-        ywr_yval(y, &e->val);
-    }
-    ywr_map_end(y);
-}
-
-int workload_write_yaml(const struct workload *w, FILE *f)
-{
-    struct ywr y;
-    char *buf = NULL;
-    size_t alloc = 0;
-
-    /* One rule for the reader and the writer: what workload_read_yaml()
-     * would reject (an inf or 1e300 time_us, a negative size) is never
-     * written; nothing reaches the file. */
-    if (workload_check(w)) {
-        return BAECHI_EINVAL;
-    }
-    if (ywr_open(&y, f)) {
-        return ywr_close(&y);
-    }
-    ywr_map_start(&y, false);
-    ywr_scalar(&y, "format", YWR_PLAIN);
-    ywr_int(&y, WORKLOAD_FORMAT);
-    ywr_scalar(&y, "name", YWR_PLAIN);
-    ywr_scalar(&y, w->name ? w->name : "unnamed", YWR_ANY);
-    if (w->description) {
-        ywr_scalar(&y, "description", YWR_PLAIN);
-        ywr_scalar(&y, w->description, YWR_LITERAL);
-    }
-    if (w->source) {
-        ywr_scalar(&y, "source", YWR_PLAIN);
-        ywr_scalar(&y, w->source, YWR_LITERAL);
-    }
-    if (w->reference_device) {
-        ywr_scalar(&y, "reference_device", YWR_PLAIN);
-        ywr_scalar(&y, w->reference_device, YWR_ANY);
-    }
-    for (int32_t i = 0; i < w->n_top_ext; i++) {
-        ywr_scalar(&y, w->top_ext[i].key, YWR_ANY);
-        ywr_yval(&y, &w->top_ext[i].val);
-    }
-    ywr_scalar(&y, "ops", YWR_PLAIN);
-    ywr_seq_start(&y, false);
-    for (int32_t i = 0; i < w->n_ops && y.rc == 0; i++) {
-        write_op(&y, w, i, &buf, &alloc);
-    }
-    ywr_seq_end(&y);
-    ywr_map_end(&y);
-    free(buf);
-    return ywr_close(&y);
 }
