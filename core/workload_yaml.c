@@ -762,24 +762,32 @@ static int resolve_inputs(struct wl_reader *rd)
 }
 
 /*
- * Room for the list's ops in the op array and the name map, from the
- * first lines' mean length: no regrowth and no rehash of a million-entry
- * map (a tenth of loading a 1M-op file).  Counting every line cost as
- * much (one more pass over the text); an estimate off either way only
- * costs room or a regrowth.
+ * Room for the list's ops in the op array and the name map, from the mean
+ * line length of four windows spread over the list: no regrowth and no
+ * rehash of a million-entry map.  Counting every line cost as much as it
+ * saved (one more pass over the text); an estimate off either way only
+ * costs room (the map's pages are touched at random, so not too much) or
+ * a regrowth.
  */
 static int reserve_ops(struct workload *w, const struct yflow *f)
 {
-    size_t total = (size_t)(f->end - f->p), sample = total < 65536 ? total : 65536, lines = 0;
-    size_t n;
+    const size_t win = 16384;
+    size_t total = (size_t)(f->end - f->p), lines = 0, n;
 
-    for (size_t i = 0; i < sample; i++) {
-        lines += f->p[i] == '\n';
-    }
-    if (lines == 0 || total < 65536) {
+    if (total < 8 * win) {
         return 0; /* a small list: growing costs nothing */
     }
-    n = total / (sample / lines) / 8 * 9; /* one in eight more */
+    for (size_t k = 0; k < 4; k++) {
+        const char *p = f->p + (total - win) / 3 * k;
+
+        for (size_t i = 0; i < win; i++) {
+            lines += p[i] == '\n';
+        }
+    }
+    if (lines == 0) {
+        return 0;
+    }
+    n = total / (4 * win / lines) / 16 * 17; /* one in sixteen more */
     if (n > INT32_MAX) {
         n = INT32_MAX; /* the most ops a workload holds */
     }
