@@ -772,7 +772,7 @@ static int resolve_inputs(struct wl_reader *rd)
 static int reserve_ops(struct workload *w, const struct yflow *f)
 {
     const size_t win = 16384;
-    size_t total = (size_t)(f->end - f->p), lines = 0, n;
+    size_t total = (size_t)(f->end - f->p), lines = 0, quotes = 0, n;
 
     if (total < 8 * win) {
         return 0; /* a small list: growing costs nothing */
@@ -782,6 +782,7 @@ static int reserve_ops(struct workload *w, const struct yflow *f)
 
         for (size_t i = 0; i < win; i++) {
             lines += p[i] == '\n';
+            quotes += p[i] == '"'; /* inputs are quoted: two a string */
         }
     }
     if (lines == 0) {
@@ -791,9 +792,13 @@ static int reserve_ops(struct workload *w, const struct yflow *f)
     if (n > INT32_MAX) {
         n = INT32_MAX; /* the most ops a workload holds */
     }
-    if (ARRAY_RESERVE(w->op, w->alloc_op, n) || strmap_reserve(&w->by_name, n)) {
+    if (ARRAY_RESERVE(w->op, w->alloc_op, n) || strmap_reserve(&w->by_name, n) ||
+        ARRAY_RESERVE(w->input, w->alloc_input, quotes / 2 * (total / (4 * win)) / 16 * 17)) {
         return BAECHI_ENOMEM;
     }
+    yio_prefault(w->op, n * sizeof(*w->op));
+    yio_prefault(w->by_name.slot, w->by_name.cap * sizeof(*w->by_name.slot));
+    yio_prefault(w->input, w->alloc_input * sizeof(*w->input));
     return 0;
 }
 
