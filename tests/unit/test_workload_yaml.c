@@ -776,12 +776,46 @@ Test(workload_yaml, direct_op_lines_leave_the_rest_to_events)
                               "- {name: a, type: C, outputs: [8]}\n"
                               "- {name: b, type: C, outputs: [8], x-k: 1, inputs: [\"a:0\"]}\n"
                               "- {name: c, type: C, outputs: [], inputs: [\"b:0\"]}\n";
+
+    /* values the event path rejects or reads otherwise: never taken straight */
+    static const char *const declined[] = {
+        "name: null",      "name: NULL",       "name: Null",  "name: \"\"",     "type: [a]",
+        "time_us: \"5\"",  "time_us: .nan",    "time_us: -1", "time_us: 1e999", "temp: 1.5",
+        "temp: -0",        "outputs: [\"1\"]", "outputs: 8",  "device: 65536",  "device: -1",
+        "device: 1.0",     "phase: Forward",   "phase: null", "inputs: [null]", "inputs: [\"\"]",
+        "inputs: \"a:0\"", "temp: 1, temp: 2", "x-k: 1",      "bogus: 1",
+    };
     struct workload w;
 
     cr_assert_eq(workload_read_yaml_mode(&w, ext, sizeof(ext) - 1, "e.yaml",
                                          WORKLOAD_READ_FAST_DIRECT, NULL),
                  BAECHI_EPARSE);
     same_as_libyaml(ext, sizeof(ext) - 1, WORKLOAD_READ_FAST_ONLY, "x- key");
+    for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++) {
+        /* op b's own pairs, the one with the declined pair's key replaced by it */
+        static const char *const keys[] = {"name:", "type:", "outputs:", "inputs:"};
+        const char *pairs[] = {"name: b", "type: C", "outputs: [8]", "inputs: [\"a:0\"]", ""};
+        char text[256];
+        int n;
+
+        pairs[4] = declined[i];
+        for (size_t k = 0; k < 4; k++) {
+            if (strncmp(declined[i], keys[k], strlen(keys[k])) == 0) {
+                pairs[k] = declined[i];
+                pairs[4] = "";
+            }
+        }
+        n = snprintf(text, sizeof(text),
+                     "format: 1\nname: m\nops:\n- {name: a, type: C, outputs: [8]}\n"
+                     "- {%s, %s, %s, %s%s%s}\n",
+                     pairs[0], pairs[1], pairs[2], pairs[3], *pairs[4] ? ", " : "", pairs[4]);
+
+        err_set_quiet(1);
+        cr_expect_neq(
+            workload_read_yaml_mode(&w, text, (size_t)n, "d.yaml", WORKLOAD_READ_FAST_DIRECT, NULL),
+            0, "'%s' was taken straight", declined[i]);
+        same_both_ways(text, (size_t)n, declined[i]);
+    }
 }
 
 /* Every byte of a workload that the direct reader takes whole, replaced by
