@@ -262,6 +262,29 @@ static int value(struct yflow *f, struct wl_flow_op *op, unsigned bit)
     }
 }
 
+/* An x- key's scalar value (yrd_yval's scalar: its text, quoted or not). */
+static int ext_value(struct yflow *f, struct wl_flow_op *op, const char *k, size_t n)
+{
+    struct wl_flow_ext *e;
+
+    for (size_t i = 0; i < op->n_ext; i++) {
+        if (op->ext[i].key_len == n && memcmp(op->ext[i].key, k, n) == 0) {
+            return NOT_TAKEN; /* a duplicate: the event path's message */
+        }
+    }
+    if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    e = &op->ext[op->n_ext];
+    e->key = k;
+    e->key_len = n;
+    if (yflow_scan_scalar(f, &e->val, &e->val_len, &e->quoted, (size_t)-1)) {
+        return NOT_TAKEN; /* a list or a mapping, or outside the subset */
+    }
+    op->n_ext++;
+    return 0;
+}
+
 /* The line's "key: value" pairs and its end, from after "{". */
 static int pairs(struct yflow *f, struct wl_flow_op *op)
 {
@@ -272,15 +295,18 @@ static int pairs(struct yflow *f, struct wl_flow_op *op)
         unsigned bit;
         int rc;
 
-        if (yflow_scan_scalar(f, &k, &n, &quoted, 64) || quoted || !(bit = key_bit(k, n)) ||
-            (op->seen & bit)) {
-            return NOT_TAKEN; /* an x- key, an unknown or duplicate one: the event path */
+        if (yflow_scan_scalar(f, &k, &n, &quoted, 64) || quoted) {
+            return NOT_TAKEN;
+        }
+        bit = key_bit(k, n);
+        if ((bit == 0 && (n < 2 || k[0] != 'x' || k[1] != '-')) || (op->seen & bit)) {
+            return NOT_TAKEN; /* an unknown or duplicate key: the event path's message */
         }
         if (f->end - f->p < 2 || f->p[0] != ':' || f->p[1] != ' ') {
             return NOT_TAKEN;
         }
         f->p += 2;
-        if ((rc = value(f, op, bit))) {
+        if ((rc = bit ? value(f, op, bit) : ext_value(f, op, k, n))) {
             return rc;
         }
         op->seen |= bit;
@@ -315,7 +341,7 @@ int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op)
     op->temp = op->persistent = 0;
     op->device = -1;
     op->phase = PHASE_FORWARD;
-    op->n_out = op->n_in = 0;
+    op->n_out = op->n_in = op->n_ext = 0;
     op->line = (int32_t)f->line + 1;
     op->col = (int32_t)ind + 3;
     at.p = s + ind + 3;
@@ -333,7 +359,9 @@ void wl_flow_op_release(struct wl_flow_op *op)
 {
     free(op->out);
     free(op->in);
+    free(op->ext);
     op->out = NULL;
     op->in = NULL;
-    op->alloc_out = op->alloc_in = 0;
+    op->ext = NULL;
+    op->alloc_out = op->alloc_in = op->alloc_ext = 0;
 }

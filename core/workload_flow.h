@@ -8,7 +8,8 @@
  * without an error: the standard keys (name, type, time_us, flops, bytes,
  * outputs, temp, persistent, group, phase, device, inputs), each at most
  * once, name and type present, every value of the form and range the
- * event path accepts.  Anything else (an x- key, a duplicate, a value the
+ * event path accepts; x- keys with a scalar value.  Anything else (an x-
+ * key with a list, a duplicate, a value the
  * event path would reject, anything outside yio_flow.h's subset) leaves
  * the line untouched for the event path, whose verdict and message count.
  *
@@ -45,6 +46,13 @@ struct wl_flow_in {
     int32_t line, col; /* 1-based */
 };
 
+/* An x- key with a scalar value (the writer's x-micro-batch, ...). */
+struct wl_flow_ext {
+    const char *key, *val;
+    size_t key_len, val_len;
+    bool quoted;
+};
+
 /* One op line; strings point into the file's text (not NUL-terminated). */
 struct wl_flow_op {
     unsigned seen; /* enum wl_op_key bits */
@@ -59,6 +67,8 @@ struct wl_flow_op {
     size_t n_out, alloc_out;
     struct wl_flow_in *in;
     size_t n_in, alloc_in;
+    struct wl_flow_ext *ext; /* in file order */
+    size_t n_ext, alloc_ext;
 };
 
 /*

@@ -547,6 +547,28 @@ static int read_flow_op(struct wl_reader *rd, int32_t index)
         op->in[op->n_in].off = rd->n_strs;
         rd->n_strs += in->len + 1;
     }
+    for (size_t i = 0; i < fo->n_ext; i++) {
+        const struct wl_flow_ext *fe = &fo->ext[i];
+        struct wl_ext *e;
+
+        if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        e = &op->ext[op->n_ext];
+        memset(e, 0, sizeof(*e));
+        e->val.kind = YVAL_SCALAR;
+        e->val.quoted = fe->quoted;
+        if (!(e->key = array_malloc(fe->key_len + 1, 1)) ||
+            !(e->val.scalar = array_malloc(fe->val_len + 1, 1))) {
+            free(e->key);
+            return BAECHI_ENOMEM;
+        }
+        memcpy(e->key, fe->key, fe->key_len);
+        e->key[fe->key_len] = '\0';
+        memcpy(e->val.scalar, fe->val, fe->val_len);
+        e->val.scalar[fe->val_len] = '\0';
+        op->n_ext++;
+    }
     return op_commit(rd);
 }
 

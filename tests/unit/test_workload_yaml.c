@@ -695,7 +695,8 @@ static void same_as_libyaml(const char *text, size_t len, enum workload_read_mod
 /*
  * A large file in the writer's layout with every key and value form the
  * writer emits (numbers integral, decimal and with exponents, empty and
- * multi-port outputs, groups, devices, every phase, quoted names, ports,
+ * multi-port outputs, groups, devices, every phase, quoted names, x- keys
+ * with scalars, ports,
  * control inputs, inputs naming later ops, a port out of range for the
  * early resolution to decline): every line read straight, the same as
  * libyaml's reading and the fast reader's events; then written and read
@@ -734,6 +735,9 @@ Test(workload_yaml, direct_op_lines_same_as_libyaml)
         if (i % 8 == 5) {
             fprintf(f, ", phase: %s", phases[i % 3]);
         }
+        if (i % 10 == 7) {
+            fprintf(f, ", x-micro-batch: %d, x-s: \"q %d\", x-t: true", i % 4, i);
+        }
         if (i > 0) {
             int p = (i - 1) % 11 == 10 ? i - 2 : i - 1; /* an op with outputs */
             int q = i + 2 < N && (i + 2) % 11 != 10 ? i + 2 : p;
@@ -769,21 +773,22 @@ Test(workload_yaml, direct_op_lines_same_as_libyaml)
     workload_release(&w);
 }
 
-/* A line with an x- key goes through events; the others stay straight. */
+/* A line with an x- key whose value is a list goes through events; the
+ * others stay straight. */
 Test(workload_yaml, direct_op_lines_leave_the_rest_to_events)
 {
     static const char ext[] = "format: 1\nname: m\nops:\n"
                               "- {name: a, type: C, outputs: [8]}\n"
-                              "- {name: b, type: C, outputs: [8], x-k: 1, inputs: [\"a:0\"]}\n"
+                              "- {name: b, type: C, outputs: [8], x-k: [1], inputs: [\"a:0\"]}\n"
                               "- {name: c, type: C, outputs: [], inputs: [\"b:0\"]}\n";
 
     /* values the event path rejects or reads otherwise: never taken straight */
     static const char *const declined[] = {
-        "name: null",      "name: NULL",       "name: Null",  "name: \"\"",     "type: [a]",
-        "time_us: \"5\"",  "time_us: .nan",    "time_us: -1", "time_us: 1e999", "temp: 1.5",
-        "temp: -0",        "outputs: [\"1\"]", "outputs: 8",  "device: 65536",  "device: -1",
-        "device: 1.0",     "phase: Forward",   "phase: null", "inputs: [null]", "inputs: [\"\"]",
-        "inputs: \"a:0\"", "temp: 1, temp: 2", "x-k: 1",      "bogus: 1",
+        "name: null",      "name: NULL",       "name: Null",     "name: \"\"",     "type: [a]",
+        "time_us: \"5\"",  "time_us: .nan",    "time_us: -1",    "time_us: 1e999", "temp: 1.5",
+        "temp: -0",        "outputs: [\"1\"]", "outputs: 8",     "device: 65536",  "device: -1",
+        "device: 1.0",     "phase: Forward",   "phase: null",    "inputs: [null]", "inputs: [\"\"]",
+        "inputs: \"a:0\"", "temp: 1, temp: 2", "x-k: 1, x-k: 2", "bogus: 1",
     };
     struct workload w;
 
