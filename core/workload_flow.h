@@ -12,6 +12,7 @@
  * key with a list, a duplicate, a value the
  * event path would reject, anything outside yio_flow.h's subset) leaves
  * the line untouched for the event path, whose verdict and message count.
+ * deviation: beyond the original (its reader is Python's), speed only.
  *
  * Part of baechi-c; see README.md for the licence.
  */
