@@ -18,27 +18,13 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/yio.h"
+#include "core/workload_flow.h"
 #include "core/yio_flow.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum op_key {
-    OK_NAME = 1 << 0,
-    OK_TYPE = 1 << 1,
-    OK_TIME = 1 << 2,
-    OK_FLOPS = 1 << 3,
-    OK_BYTES = 1 << 4,
-    OK_OUTPUTS = 1 << 5,
-    OK_TEMP = 1 << 6,
-    OK_PERSIST = 1 << 7,
-    OK_GROUP = 1 << 8,
-    OK_PHASE = 1 << 9,
-    OK_DEVICE = 1 << 10,
-    OK_INPUTS = 1 << 11,
-};
 
 enum top_key {
     TK_FORMAT = 1 << 0,
@@ -50,8 +36,9 @@ enum top_key {
 };
 
 struct in_ref {
-    size_t off; /* into wl_reader.strs */
+    size_t off; /* into wl_reader.strs; unused when producer >= 0 */
     int32_t line, col;
+    int32_t producer, port; /* resolved already, or producer -1 */
 };
 
 /* One op as read so far (its keys may come in any order). */
@@ -81,6 +68,9 @@ struct wl_reader {
     size_t *in_str; /* workload input i -> offset of its string in strs */
     size_t alloc_in_str;
     struct op_scratch op;
+    struct yflow *flow;        /* the ops' lines' source, or NULL */
+    struct wl_flow_op flow_op; /* a line read without events */
+    bool direct_only;          /* WORKLOAD_READ_FAST_DIRECT */
 };
 
 static void op_scratch_clear_ext(struct op_scratch *op)
@@ -104,6 +94,7 @@ static void wl_reader_release(struct wl_reader *rd)
     free(rd->op.out);
     free(rd->op.in);
     free(rd->op.ext);
+    wl_flow_op_release(&rd->flow_op);
 }
 
 /* "op 'name'" or, before the name is known, "op #n". */
@@ -229,6 +220,7 @@ static int op_inputs(struct wl_reader *rd)
         op->in[op->n_in].off = rd->n_strs;
         op->in[op->n_in].line = yrd_line(r);
         op->in[op->n_in].col = yrd_col(r);
+        op->in[op->n_in].producer = -1;
         op->n_in++;
         rd->n_strs += n + 1;
     }
@@ -393,8 +385,15 @@ static int op_commit(struct wl_reader *rd)
         return BAECHI_ENOMEM;
     }
     for (size_t i = 0; i < op->n_in; i++) {
-        rd->in_str[w->n_input] = op->in[i].off;
-        if ((rc = workload_add_input(w, -1, 0, op->in[i].line, op->in[i].col))) {
+        const struct in_ref *in = &op->in[i];
+
+        /* a resolved input's string slot stays unwritten (and its page
+         * untouched) */
+        if (in->producer < 0) {
+            rd->in_str[w->n_input] = in->off;
+        }
+        if ((rc = workload_add_input(w, in->producer, in->producer < 0 ? 0 : in->port, in->line,
+                                     in->col))) {
             return rc;
         }
     }
@@ -457,6 +456,122 @@ static int read_op(struct wl_reader *rd, int32_t index)
     return op_commit(rd);
 }
 
+/*
+ * An input "producer:port" whose producer is already defined, with that
+ * port, resolved as resolve_inputs() would (its rules: the last ':', then
+ * 1-9 digits; a longer port is out of range anyway): no copy of the
+ * string and no second lookup.  Anything else waits for resolve_inputs().
+ */
+static bool resolve_early(const struct workload *w, const char *s, size_t n, struct in_ref *in)
+{
+    size_t colon = n, k;
+    int32_t p, port = 0;
+
+    if (s[0] == '^') {
+        return false;
+    }
+    while (colon > 0 && s[colon - 1] != ':') {
+        colon--;
+    }
+    if (colon == 0 || colon == n || n - colon > 9) {
+        return false;
+    }
+    for (k = colon; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9') {
+            return false;
+        }
+        port = port * 10 + (s[k] - '0');
+    }
+    if ((p = strmap_get(&w->by_name, s, colon - 1)) < 0 || port >= w->op[p].n_out) {
+        return false;
+    }
+    in->producer = p;
+    in->port = port;
+    return true;
+}
+
+/*
+ * The op line at the flow source's cursor, read without events
+ * (core/workload_flow.h) and added as read_op() would: 0, 1 (not taken:
+ * read it with events), or an error.
+ */
+static int read_flow_op(struct wl_reader *rd, int32_t index)
+{
+    struct wl_flow_op *fo = &rd->flow_op;
+    struct op_scratch *op = &rd->op;
+    int rc;
+
+    if ((rc = wl_flow_op_read(rd->flow, fo)) != 0) {
+        return rc;
+    }
+    op->seen = fo->seen;
+    op->index = index;
+    if (set_buf(&op->name, &op->name_alloc, fo->name, fo->name_len) ||
+        set_buf(&op->type, &op->type_alloc, fo->type, fo->type_len) ||
+        ((fo->seen & OK_GROUP) &&
+         set_buf(&op->group, &op->group_alloc, fo->group, fo->group_len))) {
+        return BAECHI_ENOMEM;
+    }
+    op->time_us = fo->time_us;
+    op->flops = fo->flops;
+    op->bytes = fo->bytes;
+    op->temp = fo->temp;
+    op->persistent = fo->persistent;
+    op->device = fo->device;
+    op->phase = fo->phase;
+    op->line = fo->line;
+    op->col = fo->col;
+    op->n_out = 0;
+    if (ARRAY_RESERVE(op->out, op->alloc_out, fo->n_out) ||
+        ARRAY_RESERVE(op->in, op->alloc_in, fo->n_in)) {
+        return BAECHI_ENOMEM;
+    }
+    if (fo->n_out > 0) {
+        memcpy(op->out, fo->out, fo->n_out * sizeof(*fo->out));
+    }
+    op->n_out = fo->n_out;
+    for (op->n_in = 0; op->n_in < fo->n_in; op->n_in++) {
+        const struct wl_flow_in *in = &fo->in[op->n_in];
+
+        op->in[op->n_in].line = in->line;
+        op->in[op->n_in].col = in->col;
+        if (resolve_early(rd->w, in->text, in->len, &op->in[op->n_in])) {
+            continue;
+        }
+        op->in[op->n_in].producer = -1;
+        if (ARRAY_RESERVE(rd->strs, rd->alloc_strs, rd->n_strs + in->len + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        memcpy(rd->strs + rd->n_strs, in->text, in->len);
+        rd->strs[rd->n_strs + in->len] = '\0';
+        op->in[op->n_in].off = rd->n_strs;
+        rd->n_strs += in->len + 1;
+    }
+    for (size_t i = 0; i < fo->n_ext; i++) {
+        const struct wl_flow_ext *fe = &fo->ext[i];
+        struct wl_ext *e;
+
+        if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
+            return BAECHI_ENOMEM;
+        }
+        e = &op->ext[op->n_ext];
+        memset(e, 0, sizeof(*e));
+        e->val.kind = YVAL_SCALAR;
+        e->val.quoted = fe->quoted;
+        if (!(e->key = array_malloc(fe->key_len + 1, 1)) ||
+            !(e->val.scalar = array_malloc(fe->val_len + 1, 1))) {
+            free(e->key);
+            return BAECHI_ENOMEM;
+        }
+        memcpy(e->key, fe->key, fe->key_len);
+        e->key[fe->key_len] = '\0';
+        memcpy(e->val.scalar, fe->val, fe->val_len);
+        e->val.scalar[fe->val_len] = '\0';
+        op->n_ext++;
+    }
+    return op_commit(rd);
+}
+
 static int read_ops(struct wl_reader *rd)
 {
     struct yrd *r = &rd->r;
@@ -471,6 +586,17 @@ static int read_ops(struct wl_reader *rd)
                             yrd_what(r, what, sizeof(what)));
     }
     for (;;) {
+        if (rd->flow && r->pulling && yflow_at_item(rd->flow) && n < INT32_MAX - 1 &&
+            (rc = read_flow_op(rd, n)) != 1) {
+            if (rc) {
+                return rc;
+            }
+            n++;
+            continue;
+        }
+        if (rd->direct_only && rd->flow && r->pulling && yflow_at_item(rd->flow)) {
+            return BAECHI_EPARSE; /* a line the direct reader did not take */
+        }
         if ((rc = yrd_next(r))) {
             return rc;
         }
@@ -602,11 +728,15 @@ static int resolve_inputs(struct wl_reader *rd)
 
         for (int32_t k = 0; k < op->n_in; k++) {
             struct wl_input *in = &w->input[op->in_off + k];
-            const char *s = rd->strs + rd->in_str[op->in_off + k];
-            const char *colon = s[0] == '^' ? NULL : strrchr(s, ':');
+            const char *s, *colon;
             int32_t p = -1;
             long port = 0;
 
+            if (in->producer >= 0) {
+                continue; /* resolved as its line was read (resolve_early) */
+            }
+            s = rd->strs + rd->in_str[op->in_off + k];
+            colon = s[0] == '^' ? NULL : strrchr(s, ':');
             if (s[0] == '^') {
                 p = workload_find(w, s + 1);
                 if (p < 0) {
@@ -653,9 +783,50 @@ static int resolve_inputs(struct wl_reader *rd)
     return 0;
 }
 
+/*
+ * Room for the list's ops in the op array and the name map, from the mean
+ * line length of four windows spread over the list: no regrowth and no
+ * rehash of a million-entry map.  Counting every line cost as much as it
+ * saved (one more pass over the text); an estimate off either way only
+ * costs room (the map's pages are touched at random, so not too much) or
+ * a regrowth.
+ */
+static int reserve_ops(struct workload *w, const struct yflow *f)
+{
+    const size_t win = 16384;
+    size_t total = (size_t)(f->end - f->p), lines = 0, quotes = 0, n;
+
+    if (total < 8 * win) {
+        return 0; /* a small list: growing costs nothing */
+    }
+    for (size_t k = 0; k < 4; k++) {
+        const char *p = f->p + (total - win) / 3 * k;
+
+        for (size_t i = 0; i < win; i++) {
+            lines += p[i] == '\n';
+            quotes += p[i] == '"'; /* inputs are quoted: two a string */
+        }
+    }
+    if (lines == 0) {
+        return 0;
+    }
+    n = total / (4 * win / lines) / 16 * 17; /* one in sixteen more */
+    if (n > INT32_MAX) {
+        n = INT32_MAX; /* the most ops a workload holds */
+    }
+    if (ARRAY_RESERVE(w->op, w->alloc_op, n) || strmap_reserve(&w->by_name, n) ||
+        ARRAY_RESERVE(w->input, w->alloc_input, quotes / 2 * (total / (4 * win)) / 16 * 17)) {
+        return BAECHI_ENOMEM;
+    }
+    yio_prefault(w->op, n * sizeof(*w->op));
+    yio_prefault(w->by_name.slot, w->by_name.cap * sizeof(*w->by_name.slot));
+    yio_prefault(w->input, w->alloc_input * sizeof(*w->input));
+    return 0;
+}
+
 /* Reads text; with f, the ops list whose key starts at byte ops_at comes from f. */
 static int read_text(struct workload *w, const char *text, size_t len, const char *name,
-                     size_t ops_at, struct yflow *f)
+                     size_t ops_at, struct yflow *f, enum workload_read_mode mode)
 {
     struct wl_reader rd;
     int rc = 0;
@@ -663,12 +834,15 @@ static int read_text(struct workload *w, const char *text, size_t len, const cha
     workload_init(w);
     memset(&rd, 0, sizeof(rd));
     rd.w = w;
+    rd.flow = mode == WORKLOAD_READ_FAST_EVENTS ? NULL : f;
+    rd.direct_only = mode == WORKLOAD_READ_FAST_DIRECT;
     if (name && !(w->path = array_strdup(name))) {
         return BAECHI_ENOMEM;
     }
     CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));
     if (f) {
         yrd_pull_after(&rd.r, ops_at, yflow_pull, f);
+        CHECK(reserve_ops(w, f));
     }
     CHECK(yrd_begin(&rd.r));
     CHECK(read_top(&rd));
@@ -716,6 +890,7 @@ int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, co
                             enum workload_read_mode mode, bool *fast)
 {
     const char *env = getenv("BAECHI_YAML_FAST");
+    bool once = mode != WORKLOAD_READ_AUTO; /* no second reading */
     size_t ops_at, start, line;
     struct yflow f;
     int rc;
@@ -728,19 +903,19 @@ int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, co
     }
     if (mode != WORKLOAD_READ_LIBYAML && find_ops_list(text, len, &ops_at, &start, &line)) {
         yflow_init(&f, text, len, start, line);
-        rc = read_text(w, text, len, name, ops_at, &f);
+        rc = read_text(w, text, len, name, ops_at, &f, mode);
         if (fast) {
             *fast = f.n_items > 0;
         }
         yflow_release(&f);
-        if (rc == 0 || mode == WORKLOAD_READ_FAST_ONLY) {
+        if (rc == 0 || once) {
             return rc;
         }
-    } else if (mode == WORKLOAD_READ_FAST_ONLY) {
+    } else if (mode != WORKLOAD_READ_AUTO && mode != WORKLOAD_READ_LIBYAML) {
         workload_init(w);
         return BAECHI_EPARSE;
     }
-    return read_text(w, text, len, name, 0, NULL);
+    return read_text(w, text, len, name, 0, NULL, mode);
 }
 
 int workload_read_yaml_string(struct workload *w, const char *text, size_t len, const char *name)
@@ -761,137 +936,4 @@ int workload_read_yaml(struct workload *w, const char *path)
     rc = workload_read_yaml_string(w, text, len, path);
     free(text);
     return rc;
-}
-
-/* ---------------------------------------------------------------- writer */
-
-static void write_op(struct ywr *y, const struct workload *w, int32_t i, char **buf, size_t *alloc)
-{
-    const struct wl_op *op = &w->op[i];
-    static const char *const phases[] = {"forward", "backward", "update"};
-
-    ywr_map_start(y, true);
-    ywr_scalar(y, "name", YWR_PLAIN);
-    ywr_scalar(y, op->name, YWR_ANY);
-    ywr_scalar(y, "type", YWR_PLAIN);
-    ywr_scalar(y, op->type, YWR_ANY);
-    if (!isnan(op->time_us)) {
-        ywr_scalar(y, "time_us", YWR_PLAIN);
-        ywr_double(y, op->time_us);
-    }
-    if (!isnan(op->flops)) {
-        ywr_scalar(y, "flops", YWR_PLAIN);
-        ywr_double(y, op->flops);
-    }
-    if (!isnan(op->bytes)) {
-        ywr_scalar(y, "bytes", YWR_PLAIN);
-        ywr_double(y, op->bytes);
-    }
-    ywr_scalar(y, "outputs", YWR_PLAIN);
-    ywr_seq_start(y, true);
-    for (int32_t k = 0; k < op->n_out; k++) {
-        ywr_int(y, w->out_bytes[op->out_off + k]);
-    }
-    ywr_seq_end(y);
-    if (op->temp != 0) {
-        ywr_scalar(y, "temp", YWR_PLAIN);
-        ywr_int(y, op->temp);
-    }
-    if (op->persistent != 0) {
-        ywr_scalar(y, "persistent", YWR_PLAIN);
-        ywr_int(y, op->persistent);
-    }
-    if (op->group) {
-        ywr_scalar(y, "group", YWR_PLAIN);
-        ywr_scalar(y, op->group, YWR_ANY);
-    }
-    if (op->device >= 0) {
-        ywr_scalar(y, "device", YWR_PLAIN);
-        ywr_int(y, op->device);
-    }
-    if (op->has_phase || op->phase != PHASE_FORWARD) {
-        ywr_scalar(y, "phase", YWR_PLAIN);
-        ywr_scalar(y, phases[op->phase], YWR_PLAIN);
-    }
-    if (op->n_in > 0) {
-        ywr_scalar(y, "inputs", YWR_PLAIN);
-        ywr_seq_start(y, true);
-        for (int32_t k = 0; k < op->n_in; k++) {
-            const struct wl_input *in = &w->input[op->in_off + k];
-            const char *p;
-            size_t need;
-
-            if (in->producer < 0 || in->producer >= w->n_ops) {
-                y->rc = err_set(BAECHI_EINVAL, "op '%s': input %d names no op", op->name, k);
-                return;
-            }
-            p = w->op[in->producer].name;
-            need = strlen(p) + 16;
-            if (ARRAY_RESERVE(*buf, *alloc, need)) {
-                y->rc = BAECHI_ENOMEM;
-                return;
-            }
-            if (in->port == WL_PORT_CONTROL) {
-                snprintf(*buf, need, "^%s", p);
-            } else {
-                snprintf(*buf, need, "%s:%d", p, in->port);
-            }
-            ywr_scalar(y, *buf, YWR_QUOTED);
-        }
-        ywr_seq_end(y);
-    }
-    for (int32_t k = 0; k < op->n_ext; k++) {
-        const struct wl_ext *e = &w->ext[op->ext_off + k];
-
-        ywr_scalar(y, e->key, YWR_ANY);
-        ywr_yval(y, &e->val);
-    }
-    ywr_map_end(y);
-}
-
-int workload_write_yaml(const struct workload *w, FILE *f)
-{
-    struct ywr y;
-    char *buf = NULL;
-    size_t alloc = 0;
-
-    /* One rule for the reader and the writer: what workload_read_yaml()
-     * would reject (an inf or 1e300 time_us, a negative size) is never
-     * written; nothing reaches the file. */
-    if (workload_check(w)) {
-        return BAECHI_EINVAL;
-    }
-    if (ywr_open(&y, f)) {
-        return ywr_close(&y);
-    }
-    ywr_map_start(&y, false);
-    ywr_scalar(&y, "format", YWR_PLAIN);
-    ywr_int(&y, WORKLOAD_FORMAT);
-    ywr_scalar(&y, "name", YWR_PLAIN);
-    ywr_scalar(&y, w->name ? w->name : "unnamed", YWR_ANY);
-    if (w->description) {
-        ywr_scalar(&y, "description", YWR_PLAIN);
-        ywr_scalar(&y, w->description, YWR_LITERAL);
-    }
-    if (w->source) {
-        ywr_scalar(&y, "source", YWR_PLAIN);
-        ywr_scalar(&y, w->source, YWR_LITERAL);
-    }
-    if (w->reference_device) {
-        ywr_scalar(&y, "reference_device", YWR_PLAIN);
-        ywr_scalar(&y, w->reference_device, YWR_ANY);
-    }
-    for (int32_t i = 0; i < w->n_top_ext; i++) {
-        ywr_scalar(&y, w->top_ext[i].key, YWR_ANY);
-        ywr_yval(&y, &w->top_ext[i].val);
-    }
-    ywr_scalar(&y, "ops", YWR_PLAIN);
-    ywr_seq_start(&y, false);
-    for (int32_t i = 0; i < w->n_ops && y.rc == 0; i++) {
-        write_op(&y, w, i, &buf, &alloc);
-    }
-    ywr_seq_end(&y);
-    ywr_map_end(&y);
-    free(buf);
-    return ywr_close(&y);
 }

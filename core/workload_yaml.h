@@ -39,13 +39,20 @@ int workload_read_yaml_string(struct workload *w, const char *text, size_t len, 
  * reason, the whole text is read again by libyaml alone, so verdicts and
  * messages are libyaml's (deviation: beyond the original, speed only).
  * BAECHI_YAML_FAST=0 in the environment makes AUTO read with libyaml only.
+ * The fast reader takes each op line straight into the op
+ * (core/workload_flow.h) when it can, else through its events.
  * LIBYAML: libyaml only.  FAST_ONLY (tests): no second reading; *fast
- * (may be NULL) tells whether the fast reader read the ops.
+ * (may be NULL) tells whether the fast reader read the ops.  FAST_EVENTS
+ * (tests): as FAST_ONLY, every op line through events.  FAST_DIRECT
+ * (tests): as FAST_ONLY, and BAECHI_EPARSE (no message) when an op line
+ * was not taken straight.
  */
 enum workload_read_mode {
     WORKLOAD_READ_AUTO = 0,
     WORKLOAD_READ_LIBYAML = 1,
     WORKLOAD_READ_FAST_ONLY = 2,
+    WORKLOAD_READ_FAST_EVENTS = 3,
+    WORKLOAD_READ_FAST_DIRECT = 4,
 };
 
 int workload_read_yaml_mode(struct workload *w, const char *text, size_t len, const char *name,

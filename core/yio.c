@@ -16,9 +16,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define YIO_MAX_DEPTH 64
+
+void yio_prefault(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = 4096;
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
+
+    if (bytes >= ((size_t)1 << 20) && hi > lo) {
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* advice only */
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 int yio_read_file(const char *path, char **text, size_t *len)
 {
@@ -48,6 +65,7 @@ int yio_read_file(const char *path, char **text, size_t *len)
             rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
             goto cleanup;
         }
+        yio_prefault(buf, alloc);
     }
     for (;;) {
         size_t got;

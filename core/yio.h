@@ -57,6 +57,14 @@ struct yrd {
 };
 
 /*
+ * Maps the pages of a large buffer about to be written whole in one call
+ * (MADV_POPULATE_WRITE) instead of a page fault per page: a third of
+ * loading a 1M-op workload went to 90,000 faults on this kind of machine.
+ * Advice only (nothing changes where refused); below 1 MB it does nothing.
+ */
+void yio_prefault(void *p, size_t bytes);
+
+/*
  * Reads a whole file into a NUL-terminated buffer (*text, owned by the
  * caller).  BAECHI_EIO with "cannot open 'path': reason" on failure.
  */

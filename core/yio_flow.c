@@ -83,14 +83,13 @@ static inline int plain_char(unsigned char c)
     return byte_class[c] & 1;
 }
 
-/* A scalar at the cursor (plain or double-quoted) into ev. */
-static int scalar(struct yflow *f, yaml_event_t *ev, size_t max_len)
+int yflow_scan_scalar(struct yflow *f, const char **text, size_t *len, bool *quoted, size_t max_len)
 {
     const char *s = f->p, *q;
     size_t n;
-    int quoted = *s == '"';
 
-    if (quoted) {
+    *quoted = f->p < f->end && *s == '"';
+    if (*quoted) {
         for (q = s + 1; q < f->end && (byte_class[(unsigned char)*q] & 2); q++) {
         }
         if (q >= f->end || *q != '"') {
@@ -112,6 +111,22 @@ static int scalar(struct yflow *f, yaml_event_t *ev, size_t max_len)
     }
     if (n > max_len) {
         return YF_GIVE_UP;
+    }
+    *text = s;
+    *len = n;
+    return 0;
+}
+
+/* A scalar at the cursor (plain or double-quoted) into ev. */
+static int scalar(struct yflow *f, yaml_event_t *ev, size_t max_len)
+{
+    const char *s;
+    size_t n;
+    bool quoted;
+    int rc;
+
+    if ((rc = yflow_scan_scalar(f, &s, &n, &quoted, max_len))) {
+        return rc;
     }
     if (ARRAY_RESERVE(f->buf, f->alloc, n + 1)) {
         return BAECHI_ENOMEM;
@@ -220,6 +235,19 @@ static int seq(struct yflow *f, yaml_event_t *ev)
         f->state = YF_SEQ_NEXT;
     }
     return rc;
+}
+
+bool yflow_at_item(const struct yflow *f)
+{
+    return f->state == YF_ITEM && f->p < f->end;
+}
+
+void yflow_item_read(struct yflow *f, const char *next)
+{
+    f->p = next;
+    f->line++;
+    f->line_start = next;
+    f->n_items++;
 }
 
 int yflow_pull(void *ctx, yaml_event_t *ev)

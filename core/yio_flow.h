@@ -29,6 +29,7 @@
 #ifndef BAECHI_CORE_YIO_FLOW_H
 #define BAECHI_CORE_YIO_FLOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <yaml.h>
 
@@ -57,5 +58,20 @@ void yflow_release(struct yflow *f);
  * BAECHI_EPARSE (outside the subset: read with libyaml) or BAECHI_ENOMEM.
  */
 int yflow_pull(void *ctx, yaml_event_t *ev);
+
+/*
+ * For a reader that builds its records straight from the lines (no
+ * events; core/workload_flow.h).  yflow_at_item: the next event would be
+ * an item's MAPPING_START, at f->p (a line's first byte, f->line).
+ * yflow_item_read: that item was read whole by the caller, up to and with
+ * its "\n"; `next` is the next line's first byte.  yflow_scan_scalar: the
+ * scalar at f->p as the event source would read it (same subset, same
+ * give-ups), without a copy: *text (past an opening quote), *len, *quoted;
+ * moves f->p past it.  0, or BAECHI_EPARSE (outside the subset).
+ */
+bool yflow_at_item(const struct yflow *f);
+void yflow_item_read(struct yflow *f, const char *next);
+int yflow_scan_scalar(struct yflow *f, const char **text, size_t *len, bool *quoted,
+                      size_t max_len);
 
 #endif

@@ -664,3 +664,191 @@ Test(workload_yaml, fast_reader_round_trip)
         workload_release(&b);
     }
 }
+
+/* ---- op lines read straight into ops (core/workload_flow.h, issue 22) ---- */
+
+/* Reads text with `mode` and with libyaml alone: the same workload, marks included. */
+static void same_as_libyaml(const char *text, size_t len, enum workload_read_mode mode,
+                            const char *what)
+{
+    struct workload a, b;
+
+    cr_assert_eq(workload_read_yaml_mode(&a, text, len, "f.yaml", WORKLOAD_READ_LIBYAML, NULL), 0,
+                 "%s: %s", what, err_msg());
+    cr_assert_eq(workload_read_yaml_mode(&b, text, len, "f.yaml", mode, NULL), 0, "%s: mode %d: %s",
+                 what, (int)mode, err_msg());
+    assert_same_workload(&a, &b);
+    for (int32_t i = 0; i < a.n_ops; i++) {
+        cr_assert_eq(a.op[i].line, b.op[i].line, "%s: op %d line", what, i);
+        cr_assert_eq(a.op[i].col, b.op[i].col, "%s: op %d col", what, i);
+    }
+    for (size_t i = 0; i < a.n_input; i++) {
+        cr_assert_eq(a.input[i].producer, b.input[i].producer, "%s: input %zu", what, i);
+        cr_assert_eq(a.input[i].port, b.input[i].port, "%s: input %zu port", what, i);
+        cr_assert_eq(a.input[i].line, b.input[i].line, "%s: input %zu line", what, i);
+        cr_assert_eq(a.input[i].col, b.input[i].col, "%s: input %zu col", what, i);
+    }
+    workload_release(&a);
+    workload_release(&b);
+}
+
+/*
+ * A large file in the writer's layout with every key and value form the
+ * writer emits (numbers integral, decimal and with exponents, empty and
+ * multi-port outputs, groups, devices, every phase, quoted names, x- keys
+ * with scalars, ports,
+ * control inputs, inputs naming later ops, a port out of range for the
+ * early resolution to decline): every line read straight, the same as
+ * libyaml's reading and the fast reader's events; then written and read
+ * back to the same bytes.
+ */
+Test(workload_yaml, direct_op_lines_same_as_libyaml)
+{
+    static const char *const phases[] = {"forward", "backward", "update"};
+    static const char *const times[] = {"5",  "0.25", "1e-3", "1.5e+9", "123456789012345",
+                                        "+7", "007"};
+    enum { N = 3000 };
+    char *text = NULL, *t2;
+    size_t len = 0, n2;
+    FILE *f = open_memstream(&text, &len);
+    struct workload w;
+
+    cr_assert_not_null(f);
+    fprintf(f, "format: 1\nname: big\nops:\n");
+    for (int i = 0; i < N; i++) {
+        if (i % 7 == 3) {
+            fprintf(f, "- {name: \"true%d\"", i); /* the writer quotes what reads as a bool */
+        } else {
+            fprintf(f, "- {name: op%d", i);
+        }
+        fprintf(f, ", type: T%d, time_us: %s", i % 3, times[i % 7]);
+        if (i % 5 == 1) {
+            fprintf(f, ", flops: %d.5, bytes: 2e%d", i, i % 9);
+        }
+        fprintf(f, ", outputs: [%s]", i % 11 == 10 ? "" : i % 4 == 0 ? "64, 0, 1.6e3" : "128");
+        if (i % 6 == 2) {
+            fprintf(f, ", temp: %d, persistent: 9", i);
+        }
+        if (i % 9 == 4) {
+            fprintf(f, ", group: \"g/%d\", device: %d", i % 4, i % 65536);
+        }
+        if (i % 8 == 5) {
+            fprintf(f, ", phase: %s", phases[i % 3]);
+        }
+        if (i % 10 == 7) {
+            fprintf(f, ", x-micro-batch: %d, x-s: \"q %d\", x-t: true", i % 4, i);
+        }
+        if (i > 0) {
+            int p = (i - 1) % 11 == 10 ? i - 2 : i - 1; /* an op with outputs */
+            int q = i + 2 < N && (i + 2) % 11 != 10 ? i + 2 : p;
+            int port = p % 4 == 0 ? 2 : 0;
+
+            if ((p % 7 == 3) != 0) {
+                fprintf(f, ", inputs: [\"^true%d\", \"true%d:%d\"]", p, p, port);
+            } else if (i % 13 == 0) {
+                fprintf(f, ", inputs: [\"op%d:%d\", \"%s%d\", \"^op%d\"]", p, port,
+                        q % 7 == 3 ? "true" : "op", q, p);
+            } else {
+                fprintf(f, ", inputs: [\"op%d:%d\"]", p, port);
+            }
+        }
+        fprintf(f, "}\n");
+    }
+    fclose(f);
+    same_as_libyaml(text, len, WORKLOAD_READ_FAST_DIRECT, "direct");
+    same_as_libyaml(text, len, WORKLOAD_READ_FAST_EVENTS, "events");
+    same_as_libyaml(text, len, WORKLOAD_READ_AUTO, "auto");
+    /* the writer's output of it goes the same way, to the same bytes */
+    cr_assert_eq(workload_read_yaml_string(&w, text, len, "f.yaml"), 0, "%s", err_msg());
+    free(text);
+    text = write_to_string(&w, &len);
+    workload_release(&w);
+    same_as_libyaml(text, len, WORKLOAD_READ_FAST_DIRECT, "written");
+    cr_assert_eq(workload_read_yaml_mode(&w, text, len, "w.yaml", WORKLOAD_READ_FAST_DIRECT, NULL),
+                 0);
+    t2 = write_to_string(&w, &n2);
+    cr_assert(n2 == len && memcmp(text, t2, len) == 0, "the second write differs");
+    free(t2);
+    free(text);
+    workload_release(&w);
+}
+
+/* A line with an x- key whose value is a list goes through events; the
+ * others stay straight. */
+Test(workload_yaml, direct_op_lines_leave_the_rest_to_events)
+{
+    static const char ext[] = "format: 1\nname: m\nops:\n"
+                              "- {name: a, type: C, outputs: [8]}\n"
+                              "- {name: b, type: C, outputs: [8], x-k: [1], inputs: [\"a:0\"]}\n"
+                              "- {name: c, type: C, outputs: [], inputs: [\"b:0\"]}\n";
+
+    /* values the event path rejects or reads otherwise: never taken straight */
+    static const char *const declined[] = {
+        "name: null",      "name: NULL",       "name: Null",     "name: \"\"",     "type: [a]",
+        "time_us: \"5\"",  "time_us: .nan",    "time_us: -1",    "time_us: 1e999", "temp: 1.5",
+        "temp: -0",        "outputs: [\"1\"]", "outputs: 8",     "device: 65536",  "device: -1",
+        "device: 1.0",     "phase: Forward",   "phase: null",    "inputs: [null]", "inputs: [\"\"]",
+        "inputs: \"a:0\"", "temp: 1, temp: 2", "x-k: 1, x-k: 2", "bogus: 1",
+    };
+    struct workload w;
+
+    cr_assert_eq(workload_read_yaml_mode(&w, ext, sizeof(ext) - 1, "e.yaml",
+                                         WORKLOAD_READ_FAST_DIRECT, NULL),
+                 BAECHI_EPARSE);
+    same_as_libyaml(ext, sizeof(ext) - 1, WORKLOAD_READ_FAST_ONLY, "x- key");
+    for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++) {
+        /* op b's own pairs, the one with the declined pair's key replaced by it */
+        static const char *const keys[] = {"name:", "type:", "outputs:", "inputs:"};
+        const char *pairs[] = {"name: b", "type: C", "outputs: [8]", "inputs: [\"a:0\"]", ""};
+        char text[256];
+        int n;
+
+        pairs[4] = declined[i];
+        for (size_t k = 0; k < 4; k++) {
+            if (strncmp(declined[i], keys[k], strlen(keys[k])) == 0) {
+                pairs[k] = declined[i];
+                pairs[4] = "";
+            }
+        }
+        n = snprintf(text, sizeof(text),
+                     "format: 1\nname: m\nops:\n- {name: a, type: C, outputs: [8]}\n"
+                     "- {%s, %s, %s, %s%s%s}\n",
+                     pairs[0], pairs[1], pairs[2], pairs[3], *pairs[4] ? ", " : "", pairs[4]);
+
+        err_set_quiet(1);
+        cr_expect_neq(
+            workload_read_yaml_mode(&w, text, (size_t)n, "d.yaml", WORKLOAD_READ_FAST_DIRECT, NULL),
+            0, "'%s' was taken straight", declined[i]);
+        same_both_ways(text, (size_t)n, declined[i]);
+    }
+}
+
+/* Every byte of a workload that the direct reader takes whole, replaced by
+ * characters that matter to YAML or to the reader's rules: the same verdict
+ * and message, or the same workload, as libyaml's alone. */
+Test(workload_yaml, direct_op_lines_same_as_libyaml_on_mutations)
+{
+    static const char base[] =
+        "format: 1\nname: m\nops:\n"
+        "- {name: a, type: Const, time_us: 1.5, outputs: [64, 0], persistent: 8, temp: 1}\n"
+        "- {name: b, type: MatMul, outputs: [32], device: 12, phase: backward, "
+        "inputs: [\"a:1\", \"^a\", \"d:0\"]}\n"
+        "- {name: d, type: Add, flops: 2e3, bytes: 10, outputs: [1], group: g, inputs: [\"b\"]}\n";
+    static const char subst[] = " :,\"'[]{}#-\n\t.~!&*\\|>%@`a0_?^+9e";
+    const size_t start = strlen("format: 1\nname: m\nops:\n");
+    char text[sizeof(base)];
+    int ok = 0;
+
+    same_as_libyaml(base, sizeof(base) - 1, WORKLOAD_READ_FAST_DIRECT, "base");
+    for (size_t i = start; i < sizeof(base) - 1; i++) {
+        for (size_t k = 0; k < sizeof(subst) - 1; k++) {
+            char what[64];
+
+            memcpy(text, base, sizeof(base));
+            text[i] = subst[k];
+            snprintf(what, sizeof(what), "byte %zu = '%c'", i, subst[k]);
+            ok += same_both_ways(text, sizeof(base) - 1, what);
+        }
+    }
+    cr_assert_gt(ok, 100, "mutations that still read: %d", ok);
+}
