@@ -1,3 +1,4 @@
+# check: once
 # No mutable file-level or global state in the libraries (issue 20): zero
 # writable statics in libbaechi.a outside the allowlist of
 # scripts/check-statics.sh, and the checker does flag planted ones while it

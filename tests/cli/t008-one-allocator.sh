@@ -1,3 +1,4 @@
+# check: once
 # One allocator (core/alloc.h, scripts/check-alloc.sh): no raw malloc family
 # call in the libraries or the program outside core/alloc.c, and the checker
 # does flag planted ones (but not a mention in a comment or a string).

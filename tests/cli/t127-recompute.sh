@@ -1,3 +1,4 @@
+# check: sanitized-only
 # Activation recomputation (workloads/recompute.h, --recompute, issue 21):
 # with full recomputation four GPT-2 small layers save for backward what
 # PyTorch saves with torch.utils.checkpoint over four GPT2Blocks (the

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # Pipeline schedules and tied weights (core/pipeline.h, sim/sim_sched.c,
 # docs/micro-batches.md): the training synthesis writes x-pipeline (default
 # 1f1b), run and sim override it, bad values are refused; GPT-small on 4

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # Clusters of nodes and collectives in the timed simulator (issue 23, items
 # 1 and 2): the node presets in `cluster list`; a bad `nodes` key names
 # file:line:column; an all-reduce over two DGX H100 nodes (given placement

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # calibrate measures a ring all-reduce (issue 23, item 1): the CPU backend's
 # shared-memory stand-in (threads doing a ring all-reduce over memcpy and
 # sums) over every device, fitted and read as a per-link B and alpha; in the

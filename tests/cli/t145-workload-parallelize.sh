@@ -1,3 +1,4 @@
+# check: sanitized-only
 # `baechi workload parallelize` (workloads/parallel.h): a GPT training graph
 # over D x T x P devices with its placement; the same flags on `workload
 # gen` give the same graph; TP's all-reduces and the rank layout in the

@@ -1,3 +1,4 @@
+# check: sanitized-only
 # DDP's overlap in the timed simulator (needs collectives: docs/formats.md,
 # x-collective): on a chain of 4 layers of 4 MiB parameters each, DP = 2
 # with one bucket per layer,

@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # The `pipeline` placer (placers/pipeline_placer.c, beyond the original):
 # on GPT-small, batch 8, 4 micro-batches, paper-4gpu-pcie it places, the
 # timed step is no worse than m-TOPO's, each device holds one contiguous run

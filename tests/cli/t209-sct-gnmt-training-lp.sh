@@ -1,4 +1,4 @@
-# check: slow
+# check: slow sanitized-only
 # m-SCT on GNMT's training graph at 80 steps with coplace + fusion (issue
 # 22, item 4): GLPK finds the warm basis singular to working precision, and
 # the scaled retry restarts from the same warm basis, solving the LP in

@@ -1,3 +1,4 @@
+# check: sanitized-only
 #!/bin/sh
 # t211: the certified lower bound (placers/bound.h) in `run` (text and
 # JSON) and in the results database: a chain whose persistent bytes do not

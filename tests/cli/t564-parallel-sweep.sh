@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t564-parallel-sweep.sh - the sweep side of the parallelism study
 # (docs/parallel-study.md): a parallelised graph (every op pinned to its
 # rank) runs under placer `given` on its D x T x P ranks, once, whatever the

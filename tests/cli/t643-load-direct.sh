@@ -1,3 +1,4 @@
+# check: sanitized-only
 # t643-load-direct.sh - the direct reader of the writer's op lines
 # (core/workload_flow.h, issue 22): a generated 20k-op workload reads to the
 # same info, critical path and simulation with the fast reader as with
