@@ -134,7 +134,7 @@ struct bench_ops {
     /* Optional (NULL: not measured; the last member, so backends that do not
      * name it leave it NULL): a ring all-reduce of `bytes` over every open
      * device, median µs of `iters` after `warmup`.  CPU: coll_cpu.c, threads
-     * over shared memory.  CUDA: none yet (NCCL is not called). */
+     * over shared memory.  CUDA: NCCL's all-reduce (dlopen; bench_cuda.cu). */
     int (*allreduce_us)(struct bench *b, int64_t bytes, int32_t warmup, int32_t iters, double *us);
 };
 

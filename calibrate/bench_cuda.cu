@@ -16,6 +16,9 @@
  *   bandwidth   a float4 grid-stride copy kernel (bytes read + written);
  *   launch      back-to-back empty kernels, host time per launch;
  *   memory      cudaMemGetInfo (free bytes at open);
+ *   all-reduce  NCCL's ncclAllReduce over every open GPU (one group, one
+ *               communicator per GPU by ncclCommInitAll), opened with dlopen
+ *               (BAECHI_NCCL names the library), timed by each GPU's events;
  *   logical     an id given twice is one more logical device on that GPU:
  *   devices     own streams, own memory pool, usable memory shared out; a
  *               copy between two of them is a device-to-device copy.  A
@@ -121,6 +124,64 @@ bool blas_load(blas_lib *l, char *path, size_t path_len, char *why, size_t why_l
         snprintf(why, why_len, "%s lacks the cuBLAS v2 entry points", c);
         dlclose(l->dl);
         *l = blas_lib();
+    }
+    return false;
+}
+
+/*
+ * NCCL, opened at run time like cuBLAS (BAECHI_NCCL names the library), for
+ * the all-reduce benchmark.  Only the entry points it uses, by NCCL's stable
+ * C ABI (nccl.h: ncclSuccess 0, ncclFloat32 7, ncclSum 0; ncclComm_t is a
+ * pointer).  Compile-checked; it has not run on GPUs yet (docs/calibration.md).
+ */
+typedef struct nccl_context *nccl_comm;
+typedef int (*nccl_init_all_fn)(nccl_comm *, int, const int *);
+typedef int (*nccl_destroy_fn)(nccl_comm);
+typedef int (*nccl_allreduce_fn)(const void *, void *, size_t, int, int, nccl_comm, cudaStream_t);
+typedef int (*nccl_group_fn)(void);
+typedef const char *(*nccl_error_fn)(int);
+enum { NCCL_SUCCESS = 0, NCCL_FLOAT32 = 7, NCCL_SUM = 0 };
+
+struct nccl_lib {
+    void *dl = nullptr;
+    nccl_init_all_fn init_all = nullptr;
+    nccl_destroy_fn destroy = nullptr;
+    nccl_allreduce_fn allreduce = nullptr;
+    nccl_group_fn group_start = nullptr, group_end = nullptr;
+    nccl_error_fn error = nullptr;
+};
+
+/* Opens NCCL; false (and a reason in why) when there is none to open. */
+bool nccl_load(nccl_lib *l, char *why, size_t why_len)
+{
+    const char *env = getenv("BAECHI_NCCL");
+    const char *cand[] = {env, "libnccl.so.2", "libnccl.so", BAECHI_CUDA_LIBDIR "/libnccl.so.2"};
+
+    snprintf(why, why_len, "no libnccl found (BAECHI_NCCL names it)");
+    for (const char *c : cand) {
+        if (!c || !*c) {
+            continue;
+        }
+        if (!(l->dl = dlopen(c, RTLD_NOW | RTLD_LOCAL))) {
+            if (c == env) {
+                snprintf(why, why_len, "BAECHI_NCCL=%s: %s", env, dlerror());
+                return false;
+            }
+            continue;
+        }
+        l->init_all = reinterpret_cast<nccl_init_all_fn>(dlsym(l->dl, "ncclCommInitAll"));
+        l->destroy = reinterpret_cast<nccl_destroy_fn>(dlsym(l->dl, "ncclCommDestroy"));
+        l->allreduce = reinterpret_cast<nccl_allreduce_fn>(dlsym(l->dl, "ncclAllReduce"));
+        l->group_start = reinterpret_cast<nccl_group_fn>(dlsym(l->dl, "ncclGroupStart"));
+        l->group_end = reinterpret_cast<nccl_group_fn>(dlsym(l->dl, "ncclGroupEnd"));
+        l->error = reinterpret_cast<nccl_error_fn>(dlsym(l->dl, "ncclGetErrorString"));
+        if (l->init_all && l->destroy && l->allreduce && l->group_start && l->group_end &&
+            l->error) {
+            return true;
+        }
+        snprintf(why, why_len, "%s lacks the NCCL entry points", c);
+        dlclose(l->dl);
+        *l = nccl_lib();
     }
     return false;
 }
@@ -847,9 +908,109 @@ cleanup:
     return rc;
 }
 
+/* One all-reduce of `count` floats on every device's stream, as one NCCL
+ * group; the time is the slowest device's, by its own events. */
+int nccl_round(cuda_impl *im, nccl_lib *l, std::vector<nccl_comm> &comm, size_t count, double *ms)
+{
+    int r;
+
+    for (int d = 0; d < im->n; d++) {
+        CU(cudaSetDevice(im->dev[d]));
+        CU(cudaEventRecord(im->ev0[d], im->stream[d]));
+    }
+    if ((r = l->group_start()) != NCCL_SUCCESS) {
+        return err_set(BAECHI_EUNSUPPORTED, "ncclGroupStart: %s", l->error(r));
+    }
+    for (int d = 0; d < im->n; d++) {
+        cudaSetDevice(im->dev[d]);
+        r = l->allreduce(im->buf_a[d], im->buf_b[d], count, NCCL_FLOAT32, NCCL_SUM, comm[d],
+                         im->stream[d]);
+        if (r != NCCL_SUCCESS) {
+            l->group_end();
+            return err_set(BAECHI_EUNSUPPORTED, "ncclAllReduce on GPU %d: %s", im->dev[d],
+                           l->error(r));
+        }
+    }
+    if ((r = l->group_end()) != NCCL_SUCCESS) {
+        return err_set(BAECHI_EUNSUPPORTED, "ncclGroupEnd: %s", l->error(r));
+    }
+    *ms = 0;
+    for (int d = 0; d < im->n; d++) {
+        float t;
+
+        CU(cudaSetDevice(im->dev[d]));
+        CU(cudaEventRecord(im->ev1[d], im->stream[d]));
+        CU(cudaEventSynchronize(im->ev1[d]));
+        CU(cudaEventElapsedTime(&t, im->ev0[d], im->ev1[d]));
+        *ms = std::max(*ms, (double)t);
+    }
+    return 0;
+}
+
+/*
+ * bench_ops.allreduce_us: NCCL's all-reduce (its own choice of ring or tree)
+ * of `bytes` over every open device, median of `iters` after `warmup`.
+ * NCCL needs distinct GPUs: logical devices sharing one are refused.
+ */
+int cuda_allreduce_us(struct bench *b, int64_t bytes, int32_t warmup, int32_t iters, double *us)
+{
+    cuda_impl *im = static_cast<cuda_impl *>(b->impl);
+    size_t count = bytes > 4 ? (size_t)bytes / sizeof(float) : 1;
+    std::vector<nccl_comm> comm;
+    std::vector<double> t;
+    nccl_lib l;
+    char why[256];
+    int rc = 0, r;
+
+    if (im->n < 2 || iters < 1 || bytes < 0) {
+        return err_set(BAECHI_EINVAL, "all-reduce benchmark: %d devices, %d iterations", im->n,
+                       iters);
+    }
+    for (int d = 0; d < im->n; d++) {
+        for (int e = 0; e < d; e++) {
+            if (im->dev[d] == im->dev[e]) {
+                return err_set(BAECHI_EUNSUPPORTED,
+                               "all-reduce: NCCL needs distinct GPUs, GPU %d is given twice",
+                               im->dev[d]);
+            }
+        }
+        if ((rc = ensure_bufs(im, d, count * sizeof(float))) != 0) {
+            return rc;
+        }
+    }
+    if (!nccl_load(&l, why, sizeof(why))) {
+        return err_set(BAECHI_EUNSUPPORTED, "all-reduce: %s", why);
+    }
+    comm.assign((size_t)im->n, nullptr);
+    if ((r = l.init_all(comm.data(), im->n, im->dev.data())) != NCCL_SUCCESS) {
+        rc = err_set(BAECHI_EUNSUPPORTED, "ncclCommInitAll over %d GPUs: %s", im->n, l.error(r));
+        comm.clear();
+    }
+    for (int32_t k = 0; !rc && k < warmup + iters; k++) {
+        double ms;
+
+        if ((rc = nccl_round(im, &l, comm, count, &ms)) == 0 && k >= warmup) {
+            t.push_back(ms * 1e3);
+        }
+    }
+    for (nccl_comm c : comm) {
+        if (c) {
+            l.destroy(c);
+        }
+    }
+    dlclose(l.dl);
+    if (rc) {
+        return rc;
+    }
+    std::sort(t.begin(), t.end());
+    *us = t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+    return 0;
+}
+
 } /* namespace */
 
 extern "C" const struct bench_ops bench_cuda_ops = {
     "cuda",       cuda_open,       cuda_close,  cuda_device_info, cuda_copy_path,
     cuda_copy_us, cuda_gemm_flops, cuda_mem_bw, cuda_launch_us,   cuda_replay,
+    cuda_allreduce_us,
 };

@@ -201,8 +201,17 @@ static int measure_allreduce(struct bench *b, const struct calib_options *o, str
         return BAECHI_ENOMEM;
     }
     for (int32_t k = 0; k < r->n_sizes; k++) {
-        if ((rc = b->ops->allreduce_us(b, (int64_t)r->size_bytes[k], o->warmup, o->iters,
-                                       &a->median_us[k]))) {
+        rc = b->ops->allreduce_us(b, (int64_t)r->size_bytes[k], o->warmup, o->iters,
+                                  &a->median_us[k]);
+        if (rc == BAECHI_EUNSUPPORTED) {
+            /* the rest of the calibration stands without it (a GPU machine
+             * without NCCL): say why in the summary instead of failing */
+            snprintf(a->skipped, sizeof(a->skipped), "%s", err_msg());
+            free(a->median_us);
+            a->median_us = NULL;
+            return 0;
+        }
+        if (rc) {
             return rc;
         }
     }
@@ -529,6 +538,9 @@ void calibrate_print_summary(const struct calib_result *r, FILE *f)
     }
     fprintf(f, "  all pairs: %.6g µs/B + %.2f µs, R² %.4f (the cluster's default model)\n",
             r->all.slope, r->all.intercept, r->all.r2);
+    if (r->allreduce.skipped[0]) {
+        fprintf(f, "collectives: not measured: %s\n", r->allreduce.skipped);
+    }
     if (r->allreduce.have) {
         const struct calib_coll *a = &r->allreduce;
 

@@ -73,6 +73,7 @@ struct calib_coll {
     double *median_us; /* per size */
     struct fit_line fit;
     double link_slope_us_per_byte, link_alpha_us;
+    char skipped[200]; /* why not measured when the backend cannot (no NCCL); "" otherwise */
 };
 
 struct calib_result {

@@ -296,3 +296,42 @@ Test(bench_cpu, replay_program_accounts_memory_and_events)
     bench_program_release(&p);
     bench_close(&b);
 }
+
+/* A backend without a working all-reduce (the CUDA backend on a machine
+ * without NCCL): the calibration stands, the summary says why. */
+static int allreduce_unsupported(struct bench *b, int64_t bytes, int32_t warmup, int32_t iters,
+                                 double *us)
+{
+    (void)b, (void)bytes, (void)warmup, (void)iters, (void)us;
+    return err_set(BAECHI_EUNSUPPORTED, "all-reduce: no libnccl found");
+}
+
+Test(bench_cpu, allreduce_unsupported_is_skipped_with_its_reason)
+{
+    struct bench b;
+    struct bench_ops ops;
+    struct calib_options o;
+    struct calib_result r;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    tiny_options(&o);
+    cr_assert_eq(bench_open(&b, "cpu", NULL, 2), 0);
+    ops = *b.ops;
+    ops.allreduce_us = allreduce_unsupported;
+    b.ops = &ops;
+    cr_assert_eq(calibrate_run(&b, &o, &r), 0, "%s", err_msg());
+    cr_expect(r.have_fit);
+    cr_expect_not(r.allreduce.have);
+    cr_expect_null(r.allreduce.median_us);
+    cr_expect_str_eq(r.allreduce.skipped, "all-reduce: no libnccl found");
+    cr_assert_not_null(f = open_memstream(&text, &len));
+    calibrate_print_summary(&r, f);
+    fclose(f);
+    cr_expect(strstr(text, "collectives: not measured: all-reduce: no libnccl found") != NULL, "%s",
+              text);
+    free(text);
+    calib_result_release(&r);
+    bench_close(&b);
+}
