@@ -764,6 +764,20 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     if ((rc = workload_add_ext(out, "x-collective", &v))) {
         return rc;
     }
+    /* Collectives follow their replicas: a rank op joins the colocation group
+     * of the op whose output it reduces first, so a placer that keeps groups
+     * (every placer's default grouper) puts it on that replica's device.  A
+     * rank op without inputs (ZeRO-3's parameter gathers) keeps its own. */
+    if (out->op[k].n_in > 0) {
+        /* a copy: setting the group may move the pool the name lies in */
+        char *group = mem_strdup(workload_group(out, out->input[out->op[k].in_off].producer));
+
+        rc = group ? workload_set_group(out, k, group) : BAECHI_ENOMEM;
+        free(group);
+        if (rc) {
+            return rc;
+        }
+    }
     out->op[k].time_us = 0;
     out->op[k].phase = c->phase;
     out->op[k].has_phase = true;

@@ -46,6 +46,27 @@ printf "workloads: ['gen:%s']\nclusters: [paper-4gpu-pcie]\nplacers: [m-topo]\n"
 expect_exit 0 "$BAECHI" sweep --dry-run s.yaml
 EOF
 
+test_expect_success 'op placers put every rank op with its replica (collectives follow their replicas)' - <<'EOF'
+"$BAECHI" workload parallelize g.yaml --dp 2 --tp 2 -o r.yaml > /dev/null
+for p in m-topo m-etf; do
+    "$BAECHI" place -w r.yaml -c dgx-h100-8 -k 4 -p $p -o pl-$p.yaml 2> /dev/null
+    python3 - r.yaml pl-$p.yaml <<'PY'
+import re, sys
+first = {}
+for line in open(sys.argv[1]):
+    if "x-collective" in line:
+        name = re.match(r"- \{name: ([^,]+),", line).group(1)
+        inp = re.search(r'inputs: \["\^?([^":]+)', line)
+        first[name] = inp.group(1) if inp else None
+dev = dict((m.group(1), int(m.group(2)))
+           for m in (re.match(r"  (\S+): (\d+)$", l) for l in open(sys.argv[2])) if m)
+with_inputs = [r for r, q in first.items() if q]
+bad = [r for r in with_inputs if dev[r] != dev[first[r]]]
+assert len(with_inputs) >= 8 and not bad, (len(with_inputs), bad[:3])
+PY
+done
+EOF
+
 test_expect_success 'refusals: forward graph, unknown block, indivisible width, bad values' - <<'EOF'
 "$BAECHI" workload gen $GPT --forward-only -o f.yaml > /dev/null
 expect_exit 2 "$BAECHI" workload parallelize f.yaml --dp 2

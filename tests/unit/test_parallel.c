@@ -419,3 +419,34 @@ Test(parallel, tp_transformer_blocks)
     workload_release(&w);
     workload_release(&p);
 }
+
+/* Collectives follow their replicas: a rank op with inputs is in the
+ * colocation group of its first input's producer (the replica's op), so a
+ * placer keeping groups puts it there; one without inputs keeps its own. */
+Test(parallel, rank_ops_join_their_replicas_group)
+{
+    struct workload w, p;
+    int n_joined = 0, n_own = 0;
+
+    gpt(&w, 2, 1, 2, TRAIN_ADAM);
+    par(&p, &w, 2, 2, 1, 3);
+    for (int32_t i = 0; i < p.n_ops; i++) {
+        const struct wl_op *op = &p.op[i];
+
+        if (!coll(&p, i, "id")) {
+            continue;
+        }
+        if (op->n_in > 0) {
+            cr_expect_str_eq(workload_group(&p, i),
+                             workload_group(&p, p.input[op->in_off].producer), "%s", op->name);
+            n_joined++;
+        } else {
+            cr_expect_str_eq(workload_group(&p, i), op->name);
+            n_own++;
+        }
+    }
+    cr_expect_gt(n_joined, 8);
+    cr_expect_gt(n_own, 0, "ZeRO-3's parameter gathers have no inputs");
+    workload_release(&p);
+    workload_release(&w);
+}
