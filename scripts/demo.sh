@@ -18,8 +18,8 @@
 #                                 and of paper-4gpu-pcie, M = 1..8, GPipe /
 #                                 1F1B / interleaved, with and without
 #                                 recomputation, m-TOPO and pipeline
-#   data/sweeps/parallel.yaml     the parallelism study (docs/parallel-
-#   + parallel-placers.yaml       study.md): GPT-2 medium training, global
+#   data/sweeps/parallel*.yaml    the parallelism study (docs/parallel-
+#   (and their -placers files)    study.md): GPT-2 medium and 2.7B, global
 #                                 batch 64, on 2-16 GPUs of dgx-h100-2x8:
 #                                 DP, ZeRO-1/3, TP, PP 1F1B, the fastest
 #                                 hybrid, and the op placers
@@ -69,28 +69,32 @@ YAML
 echo "== baechi sweep $W/gpt-train.yaml --db $DB"
 $B sweep "$W/gpt-train.yaml" --db "$DB"
 
-# The parallelism study: every parallelisation of GPT-2 medium (placer
-# given: the ranks it pins) and the op placers on the unparallelised graph;
-# then the fastest hybrid (two or three of DP, TP, PP) that fits at each GPU
-# count, rerun under the name gpt-medium-N:best-hybrid so that it is a line
-# of its own (the same graph, stored again under that name).
-for s in parallel parallel-placers; do
-    echo "== baechi sweep data/sweeps/$s.yaml --db $DB"
-    $B sweep "data/sweeps/$s.yaml" --db "$DB"
-done
-hyb="workload GLOB 'gpt-medium-*:d[0-9]*' AND placer = 'given' AND status = 'ok' AND sweep = 'parallel'"
-{
-    echo "name: parallel"
-    echo "workloads:"
-    $B db query --db "$DB" --format csv "SELECT r.workload_spec FROM runs r WHERE $hyb
-        AND r.step_us = (SELECT min(step_us) FROM runs WHERE $hyb AND n_devices = r.n_devices)
-        GROUP BY r.n_devices ORDER BY r.n_devices" |
-        sed '1d; s/\(&name=[^&:]*\):[^&]*$/\1:best-hybrid/; s/.*/  - "&"/'
-    echo "clusters: [dgx-h100-2x8]"
-    echo "placers: [given]"
-} > "$W/parallel-best.yaml"
-echo "== baechi sweep $W/parallel-best.yaml --db $DB"
-$B sweep "$W/parallel-best.yaml" --db "$DB"
+# The parallelism study: every parallelisation of GPT-2 medium and GPT-2.7B
+# (placer given: the ranks it pins) and the op placers on the unparallelised
+# graph; then the fastest hybrid (two or three of DP, TP, PP) that fits at
+# each GPU count, rerun under the name <model>-N:best-hybrid so that it is a
+# line of its own (the same graph, stored again under that name).
+parallel_study() { # sweep-name workload-prefix
+    for s in "$1" "${1%%-*}-placers${1#parallel}"; do
+        echo "== baechi sweep data/sweeps/$s.yaml --db $DB"
+        $B sweep "data/sweeps/$s.yaml" --db "$DB"
+    done
+    hyb="workload GLOB '$2-*:d[0-9]*' AND placer = 'given' AND status = 'ok' AND sweep = '$1'"
+    {
+        echo "name: $1"
+        echo "workloads:"
+        $B db query --db "$DB" --format csv "SELECT r.workload_spec FROM runs r WHERE $hyb
+            AND r.step_us = (SELECT min(step_us) FROM runs WHERE $hyb AND n_devices = r.n_devices)
+            GROUP BY r.n_devices ORDER BY r.n_devices" |
+            sed '1d; s/\(&name=[^&:]*\):[^&]*$/\1:best-hybrid/; s/.*/  - "&"/'
+        echo "clusters: [dgx-h100-2x8]"
+        echo "placers: [given]"
+    } > "$W/$1-best.yaml"
+    echo "== baechi sweep $W/$1-best.yaml --db $DB"
+    $B sweep "$W/$1-best.yaml" --db "$DB"
+}
+parallel_study parallel gpt-medium
+parallel_study parallel-2.7b gpt-2.7b
 
 # Placement time vs graph size: seeded synthetic layered graphs generated in
 # memory (as YAML files, reading a 1M-op graph alone took ~5 s) and placed
@@ -116,7 +120,7 @@ P="--db $DB --where sweep=paper"
 T="--db $DB --where sweep=paper-train"
 G="--db $DB --where sweep=gpt-train"
 PL="--db $DB --where sweep=pipeline --x micro_batches --lines pipeline --by placer"
-PA="--db $DB --where sweep=parallel --x devices --lines strategy"
+PA="--x devices --lines strategy"
 PA="$PA --where strategy=DP,DP+ZeRO-1,DP+ZeRO-3,TP,PP-1F1B,best-hybrid,m-topo,m-etf,m-sct,auto"
 echo "== baechi plot ... ($PLOTS/)"
 # shellcheck disable=SC2046 # out prints options
@@ -139,8 +143,10 @@ echo "== baechi plot ... ($PLOTS/)"
         $B plot line $PL --where cluster="${c%%:*}" --y step $(out "pipeline-step-${c#*:}")
         $B plot line $PL --where cluster="${c%%:*}" --y peak0 $(out "pipeline-peak0-${c#*:}")
     done
-    $B plot line $PA --y step $(out parallel-step)
-    $B plot line $PA --y peak $(out parallel-peak)
+    for sw in parallel parallel-2.7b; do
+        $B plot line --db "$DB" --where sweep=$sw $PA --y step $(out "$sw-step")
+        $B plot line --db "$DB" --where sweep=$sw $PA --y peak $(out "$sw-peak")
+    done
     $B plot scaling --db "$DB" --where sweep=scaling --stat median $(out scaling)
 }
 echo

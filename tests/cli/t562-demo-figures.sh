@@ -45,7 +45,8 @@ test_expect_success 'in every figure of several series two of them differ' '
 test_expect_success 'the study figures are there and reach their regimes' '
     for f in step placement-time memory-gnmt_v2_b128_fwd memory-train-inception-v3_b64 \
         step-train gpt-train-step gpt-train-peak scaling pipeline-step-dgx pipeline-peak0-dgx \
-        pipeline-step-pcie pipeline-peak0-pcie parallel-step parallel-peak; do
+        pipeline-step-pcie pipeline-peak0-pcie parallel-step parallel-peak \
+        parallel-2.7b-step parallel-2.7b-peak; do
         test -s "plots/$f.csv" || { echo "missing $f"; exit 1; }
     done &&
     grep -q "^single,0.3,.*,oom," plots/memory-train-inception-v3_b64.csv &&
@@ -107,6 +108,19 @@ test_expect_success 'the parallelism figures: a line per strategy, their regimes
     awk -F, '$1 == "DP" { d[$2] = $3 } $1 == "DP+ZeRO-3" { z[$2] = $3 }
         END { n = 0; for (k in d) { n++; if (!(z[k] < d[k])) exit 1 } exit n != 4 }' \
         plots/parallel-peak.csv
+EOF
+
+# GPT-2.7B: data parallelism does not fit 2 or 4 GPUs of 80 GB (the whole
+# model state on each), tensor parallelism and ZeRO-3 do (2 and 4 GPUs), and
+# m-ETF finds no placement at any count.
+test_expect_success 'the GPT-2.7B parallelism figures: where each strategy fits' - <<'EOF'
+    grep -q "^DP,2,.*,oom," plots/parallel-2.7b-step.csv &&
+    grep -q "^DP,4,.*,oom," plots/parallel-2.7b-step.csv &&
+    grep -q "^DP,8,.*,ok," plots/parallel-2.7b-step.csv &&
+    grep -q "^TP,2,.*,ok," plots/parallel-2.7b-step.csv &&
+    grep -q "^DP+ZeRO-3,4,.*,ok," plots/parallel-2.7b-step.csv &&
+    test "$(grep "^m-etf," plots/parallel-2.7b-step.csv | grep -vc ",infeasible,")" -eq 0 &&
+    test "$(grep -c "^m-etf," plots/parallel-2.7b-step.csv)" -eq 4
 EOF
 
 test_done
