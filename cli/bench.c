@@ -67,27 +67,16 @@ static int bench_sim(const struct graph *g, const struct cluster *c, const int32
                      const char *name, int reps)
 {
     for (int m = 0; m < 2; m++) {
-        struct sim_options opt = {.model = m == 0 ? SIM_MODEL_BAECHI : SIM_MODEL_TIMED};
+        const enum sim_model model = m == 0 ? SIM_MODEL_BAECHI : SIM_MODEL_TIMED;
         double t[BENCH_MAX_REPS];
         double events = 0;
         char what[64];
+        int rc = bench_sim_times(g, c, dev, model, reps, t, &events);
 
-        for (int r = 0; r < reps; r++) {
-            struct sim_result res;
-            double t0 = bench_now_ms();
-            int rc = sim_run(g, c, dev, &opt, &res);
-
-            t[r] = bench_now_ms() - t0;
-            if (rc) {
-                return rc;
-            }
-            events = g->n_ops;
-            for (int32_t i = 0; i < c->n_devices * c->n_devices; i++) {
-                events += (double)res.link_transfers[i];
-            }
-            sim_result_release(&res);
+        if (rc) {
+            return rc;
         }
-        snprintf(what, sizeof(what), "simulate (%s)", sim_model_name(opt.model));
+        snprintf(what, sizeof(what), "simulate (%s)", sim_model_name(model));
         report(what, name, t, reps, events);
     }
     return 0;

@@ -41,19 +41,17 @@
 static const char *const figure_names[BENCH_SIM_FIGURES] = {"gnmt_baechi", "gnmt_timed",
                                                             "chain_1m_baechi", "chain_1m_timed"};
 
-/* Median ms of `reps` runs of model m into *ms; the events of one run into *events. */
-static int time_sim(const struct graph *g, const struct cluster *c, const int32_t *dev,
-                    enum sim_model m, int reps, double *ms, double *events)
+int bench_sim_times(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                    enum sim_model m, int reps, double *t_ms, double *events)
 {
     struct sim_options opt = {.model = m};
-    double t[BENCH_SIM_MAX_REPS];
 
     for (int r = 0; r < reps; r++) {
         struct sim_result res;
         double t0 = bench_now_ms();
         int rc = sim_run(g, c, dev, &opt, &res);
 
-        t[r] = bench_now_ms() - t0;
+        t_ms[r] = bench_now_ms() - t0;
         if (rc) {
             return rc;
         }
@@ -62,6 +60,19 @@ static int time_sim(const struct graph *g, const struct cluster *c, const int32_
             *events += (double)res.link_transfers[i];
         }
         sim_result_release(&res);
+    }
+    return 0;
+}
+
+/* Median ms of `reps` runs of model m into *ms; the events of one run into *events. */
+static int time_sim(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                    enum sim_model m, int reps, double *ms, double *events)
+{
+    double t[BENCH_SIM_MAX_REPS];
+    int rc = bench_sim_times(g, c, dev, m, reps, t, events);
+
+    if (rc) {
+        return rc;
     }
     qsort(t, (size_t)reps, sizeof(*t), bench_cmp_double);
     *ms = t[reps / 2];
