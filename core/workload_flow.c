@@ -83,15 +83,30 @@ static int string_value(struct yflow *f, const char **s, size_t *n)
     return 0;
 }
 
+/* A plain (unquoted) scalar of at most NUM_MAX bytes at s[0..n), or NOT_TAKEN. */
+static int plain_number(struct yflow *f, const char **s, size_t *n)
+{
+    bool quoted;
+
+    return yflow_scan_scalar(f, s, n, &quoted, NUM_MAX) || quoted ? NOT_TAKEN : 0;
+}
+
+/* s[0..n) as a C string in buf (NUM_MAX + 1 bytes), for the slow parsers. */
+static const char *terminated(char *buf, const char *s, size_t n)
+{
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* A number (time_us, flops, bytes): plain, yio_parse_double's rules. */
 static int number_value(struct yflow *f, double *out)
 {
     const char *s;
     size_t n;
-    bool quoted;
     char buf[NUM_MAX + 1];
 
-    if (yflow_scan_scalar(f, &s, &n, &quoted, NUM_MAX) || quoted) {
+    if (plain_number(f, &s, &n)) {
         return NOT_TAKEN;
     }
     /* up to 15 digits: exact in a double, as strtod gives it */
@@ -99,9 +114,7 @@ static int number_value(struct yflow *f, double *out)
         *out = (double)digits_u64(s, n);
         return 0;
     }
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return yio_parse_double(buf, out) ? NOT_TAKEN : 0;
+    return yio_parse_double(terminated(buf, s, n), out) ? NOT_TAKEN : 0;
 }
 
 /* A size in bytes (temp, persistent, outputs' items): yio_parse_size's rules. */
@@ -109,19 +122,16 @@ static int size_value(struct yflow *f, int64_t *out)
 {
     const char *s;
     size_t n;
-    bool quoted;
     char buf[NUM_MAX + 1];
 
-    if (yflow_scan_scalar(f, &s, &n, &quoted, NUM_MAX) || quoted) {
+    if (plain_number(f, &s, &n)) {
         return NOT_TAKEN;
     }
     if (n <= 18 && digits_only(s, n)) {
         *out = (int64_t)digits_u64(s, n);
         return 0;
     }
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return yio_parse_size(buf, out) ? NOT_TAKEN : 0;
+    return yio_parse_size(terminated(buf, s, n), out) ? NOT_TAKEN : 0;
 }
 
 /* "[" at the cursor; then ", " between items until "]" (yio_flow's seq()). */
