@@ -48,25 +48,9 @@ test_expect_success 'saved bytes within each model tolerance of PyTorch; paramet
 python3 - "$FIX" <<'PY'
 import json, sys, yaml
 
-def load(path):
-    w = yaml.safe_load(open(path))
-    return w, {o["name"]: o for o in w["ops"]}
-
-def ref(ops, s):
-    s = s.lstrip("^")
-    n, _, p = s.rpartition(":")
-    if not n or n not in ops:
-        n, p = s, "0"
-    return n, int(p)
-
-def storage(ops, n, p):
-    """The port owning the storage (x-alias chains: views, in-place ops)."""
-    for _ in range(1000):
-        al = ops[n].get("x-alias")
-        if not al or al[p] < 0:
-            return n, p
-        n, p = ref(ops, ops[n]["inputs"][al[p]])
-    raise AssertionError("alias cycle at " + n)
+import os
+sys.path.insert(0, os.path.join(os.environ["TOP"], "tests", "cli"))
+from wlstorage import load, ref, storage
 
 def saved(path, prefix=""):
     """Bytes of the forward storages a backward op reads, each once,

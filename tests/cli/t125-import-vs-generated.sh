@@ -29,17 +29,9 @@ test_expect_success 'setup: the GPT-2 small block imported and generated' '
 
 test_expect_success 'FLOPs, saved bytes and step of the imported within 10 % of the generated' - <<'EOF'
 python3 - <<'PY'
-import json, yaml
-
-def load(path):
-    w = yaml.safe_load(open(path))
-    return w, {o["name"]: o for o in w["ops"]}
-
-def ref(ops, s):
-    n, _, p = s.lstrip("^").rpartition(":")
-    if not n or n not in ops:
-        n, p = s.lstrip("^"), "0"
-    return n, int(p)
+import json, os, sys, yaml
+sys.path.insert(0, os.path.join(os.environ["TOP"], "tests", "cli"))
+from wlstorage import load, ref
 
 def saved(path, prefix="", no_loss=False):
     """forward storages read by backward ops, once each (x-alias followed),

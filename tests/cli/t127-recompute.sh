@@ -25,24 +25,9 @@ EOF
 cat > saved.py <<'PY'
 import json, re, sys, yaml
 
-def load(path):
-    w = yaml.safe_load(open(path))
-    return w, {o["name"]: o for o in w["ops"]}
-
-def ref(ops, s):
-    s = s.lstrip("^")
-    n, _, p = s.rpartition(":")
-    if not n or n not in ops:
-        n, p = s, "0"
-    return n, int(p)
-
-def storage(ops, n, p):
-    for _ in range(1000):
-        al = ops[n].get("x-alias")
-        if not al or al[p] < 0:
-            return n, p
-        n, p = ref(ops, ops[n]["inputs"][al[p]])
-    raise AssertionError("alias cycle")
+import os
+sys.path.insert(0, os.path.join(os.environ["TOP"], "tests", "cli"))
+from wlstorage import load, ref, storage
 
 def saved(path, layer=re.compile(r"h\d+/")):
     """Bytes of the forward storages of the layers h0.. that backward ops of
