@@ -3,20 +3,15 @@
 $BAECHI, default build/baechi), and misuse raises naming the parameter."""
 
 import os
-import subprocess
 import tempfile
 import unittest
 
 import baechi
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BAECHI = os.environ.get("BAECHI", os.path.join(TOP, "build", "baechi"))
+from clitest import cli
+
 GPT = ["--layers", "2", "--d-model", "128", "--heads", "4", "--vocab", "1000", "-b", "2",
        "--seq", "64"]
-
-
-def cli(*args):
-    return subprocess.run([BAECHI, *args], check=True, capture_output=True, text=True).stdout
 
 
 class TestParallelize(unittest.TestCase):

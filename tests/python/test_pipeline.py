@@ -8,15 +8,11 @@ TypeError naming the option, a bad value baechi.Error naming it."""
 
 import json
 import os
-import subprocess
-import tempfile
 import unittest
 
 import baechi
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BAECHI = os.environ.get("BAECHI", os.path.join(TOP, "build", "baechi"))
-ONNX = os.path.join(TOP, "tests", "data", "onnx")
+from clitest import ONNX, TmpDirCase, cli
 
 # A small GPT with 4 micro-batches on 4 GPUs: the schedules differ in the
 # stages' peaks (GPipe holds 4 micro-batches' activations, 1F1B min(M, K - s)).
@@ -25,21 +21,7 @@ GEN_CLI = ["gpt", "--size", "small", "--layers", "4", "--seq", "128", "-b", "8",
            "--micro-batches", "4", "--device", "h100"]
 
 
-def cli(*args):
-    return subprocess.run([BAECHI, *args], check=True, capture_output=True, text=True).stdout
-
-
-class Pipeline(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
-
+class Pipeline(TmpDirCase):
     def same_file(self, w, path):
         """w is, op for op and number for number, the workload of `path`."""
         f = baechi.load_workload(path)

@@ -6,32 +6,14 @@ build/baechi), and misuse raises naming the argument."""
 
 import json
 import os
-import subprocess
-import tempfile
 import unittest
 
 import baechi
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BAECHI = os.environ.get("BAECHI", os.path.join(TOP, "build", "baechi"))
-ONNX = os.path.join(TOP, "tests", "data", "onnx")
+from clitest import ONNX, TmpDirCase, cli
 
 
-def cli(*args):
-    return subprocess.run([BAECHI, *args], check=True, capture_output=True, text=True).stdout
-
-
-class Study(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
-
+class Study(TmpDirCase):
     def same_workload(self, w, path):
         """w is the workload of file `path`: ops, totals, and every number of
         `run --json` for one placement."""
