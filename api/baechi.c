@@ -401,6 +401,8 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
     } else if (strcmp(key, "lp_iteration_limit") == 0) {
         rc = parse_long(name, value, 0, (long)LIMIT_LP_ITERS_MAX, &k);
         n.opt.lp_iteration_limit = k;
+    } else if (strcmp(key, "lp_solver") == 0) {
+        rc = placer_lp_solver_parse(value, &n.opt.lp_solver);
     } else if (strcmp(key, "seed") == 0) {
         rc = parse_long(name, value, 0, LIMIT_SEED_MAX, &k);
         n.opt.seed = (uint64_t)k;
@@ -420,12 +422,13 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         rc = parse_long(name, value, 1, PIPELINE_VIRTUAL_STAGES_MAX, &k);
         n.pipe.virtual_stages = (int32_t)k;
     } else {
-        return err_set(BAECHI_EINVAL,
-                       "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
-                       "devices, grouper, fusion, fusion_check_disjoint, threshold, "
-                       "lp_time_limit, lp_iteration_limit, seed, persistent_at_place, refine, "
-                       "budget_ms, trace, schedule, virtual_stages)",
-                       name);
+        return err_set(
+            BAECHI_EINVAL,
+            "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
+            "devices, grouper, fusion, fusion_check_disjoint, threshold, "
+            "lp_time_limit, lp_iteration_limit, lp_solver, seed, persistent_at_place, refine, "
+            "budget_ms, trace, schedule, virtual_stages)",
+            name);
     }
     if (rc == 0) {
         *o = n;

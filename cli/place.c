@@ -122,6 +122,11 @@ int place_cli_option(struct cmd_parser *cp, int c, struct place_cli *pc)
         }
         pc->opt.lp_iteration_limit = k;
         return 0;
+    case PLACE_OPT_LPSOLVER:
+        if (placer_lp_solver_parse(cp->optarg, &pc->opt.lp_solver)) {
+            return cmd_usage_error(cp, "%s", err_msg());
+        }
+        return 0;
     case PLACE_OPT_PERSIST:
         pc->opt.persistent_at_place = true;
         return 0;

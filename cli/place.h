@@ -33,7 +33,8 @@ enum {
     PLACE_OPT_BUDGET,
     PLACE_OPT_REFINE,
     PLACE_OPT_JSON,
-    PLACE_OPT_LPITERS
+    PLACE_OPT_LPITERS,
+    PLACE_OPT_LPSOLVER
 };
 
 #define PLACE_CLI_OPTS                                                                             \
@@ -58,6 +59,9 @@ enum {
         {"lp-iteration-limit", PLACE_OPT_LPITERS, "N",                                             \
          "m-SCT: at most N simplex iterations (0 = none); counts work, so the result never "       \
          "depends on the machine's speed"},                                                        \
+        {"lp-solver", PLACE_OPT_LPSOLVER, "S",                                                     \
+         "m-SCT and the bound: LP solver glpk, clp or auto (default: GLPK up to 100,000 "          \
+         "non-zeros, CLP above)"},                                                                 \
         {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
         {"refine", PLACE_OPT_REFINE, NULL,                                                         \
          "then improve the placement by auto's local search (--budget-ms, --seed)"},               \

@@ -110,6 +110,8 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     }
     fputs(", \"lp_status\": ", stdout);
     json_out_str(stdout, bd->lp_status);
+    fputs(", \"lp_solver\": ", stdout);
+    json_out_str(stdout, bd->lp_solver);
     printf(", \"min_devices\": %d, \"forced_cuts\": %d}", bd->min_devices, bd->forced_cuts);
     printf(", \"critical_path_us\": %" PRId64 ", \"total_compute_us\": %" PRId64,
            rb->critical_path_us, rb->total_compute_us);
@@ -118,8 +120,13 @@ static void print_json(const struct workload *w, const struct graph *g, const st
     if (!isnan(st->lp_makespan_us)) {
         printf(", \"lp\": {\"makespan_us\": %.6f, \"status\": ", st->lp_makespan_us);
         json_out_str(stdout, st->lp_status);
-        printf(", \"n_favourite_children\": %d, \"n_favourite_edges\": %d, \"lp_ms\": %.3f}",
+        fputs(", \"solver\": ", stdout);
+        json_out_str(stdout, st->lp_solver);
+        printf(", \"n_favourite_children\": %d, \"n_favourite_edges\": %d, \"lp_ms\": %.3f",
                st->n_favourites, st->n_favourite_edges, st->lp_ms);
+        printf(", \"iterations\": %" PRId64 ", \"rows\": %d, \"cols\": %d, \"nonzeros\": %" PRId64
+               "}",
+               st->lp_iterations, st->lp_rows, st->lp_cols, st->lp_nonzeros);
     }
     fputs(", \"placer_memory\": [", stdout);
     for (int32_t d = 0; d < st->n_devices; d++) {

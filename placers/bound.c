@@ -21,6 +21,7 @@ void bound_options_init(struct bound_options *o)
 {
     o->lp = true;
     o->lp_max_ops = BOUND_LP_MAX_OPS_DEFAULT;
+    o->lp_solver = PLACER_LP_AUTO;
 }
 
 const char *bound_kind_name(enum bound_kind k)
@@ -636,7 +637,7 @@ int bound_compute(const struct graph *g, const struct cluster *c, const struct b
         r->lower_bound_us = r->memory_us;
         r->kind = BOUND_MEMORY;
     }
-    if ((rc = bound_lp(g, c, opt, &r->lp_us, r->lp_status, sizeof(r->lp_status))) != 0) {
+    if ((rc = bound_lp(g, c, opt, r)) != 0) {
         return rc;
     }
     if (r->lp_us > r->lower_bound_us) {

@@ -94,6 +94,7 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
+#include "placers/placer.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -109,8 +110,9 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 #define BOUND_LP_ITERS_PER_ELEMENT 20
 
 struct bound_options {
-    bool lp;            /* try the LP (true by bound_options_init) */
-    int32_t lp_max_ops; /* graphs above this skip the LP */
+    bool lp;                         /* try the LP (true by bound_options_init) */
+    int32_t lp_max_ops;              /* graphs above this skip the LP */
+    enum placer_lp_solver lp_solver; /* PLACER_LP_AUTO: by size (placers/lp_backend.h) */
 };
 
 void bound_options_init(struct bound_options *o);
@@ -125,6 +127,7 @@ struct bound_result {
     int32_t min_devices;    /* devices the memory bound's path needs (1: fits one) */
     int32_t forced_cuts;    /* cut edges it charged on that path */
     char lp_status[64];     /* "optimal", "skipped: ...", "iteration limit", ... */
+    char lp_solver[8];      /* the LP's solver, "glpk" or "clp"; "" when none ran */
 };
 
 /*
@@ -143,9 +146,10 @@ const char *bound_kind_name(enum bound_kind k);
  * c, over the default model and every pair (µs). */
 int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes);
 
-/* Internal to bound*.c: the LP bound into *lp_us (-1 when not solved) and
- * a status.  0 or BAECHI_ENOMEM. */
+/* Internal to bound*.c: the LP bound into r->lp_us (-1 when not solved),
+ * its status into r->lp_status and its solver into r->lp_solver.  0 or
+ * BAECHI_ENOMEM. */
 int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
-             int64_t *lp_us, char *status, size_t status_size);
+             struct bound_result *r);
 
 #endif

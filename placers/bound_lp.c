@@ -20,6 +20,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "placers/lp_backend.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -179,15 +180,101 @@ static void build(glp_prob *lp, const struct lpcols *k, const struct graph *g,
     }
 }
 
-/* Builds and solves; the certified value into *lp_us or the status why not. */
-static void solve(const struct graph *g, const struct cluster *c, int *ind, double *val,
-                  int64_t *lp_us, char *status, size_t status_size)
+/* The certified value of an optimal LP value obj (scaled by unit): the
+ * solver's tolerances, a relative 1e-6 and 1 µs below its value. */
+static int64_t certified_us(double obj, double unit)
+{
+    double us = obj * unit;
+
+    us = floor(us - 1e-6 * fabs(us) - 1);
+    return us > 0 ? (int64_t)us : 0;
+}
+
+/*
+ * The LP built in lp (GLPK's problem object, used here only as the model)
+ * solved by CLP: its matrix read back column by column (glp_get_mat_col
+ * gives the unscaled values), the bounds by type.  The same work limit.
+ */
+static int solve_clp(glp_prob *lp, int it_lim, double unit, int64_t *lp_us, char *status,
+                     size_t status_size)
+{
+    int nr = glp_get_num_rows(lp), nc = glp_get_num_cols(lp), nnz = glp_get_num_nz(lp);
+    int *start = mem_calloc((size_t)nc + 1, sizeof(int));
+    int *row = mem_alloc_array((size_t)nnz + 1, sizeof(int)); /* [0] unused: GLPK's 1-based */
+    double *val = mem_alloc_array((size_t)nnz + 1, sizeof(double));
+    double *bnd = mem_alloc_array(3 * (size_t)nc + 2 * (size_t)nr + 1, sizeof(double));
+    double *col = mem_alloc_array((size_t)nc + 1, sizeof(double));
+    struct lp_clp_problem q;
+    struct lp_clp_result cr;
+    int rc = 0, at = 0;
+
+    if (!start || !row || !val || !bnd || !col) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for the bound's LP of %d columns", nc);
+        goto done;
+    }
+    for (int j = 1; j <= nc; j++) {
+        int t = glp_get_col_type(lp, j);
+        int len = glp_get_mat_col(lp, j, row + at, val + at); /* into [at + 1, at + len] */
+
+        for (int k = 1; k <= len; k++) {
+            row[at + k]--; /* CLP's rows are 0-based */
+        }
+        at += len;
+        start[j] = at;
+        bnd[j - 1] = t == GLP_FR || t == GLP_UP ? -LP_CLP_INF : glp_get_col_lb(lp, j);
+        bnd[nc + j - 1] = t == GLP_FR || t == GLP_LO ? LP_CLP_INF : glp_get_col_ub(lp, j);
+        bnd[2 * nc + j - 1] = glp_get_obj_coef(lp, j);
+    }
+    for (int i = 1; i <= nr; i++) {
+        int t = glp_get_row_type(lp, i);
+
+        bnd[3 * nc + i - 1] = t == GLP_FR || t == GLP_UP ? -LP_CLP_INF : glp_get_row_lb(lp, i);
+        bnd[3 * nc + nr + i - 1] = t == GLP_FR || t == GLP_LO ? LP_CLP_INF : glp_get_row_ub(lp, i);
+    }
+    q = (struct lp_clp_problem){.n_rows = nr,
+                                .n_cols = nc,
+                                .col_start = start,
+                                .row_index = row + 1,
+                                .value = val + 1,
+                                .col_lo = bnd,
+                                .col_hi = bnd + nc,
+                                .obj = bnd + 2 * nc,
+                                .row_lo = bnd + 3 * nc,
+                                .row_hi = bnd + 3 * nc + nr};
+    if (lp_clp_solve(&q, it_lim, 0, col, &cr) != 0) {
+        snprintf(status, status_size, "failed: %.55s", cr.msg); /* only the bound is lost */
+    } else if (cr.status == LP_CLP_OPTIMAL) {
+        *lp_us = certified_us(cr.objective, unit);
+        snprintf(status, status_size, "optimal");
+    } else if (cr.status == LP_CLP_ITERATIONS) {
+        snprintf(status, status_size, "iteration limit (%d)", it_lim);
+    } else if (cr.status == LP_CLP_INFEASIBLE) {
+        snprintf(status, status_size, "infeasible: no placement fits memory");
+    } else {
+        snprintf(status, status_size, "not solved (CLP status %d)", (int)cr.status);
+    }
+done:
+    free(start);
+    free(row);
+    free(val);
+    free(bnd);
+    free(col);
+    return rc;
+}
+
+/* Builds and solves; the certified value into r->lp_us or the status why
+ * not, the solver into r->lp_solver.  0 or BAECHI_ENOMEM. */
+static int solve(const struct graph *g, const struct cluster *c, enum placer_lp_solver want,
+                 int *ind, double *val, struct bound_result *r)
 {
     struct lpcols k = {g->n_ops, c->n_devices, g->n_edges};
     double unit = 0;
     glp_prob *lp = glp_create_prob();
     glp_smcp parm;
-    int ret;
+    enum placer_lp_solver solver;
+    char *status = r->lp_status;
+    size_t status_size = sizeof(r->lp_status);
+    int ret, rc = 0;
 
     for (int32_t v = 0; v < g->n_ops; v++) {
         unit += (double)g->weight_us[v];
@@ -198,14 +285,17 @@ static void solve(const struct graph *g, const struct cluster *c, int *ind, doub
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
     parm.it_lim = BOUND_LP_ITERS_PER_ELEMENT * (glp_get_num_rows(lp) + glp_get_num_cols(lp));
+    solver = lp_solver_choose(want, glp_get_num_nz(lp));
+    snprintf(r->lp_solver, sizeof(r->lp_solver), "%s", placer_lp_solver_name(solver));
+    if (solver == PLACER_LP_CLP) {
+        rc = solve_clp(lp, parm.it_lim, unit, &r->lp_us, status, status_size);
+        glp_delete_prob(lp);
+        return rc;
+    }
     glp_scale_prob(lp, GLP_SF_AUTO);
     ret = glp_simplex(lp, &parm);
     if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
-        /* the solver's tolerances: a relative 1e-6 and 1 µs below its value */
-        double us = glp_get_obj_val(lp) * unit;
-
-        us = floor(us - 1e-6 * fabs(us) - 1);
-        *lp_us = us > 0 ? (int64_t)us : 0;
+        r->lp_us = certified_us(glp_get_obj_val(lp), unit);
         snprintf(status, status_size, "optimal");
     } else if (ret == GLP_EITLIM) {
         snprintf(status, status_size, "iteration limit (%d)", parm.it_lim);
@@ -215,6 +305,7 @@ static void solve(const struct graph *g, const struct cluster *c, int *ind, doub
         snprintf(status, status_size, "not solved (GLPK %d, status %d)", ret, glp_get_status(lp));
     }
     glp_delete_prob(lp);
+    return 0;
 }
 
 /*
@@ -240,8 +331,11 @@ static bool memory_binds(const struct graph *g, const struct cluster *c)
 }
 
 int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
-             int64_t *lp_us, char *status, size_t status_size)
+             struct bound_result *r)
 {
+    int64_t *lp_us = &r->lp_us;
+    char *status = r->lp_status;
+    size_t status_size = sizeof(r->lp_status);
     jmp_buf jb;
     int *ind = NULL;
     double *val = NULL;
@@ -284,10 +378,11 @@ int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_
         glp_error_hook(NULL, NULL);
         glp_free_env();
         *lp_us = -1; /* only the LP's bound is lost */
+        rc = 0;
         snprintf(status, status_size, "failed: GLPK error");
         goto done;
     }
-    solve(g, c, ind, val, lp_us, status, status_size);
+    rc = solve(g, c, opt->lp_solver, ind, val, r);
     glp_error_hook(NULL, NULL);
     glp_term_hook(NULL, NULL);
     glp_free_env();

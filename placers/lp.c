@@ -38,8 +38,10 @@
  */
 #include "placers/placer_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "placers/lp_backend.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -296,12 +298,101 @@ static bool lp_retry(int ret, int status, enum lp_stop stop)
     return stop == LP_STOP_NONE && !(ret == 0 && status == GLP_OPT);
 }
 
-/* The solve itself, inside the fence.  0, or an error code of warm_basis. */
-static int lp_solve(const struct pgraph *p, const struct lp_limits *lim, glp_prob *lp,
-                    struct lp_result *r, int *ia, int *ja, double *ar)
+/*
+ * The LP's rows in GLPK's layout, shared by both solvers so that they solve
+ * the same LP: entries ia/ja/ar[1..nnz] (1-based rows and columns), row r's
+ * bounds row_lo/row_hi[r] (-HUGE_VAL / HUGE_VAL: none).  Columns: x_e are
+ * 1..E, s_i E+1..E+N, w E+N+1.
+ */
+struct lp_model {
+    int n_rows, n_cols, nnz;
+    int *ia, *ja;
+    double *ar;
+    double *row_lo, *row_hi;
+};
+
+/* Appends one row with bounds lo, hi; its number. */
+static int lp_model_row(struct lp_model *m, double lo, double hi)
+{
+    m->n_rows++;
+    m->row_lo[m->n_rows] = lo;
+    m->row_hi[m->n_rows] = hi;
+    return m->n_rows;
+}
+
+static void lp_model_add(struct lp_model *m, int row, int col, double v)
+{
+    m->nnz++;
+    m->ia[m->nnz] = row, m->ja[m->nnz] = col, m->ar[m->nnz] = v;
+}
+
+/* The rows of the LP at the top, in that order: (3), (4), (5), (6). */
+static void lp_build(const struct pgraph *p, struct lp_model *m)
 {
     int32_t E = p->m, N = p->n;
-    int nnz = 0, row = 0;
+    int row;
+
+    m->n_rows = m->nnz = 0;
+    m->n_cols = E + N + 1;
+    /* (3) */
+    for (int32_t e = 0; e < E; e++) {
+        int32_t i = p->src[e], j = p->dst[e];
+        row = lp_model_row(m, -HUGE_VAL, -(double)p->weight[i]);
+        lp_model_add(m, row, E + i + 1, 1.0);
+        lp_model_add(m, row, E + j + 1, -1.0);
+        lp_model_add(m, row, e + 1, (double)p->ecomm[e]);
+    }
+    /* (4) */
+    for (int32_t i = 0; i < N; i++) {
+        int32_t deg = p->out_start[i + 1] - p->out_start[i];
+        if (deg <= 1) {
+            continue; /* x >= 0: already a bound */
+        }
+        row = lp_model_row(m, (double)(deg - 1), HUGE_VAL);
+        for (int32_t e = p->out_start[i]; e < p->out_start[i + 1]; e++) {
+            lp_model_add(m, row, e + 1, 1.0);
+        }
+    }
+    /* (5) */
+    for (int32_t j = 0; j < N; j++) {
+        int32_t deg = p->in_start[j + 1] - p->in_start[j];
+        if (deg <= 1) {
+            continue;
+        }
+        row = lp_model_row(m, (double)(deg - 1), HUGE_VAL);
+        for (int32_t k = p->in_start[j]; k < p->in_start[j + 1]; k++) {
+            lp_model_add(m, row, p->in_edge[k] + 1, 1.0);
+        }
+    }
+    /* (6), only for sinks: s_i + p_i <= s_j <= ... <= w holds through (3) otherwise */
+    for (int32_t i = 0; i < N; i++) {
+        if (p->out_start[i + 1] > p->out_start[i]) {
+            continue;
+        }
+        row = lp_model_row(m, -HUGE_VAL, -(double)p->weight[i]);
+        lp_model_add(m, row, E + i + 1, 1.0);
+        lp_model_add(m, row, E + N + 1, -1.0);
+    }
+}
+
+int64_t lp_favourite_child_nonzeros(const struct pgraph *p)
+{
+    int64_t nnz = 3 * (int64_t)p->m;
+
+    for (int32_t i = 0; i < p->n; i++) {
+        int32_t out = p->out_start[i + 1] - p->out_start[i];
+        int32_t in = p->in_start[i + 1] - p->in_start[i];
+
+        nnz += (out > 1 ? out : 0) + (in > 1 ? in : 0) + (out == 0 ? 2 : 0);
+    }
+    return nnz;
+}
+
+/* The solve itself with GLPK, inside the fence.  0, or an error code of warm_basis. */
+static int lp_solve(const struct pgraph *p, const struct lp_limits *lim, glp_prob *lp,
+                    struct lp_result *r, const struct lp_model *m)
+{
+    int32_t E = p->m, N = p->n;
     int rc;
     int *ret = &r->glp_ret, *status = &r->glp_status;
     glp_smcp parm;
@@ -315,60 +406,15 @@ static int lp_solve(const struct pgraph *p, const struct lp_limits *lim, glp_pro
     }
     glp_set_col_bnds(lp, E + N + 1, GLP_FR, 0.0, 0.0);
     glp_set_obj_coef(lp, E + N + 1, 1.0);
-
-    {
-        int n_rows = E;
-        for (int32_t i = 0; i < N; i++) {
-            n_rows += (p->out_start[i + 1] - p->out_start[i] > 1) +
-                      (p->in_start[i + 1] - p->in_start[i] > 1) +
-                      (p->out_start[i + 1] == p->out_start[i]);
-        }
-        glp_add_rows(lp, n_rows);
-    }
-    /* (3) */
-    for (int32_t e = 0; e < E; e++) {
-        int32_t i = p->src[e], j = p->dst[e];
-        row++;
-        glp_set_row_bnds(lp, row, GLP_UP, 0.0, -(double)p->weight[i]);
-        ia[++nnz] = row, ja[nnz] = E + i + 1, ar[nnz] = 1.0;
-        ia[++nnz] = row, ja[nnz] = E + j + 1, ar[nnz] = -1.0;
-        ia[++nnz] = row, ja[nnz] = e + 1, ar[nnz] = (double)p->ecomm[e];
-    }
-    /* (4) */
-    for (int32_t i = 0; i < N; i++) {
-        int32_t deg = p->out_start[i + 1] - p->out_start[i];
-        if (deg <= 1) {
-            continue; /* x >= 0: already a bound */
-        }
-        row++;
-        glp_set_row_bnds(lp, row, GLP_LO, (double)(deg - 1), 0.0);
-        for (int32_t e = p->out_start[i]; e < p->out_start[i + 1]; e++) {
-            ia[++nnz] = row, ja[nnz] = e + 1, ar[nnz] = 1.0;
+    glp_add_rows(lp, m->n_rows);
+    for (int row = 1; row <= m->n_rows; row++) {
+        if (m->row_lo[row] == -HUGE_VAL) {
+            glp_set_row_bnds(lp, row, GLP_UP, 0.0, m->row_hi[row]);
+        } else {
+            glp_set_row_bnds(lp, row, GLP_LO, m->row_lo[row], 0.0);
         }
     }
-    /* (5) */
-    for (int32_t j = 0; j < N; j++) {
-        int32_t deg = p->in_start[j + 1] - p->in_start[j];
-        if (deg <= 1) {
-            continue;
-        }
-        row++;
-        glp_set_row_bnds(lp, row, GLP_LO, (double)(deg - 1), 0.0);
-        for (int32_t k = p->in_start[j]; k < p->in_start[j + 1]; k++) {
-            ia[++nnz] = row, ja[nnz] = p->in_edge[k] + 1, ar[nnz] = 1.0;
-        }
-    }
-    /* (6), only for sinks: s_i + p_i <= s_j <= ... <= w holds through (3) otherwise */
-    for (int32_t i = 0; i < N; i++) {
-        if (p->out_start[i + 1] > p->out_start[i]) {
-            continue;
-        }
-        row++;
-        glp_set_row_bnds(lp, row, GLP_UP, 0.0, -(double)p->weight[i]);
-        ia[++nnz] = row, ja[nnz] = E + i + 1, ar[nnz] = 1.0;
-        ia[++nnz] = row, ja[nnz] = E + N + 1, ar[nnz] = -1.0;
-    }
-    glp_load_matrix(lp, nnz, ia, ja, ar);
+    glp_load_matrix(lp, m->nnz, m->ia, m->ja, m->ar);
     rc = warm_basis(p, lp);
     if (rc != 0) {
         return rc;
@@ -440,92 +486,211 @@ static int lp_solve(const struct pgraph *p, const struct lp_limits *lim, glp_pro
     return 0;
 }
 
-int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *lim,
-                               struct lp_result *r)
+/* GLPK's verdict on the solved (or stopped) LP: 0, or BAECHI_ESOLVER with a message. */
+static int lp_glpk_verdict(const struct lp_limits *lim, struct lp_result *r)
 {
-    jmp_buf jb;
-    glp_prob *volatile lp = NULL;
-    int ret, status;
-    int rc;
     char msg[200];
-    size_t cap = (size_t)5 * (size_t)p->m + (size_t)2 * (size_t)p->n + 1;
-    int *volatile ia = NULL, *volatile ja = NULL;
-    double *volatile ar = NULL;
+    int ret = r->glp_ret, status = r->glp_status;
 
-    memset(r, 0, sizeof(*r));
-    r->makespan_us = NAN;
-    r->x = array_calloc((size_t)p->m + 1, sizeof(double));
-    ia = array_malloc(cap, sizeof(int));
-    ja = array_malloc(cap, sizeof(int));
-    ar = array_malloc(cap, sizeof(double));
-    if (!r->x || !ia || !ja || !ar) {
-        free(ia);
-        free(ja);
-        free(ar);
-        lp_result_release(r);
-        return BAECHI_ENOMEM;
-    }
-    if ((rc = lp_fence_open(&jb, lp_mem_limit_mb(cap), &r->out_of_memory)) != 0) {
-        free(ia);
-        free(ja);
-        free(ar);
-        lp_result_release(r);
-        return rc;
-    }
-    if (setjmp(jb)) {
-        lp_fence_failed(msg, sizeof(msg));
-        lp_result_release(r);
-        free(ia);
-        free(ja);
-        free(ar);
-        r->out_of_memory = lp_msg_out_of_memory(msg);
-        return err_set(BAECHI_ESOLVER, "GLPK failed on the favourite-child LP: %s", msg);
-    }
-    lp = glp_create_prob();
-    rc = lp_solve(p, lim, lp, r, ia, ja, ar);
-    ret = r->glp_ret;
-    status = r->glp_status;
-    glp_delete_prob(lp);
-    free(ia);
-    free(ja);
-    free(ar);
-    lp_fence_close();
-    if (rc != 0) {
-        lp_result_release(r);
-        return rc;
-    }
     if (status == GLP_OPT && ret == 0) {
         if (!r->status[0]) {
             snprintf(r->status, sizeof(r->status), "optimal");
         }
-    } else if (r->stopped == LP_STOP_ITERATIONS && status == GLP_FEAS) {
+        return 0;
+    }
+    if (r->stopped == LP_STOP_ITERATIONS && status == GLP_FEAS) {
         /* the simplex is deterministic: the same basis after the same count */
         snprintf(r->status, sizeof(r->status), "iteration limit (feasible)");
-    } else {
-        lp_last_line(msg, sizeof(msg));
-        lp_result_release(r);
-        if (r->stopped == LP_STOP_TIME) {
-            /* deviation: a wall-time limit never gives a result (which
-             * basis it stops at depends on the machine's load): an error */
-            return err_set(BAECHI_ESOLVER, "favourite-child LP: time limit of %g s reached",
-                           lim->time_limit_s);
-        }
-        if (r->stopped == LP_STOP_ITERATIONS) {
-            return err_set(BAECHI_ESOLVER,
-                           "favourite-child LP: iteration limit of %lld reached without a "
-                           "feasible solution",
-                           (long long)lim->iteration_limit);
-        }
-        return err_set(BAECHI_ESOLVER,
-                       "favourite-child LP not solved (glp_simplex returned %d, status %d): %s",
-                       ret, status, msg);
+        return 0;
     }
-    return 0;
+    lp_last_line(msg, sizeof(msg));
+    if (r->stopped == LP_STOP_TIME) {
+        /* deviation: a wall-time limit never gives a result (which
+         * basis it stops at depends on the machine's load): an error */
+        return err_set(BAECHI_ESOLVER, "favourite-child LP: time limit of %g s reached",
+                       lim->time_limit_s);
+    }
+    if (r->stopped == LP_STOP_ITERATIONS) {
+        return err_set(BAECHI_ESOLVER,
+                       "favourite-child LP: iteration limit of %lld reached without a "
+                       "feasible solution",
+                       (long long)lim->iteration_limit);
+    }
+    return err_set(BAECHI_ESOLVER,
+                   "favourite-child LP not solved (glp_simplex returned %d, status %d): %s", ret,
+                   status, msg);
+}
+
+/* The LP m with GLPK, inside its fence. */
+static int lp_glpk_run(const struct pgraph *p, const struct lp_limits *lim,
+                       const struct lp_model *m, struct lp_result *r)
+{
+    jmp_buf jb;
+    glp_prob *volatile lp = NULL;
+    int rc;
+    char msg[200];
+    size_t cap = (size_t)5 * (size_t)p->m + (size_t)2 * (size_t)p->n + 1;
+
+    if ((rc = lp_fence_open(&jb, lp_mem_limit_mb(cap), &r->out_of_memory)) != 0) {
+        return rc;
+    }
+    if (setjmp(jb)) {
+        lp_fence_failed(msg, sizeof(msg));
+        r->out_of_memory = lp_msg_out_of_memory(msg);
+        return err_set(BAECHI_ESOLVER, "GLPK failed on the favourite-child LP: %s", msg);
+    }
+    lp = glp_create_prob();
+    rc = lp_solve(p, lim, lp, r, m);
+    glp_delete_prob(lp);
+    if (rc == 0) {
+        rc = lp_glpk_verdict(lim, r); /* before the fence closes: GLPK's last message */
+    }
+    lp_fence_close();
+    return rc;
+}
+
+/*
+ * The LP m with CLP (lp_clp.cpp): m's rows turned column-major, CLP's dual
+ * simplex after its presolve (no warm basis: the dual simplex starts from
+ * a dual feasible one of its own).  Iterations count against the same
+ * limit; a stop at the limit gives a result only when the columns are
+ * primal feasible (the dual simplex usually stops infeasible: then the
+ * caller falls back, as for GLPK).
+ */
+static int lp_clp_run(const struct pgraph *p, const struct lp_limits *lim, const struct lp_model *m,
+                      struct lp_result *r)
+{
+    int32_t E = p->m, N = p->n;
+    int nc = m->n_cols;
+    int *start = mem_calloc((size_t)nc + 2, sizeof(int));
+    int *row = mem_alloc_array((size_t)m->nnz + 1, sizeof(int));
+    double *val = mem_alloc_array((size_t)m->nnz + 1, sizeof(double));
+    double *bounds = mem_alloc_array(3 * (size_t)nc + 2 * (size_t)m->n_rows + 1, sizeof(double));
+    double *col = mem_alloc_array((size_t)nc + 1, sizeof(double));
+    struct lp_clp_problem q;
+    struct lp_clp_result cr;
+    int rc = 0;
+
+    if (!start || !row || !val || !bounds || !col) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for the favourite-child LP of %d columns", nc);
+        goto done;
+    }
+    for (int k = 1; k <= m->nnz; k++) { /* count per column, then prefix sums: CSC */
+        start[m->ja[k]]++;
+    }
+    for (int j = 1; j <= nc; j++) {
+        start[j] += start[j - 1];
+    }
+    for (int k = 1; k <= m->nnz; k++) { /* start[j - 1] is column j's next free slot */
+        int at = start[m->ja[k] - 1]++;
+        row[at] = m->ia[k] - 1;
+        val[at] = m->ar[k];
+    }
+    for (int j = nc; j > 0; j--) {
+        start[j] = start[j - 1];
+    }
+    start[0] = 0;
+    q = (struct lp_clp_problem){.n_rows = m->n_rows,
+                                .n_cols = nc,
+                                .col_start = start,
+                                .row_index = row,
+                                .value = val,
+                                .col_lo = bounds,
+                                .col_hi = bounds + nc,
+                                .obj = bounds + 2 * nc,
+                                .row_lo = bounds + 3 * nc,
+                                .row_hi = bounds + 3 * nc + m->n_rows};
+    for (int j = 0; j < nc; j++) {
+        bounds[j] = j < E ? 0.0 : j < E + N ? 0.0 : -LP_CLP_INF;
+        bounds[nc + j] = j < E ? 1.0 : LP_CLP_INF;
+        bounds[2 * nc + j] = j == E + N ? 1.0 : 0.0;
+    }
+    for (int i = 0; i < m->n_rows; i++) {
+        bounds[3 * nc + i] = m->row_lo[i + 1] == -HUGE_VAL ? -LP_CLP_INF : m->row_lo[i + 1];
+        bounds[3 * nc + m->n_rows + i] =
+            m->row_hi[i + 1] == HUGE_VAL ? LP_CLP_INF : m->row_hi[i + 1];
+    }
+    if (lp_clp_solve(&q, lim->iteration_limit, lim->time_limit_s, col, &cr) != 0) {
+        r->out_of_memory = cr.out_of_memory;
+        rc = err_set(BAECHI_ESOLVER, "CLP failed on the favourite-child LP: %s", cr.msg);
+        goto done;
+    }
+    r->iterations = cr.iterations;
+    r->stopped = cr.status == LP_CLP_ITERATIONS ? LP_STOP_ITERATIONS
+                 : cr.status == LP_CLP_TIME     ? LP_STOP_TIME
+                                                : LP_STOP_NONE;
+    if (cr.status == LP_CLP_OPTIMAL || (cr.status == LP_CLP_ITERATIONS && cr.primal_feasible)) {
+        for (int32_t e = 0; e < E; e++) {
+            r->x[e] = col[e];
+        }
+        r->makespan_us = col[E + N];
+        snprintf(r->status, sizeof(r->status), "%s",
+                 cr.status == LP_CLP_OPTIMAL ? "optimal" : "iteration limit (feasible)");
+    } else if (cr.status == LP_CLP_TIME) {
+        rc = err_set(BAECHI_ESOLVER, "favourite-child LP: time limit of %g s reached",
+                     lim->time_limit_s);
+    } else if (cr.status == LP_CLP_ITERATIONS) {
+        rc = err_set(BAECHI_ESOLVER,
+                     "favourite-child LP: iteration limit of %lld reached without a feasible "
+                     "solution",
+                     (long long)lim->iteration_limit);
+    } else {
+        rc = err_set(BAECHI_ESOLVER, "favourite-child LP not solved (CLP: %s)",
+                     cr.status == LP_CLP_INFEASIBLE  ? "infeasible"
+                     : cr.status == LP_CLP_UNBOUNDED ? "unbounded"
+                                                     : "numerical trouble");
+    }
+done:
+    free(start);
+    free(row);
+    free(val);
+    free(bounds);
+    free(col);
+    return rc;
+}
+
+int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *lim,
+                               struct lp_result *r)
+{
+    struct lp_model m = {0};
+    size_t cap = (size_t)5 * (size_t)p->m + (size_t)2 * (size_t)p->n + 1;
+    size_t rows = (size_t)p->m + 3 * (size_t)p->n + 1;
+    int rc = 0;
+
+    memset(r, 0, sizeof(*r));
+    r->makespan_us = NAN;
+    r->x = mem_calloc((size_t)p->m + 1, sizeof(double));
+    m.ia = mem_alloc_array(cap, sizeof(int));
+    m.ja = mem_alloc_array(cap, sizeof(int));
+    m.ar = mem_alloc_array(cap, sizeof(double));
+    m.row_lo = mem_alloc_array(rows, sizeof(double));
+    m.row_hi = mem_alloc_array(rows, sizeof(double));
+    if (!r->x || !m.ia || !m.ja || !m.ar || !m.row_lo || !m.row_hi) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for the favourite-child LP of %d edges",
+                     (int)p->m);
+        goto done;
+    }
+    lp_build(p, &m);
+    r->n_rows = m.n_rows;
+    r->n_cols = m.n_cols;
+    r->nonzeros = m.nnz;
+    r->solver = lp_solver_choose(lim->solver, m.nnz);
+    rc = r->solver == PLACER_LP_CLP ? lp_clp_run(p, lim, &m, r) : lp_glpk_run(p, lim, &m, r);
+done:
+    free(m.ia);
+    free(m.ja);
+    free(m.ar);
+    free(m.row_lo);
+    free(m.row_hi);
+    if (rc != 0) {
+        lp_result_release(r);
+    }
+    return rc;
 }
 
 int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r)
 {
-    struct lp_limits lim = {time_limit_s, 0};
+    struct lp_limits lim = {time_limit_s, 0, PLACER_LP_AUTO};
 
     return lp_favourite_child_limited(p, &lim, r);
 }

@@ -38,6 +38,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "placers/lp_backend.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,6 +57,10 @@ static double now_ms(void)
  * LP columns, m-ETF. */
 #define SCT_MAX_DEGREE     4096
 #define SCT_MAX_LP_COLUMNS 65536
+/* The same when CLP solves it (lp_backend.h): the 30k-op layered graph's LP
+ * (119,476 columns) takes 21 s of CPU, the 100k-op one's (about 400,000)
+ * more than 120 s (docs/limits.md) */
+#define SCT_MAX_LP_COLUMNS_CLP 131072
 
 static int32_t max_degree(const struct pgraph *p)
 {
@@ -110,6 +115,7 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
     int32_t *fav = NULL;
     int64_t est = -1;
     double t0 = now_ms();
+    int32_t max_cols;
     int rc;
 
     if (max_degree(x->p) > SCT_MAX_DEGREE) {
@@ -118,14 +124,19 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                  (int)max_degree(x->p), SCT_MAX_DEGREE);
         return fallback_etf(x, reserve, device_of, st, SCT_WHY_DEGREE);
     }
-    if ((int64_t)x->p->m + x->p->n + 1 > SCT_MAX_LP_COLUMNS) {
+    max_cols =
+        lp_solver_choose(x->opt->lp_solver, lp_favourite_child_nonzeros(x->p)) == PLACER_LP_CLP
+            ? SCT_MAX_LP_COLUMNS_CLP
+            : SCT_MAX_LP_COLUMNS;
+    if ((int64_t)x->p->m + x->p->n + 1 > max_cols) {
         err_warn("m-sct: the favourite-child LP would have %lld columns (more than %d) and "
                  "take minutes to hours; placing with m-ETF instead",
-                 (long long)x->p->m + x->p->n + 1, SCT_MAX_LP_COLUMNS);
+                 (long long)x->p->m + x->p->n + 1, max_cols);
         return fallback_etf(x, reserve, device_of, st, SCT_WHY_SIZE);
     }
     lim.time_limit_s = x->opt->lp_time_limit_s;
     lim.iteration_limit = x->opt->lp_iteration_limit;
+    lim.solver = x->opt->lp_solver;
     if ((rc = lp_favourite_child_limited(x->p, &lim, &lr)) != 0) {
         if (rc != BAECHI_ESOLVER) {
             return rc;
@@ -134,10 +145,14 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                  lr.out_of_memory ? " (out of memory)" : "");
         st->lp_ms = now_ms() - t0;
         st->lp_iterations = lr.iterations;
+        snprintf(st->lp_solver, sizeof(st->lp_solver), "%s", placer_lp_solver_name(lr.solver));
+        st->lp_rows = lr.n_rows, st->lp_cols = lr.n_cols, st->lp_nonzeros = lr.nonzeros;
         return fallback_etf(x, reserve, device_of, st, fallback_why(&lr));
     }
     st->lp_ms = now_ms() - t0;
     st->lp_iterations = lr.iterations;
+    snprintf(st->lp_solver, sizeof(st->lp_solver), "%s", placer_lp_solver_name(lr.solver));
+    st->lp_rows = lr.n_rows, st->lp_cols = lr.n_cols, st->lp_nonzeros = lr.nonzeros;
     st->lp_makespan_us = lr.makespan_us;
     snprintf(st->lp_status, sizeof(st->lp_status), "%s", lr.status);
     fav = array_malloc(2 * (size_t)x->p->n + 1, sizeof(int32_t));

@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "placers/auto_internal.h"
+#include "placers/lp_clp.h"
 #include "placers/placer_internal.h"
 
 #include <math.h>
@@ -172,6 +173,10 @@ static int check_options(const struct placer_options *o, const struct cluster *c
     if (!(o->lp_time_limit_s >= 0 && o->lp_time_limit_s <= LIMIT_LP_TIME_MAX_S)) {
         return err_set(BAECHI_EINVAL, "LP time limit must be >= 0 s, not %g", o->lp_time_limit_s);
     }
+    if (o->lp_solver == PLACER_LP_CLP && !lp_clp_available()) {
+        return err_set(BAECHI_EINVAL, "LP solver 'clp' is not built in (install "
+                                      "coinor-libclp-dev and rebuild)");
+    }
     if (o->lp_iteration_limit < 0 || o->lp_iteration_limit > LIMIT_LP_ITERS_MAX) {
         return err_set(BAECHI_EINVAL, "LP iteration limit must be in [0, %lld], not %lld",
                        (long long)LIMIT_LP_ITERS_MAX, (long long)o->lp_iteration_limit);
@@ -208,6 +213,9 @@ static int record(struct placement *pl, const char *placer, const struct placer_
     CHECK(placer_add_kv(pl, false, "devices", "%d", (int)n_dev));
     if (a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE) {
         CHECK(placer_add_kv(pl, false, "sct_threshold", "%g", o->sct_threshold));
+        if (o->lp_solver != PLACER_LP_AUTO) {
+            CHECK(placer_add_kv(pl, false, "lp_solver", "%s", placer_lp_solver_name(o->lp_solver)));
+        }
     }
     if (strcmp(placer, "random") == 0) {
         CHECK(placer_add_kv(pl, false, "seed", "%llu", (unsigned long long)o->seed));
@@ -226,6 +234,9 @@ static int record(struct placement *pl, const char *placer, const struct placer_
             CHECK(placer_add_kv(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
         }
         CHECK(placer_add_kv(pl, true, "lp_status", "%s", st->lp_status));
+        if (st->lp_solver[0]) {
+            CHECK(placer_add_kv(pl, true, "lp_solver", "%s", st->lp_solver));
+        }
         CHECK(placer_add_kv(pl, true, "favourite_children", "%d", (int)st->n_favourites));
     }
 cleanup:

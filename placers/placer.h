@@ -41,21 +41,34 @@ enum placer_impl {
         1 /* the original's loop: every ready op, every device, every decision */
 };
 
+/* The LP solver of m-SCT's LP and the bound's LP (--lp-solver; placers/lp_backend.h). */
+enum placer_lp_solver {
+    PLACER_LP_AUTO = 0, /* GLPK for small LPs, CLP above (lp_backend.h) */
+    PLACER_LP_GLPK = 1,
+    PLACER_LP_CLP = 2
+};
+
+/* "auto", "glpk", "clp". */
+const char *placer_lp_solver_name(enum placer_lp_solver s);
+/* The solver named s into *out; BAECHI_EINVAL naming s otherwise. */
+int placer_lp_solver_parse(const char *s, enum placer_lp_solver *out);
+
 struct placer_options {
     double memory_fraction; /* placer_memory_fraction: limit = (int64)(f * mem_bytes); 1.0 */
     double comm_factor;     /* multiplies slope and intercept of the comm model; 1.0 */
     double compute_factor;  /* weight' = (int64)(weight * f), at least 1; 1.0 */
     int32_t n_devices;      /* use the first K devices; 0 = all */
     enum placer_grouper grouper;
-    bool fusion;                /* operator fusion (placer_type=fusion) */
-    bool fusion_check_disjoint; /* fusion_check_disjoint_paths */
-    double sct_threshold;       /* θ of m-SCT's rounding; 0.1 */
-    double lp_time_limit_s;     /* GLPK wall-time limit; 0 = none; reached: m-ETF fallback */
-    int64_t lp_iteration_limit; /* simplex iterations (work, deterministic); 0 = none */
-    uint64_t seed;              /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
-    bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
-    enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
-    bool refine;                /* the other placers: then auto's local search (--refine) */
+    bool fusion;                     /* operator fusion (placer_type=fusion) */
+    bool fusion_check_disjoint;      /* fusion_check_disjoint_paths */
+    double sct_threshold;            /* θ of m-SCT's rounding; 0.1 */
+    double lp_time_limit_s;          /* GLPK wall-time limit; 0 = none; reached: m-ETF fallback */
+    int64_t lp_iteration_limit;      /* simplex iterations (work, deterministic); 0 = none */
+    enum placer_lp_solver lp_solver; /* m-SCT's and the bound's LP; PLACER_LP_AUTO */
+    uint64_t seed;                   /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
+    bool persistent_at_place; /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
+    enum placer_impl impl;    /* internal (tests): PLACER_IMPL_FAST */
+    bool refine;              /* the other placers: then auto's local search (--refine) */
     int64_t budget_ms; /* `auto` and refine: search budget in units of simulated work, not wall time
                           (placers/auto_internal.h: AUTO_VISITS_PER_MS); PLACER_AUTO_BUDGET_MS */
     struct pipeline_opts pipeline; /* `pipeline`: the schedule the stages' memory follows;
@@ -94,6 +107,9 @@ struct placer_stats {
     int32_t n_favourite_edges; /* edges rounded to 0 */
     double lp_ms;              /* time spent in the LP (build + solve) */
     int64_t lp_iterations;     /* simplex iterations, every attempt (work, not time) */
+    char lp_solver[8];         /* the solver that ran: "glpk", "clp"; "" when none */
+    int32_t lp_rows, lp_cols;  /* the LP's size (0 when none was built) */
+    int64_t lp_nonzeros;
     /* per device, the placer's own memory accounting (m-ETF/m-SCT; 0 otherwise) */
     int32_t n_devices;
     int64_t *peak_bytes;  /* n_devices, owned */

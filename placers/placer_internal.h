@@ -99,10 +99,13 @@ struct lp_result {
     double *x;          /* m values of x_e */
     double makespan_us; /* w* */
     char status[32];
-    int glp_ret, glp_status; /* glp_simplex's return code and glp_get_status */
-    bool out_of_memory;      /* after BAECHI_ESOLVER: GLPK's allocator failed */
-    enum lp_stop stopped;    /* a limit was reached (also after BAECHI_ESOLVER) */
-    int64_t iterations;      /* simplex iterations of every attempt together */
+    int glp_ret, glp_status;      /* glp_simplex's return code and glp_get_status */
+    bool out_of_memory;           /* after BAECHI_ESOLVER: GLPK's allocator failed */
+    enum lp_stop stopped;         /* a limit was reached (also after BAECHI_ESOLVER) */
+    int64_t iterations;           /* simplex iterations of every attempt together */
+    enum placer_lp_solver solver; /* the solver that ran (GLPK or CLP) */
+    int32_t n_rows, n_cols;       /* the LP's size */
+    int64_t nonzeros;
 };
 
 /* The LP's limits; 0 = none.  The iteration limit counts the simplex
@@ -112,12 +115,16 @@ struct lp_result {
 struct lp_limits {
     double time_limit_s;
     int64_t iteration_limit;
+    enum placer_lp_solver solver; /* PLACER_LP_AUTO: by size (lp_backend.h) */
 };
 /*
- * Builds and solves the LP with GLPK's primal simplex (a vertex solution).
+ * Builds and solves the LP with GLPK's primal simplex (a vertex solution),
+ * or CLP's dual simplex (also a vertex) as lp_limits.solver and its size
+ * choose (lp_backend.h; lp_result.solver says which ran).
  * time_limit_s <= 0: none; reached: BAECHI_ESOLVER (r->stopped = LP_STOP_TIME).  GLPK is fenced:
  * any GLPK failure is BAECHI_ESOLVER with a message, never an abort; r->out_of_memory tells whether
- * it was GLPK's memory (a failed malloc or its memory limit, see lp.c).  BAECHI_ENOMEM: an
+ * it was GLPK's memory (a failed malloc or its memory limit, see lp.c) or CLP's (std::bad_alloc,
+ * caught in lp_clp.cpp).  A CLP asked for but not built in: BAECHI_ESOLVER too.  BAECHI_ENOMEM: an
  * allocation of this function failed.  r->x is allocated here.
  */
 int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_result *r);
@@ -128,6 +135,8 @@ int lp_favourite_child(const struct pgraph *p, double time_limit_s, struct lp_re
 int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *lim,
                                struct lp_result *r);
 void lp_result_release(struct lp_result *r);
+/* The LP's non-zeros for p (what lp_solver_choose decides by), before building it. */
+int64_t lp_favourite_child_nonzeros(const struct pgraph *p);
 
 /*
  * Rounds x and assigns favourite children (§4.2): fav[node] = child or -1.

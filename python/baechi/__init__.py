@@ -443,7 +443,7 @@ _OPTION_KINDS = {
     "memory_fraction": float, "comm_factor": float, "compute_factor": float,
     "threshold": float, "lp_time_limit": float,
     "devices": int, "seed": int, "budget_ms": int, "lp_iteration_limit": int,
-    "grouper": str, "schedule": str, "virtual_stages": int,
+    "grouper": str, "lp_solver": str, "schedule": str, "virtual_stages": int,
     "fusion": bool, "fusion_check_disjoint": bool, "persistent_at_place": bool,
     "refine": bool, "trace": bool,
 }

@@ -769,7 +769,7 @@ Test(placer, lp_iteration_limit_is_work_and_deterministic)
     struct cluster c;
     struct pgraph pg;
     struct lp_result r0, r1, r2;
-    struct lp_limits lim = {0, 0};
+    struct lp_limits lim = {0, 0, PLACER_LP_AUTO};
     int32_t *grp;
 
     err_set_quiet(1);

@@ -1,0 +1,40 @@
+/*
+ * lp_backend.h - the LP solvers behind m-SCT's favourite-child LP (lp.c)
+ * and the certified bound's LP (bound_lp.c): GLPK (linked always) and
+ * COIN-OR CLP (lp_clp.cpp, when the build found it: HAVE_CLP), and the
+ * rule that picks one for `--lp-solver auto` (lp_solver.c).
+ *
+ * Beyond the original, which solves its LP with one solver (MOSEK).
+ * deviation: `auto` keeps GLPK up to LP_SOLVER_AUTO_MAX_GLPK_NONZEROS
+ * non-zeros, where it is fast and the reference comparisons were made with
+ * it, and takes CLP's dual simplex above (docs/limits.md: GLPK does not
+ * finish the 10k-op layered graph's LP in 900 s, CLP solves it in 2 s).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_PLACERS_LP_BACKEND_H
+#define BAECHI_PLACERS_LP_BACKEND_H
+
+#include "placers/lp_clp.h"
+#include "placers/placer.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * `auto`'s rule: the largest LP (in constraint-matrix non-zeros) that stays
+ * with GLPK.  Every reference LP lies below (GNMT's 25,739; the fused GNMT
+ * training graph of t209, 33,818; the 3k-op layered graph's 44,430), the
+ * 10k-op layered graph (148,171) above; docs/limits.md has the timings.
+ */
+#define LP_SOLVER_AUTO_MAX_GLPK_NONZEROS 100000
+
+/*
+ * The solver for an LP of `nonzeros` non-zeros under the user's choice
+ * `want`: GLPK or CLP, never AUTO.  AUTO: the rule above, GLPK when CLP is
+ * not built in.  An explicit choice is returned as it is (the caller
+ * reports a CLP that is not built in).
+ */
+enum placer_lp_solver lp_solver_choose(enum placer_lp_solver want, int64_t nonzeros);
+
+#endif
