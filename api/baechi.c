@@ -422,13 +422,12 @@ int baechi_options_set(struct baechi_options *o, const char *name, const char *v
         rc = parse_long(name, value, 1, PIPELINE_VIRTUAL_STAGES_MAX, &k);
         n.pipe.virtual_stages = (int32_t)k;
     } else {
-        return err_set(
-            BAECHI_EINVAL,
-            "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
-            "devices, grouper, fusion, fusion_check_disjoint, threshold, "
-            "lp_time_limit, lp_iteration_limit, lp_solver, seed, persistent_at_place, refine, "
-            "budget_ms, trace, schedule, virtual_stages)",
-            name);
+        return err_set(BAECHI_EINVAL,
+                       "unknown option '%s' (memory_fraction, comm_factor, compute_factor, "
+                       "devices, grouper, fusion, fusion_check_disjoint, threshold, lp_solver, "
+                       "lp_time_limit, lp_iteration_limit, seed, persistent_at_place, refine, "
+                       "budget_ms, trace, schedule, virtual_stages)",
+                       name);
     }
     if (rc == 0) {
         *o = n;

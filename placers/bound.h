@@ -110,9 +110,10 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 #define BOUND_LP_ITERS_PER_ELEMENT 20
 
 struct bound_options {
-    bool lp;                         /* try the LP (true by bound_options_init) */
-    int32_t lp_max_ops;              /* graphs above this skip the LP */
-    enum placer_lp_solver lp_solver; /* PLACER_LP_AUTO: by size (placers/lp_backend.h) */
+    bool lp;            /* try the LP (true by bound_options_init) */
+    int32_t lp_max_ops; /* graphs above this skip the LP */
+    /* PLACER_LP_AUTO by bound_options_init: by size (placers/lp_backend.h) */
+    enum placer_lp_solver lp_solver;
 };
 
 void bound_options_init(struct bound_options *o);

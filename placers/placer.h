@@ -59,20 +59,21 @@ struct placer_options {
     double compute_factor;  /* weight' = (int64)(weight * f), at least 1; 1.0 */
     int32_t n_devices;      /* use the first K devices; 0 = all */
     enum placer_grouper grouper;
-    bool fusion;                     /* operator fusion (placer_type=fusion) */
-    bool fusion_check_disjoint;      /* fusion_check_disjoint_paths */
-    double sct_threshold;            /* θ of m-SCT's rounding; 0.1 */
-    double lp_time_limit_s;          /* GLPK wall-time limit; 0 = none; reached: m-ETF fallback */
-    int64_t lp_iteration_limit;      /* simplex iterations (work, deterministic); 0 = none */
-    enum placer_lp_solver lp_solver; /* m-SCT's and the bound's LP; PLACER_LP_AUTO */
-    uint64_t seed;                   /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
-    bool persistent_at_place; /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
-    enum placer_impl impl;    /* internal (tests): PLACER_IMPL_FAST */
-    bool refine;              /* the other placers: then auto's local search (--refine) */
+    bool fusion;                /* operator fusion (placer_type=fusion) */
+    bool fusion_check_disjoint; /* fusion_check_disjoint_paths */
+    double sct_threshold;       /* θ of m-SCT's rounding; 0.1 */
+    double lp_time_limit_s;     /* GLPK wall-time limit; 0 = none; reached: m-ETF fallback */
+    int64_t lp_iteration_limit; /* simplex iterations (work, deterministic); 0 = none */
+    uint64_t seed;              /* `random`, `auto`, refine; PLACER_DEFAULT_SEED */
+    bool persistent_at_place;   /* m-ETF/m-SCT: the SoCC'20 memory rule (§7.6); false = HEAD */
+    enum placer_impl impl;      /* internal (tests): PLACER_IMPL_FAST */
+    bool refine;                /* the other placers: then auto's local search (--refine) */
     int64_t budget_ms; /* `auto` and refine: search budget in units of simulated work, not wall time
                           (placers/auto_internal.h: AUTO_VISITS_PER_MS); PLACER_AUTO_BUDGET_MS */
     struct pipeline_opts pipeline; /* `pipeline`: the schedule the stages' memory follows;
                                       1f1b, 1 virtual stage (pipeline_opts_read) */
+    /* m-SCT's and the bound's LP solver; PLACER_LP_AUTO */
+    enum placer_lp_solver lp_solver;
 };
 
 /* The one default seed of `run`, `place`, sweeps (`seeds:`) and the library:

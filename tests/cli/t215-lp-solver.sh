@@ -1,0 +1,72 @@
+# --lp-solver (issue 22, item 4): the solver is recorded where the LP's
+# status is (placement stats, run's JSON, the bound's JSON); a bad value is
+# refused naming it; an iteration limit counts CLP's iterations too, so two
+# runs give byte-identical files.
+. "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
+
+test_expect_success 'setup: a layered graph of 500 ops' '
+    "$BAECHI" workload gen synthetic --shape layered --ops 500 --seed 3 -o l500.yaml
+'
+
+test_expect_success 'auto on a small LP: GLPK, recorded; no lp_solver option' '
+    "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --json > a.json &&
+    python3 - <<-PY
+	import json
+	r = json.load(open("a.json"))
+	assert r["lp"]["solver"] == "glpk" and r["lp"]["status"] == "optimal", r["lp"]
+	assert r["placement_stats"]["lp_solver"] == "glpk", r["placement_stats"]
+	assert "lp_solver" not in r["options"], r["options"]
+	assert "lp_solver" in r["bound"], r["bound"]
+	PY
+'
+
+test_expect_success '--lp-solver clp: recorded as option and statistic' '
+    "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp --json > c.json &&
+    python3 - <<-PY
+	import json
+	r = json.load(open("c.json"))
+	a = json.load(open("a.json"))
+	assert r["lp"]["solver"] == "clp" and r["lp"]["status"] == "optimal", r["lp"]
+	assert r["options"]["lp_solver"] == "clp", r["options"]
+	assert abs(r["lp"]["makespan_us"] - a["lp"]["makespan_us"]) <= 1e-6 * a["lp"]["makespan_us"]
+	PY
+'
+
+test_expect_success '--lp-solver bad value: refused, naming it' '
+    expect_exit 2 "$BAECHI" place -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver cplex &&
+    expect_grep "unknown LP solver .cplex." "$TMPDIR_TEST/err" &&
+    expect_exit 2 "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver "" &&
+    expect_grep "unknown LP solver" "$TMPDIR_TEST/err"
+'
+
+test_expect_success 'CLP under --lp-iteration-limit: stopped there, byte-identical twice' '
+    "$BAECHI" place -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp \
+        --lp-iteration-limit 300 -o a.yaml 2> err1 &&
+    "$BAECHI" place -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp \
+        --lp-iteration-limit 300 -o b.yaml 2> err2 &&
+    grep -Eq "lp_status: (.fallback: m-etf \(LP iterations\).|iteration limit \(feasible\)), lp_solver: clp" a.yaml &&
+    sed "/_ms:/d" a.yaml > a.txt && sed "/_ms:/d" b.yaml > b.txt && cmp a.txt b.txt &&
+    "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp \
+        --lp-iteration-limit 300 --json > r1.json 2>/dev/null &&
+    "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp \
+        --lp-iteration-limit 300 --json > r2.json 2>/dev/null &&
+    sed -E "s/\"[a-z_]*_ms\": [0-9.e+-]+//g" r1.json > r1.txt &&
+    sed -E "s/\"[a-z_]*_ms\": [0-9.e+-]+//g" r2.json > r2.txt && cmp r1.txt r2.txt
+'
+
+test_expect_success 'the library and Python take lp_solver too' '
+    PYTHONPATH="$TOP/python" BAECHI_LIBRARY="$(dirname "$BAECHI")/libbaechi.so" python3 - <<-PY
+	import baechi
+	w = baechi.parse_workload(open("l500.yaml").read())
+	c = baechi.parse_cluster(open("$TOP/data/clusters/paper-4gpu-pcie.yaml").read())
+	p = baechi.place(w, c, "m-sct", lp_solver="clp")
+	try:
+	    baechi.place(w, c, "m-sct", lp_solver="cplex")
+	    raise SystemExit("cplex accepted")
+	except baechi.Error as e:
+	    assert "cplex" in str(e), e
+	PY
+'
+
+test_done
