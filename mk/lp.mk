@@ -1,40 +1,40 @@
-# mk/lp.mk - COIN-OR CLP, the second LP solver (placers/lp_clp.cpp, issue
-# 22): a C++ shim compiled with $(CXX), linked with -lClp when pkg-config
-# finds clp (coinor-libclp-dev, scripts/install-deps.sh); otherwise the
-# same file compiles to a stub and `--lp-solver auto` stays with GLPK.
-# The CUDA and fuzz builds take the stub (no CLP: their link lines list
-# only static or sanitized libraries).
+# mk/lp.mk - COIN-OR CLP, the second LP solver (issue 22): the plugin
+# $(BUILD)/baechi-clp.so (placers/lp_clp.cpp, a C++ shim over CLP) when
+# pkg-config finds clp (coinor-libclp-dev, scripts/deps/lp.txt).  The
+# program and libbaechi never link it: placers/lp_clp_load.c opens it with
+# dlopen when an LP goes to CLP, so no other command loads libstdc++ and
+# CLP's libraries.  Without it `--lp-solver auto` stays with GLPK.
 
 CXX ?= g++
 HAVE_CLP := $(shell pkg-config --exists clp 2>/dev/null && echo 1)
-LP_CLP_OBJ := $(BUILD)/placers/lp_clp.o
-LIB_OBJ += $(LP_CLP_OBJ)
+LP_CLP_PLUGIN := $(BUILD)/baechi-clp.so
 ALL_CXXFLAGS = -std=c++17 $(filter-out -std=c11 -Wstrict-prototypes -Wmissing-prototypes \
                -Wold-style-definition,$(ALL_CFLAGS))
+
+_lp_goal := $(.DEFAULT_GOAL)
+
 ifeq ($(HAVE_CLP),1)
-LP_CLP_CPPFLAGS := -DHAVE_CLP $(shell pkg-config --cflags clp)
-LDLIBS += -lClp -lCoinUtils -lstdc++
-else
-LDLIBS += -lstdc++
+$(BUILD)/placers/lp_clp-plugin.o: placers/lp_clp.cpp
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CXX) $(CPPFLAGS) -DHAVE_CLP $(shell pkg-config --cflags clp) $(ALL_CXXFLAGS) \
+		-c -o $@ $<
+
+$(LP_CLP_PLUGIN): $(BUILD)/placers/lp_clp-plugin.o
+	$(QUIET_LINK)$(CXX) $(LDFLAGS) -shared -o $@ $< -lClp -lCoinUtils
+
+# built with the program, the library and the unit tests (which find it beside them)
+$(BUILD)/baechi $(BUILD)/libbaechi.so $(BUILD)/unit-tests: | $(LP_CLP_PLUGIN)
+
+# Where lp_clp_load.c looks from an installed bin/baechi or lib/libbaechi.so.
+.PHONY: install-clp-plugin
+install: install-clp-plugin
+install-clp-plugin: $(LP_CLP_PLUGIN)
+	install -d $(DESTDIR)$(PREFIX)/lib/baechi
+	install -m 755 $(LP_CLP_PLUGIN) $(DESTDIR)$(PREFIX)/lib/baechi/baechi-clp.so
+	install -d $(DESTDIR)$(LIBDIR)/baechi
+	install -m 755 $(LP_CLP_PLUGIN) $(DESTDIR)$(LIBDIR)/baechi/baechi-clp.so
+
+-include $(BUILD)/placers/lp_clp-plugin.d
 endif
 
-$(BUILD)/placers/%.o: placers/%.cpp
-	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CXX) $(CPPFLAGS) $(LP_CLP_CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
-
-# the stub for the CUDA binary (linked before libbaechi.a, so the archive's
-# CLP object is never pulled in) and the fuzz build
-CUDA_OBJ += $(CUDA_BUILD)/placers/lp_clp.o
-$(CUDA_BIN): $(CUDA_BUILD)/placers/lp_clp.o
-$(CUDA_BUILD)/placers/lp_clp.o: placers/lp_clp.cpp placers/lp_clp.h
-	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
-
-FUZZ_CXX ?= clang++
-FUZZ_LIB_OBJ += build/fuzz/placers/lp_clp.o
-$(FUZZ_BINS) $(FUZZ_REPLAYS): build/fuzz/placers/lp_clp.o
-build/fuzz/placers/lp_clp.o: placers/lp_clp.cpp placers/lp_clp.h
-	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(FUZZ_CXX) $(FUZZ_CPPFLAGS) -std=c++17 \
-		$(filter-out -std=c11 -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition,$(FUZZ_CFLAGS)) \
-		-fsanitize=fuzzer-no-link -c -o $@ $<
+.DEFAULT_GOAL := $(_lp_goal)

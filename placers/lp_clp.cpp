@@ -1,6 +1,10 @@
 /*
- * lp_clp.cpp - the CLP shim (lp_clp.h): COIN-OR CLP's dual simplex behind
- * one extern "C" call.  The suite's only C++ file outside calibrate/.
+ * lp_clp.cpp - the CLP plugin (build/baechi-clp.so): COIN-OR CLP's dual
+ * simplex behind one extern "C" call, loaded with dlopen by lp_clp_load.c
+ * (lp_clp.h) only when an LP goes to CLP, so that no other command loads
+ * libstdc++ and CLP's libraries (their static constructors allocate before
+ * main: tests/cli/t770 fails every allocation in turn).  The suite's only
+ * C++ file outside calibrate/.
  *
  * Why C++ and not CLP's C interface (Clp_C_Interface.h): that interface
  * lets every exception through (CLP 1.17's Clp_C_Interface.cpp has no
@@ -12,33 +16,25 @@
  * The allocations are CLP's own (operator new): core/alloc.h cannot see
  * them, but each failure comes back as an error with a message.  Without
  * HAVE_CLP (a build without coinor-libclp-dev, the CUDA and fuzz builds)
- * this file is a stub.
+ * the plugin is not built and CLP is unavailable.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "placers/lp_clp.h"
+
+#ifndef HAVE_CLP
+#error "lp_clp.cpp is the CLP plugin: built only with HAVE_CLP (mk/lp.mk)"
+#endif
 
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
-#ifdef HAVE_CLP
 #include <coin/ClpSimplex.hpp>
 #include <coin/ClpSolve.hpp>
 #include <coin/CoinError.hpp>
-#endif
 
-extern "C" bool lp_clp_available(void)
-{
-#ifdef HAVE_CLP
-    return true;
-#else
-    return false;
-#endif
-}
-
-#ifdef HAVE_CLP
 /* CLP's status and secondary status as ours (ClpModel.hpp: 0 optimal, 1
  * primal infeasible, 2 dual infeasible, 3 stopped, secondary 9: on time). */
 static enum lp_clp_status clp_status(const ClpSimplex &m)
@@ -85,7 +81,6 @@ static void clp_run(const struct lp_clp_problem *p, int64_t iteration_limit, dou
                                                          m.sumPrimalInfeasibilities() <= 1e-7);
     std::memcpy(col_value, m.getColSolution(), sizeof(double) * (size_t)p->n_cols);
 }
-#endif
 
 /* Runs f() with every exception caught: 0, or -1 with r->msg set. */
 template <typename F> static int clp_guarded(F f, struct lp_clp_result *r)
@@ -96,36 +91,24 @@ template <typename F> static int clp_guarded(F f, struct lp_clp_result *r)
     } catch (const std::bad_alloc &) {
         r->out_of_memory = true;
         std::snprintf(r->msg, sizeof(r->msg), "out of memory inside CLP");
-#ifdef HAVE_CLP
     } catch (const CoinError &e) {
         std::snprintf(r->msg, sizeof(r->msg), "CLP error in %s: %s", e.methodName().c_str(),
                       e.message().c_str());
-#endif
     } catch (...) {
         std::snprintf(r->msg, sizeof(r->msg), "CLP threw an unknown exception");
     }
     return -1;
 }
 
-extern "C" int lp_clp_solve(const struct lp_clp_problem *p, int64_t iteration_limit,
-                            double time_limit_s, double *col_value, struct lp_clp_result *r)
+extern "C" int lp_clp_plugin_solve(const struct lp_clp_problem *p, int64_t iteration_limit,
+                                   double time_limit_s, double *col_value, struct lp_clp_result *r)
 {
     std::memset(r, 0, sizeof(*r));
     r->status = LP_CLP_FAILED;
-#ifdef HAVE_CLP
     return clp_guarded([&] { clp_run(p, iteration_limit, time_limit_s, col_value, r); }, r);
-#else
-    (void)p;
-    (void)iteration_limit;
-    (void)time_limit_s;
-    (void)col_value;
-    std::snprintf(r->msg, sizeof(r->msg),
-                  "CLP is not built in (install coinor-libclp-dev and rebuild)");
-    return -1;
-#endif
 }
 
-extern "C" int lp_clp_selftest_throw(int what, struct lp_clp_result *r)
+extern "C" int lp_clp_plugin_selftest_throw(int what, struct lp_clp_result *r)
 {
     std::memset(r, 0, sizeof(*r));
     r->status = LP_CLP_FAILED;

@@ -1,8 +1,12 @@
 /*
- * lp_clp.h - the C interface of the CLP shim (lp_clp.cpp): one call that
- * builds, solves and frees a CLP model, every C++ exception caught inside.
- * Compiled without HAVE_CLP it is a stub: lp_clp_available() false and
- * every solve an error.  Beyond the original.
+ * lp_clp.h - CLP behind a C interface: one call that builds, solves and
+ * frees a CLP model, every C++ exception caught inside.  The solver lives
+ * in the plugin baechi-clp.so (lp_clp.cpp, built when coinor-libclp-dev is
+ * installed: mk/lp.mk), which lp_clp_load.c opens with dlopen on first use:
+ * $BAECHI_CLP_PLUGIN if set, else baechi-clp.so beside the running program
+ * or beside libbaechi.so, else ../lib/baechi/ (program) or baechi/
+ * (library) from there (an install).  No plugin: CLP unavailable.  Beyond
+ * the original.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -16,7 +20,7 @@
 extern "C" {
 #endif
 
-/* Whether this build has CLP (the program was linked with it). */
+/* Whether the CLP plugin loads (it is then loaded). */
 bool lp_clp_available(void);
 
 /* An LP in CLP's layout: column-major, bounds per column and row; a
@@ -54,11 +58,16 @@ struct lp_clp_result {
  * iteration_limit simplex iterations and time_limit_s seconds (0: none for
  * either), silently.  The columns into col_value[p->n_cols] (caller's).
  * Returns 0 when CLP ran (its verdict in r->status), -1 when it threw (the
- * exception is caught here, in C++: none crosses into C) or is not built
- * in, with r->msg set.
+ * exception is caught in the plugin, in C++: none crosses into C) or the
+ * plugin does not load, with r->msg set.
  */
 int lp_clp_solve(const struct lp_clp_problem *p, int64_t iteration_limit, double time_limit_s,
                  double *col_value, struct lp_clp_result *r);
+
+/* The plugin's two entry points, the functions above (lp_clp.cpp). */
+typedef int (*lp_clp_solve_fn)(const struct lp_clp_problem *p, int64_t iteration_limit,
+                               double time_limit_s, double *col_value, struct lp_clp_result *r);
+typedef int (*lp_clp_selftest_fn)(int what, struct lp_clp_result *r);
 
 /* For tests: throws inside the shim's guard (what 0: std::bad_alloc, else
  * an int) and returns what the guard makes of it (-1, r->msg). */

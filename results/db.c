@@ -169,12 +169,21 @@ static const char *const schema_v4[] = {
     NULL};
 
 /*
+ * Version 5: the solver of m-SCT's LP (--lp-solver, placers/lp_backend.h),
+ * beside lp_status.  Rows stored before keep NULL.
+ */
+static const char *const schema_v5[] = {
+    "-- version 5: the LP's solver\n"
+    "ALTER TABLE runs ADD COLUMN lp_solver TEXT;             -- m-SCT: glpk | clp\n",
+    NULL};
+
+/*
  * migrations[v] brings a database from version v to v + 1.  Version 0 is an
  * empty database.  To change the schema: add the step here (ALTER TABLE ...),
  * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
  */
 static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                                 schema_v4};
+                                                                 schema_v4, schema_v5};
 
 /* The versions in order, filled once (scripts/check-statics.sh allows it). */
 static const char *schema_all[32];

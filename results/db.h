@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /* Columns peak_<kind>_bytes of `devices` (schema version 2). */
 #define DB_MEM_KINDS 7
@@ -111,6 +111,7 @@ struct db_link_rec {
     I(total_compute_us)                                                                            \
     D(lp_makespan_us)                                                                              \
     S(lp_status)                                                                                   \
+    S(lp_solver)                                                                                   \
     I(n_favourites)                                                                                \
     I(n_nodes)                                                                                     \
     I(n_groups)                                                                                    \

@@ -659,6 +659,9 @@ int sweep_fill_placer(struct db_run *r, const struct placement *pl, const struct
     if (st->lp_status[0] && db_run_set(&r->lp_status, st->lp_status)) {
         return BAECHI_ENOMEM;
     }
+    if (st->lp_solver[0] && db_run_set(&r->lp_solver, st->lp_solver)) {
+        return BAECHI_ENOMEM;
+    }
     r->n_favourites = isnan(st->lp_makespan_us) ? DB_NULL_INT : st->n_favourites;
     r->n_nodes = st->n_nodes;
     r->n_groups = st->n_groups;

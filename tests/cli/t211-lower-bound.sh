@@ -80,7 +80,7 @@ sqlite3 "$TMPDIR_TEST/old.db" "PRAGMA user_version = 3; INSERT INTO runs (time, 
 expect_exit 0 "$BAECHI" run -w "$TMPDIR_TEST/chain.yaml" -c "$TMPDIR_TEST/three.yaml" -p m-etf \
     --db "$TMPDIR_TEST/old.db"
 expect_exit 0 "$BAECHI" db check --db "$TMPDIR_TEST/old.db"
-expect_grep "schema version 4, integrity ok" "$TMPDIR_TEST/out"
+expect_grep "schema version 5, integrity ok" "$TMPDIR_TEST/out"
 test "$(sqlite3 "$TMPDIR_TEST/old.db" "select count(*) from runs where lower_bound_kind is null and simple_lower_bound_us is null")" = 1
 test "$(sqlite3 "$TMPDIR_TEST/old.db" "select count(*) from runs where lower_bound_kind = 'memory'")" = 2
 EOF2

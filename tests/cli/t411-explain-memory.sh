@@ -134,7 +134,7 @@ EOF
 test_expect_success 'a database of schema 1 is migrated, later runs keep their kinds' - <<'EOF'
 expect_exit 0 "$BAECHI" run -w inc.yaml -c paper-4gpu-pcie -p single --db old.db
 expect_exit 0 "$BAECHI" db check --db old.db
-expect_grep 'schema version 4, integrity ok' "$TMPDIR_TEST/out"
+expect_grep 'schema version 5, integrity ok' "$TMPDIR_TEST/out"
 [ "$(sqlite3 old.db 'SELECT count(*) FROM devices WHERE peak_saved_bytes > 0')" -eq 2 ] ||
     { echo "the runs stored after the migration lack their kinds"; exit 1; }
 EOF

@@ -70,7 +70,7 @@ test_expect_success 'db schema' '
 
 test_expect_success 'db check' '
     expect_exit 0 "$BAECHI" db check --db r.db
-    expect_grep "schema version 4, integrity ok" out
+    expect_grep "schema version 5, integrity ok" out
 '
 
 test_expect_success 'report on a missing database: exit 2' '

@@ -119,7 +119,7 @@ for d in ro rw; do
     expect_exit 0 as_reader "$BAECHI" report --db $d/r.db
     expect_grep "^Step time \(ms\)" out
     expect_exit 0 as_reader "$BAECHI" db check --db $d/r.db
-    expect_grep "^$d/r.db: schema version 4, integrity ok$" out
+    expect_grep "^$d/r.db: schema version 5, integrity ok$" out
     expect_exit 0 as_reader "$BAECHI" db query --db $d/r.db --format csv "select count(*) as n from runs"
     expect_grep "^12$" out
 done

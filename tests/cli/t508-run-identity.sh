@@ -83,7 +83,7 @@ expect_exit 2 "$BAECHI" report --db old.db
 expect_grep "schema version 2, this baechi reads 4" err
 expect_exit 0 "$BAECHI" run -w mb2.yaml -c paper-4gpu-pcie -p single --db old.db
 expect_exit 0 "$BAECHI" db check --db old.db
-expect_grep "schema version 4, integrity ok" out
+expect_grep "schema version 5, integrity ok" out
 test "$(sqlite3 old.db "select count(*) from runs where tool_version = 'old' and workload_hash is null and budget_ms is null")" = 1
 test "$(sqlite3 old.db "select count(*) from runs where workload_hash is not null and budget_ms is not null")" = 2
 test "$(sqlite3 old.db "select count(*) from sqlite_master where name in ('runs_by_workload_hash', 'runs_by_cluster_hash')")" = 2

@@ -53,16 +53,23 @@ cmp a b || { echo "the fallback is not m-ETF's placement"; exit 1; }
 EOF
 
 # a chain of 40,000 ops: the LP would have 79,999 + 1 columns (more than
-# 65,536; GLPK needs minutes): m-ETF's placement, said so
+# 65,536; GLPK needs minutes): m-ETF's placement, said so.  `auto` gives an
+# LP this size to CLP (docs/limits.md), whose limit is 131,072 columns: a
+# chain of 70,000 ops is past it.
 test_expect_success 'setup: a chain of 40,000 ops' '
     expect_exit 0 "$BAECHI" workload gen synthetic --shape chain --ops 40000 -o chain.yaml
 '
 
 test_expect_success 'a chain of 40,000 ops: the fallback, said so' - <<'EOF'
-expect_exit 0 "$BAECHI" place -w chain.yaml -c paper-4gpu-pcie -p m-sct -o sct.yaml
+expect_exit 0 "$BAECHI" place -w chain.yaml -c paper-4gpu-pcie -p m-sct --lp-solver glpk -o sct.yaml
 expect_grep 'm-sct: the favourite-child LP would have 80000 columns \(more than 65536\)' \
     "$TMPDIR_TEST/err"
 expect_grep "lp_status: 'fallback: m-etf \\(LP too large\\)'" sct.yaml
+expect_exit 0 "$BAECHI" workload gen synthetic --shape chain --ops 70000 -o chain70k.yaml
+expect_exit 0 "$BAECHI" place -w chain70k.yaml -c paper-4gpu-pcie -p m-sct -o sct70k.yaml
+expect_grep 'm-sct: the favourite-child LP would have 140000 columns \(more than 131072\)' \
+    "$TMPDIR_TEST/err"
+expect_grep "lp_status: 'fallback: m-etf \\(LP too large\\)'" sct70k.yaml
 EOF
 
 test_done
