@@ -33,6 +33,11 @@ test_expect_success '--lp-solver clp: recorded as option and statistic' '
 	PY
 '
 
+test_expect_success 'run --db: the database stores the solver beside the status' '
+    "$BAECHI" run -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver clp --db r.db > /dev/null &&
+    test "$(sqlite3 r.db "select distinct lp_status || \":\" || lp_solver from runs")" = "optimal:clp"
+'
+
 test_expect_success '--lp-solver bad value: refused, naming it' '
     expect_exit 2 "$BAECHI" place -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver cplex &&
     expect_grep "unknown LP solver .cplex." "$TMPDIR_TEST/err" &&
