@@ -295,6 +295,7 @@ int cmd_run(int argc, char **argv)
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
+    struct bound_options bo;
     struct trace t;
     struct mem_explain xb, xt;
     struct sweep_origin origin;
@@ -333,7 +334,9 @@ int cmd_run(int argc, char **argv)
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
     CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
-    CHECK(bound_compute(&j.g, &j.c, NULL, &bd));
+    bound_options_init(&bo);
+    bo.lp_solver = pc.opt.lp_solver; /* --lp-solver: the bound's LP too */
+    CHECK(bound_compute(&j.g, &j.c, &bo, &bd));
     if (x.explain) {
         CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_BAECHI, &rb, EXPLAIN_TOP, &xb));
         CHECK(mem_explain_run(&j.g, &j.c, j.p.device_of, SIM_MODEL_TIMED, &rt, EXPLAIN_TOP, &xt));

@@ -38,6 +38,29 @@ test_expect_success 'run --db: the database stores the solver beside the status'
     test "$(sqlite3 r.db "select distinct lp_status || \":\" || lp_solver from runs")" = "optimal:clp"
 '
 
+# t211's chain of four 400 kB ops on three 1 MiB devices: memory binds, so
+# the certified bound solves its LP; --lp-solver chooses its solver too
+test_expect_success 'the bound'\''s LP: the same value from both solvers, its solver recorded' '
+    printf "%s\n" "format: 1" "name: chain4" "ops:" \
+        "  - {name: A, type: Op, time_us: 10, outputs: [100], persistent: 400000}" \
+        "  - {name: B, type: Op, time_us: 10, outputs: [1000], persistent: 400000, inputs: [\"A:0\"]}" \
+        "  - {name: C, type: Op, time_us: 10, outputs: [100], persistent: 400000, inputs: [\"B:0\"]}" \
+        "  - {name: D, type: Op, time_us: 10, persistent: 400000, inputs: [\"C:0\"]}" > chain.yaml &&
+    printf "%s\n" "format: 1" "name: three" "devices:" "  - name: gpu" "    count: 3" \
+        "    memory: 1MiB" "comm:" "  slope_us_per_byte: 0.0375" "  intercept_us: 3.25" \
+        "  channel: shared" > three.yaml &&
+    "$BAECHI" run -w chain.yaml -c three.yaml -p m-etf --json > bg.json &&
+    "$BAECHI" run -w chain.yaml -c three.yaml -p m-etf --lp-solver clp --json > bc.json &&
+    python3 - <<-PY
+	import json
+	g = json.load(open("bg.json"))["bound"]
+	c = json.load(open("bc.json"))["bound"]
+	assert g["lp_status"] == "optimal" and g["lp_solver"] == "glpk", g
+	assert c["lp_status"] == "optimal" and c["lp_solver"] == "clp", c
+	assert g["lp_us"] == c["lp_us"], (g, c)
+	PY
+'
+
 test_expect_success '--lp-solver bad value: refused, naming it' '
     expect_exit 2 "$BAECHI" place -w l500.yaml -c paper-4gpu-pcie -p m-sct --lp-solver cplex &&
     expect_grep "unknown LP solver .cplex." "$TMPDIR_TEST/err" &&
