@@ -1,7 +1,7 @@
 /*
  * lp_backend.h - the LP solvers behind m-SCT's favourite-child LP (lp.c)
  * and the certified bound's LP (bound_lp.c): GLPK (linked always) and
- * COIN-OR CLP (lp_clp.cpp, when the build found it: HAVE_CLP), and the
+ * COIN-OR CLP (the plugin baechi-clp.so, lp_clp.h, when it loads), and the
  * rule that picks one for `--lp-solver auto` (lp_solver.c).
  *
  * Beyond the original, which solves its LP with one solver (MOSEK).
