@@ -33,7 +33,6 @@ baechi.o version_buf         baechi_version text, written once under pthread_onc
 baechi.o placer_names        baechi_placers list, written once under pthread_once, then read-only
 db.o schema_once             pthread_once control of db_schema_sql
 db.o schema_all              db_schema_sql list, written once under pthread_once, then read-only
-lp_clp.o _ZStL8__ioinit      the std::ios_base::Init object of <iostream>, which the CLP headers include (libstdc++ state, nothing of ours)
 '
 
 root=$(cd "$(dirname "$0")/.." && pwd)
