@@ -799,8 +799,11 @@ static int reserve_ops(struct workload *w, const struct yflow *f)
     if (total < 8 * win) {
         return 0; /* a small list: growing costs nothing */
     }
+    /* the middle of each quarter: a list's first ops (a graph's sources)
+     * have no inputs, and a window at its start made the inputs' room a
+     * quarter short (a regrowth of 48 MB) */
     for (size_t k = 0; k < 4; k++) {
-        const char *p = f->p + (total - win) / 3 * k;
+        const char *p = f->p + total / 4 * k + (total / 4 - win) / 2;
 
         for (size_t i = 0; i < win; i++) {
             lines += p[i] == '\n';
