@@ -21,9 +21,6 @@
 
 #define YIO_MAX_DEPTH 64
 
-/* Smallest buffer worth 2 MB pages (at least one whole one inside). */
-#define YIO_HUGE_MIN_BYTES ((size_t)4 << 20)
-
 void yio_prefault(void *p, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
@@ -32,17 +29,6 @@ void yio_prefault(void *p, size_t bytes)
     uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
 
     if (bytes >= ((size_t)1 << 20) && hi > lo) {
-#ifdef MADV_HUGEPAGE
-        /* Whole pages around the buffer, its allocator's header page
-         * included: advice on part of a mapping splits it in two, and
-         * realloc can then no longer move it with mremap (it copies). */
-        if (bytes >= YIO_HUGE_MIN_BYTES) {
-            uintptr_t out_lo = (uintptr_t)p & ~(page - 1);
-            uintptr_t out_hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-
-            (void)madvise((void *)out_lo, out_hi - out_lo, MADV_HUGEPAGE);
-        }
-#endif
         (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* advice only */
     }
 #else

@@ -60,11 +60,8 @@ struct yrd {
  * Maps the pages of a large buffer about to be written whole in one call
  * (MADV_POPULATE_WRITE) instead of a page fault per page: a third of
  * loading a 1M-op workload went to 90,000 faults on this kind of machine.
- * From 4 MB on it also asks for 2 MB pages (MADV_HUGEPAGE, where the
- * kernel's transparent huge pages are "madvise" or "always"): the name
- * map's random probes and the copy of the file then miss no TLB entry
- * (under this virtual machine's paging a 4 KB page's miss was most of
- * each probe: the 1M-op load went from 1.3 s to 0.8 s CPU).
+ * (The allocator, core/alloc.c, asks for 2 MB pages from 4 MB on: then
+ * this maps 2 MB pages.)
  * Advice only (nothing changes where refused); below 1 MB it does nothing.
  */
 void yio_prefault(void *p, size_t bytes);
