@@ -122,6 +122,13 @@ int strmap_reserve(struct strmap *m, size_t n)
     return strmap_rehash(m, cap);
 }
 
+void strmap_prefetch(const struct strmap *m, const char *s, size_t len)
+{
+    if (m->cap > 0) {
+        __builtin_prefetch(&m->slot[strmap_hash(s, len) & (m->cap - 1)]);
+    }
+}
+
 int32_t strmap_get(const struct strmap *m, const char *s, size_t len)
 {
     uint32_t h;
