@@ -4,7 +4,9 @@
 # to the same `workload info`, text and JSON, with the fast reader as with
 # libyaml alone (BAECHI_YAML_FAST=0); through a pipe (a buffer grown as
 # read, not sized from the file) as from the file; and a bad input in its
-# last op gets libyaml's message, line and column both ways.
+# last op gets libyaml's message, line and column both ways; its m-TOPO
+# placement (the writer's devices lines, read without events) simulates
+# the same both ways.
 . "$TOP/tests/cli/lib.sh"
 cd "$TMPDIR_TEST"
 
@@ -31,6 +33,21 @@ test_expect_success 'a bad input in the last of 100k ops: the same message both 
     ! "$BAECHI" workload info bad.yaml 2> fast.err &&
     ! BAECHI_YAML_FAST=0 "$BAECHI" workload info bad.yaml 2> slow.err &&
     grep -q "bad.yaml:100004:.*no port 2" fast.err &&
+    cmp fast.err slow.err
+'
+
+test_expect_success 'its m-TOPO placement: the same simulation both ways' '
+    "$BAECHI" place -w l.yaml -c dgx-h100-8 -p m-topo -o l.place.yaml 2> /dev/null &&
+    grep -q "^devices:\$" l.place.yaml &&
+    "$BAECHI" sim -w l.yaml -c dgx-h100-8 --placement l.place.yaml -m baechi --json > fast.sim &&
+    BAECHI_YAML_FAST=0 "$BAECHI" sim -w l.yaml -c dgx-h100-8 --placement l.place.yaml \
+        -m baechi --json > slow.sim &&
+    cmp fast.sim slow.sim &&
+    sed "\$s/: [0-9]*\$/: 9/" l.place.yaml > bad.place.yaml &&
+    ! "$BAECHI" sim -w l.yaml -c dgx-h100-8 --placement bad.place.yaml -m baechi 2> fast.err &&
+    ! BAECHI_YAML_FAST=0 "$BAECHI" sim -w l.yaml -c dgx-h100-8 --placement bad.place.yaml \
+        -m baechi 2> slow.err &&
+    grep -q "device 9" fast.err &&
     cmp fast.err slow.err
 '
 
