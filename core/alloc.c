@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef BAECHI_ALLOC_FAIL
 #include <stdatomic.h>
@@ -61,6 +62,9 @@ unsigned long mem_alloc_count(void)
 }
 #endif
 
+/* Smallest block that may hold a whole 2 MB page. */
+#define ALLOC_HUGE_MIN_BYTES ((size_t)2 << 20)
+
 static void *alloc_failed(size_t bytes)
 {
     err_set(BAECHI_ENOMEM, "out of memory (%zu bytes)", bytes);
@@ -76,6 +80,33 @@ static int alloc_overflows(size_t n, size_t elem)
     return 0;
 }
 
+/*
+ * 2 MB pages for a large block (MADV_HUGEPAGE; advice only, where the
+ * kernel's transparent huge pages are "madvise"): one page fault per 2 MB
+ * instead of 512, and no TLB miss on random access.  Loading and building
+ * a 1M-op workload's graph spent a fifth of its time in 4 KB page faults
+ * and TLB misses on this virtual machine.  The whole pages around the
+ * block, its allocator's header included: advice on part of a mapping
+ * splits it, and realloc can then no longer move it with mremap (it
+ * copies).  The memory's contents and ownership do not change.
+ */
+static void *alloc_advise(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t page = 4096;
+
+    if (p && bytes >= ALLOC_HUGE_MIN_BYTES) {
+        uintptr_t lo = (uintptr_t)p & ~(page - 1);
+        uintptr_t hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#else
+    (void)bytes;
+#endif
+    return p;
+}
+
 void *mem_alloc(size_t bytes)
 {
     void *p;
@@ -83,7 +114,7 @@ void *mem_alloc(size_t bytes)
     if (bytes == 0) {
         bytes = 1;
     }
-    p = alloc_should_fail() ? NULL : malloc(bytes);
+    p = alloc_should_fail() ? NULL : alloc_advise(malloc(bytes), bytes);
     return p ? p : alloc_failed(bytes);
 }
 
@@ -97,7 +128,7 @@ void *mem_calloc(size_t n, size_t elem)
     if (n == 0 || elem == 0) {
         n = elem = 1;
     }
-    p = alloc_should_fail() ? NULL : calloc(n, elem);
+    p = alloc_should_fail() ? NULL : alloc_advise(calloc(n, elem), n * elem);
     return p ? p : alloc_failed(n * elem);
 }
 
@@ -113,7 +144,7 @@ void *mem_realloc(void *p, size_t bytes)
     if (bytes == 0) {
         bytes = 1;
     }
-    q = alloc_should_fail() ? NULL : realloc(p, bytes);
+    q = alloc_should_fail() ? NULL : alloc_advise(realloc(p, bytes), bytes);
     return q ? q : alloc_failed(bytes);
 }
 

@@ -15,6 +15,12 @@
  * realloc, strdup, strndup, asprintf, vasprintf or open_memstream remains in
  * the libraries outside this file.
  *
+ * Blocks of 2 MB and more are advised to the kernel as wanting 2 MB pages
+ * (MADV_HUGEPAGE over the block's whole pages, where the kernel has
+ * transparent huge pages; advice only, contents and ownership unchanged):
+ * fewer page faults and TLB misses for the arrays of a large workload
+ * (issue 22; docs/speed.md "Loading a large workload").
+ *
  * Not covered: the third-party libraries (libyaml, SQLite, GLPK,
  * protobuf-c) and the C library's own buffers (stdio, the buffer that
  * open_memstream grows) allocate with their own malloc.

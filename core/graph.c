@@ -452,7 +452,13 @@ static int build_edges(struct graph *g, const struct workload *w, struct raw_edg
         }
     }
     scratch = array_malloc(6 * (size_t)max_in + 6, sizeof(*scratch));
-    if (!scratch || ARRAY_RESERVE(r->t_start, r->alloc_start, 1)) {
+    /* at most one edge and one tensor per input: room for all at once (a
+     * 1M-op graph's arrays were regrown by copies, a tenth of its build) */
+    if (!scratch || ARRAY_RESERVE(r->t_start, r->alloc_start, w->n_input + 2) ||
+        ARRAY_RESERVE(r->src, r->alloc, w->n_input + 1) ||
+        ARRAY_RESERVE(r->dst, r->alloc_dst, w->n_input + 1) ||
+        ARRAY_RESERVE(r->t_prod, r->alloc_t, w->n_input + 1) ||
+        ARRAY_RESERVE(r->t_port, r->alloc_t2, w->n_input + 1)) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }

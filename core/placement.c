@@ -267,6 +267,7 @@ struct pl_reader {
     const struct graph *g;
     const struct workload *w; /* may be NULL: then names of pruned ops are not known */
     int32_t *line;            /* op -> line of its entry (0 = not named yet) */
+    bool devices_later;       /* the devices are the fast reader's (pl_fast_read) */
 };
 
 static int pl_string(struct pl_reader *rd, char **out)
@@ -469,6 +470,9 @@ static int pl_top(struct pl_reader *rd)
     if ((rc = yrd_map_read(r, &map, rd, &seen))) {
         return rc;
     }
+    if (rd->devices_later) {
+        return 0; /* the fast reader's lines come next */
+    }
     for (int32_t u = 0; u < rd->g->n_ops; u++) {
         if (rd->p->device_of[u] < 0) {
             return yrd_err(r, 0, 0, "op '%s' has no device in the placement", rd->g->op_name[u]);
@@ -477,8 +481,235 @@ static int pl_top(struct pl_reader *rd)
     return 0;
 }
 
+/* ------------------------------------------- the writer's devices, fast */
+
+/*
+ * The writer's layout of the devices (issue 22: `sim` of a 1M-op workload
+ * spent a fifth of its time in libyaml's reading of its placement): a line
+ * "devices:" at column 0, then, to the end of the text, only lines
+ * "  NAME: DEVICE\n", NAME a plain scalar of [A-Za-z0-9_./+-] (not starting
+ * with '-' or '+' unless a digit or '.' follows) or a double-quoted one of
+ * printable ASCII without escapes, of at most PL_FAST_KEY_MAX bytes (below
+ * libyaml's 1024 for a simple key), DEVICE 1-9 digits.  The
+ * rest of the file (the header) is read by libyaml as before, with
+ * "devices: {}" in place of the lines; then the lines are applied as
+ * pl_devices() would.  Anything else -- another layout, a name not in the
+ * graph, a name twice, a device out of range, an op left without a device,
+ * any error in the header -- and the whole file is read again by libyaml
+ * alone, whose verdict and message count.  BAECHI_YAML_FAST=0 turns this
+ * off.  deviation: beyond the original (its reader is Python's), speed only.
+ */
+#define PL_FAST_KEY_MAX 1000
+#define PL_FAST_AHEAD   16 /* lines scanned (and their map slots loaded) ahead */
+
+/* Not taken by the fast reader: read with libyaml alone. */
+#define PL_NOT_TAKEN (-1)
+
+struct pl_fast_line {
+    const char *name;
+    size_t len;
+    int32_t device, line;
+};
+
+static bool pl_plain_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '/' || c == '+' || c == '-';
+}
+
+/* "  NAME: DIGITS\n" at *at (before end): its fields, *at moved past it. */
+static bool pl_fast_scan(const char **at, const char *end, struct pl_fast_line *l)
+{
+    const char *s = *at, *q;
+    int32_t d = 0;
+
+    if (end - s < 7 || s[0] != ' ' || s[1] != ' ') {
+        return false;
+    }
+    s += 2;
+    if (*s == '"') { /* the writer's quotes (a name YAML would read as a word) */
+        for (q = ++s; q < end && *q >= ' ' && *q <= '~' && *q != '"' && *q != '\\'; q++) {
+        }
+        if (q >= end || *q != '"') {
+            return false; /* an escape, a control or non-ASCII byte, or no end */
+        }
+        l->name = s;
+        l->len = (size_t)(q++ - s);
+    } else {
+        for (q = s; q < end && pl_plain_char((unsigned char)*q); q++) {
+        }
+        l->name = s;
+        l->len = (size_t)(q - s);
+        if (l->len > 0 && (*s == '-' || *s == '+') &&
+            (l->len < 2 || !((s[1] >= '0' && s[1] <= '9') || s[1] == '.'))) {
+            return false;
+        }
+    }
+    if (l->len == 0 || l->len > PL_FAST_KEY_MAX) {
+        return false;
+    }
+    if (end - q < 4 || q[0] != ':' || q[1] != ' ') {
+        return false;
+    }
+    for (s = q += 2; q < end && *q >= '0' && *q <= '9' && q - s < 9; q++) {
+        d = d * 10 + (*q - '0');
+    }
+    if (q == s || q >= end || *q != '\n' || d > LIMIT_OP_DEVICE_MAX) {
+        return false;
+    }
+    l->device = d;
+    *at = q + 1;
+    return true;
+}
+
+/*
+ * The lines text[start..len) applied to rd's placement, PL_FAST_AHEAD at a
+ * time: scanned, their slots in the name map loaded side by side, then
+ * looked up.  0 or PL_NOT_TAKEN.
+ */
+static int pl_fast_lines(struct pl_reader *rd, const char *text, size_t len, size_t start,
+                         int32_t line)
+{
+    const char *at = text + start, *end = text + len;
+    const struct strmap *by_name = &rd->g->by_name;
+    struct pl_fast_line ahead[PL_FAST_AHEAD];
+
+    if (at == end) {
+        return PL_NOT_TAKEN; /* "devices:" and nothing: libyaml's null */
+    }
+    while (at < end) {
+        int n = 0;
+
+        for (; n < PL_FAST_AHEAD && at < end; n++) {
+            if (!pl_fast_scan(&at, end, &ahead[n])) {
+                return PL_NOT_TAKEN;
+            }
+            ahead[n].line = line++;
+            strmap_prefetch(by_name, ahead[n].name, ahead[n].len);
+        }
+        for (int i = 0; i < n; i++) {
+            int32_t u = strmap_get(by_name, ahead[i].name, ahead[i].len);
+
+            if (u < 0) {
+                if (rd->w && strmap_get(&rd->w->by_name, ahead[i].name, ahead[i].len) >= 0) {
+                    continue; /* an op that graph_build pruned as dangling */
+                }
+                return PL_NOT_TAKEN;
+            }
+            if (rd->line[u] > 0) {
+                return PL_NOT_TAKEN;
+            }
+            rd->line[u] = ahead[i].line;
+            rd->p->device_of[u] = ahead[i].device;
+        }
+    }
+    for (int32_t u = 0; u < rd->g->n_ops; u++) {
+        if (rd->p->device_of[u] < 0) {
+            return PL_NOT_TAKEN;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The line "devices:" at column 0: *at its first byte, *line its 1-based
+ * number.  Only the header is searched (the first "devices:" line).
+ */
+static bool pl_fast_find(const char *text, size_t len, size_t *at, int32_t *line)
+{
+    const char *p = text, *end = text + len;
+    int32_t n = 1;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+        if (!nl) {
+            return false;
+        }
+        if (nl - p == 8 && memcmp(p, "devices:", 8) == 0) {
+            *at = (size_t)(p - text);
+            *line = n;
+            return true;
+        }
+        p = nl + 1;
+        n++;
+    }
+    return false;
+}
+
+static int pl_read_events(struct placement *p, const struct graph *g, const struct workload *w,
+                          const char *text, size_t len, const char *name);
+
+/* The header through libyaml, then the lines: 0 or PL_NOT_TAKEN (or ENOMEM). */
+static int pl_fast_read(struct placement *p, const struct graph *g, const struct workload *w,
+                        const char *text, size_t len, const char *name, size_t at, int32_t line)
+{
+    static const char empty[] = "devices: {}\n";
+    struct pl_reader rd;
+    char *head = NULL;
+    int rc = 0;
+
+    memset(&rd, 0, sizeof(rd));
+    rd.devices_later = true;
+    CHECK(placement_init(p, g->n_ops));
+    rd.p = p;
+    rd.g = g;
+    rd.w = w;
+    rd.line = array_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t));
+    head = array_malloc(at + sizeof(empty), 1);
+    if (!rd.line || !head) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
+    }
+    memcpy(head, text, at);
+    memcpy(head + at, empty, sizeof(empty));
+    CHECK(yrd_open(&rd.r, head, at + sizeof(empty) - 1, name ? name : "<placement>"));
+    CHECK(yrd_begin(&rd.r));
+    CHECK(pl_top(&rd));
+    CHECK(yrd_end(&rd.r));
+    rc = pl_fast_lines(&rd, text, len, at + 9, line + 1);
+cleanup:
+    yrd_close(&rd.r);
+    free(rd.line);
+    free(head);
+    if (rc) {
+        placement_release(p);
+    }
+    return rc;
+}
+
+int placement_read_yaml_mode(struct placement *p, const struct graph *g, const struct workload *w,
+                             const char *text, size_t len, const char *name,
+                             enum placement_read_mode mode)
+{
+    const char *env = getenv("BAECHI_YAML_FAST");
+    size_t at;
+    int32_t line;
+    int rc;
+
+    if (mode == PLACEMENT_READ_AUTO && env && strcmp(env, "0") == 0) {
+        mode = PLACEMENT_READ_LIBYAML;
+    }
+    if (mode != PLACEMENT_READ_LIBYAML) {
+        memset(p, 0, sizeof(*p));
+        rc = pl_fast_find(text, len, &at, &line) ? pl_fast_read(p, g, w, text, len, name, at, line)
+                                                 : PL_NOT_TAKEN;
+        if (rc == 0 || mode == PLACEMENT_READ_FAST) {
+            return rc == PL_NOT_TAKEN ? BAECHI_EPARSE : rc;
+        }
+    }
+    return pl_read_events(p, g, w, text, len, name);
+}
+
 int placement_read_yaml_string(struct placement *p, const struct graph *g, const struct workload *w,
                                const char *text, size_t len, const char *name)
+{
+    return placement_read_yaml_mode(p, g, w, text, len, name, PLACEMENT_READ_AUTO);
+}
+
+/* The whole file through libyaml's events. */
+static int pl_read_events(struct placement *p, const struct graph *g, const struct workload *w,
+                          const char *text, size_t len, const char *name)
 {
     struct pl_reader rd;
     int rc = 0;

@@ -102,6 +102,24 @@ int placement_read_yaml_workload(struct placement *p, const struct graph *g,
 int placement_read_yaml_string(struct placement *p, const struct graph *g, const struct workload *w,
                                const char *text, size_t len, const char *name);
 
+/*
+ * How placement_read_yaml_mode reads (the others read AUTO): AUTO, the
+ * writer's devices lines without libyaml's events where the file has the
+ * writer's layout, else (and on any error) all by libyaml, so verdicts and
+ * messages are libyaml's (BAECHI_YAML_FAST=0 in the environment makes AUTO
+ * LIBYAML); LIBYAML, all by libyaml; FAST, the fast lines or BAECHI_EPARSE
+ * without a message when they are not taken (for tests).
+ */
+enum placement_read_mode {
+    PLACEMENT_READ_AUTO,
+    PLACEMENT_READ_LIBYAML,
+    PLACEMENT_READ_FAST,
+};
+
+int placement_read_yaml_mode(struct placement *p, const struct graph *g, const struct workload *w,
+                             const char *text, size_t len, const char *name,
+                             enum placement_read_mode mode);
+
 /* Writes the file; ops in op id order; deterministic (byte-identical for equal input). */
 int placement_write_yaml(const struct placement *p, const struct graph *g, FILE *f);
 

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STRPOOL_CHUNK (64 * 1024)
+#define STRPOOL_CHUNK     (64 * 1024)
+#define STRPOOL_CHUNK_MAX (4 * 1024 * 1024)
 
 void strpool_init(struct strpool *p)
 {
@@ -32,9 +33,16 @@ char *strpool_add(struct strpool *p, const char *s, size_t len)
     char *dst;
 
     if (p->nr_chunk == 0 || p->cap - p->used < len + 1) {
-        size_t cap = len + 1 > STRPOOL_CHUNK ? len + 1 : STRPOOL_CHUNK;
+        /* chunks double up to 4 MB: a 1M-op workload's 10 MB of names
+         * came in 160 chunks of fresh 4 KB pages, each a page fault; from
+         * 2 MB on the allocator asks for 2 MB pages */
+        size_t grow = p->nr_chunk == 0 ? STRPOOL_CHUNK : p->cap * 2;
+        size_t cap = grow > STRPOOL_CHUNK_MAX ? STRPOOL_CHUNK_MAX : grow;
         char *c;
 
+        if (cap < len + 1) {
+            cap = len + 1;
+        }
         if (ARRAY_RESERVE(p->chunk, p->alloc_chunk, p->nr_chunk + 1)) {
             return NULL;
         }
@@ -112,6 +120,13 @@ int strmap_reserve(struct strmap *m, size_t n)
         return 0;
     }
     return strmap_rehash(m, cap);
+}
+
+void strmap_prefetch(const struct strmap *m, const char *s, size_t len)
+{
+    if (m->cap > 0) {
+        __builtin_prefetch(&m->slot[strmap_hash(s, len) & (m->cap - 1)]);
+    }
 }
 
 int32_t strmap_get(const struct strmap *m, const char *s, size_t len)

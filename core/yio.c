@@ -69,10 +69,23 @@ int yio_read_file(const char *path, char **text, size_t *len)
     }
     for (;;) {
         size_t got;
+        int c;
 
-        if (alloc - n < 2 && ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
-            rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
-            goto cleanup;
+        /* A full buffer grows only when a byte follows: the buffer of a
+         * regular file is full at its end, and growing it there copied the
+         * whole file once more (a fifth of loading a 126 MB workload). */
+        if (alloc - n < 2) {
+            c = EOF;
+            if (alloc > 0 && (c = getc(f)) == EOF) {
+                break;
+            }
+            if (ARRAY_RESERVE(buf, alloc, n + 65536 + 1)) {
+                rc = err_set(BAECHI_ENOMEM, "out of memory reading '%s'", path);
+                goto cleanup;
+            }
+            if (c != EOF) {
+                buf[n++] = (char)c;
+            }
         }
         got = fread(buf + n, 1, alloc - n - 1, f);
         n += got;

@@ -60,6 +60,8 @@ struct yrd {
  * Maps the pages of a large buffer about to be written whole in one call
  * (MADV_POPULATE_WRITE) instead of a page fault per page: a third of
  * loading a 1M-op workload went to 90,000 faults on this kind of machine.
+ * (The allocator, core/alloc.c, asks for 2 MB pages from 2 MB on: then
+ * this maps 2 MB pages.)
  * Advice only (nothing changes where refused); below 1 MB it does nothing.
  */
 void yio_prefault(void *p, size_t bytes);

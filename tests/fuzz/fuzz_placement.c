@@ -69,6 +69,15 @@ int fuzz_one_input(const uint8_t *data, size_t size)
     setup();
     rc = placement_read_yaml_string(&p, &g, &w, (const char *)data, size, "fuzz.yaml");
     fuzz_check_rejection(rc);
+    /* the fast devices lines never change a verdict or a device (libyaml's alone) */
+    if (placement_read_yaml_mode(&p2, &g, &w, (const char *)data, size, "fuzz.yaml",
+                                 PLACEMENT_READ_LIBYAML) != rc ||
+        (rc == 0 && memcmp(p.device_of, p2.device_of, (size_t)g.n_ops * sizeof(int32_t)) != 0)) {
+        fuzz_fail("the fast devices lines and libyaml disagree", rc);
+    }
+    if (rc == 0) {
+        placement_release(&p2);
+    }
     if (rc) {
         return 0;
     }

@@ -225,3 +225,175 @@ Test(placement, check)
     placement_release(&p);
     teardown(&fx);
 }
+
+/* ---- the writer's devices lines read without libyaml's events (issue 22) ---- */
+
+/* A placement file in the writer's layout, every op on u % 4, plus the
+ * pruned op `lonely` (its name is accepted and ignored). */
+static char *writer_text(const struct fixture *fx, size_t *len)
+{
+    struct placement p;
+    char *t, *withp;
+
+    cr_assert_eq(placement_init(&p, fx->g.n_ops), 0);
+    for (int32_t u = 0; u < fx->g.n_ops; u++) {
+        p.device_of[u] = u % 4;
+    }
+    cr_assert_eq(placement_set_meta(&p, "pl", "paper-4gpu-pcie", "m-etf"), 0);
+    cr_assert_eq(placement_add_stat(&p, "placement_ms", "12.5"), 0);
+    t = write_to_string(&p, &fx->g, len);
+    placement_release(&p);
+    withp = malloc(*len + 32);
+    cr_assert(withp);
+    memcpy(withp, t, *len);
+    *len += (size_t)sprintf(withp + *len, "  lonely: 3\n");
+    free(t);
+    return withp;
+}
+
+/* Both readings of text agree: the same code, message and placement. */
+static bool same_both_ways(const struct fixture *fx, const char *text, size_t len)
+{
+    struct placement a, b;
+    int ra, rb;
+    char ma[512];
+    bool same;
+
+    setenv("BAECHI_YAML_FAST", "0", 1);
+    ra = placement_read_yaml_string(&a, &fx->g, &fx->w, text, len, "p.yaml");
+    snprintf(ma, sizeof(ma), "%s", ra ? err_msg() : "");
+    unsetenv("BAECHI_YAML_FAST");
+    rb = placement_read_yaml_string(&b, &fx->g, &fx->w, text, len, "p.yaml");
+    same = ra == rb && (ra ? strcmp(ma, err_msg()) == 0
+                           : a.n_ops == b.n_ops && memcmp(a.device_of, b.device_of,
+                                                          (size_t)a.n_ops * sizeof(int32_t)) == 0);
+    if (!same) {
+        cr_log_error("libyaml: %d '%s'; fast: %d '%s' for\n%.*s", ra, ma, rb, rb ? err_msg() : "",
+                     (int)len, text);
+    }
+    if (!ra) {
+        placement_release(&a);
+    }
+    if (!rb) {
+        placement_release(&b);
+    }
+    return same;
+}
+
+Test(placement, fast_lines_same_as_libyaml)
+{
+    struct fixture fx;
+    struct placement p;
+    size_t len;
+    char *t;
+
+    setup(&fx);
+    t = writer_text(&fx, &len);
+    cr_assert_eq(placement_read_yaml_mode(&p, &fx.g, &fx.w, t, len, "p.yaml", PLACEMENT_READ_FAST),
+                 0, "the writer's layout not taken: %s\n%s", err_msg(), t);
+    for (int32_t u = 0; u < fx.g.n_ops; u++) {
+        cr_assert_eq(p.device_of[u], u % 4);
+    }
+    cr_assert_str_eq(p.placer, "m-etf");
+    cr_assert_str_eq(p.stats[0].value, "12.5");
+    placement_release(&p);
+    cr_assert(same_both_ways(&fx, t, len));
+    /* what the lines must refuse, each appended: libyaml's verdict */
+    {
+        static const char *const tails[] = {
+            "  a: 1\n",          /* listed twice */
+            "  \"a\": 1\n",      /* listed twice, quoted */
+            "  q: 1\n",          /* unknown */
+            "  a: 70000\n",      /* too large */
+            "  a: 1234567890\n", /* ten digits */
+            "  a: 01\n",         /* listed twice, a leading zero */
+            "  a:b: 1\n",        /* a colon in the name */
+            "  a: 1 # c\n",      /* a comment */
+            "  a: 1\r\n",        /* CRLF */
+            "  'a': 1\n",        /* single quotes */
+            "  \"a\\x\": 1\n",   /* an escape */
+            "placr: 1\n",        /* a key after the devices */
+        };
+
+        for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+            char *m = malloc(len + 64);
+            size_t n = len + strlen(tails[i]);
+
+            cr_assert(m);
+            memcpy(m, t, len);
+            memcpy(m + len, tails[i], strlen(tails[i]));
+            cr_expect(same_both_ways(&fx, m, n), "tail %zu", i);
+            cr_expect_eq(placement_read_yaml_string(&p, &fx.g, &fx.w, m, n, "p.yaml"),
+                         BAECHI_EPARSE, "tail %zu accepted", i);
+            free(m);
+        }
+    }
+    /* the pruned op's line (the last) with a device out of range: the
+     * event path checks the value before the name */
+    {
+        static const char *const lasts[] = {"  lonely: 70000\n", "  lonely: 1234567890\n"};
+        const char *last = strstr(t, "  lonely: 3\n");
+
+        cr_assert(last);
+        for (size_t i = 0; i < sizeof(lasts) / sizeof(lasts[0]); i++) {
+            char *m = malloc(len + 64);
+            size_t n = (size_t)(last - t);
+
+            cr_assert(m);
+            memcpy(m, t, n);
+            memcpy(m + n, lasts[i], strlen(lasts[i]));
+            n += strlen(lasts[i]);
+            cr_expect(same_both_ways(&fx, m, n), "last %zu", i);
+            cr_expect_eq(placement_read_yaml_string(&p, &fx.g, &fx.w, m, n, "p.yaml"),
+                         BAECHI_EPARSE, "last %zu accepted", i);
+            free(m);
+        }
+    }
+    /* without the workload the pruned name is unknown: libyaml's message */
+    cr_assert_eq(placement_read_yaml_mode(&p, &fx.g, NULL, t, len, "p.yaml", PLACEMENT_READ_FAST),
+                 BAECHI_EPARSE);
+    cr_assert_eq(placement_read_yaml_string(&p, &fx.g, NULL, t, len, "p.yaml"), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "p.yaml:16:3: devices: unknown op 'lonely'"), "%s", err_msg());
+    free(t);
+    teardown(&fx);
+}
+
+/* Every byte of the file replaced by each of a few bytes that matter to
+ * YAML or to the fast lines: the same verdict, message and placement as
+ * libyaml alone; one line cut out, and the last newline dropped, too. */
+Test(placement, fast_lines_same_as_libyaml_on_mutations)
+{
+    static const char subst[] = " :\n#x1-'\"{\t9.";
+    struct fixture fx;
+    size_t len;
+    char *t, *m;
+    int bad = 0;
+
+    setup(&fx);
+    t = writer_text(&fx, &len);
+    m = malloc(len + 1);
+    cr_assert(m);
+    for (size_t i = 0; i < len; i++) {
+        for (const char *c = subst; *c; c++) {
+            if (t[i] == *c) {
+                continue;
+            }
+            memcpy(m, t, len);
+            m[i] = *c;
+            bad += !same_both_ways(&fx, m, len);
+        }
+    }
+    for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *next = strchr(l + 1, '\n');
+        size_t cut = (size_t)(next - l);
+
+        memcpy(m, t, (size_t)(l - t));
+        memcpy(m + (l - t), next, len - (size_t)(next - t));
+        bad += !same_both_ways(&fx, m, len - cut);
+    }
+    bad += !same_both_ways(&fx, t, len - 1);
+    cr_expect_eq(bad, 0, "%d mutations read differently", bad);
+    free(m);
+    free(t);
+    teardown(&fx);
+}

@@ -3,7 +3,9 @@
  * (core/workload_yaml.c; format: workload-format.md, docs/formats.md):
  * GNMT loads, lossless round trips, every validation rule with its message.
  */
+#include "core/alloc.h"
 #include "core/err.h"
+#include "core/strmap.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "core/yio.h"
@@ -851,4 +853,73 @@ Test(workload_yaml, direct_op_lines_same_as_libyaml_on_mutations)
         }
     }
     cr_assert_gt(ok, 100, "mutations that still read: %d", ok);
+}
+
+/* ---- the memory under a large load (issue 22: a 1M-op workload in a second) ---- */
+
+/*
+ * The string pool's chunks double from 64 KB up to 4 MB, and a string
+ * longer than a chunk gets one of its own: 12 MB of names, one of 5 MB
+ * among them, all still intact at the end (a chunk sized short of its
+ * string would overwrite the next).
+ */
+Test(workload_yaml, string_pool_chunks_grow)
+{
+    struct strpool pool;
+    const size_t n = 600000, big_len = (size_t)5 << 20;
+    const char **at = calloc(n, sizeof(*at));
+    char *big = malloc(big_len);
+    const char *big_at = NULL;
+    char name[32];
+
+    cr_assert(at && big);
+    memset(big, 'b', big_len);
+    strpool_init(&pool);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "layer%zu/op%zu", i % 97, i);
+        cr_assert(at[i] = strpool_add(&pool, name, strlen(name)));
+        if (i == n / 2) {
+            cr_assert(big_at = strpool_add(&pool, big, big_len));
+        }
+    }
+    cr_expect_gt(pool.nr_chunk, 3);
+    cr_expect_lt(pool.nr_chunk, 20, "%zu chunks for 12 MB: they do not grow", pool.nr_chunk);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "layer%zu/op%zu", i % 97, i);
+        cr_assert_str_eq(at[i], name);
+    }
+    cr_expect_eq(memcmp(big_at, big, big_len), 0);
+    cr_expect_eq(big_at[big_len], '\0');
+    strpool_release(&pool);
+    free(big);
+    free(at);
+}
+
+/*
+ * A block past the size from which the allocator asks for 2 MB pages keeps
+ * its contents through growth and shrinking (realloc moves it by mremap
+ * only while the advice covers its whole mapping).
+ */
+Test(workload_yaml, large_blocks_keep_their_contents)
+{
+    size_t n = (size_t)3 << 20;
+    unsigned char *p = mem_alloc(n), *q;
+
+    cr_assert(p);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (unsigned char)(i * 7 + 1);
+    }
+    for (size_t grow = n * 3; grow <= n * 9; grow *= 3) {
+        cr_assert(q = mem_realloc(p, grow));
+        p = q;
+        memset(p + grow / 3, 0xab, grow - grow / 3);
+    }
+    cr_assert(q = mem_realloc(p, n - 1));
+    p = q;
+    for (size_t i = 0; i < n - 1; i++) {
+        if (p[i] != (unsigned char)(i * 7 + 1)) {
+            cr_assert_fail("byte %zu changed", i);
+        }
+    }
+    free(p);
 }
