@@ -12,6 +12,7 @@
 
 #include "core/err.h"
 #include "sim/sim.h"
+#include "sim/sim_incr.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,35 +43,101 @@ static int64_t overflow(const struct sim_result *r)
     return over;
 }
 
+/* Whether two timed runs agree in what the score and the search read:
+ * step, each op's start and end, each device's peak, busy time and OOM flag. */
+static bool same_run(const struct auto_ctx *s, const struct sim_result *a,
+                     const struct sim_result *b)
+{
+    if (a->step_us != b->step_us) {
+        return false;
+    }
+    for (int32_t d = 0; d < a->n_devices; d++) {
+        if (a->dev[d].peak_bytes != b->dev[d].peak_bytes || a->dev[d].oom != b->dev[d].oom ||
+            a->dev[d].busy_us != b->dev[d].busy_us) {
+            return false;
+        }
+    }
+    for (int32_t v = 0; v < s->n_ops; v++) {
+        if (a->start_us[v] != b->start_us[v] || a->end_us[v] != b->end_us[v]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Debug (s->check_incr): the trial in full against its incremental run; a
+ * trial cut short must be no better than the cutoff in full either. */
+static int check_trial(struct auto_ctx *s, const int32_t *dev, bool cut, int64_t cutoff_us)
+{
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    bool ok;
+    int rc;
+
+    sim_result_release(&s->rt_check);
+    if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_check)) != 0) {
+        return rc;
+    }
+    ok = cut ? overflow(&s->rt_check) > 0 || s->rt_check.step_us >= cutoff_us
+             : same_run(s, &s->rt_trial, &s->rt_check);
+    s->n_checked++;
+    s->n_mismatch += !ok;
+    return 0;
+}
+
+/* The timed run of dev into s->rt_trial: resumed from the best's (cut short
+ * when it cannot beat a feasible best), or in full before the search. */
+static int eval_timed(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best,
+                      struct auto_score *out)
+{
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    int64_t cutoff = best && auto_score_feasible(best) ? best->step_us : 0;
+    uint64_t v;
+    bool cut = false;
+    int rc;
+
+    if (!s->incr) {
+        sim_result_release(&s->rt_trial);
+        if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_trial)) != 0) {
+            return rc;
+        }
+        s->visits += s->cost;
+    } else {
+        if ((rc = sim_incr_run(s->incr, dev, cutoff, &s->rt_trial, &cut, &v)) != 0 ||
+            (s->check_incr && (rc = check_trial(s, dev, cut, cutoff)) != 0)) {
+            return rc;
+        }
+        s->visits += v + 1;
+    }
+    s->n_eval++;
+    out->over_timed = overflow(&s->rt_trial);
+    out->step_us = cut && s->rt_trial.step_us < cutoff ? cutoff : s->rt_trial.step_us;
+    out->over_baechi = INT64_MAX;
+    out->baechi_step_us = -1;
+    /* cut short: over a limit, or a step >= a feasible best's, so never better */
+    return 0;
+}
+
 int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best, bool force,
               struct auto_score *out, bool *done)
 {
-    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
     int rc;
 
     if (!force && s->visits + s->cost > s->budget) {
         *done = true;
         return 0;
     }
-    sim_result_release(&s->rt_trial);
     sim_result_release(&s->rb_trial);
     s->rb_trial_valid = false;
-    if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_trial)) != 0) {
+    if ((rc = eval_timed(s, dev, best, out)) != 0) {
         return rc;
     }
-    s->visits += s->cost;
-    s->n_eval++;
-    out->over_timed = overflow(&s->rt_trial);
-    out->step_us = s->rt_trial.step_us;
-    out->over_baechi = INT64_MAX;
-    out->baechi_step_us = -1;
     if (out->over_timed == 0 &&
         (!best || !auto_score_feasible(best) || out->step_us < best->step_us)) {
         if (!force && s->visits + s->cost > s->budget) {
             *done = true;
             return 0;
         }
-        so.model = SIM_MODEL_BAECHI;
         if ((rc = sim_run(s->g, s->c, dev, &so, &s->rb_trial)) != 0) {
             return rc;
         }
@@ -83,7 +150,33 @@ int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *b
     return 0;
 }
 
-void auto_accept(struct auto_ctx *s, const struct auto_score *sc)
+/* With s->incr: the full timed run of s->best becomes the base, replaces
+ * rt_best, and is compared with the run it replaces. */
+static int rebase(struct auto_ctx *s)
+{
+    struct sim_result t;
+    uint64_t v;
+    int rc;
+
+    if ((rc = sim_incr_base(s->incr, s->best, &s->rt_check, &v)) != 0) {
+        return rc;
+    }
+    s->visits += v + 1;
+    s->n_checked++;
+    if (!same_run(s, &s->rt_check, &s->rt_best)) {
+        s->n_mismatch++;
+        /* the full run is the truth (never seen: the tests count these) */
+        s->best_score.over_timed = overflow(&s->rt_check);
+        s->best_score.step_us = s->rt_check.step_us;
+    }
+    /* the OOM records name the op that crossed the limit: keep the full run's */
+    t = s->rt_best;
+    s->rt_best = s->rt_check;
+    s->rt_check = t;
+    return 0;
+}
+
+int auto_accept(struct auto_ctx *s, const struct auto_score *sc)
 {
     struct sim_result t;
 
@@ -97,6 +190,20 @@ void auto_accept(struct auto_ctx *s, const struct auto_score *sc)
     s->rb_trial = t;
     s->rb_best_valid = s->rb_trial_valid;
     s->rb_trial_valid = false;
+    return s->incr ? rebase(s) : 0;
+}
+
+int auto_incr_start(struct auto_ctx *s)
+{
+    int rc;
+
+    if (!s->use_incr || s->incr || !sim_incr_supported(s->g)) {
+        return 0;
+    }
+    if ((rc = sim_incr_new(s->g, s->c, &s->incr)) != 0) {
+        return rc;
+    }
+    return rebase(s);
 }
 
 /* Certainly infeasible, without searching: a group's persistent bytes
@@ -209,6 +316,5 @@ int auto_start_from(struct auto_ctx *s, const int32_t *dev)
     if ((rc = auto_eval(s, s->trial, NULL, true, &sc, &done)) != 0) {
         return rc;
     }
-    auto_accept(s, &sc);
-    return 0;
+    return auto_accept(s, &sc);
 }

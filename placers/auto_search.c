@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/rng.h"
 #include "sim/sim.h"
+#include "sim/sim_incr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,8 @@ void auto_ctx_release(struct auto_ctx *s)
     sim_result_release(&s->rb_best);
     sim_result_release(&s->rt_trial);
     sim_result_release(&s->rb_trial);
+    sim_result_release(&s->rt_check);
+    sim_incr_free(s->incr);
     memset(s, 0, sizeof(*s));
 }
 
@@ -85,6 +88,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     sim_result_init(&s->rb_best);
     sim_result_init(&s->rt_trial);
     sim_result_init(&s->rb_trial);
+    sim_result_init(&s->rt_check);
     s->g = g;
     s->c = c;
     s->n_ops = n;
@@ -310,7 +314,9 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
             return rc;
         }
         if (!*done && auto_score_better(&sc, &s->best_score)) {
-            auto_accept(s, &sc);
+            if ((rc = auto_accept(s, &sc)) != 0) {
+                return rc;
+            }
             s->improvements++;
             *improved = true;
             return 0;
@@ -326,6 +332,9 @@ int auto_search_run(struct auto_ctx *s)
     bool exhausted = false; /* the guided moves of the current best all failed */
     int rc;
 
+    if ((rc = auto_incr_start(s)) != 0) {
+        return rc;
+    }
     if ((int64_t)s->n_tf * AUTO_STALL_MOVES_PER_GROUP > AUTO_STALL_MIN_MOVES) {
         stall_limit = s->n_tf * AUTO_STALL_MOVES_PER_GROUP;
     }

@@ -390,7 +390,7 @@ static void kinds_release(struct sim_kinds *k)
  * case, the critical path on the fastest device is the longest path by
  * weight_us (cluster_compute_us is the identity): no call per op.
  */
-static int result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r)
+int sim_result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r)
 {
     int rc;
 
@@ -470,7 +470,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
-    if ((rc = result_bounds(g, c, r)) != 0) {
+    if ((rc = sim_result_bounds(g, c, r)) != 0) {
         goto fail_freed;
     }
     return 0;

@@ -192,6 +192,10 @@ static inline int64_t sim_compute_us(const struct cluster *c, int32_t d, int64_t
     return c->dev[d].speed == 1.0 ? weight_us : cluster_compute_us(c, d, weight_us);
 }
 
+/* r's critical_path_us and lower_bound_us (they do not depend on the placement).
+ * 0 or BAECHI_ENOMEM. */
+int sim_result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r);
+
 /* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);
 

@@ -456,3 +456,53 @@ Test(auto, refine_repairs_another_placers_overflow)
     cluster_release(&c);
     graph_release(&g);
 }
+
+/*
+ * The incremental re-simulation (sim/sim_incr.h) in the search: every
+ * trial is also simulated in full (check_incr) and must agree in step,
+ * every op's start and end, and every device's peak, busy time and OOM
+ * flag; a trial cut short must be no better than the cutoff in full.  On
+ * random DAGs with memory that fits and memory that overflows (the cut at
+ * a limit, the persistent bytes' shift of a resumed prefix).
+ */
+Test(auto, incremental_trials_equal_full_simulations)
+{
+    static const int64_t mem[] = {60000, 32000};
+    int64_t checked = 0;
+
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        for (size_t m = 0; m < sizeof(mem) / sizeof(mem[0]); m++) {
+            struct graph g;
+            struct cluster c;
+            struct auto_ctx s;
+            int32_t *tf_of, n_tf, *dev;
+
+            rand_dag_build(&g, RD_MAX, seed);
+            cr_assert_eq(simtest_cluster(&c, 3, mem[m], 0.001, 20, CHANNEL_DUPLEX), 0);
+            tf_of = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+            dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+            cr_assert(tf_of && dev);
+            cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+            for (int32_t v = 0; v < g.n_ops; v++) {
+                dev[v] = tf_of[v] % 3;
+            }
+            cr_assert_eq(auto_ctx_init(&s, &g, &c, tf_of, n_tf, 20, seed), 0, "%s", err_msg());
+            cr_assert_eq(auto_start_from(&s, dev), 0, "%s", err_msg());
+            s.use_incr = true;
+            s.check_incr = true;
+            cr_assert_eq(auto_search_run(&s), 0, "%s", err_msg());
+            cr_expect_neq(s.incr, NULL, "seed %llu: no incremental trials",
+                          (unsigned long long)seed);
+            cr_expect_eq(s.n_mismatch, 0, "seed %llu, %lld bytes: %lld of %lld differ",
+                         (unsigned long long)seed, (long long)mem[m], (long long)s.n_mismatch,
+                         (long long)s.n_checked);
+            checked += s.n_checked;
+            auto_ctx_release(&s);
+            free(tf_of);
+            free(dev);
+            cluster_release(&c);
+            graph_release(&g);
+        }
+    }
+    cr_expect_gt(checked, 1000, "only %lld trials checked", (long long)checked);
+}
