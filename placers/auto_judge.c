@@ -10,6 +10,7 @@
  */
 #include "placers/auto_internal.h"
 
+#include "core/checked.h"
 #include "core/err.h"
 #include "sim/sim.h"
 #include "sim/sim_incr.h"
@@ -176,6 +177,73 @@ static int rebase(struct auto_ctx *s)
     return 0;
 }
 
+/* Op v's compute on device d as the simulators count it, 0 for a
+ * collective's rank (it runs on the links, not one at a time). */
+static int64_t op_load(const struct auto_ctx *s, int32_t v, int32_t d)
+{
+    return s->g->n_coll && s->g->coll_of[v] >= 0 ? 0
+                                                 : cluster_compute_us(s->c, d, s->g->weight_us[v]);
+}
+
+void auto_sums_best(struct auto_ctx *s)
+{
+    int32_t nd = s->n_dev;
+
+    memset(s->sums_best, 0, 2 * (size_t)nd * sizeof(*s->sums_best));
+    for (int32_t v = 0; v < s->n_ops; v++) {
+        int32_t d = s->best[v];
+
+        s->sums_best[d] = sat_add_i64(s->sums_best[d], op_load(s, v, d));
+        s->sums_best[nd + d] += s->g->persist_bytes[v];
+    }
+}
+
+/* Op v of the trial moved from the best's device: its sums follow. */
+static void sums_move(struct auto_ctx *s, int32_t v)
+{
+    int32_t nd = s->n_dev, from = s->best[v], to = s->trial[v];
+
+    if (from == to) {
+        return;
+    }
+    s->sums_trial[from] -= op_load(s, v, from);
+    s->sums_trial[to] = sat_add_i64(s->sums_trial[to], op_load(s, v, to));
+    s->sums_trial[nd + from] -= s->g->persist_bytes[v];
+    s->sums_trial[nd + to] += s->g->persist_bytes[v];
+}
+
+bool auto_prune(struct auto_ctx *s, const struct auto_move *m)
+{
+    const struct auto_score *b = &s->best_score;
+    const int32_t *st = m->kind == AUTO_MV_CO ? s->co_start : s->tf_start;
+    const int32_t *op = m->kind == AUTO_MV_CO ? s->co_op : s->tf_op;
+    int32_t nd = s->n_dev;
+    int64_t over = 0, load = 0;
+
+    memcpy(s->sums_trial, s->sums_best, 2 * (size_t)nd * sizeof(*s->sums_trial));
+    for (int32_t i = st[m->a]; i < st[m->a + 1]; i++) {
+        sums_move(s, op[i]);
+    }
+    for (int32_t i = m->kind == AUTO_MV_SWAP ? s->tf_start[m->b] : 0;
+         m->kind == AUTO_MV_SWAP && i < s->tf_start[m->b + 1]; i++) {
+        sums_move(s, s->tf_op[i]);
+    }
+    for (int32_t d = 0; d < nd; d++) {
+        int64_t lim = s->rt_best.dev[d].limit_bytes;
+
+        if (lim > 0 && s->sums_trial[nd + d] > lim) {
+            over += s->sums_trial[nd + d] - lim;
+        }
+        load = s->sums_trial[d] > load ? s->sums_trial[d] : load;
+    }
+    /* the timed peak is at least the persistent bytes, and the timed
+     * overflow is compared first; then (both fit) the timed step */
+    if (over > 0 && over >= b->over_timed) {
+        return true;
+    }
+    return auto_score_feasible(b) && load >= b->step_us;
+}
+
 int auto_accept(struct auto_ctx *s, const struct auto_score *sc)
 {
     struct sim_result t;
@@ -190,6 +258,7 @@ int auto_accept(struct auto_ctx *s, const struct auto_score *sc)
     s->rb_trial = t;
     s->rb_best_valid = s->rb_trial_valid;
     s->rb_trial_valid = false;
+    auto_sums_best(s);
     return s->incr ? rebase(s) : 0;
 }
 

@@ -68,6 +68,8 @@ void auto_ctx_release(struct auto_ctx *s)
     free(s->targets);
     free(s->src_group);
     free(s->src_to);
+    free(s->sums_best);
+    free(s->sums_trial);
     sim_result_release(&s->rt_best);
     sim_result_release(&s->rb_best);
     sim_result_release(&s->rt_trial);
@@ -98,6 +100,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->budget = budget_ms > 0 ? (uint64_t)budget_ms * AUTO_VISITS_PER_MS : 0;
     s->cost = (uint64_t)n + (uint64_t)g->n_edges + 1;
     s->rng = seed ^ AUTO_SEED_MIX;
+    s->use_incr = true;
     s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
     s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
@@ -108,8 +111,10 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->cap_moves = AUTO_MAX_MOVES;
     s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct auto_move));
     s->targets = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
-    if (!s->co_of || !s->tf_mem || !s->edge_bytes || !s->best || !s->trial || !s->order ||
-        !s->prev_on_dev || !s->moves || !s->targets) {
+    s->sums_best = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    s->sums_trial = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    if (!s->sums_best || !s->sums_trial || !s->co_of || !s->tf_mem || !s->edge_bytes || !s->best ||
+        !s->trial || !s->order || !s->prev_on_dev || !s->moves || !s->targets) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -298,6 +303,28 @@ static void shuffle_moves(struct auto_ctx *s)
     }
 }
 
+/* Debug (s->check_prune): the pruned trial in full, which must not be better. */
+static int check_pruned(struct auto_ctx *s, bool *done)
+{
+    struct auto_score sc;
+    uint64_t visits = s->visits;
+    int64_t n_eval = s->n_eval;
+    struct sim_incr *incr = s->incr;
+    int rc;
+
+    s->incr = NULL; /* a full simulation, whatever the search uses */
+    rc = auto_eval(s, s->trial, &s->best_score, true, &sc, done);
+    s->incr = incr;
+    if (rc != 0) {
+        return rc;
+    }
+    s->visits = visits; /* the check is free: the search runs as without it */
+    s->n_eval = n_eval;
+    s->n_prune_checked++;
+    s->n_prune_wrong += auto_score_better(&sc, &s->best_score);
+    return 0;
+}
+
 /* Tries the moves in order; *improved on the first that is better. */
 static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
 {
@@ -308,6 +335,15 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
         struct auto_score sc;
 
         if (!apply(s, &s->moves[i])) {
+            continue;
+        }
+        if (auto_prune(s, &s->moves[i])) {
+            /* one visit, so that the budget still ends a search of pruned moves */
+            s->visits++;
+            s->n_pruned++;
+            if (s->check_prune && (rc = check_pruned(s, done)) != 0) {
+                return rc;
+            }
             continue;
         }
         if ((rc = auto_eval(s, s->trial, &s->best_score, false, &sc, done)) != 0) {

@@ -492,4 +492,3 @@ cleanup:
     chain_build_release(&b);
     return rc;
 }
-

@@ -33,8 +33,9 @@ enum {
 };
 
 struct incr_ckpt {
-    int64_t time_us; /* every event up to this time handled, devices dispatched */
-    uint64_t visits; /* work done before it */
+    int64_t time_us;     /* every event up to this time handled, devices dispatched */
+    int64_t tail_max_us; /* max of end + tail over the ops started by then */
+    uint64_t visits;     /* work done before it */
     int32_t n_ended;
     int64_t step_us;
     int32_t n_oom;
@@ -53,6 +54,22 @@ struct incr_ckpt {
     size_t *rq_heap, *rq_run;             /* nd: their lengths */
 };
 
+/*
+ * A device's dispatches in the base run, in time order: when it chose an
+ * op, and whether that op was ready at time 0 (then its topological index
+ * decides against a source moved there); an idle device with an empty
+ * queue is an entry too (a source moved there would start at once), once
+ * per idle spell.  Only the first entries matter: from the first that is
+ * not a time-0 choice, any source wins.
+ */
+struct incr_log {
+    int64_t *at_us; /* when */
+    int32_t *pmax;  /* max topological index of the time-0 choices up to here */
+    size_t n, alloc, alloc_p;
+    size_t n_zero; /* entries before the first that is not a time-0 choice */
+    bool idle;     /* the last entry is an idle, empty queue */
+};
+
 struct sim_incr {
     const struct graph *g;
     const struct cluster *c;
@@ -67,6 +84,7 @@ struct sim_incr {
     int64_t *load_us;  /* per device: the trial's Σ compute (scratch) */
     int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
     uint8_t *kind_at_peak;
+    struct incr_log *log; /* per device, of the base run */
 };
 
 bool sim_incr_supported(const struct graph *g)
@@ -111,6 +129,11 @@ void sim_incr_free(struct sim_incr *in)
     free(in->kind_cur);
     free(in->load_us);
     free(in->kind_at_peak);
+    for (int32_t d = 0; in->log && d < in->nd; d++) {
+        free(in->log[d].at_us);
+        free(in->log[d].pmax);
+    }
+    free(in->log);
     free(in);
 }
 
@@ -204,8 +227,9 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
     in->load_us = array_calloc((size_t)in->nd, sizeof(*in->load_us));
     in->kind_cur = array_calloc((size_t)in->nd * MEM_KIND_N, sizeof(*in->kind_cur));
     in->kind_at_peak = array_calloc((size_t)in->nd, sizeof(*in->kind_at_peak));
-    if (!in->ck || !in->base_dev || !in->base_slot || !in->base_start || !in->base_end ||
-        !in->base_persist || !in->load_us || !in->kind_cur || !in->kind_at_peak) {
+    in->log = array_calloc((size_t)in->nd, sizeof(*in->log));
+    if (!in->log || !in->ck || !in->base_dev || !in->base_slot || !in->base_start ||
+        !in->base_end || !in->base_persist || !in->load_us || !in->kind_cur || !in->kind_at_peak) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -252,6 +276,59 @@ static int copy_rqs(struct incr_ckpt *k, const struct timed *s)
     }
     k->n_rqi = at;
     return 0;
+}
+
+int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us,
+                           const struct sim_rq_item *it)
+{
+    struct incr_log *l = &in->log[d];
+    bool zero = it && it->prio == 0 && it->time_us == 0;
+    int32_t topo = zero ? it->topo : INT32_MAX;
+    int rc;
+
+    if (!it && l->idle) {
+        return 0;
+    }
+    if (l->n_zero < l->n) {
+        /* past the prefix that matters: keep the length only, for the count */
+        l->idle = !it;
+        return 0;
+    }
+    if ((l->n == l->alloc && (rc = ARRAY_RESERVE(l->at_us, l->alloc, l->n + 1)) != 0) ||
+        (l->n == l->alloc_p && (rc = ARRAY_RESERVE(l->pmax, l->alloc_p, l->n + 1)) != 0)) {
+        return rc;
+    }
+    l->at_us[l->n] = now_us;
+    l->pmax[l->n] = l->n > 0 && l->pmax[l->n - 1] > topo ? l->pmax[l->n - 1] : topo;
+    l->n++;
+    l->n_zero += zero;
+    l->idle = !it;
+    return 0;
+}
+
+/*
+ * The first dispatch on device d of the base run at which source v (ready
+ * at 0, priority 0) would have been chosen over the base's choice: the
+ * first entry that is not a time-0 choice of a smaller topological index.
+ * INT64_MAX when none (the log always ends with an idle entry, so never).
+ */
+static int64_t source_enters(const struct sim_incr *in, int32_t d, int32_t v)
+{
+    const struct incr_log *l = &in->log[d];
+    int32_t tv = in->g->topo[v];
+    size_t lo = 0, hi = l->n_zero;
+
+    /* pmax is non-decreasing: the first entry above tv is where pmax passes it */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (l->pmax[mid] > tv) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo < l->n ? l->at_us[lo] : INT64_MAX;
 }
 
 int sim_incr_note(struct sim_incr *in, const struct timed *s)
@@ -340,6 +417,38 @@ static void run_result(struct sim_incr *in, struct sim_result *r)
     r->lower_bound_us = in->lower_bound_us;
 }
 
+/* Each checkpoint's tail_max_us from the base's starts and ends: the ops it
+ * has started run the same in every trial that resumes from it. */
+static void prefix_tails(struct sim_incr *in)
+{
+    for (int32_t k = 0; k < in->n_ckpt; k++) {
+        in->ck[k].tail_max_us = INT64_MIN;
+    }
+    for (int32_t v = 0; in->tail_us && v < in->n; v++) {
+        int32_t lo = 0, hi = in->n_ckpt;
+        int64_t t = sat_add_i64(in->base_end[v], in->tail_us[v]);
+
+        /* the first checkpoint at or after v's start */
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+
+            if (in->ck[mid].time_us >= in->base_start[v]) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if (lo < in->n_ckpt && t > in->ck[lo].tail_max_us) {
+            in->ck[lo].tail_max_us = t;
+        }
+    }
+    for (int32_t k = 1; k < in->n_ckpt; k++) {
+        if (in->ck[k - 1].tail_max_us > in->ck[k].tail_max_us) {
+            in->ck[k].tail_max_us = in->ck[k - 1].tail_max_us;
+        }
+    }
+}
+
 int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_result *r,
                   uint64_t *visits)
 {
@@ -351,6 +460,10 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
     in->valid = false;
     in->n_ckpt = 0;
     in->last_ended = 0;
+    for (int32_t d = 0; d < in->nd; d++) {
+        in->log[d].n = in->log[d].n_zero = 0;
+        in->log[d].idle = false;
+    }
     if ((rc = run_prepare(in, device_of, r, &kinds)) != 0) {
         return rc;
     }
@@ -371,6 +484,7 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
         for (int32_t v = 0; v < in->n; v++) {
             in->base_persist[device_of[v]] += in->g->persist_bytes[v];
         }
+        prefix_tails(in);
         in->valid = true;
         *visits = s.visits;
         run_result(in, r);
@@ -394,7 +508,13 @@ static int32_t resume_point(const struct sim_incr *in, const int32_t *device_of)
             continue;
         }
         if (g->in_start[v] == g->in_start[v + 1]) {
-            return -1; /* ready at the start */
+            /* a source: nothing differs before it leaves its old device's
+             * queue (its dispatch there) or would enter the new one's */
+            int64_t t = source_enters(in, device_of[v], v);
+
+            t = in->base_start[v] < t ? in->base_start[v] : t;
+            first = t < first ? t : first;
+            continue;
         }
         for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
             int64_t t = in->base_end[g->edge_src[g->in_edge[i]]];
@@ -435,6 +555,39 @@ static int restore_rqs(const struct incr_ckpt *k, struct timed *s)
     return 0;
 }
 
+/*
+ * The moved sources, queued at time 0 on their base devices and not
+ * started by the checkpoint (it lies before their base dispatch), go to
+ * their new devices' queues, with the key they have there from the start.
+ * The only moved ops queued at a checkpoint: a moved op with inputs is not
+ * ready before the resume point (it lies before its producers' ends).
+ */
+static int move_sources(const struct sim_incr *in, const struct incr_ckpt *k, struct timed *s)
+{
+    const struct graph *g = in->g;
+    bool any = false;
+    int rc;
+
+    for (int32_t v = 0; v < in->n; v++) {
+        if (s->device_of[v] != in->base_dev[v] && g->in_start[v] == g->in_start[v + 1]) {
+            if (in->base_start[v] <= k->time_us) {
+                BUG("moved source '%s' started at %lld, before the resume point %lld",
+                    g->op_name[v], (long long)in->base_start[v], (long long)k->time_us);
+            }
+            if (!any) {
+                for (int32_t d = 0; d < in->nd; d++) {
+                    sim_rq_drop_moved(&s->rq[d], d, s->device_of);
+                }
+                any = true;
+            }
+            if ((rc = sim_rq_push_prio(&s->rq[s->device_of[v]], 0, 0, g->topo[v], v)) != 0) {
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
 /* s (set up for the trial) takes the state of checkpoint k. */
 static int restore(struct sim_incr *in, const struct incr_ckpt *k, struct timed *s)
 {
@@ -446,7 +599,7 @@ static int restore(struct sim_incr *in, const struct incr_ckpt *k, struct timed 
         BUG("checkpoint with %zu transfers, the trial has room for %zu", k->n_xf, s->alloc_xf);
     }
     if ((k->n_ev > s->q.alloc && (rc = ARRAY_RESERVE(s->q.heap, s->q.alloc, k->n_ev)) != 0) ||
-        (rc = restore_rqs(k, s)) != 0) {
+        (rc = restore_rqs(k, s)) != 0 || (rc = move_sources(in, k, s)) != 0) {
         return rc;
     }
     memcpy(s->pending_in, k->pending_in, n * sizeof(*k->pending_in));
@@ -532,7 +685,8 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
     if (k >= 0) {
         rc = restore(in, &in->ck[k], &s);
         *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
-        s.cut = s.stop_oom && r->n_oom > 0;
+        /* an op of the prefix already proves the step >= the cutoff */
+        s.cut = (s.stop_oom && r->n_oom > 0) || (s.tail_us && in->ck[k].tail_max_us >= cutoff_us);
     } else {
         rc = timed_start(&s);
     }

@@ -228,6 +228,10 @@ int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t to
 /* Removes the smallest item; the queue must not be empty. */
 struct sim_rq_item sim_rq_pop(struct sim_rq *q);
 void sim_rq_release(struct sim_rq *q);
+/* Removes the items whose op is not on device d by device_of (the
+ * incremental re-simulation moves ready ops between queues); how many.
+ * O(items). */
+size_t sim_rq_drop_moved(struct sim_rq *q, int32_t d, const int32_t *device_of);
 
 /*
  * Memory after an allocation of `op` at time_us on device d: updates the

@@ -353,6 +353,9 @@ static int dispatch(struct timed *s)
                 return rc;
             }
         }
+        if (s->rec && (rc = sim_incr_note_dispatch(s->rec, d, s->now, v < 0 ? NULL : &it)) != 0) {
+            return rc;
+        }
         if (v < 0) {
             continue;
         }

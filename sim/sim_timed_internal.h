@@ -85,5 +85,8 @@ void timed_release(struct timed *s);
 
 /* sim_incr.c: a checkpoint of s (called between two event times). */
 int sim_incr_note(struct sim_incr *in, const struct timed *s);
+/* sim_incr.c: idle device d chose `it` at now_us (NULL: its queue was empty). */
+int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us,
+                           const struct sim_rq_item *it);
 
 #endif
