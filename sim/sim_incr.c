@@ -80,8 +80,6 @@ struct sim_incr {
     int32_t *base_dev, *base_slot;
     int64_t *base_start, *base_end, *base_persist; /* base_persist: per device */
     int64_t *tail_us;                              /* NULL: no cutoff (a fused graph) */
-    int64_t *tail_trial;                           /* the trial's tails (scratch) */
-    int64_t *xfer_min_us; /* per edge: its largest tensor's bytes (then a transfer's least time) */
     int64_t critical_path_us, lower_bound_us;
     int64_t *load_us;  /* per device: the trial's Σ compute (scratch) */
     int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
@@ -128,8 +126,6 @@ void sim_incr_free(struct sim_incr *in)
     free(in->base_end);
     free(in->base_persist);
     free(in->tail_us);
-    free(in->tail_trial);
-    free(in->xfer_min_us);
     free(in->kind_cur);
     free(in->load_us);
     free(in->kind_at_peak);
@@ -173,18 +169,8 @@ static int tails(struct sim_incr *in)
     if (g->fused) {
         return 0; /* topo[] of a fused graph may not be an order: no cutoff */
     }
-    in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us));
-    in->tail_trial = array_calloc((size_t)in->n + 1, sizeof(*in->tail_trial));
-    in->xfer_min_us = array_calloc((size_t)g->n_edges + 1, sizeof(*in->xfer_min_us));
-    if (!in->tail_us || !in->tail_trial || !in->xfer_min_us) {
+    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us)))) {
         return BAECHI_ENOMEM;
-    }
-    for (int32_t e = 0; e < g->n_edges; e++) {
-        for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
-            int64_t b = g->tensor_bytes[g->et_tensor[sl]];
-
-            in->xfer_min_us[e] = b > in->xfer_min_us[e] ? b : in->xfer_min_us[e];
-        }
     }
     for (int32_t i = in->n - 1; i >= 0; i--) {
         int32_t v = g->topo_op[i];
@@ -429,34 +415,6 @@ static void run_result(struct sim_incr *in, struct sim_result *r)
     }
     r->critical_path_us = in->critical_path_us;
     r->lower_bound_us = in->lower_bound_us;
-}
-
-/*
- * The trial's tails: the longest chain after each op with the trial's
- * devices: a consumer on another device starts at least a transfer of the
- * edge's largest tensor after the producer ends (each tensor is sent when
- * it ends, taking cluster_comm_us at least), and computes at its device's
- * speed.  So end + tail <= the step of the trial, whatever the queues do.
- */
-static void trial_tails(struct sim_incr *in, const int32_t *device_of)
-{
-    const struct graph *g = in->g;
-
-    for (int32_t i = in->n - 1; i >= 0; i--) {
-        int32_t v = g->topo_op[i], d = device_of[v];
-        int64_t t = 0;
-
-        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
-            int32_t w = g->edge_dst[e], dw = device_of[w];
-            int64_t x = sat_add_i64(sim_compute_us(in->c, dw, g->weight_us[w]), in->tail_trial[w]);
-
-            if (dw != d) {
-                x = sat_add_i64(x, cluster_comm_us(in->c, d, dw, in->xfer_min_us[e]));
-            }
-            t = x > t ? x : t;
-        }
-        in->tail_trial[v] = t;
-    }
 }
 
 /* Each checkpoint's tail_max_us from the base's starts and ends: the ops it
@@ -716,10 +674,7 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
                 sat_add_i64(in->load_us[d], sim_compute_us(in->c, d, in->g->weight_us[v]));
         }
         s.load_us = in->load_us;
-        s.tail_us = in->tail_us ? in->tail_trial : NULL;
-        if (s.tail_us) {
-            trial_tails(in, device_of);
-        }
+        s.tail_us = in->tail_us;
         s.cutoff_us = cutoff_us;
         s.stop_oom = true;
     }
