@@ -576,7 +576,7 @@ static void exact_search(const struct workload *w, const char *cluster, double f
  * simulation, every pruned move simulated: 0 differences, 0 pruned moves a
  * full evaluation keeps.
  */
-Test(auto, incremental_and_pruning_exact_on_workloads, .timeout = 300)
+Test(auto, incremental_and_pruning_exact_on_workloads)
 {
     struct workload gnmt, mb, syn;
     struct synth_opts so;
