@@ -66,8 +66,9 @@ struct incr_log {
     int64_t *at_us; /* when */
     int32_t *pmax;  /* max topological index of the time-0 choices up to here */
     size_t n, alloc, alloc_p;
-    size_t n_zero; /* entries before the first that is not a time-0 choice */
-    bool idle;     /* the last entry is an idle, empty queue */
+    size_t n_zero;   /* entries before the first that is not a time-0 choice */
+    bool idle;       /* the last entry is an idle, empty queue */
+    int32_t last_op; /* the op of the last entry, -1 none */
 };
 
 struct sim_incr {
@@ -278,20 +279,19 @@ static int copy_rqs(struct incr_ckpt *k, const struct timed *s)
     return 0;
 }
 
-int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us,
-                           const struct sim_rq_item *it)
+int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us, int32_t v,
+                           int64_t ready_us)
 {
     struct incr_log *l = &in->log[d];
-    bool zero = it && it->prio == 0 && it->time_us == 0;
-    int32_t topo = zero ? it->topo : INT32_MAX;
+    /* the queue key of v was (0, ready time, topological index): priorities
+     * are 0 on the graphs supported (no micro-batches) */
+    bool zero = v >= 0 && ready_us == 0;
+    int32_t topo = zero ? in->g->topo[v] : INT32_MAX;
     int rc;
 
-    if (!it && l->idle) {
-        return 0;
-    }
-    if (l->n_zero < l->n) {
-        /* past the prefix that matters: keep the length only, for the count */
-        l->idle = !it;
+    if ((v < 0 && l->idle) || (v >= 0 && v == l->last_op) || l->n_zero < l->n) {
+        /* the same idle spell, an op started in an earlier dispatch at this
+         * time, or past the prefix that matters */
         return 0;
     }
     if ((l->n == l->alloc && (rc = ARRAY_RESERVE(l->at_us, l->alloc, l->n + 1)) != 0) ||
@@ -302,7 +302,8 @@ int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us,
     l->pmax[l->n] = l->n > 0 && l->pmax[l->n - 1] > topo ? l->pmax[l->n - 1] : topo;
     l->n++;
     l->n_zero += zero;
-    l->idle = !it;
+    l->idle = v < 0;
+    l->last_op = v;
     return 0;
 }
 
@@ -463,6 +464,7 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
     for (int32_t d = 0; d < in->nd; d++) {
         in->log[d].n = in->log[d].n_zero = 0;
         in->log[d].idle = false;
+        in->log[d].last_op = -1;
     }
     if ((rc = run_prepare(in, device_of, r, &kinds)) != 0) {
         return rc;

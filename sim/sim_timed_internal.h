@@ -85,8 +85,9 @@ void timed_release(struct timed *s);
 
 /* sim_incr.c: a checkpoint of s (called between two event times). */
 int sim_incr_note(struct sim_incr *in, const struct timed *s);
-/* sim_incr.c: idle device d chose `it` at now_us (NULL: its queue was empty). */
-int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us,
-                           const struct sim_rq_item *it);
+/* sim_incr.c: after a dispatch at now_us, device d runs op v, started
+ * now (its ready time ready_us), or is idle (v < 0: its queue is empty). */
+int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us, int32_t v,
+                           int64_t ready_us);
 
 #endif
