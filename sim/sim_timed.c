@@ -372,6 +372,10 @@ static int dispatch(struct timed *s)
         if (s->r->end_us[v] > s->r->step_us) {
             s->r->step_us = s->r->end_us[v];
         }
+        /* the step is at least v's end plus the longest chain after it */
+        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->tail_us[v]) >= s->cutoff_us) {
+            s->cut = true;
+        }
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
@@ -569,12 +573,11 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
 }
 
 /*
- * After a dispatch of an incremental run (kept out of dispatch, so that a
- * plain run pays nothing): the ops started now cut the run when their end
- * plus the longest chain after them reaches the cutoff, and the base
- * run's dispatch log gets each device's choice (or its idle spell).
+ * After a dispatch of a base run (kept out of dispatch, so that a plain run
+ * pays nothing): the dispatch log gets each device's choice, or its idle
+ * spell.
  */
-static int incr_dispatched(struct timed *s)
+static int base_dispatched(struct timed *s)
 {
     int rc;
 
@@ -582,10 +585,7 @@ static int incr_dispatched(struct timed *s)
         int32_t v = s->running[d];
         bool started = v >= 0 && s->r->start_us[v] == s->now;
 
-        if (started && s->tail_us && sat_add_i64(s->r->end_us[v], s->tail_us[v]) >= s->cutoff_us) {
-            s->cut = true;
-        }
-        if (s->rec && (v < 0 || started) &&
+        if ((v < 0 || started) &&
             (rc = sim_incr_note_dispatch(s->rec, d, s->now, v, v >= 0 ? s->ready_at[v] : 0)) != 0) {
             return rc;
         }
@@ -608,7 +608,7 @@ int timed_start(struct timed *s)
     if ((rc = dispatch(s)) != 0) {
         return rc;
     }
-    return s->rec || s->tail_us ? incr_dispatched(s) : 0;
+    return s->rec ? base_dispatched(s) : 0;
 }
 
 /* Whether a device's work not started yet, after what it runs now, ends at
@@ -650,7 +650,7 @@ int timed_loop(struct timed *s)
         if (!incr) {
             continue;
         }
-        if ((rc = incr_dispatched(s)) != 0) {
+        if (s->rec && (rc = base_dispatched(s)) != 0) {
             return rc;
         }
         if ((s->stop_oom && s->r->n_oom > 0) || (s->load_us && load_cut(s))) {
