@@ -492,3 +492,4 @@ cleanup:
     chain_build_release(&b);
     return rc;
 }
+
