@@ -151,6 +151,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
     CHECK(placer_add_kv(out, true, "start_step_us", "%" PRId64,
                         auto_score_feasible(&start_score) ? start_score.step_us : -1));
     CHECK(placer_add_kv(out, true, "evaluations", "%" PRId64, s->n_eval));
+    CHECK(placer_add_kv(out, true, "pruned", "%" PRId64, s->n_pruned));
     CHECK(placer_add_kv(out, true, "improvements", "%d", (int)s->improvements));
     CHECK(placer_add_kv(out, true, "lp_iterations", "%" PRId64, s->lp_iterations));
     CHECK(placer_add_kv(out, true, "skipped_candidates", "%d", (int)s->n_skipped));

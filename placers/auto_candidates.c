@@ -258,7 +258,7 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
             memcpy(s->trial, dev, (size_t)g0->n_ops * sizeof(int32_t));
             CHECK(auto_eval(s, s->trial, best_cand >= 0 ? &s->best_score : NULL, true, &sc, &done));
             if (best_cand < 0 || auto_score_better(&sc, &s->best_score)) {
-                auto_accept(s, &sc);
+                CHECK(auto_accept(s, &sc));
                 best_cand = i;
                 cand_name(&cands[i], name, AUTO_NAME_SIZE);
                 if (variant == 1) {

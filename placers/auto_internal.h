@@ -172,6 +172,25 @@ struct auto_ctx {
      * costs `cost` visits, as a simulation), m-SCT candidates skipped */
     int64_t lp_iterations;
     int32_t n_skipped;
+    /* the search's trials resume the best's timed run (sim/sim_incr.h);
+     * NULL before the search, or for a graph it does not support */
+    struct sim_incr *incr;
+    struct sim_result rt_check; /* a full run of an accepted move */
+    /* debug (the tests): also simulate every trial in full and compare;
+     * every accepted move is compared anyway (its full run is the next base) */
+    bool check_incr;
+    /* off by default: measured slower than full runs on GNMT (docs/auto.md) */
+    bool use_incr;
+    int64_t n_checked, n_mismatch;
+    /* pruning (auto_prune): per device, Σ compute of its ops and Σ their
+     * persistent bytes in the best placement and in the trial (2 * n_dev:
+     * loads, then bytes) */
+    int64_t *sums_best, *sums_trial;
+    int64_t n_pruned;
+    /* debug (the tests): simulate every pruned move too and count those a
+     * full evaluation would have kept (never seen: the tests count them) */
+    bool check_prune;
+    int64_t n_prune_checked, n_prune_wrong;
 };
 
 /* auto_search.c: the state for world g / c (kept by pointer) and tf groups
@@ -193,8 +212,23 @@ bool auto_score_better(const struct auto_score *a, const struct auto_score *b);
  */
 int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best, bool force,
               struct auto_score *out, bool *done);
-/* The trial becomes the best (its simulations too). */
-void auto_accept(struct auto_ctx *s, const struct auto_score *sc);
+/* The trial becomes the best (its simulations too); with s->incr, its full
+ * timed run becomes the base of the next trials.  0 or BAECHI_ENOMEM. */
+int auto_accept(struct auto_ctx *s, const struct auto_score *sc);
+/* Starts the incremental trials from s->best (when the graph allows). */
+int auto_incr_start(struct auto_ctx *s);
+/*
+ * Whether the trial (s->trial: move m applied to s->best) certainly scores
+ * no better than the best, by bounds that need no simulation: the trial's
+ * persistent bytes on a device (held all step in both models) already over
+ * its limit (or, when the best overflows too, Σ over devices of that
+ * excess >= the best's overflow), or, when the best fits, a device's Σ
+ * compute (it runs its ops one at a time) >= the best's step.  Exact: a
+ * pruned move is one a full evaluation would reject.  Fills s->sums_trial.
+ */
+bool auto_prune(struct auto_ctx *s, const struct auto_move *m);
+/* s->sums_best from s->best (after each accept). */
+void auto_sums_best(struct auto_ctx *s);
 /* Sets s->trial to dev, simulates it (forced) and makes it the best. */
 int auto_start_from(struct auto_ctx *s, const int32_t *dev);
 /* BAECHI_EINFEASIBLE with a message when no placement can fit (persistent

@@ -10,8 +10,10 @@
  */
 #include "placers/auto_internal.h"
 
+#include "core/checked.h"
 #include "core/err.h"
 #include "sim/sim.h"
+#include "sim/sim_incr.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,35 +44,101 @@ static int64_t overflow(const struct sim_result *r)
     return over;
 }
 
+/* Whether two timed runs agree in what the score and the search read:
+ * step, each op's start and end, each device's peak, busy time and OOM flag. */
+static bool same_run(const struct auto_ctx *s, const struct sim_result *a,
+                     const struct sim_result *b)
+{
+    if (a->step_us != b->step_us) {
+        return false;
+    }
+    for (int32_t d = 0; d < a->n_devices; d++) {
+        if (a->dev[d].peak_bytes != b->dev[d].peak_bytes || a->dev[d].oom != b->dev[d].oom ||
+            a->dev[d].busy_us != b->dev[d].busy_us) {
+            return false;
+        }
+    }
+    for (int32_t v = 0; v < s->n_ops; v++) {
+        if (a->start_us[v] != b->start_us[v] || a->end_us[v] != b->end_us[v]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Debug (s->check_incr): the trial in full against its incremental run; a
+ * trial cut short must be no better than the cutoff in full either. */
+static int check_trial(struct auto_ctx *s, const int32_t *dev, bool cut, int64_t cutoff_us)
+{
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    bool ok;
+    int rc;
+
+    sim_result_release(&s->rt_check);
+    if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_check)) != 0) {
+        return rc;
+    }
+    ok = cut ? overflow(&s->rt_check) > 0 || s->rt_check.step_us >= cutoff_us
+             : same_run(s, &s->rt_trial, &s->rt_check);
+    s->n_checked++;
+    s->n_mismatch += !ok;
+    return 0;
+}
+
+/* The timed run of dev into s->rt_trial: resumed from the best's (cut short
+ * when it cannot beat a feasible best), or in full before the search. */
+static int eval_timed(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best,
+                      struct auto_score *out)
+{
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    int64_t cutoff = best && auto_score_feasible(best) ? best->step_us : 0;
+    uint64_t v;
+    bool cut = false;
+    int rc;
+
+    if (!s->incr) {
+        sim_result_release(&s->rt_trial);
+        if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_trial)) != 0) {
+            return rc;
+        }
+        s->visits += s->cost;
+    } else {
+        if ((rc = sim_incr_run(s->incr, dev, cutoff, &s->rt_trial, &cut, &v)) != 0 ||
+            (s->check_incr && (rc = check_trial(s, dev, cut, cutoff)) != 0)) {
+            return rc;
+        }
+        s->visits += v + 1;
+    }
+    s->n_eval++;
+    out->over_timed = overflow(&s->rt_trial);
+    out->step_us = cut && s->rt_trial.step_us < cutoff ? cutoff : s->rt_trial.step_us;
+    out->over_baechi = INT64_MAX;
+    out->baechi_step_us = -1;
+    /* cut short: over a limit, or a step >= a feasible best's, so never better */
+    return 0;
+}
+
 int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *best, bool force,
               struct auto_score *out, bool *done)
 {
-    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = NULL};
+    struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
     int rc;
 
     if (!force && s->visits + s->cost > s->budget) {
         *done = true;
         return 0;
     }
-    sim_result_release(&s->rt_trial);
     sim_result_release(&s->rb_trial);
     s->rb_trial_valid = false;
-    if ((rc = sim_run(s->g, s->c, dev, &so, &s->rt_trial)) != 0) {
+    if ((rc = eval_timed(s, dev, best, out)) != 0) {
         return rc;
     }
-    s->visits += s->cost;
-    s->n_eval++;
-    out->over_timed = overflow(&s->rt_trial);
-    out->step_us = s->rt_trial.step_us;
-    out->over_baechi = INT64_MAX;
-    out->baechi_step_us = -1;
     if (out->over_timed == 0 &&
         (!best || !auto_score_feasible(best) || out->step_us < best->step_us)) {
         if (!force && s->visits + s->cost > s->budget) {
             *done = true;
             return 0;
         }
-        so.model = SIM_MODEL_BAECHI;
         if ((rc = sim_run(s->g, s->c, dev, &so, &s->rb_trial)) != 0) {
             return rc;
         }
@@ -83,7 +151,100 @@ int auto_eval(struct auto_ctx *s, const int32_t *dev, const struct auto_score *b
     return 0;
 }
 
-void auto_accept(struct auto_ctx *s, const struct auto_score *sc)
+/* With s->incr: the full timed run of s->best becomes the base, replaces
+ * rt_best, and is compared with the run it replaces. */
+static int rebase(struct auto_ctx *s)
+{
+    struct sim_result t;
+    uint64_t v;
+    int rc;
+
+    if ((rc = sim_incr_base(s->incr, s->best, &s->rt_check, &v)) != 0) {
+        return rc;
+    }
+    s->visits += v + 1;
+    s->n_checked++;
+    if (!same_run(s, &s->rt_check, &s->rt_best)) {
+        s->n_mismatch++;
+        /* the full run is the truth (never seen: the tests count these) */
+        s->best_score.over_timed = overflow(&s->rt_check);
+        s->best_score.step_us = s->rt_check.step_us;
+    }
+    /* the OOM records name the op that crossed the limit: keep the full run's */
+    t = s->rt_best;
+    s->rt_best = s->rt_check;
+    s->rt_check = t;
+    return 0;
+}
+
+/* Op v's compute on device d as the simulators count it, 0 for a
+ * collective's rank (it runs on the links, not one at a time). */
+static int64_t op_load(const struct auto_ctx *s, int32_t v, int32_t d)
+{
+    return s->g->n_coll && s->g->coll_of[v] >= 0 ? 0
+                                                 : cluster_compute_us(s->c, d, s->g->weight_us[v]);
+}
+
+void auto_sums_best(struct auto_ctx *s)
+{
+    int32_t nd = s->n_dev;
+
+    memset(s->sums_best, 0, 2 * (size_t)nd * sizeof(*s->sums_best));
+    for (int32_t v = 0; v < s->n_ops; v++) {
+        int32_t d = s->best[v];
+
+        s->sums_best[d] = sat_add_i64(s->sums_best[d], op_load(s, v, d));
+        s->sums_best[nd + d] += s->g->persist_bytes[v];
+    }
+}
+
+/* Op v of the trial moved from the best's device: its sums follow. */
+static void sums_move(struct auto_ctx *s, int32_t v)
+{
+    int32_t nd = s->n_dev, from = s->best[v], to = s->trial[v];
+
+    if (from == to) {
+        return;
+    }
+    s->sums_trial[from] -= op_load(s, v, from);
+    s->sums_trial[to] = sat_add_i64(s->sums_trial[to], op_load(s, v, to));
+    s->sums_trial[nd + from] -= s->g->persist_bytes[v];
+    s->sums_trial[nd + to] += s->g->persist_bytes[v];
+}
+
+bool auto_prune(struct auto_ctx *s, const struct auto_move *m)
+{
+    const struct auto_score *b = &s->best_score;
+    const int32_t *st = m->kind == AUTO_MV_CO ? s->co_start : s->tf_start;
+    const int32_t *op = m->kind == AUTO_MV_CO ? s->co_op : s->tf_op;
+    int32_t nd = s->n_dev;
+    int64_t over = 0, load = 0;
+
+    memcpy(s->sums_trial, s->sums_best, 2 * (size_t)nd * sizeof(*s->sums_trial));
+    for (int32_t i = st[m->a]; i < st[m->a + 1]; i++) {
+        sums_move(s, op[i]);
+    }
+    for (int32_t i = m->kind == AUTO_MV_SWAP ? s->tf_start[m->b] : 0;
+         m->kind == AUTO_MV_SWAP && i < s->tf_start[m->b + 1]; i++) {
+        sums_move(s, s->tf_op[i]);
+    }
+    for (int32_t d = 0; d < nd; d++) {
+        int64_t lim = s->rt_best.dev[d].limit_bytes;
+
+        if (lim > 0 && s->sums_trial[nd + d] > lim) {
+            over += s->sums_trial[nd + d] - lim;
+        }
+        load = s->sums_trial[d] > load ? s->sums_trial[d] : load;
+    }
+    /* the timed peak is at least the persistent bytes, and the timed
+     * overflow is compared first; then (both fit) the timed step */
+    if (over > 0 && over >= b->over_timed) {
+        return true;
+    }
+    return auto_score_feasible(b) && load >= b->step_us;
+}
+
+int auto_accept(struct auto_ctx *s, const struct auto_score *sc)
 {
     struct sim_result t;
 
@@ -97,6 +258,21 @@ void auto_accept(struct auto_ctx *s, const struct auto_score *sc)
     s->rb_trial = t;
     s->rb_best_valid = s->rb_trial_valid;
     s->rb_trial_valid = false;
+    auto_sums_best(s);
+    return s->incr ? rebase(s) : 0;
+}
+
+int auto_incr_start(struct auto_ctx *s)
+{
+    int rc;
+
+    if (!s->use_incr || s->incr || !sim_incr_supported(s->g)) {
+        return 0;
+    }
+    if ((rc = sim_incr_new(s->g, s->c, &s->incr)) != 0) {
+        return rc;
+    }
+    return rebase(s);
 }
 
 /* Certainly infeasible, without searching: a group's persistent bytes
@@ -209,6 +385,5 @@ int auto_start_from(struct auto_ctx *s, const int32_t *dev)
     if ((rc = auto_eval(s, s->trial, NULL, true, &sc, &done)) != 0) {
         return rc;
     }
-    auto_accept(s, &sc);
-    return 0;
+    return auto_accept(s, &sc);
 }

@@ -14,6 +14,7 @@
 #include "core/err.h"
 #include "core/rng.h"
 #include "sim/sim.h"
+#include "sim/sim_incr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,14 @@ void auto_ctx_release(struct auto_ctx *s)
     free(s->targets);
     free(s->src_group);
     free(s->src_to);
+    free(s->sums_best);
+    free(s->sums_trial);
     sim_result_release(&s->rt_best);
     sim_result_release(&s->rb_best);
     sim_result_release(&s->rt_trial);
     sim_result_release(&s->rb_trial);
+    sim_result_release(&s->rt_check);
+    sim_incr_free(s->incr);
     memset(s, 0, sizeof(*s));
 }
 
@@ -85,6 +90,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     sim_result_init(&s->rb_best);
     sim_result_init(&s->rt_trial);
     sim_result_init(&s->rb_trial);
+    sim_result_init(&s->rt_check);
     s->g = g;
     s->c = c;
     s->n_ops = n;
@@ -94,6 +100,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->budget = budget_ms > 0 ? (uint64_t)budget_ms * AUTO_VISITS_PER_MS : 0;
     s->cost = (uint64_t)n + (uint64_t)g->n_edges + 1;
     s->rng = seed ^ AUTO_SEED_MIX;
+    s->use_incr = true;
     s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
     s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
@@ -104,8 +111,10 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->cap_moves = AUTO_MAX_MOVES;
     s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct auto_move));
     s->targets = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
-    if (!s->co_of || !s->tf_mem || !s->edge_bytes || !s->best || !s->trial || !s->order ||
-        !s->prev_on_dev || !s->moves || !s->targets) {
+    s->sums_best = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    s->sums_trial = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    if (!s->sums_best || !s->sums_trial || !s->co_of || !s->tf_mem || !s->edge_bytes || !s->best ||
+        !s->trial || !s->order || !s->prev_on_dev || !s->moves || !s->targets) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -294,6 +303,28 @@ static void shuffle_moves(struct auto_ctx *s)
     }
 }
 
+/* Debug (s->check_prune): the pruned trial in full, which must not be better. */
+static int check_pruned(struct auto_ctx *s, bool *done)
+{
+    struct auto_score sc;
+    uint64_t visits = s->visits;
+    int64_t n_eval = s->n_eval;
+    struct sim_incr *incr = s->incr;
+    int rc;
+
+    s->incr = NULL; /* a full simulation, whatever the search uses */
+    rc = auto_eval(s, s->trial, &s->best_score, true, &sc, done);
+    s->incr = incr;
+    if (rc != 0) {
+        return rc;
+    }
+    s->visits = visits; /* the check is free: the search runs as without it */
+    s->n_eval = n_eval;
+    s->n_prune_checked++;
+    s->n_prune_wrong += auto_score_better(&sc, &s->best_score);
+    return 0;
+}
+
 /* Tries the moves in order; *improved on the first that is better. */
 static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
 {
@@ -306,11 +337,22 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
         if (!apply(s, &s->moves[i])) {
             continue;
         }
+        if (auto_prune(s, &s->moves[i])) {
+            /* one visit, so that the budget still ends a search of pruned moves */
+            s->visits++;
+            s->n_pruned++;
+            if (s->check_prune && (rc = check_pruned(s, done)) != 0) {
+                return rc;
+            }
+            continue;
+        }
         if ((rc = auto_eval(s, s->trial, &s->best_score, false, &sc, done)) != 0) {
             return rc;
         }
         if (!*done && auto_score_better(&sc, &s->best_score)) {
-            auto_accept(s, &sc);
+            if ((rc = auto_accept(s, &sc)) != 0) {
+                return rc;
+            }
             s->improvements++;
             *improved = true;
             return 0;
@@ -326,6 +368,9 @@ int auto_search_run(struct auto_ctx *s)
     bool exhausted = false; /* the guided moves of the current best all failed */
     int rc;
 
+    if ((rc = auto_incr_start(s)) != 0) {
+        return rc;
+    }
     if ((int64_t)s->n_tf * AUTO_STALL_MOVES_PER_GROUP > AUTO_STALL_MIN_MOVES) {
         stall_limit = s->n_tf * AUTO_STALL_MOVES_PER_GROUP;
     }

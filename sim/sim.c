@@ -236,6 +236,58 @@ struct sim_rq_item sim_rq_pop(struct sim_rq *q)
     return heap_pop(q);
 }
 
+/* Floyd's heapify of q's heap, after items were taken out of its middle. */
+static void heap_build(struct sim_rq *q)
+{
+    for (size_t top = q->heap_nr / 2; top-- > 0;) {
+        struct sim_rq_item it = q->heap[top];
+        size_t i = top;
+
+        for (;;) {
+            size_t c = 2 * i + 1;
+
+            if (c >= q->heap_nr) {
+                break;
+            }
+            if (c + 1 < q->heap_nr && rq_less(&q->heap[c + 1], &q->heap[c])) {
+                c++;
+            }
+            if (!rq_less(&q->heap[c], &it)) {
+                break;
+            }
+            q->heap[i] = q->heap[c];
+            i = c;
+        }
+        q->heap[i] = it;
+    }
+}
+
+size_t sim_rq_drop_moved(struct sim_rq *q, int32_t d, const int32_t *device_of)
+{
+    size_t kept = q->run_head, dropped;
+
+    for (size_t i = q->run_head; i < q->run_nr; i++) {
+        if (device_of[q->run[i].op] == d) {
+            q->run[kept++] = q->run[i];
+        }
+    }
+    dropped = q->run_nr - kept;
+    q->run_nr = kept;
+    kept = 0;
+    for (size_t i = 0; i < q->heap_nr; i++) {
+        if (device_of[q->heap[i].op] == d) {
+            q->heap[kept++] = q->heap[i];
+        }
+    }
+    if (kept != q->heap_nr) {
+        dropped += q->heap_nr - kept;
+        q->heap_nr = kept;
+        heap_build(q); /* keys are unique: any valid heap pops the same sequence */
+    }
+    q->nr -= dropped;
+    return dropped;
+}
+
 void sim_rq_release(struct sim_rq *q)
 {
     free(q->heap);
@@ -390,7 +442,7 @@ static void kinds_release(struct sim_kinds *k)
  * case, the critical path on the fastest device is the longest path by
  * weight_us (cluster_compute_us is the identity): no call per op.
  */
-static int result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r)
+int sim_result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r)
 {
     int rc;
 
@@ -470,7 +522,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         r->total_compute_us = sat_add_i64(r->total_compute_us, r->dev[d].busy_us);
         r->dev[d].oom = r->dev[d].limit_bytes > 0 && r->dev[d].peak_bytes > r->dev[d].limit_bytes;
     }
-    if ((rc = result_bounds(g, c, r)) != 0) {
+    if ((rc = sim_result_bounds(g, c, r)) != 0) {
         goto fail_freed;
     }
     return 0;

@@ -192,6 +192,10 @@ static inline int64_t sim_compute_us(const struct cluster *c, int32_t d, int64_t
     return c->dev[d].speed == 1.0 ? weight_us : cluster_compute_us(c, d, weight_us);
 }
 
+/* r's critical_path_us and lower_bound_us (they do not depend on the placement).
+ * 0 or BAECHI_ENOMEM. */
+int sim_result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r);
+
 /* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);
 
@@ -224,6 +228,10 @@ int sim_rq_push_prio(struct sim_rq *q, int32_t prio, int64_t time_us, int32_t to
 /* Removes the smallest item; the queue must not be empty. */
 struct sim_rq_item sim_rq_pop(struct sim_rq *q);
 void sim_rq_release(struct sim_rq *q);
+/* Removes the items whose op is not on device d by device_of (the
+ * incremental re-simulation moves ready ops between queues); how many.
+ * O(items). */
+size_t sim_rq_drop_moved(struct sim_rq *q, int32_t d, const int32_t *device_of);
 
 /*
  * Memory after an allocation of `op` at time_us on device d: updates the

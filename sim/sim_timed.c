@@ -48,47 +48,9 @@
 #include "core/err.h"
 #include "sim/collective.h"
 #include "sim/evq.h"
+#include "sim/sim_timed_internal.h"
 
 #include <stdlib.h>
-
-enum timed_event {
-    EV_OP_END = 0,     /* a = op */
-    EV_XFER_START = 1, /* a = tensor, b = receiving device */
-    EV_OP_READY = 2,   /* a = op */
-    EV_COLL_START = 3  /* a = collective (sim/collective.h) */
-};
-
-struct timed {
-    const struct graph *g;
-    const struct cluster *c;
-    const int32_t *device_of;
-    struct trace *trace;
-    struct sim_kinds *obs;
-    struct sim_result *r;
-    int32_t nd;
-
-    int32_t *pending_in;  /* per op: in-edges not resolved yet */
-    int32_t *pending_out; /* per op: consumers not ended yet */
-    int64_t *ready_at;    /* per op: latest input arrival */
-    int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
-    int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
-    int32_t *cache_xfer;
-    int64_t *cache_end;  /* its arrival */
-    int64_t *used;       /* per device */
-    int32_t *running;    /* per device: op or -1 */
-    int64_t *chan;       /* channel "free after" times, layout per channel model */
-    struct sim_rq *rq;   /* per device */
-    struct sim_rq *held; /* per device: ready ops the pipeline schedule holds back */
-    struct sim_sched sched;
-    int32_t *xf_pending;  /* per transfer: consumers on its receiver not ended yet */
-    int64_t *alias_bytes; /* per op: output bytes in a same-device input's storage (x-alias) */
-    int32_t *root_start;  /* per op, CSR: the ops whose storage its outputs share there */
-    int32_t *root_op;
-    size_t n_xf, alloc_xf;
-    struct evq q;
-    int64_t now;
-    struct coll_sim coll;
-};
 
 static inline int64_t max64(int64_t a, int64_t b)
 {
@@ -288,6 +250,8 @@ static int op_end(struct timed *s, int32_t v)
     if (!coll_is_rank(g, v)) {
         s->running[d] = -1; /* a collective ran on the communication engines */
     }
+    s->n_ended++;
+    s->visits += 1 + (uint64_t)(g->out_start[v + 1] - g->out_start[v]);
     if (sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
         return rc;
     }
@@ -408,6 +372,10 @@ static int dispatch(struct timed *s)
         if (s->r->end_us[v] > s->r->step_us) {
             s->r->step_us = s->r->end_us[v];
         }
+        /* the step is at least v's end plus the longest chain after it */
+        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->tail_us[v]) >= s->cutoff_us) {
+            s->cut = true;
+        }
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
@@ -525,19 +493,18 @@ static int break_wait(struct timed *s)
     return s->sched.forced ? dispatch(s) : 0;
 }
 
-int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
-                  const struct pipeline_opts *pipe, struct trace *trace, struct sim_kinds *obs,
-                  struct sim_result *r)
+int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
 {
-    const int32_t n = g->n_ops, nd = c->n_devices;
+    const struct graph *g = s->g;
+    const int32_t n = g->n_ops, nd = s->c->n_devices;
+    const int32_t *device_of = s->device_of;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
-    struct timed s = {
-        .g = g, .c = c, .device_of = device_of, .trace = trace, .obs = obs, .r = r, .nd = nd};
-    int32_t maxp = 0, started = 0;
+    int32_t maxp = 0;
     size_t cache_n;
     int rc = 0;
 
-    evq_init(&s.q);
+    s->nd = nd;
+    evq_init(&s->q);
     for (int32_t v = 0; v < n; v++) {
         int32_t np = g->port_start[v + 1] - g->port_start[v];
 
@@ -549,115 +516,212 @@ int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t 
     /* at most one transfer per cross-device edge tensor: sized once, no regrowth */
     for (int32_t e = 0; e < g->n_edges; e++) {
         if (device_of[g->edge_src[e]] != device_of[g->edge_dst[e]]) {
-            s.alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
+            s->alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
         }
     }
-    s.xf_pending = array_malloc(s.alloc_xf, sizeof(*s.xf_pending));
-    s.pending_in = array_malloc((size_t)n, sizeof(*s.pending_in));
-    s.pending_out = array_malloc((size_t)n, sizeof(*s.pending_out));
-    s.ready_at = array_calloc((size_t)n, sizeof(*s.ready_at));
-    s.slot_xfer = array_malloc(n_slots, sizeof(*s.slot_xfer));
-    s.cache_stamp = array_calloc(cache_n, sizeof(*s.cache_stamp));
-    s.cache_xfer = array_malloc(cache_n, sizeof(*s.cache_xfer));
-    s.cache_end = array_malloc(cache_n, sizeof(*s.cache_end));
-    s.used = array_calloc((size_t)nd, sizeof(*s.used));
-    s.running = array_malloc((size_t)nd, sizeof(*s.running));
-    s.chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s.chan));
-    s.rq = array_calloc((size_t)nd, sizeof(*s.rq));
-    s.held = array_calloc((size_t)nd, sizeof(*s.held));
-    if (!s.xf_pending || !s.pending_in || !s.pending_out || !s.ready_at || !s.slot_xfer ||
-        !s.cache_stamp || !s.cache_xfer || !s.cache_end || !s.used || !s.running || !s.chan ||
-        !s.rq || !s.held) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
+    s->xf_pending = array_malloc(s->alloc_xf, sizeof(*s->xf_pending));
+    s->pending_in = array_malloc((size_t)n, sizeof(*s->pending_in));
+    s->pending_out = array_malloc((size_t)n, sizeof(*s->pending_out));
+    s->ready_at = array_calloc((size_t)n, sizeof(*s->ready_at));
+    s->slot_xfer = array_malloc(n_slots, sizeof(*s->slot_xfer));
+    s->cache_stamp = array_calloc(cache_n, sizeof(*s->cache_stamp));
+    s->cache_xfer = array_malloc(cache_n, sizeof(*s->cache_xfer));
+    s->cache_end = array_malloc(cache_n, sizeof(*s->cache_end));
+    s->used = array_calloc((size_t)nd, sizeof(*s->used));
+    s->running = array_malloc((size_t)nd, sizeof(*s->running));
+    s->chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s->chan));
+    s->rq = array_calloc((size_t)nd, sizeof(*s->rq));
+    s->held = array_calloc((size_t)nd, sizeof(*s->held));
+    if (!s->xf_pending || !s->pending_in || !s->pending_out || !s->ready_at || !s->slot_xfer ||
+        !s->cache_stamp || !s->cache_xfer || !s->cache_end || !s->used || !s->running || !s->chan ||
+        !s->rq || !s->held) {
+        return BAECHI_ENOMEM;
     }
-    CHECK(sim_sched_init(&s.sched, g, device_of, nd, pipe));
+    if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
+        return rc;
+    }
     for (int32_t d = 0; d < nd; d++) {
-        s.running[d] = -1;
+        s->running[d] = -1;
     }
-    CHECK(evq_reserve(&s.q, (size_t)nd * 4 + 64));
-
+    if ((rc = evq_reserve(&s->q, (size_t)nd * 4 + 64)) != 0) {
+        return rc;
+    }
     /* persistent bytes live for the whole step, from time 0 */
     for (int32_t v = 0; v < n; v++) {
-        s.pending_in[v] = graph_in_degree(g, v);
-        s.pending_out[v] = graph_out_degree(g, v);
+        s->pending_in[v] = graph_in_degree(g, v);
+        s->pending_out[v] = graph_out_degree(g, v);
         if (g->persist_bytes[v] > 0) {
             int32_t d = device_of[v];
 
-            sim_obs_mem(obs, d, 0, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
-            s.used[d] += g->persist_bytes[v];
-            sim_mem_note(r, obs, d, s.used[d], v, 0);
+            sim_obs_mem(s->obs, d, 0, g->persist_bytes[v], SIM_MEM_PERSISTENT, v, -1);
+            s->used[d] += g->persist_bytes[v];
+            sim_mem_note(s->r, s->obs, d, s->used[d], v, 0);
         }
     }
-    if (g->port_alias) {
-        CHECK(alias_setup(&s));
+    if (g->port_alias && (rc = alias_setup(s)) != 0) {
+        return rc;
     }
-    CHECK(coll_sim_init(&s.coll, g));
-    if (trace) {
-        for (int32_t d = 0; d < nd; d++) {
-            CHECK(trace_add_mem(trace, d, 0, s.used[d]));
+    if ((rc = coll_sim_init(&s->coll, g)) != 0) {
+        return rc;
+    }
+    for (int32_t d = 0; s->trace && d < nd; d++) {
+        if ((rc = trace_add_mem(s->trace, d, 0, s->used[d])) != 0) {
+            return rc;
         }
     }
-    for (int32_t i = 0; i < n; i++) {
+    return 0;
+}
+
+/*
+ * After a dispatch of a base run (kept out of dispatch, so that a plain run
+ * pays nothing): the dispatch log gets each device's choice, or its idle
+ * spell.
+ */
+static int base_dispatched(struct timed *s)
+{
+    int rc;
+
+    for (int32_t d = 0; d < s->nd; d++) {
+        int32_t v = s->running[d];
+        bool started = v >= 0 && s->r->start_us[v] == s->now;
+
+        if ((v < 0 || started) &&
+            (rc = sim_incr_note_dispatch(s->rec, d, s->now, v, v >= 0 ? s->ready_at[v] : 0)) != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int timed_start(struct timed *s)
+{
+    const struct graph *g = s->g;
+    int rc;
+
+    for (int32_t i = 0; i < g->n_ops; i++) {
         int32_t v = g->topo_op[i];
 
-        if (s.pending_in[v] == 0) {
-            CHECK(op_ready(&s, v));
+        if (s->pending_in[v] == 0 && (rc = op_ready(s, v)) != 0) {
+            return rc;
         }
     }
-    CHECK(dispatch(&s));
-    while (!evq_empty(&s.q)) {
+    if ((rc = dispatch(s)) != 0) {
+        return rc;
+    }
+    return s->rec ? base_dispatched(s) : 0;
+}
+
+/* Whether a device's work not started yet, after what it runs now, ends at
+ * or after the cutoff (its ops run one at a time: the step is that late). */
+static bool load_cut(const struct timed *s)
+{
+    for (int32_t d = 0; d < s->nd; d++) {
+        int32_t v = s->running[d];
+        int64_t free_us = v >= 0 && s->r->end_us[v] > s->now ? s->r->end_us[v] : s->now;
+
+        if (sat_add_i64(free_us, s->load_us[d] - s->r->dev[d].busy_us) >= s->cutoff_us) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int timed_loop(struct timed *s)
+{
+    const bool incr = s->stop_oom || s->load_us || s->rec;
+    int rc;
+
+    while (!evq_empty(&s->q) && !s->cut) {
         struct evq_event ev;
 
-        s.now = evq_peek(&s.q)->time_us;
-        while (!evq_empty(&s.q) && evq_peek(&s.q)->time_us == s.now) {
-            evq_pop(&s.q, &ev);
-            CHECK(handle(&s, &ev));
+        s->now = evq_peek(&s->q)->time_us;
+        while (!evq_empty(&s->q) && evq_peek(&s->q)->time_us == s->now) {
+            evq_pop(&s->q, &ev);
+            if ((rc = handle(s, &ev)) != 0) {
+                return rc;
+            }
         }
-        CHECK(dispatch(&s));
-        if (evq_empty(&s.q)) {
-            CHECK(break_wait(&s));
+        if ((rc = dispatch(s)) != 0) {
+            return rc;
+        }
+        if (evq_empty(&s->q) && (rc = break_wait(s)) != 0) {
+            return rc;
+        }
+        if (!incr) {
+            continue;
+        }
+        if (s->rec && (rc = base_dispatched(s)) != 0) {
+            return rc;
+        }
+        if ((s->stop_oom && s->r->n_oom > 0) || (s->load_us && load_cut(s))) {
+            s->cut = true;
+        }
+        if (s->rec && !s->cut && (rc = sim_incr_note(s->rec, s)) != 0) {
+            return rc;
         }
     }
-    for (int32_t d = 0; d < nd; d++) {
-        started += r->dev[d].n_ops;
-        r->dev[d].final_bytes = s.used[d];
-    }
-    if (started != n && g->n_coll > 0) {
-        rc = coll_sim_stuck(&s.coll);
-        goto cleanup;
-    }
-    if (started != n) {
-        BUG("timed simulation ran %d of %d ops", started, n);
-    }
+    return 0;
+}
 
-cleanup:
-    coll_sim_release(&s.coll);
-    evq_release(&s.q);
-    for (int32_t d = 0; d < nd; d++) {
-        if (s.rq) {
-            sim_rq_release(&s.rq[d]);
+int timed_finish(struct timed *s)
+{
+    int32_t started = 0;
+
+    for (int32_t d = 0; d < s->nd; d++) {
+        started += s->r->dev[d].n_ops;
+        s->r->dev[d].final_bytes = s->used[d];
+    }
+    if (started != s->g->n_ops && s->g->n_coll > 0) {
+        return coll_sim_stuck(&s->coll);
+    }
+    if (started != s->g->n_ops) {
+        BUG("timed simulation ran %d of %d ops", started, s->g->n_ops);
+    }
+    return 0;
+}
+
+void timed_release(struct timed *s)
+{
+    coll_sim_release(&s->coll);
+    evq_release(&s->q);
+    for (int32_t d = 0; d < s->nd; d++) {
+        if (s->rq) {
+            sim_rq_release(&s->rq[d]);
         }
-        if (s.held) {
-            sim_rq_release(&s.held[d]);
+        if (s->held) {
+            sim_rq_release(&s->held[d]);
         }
     }
-    free(s.rq);
-    free(s.held);
-    sim_sched_release(&s.sched);
-    free(s.xf_pending);
-    free(s.pending_in);
-    free(s.pending_out);
-    free(s.ready_at);
-    free(s.slot_xfer);
-    free(s.cache_stamp);
-    free(s.cache_xfer);
-    free(s.cache_end);
-    free(s.used);
-    free(s.running);
-    free(s.chan);
-    free(s.alias_bytes);
-    free(s.root_start);
-    free(s.root_op);
+    free(s->rq);
+    free(s->held);
+    sim_sched_release(&s->sched);
+    free(s->xf_pending);
+    free(s->pending_in);
+    free(s->pending_out);
+    free(s->ready_at);
+    free(s->slot_xfer);
+    free(s->cache_stamp);
+    free(s->cache_xfer);
+    free(s->cache_end);
+    free(s->used);
+    free(s->running);
+    free(s->chan);
+    free(s->alias_bytes);
+    free(s->root_start);
+    free(s->root_op);
+}
+
+int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                  const struct pipeline_opts *pipe, struct trace *trace, struct sim_kinds *obs,
+                  struct sim_result *r)
+{
+    struct timed s = {.g = g, .c = c, .device_of = device_of, .trace = trace, .obs = obs, .r = r};
+    int rc;
+
+    if ((rc = timed_setup(&s, pipe)) == 0 && (rc = timed_start(&s)) == 0 &&
+        (rc = timed_loop(&s)) == 0) {
+        rc = timed_finish(&s);
+    }
+    timed_release(&s);
     return rc;
 }

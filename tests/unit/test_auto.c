@@ -12,12 +12,17 @@
  */
 #include <criterion/criterion.h>
 
+#include "core/cluster.h"
 #include "core/err.h"
 #include "core/placement.h"
+#include "core/workload.h"
+#include "core/workload_yaml.h"
 #include "placers/auto_internal.h"
 #include "placers/placer.h"
 #include "sim/sim.h"
 #include "tests/unit/simtest.h"
+#include "workloads/gen.h"
+#include "workloads/gen_synthetic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,4 +460,241 @@ Test(auto, refine_repairs_another_placers_overflow)
     placer_stats_release(&st);
     cluster_release(&c);
     graph_release(&g);
+}
+
+/*
+ * The incremental re-simulation (sim/sim_incr.h) in the search: every
+ * trial is also simulated in full (check_incr) and must agree in step,
+ * every op's start and end, and every device's peak, busy time and OOM
+ * flag; a trial cut short must be no better than the cutoff in full.  On
+ * random DAGs with memory that fits and memory that overflows (the cut at
+ * a limit, the persistent bytes' shift of a resumed prefix).
+ */
+Test(auto, incremental_trials_equal_full_simulations)
+{
+    static const int64_t mem[] = {60000, 32000};
+    int64_t checked = 0;
+
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        for (size_t m = 0; m < sizeof(mem) / sizeof(mem[0]); m++) {
+            struct graph g;
+            struct cluster c;
+            struct auto_ctx s;
+            int32_t *tf_of, n_tf, *dev;
+
+            rand_dag_build(&g, RD_MAX, seed);
+            cr_assert_eq(simtest_cluster(&c, 3, mem[m], 0.001, 20, CHANNEL_DUPLEX), 0);
+            tf_of = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+            dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+            cr_assert(tf_of && dev);
+            cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+            for (int32_t v = 0; v < g.n_ops; v++) {
+                dev[v] = tf_of[v] % 3;
+            }
+            cr_assert_eq(auto_ctx_init(&s, &g, &c, tf_of, n_tf, 20, seed), 0, "%s", err_msg());
+            cr_assert_eq(auto_start_from(&s, dev), 0, "%s", err_msg());
+            s.use_incr = true;
+            s.check_incr = true;
+            cr_assert_eq(auto_search_run(&s), 0, "%s", err_msg());
+            cr_expect_neq(s.incr, NULL, "seed %llu: no incremental trials",
+                          (unsigned long long)seed);
+            cr_expect_eq(s.n_mismatch, 0, "seed %llu, %lld bytes: %lld of %lld differ",
+                         (unsigned long long)seed, (long long)mem[m], (long long)s.n_mismatch,
+                         (long long)s.n_checked);
+            checked += s.n_checked;
+            auto_ctx_release(&s);
+            free(tf_of);
+            free(dev);
+            cluster_release(&c);
+            graph_release(&g);
+        }
+    }
+    cr_expect_gt(checked, 1000, "only %lld trials checked", (long long)checked);
+}
+
+/* What one checked search on a workload found (exact_search). */
+struct exact_counts {
+    int64_t checked, mismatch;   /* incremental trials compared with full runs */
+    int64_t pruned, prune_wrong; /* pruned moves, and those a full run would keep */
+    int64_t eval, resumed_visits;
+};
+
+/*
+ * The search of w on preset `cluster` at memory fraction frac, from the
+ * given placement (else the tf groups round-robin), with every incremental
+ * trial and every pruned move also simulated in full (check_incr,
+ * check_prune); adds what it found to *n.
+ */
+static void exact_search(const struct workload *w, const char *cluster, double frac, int64_t budget,
+                         uint64_t seed, struct exact_counts *n)
+{
+    struct graph g;
+    struct cluster c;
+    struct auto_ctx s;
+    int32_t *tf_of, n_tf, *dev;
+
+    cr_assert_eq(graph_build(&g, w), 0, "%s", err_msg());
+    cr_assert_eq(cluster_load(&c, cluster), 0, "%s", err_msg());
+    for (int32_t d = 0; d < c.n_devices; d++) {
+        c.dev[d].mem_bytes = (int64_t)((double)c.dev[d].mem_bytes * frac);
+    }
+    tf_of = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    cr_assert(tf_of && dev);
+    cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+    for (int32_t v = 0; v < g.n_ops; v++) {
+        dev[v] =
+            g.given_device && g.given_device[v] >= 0 ? g.given_device[v] : tf_of[v] % c.n_devices;
+    }
+    cr_assert_eq(auto_ctx_init(&s, &g, &c, tf_of, n_tf, budget, seed), 0, "%s", err_msg());
+    s.check_incr = true;
+    s.check_prune = true;
+    cr_assert_eq(auto_start_from(&s, dev), 0, "%s", err_msg());
+    cr_assert_eq(auto_search_run(&s), 0, "%s", err_msg());
+    cr_log_info("%s at %g: %lld evaluations, %lld trials checked, %lld pruned, over %lld", w->name,
+                frac, (long long)s.n_eval, (long long)s.n_checked, (long long)s.n_pruned,
+                (long long)s.best_score.over_timed);
+    n->checked += s.n_checked;
+    n->mismatch += s.n_mismatch;
+    n->pruned += s.n_pruned;
+    n->prune_wrong += s.n_prune_wrong;
+    n->eval += s.n_eval;
+    auto_ctx_release(&s);
+    free(tf_of);
+    free(dev);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/*
+ * Issue 22: the incremental trials (a moved source resumes from the base's
+ * dispatch log) and the pruning before simulating are exact on real
+ * workloads: GNMT forward at full memory and memory-tight (trials over
+ * the limit, moves pruned by persistent bytes), and a training graph with
+ * micro-batches (full runs: the pipeline schedule depends on the
+ * placement; the pruning still applies).  Every trial compared with a full
+ * simulation, every pruned move simulated: 0 differences, 0 pruned moves a
+ * full evaluation keeps.
+ */
+Test(auto, incremental_and_pruning_exact_on_workloads)
+{
+    struct workload gnmt, mb, syn;
+    struct synth_opts so;
+    struct gen_opts o;
+    struct exact_counts n = {0};
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml(&gnmt, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
+                 err_msg());
+    exact_search(&gnmt, "paper-4gpu-pcie", 1.0, 300, 1, &n);
+    cr_expect_gt(n.checked, 800, "GNMT: only %lld trials checked", (long long)n.checked);
+    /* persistent bytes (95 % of the ops, in groups of 16) near the limit:
+     * at 0.045 every trial overflows, at 0.05 the best fits and moves that
+     * overload a device are pruned */
+    synth_opts_init(&so);
+    so.n_ops = 600;
+    so.persist_frac = 0.95;
+    so.seed = 5;
+    so.group_size = 16;
+    workload_init(&syn);
+    cr_assert_eq(gen_synthetic(&syn, &so), 0, "%s", err_msg());
+    exact_search(&syn, "paper-4gpu-pcie", 0.045, 100, 5, &n);
+    exact_search(&syn, "paper-4gpu-pcie", 0.05, 100, 6, &n);
+    cr_expect_gt(n.pruned, 50, "only %lld moves pruned in the memory-tight cells",
+                 (long long)n.pruned);
+    gen_opts_init(&o);
+    o.size = "small";
+    o.layers = 2;
+    o.train.micro_batches = 4;
+    cr_assert_eq(gen_model(&mb, "gpt", &o, NULL), 0, "%s", err_msg());
+    exact_search(&mb, "dgx-h100-8", 1.0, 60, 3, &n);
+    exact_search(&mb, "dgx-h100-8", 0.002, 60, 4, &n);
+    cr_expect_eq(n.mismatch, 0, "%lld of %lld incremental trials differ from full runs",
+                 (long long)n.mismatch, (long long)n.checked);
+    cr_expect_eq(n.prune_wrong, 0, "%lld of %lld pruned moves would have been kept",
+                 (long long)n.prune_wrong, (long long)n.pruned);
+    cr_expect_gt(n.checked, 2000, "only %lld trials checked", (long long)n.checked);
+    workload_release(&gnmt);
+    workload_release(&syn);
+    workload_release(&mb);
+}
+
+/*
+ * One move of op `op` ("A", "B" or "C") to device `to` from placement
+ * start (of R, A, B, C), on a root R (1 µs, a 0-byte output) read by A,
+ * B and C (10 µs each; 100, 100 and 50 persistent bytes, no other memory)
+ * and two devices of lim0 and lim1 bytes with free transfers: whether
+ * auto_prune rejects it, and (*better) whether a full evaluation keeps it.
+ */
+static bool prune_one(int64_t lim0, int64_t lim1, const int32_t *start, const char *op, int32_t to,
+                      bool *better)
+{
+    static const struct simtest_op ops[] = {
+        {"R", 1, "0", 0, 0, -1, ""},
+        {"A", 10, "100", 0, 100, -1, "R:0"},
+        {"B", 10, "100", 0, 100, -1, "R:0"},
+        {"C", 10, "50", 0, 50, -1, "R:0"},
+    };
+    struct graph g;
+    struct cluster c;
+    struct auto_ctx s;
+    struct auto_score sc;
+    struct auto_move m;
+    int32_t tf_of[4], dev[4], n_tf, v = -1;
+    bool done = false, pruned;
+
+    cr_assert_eq(simtest_graph(&g, ops, 4), 0, "%s", err_msg());
+    cr_assert_eq(g.n_ops, 4);
+    cr_assert_eq(simtest_cluster(&c, 2, lim0, 0, 0, CHANNEL_DUPLEX), 0);
+    c.dev[1].mem_bytes = lim1;
+    for (int32_t u = 0; u < 4; u++) {
+        for (int32_t i = 0; i < 4; i++) {
+            if (strcmp(g.op_name[u], ops[i].name) == 0) {
+                dev[u] = start[i];
+            }
+        }
+        v = strcmp(g.op_name[u], op) == 0 ? u : v;
+    }
+    cr_assert_eq(placer_group(&g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+    cr_assert_eq(auto_ctx_init(&s, &g, &c, tf_of, n_tf, 10, 1), 0, "%s", err_msg());
+    cr_assert_eq(auto_start_from(&s, dev), 0, "%s", err_msg());
+    m = (struct auto_move){AUTO_MV_TF, tf_of[v], to};
+    memcpy(s.trial, s.best, sizeof(dev));
+    s.trial[v] = to;
+    pruned = auto_prune(&s, &m);
+    cr_assert_eq(auto_eval(&s, s.trial, &s.best_score, true, &sc, &done), 0, "%s", err_msg());
+    *better = auto_score_better(&sc, &s.best_score);
+    auto_ctx_release(&s);
+    cluster_release(&c);
+    graph_release(&g);
+    return pruned;
+}
+
+/*
+ * The pruning's bounds at their edges (issue 22): persistent bytes exactly
+ * at a device's limit fit (kept), one byte more cannot (pruned); a
+ * device's Σ compute equal to the best's step cannot beat it (pruned);
+ * when the best overflows, a move whose persistent bytes alone overflow
+ * less is kept, one that overflows more is pruned.  A pruned move is never
+ * one the full evaluation keeps, and each bound made looser fails here.
+ */
+Test(auto, pruning_bounds_are_tight)
+{
+    static const int32_t all0[] = {0, 0, 0, 0}, a1[] = {1, 1, 0, 0};
+    bool better;
+
+    err_set_quiet(1);
+    /* A to device 1 (100 bytes): fits a 100-byte device, the step 31 -> 21 */
+    cr_expect(!prune_one(1000, 100, all0, "A", 1, &better));
+    cr_expect(better);
+    cr_expect(prune_one(1000, 99, all0, "A", 1, &better));
+    cr_expect(!better);
+    /* from step 21 (R, 1 µs, and A on device 1), B joins them: 21 µs of work */
+    cr_expect(prune_one(1000, 1000, a1, "B", 1, &better));
+    cr_expect(!better);
+    /* the best overflows by 50 bytes on device 0 (250 of 200) */
+    cr_expect(!prune_one(200, 40, all0, "C", 1, &better)); /* 10 bytes over on device 1 */
+    cr_expect(better);
+    cr_expect(prune_one(200, 40, all0, "A", 1, &better)); /* 60 bytes over */
+    cr_expect(!better);
 }

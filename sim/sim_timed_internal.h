@@ -1,0 +1,93 @@
+/*
+ * sim_timed_internal.h - the timed model's state (sim_timed.c) and its
+ * phases, shared with the incremental re-simulation (sim_incr.c), which
+ * saves the state at checkpoints of a run and resumes a new placement from
+ * one.  Nobody else uses it.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_SIM_SIM_TIMED_INTERNAL_H
+#define BAECHI_SIM_SIM_TIMED_INTERNAL_H
+
+#include "sim/collective.h"
+#include "sim/evq.h"
+#include "sim/sim_internal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sim_incr;
+
+enum timed_event {
+    EV_OP_END = 0,     /* a = op */
+    EV_XFER_START = 1, /* a = tensor, b = receiving device */
+    EV_OP_READY = 2,   /* a = op */
+    EV_COLL_START = 3  /* a = collective (sim/collective.h) */
+};
+
+struct timed {
+    const struct graph *g;
+    const struct cluster *c;
+    const int32_t *device_of;
+    struct trace *trace;
+    struct sim_kinds *obs;
+    struct sim_result *r;
+    int32_t nd;
+
+    int32_t *pending_in;  /* per op: in-edges not resolved yet */
+    int32_t *pending_out; /* per op: consumers not ended yet */
+    int64_t *ready_at;    /* per op: latest input arrival */
+    int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
+    int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
+    int32_t *cache_xfer;
+    int64_t *cache_end;  /* its arrival */
+    int64_t *used;       /* per device */
+    int32_t *running;    /* per device: op or -1 */
+    int64_t *chan;       /* channel "free after" times, layout per channel model */
+    struct sim_rq *rq;   /* per device */
+    struct sim_rq *held; /* per device: ready ops the pipeline schedule holds back */
+    struct sim_sched sched;
+    int32_t *xf_pending;  /* per transfer: consumers on its receiver not ended yet */
+    int64_t *alias_bytes; /* per op: output bytes in a same-device input's storage (x-alias) */
+    int32_t *root_start;  /* per op, CSR: the ops whose storage its outputs share there */
+    int32_t *root_op;
+    size_t n_xf, alloc_xf;
+    struct evq q;
+    int64_t now;
+    struct coll_sim coll;
+
+    /* incremental re-simulation (sim_incr.c); all zero in a plain run */
+    uint64_t visits;        /* Σ (1 + out-degree) over the ops ended */
+    int32_t n_ended;        /* ops ended */
+    const int64_t *tail_us; /* per op: a lower bound on the step after it ends, or NULL */
+    int64_t cutoff_us;      /* with tail_us: stop once the step is certainly >= this */
+    const int64_t *load_us; /* with tail_us: per device, Σ compute of its ops */
+    bool stop_oom;          /* stop at the first allocation over a limit */
+    bool cut;               /* stopped early: the result is incomplete */
+    struct sim_incr *rec;   /* record checkpoints into it (sim_incr_note) */
+};
+
+/*
+ * The phases of sim_timed_run.  timed_setup: the state for s's g, c,
+ * device_of, trace, obs and r (set by the caller in *s, the rest zero):
+ * arrays, persistent bytes at time 0, aliases, the schedule; timed_start:
+ * the sources ready and the first dispatch; timed_loop: the events until
+ * none is left (or s->cut); timed_finish: final bytes and the check that
+ * every op ran; timed_release frees the state (also after a failed setup).
+ * All but timed_release return 0, BAECHI_ENOMEM (or a collective's error).
+ */
+int timed_setup(struct timed *s, const struct pipeline_opts *pipe);
+int timed_start(struct timed *s);
+int timed_loop(struct timed *s);
+int timed_finish(struct timed *s);
+void timed_release(struct timed *s);
+
+/* sim_incr.c: a checkpoint of s (called between two event times). */
+int sim_incr_note(struct sim_incr *in, const struct timed *s);
+/* sim_incr.c: after a dispatch at now_us, device d runs op v, started
+ * now (its ready time ready_us), or is idle (v < 0: its queue is empty). */
+int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us, int32_t v,
+                           int64_t ready_us);
+
+#endif
