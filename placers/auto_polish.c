@@ -412,19 +412,14 @@ static int final_pass(struct auto_ctx *s, struct auto_polish_stats *st)
 
 int auto_polish_run(struct auto_ctx *s, struct auto_polish_stats *st)
 {
-    uint64_t budget = s->budget, left;
     int rc;
 
     memset(st, 0, sizeof(*st));
-    if ((rc = stage_seeds(s, st)) != 0) {
+    if ((rc = stage_seeds(s, st)) != 0 || (rc = auto_search_run(s)) != 0) {
         return rc;
     }
-    left = budget > s->visits ? budget - s->visits : 0;
-    s->budget = budget - left / AUTO_POLISH_SHARE;
-    rc = auto_search_run(s);
-    s->budget = budget;
-    if (rc != 0 || !auto_score_feasible(&s->best_score)) {
-        return rc;
+    if (!auto_score_feasible(&s->best_score)) {
+        return 0;
     }
     return final_pass(s, st);
 }

@@ -5,25 +5,30 @@
  *  1. Stage seeds, before the local search: the colocation groups in the
  *     order of their first forward op (every op is forward on a graph
  *     without phases), cut into S = 2 .. D contiguous stages, stage s on
- *     device s.  For each S two cuts: where the groups' bytes (persistent +
- *     output + temp) are balanced, and the position within a quarter of a
- *     stage's bytes of it that the fewest edge bytes cross.  A group with
- *     no forward op (backward, update) goes, in topological order, to the
- *     device that already holds most of its input bytes.  Each seed is
- *     judged as every move is (auto_eval) and kept only when better.  Why:
- *     on a training graph that fits no one device the step is the chain's
- *     compute plus its cuts, and the local search, moving one group at a
- *     time from a placer's interleaved start, rarely reaches a split with
- *     few cuts (DenseNet-121 at 0.5 of the memory: 207 ms from the best
- *     candidate, the critical path is 107 ms).
- *  2. The local search (auto_search_run), with all but 1/AUTO_POLISH_SHARE
- *     of what is left of the budget.
+ *     device s.  For each S the cuts start where the groups' bytes
+ *     (persistent + output + temp) are balanced; then each cut in turn
+ *     tries the AUTO_POLISH_CUTS positions, between its neighbours and
+ *     within half a stage's bytes of its balanced place, that the fewest
+ *     tensor bytes cross (a tensor counted once however many consumers it
+ *     has on the other side), and keeps the one the judge likes best.  A
+ *     group with no forward op (backward, update) goes, in topological
+ *     order, to the device that already holds most of its input bytes.
+ *     Every seed is judged as every move is (auto_eval), and becomes the
+ *     best placement only when it is better.  Why: on a training graph
+ *     that fits no one device the step is the chain's compute plus its
+ *     cuts, and the local search, moving one group at a time from a
+ *     placer's interleaved start, rarely reaches a split with few cuts
+ *     (DenseNet-121 at 0.5 of the memory: 207 ms from the best candidate,
+ *     118 ms from a two-stage seed; the critical path is 107 ms).
+ *  2. The local search (auto_search_run), as it was.
  *  3. A final pass over the critical path of the best placement's timed
- *     run, with the rest of the budget: walking back from the last op to
- *     end, each op whose last input arrived over a link has its colocation
- *     group moved to the producer's device, and the producer's to the
- *     consumer's, first improvement, then the path is traced again.  The
- *     judge rejects a move that does not fit memory.
+ *     run, with what the search left of the budget (it runs when the search
+ *     stalls; a reserved share of the budget for it measured worse: on
+ *     GNMT the search gains more per evaluation than this pass): walking
+ *     back from the last op to end, each op whose last input arrived over
+ *     a link has its colocation group moved to the producer's device, and
+ *     the producer's to the consumer's, first improvement, then the path
+ *     is traced again.  The judge rejects a move that does not fit memory.
  *
  * Deterministic: the seeds and the pass use no random numbers and the
  * budget counts work, so identical input, budget and seed give an identical
@@ -39,9 +44,6 @@
 
 /* Positions tried for each cut of a stage seed, by simulation. */
 #define AUTO_POLISH_CUTS 8
-
-/* The final pass gets 1/AUTO_POLISH_SHARE of the budget left after the seeds. */
-#define AUTO_POLISH_SHARE 8
 
 /* Counters of the phases, for the placement's statistics. */
 struct auto_polish_stats {
