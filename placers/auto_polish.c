@@ -285,19 +285,19 @@ static int stage_seeds(struct auto_ctx *s, struct auto_polish_stats *st)
         seeds_cut(&w, n_st);
         CHECK(seed_try(s, &w, n_st, &local, &better, &done, st));
         /* each cut in turn to the positions that the fewest bytes cross */
-        for (int32_t b = 0; b < n_st - 1 && !done; b++) {
-            int32_t n_cand = seeds_candidates(&w, n_st, b), keep = w.cuts[b];
+        for (int32_t b = 0; b < 2 * (n_st - 1) && !done; b++) {
+            int32_t cb = b % (n_st - 1), n_cand = seeds_candidates(&w, n_st, cb), keep = w.cuts[cb];
             for (int32_t i = 0; i < n_cand && !done; i++) {
                 if (w.cand[i] == keep) {
                     continue;
                 }
-                w.cuts[b] = w.cand[i];
+                w.cuts[cb] = w.cand[i];
                 CHECK(seed_try(s, &w, n_st, &local, &better, &done, st));
                 if (better) {
-                    keep = w.cuts[b];
+                    keep = w.cuts[cb];
                 }
             }
-            w.cuts[b] = keep;
+            w.cuts[cb] = keep;
         }
     }
 cleanup:
