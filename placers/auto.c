@@ -124,7 +124,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
     struct auto_ctx *s = &w.s;
     struct auto_score start_score = {0, 0, 0, 0};
     char start_name[AUTO_NAME_SIZE] = "";
-    struct auto_polish_stats ps;
+    struct auto_polish_stats ps = {0, 0};
     int rc = 0;
 
     CHECK(world_init(&w, g0, c0, opt));

@@ -412,10 +412,17 @@ static int final_pass(struct auto_ctx *s, struct auto_polish_stats *st)
 
 int auto_polish_run(struct auto_ctx *s, struct auto_polish_stats *st)
 {
+    uint64_t budget = s->budget, left;
     int rc;
 
     memset(st, 0, sizeof(*st));
-    if ((rc = stage_seeds(s, st)) != 0 || (rc = auto_search_run(s)) != 0) {
+    /* the seeds may spend at most half of the budget (on very large graphs
+     * a few evaluations are all there is), the search the rest */
+    left = s->budget > s->visits ? s->budget - s->visits : 0;
+    s->budget -= left - left / AUTO_POLISH_SEED_SHARE;
+    rc = stage_seeds(s, st);
+    s->budget = budget;
+    if (rc != 0 || (rc = auto_search_run(s)) != 0) {
         return rc;
     }
     if (!auto_score_feasible(&s->best_score)) {

@@ -16,7 +16,8 @@
  *     group with no forward op (backward, update) goes, in topological
  *     order, to the device that already holds most of its input bytes.
  *     Every seed is judged as every move is (auto_eval), and becomes the
- *     best placement only when it is better.  Why: on a training graph
+ *     best placement only when it is better; the seeds stop at half of the
+ *     budget the candidates left (AUTO_POLISH_SEED_SHARE).  Why: on a training graph
  *     that fits no one device the step is the chain's compute plus its
  *     cuts, and the local search, moving one group at a time from a
  *     placer's interleaved start, rarely reaches a split with few cuts
@@ -46,6 +47,11 @@
 
 /* Positions tried for each cut of a stage seed, by simulation. */
 #define AUTO_POLISH_CUTS 8
+
+/* The stage seeds spend at most 1/AUTO_POLISH_SEED_SHARE of the budget left
+ * after the candidates (they need at most 99 timed runs on 4 devices, 455
+ * on 8, each seed's baechi run when it is the best of its S). */
+#define AUTO_POLISH_SEED_SHARE 2
 
 /* Counters of the phases, for the placement's statistics. */
 struct auto_polish_stats {
