@@ -104,7 +104,7 @@ struct pathwork {
     int32_t *via;               /* the in-edge of that path, -1 at its start, n */
     int64_t *cost;              /* the path's edge transfer times, n */
     int64_t *ecost;             /* every edge's transfer time (edge_comm_us), E */
-    int64_t min_edge_us;        /* path_extract: only edges at least this dear */
+    int64_t cheap_edge_us;      /* path_extract skips edges that cost at most this (-1: none) */
     int64_t *limits;            /* device limits, descending, D */
     bool unlimited;             /* some device has no limit: every path fits */
     int32_t *pop;               /* the path, first to last op, n */
@@ -174,8 +174,8 @@ static int64_t own_out_bytes(const struct graph *g, int32_t u)
 
 /*
  * The path maximising a·compute + b·persist + o·own outputs (a DP over the
- * order) over the edges that cost at least w->min_edge_us into w->pop[0..k-1] (first to last op),
- * its edges' transfer times into w->cost[0..k-2].  Returns k.
+ * order) over the edges that cost more than w->cheap_edge_us into w->pop[0..k-1]
+ * (first to last op), its edges' transfer times into w->cost[0..k-2].  Returns k.
  */
 static int32_t path_extract(struct pathwork *w, double a, double b, double o)
 {
@@ -190,7 +190,7 @@ static int32_t path_extract(struct pathwork *w, double a, double b, double o)
         for (int32_t j = g->in_start[v]; j < g->in_start[v + 1]; j++) {
             int32_t e = g->in_edge[j];
 
-            if (w->ecost[e] < w->min_edge_us) {
+            if (w->ecost[e] <= w->cheap_edge_us) {
                 continue;
             }
             if (w->via[v] < 0 || w->score[g->edge_src[e]] > best) {
@@ -503,7 +503,7 @@ static int path_bound(struct pathwork *w, double a, double b, double o, int64_t 
 }
 
 /*
- * The compute-critical paths over only the edges that cost at least c, for
+ * The compute-critical paths over only the edges that cost more than c, for
  * c among the transfer times of the compute-critical path's edges (up to
  * BOUND_DEAR_PATHS of them, spread over their range): such a path is
  * shorter, but every cut the memory forces on it is dear (a training
@@ -528,14 +528,14 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
     }
     qsort(c, (size_t)k - 1, sizeof(*c), cmp_i64);
     for (int32_t i = 0; i + 1 < k; i++) {
-        if (c[i] > 0 && (n == 0 || c[i] != c[n - 1])) {
+        if (n == 0 || c[i] != c[n - 1]) {
             c[n++] = c[i]; /* distinct, ascending */
         }
     }
     for (int32_t q = 0; q < BOUND_DEAR_PATHS && q < n; q++) {
         int64_t lb;
 
-        w->min_edge_us =
+        w->cheap_edge_us =
             c[n <= BOUND_DEAR_PATHS ? q : (int64_t)q * (n - 1) / (BOUND_DEAR_PATHS - 1)];
         if ((rc = path_bound(w, 1, 0, 0, &lb)) != 0) {
             break;
@@ -546,7 +546,7 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
             r->min_devices = w->best_m;
         }
     }
-    w->min_edge_us = 0;
+    w->cheap_edge_us = -1;
     free(c);
     return rc;
 }
@@ -555,7 +555,7 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
  * forced_cuts; r->simple_us raised to the critical path. */
 static int memory_bound(const struct graph *g, const struct cluster *c, struct bound_result *r)
 {
-    struct pathwork w = {.g = g, .c = c};
+    struct pathwork w = {.g = g, .c = c, .cheap_edge_us = -1};
     size_t n = (size_t)g->n_ops;
     double total_t = 0, total_p = 0, total_o = 0;
     int rc = 0;

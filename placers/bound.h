@@ -53,7 +53,8 @@
  *           Tried for a few paths (the compute-critical one, the ones
  *           heaviest in persistent and in output bytes, and mixes, and the
  *           compute-critical ones over only the edges dearer than a few
- *           thresholds: BOUND_DEAR_PATHS); any path gives a valid bound.
+ *           thresholds, the transfer times on the compute-critical path:
+ *           BOUND_DEAR_PATHS); any path gives a valid bound.
  *           Views (x-alias, beyond the first version): an output that shares
  *           an input's storage counts nothing of its own (on another device
  *           than its root it would count, but the device is not known), and

@@ -344,3 +344,42 @@ Test(bound, never_above_the_timed_optimum_with_views)
     cr_expect_gt(fits, 800, "only %d cases fit", fits);
     cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
 }
+
+/*
+ * A path over dear edges: A -> L -> B is the compute-critical path (21 µs)
+ * and its edges carry 10 B (2 µs); A -> B carries 1,000 B (101 µs).  A and
+ * B hold 2,000 persistent bytes each and a device 3,100, so they sit apart:
+ * the critical path's cheapest cut adds 2 µs (23), while the path A -> B,
+ * over the edges dearer than 2 µs only, must carry the 1,000 B: 10 + 101 +
+ * 10 = 121 µs.  The exhaustive optimum is 123 µs (L's 10 B queue behind the
+ * 1,000 B on A's link).
+ */
+static const char dear_yaml[] =
+    "format: 1\nname: dear\nops:\n"
+    "  - {name: A, type: Op, time_us: 10, outputs: [1000, 10], persistent: 2000}\n"
+    "  - {name: L, type: Op, time_us: 1, outputs: [10], inputs: ['A:1']}\n"
+    "  - {name: B, type: Op, time_us: 10, persistent: 2000, inputs: ['A:0', 'L:0']}\n";
+
+Test(bound, a_path_over_dear_edges)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct bound_result r;
+    int64_t opt;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&w, dear_yaml, strlen(dear_yaml), "d.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    cr_assert_eq(simtest_cluster(&c, 2, 3100, SLOPE, INTERCEPT, CHANNEL_DUPLEX), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    opt = timed_optimum(&g, &c);
+    cr_expect_eq(r.simple_us, 21);
+    cr_expect_eq(r.memory_us, 121, "the dear path's cut: memory bound %lld",
+                 (long long)r.memory_us);
+    cr_expect_eq(opt, 123, "optimum %lld, bound %lld", (long long)opt, (long long)r.lower_bound_us);
+    cluster_release(&c);
+    graph_release(&g);
+}
