@@ -32,6 +32,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "placers/auto_internal.h"
+#include "placers/auto_polish.h"
 
 #include "core/array.h"
 #include "core/err.h"
@@ -123,6 +124,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
     struct auto_ctx *s = &w.s;
     struct auto_score start_score = {0, 0, 0, 0};
     char start_name[AUTO_NAME_SIZE] = "";
+    struct auto_polish_stats ps = {0, 0};
     int rc = 0;
 
     CHECK(world_init(&w, g0, c0, opt));
@@ -132,7 +134,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
     CHECK(auto_precheck(s));
     CHECK(auto_best_candidate(s, g0, c0, opt, start_name));
     start_score = s->best_score;
-    CHECK(auto_search_run(s));
+    CHECK(auto_polish_run(s, &ps)); /* stage seeds, the search, a final pass */
     if (!auto_score_feasible(&s->best_score)) {
         rc = auto_infeasible(s);
         goto cleanup;
@@ -153,6 +155,8 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
     CHECK(placer_add_kv(out, true, "evaluations", "%" PRId64, s->n_eval));
     CHECK(placer_add_kv(out, true, "pruned", "%" PRId64, s->n_pruned));
     CHECK(placer_add_kv(out, true, "improvements", "%d", (int)s->improvements));
+    CHECK(placer_add_kv(out, true, "seed_stages", "%d", (int)ps.seed_stages));
+    CHECK(placer_add_kv(out, true, "final_pass_improvements", "%d", (int)ps.pass_improvements));
     CHECK(placer_add_kv(out, true, "lp_iterations", "%" PRId64, s->lp_iterations));
     CHECK(placer_add_kv(out, true, "skipped_candidates", "%d", (int)s->n_skipped));
     CHECK(placer_add_kv(out, true, "nodes", "%d", (int)g0->n_ops));

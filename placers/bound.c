@@ -104,6 +104,8 @@ struct pathwork {
     double *score;              /* best path score ending at v, n */
     int32_t *via;               /* the in-edge of that path, -1 at its start, n */
     int64_t *cost;              /* the path's edge transfer times, n */
+    int64_t *ecost;             /* every edge's transfer time (edge_comm_us), E */
+    int64_t cheap_edge_us;      /* path_extract skips edges that cost at most this (-1: none) */
     int64_t *limits;            /* device limits, descending, D */
     bool unlimited;             /* some device has no limit: every path fits */
     int32_t *pop;               /* the path, first to last op, n */
@@ -173,8 +175,8 @@ static int64_t own_out_bytes(const struct graph *g, int32_t u)
 
 /*
  * The path maximising a·compute + b·persist + o·own outputs (a DP over the
- * order) into w->pop[0..k-1] (first to last op), its edges' transfer times
- * into w->cost[0..k-2].  Returns k.
+ * order) over the edges that cost more than w->cheap_edge_us into w->pop[0..k-1]
+ * (first to last op), its edges' transfer times into w->cost[0..k-2].  Returns k.
  */
 static int32_t path_extract(struct pathwork *w, double a, double b, double o)
 {
@@ -189,6 +191,9 @@ static int32_t path_extract(struct pathwork *w, double a, double b, double o)
         for (int32_t j = g->in_start[v]; j < g->in_start[v + 1]; j++) {
             int32_t e = g->in_edge[j];
 
+            if (w->ecost[e] <= w->cheap_edge_us) {
+                continue;
+            }
             if (w->via[v] < 0 || w->score[g->edge_src[e]] > best) {
                 best = w->score[g->edge_src[e]];
                 w->via[v] = e;
@@ -210,7 +215,7 @@ static int32_t path_extract(struct pathwork *w, double a, double b, double o)
         w->pop[k - 1 - i] = t;
     }
     for (int32_t i = 1; i < k; i++) {
-        w->cost[i - 1] = edge_comm_us(g, w->c, w->via[w->pop[i]]);
+        w->cost[i - 1] = w->ecost[w->via[w->pop[i]]];
     }
     return k;
 }
@@ -261,9 +266,26 @@ static int64_t path_need_bytes(struct pathwork *w, int32_t k)
         }
         w->hiv[j] = hi;
         w->ownv[j] = own;
-        if (own > 0 && hi >= j) {
-            w->diff[j] = sat_add_i64(w->diff[j], own);
-            w->diff[hi + 1] -= own;
+    }
+    /* a view on the path keeps its root's storage (a path op too, on the
+     * same device) until the view's own consumers end; by decreasing index,
+     * so a chain of views carries the hold down to its root */
+    for (int32_t j = k - 1; j >= 0 && g->port_alias; j--) {
+        int32_t x = w->pop[j];
+
+        for (int32_t p = g->port_start[x]; p < g->port_start[x + 1]; p++) {
+            int32_t r = g->port_alias[p], b = r >= 0 ? g->tensor_op[r] : -1, jb;
+
+            if (b < 0 || (jb = w->mark[b]) < 0 || jb >= j || w->pop[jb] != b) {
+                continue; /* no view, or its root is not on the path */
+            }
+            w->hiv[jb] = w->hiv[j] > w->hiv[jb] ? w->hiv[j] : w->hiv[jb];
+        }
+    }
+    for (int32_t j = 0; j < k; j++) {
+        if (w->ownv[j] > 0 && w->hiv[j] >= j) {
+            w->diff[j] = sat_add_i64(w->diff[j], w->ownv[j]);
+            w->diff[w->hiv[j] + 1] -= w->ownv[j];
         }
     }
     for (int32_t i = 0; i < k; i++) {
@@ -481,11 +503,60 @@ static int path_bound(struct pathwork *w, double a, double b, double o, int64_t 
     return 0;
 }
 
+/*
+ * The compute-critical paths over only the edges that cost more than c, for
+ * c among the transfer times of the compute-critical path's edges (up to
+ * BOUND_DEAR_PATHS of them, spread over their range): such a path is
+ * shorter, but every cut the memory forces on it is dear (a training
+ * graph's critical path turns at the loss, whose tensor is tiny; the path
+ * through a layer's saved activation to its backward op avoids it).  Any
+ * path gives a valid bound, so any choice of c does.
+ */
+static int dear_paths(struct pathwork *w, struct bound_result *r)
+{
+    int32_t k = path_extract(w, 1, 0, 0), n = 0;
+    int64_t *c = NULL;
+    int rc = 0;
+
+    if (w->unlimited || k < 2) {
+        return 0;
+    }
+    if (!(c = mem_alloc_array((size_t)k, sizeof(*c)))) {
+        return err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+    }
+    for (int32_t i = 0; i + 1 < k; i++) {
+        c[i] = w->cost[i];
+    }
+    qsort(c, (size_t)k - 1, sizeof(*c), cmp_i64);
+    for (int32_t i = 0; i + 1 < k; i++) {
+        if (n == 0 || c[i] != c[n - 1]) {
+            c[n++] = c[i]; /* distinct, ascending */
+        }
+    }
+    for (int32_t q = 0; q < BOUND_DEAR_PATHS && q < n; q++) {
+        int64_t lb;
+
+        w->cheap_edge_us =
+            c[n <= BOUND_DEAR_PATHS ? q : (int64_t)q * (n - 1) / (BOUND_DEAR_PATHS - 1)];
+        if ((rc = path_bound(w, 1, 0, 0, &lb)) != 0) {
+            break;
+        }
+        if (lb > r->memory_us) {
+            r->memory_us = lb;
+            r->forced_cuts = w->best_cuts;
+            r->min_devices = w->best_m;
+        }
+    }
+    w->cheap_edge_us = -1;
+    free(c);
+    return rc;
+}
+
 /* The memory-aware bound (bound.h) into r->memory_us, min_devices,
  * forced_cuts; r->simple_us raised to the critical path. */
 static int memory_bound(const struct graph *g, const struct cluster *c, struct bound_result *r)
 {
-    struct pathwork w = {.g = g, .c = c};
+    struct pathwork w = {.g = g, .c = c, .cheap_edge_us = -1};
     size_t n = (size_t)g->n_ops;
     double total_t = 0, total_p = 0, total_o = 0;
     int rc = 0;
@@ -501,6 +572,7 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.score = mem_alloc_array(n, sizeof(*w.score));
     w.via = mem_alloc_array(n, sizeof(*w.via));
     w.cost = mem_alloc_array(n, sizeof(*w.cost));
+    w.ecost = mem_alloc_array((size_t)g->n_edges + 1, sizeof(*w.ecost));
     w.limits = mem_alloc_array((size_t)c->n_devices, sizeof(*w.limits));
     w.pop = mem_alloc_array(n, sizeof(*w.pop));
     w.mark = mem_alloc_array(n, sizeof(*w.mark));
@@ -509,8 +581,8 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.hiv = mem_alloc_array(n, sizeof(*w.hiv));
     w.ownv = mem_alloc_array(n, sizeof(*w.ownv));
     w.at = mem_alloc_array(n, sizeof(*w.at));
-    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.limits || !w.pop ||
-        !w.mark || !w.queue || !w.diff || !w.hiv || !w.ownv || !w.at) {
+    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.ecost || !w.limits ||
+        !w.pop || !w.mark || !w.queue || !w.diff || !w.hiv || !w.ownv || !w.at) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for the memory bound of %d ops", g->n_ops);
         goto done;
     }
@@ -519,6 +591,9 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
         w.unlimited |= c->dev[d].mem_bytes <= 0;
     }
     qsort(w.limits, (size_t)c->n_devices, sizeof(*w.limits), cmp_i64_desc);
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        w.ecost[e] = edge_comm_us(g, c, e);
+    }
     for (int32_t v = 0; v < g->n_ops; v++) {
         w.tmin[v] = compute_min_us(g, c, v);
         total_t += (double)w.tmin[v];
@@ -550,6 +625,9 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
             }
         }
     }
+    if ((rc = dear_paths(&w, r)) != 0) {
+        goto done;
+    }
 done:
     r->memory_us = r->memory_us > r->simple_us ? r->memory_us : r->simple_us;
     free(w.order);
@@ -558,6 +636,7 @@ done:
     free(w.score);
     free(w.via);
     free(w.cost);
+    free(w.ecost);
     free(w.limits);
     free(w.pop);
     free(w.mark);

@@ -51,8 +51,22 @@
  *           whose limits hold Σ persist(P)).  By R1 and R2 the last op of P
  *           ends at >= Σ compute(P) + the m-1 cheapest edge transfers of P.
  *           Tried for a few paths (the compute-critical one, the ones
- *           heaviest in persistent and in output bytes, and mixes); any
- *           path gives a valid bound.
+ *           heaviest in persistent and in output bytes, and mixes, and the
+ *           compute-critical ones over only the edges dearer than a few
+ *           thresholds, the transfer times on the compute-critical path:
+ *           BOUND_DEAR_PATHS); any path gives a valid bound.
+ *           Views (x-alias, beyond the first version): an output that shares
+ *           an input's storage counts nothing of its own (on another device
+ *           than its root it would count, but the device is not known), and
+ *           a view V on the path whose root op U is on the path too keeps
+ *           U's own outputs needed until V's consumers end (or the whole
+ *           step when V has none), as the timed model holds a root's
+ *           storage for the views on its device.  Why that is sound for a
+ *           window L_i .. L_l that sits on one device: if L_l starts after
+ *           U's own consumers' hold, then V (between U and L_l: V follows
+ *           U, and U's consumers' hold reaches V's index) is in the window,
+ *           so on U's device, so U's storage is held for V's consumers;
+ *           chains of views follow by induction from the last view down.
  *   lp      the LP relaxation below, solved to optimality by GLPK's simplex
  *           within an iteration limit (work, never seconds), for graphs up
  *           to opt->lp_max_ops ops, and only when memory binds (the total
@@ -108,6 +122,9 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
  * database row compute the bound). */
 #define BOUND_LP_MAX_OPS_DEFAULT   150
 #define BOUND_LP_ITERS_PER_ELEMENT 20
+
+/* The memory bound also tries this many paths restricted to dear edges. */
+#define BOUND_DEAR_PATHS 8
 
 struct bound_options {
     bool lp;            /* try the LP (true by bound_options_init) */

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "core/err.h"
+#include "core/workload_yaml.h"
 #include "placers/bound.h"
 #include "sim/sim.h"
 #include "tests/unit/simtest.h"
@@ -223,4 +224,162 @@ Test(bound, never_above_the_timed_optimum)
     cr_expect_gt(fits, 1500, "only %d cases fit", fits);
     cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
     cr_expect_gt(lp_wins, 20, "the LP bound only %d times", lp_wins);
+}
+
+/*
+ * A view keeps its root's storage (x-alias, bound.h "memory"): R is a view
+ * of A's 1,000 bytes and D, the last op, reads R, so on one device A's
+ * bytes stay until D ends, and with B's 10 and C's 200 temp that is 1,210 >
+ * 1,100 bytes at C's start: the chain needs a cut (10 B: 2 µs), although
+ * without the view's hold the path fits (A's bytes gone after R).  The
+ * critical path is 50 µs; the bound 52; the optimum (exhaustive) 54: C on
+ * its own device, 10 B there and back.
+ */
+static const char view_yaml[] =
+    "format: 1\nname: view\nops:\n"
+    "  - {name: A, type: Conv2D, time_us: 10, outputs: [1000]}\n"
+    "  - {name: R, type: Relu, time_us: 10, outputs: [1000], inputs: [A], x-alias: [0]}\n"
+    "  - {name: B, type: Op, time_us: 10, outputs: [10], inputs: [R]}\n"
+    "  - {name: C, type: Op, time_us: 10, outputs: [10], temp: 200, inputs: [B]}\n"
+    "  - {name: D, type: Op, time_us: 10, inputs: [C, R]}\n";
+
+Test(bound, a_view_keeps_its_root_live)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct bound_result r;
+    int64_t opt;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&w, view_yaml, strlen(view_yaml), "v.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    cr_assert_eq(simtest_cluster(&c, 2, 1100, SLOPE, INTERCEPT, CHANNEL_DUPLEX), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    opt = timed_optimum(&g, &c);
+    cr_expect_eq(r.simple_us, 50);
+    cr_expect_eq(r.memory_us, 52, "the view's hold forces a 2 µs cut: memory bound %lld",
+                 (long long)r.memory_us);
+    cr_expect_eq(opt, 54);
+    cr_expect_leq(r.lower_bound_us, opt);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
+/*
+ * The exhaustive check again, on graphs with views: a third of the ops
+ * (chains and random DAGs as above) share the storage of one of their data
+ * inputs (x-alias), so chains of views occur.  Every placement simulated;
+ * the bound never exceeds the timed optimum.
+ */
+Test(bound, never_above_the_timed_optimum_with_views)
+{
+    uint64_t s = 20261203;
+    int fits = 0, memory_wins = 0, violations = 0, views = 0;
+
+    for (int k = 0; k < 2000; k++) {
+        int32_t nd = 2 + (int32_t)(simtest_rand(&s) % 2);
+        int n = nd == 2 ? 3 + (int)(simtest_rand(&s) % 7) : 3 + (int)(simtest_rand(&s) % 4);
+        struct graph g;
+        struct cluster c;
+        struct bound_result r;
+        struct graph_mem_totals mt;
+        int64_t opt, mem;
+
+        if (k % 2) {
+            cr_assert_eq(chain_graph(&g, n, &s), 0, "%s", err_msg());
+        } else {
+            cr_assert_eq(simtest_random_graph(&g, n, nd, (uint64_t)k + 11), 0, "%s", err_msg());
+        }
+        cr_assert_null(g.port_alias);
+        g.port_alias = malloc(((size_t)g.n_ports + 1) * sizeof(*g.port_alias));
+        cr_assert_not_null(g.port_alias);
+        for (int32_t p = 0; p < g.n_ports; p++) {
+            g.port_alias[p] = -1;
+        }
+        for (int32_t v = 0; v < g.n_ops; v++) {
+            for (int32_t i = g.in_start[v]; i < g.in_start[v + 1]; i++) {
+                int32_t e = g.in_edge[i];
+                int32_t t = g.et_tensor[g.et_start[e]];
+
+                if (g.port_start[v] < g.port_start[v + 1] && t < g.n_ports &&
+                    simtest_rand(&s) % 3 == 0) {
+                    g.port_alias[g.port_start[v]] = t;
+                    views++;
+                    break;
+                }
+            }
+        }
+        for (int32_t v = 0; v < g.n_ops; v++) {
+            g.persist_bytes[v] = simtest_rand(&s) % 3 ? 0 : (int64_t)(simtest_rand(&s) % 800);
+        }
+        graph_mem_totals(&g, &mt);
+        mem = mt.persistent + mt.temp_max +
+              (int64_t)((double)mt.outputs * (double)(10 + simtest_rand(&s) % 90) / 100.0);
+        cr_assert_eq(simtest_cluster(&c, nd, mem, (double)(simtest_rand(&s) % 40) / 1000.0,
+                                     (double)(simtest_rand(&s) % 30),
+                                     (enum channel_model)(simtest_rand(&s) % 3)),
+                     0);
+        cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+        opt = timed_optimum(&g, &c);
+        if (opt >= 0) {
+            fits++;
+            memory_wins += r.memory_us > r.simple_us;
+            if (r.lower_bound_us > opt || r.memory_us > opt) {
+                violations++;
+                cr_log_error("views case %d (%d ops, %d devices, mem %lld): optimum %lld, "
+                             "bound %lld (memory %lld)",
+                             k, g.n_ops, nd, (long long)mem, (long long)opt,
+                             (long long)r.lower_bound_us, (long long)r.memory_us);
+            }
+        }
+        cluster_release(&c);
+        graph_release(&g);
+    }
+    cr_log_info("bound with views: %d fit, %d views, memory bound above simple in %d", fits, views,
+                memory_wins);
+    cr_expect_eq(violations, 0, "%d of %d cases above the optimum", violations, fits);
+    cr_expect_gt(fits, 800, "only %d cases fit", fits);
+    cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
+}
+
+/*
+ * A path over dear edges: A -> L -> B is the compute-critical path (21 µs)
+ * and its edges carry 10 B (2 µs); A -> B carries 1,000 B (101 µs).  A and
+ * B hold 2,000 persistent bytes each and a device 3,100, so they sit apart:
+ * the critical path's cheapest cut adds 2 µs (23), while the path A -> B,
+ * over the edges dearer than 2 µs only, must carry the 1,000 B: 10 + 101 +
+ * 10 = 121 µs.  The exhaustive optimum is 123 µs (L's 10 B queue behind the
+ * 1,000 B on A's link).
+ */
+static const char dear_yaml[] =
+    "format: 1\nname: dear\nops:\n"
+    "  - {name: A, type: Op, time_us: 10, outputs: [1000, 10], persistent: 2000}\n"
+    "  - {name: L, type: Op, time_us: 1, outputs: [10], inputs: ['A:1']}\n"
+    "  - {name: B, type: Op, time_us: 10, persistent: 2000, inputs: ['A:0', 'L:0']}\n";
+
+Test(bound, a_path_over_dear_edges)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct bound_result r;
+    int64_t opt;
+
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&w, dear_yaml, strlen(dear_yaml), "d.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    cr_assert_eq(simtest_cluster(&c, 2, 3100, SLOPE, INTERCEPT, CHANNEL_DUPLEX), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
+    opt = timed_optimum(&g, &c);
+    cr_expect_eq(r.simple_us, 21);
+    cr_expect_eq(r.memory_us, 121, "the dear path's cut: memory bound %lld",
+                 (long long)r.memory_us);
+    cr_expect_eq(opt, 123, "optimum %lld, bound %lld", (long long)opt, (long long)r.lower_bound_us);
+    cluster_release(&c);
+    graph_release(&g);
 }
