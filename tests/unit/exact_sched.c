@@ -1,0 +1,461 @@
+/*
+ * exact_sched.c - the exact optimum over every schedule of a small placed
+ * graph (exact_sched.h): depth-first branch and bound over event times.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "tests/unit/exact_sched.h"
+
+#include "core/err.h"
+
+#include <string.h>
+
+/* Resources: compute engines 0..3, channels from RES_CHAN (sim_timed.c's
+ * layout: shared chan[d], duplex send[d] / recv[d], link[src][dst]). */
+#define RES_CHAN 4
+#define MAX_RES  (RES_CHAN + EXACT_MAX_DEVICES * EXACT_MAX_DEVICES)
+
+/* An op or a transfer of more than 0 µs. */
+struct act {
+    int64_t dur_us;
+    int64_t alloc_bytes; /* taken on mem_dev at its start */
+    int64_t temp_bytes;  /* an op's, freed at its end */
+    int64_t tail_us;     /* the longest chain of durations after its end */
+    uint64_t pred;       /* activities that end before it starts */
+    uint64_t zx;         /* an op's 0-µs transfers (records) it reads */
+    uint64_t in_x;       /* an op's received tensors (records) it reads */
+    uint32_t in_prod;    /* an op's producers (ops), one per in-edge */
+    uint32_t res;        /* resources held while it runs */
+    int32_t mem_dev;
+    int32_t op; /* -1 for a transfer */
+};
+
+/* One tensor sent to one device. */
+struct xrec {
+    int64_t bytes;
+    int32_t tensor, dst;
+    int32_t act;       /* its activity, -1 when it takes 0 µs */
+    int32_t consumers; /* ops on dst that read it */
+};
+
+struct ctx {
+    const struct exact_options *o;
+    int32_t na, nd, nx;
+    struct act a[EXACT_MAX_ACTS];
+    struct xrec x[EXACT_MAX_ACTS];
+    int32_t act_of[EXACT_MAX_OPS];
+    int32_t dev_of[EXACT_MAX_OPS];
+    int64_t own_out[EXACT_MAX_OPS]; /* out - persistent, freed after the last consumer */
+    int32_t out_deg[EXACT_MAX_OPS];
+    int64_t limit[EXACT_MAX_DEVICES];
+    uint64_t all;
+    int64_t below, best, nodes;
+    bool stop;
+};
+
+struct state {
+    int64_t now;
+    uint64_t started, done;
+    uint64_t skipped; /* left while eligible, not yet excused (the dominance) */
+    uint64_t zdone;   /* 0-µs records whose bytes are taken */
+    int64_t end[EXACT_MAX_ACTS];
+    int64_t busy[MAX_RES]; /* free after */
+    int64_t used[EXACT_MAX_DEVICES];
+    int32_t pend_out[EXACT_MAX_OPS];
+    int32_t xpend[EXACT_MAX_ACTS];
+};
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint32_t xfer_res(enum channel_model m, int32_t src, int32_t dst)
+{
+    switch (m) {
+    case CHANNEL_DUPLEX:
+        return (1u << (RES_CHAN + src)) | (1u << (RES_CHAN + EXACT_MAX_DEVICES + dst));
+    case CHANNEL_LINK:
+        return 1u << (RES_CHAN + src * EXACT_MAX_DEVICES + dst);
+    case CHANNEL_SHARED:
+    default:
+        return (1u << (RES_CHAN + src)) | (1u << (RES_CHAN + dst));
+    }
+}
+
+/* The record of tensor t sent to dst, made (with its activity) when new. */
+static int xrec_get(struct ctx *x, const struct cluster *c, int32_t t, int32_t src, int32_t dst,
+                    int64_t bytes, int32_t *id)
+{
+    int64_t dur;
+
+    for (int32_t i = 0; i < x->nx; i++) {
+        if (x->x[i].tensor == t && x->x[i].dst == dst) {
+            *id = i;
+            return 0;
+        }
+    }
+    if (x->nx >= EXACT_MAX_ACTS) {
+        return err_set(BAECHI_EINVAL, "exact_sched: more than %d transfers", EXACT_MAX_ACTS);
+    }
+    *id = x->nx++;
+    x->x[*id] = (struct xrec){.bytes = bytes, .tensor = t, .dst = dst, .act = -1};
+    dur = cluster_comm_us(c, src, dst, bytes);
+    if (dur > 0) {
+        struct act *a;
+
+        if (x->na >= EXACT_MAX_ACTS) {
+            return err_set(BAECHI_EINVAL, "exact_sched: more than %d activities", EXACT_MAX_ACTS);
+        }
+        a = &x->a[x->na];
+        *a = (struct act){.dur_us = dur,
+                          .alloc_bytes = x->o->received_bytes ? bytes : 0,
+                          .res = xfer_res(c->channel, src, dst),
+                          .mem_dev = dst,
+                          .op = -1};
+        x->x[*id].act = x->na++;
+    }
+    return 0;
+}
+
+/* Op v's activity, its inputs (producers first: they are earlier in
+ * topological order), then its transfers. */
+static int add_op(struct ctx *x, const struct graph *g, const struct cluster *c, int32_t v)
+{
+    int32_t d = x->dev_of[v], ia = x->na;
+    struct act *a;
+    int rc;
+
+    if (x->na >= EXACT_MAX_ACTS) {
+        return err_set(BAECHI_EINVAL, "exact_sched: more than %d activities", EXACT_MAX_ACTS);
+    }
+    x->act_of[v] = x->na++;
+    a = &x->a[ia];
+    x->own_out[v] = max64(0, g->out_bytes[v] - g->persist_bytes[v]);
+    x->out_deg[v] = graph_out_degree(g, v);
+    *a = (struct act){.dur_us = cluster_compute_us(c, d, g->weight_us[v]),
+                      .alloc_bytes = x->own_out[v] + g->temp_bytes[v],
+                      .temp_bytes = g->temp_bytes[v],
+                      .res = 1u << d,
+                      .mem_dev = d,
+                      .op = v};
+    for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+        int32_t e = g->in_edge[k], u = g->edge_src[e];
+
+        a->in_prod |= 1u << u;
+        if (x->dev_of[u] == d) {
+            a->pred |= 1ull << x->act_of[u];
+            continue;
+        }
+        for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
+            int32_t t = g->et_tensor[sl], r = -1;
+
+            for (int32_t i = 0; i < x->nx && r < 0; i++) {
+                r = x->x[i].tensor == t && x->x[i].dst == d ? i : -1;
+            }
+            if (r < 0) {
+                BUG("exact_sched: tensor %d to device %d has no record", t, d);
+            }
+            x->x[r].consumers++;
+            a->in_x |= 1ull << r;
+            if (x->x[r].act >= 0) {
+                a->pred |= 1ull << x->x[r].act;
+            } else {
+                a->pred |= 1ull << x->act_of[u];
+                a->zx |= 1ull << r;
+            }
+        }
+    }
+    for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+        int32_t dw = x->dev_of[g->edge_dst[e]];
+
+        if (dw == d) {
+            continue;
+        }
+        for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
+            int32_t t = g->et_tensor[sl], r, na0 = x->na;
+
+            if ((rc = xrec_get(x, c, t, d, dw, g->tensor_bytes[t], &r)) != 0) {
+                return rc;
+            }
+            if (x->na > na0) {
+                x->a[na0].pred = 1ull << ia;
+            }
+        }
+    }
+    return 0;
+}
+
+static int build(struct ctx *x, const struct graph *g, const struct cluster *c,
+                 const int32_t *device_of)
+{
+    int rc;
+
+    if (g->n_ops > EXACT_MAX_OPS || c->n_devices > EXACT_MAX_DEVICES) {
+        return err_set(BAECHI_EINVAL, "exact_sched: %d ops on %d devices is beyond %d on %d",
+                       g->n_ops, c->n_devices, EXACT_MAX_OPS, EXACT_MAX_DEVICES);
+    }
+    if (g->n_coll > 0 || g->port_alias || g->micro_batch) {
+        return err_set(BAECHI_EINVAL, "exact_sched: collectives, views and micro-batches are "
+                                      "not modelled");
+    }
+    x->nd = c->n_devices;
+    for (int32_t d = 0; d < x->nd; d++) {
+        x->limit[d] = c->dev[d].mem_bytes;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        if (device_of[v] < 0 || device_of[v] >= x->nd) {
+            return err_set(BAECHI_EINVAL, "exact_sched: op %d on device %d", v, device_of[v]);
+        }
+        x->dev_of[v] = device_of[v];
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        if ((rc = add_op(x, g, c, g->topo_op[i])) != 0) {
+            return rc;
+        }
+    }
+    x->all = x->na == 64 ? ~0ull : (1ull << x->na) - 1;
+    /* tails, successors after their predecessors */
+    for (int32_t i = x->na - 1; i >= 0; i--) {
+        x->a[i].tail_us = 0;
+        for (int32_t j = i + 1; j < x->na; j++) {
+            if (x->a[j].pred >> i & 1) {
+                x->a[i].tail_us = max64(x->a[i].tail_us, x->a[j].dur_us + x->a[j].tail_us);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Bytes activity i takes at its start now (an op also takes its 0-µs
+ * transfers' bytes, the first of their consumers on the receiver). */
+static int64_t alloc_now(const struct ctx *x, const struct state *s, int32_t i)
+{
+    const struct act *a = &x->a[i];
+    int64_t b = a->alloc_bytes;
+    uint64_t z = a->zx & ~s->zdone;
+
+    while (z && x->o->received_bytes) {
+        int32_t r = __builtin_ctzll(z);
+
+        z &= z - 1;
+        b += x->x[r].bytes;
+    }
+    return b;
+}
+
+static bool eligible(const struct ctx *x, const struct state *s, int32_t i)
+{
+    const struct act *a = &x->a[i];
+    uint64_t bit = 1ull << i;
+    int32_t d = a->mem_dev;
+
+    if ((s->started | s->skipped) & bit || (a->pred & ~s->done) != 0) {
+        return false;
+    }
+    for (uint32_t r = a->res; r; r &= r - 1) {
+        if (s->busy[__builtin_ctz(r)] > s->now) {
+            return false;
+        }
+    }
+    return !x->o->memory || x->limit[d] <= 0 || s->used[d] + alloc_now(x, s, i) <= x->limit[d];
+}
+
+static void start(const struct ctx *x, struct state *s, int32_t i)
+{
+    const struct act *a = &x->a[i];
+    int64_t b = alloc_now(x, s, i);
+
+    s->started |= 1ull << i;
+    s->end[i] = s->now + a->dur_us;
+    for (uint32_t r = a->res; r; r &= r - 1) {
+        s->busy[__builtin_ctz(r)] = s->end[i];
+    }
+    s->used[a->mem_dev] += b;
+    s->zdone |= a->zx;
+    /* the left ones that this start excuses: it takes their resource or
+     * memory, so they may have waited for it */
+    for (uint64_t k = s->skipped; k; k &= k - 1) {
+        int32_t j = __builtin_ctzll(k);
+
+        if ((x->a[j].res & a->res) || (b > 0 && x->a[j].mem_dev == a->mem_dev)) {
+            s->skipped &= ~(1ull << j);
+        }
+    }
+}
+
+/* Activity i ends now: an op frees its temp, the received copies and the
+ * producers' outputs whose last consumer it was. */
+static void finish(const struct ctx *x, struct state *s, int32_t i)
+{
+    const struct act *a = &x->a[i];
+
+    s->done |= 1ull << i;
+    if (a->op < 0) {
+        return;
+    }
+    s->used[a->mem_dev] -= a->temp_bytes;
+    for (uint64_t k = a->in_x; k; k &= k - 1) {
+        int32_t r = __builtin_ctzll(k);
+
+        if (--s->xpend[r] == 0 && x->o->received_bytes) {
+            s->used[x->x[r].dst] -= x->x[r].bytes;
+        }
+    }
+    for (uint32_t k = a->in_prod; k; k &= k - 1) {
+        int32_t u = __builtin_ctz(k);
+
+        if (--s->pend_out[u] == 0) {
+            s->used[x->dev_of[u]] -= x->own_out[u];
+        }
+    }
+}
+
+/*
+ * A lower bound on the makespan of every completion of s: earliest starts
+ * by precedence and free resources, each activity's end plus its tail,
+ * and per resource the earliest start of what is left on it plus its
+ * total length plus the shortest tail among it.
+ */
+static int64_t lower(const struct ctx *x, const struct state *s)
+{
+    int64_t fin[EXACT_MAX_ACTS], rmin[MAX_RES], rsum[MAX_RES], rtail[MAX_RES], lb = 0;
+
+    for (int32_t r = 0; r < MAX_RES; r++) {
+        rsum[r] = 0;
+        rmin[r] = rtail[r] = INT64_MAX;
+    }
+    for (int32_t i = 0; i < x->na; i++) {
+        const struct act *a = &x->a[i];
+
+        if (s->started >> i & 1) {
+            fin[i] = s->end[i];
+        } else {
+            int64_t e = s->now;
+
+            for (uint64_t k = a->pred; k; k &= k - 1) {
+                e = max64(e, fin[__builtin_ctzll(k)]);
+            }
+            for (uint32_t k = a->res; k; k &= k - 1) {
+                int32_t r = __builtin_ctz(k);
+
+                e = max64(e, s->busy[r]);
+            }
+            for (uint32_t k = a->res; k; k &= k - 1) {
+                int32_t r = __builtin_ctz(k);
+
+                rmin[r] = e < rmin[r] ? e : rmin[r];
+                rsum[r] += a->dur_us;
+                rtail[r] = a->tail_us < rtail[r] ? a->tail_us : rtail[r];
+            }
+            fin[i] = e + a->dur_us;
+        }
+        lb = max64(lb, fin[i] + a->tail_us);
+    }
+    for (int32_t r = 0; r < MAX_RES; r++) {
+        if (rsum[r] > 0) {
+            lb = max64(lb, rmin[r] + rsum[r] + rtail[r]);
+        }
+    }
+    return lb;
+}
+
+/* The next activity from `from` on that may start now; x->na when none. */
+static int32_t next_eligible(const struct ctx *x, const struct state *s, int32_t from)
+{
+    while (from < x->na && !eligible(x, s, from)) {
+        from++;
+    }
+    return from;
+}
+
+static void search(struct ctx *x, const struct state *s, int32_t from)
+{
+    struct state s2;
+    int64_t lb, next = INT64_MAX;
+    int32_t i;
+    uint64_t running;
+
+    if (x->stop) {
+        return;
+    }
+    x->nodes++;
+    lb = lower(x, s);
+    if (lb >= x->below) {
+        return;
+    }
+    if (s->done == x->all) {
+        /* every activity has ended: lb is the makespan */
+        x->best = x->below = lb;
+        x->stop = x->o->first;
+        return;
+    }
+    if ((i = next_eligible(x, s, from)) < x->na) {
+        s2 = *s;
+        start(x, &s2, i);
+        search(x, &s2, i + 1);
+        s2 = *s;
+        s2.skipped |= 1ull << i;
+        search(x, &s2, i + 1);
+        return;
+    }
+    /* nothing more starts now: on to the next end (none: a dead end) */
+    running = s->started & ~s->done;
+    for (uint64_t k = running; k; k &= k - 1) {
+        int32_t j = __builtin_ctzll(k);
+
+        next = s->end[j] < next ? s->end[j] : next;
+    }
+    if (next == INT64_MAX) {
+        return;
+    }
+    s2 = *s;
+    s2.now = next;
+    for (uint64_t k = running; k; k &= k - 1) {
+        int32_t j = __builtin_ctzll(k);
+
+        if (s->end[j] == next) {
+            finish(x, &s2, j);
+        }
+    }
+    search(x, &s2, 0);
+}
+
+int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                    const struct exact_options *o, int64_t below_us, struct exact_result *r)
+{
+    struct ctx x;
+    struct state s;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    memset(&s, 0, sizeof(s));
+    x.o = o;
+    r->best_us = -1;
+    r->nodes = 0;
+    r->fits = true;
+    if ((rc = build(&x, g, c, device_of)) != 0) {
+        return rc;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        int32_t d = x.dev_of[v];
+
+        s.used[d] += g->persist_bytes[v];
+        s.pend_out[v] = x.out_deg[v];
+        if (o->memory && x.limit[d] > 0 && s.used[d] > x.limit[d]) {
+            r->fits = false;
+        }
+    }
+    for (int32_t i = 0; i < x.nx; i++) {
+        s.xpend[i] = x.x[i].consumers;
+    }
+    if (!r->fits) {
+        return 0;
+    }
+    x.below = below_us;
+    x.best = -1;
+    search(&x, &s, 0);
+    r->best_us = x.best;
+    r->nodes = x.nodes;
+    return 0;
+}
