@@ -30,12 +30,20 @@ struct act {
     int32_t op; /* -1 for a transfer */
 };
 
+/* What an op's memory depends on (op bit masks). */
+struct opmask {
+    uint32_t anc;  /* its ancestors */
+    uint32_t dos;  /* itself and its descendants */
+    uint32_t cons; /* its consumers */
+};
+
 /* One tensor sent to one device. */
 struct xrec {
     int64_t bytes;
     int32_t tensor, dst;
     int32_t act;       /* its activity, -1 when it takes 0 µs */
     int32_t consumers; /* ops on dst that read it */
+    uint32_t cons;     /* those ops */
 };
 
 struct ctx {
@@ -47,6 +55,9 @@ struct ctx {
     int32_t dev_of[EXACT_MAX_OPS];
     int64_t own_out[EXACT_MAX_OPS]; /* out - persistent, freed after the last consumer */
     int32_t out_deg[EXACT_MAX_OPS];
+    struct opmask m[EXACT_MAX_OPS];
+    int64_t persist[EXACT_MAX_DEVICES];
+    int32_t n_ops;
     int64_t limit[EXACT_MAX_DEVICES];
     uint64_t all;
     int64_t below, best, nodes;
@@ -157,6 +168,7 @@ static int add_op(struct ctx *x, const struct graph *g, const struct cluster *c,
                 BUG("exact_sched: tensor %d to device %d has no record", t, d);
             }
             x->x[r].consumers++;
+            x->x[r].cons |= 1u << v;
             a->in_x |= 1ull << r;
             if (x->x[r].act >= 0) {
                 a->pred |= 1ull << x->x[r].act;
@@ -212,6 +224,26 @@ static int build(struct ctx *x, const struct graph *g, const struct cluster *c,
     for (int32_t i = 0; i < g->n_ops; i++) {
         if ((rc = add_op(x, g, c, g->topo_op[i])) != 0) {
             return rc;
+        }
+    }
+    x->n_ops = g->n_ops;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        int32_t v = g->topo_op[i];
+
+        x->persist[x->dev_of[v]] += g->persist_bytes[v];
+        for (int32_t k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+            int32_t u = g->edge_src[g->in_edge[k]];
+
+            x->m[v].anc |= x->m[u].anc | 1u << u;
+            x->m[u].cons |= 1u << v;
+        }
+    }
+    for (int32_t i = g->n_ops - 1; i >= 0; i--) {
+        int32_t v = g->topo_op[i];
+
+        x->m[v].dos |= 1u << v;
+        for (uint32_t k = x->m[v].cons; k; k &= k - 1) {
+            x->m[v].dos |= x->m[__builtin_ctz(k)].dos;
         }
     }
     x->all = x->na == 64 ? ~0ull : (1ull << x->na) - 1;
@@ -312,6 +344,47 @@ static void finish(const struct ctx *x, struct state *s, int32_t i)
 }
 
 /*
+ * Whether op v (not started) can still start within its device's limit:
+ * at its start the device holds its persistent bytes, v's own allocation,
+ * every output there that a consumer at or after v still needs (of v's
+ * ancestors, and of ops already started: those and their sinks), and the
+ * received copies that v or a descendant there reads (v's own, and those
+ * already taken).  A necessary condition only.
+ */
+static bool op_may_fit(const struct ctx *x, const struct state *s, int32_t v)
+{
+    const struct act *a = &x->a[x->act_of[v]];
+    int32_t d = a->mem_dev;
+    uint32_t dos = x->m[v].dos;
+    int64_t held = x->persist[d] + a->alloc_bytes;
+
+    if (x->limit[d] <= 0) {
+        return true;
+    }
+    for (int32_t u = 0; u < x->n_ops; u++) {
+        bool started = s->started >> x->act_of[u] & 1;
+
+        if (u == v || x->dev_of[u] != d || (!started && !(x->m[v].anc >> u & 1))) {
+            continue;
+        }
+        if (started ? s->pend_out[u] > 0 && (x->out_deg[u] == 0 || (x->m[u].cons & dos))
+                    : (x->m[u].cons & dos) != 0) {
+            held += x->own_out[u];
+        }
+    }
+    for (int32_t r = 0; r < x->nx && x->o->received_bytes; r++) {
+        const struct xrec *xr = &x->x[r];
+        bool taken = xr->act >= 0 ? s->started >> xr->act & 1 : s->zdone >> r & 1;
+
+        if (xr->dst == d &&
+            ((a->in_x >> r & 1) || (taken && s->xpend[r] > 0 && (xr->cons & dos)))) {
+            held += xr->bytes;
+        }
+    }
+    return held <= x->limit[d];
+}
+
+/*
  * A lower bound on the makespan of every completion of s: earliest starts
  * by precedence and free resources, each activity's end plus its tail,
  * and per resource the earliest start of what is left on it plus its
@@ -355,6 +428,11 @@ static int64_t lower(const struct ctx *x, const struct state *s)
     for (int32_t r = 0; r < MAX_RES; r++) {
         if (rsum[r] > 0) {
             lb = max64(lb, rmin[r] + rsum[r] + rtail[r]);
+        }
+    }
+    for (int32_t v = 0; v < x->n_ops && x->o->memory; v++) {
+        if (!(s->started >> x->act_of[v] & 1) && !op_may_fit(x, s, v)) {
+            return INT64_MAX;
         }
     }
     return lb;

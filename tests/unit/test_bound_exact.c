@@ -302,6 +302,9 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
         }
     } while (next_placement(dev, g->n_ops, nd));
     n->cases++;
+    if (getenv("EXACT_DEBUG")) {
+        fprintf(stderr, "case %d ops %d nd %d ch %d mem %lld list %lld opt %lld bound %lld nodes %lld\n", k, g->n_ops, nd, (int)c->channel, (long long)c->dev[0].mem_bytes, (long long)best_list, (long long)opt, (long long)b.lower_bound_us, (long long)n->nodes);
+    }
     if (opt < 0) {
         return;
     }
