@@ -8,6 +8,7 @@
 
 #include "core/err.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Resources: compute engines 0..3, channels from RES_CHAN (sim_timed.c's
@@ -62,6 +63,7 @@ struct ctx {
     uint64_t all;
     int64_t below, best, nodes;
     bool stop;
+    struct exact_result *out;
 };
 
 struct state {
@@ -438,6 +440,33 @@ static int64_t lower(const struct ctx *x, const struct state *s)
     return lb;
 }
 
+/* The schedule of s (every activity ended) into x->out. */
+static void record(const struct ctx *x, const struct state *s)
+{
+    struct exact_result *r = x->out;
+
+    for (int32_t v = 0; v < x->n_ops; v++) {
+        int32_t i = x->act_of[v];
+
+        r->op_start_us[v] = s->end[i] - x->a[i].dur_us;
+    }
+    r->n_xfers = x->nx;
+    for (int32_t k = 0; k < x->nx; k++) {
+        const struct xrec *xr = &x->x[k];
+        int64_t st = INT64_MAX;
+
+        if (xr->act >= 0) {
+            st = s->end[xr->act] - x->a[xr->act].dur_us;
+        }
+        for (uint32_t m = xr->act < 0 ? xr->cons : 0; m; m &= m - 1) {
+            int64_t cs = r->op_start_us[__builtin_ctz(m)];
+
+            st = cs < st ? cs : st; /* with its first consumer */
+        }
+        r->xfer[k] = (struct exact_xfer){.tensor = xr->tensor, .dst = xr->dst, .start_us = st};
+    }
+}
+
 /* The next activity from `from` on that may start now; x->na when none. */
 static int32_t next_eligible(const struct ctx *x, const struct state *s, int32_t from)
 {
@@ -465,6 +494,7 @@ static void search(struct ctx *x, const struct state *s, int32_t from)
     if (s->done == x->all) {
         /* every activity has ended: lb is the makespan */
         x->best = x->below = lb;
+        record(x, s);
         x->stop = x->o->first;
         return;
     }
@@ -509,7 +539,9 @@ int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_
     memset(&x, 0, sizeof(x));
     memset(&s, 0, sizeof(s));
     x.o = o;
+    x.out = r;
     r->best_us = -1;
+    r->n_xfers = 0;
     r->nodes = 0;
     r->fits = true;
     if ((rc = build(&x, g, c, device_of)) != 0) {
@@ -536,4 +568,203 @@ int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_
     r->best_us = x.best;
     r->nodes = x.nodes;
     return 0;
+}
+
+/* --- the checker: from the graph and the rules, sharing nothing above --- */
+
+/* One change of a device's memory. */
+struct mem_ev {
+    int64_t time_us, delta_bytes;
+    int32_t dev;
+};
+
+/* By time, frees before allocations at one instant. */
+static int mem_ev_cmp(const void *pa, const void *pb)
+{
+    const struct mem_ev *a = pa, *b = pb;
+
+    if (a->time_us != b->time_us) {
+        return a->time_us < b->time_us ? -1 : 1;
+    }
+    return (a->delta_bytes > 0) - (b->delta_bytes > 0);
+}
+
+/* Whether two transfers may not run at once on channel model m. */
+static bool xfer_conflict(enum channel_model m, int32_t s1, int32_t d1, int32_t s2, int32_t d2)
+{
+    switch (m) {
+    case CHANNEL_DUPLEX:
+        return s1 == s2 || d1 == d2;
+    case CHANNEL_LINK:
+        return s1 == s2 && d1 == d2;
+    case CHANNEL_SHARED:
+    default:
+        return s1 == s2 || s1 == d2 || d1 == s2 || d1 == d2;
+    }
+}
+
+/* Whether [s1, e1) and [s2, e2) share an instant (an empty one shares none). */
+static bool overlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
+{
+    return s1 < e1 && s2 < e2 && s1 < e2 && s2 < e1;
+}
+
+/* Transfers: each needed one once, after its producer, before its
+ * consumers; their ends into xend. */
+static int check_xfers(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                       const struct exact_result *r, const int64_t *end, int64_t *xend)
+{
+    int32_t uses[EXACT_MAX_ACTS] = {0};
+
+    for (int32_t k = 0; k < r->n_xfers; k++) {
+        const struct exact_xfer *xf = &r->xfer[k];
+        int32_t u = g->tensor_op[xf->tensor];
+
+        xend[k] = xf->start_us + cluster_comm_us(c, dev[u], xf->dst, g->tensor_bytes[xf->tensor]);
+        if (xf->dst == dev[u] || xf->start_us < end[u]) {
+            return err_set(BAECHI_EINVAL,
+                           "tensor %d sent to device %d at %lld, its producer "
+                           "ends at %lld",
+                           xf->tensor, xf->dst, (long long)xf->start_us, (long long)end[u]);
+        }
+        for (int32_t j = 0; j < k; j++) {
+            if (r->xfer[j].tensor == xf->tensor && r->xfer[j].dst == xf->dst) {
+                return err_set(BAECHI_EINVAL, "tensor %d sent twice to %d", xf->tensor, xf->dst);
+            }
+        }
+    }
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        int32_t u = g->edge_src[e], w = g->edge_dst[e];
+
+        if (r->op_start_us[w] < end[u]) {
+            return err_set(BAECHI_EINVAL, "op %d starts before its producer %d ends", w, u);
+        }
+        for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1] && dev[u] != dev[w]; sl++) {
+            int32_t k = 0;
+
+            while (k < r->n_xfers &&
+                   (r->xfer[k].tensor != g->et_tensor[sl] || r->xfer[k].dst != dev[w])) {
+                k++;
+            }
+            if (k == r->n_xfers || r->op_start_us[w] < xend[k]) {
+                return err_set(BAECHI_EINVAL, "op %d starts before tensor %d arrives", w,
+                               g->et_tensor[sl]);
+            }
+            uses[k]++;
+        }
+    }
+    for (int32_t k = 0; k < r->n_xfers; k++) {
+        if (uses[k] == 0) {
+            return err_set(BAECHI_EINVAL, "tensor %d sent to device %d, read by none there",
+                           r->xfer[k].tensor, r->xfer[k].dst);
+        }
+    }
+    return 0;
+}
+
+/* No two ops on one device, no two transfers on one channel at once. */
+static int check_resources(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                           const struct exact_result *r, const int64_t *end, const int64_t *xend)
+{
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        for (int32_t w = 0; w < v; w++) {
+            if (dev[v] == dev[w] && overlap(r->op_start_us[v], end[v], r->op_start_us[w], end[w])) {
+                return err_set(BAECHI_EINVAL, "ops %d and %d overlap on device %d", v, w, dev[v]);
+            }
+        }
+    }
+    for (int32_t k = 0; k < r->n_xfers; k++) {
+        for (int32_t j = 0; j < k; j++) {
+            const struct exact_xfer *a = &r->xfer[k], *b = &r->xfer[j];
+
+            if (xfer_conflict(c->channel, dev[g->tensor_op[a->tensor]], a->dst,
+                              dev[g->tensor_op[b->tensor]], b->dst) &&
+                overlap(a->start_us, xend[k], b->start_us, xend[j])) {
+                return err_set(BAECHI_EINVAL, "transfers of tensors %d and %d overlap", a->tensor,
+                               b->tensor);
+            }
+        }
+    }
+    return 0;
+}
+
+/* The memory of every device at every instant within its limit. */
+static int check_memory(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                        const struct exact_options *o, const struct exact_result *r,
+                        const int64_t *end)
+{
+    struct mem_ev ev[3 * EXACT_MAX_OPS + 2 * EXACT_MAX_ACTS];
+    int64_t used[EXACT_MAX_DEVICES] = {0};
+    int32_t ne = 0;
+
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        int64_t own = g->out_bytes[v] - g->persist_bytes[v], last = -1;
+
+        own = own > 0 ? own : 0;
+        used[dev[v]] += g->persist_bytes[v];
+        ev[ne++] = (struct mem_ev){r->op_start_us[v], own + g->temp_bytes[v], dev[v]};
+        ev[ne++] = (struct mem_ev){end[v], -g->temp_bytes[v], dev[v]};
+        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+            last = end[g->edge_dst[e]] > last ? end[g->edge_dst[e]] : last;
+        }
+        if (last >= 0) {
+            ev[ne++] = (struct mem_ev){last, -own, dev[v]};
+        }
+    }
+    for (int32_t k = 0; k < r->n_xfers && o->received_bytes; k++) {
+        int64_t last = -1, b = g->tensor_bytes[r->xfer[k].tensor];
+
+        for (int32_t e = 0; e < g->n_edges; e++) {
+            int32_t w = g->edge_dst[e];
+
+            for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
+                if (g->et_tensor[sl] == r->xfer[k].tensor && dev[w] == r->xfer[k].dst) {
+                    last = end[w] > last ? end[w] : last;
+                }
+            }
+        }
+        ev[ne++] = (struct mem_ev){r->xfer[k].start_us, b, r->xfer[k].dst};
+        ev[ne++] = (struct mem_ev){last, -b, r->xfer[k].dst};
+    }
+    qsort(ev, (size_t)ne, sizeof(*ev), mem_ev_cmp);
+    for (int32_t i = 0; i < ne; i++) {
+        used[ev[i].dev] += ev[i].delta_bytes;
+        /* after the last allocation of an instant */
+        for (int32_t d = 0; d < c->n_devices && (i + 1 == ne || ev[i + 1].time_us != ev[i].time_us);
+             d++) {
+            if (c->dev[d].mem_bytes > 0 && used[d] > c->dev[d].mem_bytes) {
+                return err_set(BAECHI_EINVAL, "device %d holds %lld B > %lld at %lld", d,
+                               (long long)used[d], (long long)c->dev[d].mem_bytes,
+                               (long long)ev[i].time_us);
+            }
+        }
+    }
+    return 0;
+}
+
+int exact_sched_check(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                      const struct exact_options *o, const struct exact_result *r)
+{
+    int64_t end[EXACT_MAX_OPS], xend[EXACT_MAX_ACTS], makespan = 0;
+    int rc;
+
+    if (r->best_us < 0 || g->n_ops > EXACT_MAX_OPS) {
+        return err_set(BAECHI_EINVAL, "no schedule to check");
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        end[v] = r->op_start_us[v] + cluster_compute_us(c, device_of[v], g->weight_us[v]);
+        makespan = end[v] > makespan ? end[v] : makespan;
+        if (r->op_start_us[v] < 0) {
+            return err_set(BAECHI_EINVAL, "op %d starts at %lld", v, (long long)r->op_start_us[v]);
+        }
+    }
+    if (makespan != r->best_us) {
+        return err_set(BAECHI_EINVAL, "makespan %lld, reported %lld", (long long)makespan,
+                       (long long)r->best_us);
+    }
+    if ((rc = check_xfers(g, c, device_of, r, end, xend)) != 0 ||
+        (rc = check_resources(g, c, device_of, r, end, xend)) != 0) {
+        return rc;
+    }
+    return o->memory ? check_memory(g, c, device_of, o, r, end) : 0;
 }

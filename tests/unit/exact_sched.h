@@ -83,10 +83,20 @@ struct exact_options {
     bool first;          /* stop at the first schedule below the bound */
 };
 
+/* A transfer of a schedule: tensor to device dst, starting at start_us. */
+struct exact_xfer {
+    int32_t tensor, dst;
+    int64_t start_us;
+};
+
 struct exact_result {
     int64_t best_us; /* the smallest makespan found below `below_us`, -1 none */
     int64_t nodes;   /* search nodes visited */
     bool fits;       /* the persistent bytes fit every device (else no search) */
+    /* the schedule of best_us (when >= 0): every op's start, every transfer */
+    int64_t op_start_us[EXACT_MAX_OPS];
+    int32_t n_xfers;
+    struct exact_xfer xfer[EXACT_MAX_ACTS];
 };
 
 /*
@@ -98,5 +108,16 @@ struct exact_result {
  */
 int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                     const struct exact_options *o, int64_t below_us, struct exact_result *r);
+
+/*
+ * Checks the schedule in r (r->best_us >= 0) against the model above,
+ * written from the graph and the rules, not from the search's tables: the
+ * transfers are exactly the needed ones, precedence, no two activities on
+ * one resource at once, memory within the limits at every instant (o's
+ * readings), and the makespan is r->best_us.  0, or BAECHI_EINVAL with
+ * what is wrong.
+ */
+int exact_sched_check(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                      const struct exact_options *o, const struct exact_result *r);
 
 #endif

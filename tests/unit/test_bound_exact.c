@@ -28,13 +28,34 @@
 
 static const struct exact_options strict_opts = {.memory = true, .received_bytes = true};
 
+/* exact_sched_min, and the schedule it found checked (exact_sched_check). */
+static void search_checked(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                           const struct exact_options *o, int64_t below_us, struct exact_result *r)
+{
+    cr_assert_eq(exact_sched_min(g, c, dev, o, below_us, r), 0, "%s", err_msg());
+    if (r->best_us >= 0 && getenv("EXACT_DEBUG") && exact_sched_check(g, c, dev, o, r)) {
+        fprintf(stderr, "channel %d\n", (int)c->channel);
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            fprintf(stderr, "op %d dev %d start %lld w %lld\n", v, dev[v], (long long)r->op_start_us[v], (long long)g->weight_us[v]);
+        }
+        for (int32_t k = 0; k < r->n_xfers; k++) {
+            int32_t t = r->xfer[k].tensor;
+            fprintf(stderr, "x tensor %d op %d -> %d start %lld dur %lld\n", t, g->tensor_op[t], r->xfer[k].dst, (long long)r->xfer[k].start_us, (long long)cluster_comm_us(c, dev[g->tensor_op[t]], r->xfer[k].dst, g->tensor_bytes[t]));
+        }
+    }
+    if (r->best_us >= 0) {
+        cr_assert_eq(exact_sched_check(g, c, dev, o, r), 0, "schedule of %lld µs: %s",
+                     (long long)r->best_us, err_msg());
+    }
+}
+
 /* The smallest makespan of any schedule of g placed by dev (-1: none fits). */
 static int64_t exact_opt(const struct graph *g, const struct cluster *c, const int32_t *dev,
                          const struct exact_options *o)
 {
     struct exact_result r;
 
-    cr_assert_eq(exact_sched_min(g, c, dev, o, INT64_MAX, &r), 0, "%s", err_msg());
+    search_checked(g, c, dev, o, INT64_MAX, &r);
     return r.best_us;
 }
 
@@ -251,7 +272,7 @@ static int64_t best_list_step(int k, const struct graph *g, const struct cluster
         if (!canonical(dev, g->n_ops, symmetric) || (step = list_step(g, c, dev)) < 0) {
             continue;
         }
-        cr_assert_eq(exact_sched_min(g, c, dev, &first, step + 1, &r), 0, "%s", err_msg());
+        search_checked(g, c, dev, &first, step + 1, &r);
         n->nodes += r.nodes;
         if (r.best_us < 0) {
             n->cross_fails++;
@@ -282,7 +303,7 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
             continue;
         }
         /* the optimum: below the best so far */
-        cr_assert_eq(exact_sched_min(g, c, dev, &strict_opts, below, &r), 0, "%s", err_msg());
+        search_checked(g, c, dev, &strict_opts, below, &r);
         n->nodes += r.nodes;
         if (r.best_us >= 0) {
             opt = r.best_us;
@@ -302,8 +323,13 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
         }
     } while (next_placement(dev, g->n_ops, nd));
     n->cases++;
+    cr_assert(best_list < 0 || (opt >= 0 && opt <= best_list), "case %d: optimum %lld, list %lld",
+              k, (long long)opt, (long long)best_list);
     if (getenv("EXACT_DEBUG")) {
-        fprintf(stderr, "case %d ops %d nd %d ch %d mem %lld list %lld opt %lld bound %lld nodes %lld\n", k, g->n_ops, nd, (int)c->channel, (long long)c->dev[0].mem_bytes, (long long)best_list, (long long)opt, (long long)b.lower_bound_us, (long long)n->nodes);
+        fprintf(stderr,
+                "case %d ops %d nd %d ch %d mem %lld list %lld opt %lld bound %lld nodes %lld\n", k,
+                g->n_ops, nd, (int)c->channel, (long long)c->dev[0].mem_bytes, (long long)best_list,
+                (long long)opt, (long long)b.lower_bound_us, (long long)n->nodes);
     }
     if (opt < 0) {
         return;
