@@ -8,7 +8,6 @@
 
 #include "core/err.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Resources: compute engines 0..3, channels from RES_CHAN (sim_timed.c's
@@ -22,6 +21,7 @@ struct act {
     int64_t alloc_bytes; /* taken on mem_dev at its start */
     int64_t temp_bytes;  /* an op's, freed at its end */
     int64_t tail_us;     /* the longest chain of durations after its end */
+    int64_t hint_us;     /* its start in the hint (branch order) */
     uint64_t pred;       /* activities that end before it starts */
     uint64_t zx;         /* an op's 0-µs transfers (records) it reads */
     uint64_t in_x;       /* an op's received tensors (records) it reads */
@@ -36,6 +36,11 @@ struct opmask {
     uint32_t anc;  /* its ancestors */
     uint32_t dos;  /* itself and its descendants */
     uint32_t cons; /* its consumers */
+    /* what its device surely holds at its start, whatever the order: its
+     * ancestors there with a consumer at or after it (held_anc), its
+     * persistent bytes, its own allocation, its received inputs */
+    uint32_t held_anc;
+    int64_t held_bytes;
 };
 
 /* One tensor sent to one device. */
@@ -58,6 +63,8 @@ struct ctx {
     int32_t out_deg[EXACT_MAX_OPS];
     struct opmask m[EXACT_MAX_OPS];
     int64_t persist[EXACT_MAX_DEVICES];
+    uint32_t on_dev[EXACT_MAX_DEVICES]; /* ops */
+    uint64_t x_to[EXACT_MAX_DEVICES];   /* records */
     int32_t n_ops;
     int64_t limit[EXACT_MAX_DEVICES];
     uint64_t all;
@@ -71,6 +78,7 @@ struct state {
     uint64_t started, done;
     uint64_t skipped; /* left while eligible, not yet excused (the dominance) */
     uint64_t zdone;   /* 0-µs records whose bytes are taken */
+    uint32_t ops_started;
     int64_t end[EXACT_MAX_ACTS];
     int64_t busy[MAX_RES]; /* free after */
     int64_t used[EXACT_MAX_DEVICES];
@@ -200,6 +208,50 @@ static int add_op(struct ctx *x, const struct graph *g, const struct cluster *c,
     return 0;
 }
 
+/* The static part of op_may_fit. */
+static void held_setup(struct ctx *x)
+{
+    for (int32_t v = 0; v < x->n_ops; v++) {
+        x->on_dev[x->dev_of[v]] |= 1u << v;
+    }
+    for (int32_t r = 0; r < x->nx; r++) {
+        x->x_to[x->x[r].dst] |= 1ull << r;
+    }
+    for (int32_t v = 0; v < x->n_ops; v++) {
+        struct opmask *m = &x->m[v];
+        const struct act *a = &x->a[x->act_of[v]];
+
+        m->held_bytes = x->persist[x->dev_of[v]] + a->alloc_bytes;
+        for (uint32_t k = m->anc & x->on_dev[x->dev_of[v]]; k; k &= k - 1) {
+            int32_t u = __builtin_ctz(k);
+
+            if (x->m[u].cons & m->dos) {
+                m->held_anc |= 1u << u;
+                m->held_bytes += x->own_out[u];
+            }
+        }
+        for (uint64_t k = x->o->received_bytes ? a->in_x : 0; k; k &= k - 1) {
+            m->held_bytes += x->x[__builtin_ctzll(k)].bytes;
+        }
+    }
+}
+
+/* Activity i's start in schedule h (0 when h has no such transfer). */
+static int64_t hint_start(const struct ctx *x, const struct exact_result *h, int32_t i)
+{
+    if (x->a[i].op >= 0) {
+        return h->op_start_us[x->a[i].op];
+    }
+    for (int32_t r = 0; r < x->nx; r++) {
+        for (int32_t k = 0; x->x[r].act == i && k < h->n_xfers; k++) {
+            if (h->xfer[k].tensor == x->x[r].tensor && h->xfer[k].dst == x->x[r].dst) {
+                return h->xfer[k].start_us;
+            }
+        }
+    }
+    return 0;
+}
+
 static int build(struct ctx *x, const struct graph *g, const struct cluster *c,
                  const int32_t *device_of)
 {
@@ -247,6 +299,10 @@ static int build(struct ctx *x, const struct graph *g, const struct cluster *c,
         for (uint32_t k = x->m[v].cons; k; k &= k - 1) {
             x->m[v].dos |= x->m[__builtin_ctz(k)].dos;
         }
+    }
+    held_setup(x);
+    for (int32_t i = 0; i < x->na && x->o->hint; i++) {
+        x->a[i].hint_us = hint_start(x, x->o->hint, i);
     }
     x->all = x->na == 64 ? ~0ull : (1ull << x->na) - 1;
     /* tails, successors after their predecessors */
@@ -301,6 +357,7 @@ static void start(const struct ctx *x, struct state *s, int32_t i)
     int64_t b = alloc_now(x, s, i);
 
     s->started |= 1ull << i;
+    s->ops_started |= a->op >= 0 ? 1u << a->op : 0;
     s->end[i] = s->now + a->dur_us;
     for (uint32_t r = a->res; r; r &= r - 1) {
         s->busy[__builtin_ctz(r)] = s->end[i];
@@ -356,30 +413,26 @@ static void finish(const struct ctx *x, struct state *s, int32_t i)
 static bool op_may_fit(const struct ctx *x, const struct state *s, int32_t v)
 {
     const struct act *a = &x->a[x->act_of[v]];
+    const struct opmask *m = &x->m[v];
     int32_t d = a->mem_dev;
-    uint32_t dos = x->m[v].dos;
-    int64_t held = x->persist[d] + a->alloc_bytes;
+    int64_t held = m->held_bytes;
 
     if (x->limit[d] <= 0) {
         return true;
     }
-    for (int32_t u = 0; u < x->n_ops; u++) {
-        bool started = s->started >> x->act_of[u] & 1;
+    for (uint32_t k = s->ops_started & x->on_dev[d] & ~m->held_anc; k; k &= k - 1) {
+        int32_t u = __builtin_ctz(k);
 
-        if (u == v || x->dev_of[u] != d || (!started && !(x->m[v].anc >> u & 1))) {
-            continue;
-        }
-        if (started ? s->pend_out[u] > 0 && (x->out_deg[u] == 0 || (x->m[u].cons & dos))
-                    : (x->m[u].cons & dos) != 0) {
+        if (s->pend_out[u] > 0 && (x->out_deg[u] == 0 || (x->m[u].cons & m->dos))) {
             held += x->own_out[u];
         }
     }
-    for (int32_t r = 0; r < x->nx && x->o->received_bytes; r++) {
+    for (uint64_t k = x->o->received_bytes ? x->x_to[d] & ~a->in_x : 0; k; k &= k - 1) {
+        int32_t r = __builtin_ctzll(k);
         const struct xrec *xr = &x->x[r];
         bool taken = xr->act >= 0 ? s->started >> xr->act & 1 : s->zdone >> r & 1;
 
-        if (xr->dst == d &&
-            ((a->in_x >> r & 1) || (taken && s->xpend[r] > 0 && (xr->cons & dos)))) {
+        if (taken && s->xpend[r] > 0 && (xr->cons & m->dos)) {
             held += xr->bytes;
         }
     }
@@ -476,7 +529,9 @@ static int32_t next_eligible(const struct ctx *x, const struct state *s, int32_t
     return from;
 }
 
-static void search(struct ctx *x, const struct state *s, int32_t from)
+/* lb_us: the parent's bound when s differs from it only in what was left
+ * (the same starts, ends and memory), else -1. */
+static void search(struct ctx *x, const struct state *s, int32_t from, int64_t lb_us)
 {
     struct state s2;
     int64_t lb, next = INT64_MAX;
@@ -487,7 +542,7 @@ static void search(struct ctx *x, const struct state *s, int32_t from)
         return;
     }
     x->nodes++;
-    lb = lower(x, s);
+    lb = lb_us >= 0 ? lb_us : lower(x, s);
     if (lb >= x->below) {
         return;
     }
@@ -499,12 +554,18 @@ static void search(struct ctx *x, const struct state *s, int32_t from)
         return;
     }
     if ((i = next_eligible(x, s, from)) < x->na) {
-        s2 = *s;
-        start(x, &s2, i);
-        search(x, &s2, i + 1);
-        s2 = *s;
-        s2.skipped |= 1ull << i;
-        search(x, &s2, i + 1);
+        for (int b = 0; b < 2; b++) {
+            /* start first, unless the hint waits */
+            bool go = (b == 0) == (x->a[i].hint_us <= s->now);
+
+            s2 = *s;
+            if (go) {
+                start(x, &s2, i);
+            } else if (!x->o->no_dominance) {
+                s2.skipped |= 1ull << i;
+            }
+            search(x, &s2, i + 1, go ? -1 : lb);
+        }
         return;
     }
     /* nothing more starts now: on to the next end (none: a dead end) */
@@ -526,7 +587,7 @@ static void search(struct ctx *x, const struct state *s, int32_t from)
             finish(x, &s2, j);
         }
     }
-    search(x, &s2, 0);
+    search(x, &s2, 0, -1);
 }
 
 int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_t *device_of,
@@ -564,7 +625,7 @@ int exact_sched_min(const struct graph *g, const struct cluster *c, const int32_
     }
     x.below = below_us;
     x.best = -1;
-    search(&x, &s, 0);
+    search(&x, &s, 0, -1);
     r->best_us = x.best;
     r->nodes = x.nodes;
     return 0;
@@ -726,7 +787,15 @@ static int check_memory(const struct graph *g, const struct cluster *c, const in
         ev[ne++] = (struct mem_ev){r->xfer[k].start_us, b, r->xfer[k].dst};
         ev[ne++] = (struct mem_ev){last, -b, r->xfer[k].dst};
     }
-    qsort(ev, (size_t)ne, sizeof(*ev), mem_ev_cmp);
+    for (int32_t i = 1; i < ne; i++) { /* insertion sort: a few dozen events */
+        struct mem_ev e = ev[i];
+        int32_t j = i;
+
+        for (; j > 0 && mem_ev_cmp(&ev[j - 1], &e) > 0; j--) {
+            ev[j] = ev[j - 1];
+        }
+        ev[j] = e;
+    }
     for (int32_t i = 0; i < ne; i++) {
         used[ev[i].dev] += ev[i].delta_bytes;
         /* after the last allocation of an instant */

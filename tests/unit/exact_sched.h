@@ -77,10 +77,17 @@
 #define EXACT_MAX_DEVICES 4
 #define EXACT_MAX_ACTS    64
 
+struct exact_result;
+
 struct exact_options {
     bool memory;         /* enforce the device limits (false: only to show a test can fail) */
     bool received_bytes; /* received copies take bytes (sim_timed.c), beyond R3 */
     bool first;          /* stop at the first schedule below the bound */
+    bool no_dominance;   /* search without the dominance rule (to test that rule) */
+    /* a schedule to try first (the branch order only: an activity starts
+     * first where the hint starts it by then, waits first elsewhere);
+     * NULL: start first everywhere */
+    const struct exact_result *hint;
 };
 
 /* A transfer of a schedule: tensor to device dst, starting at start_us. */

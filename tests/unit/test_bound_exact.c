@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "placers/bound.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 #include "tests/unit/exact_sched.h"
 #include "tests/unit/simtest.h"
 
@@ -36,11 +37,15 @@ static void search_checked(const struct graph *g, const struct cluster *c, const
     if (r->best_us >= 0 && getenv("EXACT_DEBUG") && exact_sched_check(g, c, dev, o, r)) {
         fprintf(stderr, "channel %d\n", (int)c->channel);
         for (int32_t v = 0; v < g->n_ops; v++) {
-            fprintf(stderr, "op %d dev %d start %lld w %lld\n", v, dev[v], (long long)r->op_start_us[v], (long long)g->weight_us[v]);
+            fprintf(stderr, "op %d dev %d start %lld w %lld\n", v, dev[v],
+                    (long long)r->op_start_us[v], (long long)g->weight_us[v]);
         }
         for (int32_t k = 0; k < r->n_xfers; k++) {
             int32_t t = r->xfer[k].tensor;
-            fprintf(stderr, "x tensor %d op %d -> %d start %lld dur %lld\n", t, g->tensor_op[t], r->xfer[k].dst, (long long)r->xfer[k].start_us, (long long)cluster_comm_us(c, dev[g->tensor_op[t]], r->xfer[k].dst, g->tensor_bytes[t]));
+            fprintf(stderr, "x tensor %d op %d -> %d start %lld dur %lld\n", t, g->tensor_op[t],
+                    r->xfer[k].dst, (long long)r->xfer[k].start_us,
+                    (long long)cluster_comm_us(c, dev[g->tensor_op[t]], r->xfer[k].dst,
+                                               g->tensor_bytes[t]));
         }
     }
     if (r->best_us >= 0) {
@@ -59,15 +64,33 @@ static int64_t exact_opt(const struct graph *g, const struct cluster *c, const i
     return r.best_us;
 }
 
-/* The timed simulator's step of g placed by dev (-1: it ran out of memory). */
-static int64_t list_step(const struct graph *g, const struct cluster *c, const int32_t *dev)
+/* The timed simulator's step of g placed by dev (-1: it ran out of memory),
+ * its schedule into *sched when not NULL. */
+static int64_t list_step(const struct graph *g, const struct cluster *c, const int32_t *dev,
+                         struct exact_result *sched)
 {
-    struct sim_options so = {.model = SIM_MODEL_TIMED};
+    struct trace t;
+    struct sim_options so = {.model = SIM_MODEL_TIMED, .trace = sched ? &t : NULL};
     struct sim_result r;
     int64_t step;
 
+    trace_init(&t, c->channel);
     cr_assert_eq(sim_run(g, c, dev, &so, &r), 0, "%s", err_msg());
     step = r.n_oom == 0 ? r.step_us : -1;
+    if (sched) {
+        sched->best_us = r.step_us;
+        for (int32_t v = 0; v < g->n_ops; v++) {
+            sched->op_start_us[v] = r.start_us[v];
+        }
+        cr_assert_leq(t.n_transfer, EXACT_MAX_ACTS);
+        sched->n_xfers = (int32_t)t.n_transfer;
+        for (size_t k = 0; k < t.n_transfer; k++) {
+            sched->xfer[k] = (struct exact_xfer){.tensor = t.transfer[k].tensor,
+                                                 .dst = t.transfer[k].dst,
+                                                 .start_us = t.transfer[k].start_us};
+        }
+    }
+    trace_release(&t);
     sim_result_release(&r);
     return step;
 }
@@ -93,7 +116,7 @@ Test(bound_exact, hand_checked_schedules)
     cr_assert_eq(simtest_cluster(&c, 2, 0, SLOPE, 0, CHANNEL_LINK), 0);
     /* A 0-10, A:0 crosses 10-110, B 110-120, C 120-130; D 10-40 */
     cr_expect_eq(exact_opt(&g, &c, dev, &strict_opts), 130);
-    cr_expect_eq(list_step(&g, &c, dev), 130);
+    cr_expect_eq(list_step(&g, &c, dev, NULL), 130);
     /* all on device 0: 60 µs of compute in a row */
     dev[1] = dev[2] = 0;
     cr_expect_eq(exact_opt(&g, &c, dev, &strict_opts), 60);
@@ -124,7 +147,7 @@ Test(bound_exact, memory_orders_the_schedule)
 
     cr_assert_eq(simtest_graph(&g, mem_ops, 5), 0, "%s", err_msg());
     cr_assert_eq(simtest_cluster(&c, 1, 2500, SLOPE, 0, CHANNEL_LINK), 0);
-    cr_expect_eq(list_step(&g, &c, dev), -1, "the list schedule fits?");
+    cr_expect_eq(list_step(&g, &c, dev, NULL), -1, "the list schedule fits?");
     cr_expect_eq(exact_opt(&g, &c, dev, &strict_opts), 50);
     /* 1,500 B: after A (600 held by B and C) no output of 1,000 fits */
     c.dev[0].mem_bytes = 1500;
@@ -234,7 +257,7 @@ static bool canonical(const int32_t *dev, int32_t n, bool symmetric)
 
 struct exact_counts {
     int cases, feasible, list_fits, list_beaten, list_missed, violations, cross_fails, bound_tight;
-    int64_t margin_us, nodes;
+    int64_t margin_us, nodes, n1, n2, n3;
     double margin_rel, ratio_sum;
 };
 
@@ -260,20 +283,24 @@ static int64_t makespan_cap(const struct graph *g, const struct cluster *c)
 static int64_t best_list_step(int k, const struct graph *g, const struct cluster *c, bool symmetric,
                               struct exact_counts *n)
 {
-    static const struct exact_options first = {
-        .memory = true, .received_bytes = true, .first = true};
     int32_t dev[EXACT_MAX_OPS] = {0};
     int64_t best = -1;
 
     do {
-        struct exact_result r;
+        struct exact_result r, sim;
+        struct exact_options first = {
+            .memory = true, .received_bytes = true, .first = true, .hint = &sim};
         int64_t step;
 
-        if (!canonical(dev, g->n_ops, symmetric) || (step = list_step(g, c, dev)) < 0) {
+        if (!canonical(dev, g->n_ops, symmetric) || (step = list_step(g, c, dev, &sim)) < 0) {
             continue;
         }
+        /* the simulator's schedule obeys the rules as the checker reads them */
+        cr_assert_eq(exact_sched_check(g, c, dev, &strict_opts, &sim), 0,
+                     "case %d: the list schedule: %s", k, err_msg());
         search_checked(g, c, dev, &first, step + 1, &r);
         n->nodes += r.nodes;
+        n->n1 += r.nodes;
         if (r.best_us < 0) {
             n->cross_fails++;
             cr_log_error("case %d: no schedule found as short as the list schedule's %lld µs", k,
@@ -305,6 +332,7 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
         /* the optimum: below the best so far */
         search_checked(g, c, dev, &strict_opts, below, &r);
         n->nodes += r.nodes;
+        n->n2 += r.nodes;
         if (r.best_us >= 0) {
             opt = r.best_us;
             below = opt;
@@ -312,6 +340,7 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
         /* the bound: no schedule under R1-R3 below it */
         cr_assert_eq(exact_sched_min(g, c, dev, relaxed, b.lower_bound_us, &r), 0, "%s", err_msg());
         n->nodes += r.nodes;
+        n->n3 += r.nodes;
         if (r.best_us >= 0) {
             n->violations++;
             cr_log_error("case %d (%d ops, %d devices, %s, mem %lld): a schedule of %lld µs, "
@@ -387,6 +416,7 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
                 (long long)n.margin_us, 100.0 * n.margin_rel, n.bound_tight,
                 n.feasible ? n.ratio_sum / n.feasible : 0.0, (long long)n.nodes,
                 (double)(clock() - t0) / CLOCKS_PER_SEC);
+    fprintf(stderr, "n1 %lld n2 %lld n3 %lld\n", (long long)n.n1, (long long)n.n2, (long long)n.n3);
     cr_expect_eq(n.violations, 0, "%d placements have a schedule below the bound", n.violations);
     cr_expect_eq(n.cross_fails, 0, "%d list schedules not found", n.cross_fails);
     cr_expect_gt(n.feasible, n_cases / 3, "only %d of %d cases feasible", n.feasible, n_cases);
