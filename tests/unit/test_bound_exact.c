@@ -199,10 +199,11 @@ out:
  * devices, <= 7 on 3), persistent bytes on most ops, a memory limit around
  * them (sometimes none), comm costs in the range of compute, any channel
  * model, sometimes a faster device 0. */
-static void draw_case(int k, uint64_t *s, struct graph *g, struct cluster *c)
+static void draw_case(int k, uint64_t *s, int max_ops2, int max_ops3, struct graph *g,
+                      struct cluster *c)
 {
     int32_t nd = 2 + (int32_t)(simtest_rand(s) % 2);
-    int n = nd == 2 ? 3 + (int)(simtest_rand(s) % 8) : 3 + (int)(simtest_rand(s) % 5);
+    int n = 3 + (int)(simtest_rand(s) % (uint64_t)((nd == 2 ? max_ops2 : max_ops3) - 2));
     struct graph_mem_totals mt;
     int64_t mem;
     double slope = (double)(simtest_rand(s) % 40) / 1000.0;
@@ -403,7 +404,7 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
         struct graph g;
         struct cluster c;
 
-        draw_case(k, &s, &g, &c);
+        draw_case(k, &s, 10, 7, &g, &c);
         check_case(k, &g, &c, &relaxed, &n);
         cluster_release(&c);
         graph_release(&g);
@@ -420,4 +421,49 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
     cr_expect_eq(n.violations, 0, "%d placements have a schedule below the bound", n.violations);
     cr_expect_eq(n.cross_fails, 0, "%d list schedules not found", n.cross_fails);
     cr_expect_gt(n.feasible, n_cases / 3, "only %d of %d cases feasible", n.feasible, n_cases);
+}
+
+/*
+ * The dominance rule (exact_sched.h) keeps an optimum: on smaller random
+ * cases (<= 7 ops on 2 devices, <= 5 on 3), every placement's optimum is
+ * the same with and without it, under both memory readings.
+ */
+Test(bound_exact, dominance_keeps_the_optimum)
+{
+    uint64_t s = 7771;
+    int64_t nodes[2] = {0, 0};
+    int placements = 0, differ = 0;
+
+    for (int k = 0; k < EXACT_CASES_DEFAULT / 10; k++) {
+        struct graph g;
+        struct cluster c;
+        int32_t dev[EXACT_MAX_OPS] = {0};
+
+        draw_case(k, &s, 7, 5, &g, &c);
+        do {
+            struct exact_options o[2] = {strict_opts, strict_opts};
+            struct exact_result r[2];
+            int64_t cap = makespan_cap(&g, &c);
+
+            o[1].no_dominance = true;
+            if (k % 2) {
+                o[0].received_bytes = o[1].received_bytes = false;
+            }
+            for (int i = 0; i < 2; i++) {
+                search_checked(&g, &c, dev, &o[i], cap, &r[i]);
+                nodes[i] += r[i].nodes;
+            }
+            placements++;
+            if (r[0].best_us != r[1].best_us) {
+                differ++;
+                cr_log_error("case %d: optimum %lld with the dominance rule, %lld without", k,
+                             (long long)r[0].best_us, (long long)r[1].best_us);
+            }
+        } while (next_placement(dev, g.n_ops, c.n_devices));
+        cluster_release(&c);
+        graph_release(&g);
+    }
+    cr_log_info("dominance: %d placements, %lld search nodes with the rule, %lld without",
+                placements, (long long)nodes[0], (long long)nodes[1]);
+    cr_expect_eq(differ, 0, "%d placements differ", differ);
 }
