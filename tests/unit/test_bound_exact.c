@@ -115,6 +115,32 @@ Test(bound_exact, hand_checked_schedules)
     graph_release(&g);
 }
 
+/* A feeds B and C on device 1, C feeds D on device 0 (5 µs per transfer). */
+static const struct simtest_op critical_ops[] = {
+    {"A", 1, "100 100", 0, 0, 1, NULL},
+    {"B", 17, "", 0, 0, 1, "A:0"},
+    {"C", 16, "100", 0, 0, 1, "A:1"},
+    {"D", 19, "", 0, 0, 0, "C:0"},
+};
+
+/* B and C are ready at once: the list schedule takes B (the smaller
+ * topological index) and D waits for C: 1 + 17 + 16 + 5 + 19 = 58.  C
+ * first lets D run beside B: 1 + 16 + 5 + 19 = 41 (a random case of the
+ * test below, made smaller). */
+Test(bound_exact, list_order_misses_the_critical_path)
+{
+    struct graph g;
+    struct cluster c;
+    int32_t dev[] = {1, 1, 1, 0};
+
+    cr_assert_eq(simtest_graph(&g, critical_ops, 4), 0, "%s", err_msg());
+    cr_assert_eq(simtest_cluster(&c, 2, 0, 0.0, 5.0, CHANNEL_LINK), 0);
+    cr_expect_eq(list_step(&g, &c, dev, NULL), 58);
+    cr_expect_eq(exact_opt(&g, &c, dev, &strict_opts), 41);
+    cluster_release(&c);
+    graph_release(&g);
+}
+
 /*
  * Memory decides the order: A feeds B and C on its device; B's output
  * (1000 B) lives until D ends, C's (1000 B) until E ends.  With 2,500 B
