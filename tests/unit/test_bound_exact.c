@@ -27,7 +27,7 @@
 #endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(EXACT_SANITIZED)
-#define EXACT_CASES_DEFAULT 300
+#define EXACT_CASES_DEFAULT 150
 #else
 #define EXACT_CASES_DEFAULT 3000
 #endif
