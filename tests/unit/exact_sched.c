@@ -104,9 +104,10 @@ static uint32_t xfer_res(enum channel_model m, int32_t src, int32_t dst)
     }
 }
 
-/* The record of tensor t sent to dst, made (with its activity) when new. */
+/* The record of tensor t sent to dst, made (with its activity, after the
+ * producer's activity prod) when new. */
 static int xrec_get(struct ctx *x, const struct cluster *c, int32_t t, int32_t src, int32_t dst,
-                    int64_t bytes, int32_t *id)
+                    int64_t bytes, int32_t prod, int32_t *id)
 {
     int64_t dur;
 
@@ -131,6 +132,7 @@ static int xrec_get(struct ctx *x, const struct cluster *c, int32_t t, int32_t s
         a = &x->a[x->na];
         *a = (struct act){.dur_us = dur,
                           .alloc_bytes = x->o->received_bytes ? bytes : 0,
+                          .pred = 1ull << prod,
                           .res = xfer_res(c->channel, src, dst),
                           .mem_dev = dst,
                           .op = -1};
@@ -195,13 +197,10 @@ static int add_op(struct ctx *x, const struct graph *g, const struct cluster *c,
             continue;
         }
         for (int32_t sl = g->et_start[e]; sl < g->et_start[e + 1]; sl++) {
-            int32_t t = g->et_tensor[sl], r, na0 = x->na;
+            int32_t t = g->et_tensor[sl], r;
 
-            if ((rc = xrec_get(x, c, t, d, dw, g->tensor_bytes[t], &r)) != 0) {
+            if ((rc = xrec_get(x, c, t, d, dw, g->tensor_bytes[t], ia, &r)) != 0) {
                 return rc;
-            }
-            if (x->na > na0) {
-                x->a[na0].pred = 1ull << ia;
             }
         }
     }
