@@ -20,7 +20,8 @@
 #include <time.h>
 
 /* Cases of the exhaustive check; fewer under the sanitizers (the slowest
- * job of `make check`), any number through EXACT_CASES. */
+ * job of `make check`), any number through EXACT_CASES (and another seed
+ * through EXACT_SEED, a nonzero number). */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define EXACT_SANITIZED 1
@@ -405,10 +406,10 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
 Test(bound_exact, never_above_the_optimum_of_every_schedule)
 {
     static const struct exact_options relaxed = {.memory = true, .first = true};
-    const char *env = getenv("EXACT_CASES");
+    const char *env = getenv("EXACT_CASES"), *seed = getenv("EXACT_SEED");
     int n_cases = env ? atoi(env) : EXACT_CASES_DEFAULT;
     struct exact_counts n = {0};
-    uint64_t s = 20261203;
+    uint64_t s = seed ? strtoull(seed, NULL, 10) : 20261203;
     clock_t t0 = clock();
 
     for (int k = 0; k < n_cases; k++) {
