@@ -59,9 +59,13 @@ if [ "${1:-}" = --time ] && [ $# -ge 4 ]; then
     tstart=$(date +%s.%N)
     "$@"
     trc=$?
-    times | tr 'ms' '  ' | awk -v s="$tstart" -v e="$(date +%s.%N)" -v l="$tlabel" '
+    # not `times | ...`: a pipeline's subshell would count nothing
+    tcpu=$(mktemp)
+    times > "$tcpu"
+    tr 'ms' '  ' < "$tcpu" | awk -v s="$tstart" -v e="$(date +%s.%N)" -v l="$tlabel" '
         { for (i = 1; i < NF; i += 2) t += $i * 60 + $(i + 1) }
         END { printf "%7.1f %7.1f  %s (build)\n", t, e - s, l }' >> "$tfile"
+    rm -f "$tcpu"
     exit $trc
 fi
 if [ "${1:-}" = --cli ] && [ -n "${2:-}" ]; then
