@@ -152,7 +152,7 @@ ref_compare() {
 # (scripts/ref-record.sh rewrites the records).
 
 # ref_digest WHAT FILE...: the digest of a check (a missing FILE counts as
-# missing).
+# missing; WHAT's paths count from $TOP).
 ref_digest() {
     if [ ! -s "$TMPDIR_TEST/.ref-env" ]; then
         {
@@ -160,9 +160,17 @@ ref_digest() {
             python3 -c 'import sys, yaml; print(sys.version, yaml.__version__)'
         } > "$TMPDIR_TEST/.ref-env"
     fi
+    # the same in every checkout: paths inside it are relative
+    ref_w=$1
+    while :; do
+        case $ref_w in
+        *"$TOP/"*) ref_w=${ref_w%%"$TOP/"*}${ref_w#*"$TOP/"} ;;
+        *) break ;;
+        esac
+    done
     {
         cat "$TOP"/tests/ref/*.py "$TOP/tests/cli/$(basename "$0")" "$TMPDIR_TEST/.ref-env"
-        printf '%s\n' "$1"
+        printf '%s\n' "$ref_w"
         shift
         for f in "$@"; do
             printf '\n--- %s\n' "$(basename "$f")"
