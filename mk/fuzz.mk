@@ -30,7 +30,9 @@ FUZZ_GEN     := build/gen
 # halt_on_error=1, compiled in by tests/fuzz/options.c, still stops at every
 # other report.
 FUZZ_SAN     ?= address,undefined,float-cast-overflow,integer
-FUZZ_CFLAGS  = -std=c11 -O1 -g -fno-omit-frame-pointer -fPIC -MMD -MP \
+# line tables only: the reports' stack traces keep file:line, and the
+# build (part of `make check`) takes a tenth less time
+FUZZ_CFLAGS  = -std=c11 -O1 -gline-tables-only -fno-omit-frame-pointer -fPIC -MMD -MP \
                -fsanitize=$(FUZZ_SAN) -fno-sanitize-recover=all \
                -fsanitize-recover=unsigned-integer-overflow,implicit-conversion \
                $(filter-out -Werror,$(WARNINGS))

@@ -13,16 +13,24 @@
 #                                    slow, on the normal build only
 #   sh scripts/run-tests.sh --cli BAECHI   every CLI test against BAECHI
 #                                    (tests/cli/run.sh, make cli)
+#   sh scripts/run-tests.sh --time FILE LABEL COMMAND...   runs COMMAND and
+#                                    adds its CPU and wall seconds to FILE
+#                                    (make check times its builds so)
 #
-# Every run (a unit-test binary, the Python tests, the fuzz round, one CLI
-# script on one build) is a job; the jobs run in a pool, those that took
-# longest last time (build/.check-times; else the sanitized and slow ones)
-# first.  A job's output is kept and printed whole when it ends: "ok",
-# "FAIL" with the failed checks ("not ok N - NAME" lines) and the tail of the
-# output, or "skip" with the reason; a job's time when over 5 s.  Then the
-# slowest five, the reason of every skip, and the closing line alone
-# "N passed, N failed, N skipped" (one per CLI script, per Criterion test,
-# per Python test, per fuzz target and replayed input); exits 1 if any failed.
+# Every run (a unit-test binary -- the sanitized one in two halves by
+# suite name --, the Python tests, the fuzz round, one CLI script on one
+# build) is a job; the jobs run in a pool, those that took longest last time
+# (build/.check-times; else the sanitized and slow ones) first.  A job's
+# output is kept and printed whole when it ends: "ok", "FAIL" with the
+# failed checks ("not ok N - NAME" lines) and the tail of the output, or
+# "skip" with the reason; a job's time when over 5 s.  Then the slowest
+# five, the CPU time (user + sys: the load of a shared machine blurs it less
+# than the wall time) of the builds (as `make check` measured them) and of
+# the tests with the three costliest jobs, the reason of every skip, and the
+# closing line alone "N passed, N failed, N skipped" (one per CLI script,
+# per Criterion test, per Python test, per fuzz target and replayed input);
+# exits 1 if any failed.  build/.check-cpu keeps every job's and build's CPU
+# and wall seconds, most CPU first.
 #
 # A CLI script (tests/cli/t*.sh) exits 0 (passed), 77 after printing
 # "skipped: REASON" (skipped) or anything else (failed).  A header line
@@ -44,6 +52,22 @@
 #                   run make in the tree)
 set -u
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+if [ "${1:-}" = --time ] && [ $# -ge 4 ]; then
+    # before the unset below: COMMAND may be a make of the jobserver
+    tfile=$2 tlabel=$3
+    shift 3
+    tstart=$(date +%s.%N)
+    "$@"
+    trc=$?
+    # not `times | ...`: a pipeline's subshell would count nothing
+    tcpu=$(mktemp)
+    times > "$tcpu"
+    tr 'ms' '  ' < "$tcpu" | awk -v s="$tstart" -v e="$(date +%s.%N)" -v l="$tlabel" '
+        { for (i = 1; i < NF; i += 2) t += $i * 60 + $(i + 1) }
+        END { printf "%7.1f %7.1f  %s (build)\n", t, e - s, l }' >> "$tfile"
+    rm -f "$tcpu"
+    exit $trc
+fi
 if [ "${1:-}" = --cli ] && [ -n "${2:-}" ]; then
     cli_bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 fi
@@ -67,8 +91,12 @@ closing_counts() { # log prefix -> "pass fail" from "PREFIX: N passed, N failed"
     sed -n "s/^$2: \\([0-9]*\\) passed, \\([0-9]*\\) failed.*/\\1 \\2/p" "$1" | tail -n 1
 }
 
-job_unit() { # binary label
-    "$1" --jobs 2 > "$out" 2>&1
+job_unit() { # binary label [suites: a Criterion --filter pattern]
+    if [ -n "${3:-}" ]; then
+        "$1" --jobs 1 --filter "$3/*" > "$out" 2>&1
+    else
+        "$1" --jobs 2 > "$out" 2>&1
+    fi
     rc=$?
     # shellcheck disable=SC2046 # three numbers
     set -- $(criterion_counts "$out")
@@ -133,6 +161,11 @@ job_cli() { # binary label script
     esac
 }
 
+cpu_seconds() { # file with the output of `times` -> user + sys, one decimal
+    tr 'ms' '  ' < "$1" | awk '{ for (i = 1; i < NF; i += 2) t += $i * 60 + $(i + 1) }
+        END { printf "%.1f", t }'
+}
+
 run_job() { # dir id kind args...
     dir=$1 id=$2 kind=$3
     shift 3
@@ -143,7 +176,10 @@ run_job() { # dir id kind args...
     case $kind in
     unit)
         name="unit tests" key=unit label=$2
-        job_unit "$1" "$2"
+        if [ -n "${3:-}" ]; then
+            name="unit tests $3" key=unit-$3
+        fi
+        job_unit "$1" "$2" "${3:-}"
         ;;
     python)
         name="Python tests" key=python label=plain
@@ -160,7 +196,11 @@ run_job() { # dir id kind args...
         ;;
     esac
     secs=$(elapsed "$start")
-    echo "$p $f $s $secs $label $key $name" > "$dir/$id.res"
+    # CPU time (user + sys of this shell and every process it waited for):
+    # the machine's load blurs it less than the wall time
+    times > "$out.cpu"
+    cpu=$(cpu_seconds "$out.cpu")
+    echo "$p $f $s $secs $cpu $label $key $name" > "$dir/$id.res"
     # the report, whole
     {
         t=
@@ -181,7 +221,7 @@ run_job() { # dir id kind args...
     else
         cat "$out.report"
     fi
-    rm -f "$out" "$out.show" "$out.report"
+    rm -f "$out" "$out.show" "$out.report" "$out.cpu"
 }
 
 tags_of() { # script -> its "# check:" tags
@@ -248,7 +288,11 @@ plan_cli() { # binary label both(1 when both builds run)
         echo "$(estimate plain unit 40) unit build/unit-tests plain"
         echo "$(estimate plain python 10) python"
         plan_cli build/baechi plain 1
-        echo "$(estimate asan+ubsan unit 120) unit build/san/unit-tests asan+ubsan"
+        # two halves (suites a-h and the rest): under ASan each test's
+        # process costs 0.2 s of CPU to start and end, so the sanitized unit
+        # tests are the longest job; halves balance the pool's two slots
+        echo "$(estimate asan+ubsan "unit-[a-h]*" 60) unit build/san/unit-tests asan+ubsan [a-h]*"
+        echo "$(estimate asan+ubsan "unit-!([a-h]*)" 60) unit build/san/unit-tests asan+ubsan !([a-h]*)"
         plan_cli build/san/baechi asan+ubsan 1
         echo "$(estimate asan+ubsan fuzz 60) fuzz"
         ;;
@@ -271,19 +315,38 @@ xargs -P "$jobs" -L 1 sh "$self" --job "$dir" < "$dir/plan"
 cat "$dir"/*.res > "$dir/all" 2> /dev/null
 sort -k4,4nr "$dir/all" | head -n 5 |
     awk 'BEGIN { print "slowest:" }
-        { n = $7; for (i = 8; i <= NF; i++) n = n " " $i; printf "  %6.1f s  %s (%s)\n", $4, n, $5 }'
+        { n = $8; for (i = 9; i <= NF; i++) n = n " " $i; printf "  %6.1f s  %s (%s)\n", $4, n, $6 }'
+# the CPU time of every job, most first: where the time goes, whatever the
+# load (build/.check-cpu keeps the whole list; CHECK_BUILD_CPU names the
+# file where `make check` wrote its builds' times)
+sort -k5,5nr "$dir/all" |
+    awk '{ n = $8; for (i = 9; i <= NF; i++) n = n " " $i; printf "%7.1f %7.1f  %s (%s)\n", $5, $4, n, $6 }' \
+        > "$dir/cpu"
+{
+    if [ -s "${CHECK_BUILD_CPU:-/dev/null}" ]; then
+        awk '{ t += $1 } END { printf "builds %.0f s, ", t }' "$CHECK_BUILD_CPU"
+    fi
+    awk '{ t += $1 } END { printf "tests %.0f s (most:", t }' "$dir/cpu"
+    head -n 3 "$dir/cpu" | awk '{ n = $3; for (i = 4; i <= NF; i++) n = n " " $i
+        printf "%s %s %.0f s", (NR > 1 ? ";" : ""), n, $1 } END { print ")" }'
+} | sed 's/^/CPU (user + sys): /'
 if [ "$mode" != cli ] && [ -d build ]; then
+    {
+        echo "# CPU s, wall s, job (build): the last run of scripts/run-tests.sh"
+        cat "${CHECK_BUILD_CPU:-/dev/null}" 2> /dev/null
+        cat "$dir/cpu"
+    } > build/.check-cpu
     # this run's times, over the older ones (the next run's order)
     {
-        awk '{ print $5, $6, $4 }' "$dir/all"
+        awk '{ print $6, $7, $4 }' "$dir/all"
         cat "$TIMES" 2> /dev/null
     } | awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; print } }' > "$TIMES.tmp" &&
         mv "$TIMES.tmp" "$TIMES"
 fi
 for w in "$dir"/*.why; do
     [ -f "$w" ] || continue
-    awk -v why="$(cat "$w")" '{ n = $7; for (i = 8; i <= NF; i++) n = n " " $i
-        printf "skipped: %s (%s): %s\n", n, $5, why }' "${w%.why}.res"
+    awk -v why="$(cat "$w")" '{ n = $8; for (i = 9; i <= NF; i++) n = n " " $i
+        printf "skipped: %s (%s): %s\n", n, $6, why }' "${w%.why}.res"
 done
 missing=$(($(wc -l < "$dir/plan") - $(wc -l < "$dir/all")))
 awk -v missing="$missing" '

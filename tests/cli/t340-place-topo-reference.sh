@@ -8,13 +8,16 @@ MEM=6914897346 # paper-4gpu-pcie: 6.44 GiB
 
 check() { # workload placer variant devices fraction [grouper]
     gr=${6:-tf}
+    rm -f p.yaml
     set +e
     "$BAECHI" place -w "$1" -c paper-4gpu-pcie -p "$2" --devices "$4" --memory-fraction "$5" \
         --grouper "$gr" -o p.yaml > out 2> err
     crc=$?
     set -e
+    ref_known "$* exit $crc" "$1" p.yaml && return 0 # lib.sh: recorded verdicts
     python3 "$TOP/tests/ref/m_topo.py" "$1" "$4" $MEM "$5" "$3" "$gr" > ref.json
     ref_compare p.yaml ref.json $crc "$*"
+    ref_passed "$* exit $crc" "$1" p.yaml
 }
 
 for k in 2 4; do
