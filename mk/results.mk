@@ -35,7 +35,8 @@ $(MPI_SYMS): $(BUILD)/results/sweep_mpi-mpi.o
 	$(Q){ echo '{'; nm -u $< | awk '$$2 !~ /^(MPI_|ompi_|_GLOBAL_OFFSET_TABLE_)/ { print "  " $$2 ";" }'; \
 	      echo '};'; } > $@
 
-$(BUILD)/baechi: LDFLAGS += -Wl,--dynamic-list=$(MPI_SYMS)
+# private: not inherited by the prerequisites (the CLP plugin is linked as one)
+$(BUILD)/baechi: private LDFLAGS += -Wl,--dynamic-list=$(MPI_SYMS)
 $(BUILD)/baechi: | $(MPI_SYMS) $(MPI_PLUGIN)
 
 # Where sweep_mpi.c looks from an installed bin/baechi: ../lib/baechi/.
