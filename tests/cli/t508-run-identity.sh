@@ -80,7 +80,7 @@ test_expect_success 'a schema 2 database is migrated by the next write; old rows
 sqlite3 old.db < v2.sql
 sqlite3 old.db "PRAGMA user_version = 2; INSERT INTO runs (time, tool_version, workload, cluster, placer, status, step_us, sim_model) VALUES ('2024-01-01T00:00:00.000Z', 'old', 'gpt-small_b4', 'paper-4gpu-pcie', 'single', 'ok', 1000, 'timed')"
 expect_exit 2 "$BAECHI" report --db old.db
-expect_grep "schema version 2, this baechi reads 4" err
+expect_grep "schema version 2, this baechi reads 5" err
 expect_exit 0 "$BAECHI" run -w mb2.yaml -c paper-4gpu-pcie -p single --db old.db
 expect_exit 0 "$BAECHI" db check --db old.db
 expect_grep "schema version 5, integrity ok" out
