@@ -257,4 +257,6 @@ bool auto_sources_follow(const struct auto_ctx *s, int32_t *dev);
 int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct cluster *c0,
                         const struct placer_options *opt, char *name);
 
+void auto_order_by_device(struct auto_ctx *s, const struct sim_result *r, const int32_t *dev);
+
 #endif

@@ -307,28 +307,6 @@ cleanup:
 
 /* ---- the final pass over the critical path ---- */
 
-struct by_dev_start {
-    const struct sim_result *r;
-    const int32_t *dev;
-};
-
-static int cmp_dev_start(const void *a, const void *b, void *arg)
-{
-    const struct by_dev_start *x = arg;
-    int32_t p = *(const int32_t *)a, q = *(const int32_t *)b;
-
-    if (x->dev[p] != x->dev[q]) {
-        return x->dev[p] < x->dev[q] ? -1 : 1;
-    }
-    if (x->r->start_us[p] != x->r->start_us[q]) {
-        return x->r->start_us[p] < x->r->start_us[q] ? -1 : 1;
-    }
-    if (x->r->end_us[p] != x->r->end_us[q]) {
-        return x->r->end_us[p] < x->r->end_us[q] ? -1 : 1;
-    }
-    return p < q ? -1 : p > q;
-}
-
 /* The moves of the pass, in path order from the end: for each transfer the
  * path waits for, the consumer's group to the producer's device, then the
  * producer's to the consumer's. */
@@ -337,17 +315,12 @@ static void pass_moves(struct auto_ctx *s)
     const struct graph *g = s->g;
     const struct sim_result *r = &s->rt_best;
     const int32_t *dev = s->best;
-    struct by_dev_start bd = {r, dev};
     int32_t v = -1;
 
     s->n_moves = 0;
-    for (int32_t i = 0; i < s->n_ops; i++) {
-        s->order[i] = i;
-    }
-    qsort_r(s->order, (size_t)s->n_ops, sizeof(int32_t), cmp_dev_start, &bd);
+    auto_order_by_device(s, r, dev);
     for (int32_t i = 0; i < s->n_ops; i++) {
         int32_t u = s->order[i];
-        s->prev_on_dev[u] = i > 0 && dev[s->order[i - 1]] == dev[u] ? s->order[i - 1] : -1;
         if (v < 0 || r->end_us[u] > r->end_us[v]) {
             v = u;
         }

@@ -226,13 +226,11 @@ static int cmp_dev_start(const void *a, const void *b, void *arg)
     return p < q ? -1 : p > q;
 }
 
-static void path_moves(struct auto_ctx *s)
+/* s->order: the ops by device, then start, end and index in run r;
+ * s->prev_on_dev: each op's predecessor on its device in that order (-1). */
+void auto_order_by_device(struct auto_ctx *s, const struct sim_result *r, const int32_t *dev)
 {
-    const struct graph *g = s->g;
-    const struct sim_result *r = &s->rt_best;
-    const int32_t *dev = s->best;
     struct start_ctx sc = {r, dev};
-    int32_t v = -1, least = 0;
 
     for (int32_t i = 0; i < s->n_ops; i++) {
         s->order[i] = i;
@@ -242,6 +240,16 @@ static void path_moves(struct auto_ctx *s)
         int32_t u = s->order[i];
         s->prev_on_dev[u] = i > 0 && dev[s->order[i - 1]] == dev[u] ? s->order[i - 1] : -1;
     }
+}
+
+static void path_moves(struct auto_ctx *s)
+{
+    const struct graph *g = s->g;
+    const struct sim_result *r = &s->rt_best;
+    const int32_t *dev = s->best;
+    int32_t v = -1, least = 0;
+
+    auto_order_by_device(s, r, dev);
     for (int32_t d = 1; d < r->n_devices; d++) {
         if (r->dev[d].busy_us < r->dev[least].busy_us) {
             least = d;
