@@ -13,36 +13,13 @@
 #include "placers/lp_backend.h"
 #include "placers/placer.h"
 #include "placers/placer_internal.h"
-#include "tests/unit/simtest.h"
+#include "tests/unit/placer_fixture.h"
 #include "workloads/gen.h"
 #include "workloads/gen_synthetic.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The cluster of test_placer.c: 0.0375 µs/B + 3.25 µs. */
-#define T_SLOPE     0.0375
-#define T_INTERCEPT 3.25
-
-static const struct simtest_op t2_ops[] = {
-    {"A", 10, "100", 50, 0, -1, NULL},
-    {"B", 5, "20", 0, 0, -1, "A:0"},
-    {"C", 3, "", 10, 0, -1, "A:0 B:0"},
-};
-
-/* pg from g on c, one group per op. */
-static void ungrouped_pgraph(struct pgraph *pg, const struct graph *g, const struct cluster *c)
-{
-    int32_t *grp = calloc((size_t)g->n_ops + 1, sizeof(int32_t));
-
-    cr_assert_not_null(grp);
-    for (int32_t v = 0; v < g->n_ops; v++) {
-        grp[v] = v;
-    }
-    cr_assert_eq(pgraph_from_graph(pg, g, c, grp, g->n_ops, 1.0, 1.0), 0, "%s", err_msg());
-    free(grp);
-}
 
 static void solve(const struct pgraph *pg, enum placer_lp_solver s, int64_t iters,
                   struct lp_result *r)
@@ -91,9 +68,7 @@ Test(lp, both_solvers_find_the_unique_optimum_of_t3)
     struct pgraph pg;
     struct lp_result a, b;
 
-    err_set_quiet(1);
-    cr_assert_eq(simtest_graph(&g, t2_ops, 3), 0, "%s", err_msg());
-    cr_assert_eq(simtest_cluster(&c, 2, 1000000, T_SLOPE, T_INTERCEPT, CHANNEL_SHARED), 0);
+    t2_setup(&g, &c);
     ungrouped_pgraph(&pg, &g, &c);
     solve(&pg, PLACER_LP_GLPK, 0, &a);
     solve(&pg, PLACER_LP_CLP, 0, &b);
@@ -217,9 +192,7 @@ Test(lp, chain_optimum_identical)
     struct pgraph pg;
     struct lp_result a, b;
 
-    err_set_quiet(1);
-    cr_assert_eq(simtest_graph(&g, chain, 4), 0, "%s", err_msg());
-    cr_assert_eq(simtest_cluster(&c, 2, 1000000, T_SLOPE, T_INTERCEPT, CHANNEL_SHARED), 0);
+    fixture_graph(&g, &c, chain, 4);
     ungrouped_pgraph(&pg, &g, &c);
     solve(&pg, PLACER_LP_GLPK, 0, &a);
     solve(&pg, PLACER_LP_CLP, 0, &b);
@@ -313,3 +286,4 @@ Test(lp, auto_rule_and_names)
     cr_expect_eq(placer_lp_solver_parse("cplex", &s), BAECHI_EINVAL);
     cr_expect(strstr(err_msg(), "'cplex'") != NULL, "%s", err_msg());
 }
+

@@ -11,28 +11,11 @@
 #include "placers/placer.h"
 #include "placers/placer_internal.h"
 #include "sim/sim.h"
-#include "tests/unit/simtest.h"
+#include "tests/unit/placer_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* slope 0.0375 µs/B, intercept 3.25 µs: 100 B -> 7 µs, 20 B -> 4 µs (as in test_sim_baechi) */
-#define T_SLOPE     0.0375
-#define T_INTERCEPT 3.25
-
-static const struct simtest_op t2_ops[] = {
-    {"A", 10, "100", 50, 0, -1, NULL},
-    {"B", 5, "20", 0, 0, -1, "A:0"},
-    {"C", 3, "", 10, 0, -1, "A:0 B:0"},
-};
-
-static void t2_setup(struct graph *g, struct cluster *c)
-{
-    err_set_quiet(1);
-    cr_assert_eq(simtest_graph(g, t2_ops, 3), 0, "%s", err_msg());
-    cr_assert_eq(simtest_cluster(c, 2, 1000000, T_SLOPE, T_INTERCEPT, CHANNEL_SHARED), 0);
-}
 
 static void place_ok(const char *placer, const struct graph *g, const struct cluster *c,
                      const struct placer_options *o, struct placement *p, struct placer_stats *st)
@@ -71,10 +54,10 @@ Test(placer, t3_lp_optimum_and_favourites)
     struct cluster c;
     struct pgraph pg;
     struct lp_result r;
-    int32_t grp[3] = {0, 1, 2}, fav[6], nfe, nf;
+    int32_t fav[6], nfe, nf;
 
     t2_setup(&g, &c);
-    cr_assert_eq(pgraph_from_graph(&pg, &g, &c, grp, 3, 1.0, 1.0), 0);
+    ungrouped_pgraph(&pg, &g, &c);
     cr_assert_eq(pg.m, 3);
     cr_expect_eq(pg.ecomm[0], 7);
     cr_expect_eq(pg.ecomm[1], 7);
@@ -105,11 +88,11 @@ Test(placer, t6_sct_rounding_half_to_even)
     struct graph g;
     struct cluster c;
     struct pgraph pg;
-    int32_t grp[3] = {0, 1, 2}, fav[6], nfe, nf;
+    int32_t fav[6], nfe, nf;
     double x[3] = {0.25, 0.75, 0.26};
 
     t2_setup(&g, &c);
-    cr_assert_eq(pgraph_from_graph(&pg, &g, &c, grp, 3, 1.0, 1.0), 0);
+    ungrouped_pgraph(&pg, &g, &c);
     sct_assign_favourites(&pg, x, 0.25, fav, &nfe, &nf);
     cr_expect_eq(nfe, 1, "only x = 0.25 = θ rounds to 0");
     cr_expect_eq(fav[0], 1);
