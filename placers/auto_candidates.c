@@ -14,6 +14,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "core/placement.h"
+#include "placers/lp_memo.h"
 #include "placers/placer_internal.h"
 
 #include <stdio.h>
@@ -184,14 +185,17 @@ static int64_t lp_share(const struct auto_ctx *s, const struct cand *cands, int3
  * gives no placement (infeasible or not applicable: others may fit), or
  * when it is m-SCT and its LP would need more than lp_limit iterations (0:
  * not run at all): skipped, counted in s->n_skipped, its iterations charged
- * to the budget either way. */
+ * to the budget either way.  The m-SCT candidates solve their LP through
+ * `memo`: m-SCT and m-SCT-reserve of one grouper and fusion build the same
+ * LP, solved once; only the iterations of solves run are charged. */
 static int cand_place(struct auto_ctx *s, const struct cand *c, const struct graph *g0,
                       const struct cluster *c0, const struct placer_options *opt, int64_t lp_limit,
-                      int32_t *dev, bool *placed)
+                      struct lp_memo *memo, int32_t *dev, bool *placed)
 {
     struct placer_options co = *opt;
     struct placement pl;
     struct placer_stats ps;
+    int64_t run_before = memo->iterations_run, run;
     bool over;
     int r;
 
@@ -209,13 +213,15 @@ static int cand_place(struct auto_ctx *s, const struct cand *c, const struct gra
     /* the share bounds the LP's work; a wall-time limit would make auto's
      * choice depend on the machine's load */
     co.lp_time_limit_s = 0;
+    co.lp_memo = memo;
     r = placer_run(c->placer, g0, c0, &co, NULL, &pl, &ps);
     /* the limit reached: a feasible basis or m-ETF's fallback, neither m-SCT's own */
     over = r == 0 && cand_is_sct(c) &&
            (strncmp(ps.lp_status, "iteration limit", 15) == 0 ||
             strcmp(ps.lp_status, "fallback: m-etf (LP iterations)") == 0);
-    s->lp_iterations += ps.lp_iterations;
-    s->visits += (uint64_t)ps.lp_iterations * s->cost;
+    run = memo->iterations_run - run_before;
+    s->lp_iterations += run;
+    s->visits += (uint64_t)run * s->cost;
     placer_stats_release(&ps);
     if (over) {
         s->n_skipped++;
@@ -237,18 +243,20 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
                         const struct placer_options *opt, char *name)
 {
     struct cand cands[AUTO_MAX_CANDIDATES];
+    struct lp_memo own, *memo = opt->lp_memo ? opt->lp_memo : &own;
     int32_t *dev = NULL, n_cand, best_cand = -1;
     int64_t lp_limit;
     bool done = false, placed;
     int rc = 0;
 
+    lp_memo_init(&own);
     if (!(dev = array_malloc((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
         return BAECHI_ENOMEM;
     }
     n_cand = candidates(g0, cands);
     lp_limit = lp_share(s, cands, n_cand, opt);
     for (int32_t i = 0; i < n_cand; i++) {
-        CHECK(cand_place(s, &cands[i], g0, c0, opt, lp_limit, dev, &placed));
+        CHECK(cand_place(s, &cands[i], g0, c0, opt, lp_limit, memo, dev, &placed));
         for (int variant = 0; placed && variant < 2; variant++) {
             struct auto_score sc;
 
@@ -272,6 +280,7 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
         rc = err_set(BAECHI_EINFEASIBLE, "auto: no placer gave a placement to start from");
     }
 cleanup:
+    lp_memo_release(&own);
     free(dev);
     return rc;
 }

@@ -39,6 +39,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "placers/lp_backend.h"
+#include "placers/lp_memo.h"
 
 #include <math.h>
 #include <string.h>
@@ -137,7 +138,10 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
     lim.time_limit_s = x->opt->lp_time_limit_s;
     lim.iteration_limit = x->opt->lp_iteration_limit;
     lim.solver = x->opt->lp_solver;
-    if ((rc = lp_favourite_child_limited(x->p, &lim, &lr)) != 0) {
+    /* auto's candidates share one solve per distinct LP (lp_memo.h) */
+    rc = x->opt->lp_memo ? lp_memo_solve(x->opt->lp_memo, x->p, &lim, &lr)
+                         : lp_favourite_child_limited(x->p, &lim, &lr);
+    if (rc != 0) {
         if (rc != BAECHI_ESOLVER) {
             return rc;
         }

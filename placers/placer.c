@@ -13,6 +13,7 @@
 #include "core/limits.h"
 #include "placers/auto_internal.h"
 #include "placers/lp_clp.h"
+#include "placers/lp_memo.h"
 #include "placers/placer_internal.h"
 
 #include <math.h>
@@ -375,9 +376,16 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
         st->limit_bytes[d] = limit[d];
     }
     if (strcmp(desc->name, PLACER_AUTO_NAME) == 0) {
-        /* auto runs the pipeline of every other placer itself */
+        /* auto runs the pipeline of every other placer itself; its m-SCT
+         * candidates share their LPs, whose solvers it reports (lp_memo.h) */
+        struct lp_memo memo;
         t1 = now_ms();
-        CHECK(auto_place(g, c, &opt, out, st));
+        lp_memo_init(&memo);
+        opt.lp_memo = &memo;
+        rc = auto_place(g, c, &opt, out, st);
+        lp_memo_solvers(&memo, st->lp_solver, sizeof(st->lp_solver));
+        lp_memo_release(&memo);
+        CHECK(rc);
         st->algorithm_ms = now_ms() - t1;
         st->placement_ms = now_ms() - t0;
         goto cleanup;

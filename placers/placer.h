@@ -53,6 +53,8 @@ const char *placer_lp_solver_name(enum placer_lp_solver s);
 /* The solver named s into *out; BAECHI_EINVAL naming s otherwise. */
 int placer_lp_solver_parse(const char *s, enum placer_lp_solver *out);
 
+struct lp_memo;
+
 struct placer_options {
     double memory_fraction; /* placer_memory_fraction: limit = (int64)(f * mem_bytes); 1.0 */
     double comm_factor;     /* multiplies slope and intercept of the comm model; 1.0 */
@@ -74,6 +76,9 @@ struct placer_options {
                                       1f1b, 1 virtual stage (pipeline_opts_read) */
     /* m-SCT's and the bound's LP solver; PLACER_LP_AUTO */
     enum placer_lp_solver lp_solver;
+    /* internal (auto's candidates): m-SCT's LP solutions shared between
+     * placements (placers/lp_memo.h); NULL = solve each time */
+    struct lp_memo *lp_memo;
 };
 
 /* The one default seed of `run`, `place`, sweeps (`seeds:`) and the library:

@@ -11,6 +11,7 @@
 #include "core/err.h"
 #include "placers/bound.h"
 #include "placers/lp_backend.h"
+#include "placers/lp_memo.h"
 #include "placers/placer.h"
 #include "placers/placer_internal.h"
 #include "tests/unit/placer_fixture.h"
@@ -287,3 +288,118 @@ Test(lp, auto_rule_and_names)
     cr_expect(strstr(err_msg(), "'cplex'") != NULL, "%s", err_msg());
 }
 
+/* m-SCT (reserve or not) on g with options o, through memo (NULL: none). */
+static void sct_run(const char *placer, const struct graph *g, const struct cluster *c,
+                    struct placer_options o, struct lp_memo *memo, struct placement *p,
+                    struct placer_stats *st)
+{
+    o.lp_memo = memo;
+    cr_assert_eq(placer_run(placer, g, c, &o, "t", p, st), 0, "%s: %s", placer, err_msg());
+}
+
+/*
+ * auto's m-SCT candidates (lp_memo.h): m-SCT and m-SCT-reserve of one grouper
+ * and fusion build the same LP -- solved once, the second placement given the
+ * first's solution -- and each placement is the one a solve of its own gives.
+ */
+Test(lp, memo_solves_each_distinct_lp_once, .timeout = 120)
+{
+    static const char *const placers[] = {"m-sct", "m-sct-reserve"};
+    struct cluster c;
+    struct graph g;
+    struct workload w;
+    struct gen_opts go;
+    struct lp_memo memo;
+    int64_t iters = 0;
+
+    err_set_quiet(1);
+    cr_assert_eq(cluster_load(&c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+    gen_opts_init(&go);
+    go.forward_only = true;
+    go.layers = 2;
+    workload_init(&w);
+    cr_assert_eq(gen_transformer(&w, &go, NULL), 0, "%s", err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    lp_memo_init(&memo);
+    for (int cfg = 0; cfg < 2; cfg++) { /* auto's two: plain; coplace + fusion */
+        struct placer_options o;
+
+        placer_options_init(&o);
+        o.grouper = cfg ? PLACER_GROUPER_COPLACE : PLACER_GROUPER_TF;
+        o.fusion = cfg == 1;
+        for (int k = 0; k < 2; k++) {
+            struct placement p[2];
+            struct placer_stats st[2];
+
+            sct_run(placers[k], &g, &c, o, NULL, &p[0], &st[0]);
+            sct_run(placers[k], &g, &c, o, &memo, &p[1], &st[1]);
+            cr_expect_str_eq(st[1].lp_status, st[0].lp_status, "%s cfg %d", placers[k], cfg);
+            cr_expect_eq(st[1].lp_makespan_us, st[0].lp_makespan_us);
+            cr_expect_eq(st[1].lp_iterations, st[0].lp_iterations);
+            cr_expect_eq(st[1].n_favourites, st[0].n_favourites);
+            cr_expect_eq(st[1].estimate_us, st[0].estimate_us);
+            cr_expect_eq(memcmp(p[0].device_of, p[1].device_of, (size_t)g.n_ops * sizeof(int32_t)),
+                         0, "%s cfg %d: the memo changed the placement", placers[k], cfg);
+            cr_expect_gt(st[0].n_favourites, 0, "a test of favourites needs some");
+            iters += k == 0 ? st[0].lp_iterations : 0;
+            for (int i = 0; i < 2; i++) {
+                placement_release(&p[i]);
+                placer_stats_release(&st[i]);
+            }
+        }
+    }
+    cr_expect_eq(memo.n_solved, 2, "one solve per grouper and fusion, not %d", (int)memo.n_solved);
+    cr_expect_eq(memo.n_reused, 2);
+    cr_expect_eq(memo.iterations_run, iters, "the iterations of the two solves run");
+
+    /* another LP (the comm model scaled) is not taken for one of those */
+    {
+        struct placer_options o;
+        struct placement p;
+        struct placer_stats st;
+
+        placer_options_init(&o);
+        o.comm_factor = 2;
+        sct_run("m-sct", &g, &c, o, &memo, &p, &st);
+        cr_expect_eq(memo.n_solved, 3);
+        placement_release(&p);
+        placer_stats_release(&st);
+    }
+    lp_memo_release(&memo);
+    graph_release(&g);
+    cluster_release(&c);
+}
+
+/* A failed solve (GLPK out of memory: its limit made tiny, lp.c's test hook)
+ * is kept too: the reuse fails the same way, with the same message. */
+Test(lp, memo_keeps_a_failure)
+{
+    struct graph g;
+    struct cluster c;
+    struct pgraph pg;
+    struct lp_memo memo;
+    struct lp_result r;
+    struct lp_limits lim = {0, 0, PLACER_LP_GLPK};
+    char first[256];
+
+    setenv("BAECHI_GLPK_MEM_LIMIT_MB", "1", 1);
+    layered(&g, 200, 3);
+    cr_assert_eq(cluster_load(&c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+    ungrouped_pgraph(&pg, &g, &c);
+    err_set_quiet(1);
+    lp_memo_init(&memo);
+    cr_assert_eq(lp_memo_solve(&memo, &pg, &lim, &r), BAECHI_ESOLVER);
+    snprintf(first, sizeof(first), "%s", err_msg());
+    cr_expect(r.out_of_memory, "%s", first);
+    err_clear();
+    cr_assert_eq(lp_memo_solve(&memo, &pg, &lim, &r), BAECHI_ESOLVER);
+    cr_expect_str_eq(err_msg(), first);
+    cr_expect(r.out_of_memory);
+    cr_expect_eq(memo.n_solved, 1);
+    cr_expect_eq(memo.n_reused, 1);
+    lp_memo_release(&memo);
+    pgraph_release(&pg);
+    graph_release(&g);
+    cluster_release(&c);
+}
