@@ -154,19 +154,24 @@ static int make_key(const struct sweep *sw, const struct sweep_point *p, char **
 {
     const struct sweep_wl *w = &sw->wl[p->wl];
     const struct sweep_cl *c = &sw->cl[p->cl];
-    char mf[40], cf[40], xf[40], th[40];
+    char mf[40], cf[40], xf[40], th[40], lp[16] = "";
 
+    /* only a solver other than auto is in the key: the keys of points
+     * stored before sweeps had `lp_solver` stay what they were (resume) */
+    if (p->opt.lp_solver != PLACER_LP_AUTO) {
+        snprintf(lp, sizeof(lp), "|lp=%s", placer_lp_solver_name(p->opt.lp_solver));
+    }
     yio_fmt_double(p->opt.memory_fraction, mf, sizeof(mf));
     yio_fmt_double(p->opt.comm_factor, cf, sizeof(cf));
     yio_fmt_double(p->opt.compute_factor, xf, sizeof(xf));
     yio_fmt_double(p->opt.sct_threshold, th, sizeof(th));
     if (mem_asprintf(out,
-                     "w=%s@%s|c=%s@%s|k=%d|p=%s|g=%s|f=%d|mf=%s|cf=%s|xf=%s|th=%s|seed=%" PRIu64
+                     "w=%s@%s|c=%s@%s|k=%d|p=%s|g=%s|f=%d|mf=%s|cf=%s|xf=%s|th=%s%s|seed=%" PRIu64
                      "|r=%d",
                      w->error ? w->spec : w->w.name, w->error ? "error" : w->hash,
                      c->error ? c->spec : c->name, c->error ? "error" : c->hash, p->opt.n_devices,
                      sw->spec.placers.item[p->placer].text, placer_grouper_name(p->opt.grouper),
-                     p->opt.fusion ? 1 : 0, mf, cf, xf, th, p->opt.seed, p->repeat) < 0) {
+                     p->opt.fusion ? 1 : 0, mf, cf, xf, th, lp, p->opt.seed, p->repeat) < 0) {
         *out = NULL;
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
@@ -214,6 +219,7 @@ enum sweep_dim {
     DIM_MEMORY,
     DIM_COMM,
     DIM_COMPUTE,
+    DIM_LP_SOLVER,
     DIM_SEED,
     DIM_REPEAT,
     N_DIMS
@@ -225,6 +231,13 @@ enum sweep_dim {
 static bool uses_seed(const char *name)
 {
     return strcmp(name, "random") == 0 || strcmp(name, PLACER_AUTO_NAME) == 0;
+}
+
+/* Whether placer `name` solves m-SCT's LP: m-SCT and m-SCT-reserve, and
+ * `auto` through its m-SCT candidates. */
+static bool uses_lp(const char *name)
+{
+    return is_sct(name) || strcmp(name, PLACER_AUTO_NAME) == 0;
 }
 
 /* The point at index i[] of every dimension. */
@@ -264,6 +277,9 @@ static void make_point(const struct sweep *sw, const int32_t *i, struct sweep_po
     p->opt.seed = uses_seed(pname) ? s->seeds[i[DIM_SEED]] : 0;
     p->opt.sct_threshold = is_sct(pname) ? s->sct_threshold : 0;
     p->opt.lp_time_limit_s = s->lp_time_limit_s;
+    /* the LP solver: to the placers that solve an LP (m-SCT, auto's m-SCT
+     * candidates); auto in the key of the others */
+    p->opt.lp_solver = uses_lp(pname) ? s->lp_solvers[i[DIM_LP_SOLVER]] : PLACER_LP_AUTO;
 }
 
 /* The cartesian product of the dimensions, as an odometer (last digit fastest). */
@@ -280,6 +296,7 @@ static int expand(struct sweep *sw)
         [DIM_MEMORY] = s->n_memory_fractions,
         [DIM_COMM] = s->n_comm_factors,
         [DIM_COMPUTE] = s->n_compute_factors,
+        [DIM_LP_SOLVER] = s->n_lp_solvers,
         [DIM_SEED] = s->n_seeds,
         [DIM_REPEAT] = s->repeats,
     };

@@ -1,7 +1,7 @@
 /*
  * sweep.h - parameter sweeps: a sweep file (YAML) names lists of workloads,
  * clusters, device counts, placers, groupers, fusion on/off, memory
- * fractions, comm and compute factors, seeds and repeats; their cartesian
+ * fractions, comm and compute factors, LP solvers, seeds and repeats; their cartesian
  * product is the set of points.  Each point is placed once and simulated
  * with every model listed, giving one run (row of `runs`) per model.
  *
@@ -73,6 +73,8 @@ struct sweep_spec {
     int32_t n_memory_fractions, n_comm_factors, n_compute_factors;
     uint64_t *seeds;
     int32_t n_seeds;
+    enum placer_lp_solver *lp_solvers; /* m-SCT's and auto's LP solver (default [auto]) */
+    int32_t n_lp_solvers;
     int32_t repeats;
     enum sim_model models[2];
     int32_t n_models;
@@ -138,11 +140,12 @@ struct sweep {
  * Parses the file, loads every workload and cluster once (a failure is kept
  * for its points, not returned) and expands the points in file order
  * (workloads outermost, then clusters, devices, placers, groupers, fusion,
- * memory fractions, comm factors, compute factors, seeds, repeats),
- * dropping excluded points and duplicates (a parameter that a placer
- * ignores is normalised: `paper` fixes grouper and fusion, only `random`
- * uses the seed, `given` on a workload whose every op is pinned runs on the
- * devices they name).  `sw` is initialised here.
+ * memory fractions, comm factors, compute factors, LP solvers, seeds,
+ * repeats), dropping excluded points and duplicates (a parameter that a
+ * placer ignores is normalised: `paper` fixes grouper and fusion, only
+ * `random` and `auto` use the seed, only m-SCT and `auto` the LP solver,
+ * `given` on a workload whose every op is pinned runs on the devices they
+ * name).  `sw` is initialised here.
  */
 int sweep_prepare(struct sweep *sw, const char *text, size_t len, const char *path);
 

@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/yio.h"
+#include "placers/lp_clp.h"
 #include "results/sweep_internal.h"
 #include "workloads/gen_params.h"
 
@@ -47,6 +48,7 @@ void sweep_spec_release(struct sweep_spec *s)
     free(s->comm_factors);
     free(s->compute_factors);
     free(s->seeds);
+    free(s->lp_solvers);
     for (int32_t i = 0; i < s->n_exclude; i++) {
         free(s->exclude[i].workload);
         free(s->exclude[i].cluster);
@@ -397,7 +399,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
 static const char *const known_keys =
     "name, workloads, clusters, devices, placers, groupers, fusion, memory_fractions, "
     "comm_factors, compute_factors, seeds, repeats, models, store_placement, sct_threshold, "
-    "lp_time_limit, exclude";
+    "lp_time_limit, lp_solver, exclude";
 
 /* One of the single-valued keys: name, repeats, store_placement, sct_threshold, lp_time_limit. */
 static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, struct sweep_spec *s)
@@ -487,6 +489,19 @@ static int parse_bool(const char *text, void *out)
     return yio_parse_bool(text, out);
 }
 
+/* An LP solver of --lp-solver; `clp` only when the build has it, so that a
+ * sweep is refused before its first run rather than storing error rows. */
+static int parse_lp_solver(const char *text, void *out)
+{
+    enum placer_lp_solver *v = out;
+
+    if (placer_lp_solver_parse(text, v) != 0) {
+        err_clear();
+        return 1;
+    }
+    return *v == PLACER_LP_CLP && !lp_clp_available();
+}
+
 /* The items of l parsed one by one into a new array *out of elem-byte values; why: a bad one. */
 static int read_parsed(const struct yrd *r, const char *k, const struct sweep_list *l, size_t elem,
                        item_parse_fn parse, const char *why, void **out)
@@ -512,9 +527,10 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
     unsigned seen = 0;
     int rc, bit;
     static const char *const keys[] = {
-        "name",   "workloads",        "clusters",      "devices",         "placers", "groupers",
-        "fusion", "memory_fractions", "comm_factors",  "compute_factors", "seeds",   "repeats",
-        "models", "store_placement",  "sct_threshold", "lp_time_limit",   "exclude", NULL};
+        "name",   "workloads",        "clusters",      "devices",         "placers",   "groupers",
+        "fusion", "memory_fractions", "comm_factors",  "compute_factors", "seeds",     "repeats",
+        "models", "store_placement",  "sct_threshold", "lp_time_limit",   "lp_solver", "exclude",
+        NULL};
     int32_t wl_line = 0, top_line = yrd_line(r), top_col = yrd_col(r);
 
     while ((rc = yrd_key(r)) == 0) {
@@ -569,6 +585,17 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
             free(s->groupers);
             s->groupers = a;
             s->n_groupers = tmp.n;
+        } else if (strcmp(k, "lp_solver") == 0) {
+            void *a = NULL;
+            CHECK(read_parsed(r, k, &tmp, sizeof(*s->lp_solvers), parse_lp_solver,
+                              lp_clp_available()
+                                  ? "is not an LP solver (glpk, clp, auto)"
+                                  : "is not an LP solver of this build (glpk, auto; clp is not "
+                                    "built in: install coinor-libclp-dev and rebuild)",
+                              &a));
+            free(s->lp_solvers);
+            s->lp_solvers = a;
+            s->n_lp_solvers = tmp.n;
         } else if (strcmp(k, "fusion") == 0) {
             void *a = NULL;
             CHECK(read_parsed(r, k, &tmp, sizeof(bool), parse_bool,
@@ -650,6 +677,7 @@ static int set_defaults(struct sweep_spec *s)
     DEFAULT1(s->comm_factors, s->n_comm_factors, double, 1.0);
     DEFAULT1(s->compute_factors, s->n_compute_factors, double, 1.0);
     DEFAULT1(s->seeds, s->n_seeds, uint64_t, PLACER_DEFAULT_SEED);
+    DEFAULT1(s->lp_solvers, s->n_lp_solvers, enum placer_lp_solver, PLACER_LP_AUTO);
 #undef DEFAULT1
     if (s->n_models == 0) {
         s->models[0] = SIM_MODEL_TIMED;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 /* The grid's factors, in file order (the product's terms in messages). */
-static int32_t grid_factors(const struct sweep_spec *s, int32_t size[12], const char *name[12])
+static int32_t grid_factors(const struct sweep_spec *s, int32_t size[13], const char *name[13])
 {
     int32_t n = 0;
 
@@ -32,6 +32,7 @@ static int32_t grid_factors(const struct sweep_spec *s, int32_t size[12], const 
     FACTOR(s->n_memory_fractions, "memory_fractions");
     FACTOR(s->n_comm_factors, "comm_factors");
     FACTOR(s->n_compute_factors, "compute_factors");
+    FACTOR(s->n_lp_solvers, "lp_solver");
     FACTOR(s->n_seeds, "seeds");
     FACTOR(s->repeats, "repeats");
     FACTOR(s->n_models, "models");
@@ -41,8 +42,8 @@ static int32_t grid_factors(const struct sweep_spec *s, int32_t size[12], const 
 
 bool sweep_spec_runs(const struct sweep_spec *s, int64_t *n_runs)
 {
-    int32_t size[12];
-    const char *name[12];
+    int32_t size[13];
+    const char *name[13];
     int32_t n = grid_factors(s, size, name);
     int64_t p = 1;
 
@@ -66,8 +67,8 @@ bool sweep_spec_runs(const struct sweep_spec *s, int64_t *n_runs)
 /* Refuses a grid of more than max_runs runs, before anything is expanded. */
 int sweep_check_runs(const struct sweep_spec *s, int64_t max_runs)
 {
-    int32_t size[12];
-    const char *name[12];
+    int32_t size[13];
+    const char *name[13];
     int32_t n = grid_factors(s, size, name);
     char terms[512], total[48];
     size_t len = 0;

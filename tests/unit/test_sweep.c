@@ -213,3 +213,53 @@ Test(sweep, runs_are_counted_and_capped_before_expansion)
     cr_assert(strstr(err_msg(), "100001 runs (100001 repeats), more than the cap of 100000"), "%s",
               err_msg());
 }
+
+/* lp_solver (issue 22): a list is an axis of m-SCT's and auto's points only,
+ * in the key when not auto, each run storing the solver that ran. */
+Test(sweep, lp_solver_is_an_axis_of_the_lp_placers)
+{
+    const char *text = "workloads: [\"gen:transformer?layers=1&forward_only=true\"]\n"
+                       "clusters: [paper-4gpu-pcie]\n"
+                       "placers: [m-sct, m-etf]\n"
+                       "lp_solver: [auto, glpk]\n";
+    struct sweep sw;
+    struct sweep_spec s;
+    int64_t n = 0;
+
+    cr_assert_eq(sweep_spec_parse(&s, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_eq(s.n_lp_solvers, 2);
+    cr_assert(sweep_spec_runs(&s, &n));
+    cr_assert_eq(n, 2 * 2);
+    sweep_spec_release(&s);
+
+    cr_assert_eq(sweep_prepare(&sw, text, strlen(text), "t.yaml"), 0, "%s", err_msg());
+    cr_assert_eq(sw.n_points, 3, "m-sct twice, m-etf once");
+    cr_assert_eq(sw.point[0].opt.lp_solver, PLACER_LP_AUTO);
+    cr_assert_null(strstr(sw.point[0].key, "|lp="), "%s", sw.point[0].key);
+    cr_assert_eq(sw.point[1].opt.lp_solver, PLACER_LP_GLPK);
+    cr_assert(strstr(sw.point[1].key, "|th=0.1|lp=glpk|seed=0|"), "%s", sw.point[1].key);
+    cr_assert_eq(sw.point[2].opt.lp_solver, PLACER_LP_AUTO, "m-etf solves no LP");
+    for (int32_t i = 0; i < 2; i++) {
+        struct db_buf b = {0};
+        struct db_run r;
+        size_t pos = 0;
+
+        cr_assert_eq(sweep_point_exec(&sw, i, &b), 0);
+        cr_assert_eq(db_run_deserialize(&r, b.p, b.len, &pos), 0);
+        cr_assert_str_eq(r.status, "ok");
+        cr_assert_str_eq(r.lp_solver, "glpk", "point %d: the solver that ran", (int)i);
+        db_run_release(&r);
+        free(b.p);
+    }
+    sweep_release(&sw);
+
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-sct]\nlp_solver: [glpk, mosek]\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:19: lp_solver: 'mosek' is not an LP solver"), "%s",
+              err_msg());
+    cr_assert_eq(parse_err("workloads: [\"gen:gnmt\"]\nclusters: [paper-4gpu-pcie]\n"
+                           "placers: [m-sct]\nlp_solver: []\n"),
+                 BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "t.yaml:4:12: lp_solver: the list is empty"), "%s", err_msg());
+}
