@@ -5,7 +5,9 @@
  * groupers, with and without fusion; single, round-robin, random, and the
  * workload's given placement when it has one; on micro-batched graphs the
  * `pipeline` placer, beyond the original), each as it is and with its
- * zero-cost source groups moved next to their first consumer.
+ * zero-cost source groups moved next to their first consumer.  m-SCT and
+ * m-SCT-reserve of one configuration solve their (identical) LP once
+ * (lp_memo.h); only the iterations run are charged to the budget.
  *
  * Part of baechi-c; see README.md for the licence.
  */
