@@ -26,6 +26,10 @@ $(BUILD)/results/sweep_mpi-mpi.o: results/sweep_mpi.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) -DHAVE_MPI $(MPI_CFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
+# its headers too (struct sweep_spec, placer_options): a plugin built
+# against an older layout hangs `sweep --mpi`
+-include $(BUILD)/results/sweep_mpi-mpi.d
+
 $(MPI_PLUGIN): $(BUILD)/results/sweep_mpi-mpi.o
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -shared -o $@ $< $(MPI_LDLIBS)
 
