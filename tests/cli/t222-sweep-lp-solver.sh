@@ -23,24 +23,19 @@ test "$(sqlite3 r.db "select count(*) from runs where key like '%|lp=clp|%'")" =
 test "$(sqlite3 r.db "select count(*) from runs where key like '%|lp=%' and placer = 'm-etf'")" = 0
 EOF2
 
-test_expect_success 'a scalar: the solver asked for is the one stored' - <<'EOF2'
-cat > s1.yaml <<YAML
-workloads: ["$WL"]
-clusters: [paper-4gpu-pcie]
-placers: [m-sct]
-lp_solver: clp
-YAML
-expect_exit 0 "$BAECHI" sweep s1.yaml --db r1.db -j 1
-test "$(sqlite3 r1.db "select lp_solver from runs")" = clp
-EOF2
+msct() { # msct NAME [LINE]: sweeps m-sct on WL (LINE added to the file) into NAME.db
+    { printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-sct]\n' "$WL"
+      [ -z "${2:-}" ] || echo "$2"; } > "$1.yaml"
+    expect_exit 0 "$BAECHI" sweep "$1.yaml" --db "$1.db" -j 1
+}
+
+test_expect_success 'a scalar: the solver asked for is the one stored' '
+    msct r1 "lp_solver: clp" &&
+    test "$(sqlite3 r1.db "select lp_solver from runs")" = clp
+'
 
 test_expect_success 'no lp_solver: auto, and the keys of earlier sweeps' - <<'EOF2'
-cat > s0.yaml <<YAML
-workloads: ["$WL"]
-clusters: [paper-4gpu-pcie]
-placers: [m-sct]
-YAML
-expect_exit 0 "$BAECHI" sweep s0.yaml --db r0.db -j 1
+msct r0
 test "$(sqlite3 r0.db "select lp_solver from runs")" = glpk
 test "$(sqlite3 r0.db "select count(*) from runs where key like '%|th=0.1|seed=0|r=0|%'")" = 1
 EOF2
