@@ -396,19 +396,111 @@ static int path_windows(struct pathwork *w, int32_t k, int32_t *win)
 }
 
 /*
+ * vol[t] for every edge t of the path: the least step of a placement that
+ * cuts the path at edge t only (bound.h "one cut"): every tensor of a path
+ * op at or before t that a path op after t reads crosses from the first
+ * part's device to the second's, once, and those transfers serialise; the
+ * first starts after its producer pop[a] ends, the last ends before its
+ * consumer pop[b] starts, so vol[t] = compute(pop[0..a]) + Σ their
+ * transfer times + compute(pop[b..k-1]), 0 when none crosses.  A tensor
+ * crosses at t for t in [its producer's index, its last path consumer's
+ * index): a difference array; a (the smallest producer index still
+ * crossing) only moves forward, b is a prefix maximum.  O(V + E + T).
+ */
+static int path_single_cut_us(struct pathwork *w, int32_t k, int64_t *vol)
+{
+    const struct graph *g = w->g;
+    int32_t *pos = mem_alloc_array((size_t)g->n_ops, sizeof(*pos));
+    int32_t *last = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(*last));
+    int32_t *reach = mem_alloc_array((size_t)k, sizeof(*reach));
+    int64_t *diff = mem_calloc((size_t)k + 1, sizeof(*diff));
+    int64_t *pre = mem_alloc_array((size_t)k + 1, sizeof(*pre));
+    int64_t sum = 0;
+    int32_t a = 0, b = -1;
+    int rc = 0;
+
+    if (!pos || !last || !reach || !diff || !pre) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+        goto done;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        pos[v] = -1;
+    }
+    for (int32_t x = 0; x < g->n_tensors; x++) {
+        last[x] = -1;
+    }
+    pre[0] = 0;
+    for (int32_t i = 0; i < k; i++) {
+        pos[w->pop[i]] = i;
+        pre[i + 1] = sat_add_i64(pre[i], w->tmin[w->pop[i]]);
+    }
+    /* last[x]: the last path index reading tensor x (its producer is on the path) */
+    for (int32_t i = 0; i < k; i++) {
+        int32_t u = w->pop[i];
+
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            int32_t j = pos[g->edge_dst[e]];
+
+            for (int32_t s = g->et_start[e]; j > i && s < g->et_start[e + 1]; s++) {
+                last[g->et_tensor[s]] = j > last[g->et_tensor[s]] ? j : last[g->et_tensor[s]];
+            }
+        }
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t u = w->pop[i];
+
+        reach[i] = -1;
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            for (int32_t s = g->et_start[e]; s < g->et_start[e + 1]; s++) {
+                int32_t x = g->et_tensor[s], j = last[x];
+                int64_t c;
+
+                if (j <= i) {
+                    continue; /* no path reader after it, or counted already */
+                }
+                c = bound_comm_min_us(w->c, g->tensor_bytes[x]);
+                diff[i] = sat_add_i64(diff[i], c);
+                diff[j] -= c;
+                reach[i] = j > reach[i] ? j : reach[i];
+                last[x] = -1;
+            }
+        }
+    }
+    for (int32_t t = 0; t + 1 < k; t++) {
+        sum += diff[t];
+        b = reach[t] > b ? reach[t] : b;
+        while (a <= t && reach[a] <= t) {
+            a++;
+        }
+        vol[t] = a <= t ? sat_add_i64(sat_add_i64(pre[a + 1], sum), pre[k] - pre[b]) : 0;
+    }
+done:
+    free(pos);
+    free(last);
+    free(reach);
+    free(diff);
+    free(pre);
+    return rc;
+}
+
+/*
  * The cheapest set of cut edges (edge t joins pop[t] and pop[t+1], cost
  * w->cost[t]) that has an edge inside every window pop[i..win[i]] that
  * cannot sit on one device: a window without a cut runs on one device.
  * Hitting intervals on a line: f(t) = cost[t] + min f(t') over the cuts t'
  * before t that leave no window between them, a sliding minimum (the
- * windows' ends move forward with their starts).  O(k).  -1 when one op
+ * windows' ends move forward with their starts).  The sets of one cut and
+ * of two or more are kept apart: a set of one cut t costs at least
+ * vol[t] - compute_us too (path_single_cut_us).  O(k).  -1 when one op
  * alone fits no device (no placement fits: the bound is vacuous).
  */
-static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t *n_cuts)
+static int path_cut_cost(struct pathwork *w, int32_t k, int64_t compute_us, int64_t *cut_us,
+                         int32_t *n_cuts)
 {
     int32_t *win = mem_alloc_array((size_t)k + 1, sizeof(*win));
     int32_t *cnt = mem_alloc_array((size_t)k + 1, sizeof(*cnt));
     int64_t *f = mem_alloc_array((size_t)k + 1, sizeof(*f));
+    int64_t *vol = mem_alloc_array((size_t)k + 1, sizeof(*vol));
     int32_t *dq = mem_alloc_array((size_t)k + 1, sizeof(*dq));
     int32_t head = 0, tail = 0, p = 0;
     int64_t best = -1;
@@ -416,7 +508,7 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
 
     *cut_us = 0;
     *n_cuts = 0;
-    if (!win || !f || !dq || !cnt) {
+    if (!win || !f || !dq || !cnt || !vol) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
         goto done;
     }
@@ -429,13 +521,20 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
             goto done;
         }
     }
+    if ((rc = path_single_cut_us(w, k, vol)) != 0) {
+        goto done;
+    }
     /* state s = t + 1 for a cut at edge t, s = 0 for "none yet"; R(s): the
      * last edge the next cut may take = the end of the first window after
-     * it (win[t+1] - 1), k when none */
+     * it (win[t+1] - 1), k when none.  The deque holds the states of one
+     * cut or more, f[s] the cheapest set of cuts ending there; a cut from
+     * state 0 is a set of one */
     f[0] = 0;
     cnt[0] = 0;
-    dq[tail++] = 0;
     for (int32_t t = 0; t + 1 < k; t++) {
+        int64_t two;
+        int32_t n_two;
+
         /* drop the states whose next window ends before t */
         while (p <= t && (p < k ? win[p] : k) - 1 < t) {
             p++;
@@ -443,17 +542,31 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
         while (head < tail && dq[head] < p) {
             head++;
         }
-        f[t + 1] = head < tail ? sat_add_i64(f[dq[head]], w->cost[t]) : -1;
-        cnt[t + 1] = head < tail ? cnt[dq[head]] + 1 : 0;
-        if (f[t + 1] >= 0) {
-            while (head < tail && f[dq[tail - 1]] >= f[t + 1]) {
-                tail--;
+        two = head < tail ? sat_add_i64(f[dq[head]], w->cost[t]) : -1;
+        n_two = head < tail ? cnt[dq[head]] + 1 : 0;
+        f[t + 1] = p == 0 && (two < 0 || w->cost[t] <= two) ? w->cost[t] : two;
+        cnt[t + 1] = p == 0 && f[t + 1] == w->cost[t] ? 1 : n_two;
+        if (f[t + 1] < 0) {
+            continue;
+        }
+        while (head < tail && f[dq[tail - 1]] >= f[t + 1]) {
+            tail--;
+        }
+        dq[tail++] = t + 1;
+        if ((t + 1 < k ? win[t + 1] : k) != k) {
+            continue; /* a window after it: not a last cut */
+        }
+        if (p == 0) { /* the set of this cut alone */
+            int64_t one = vol[t] - compute_us > w->cost[t] ? vol[t] - compute_us : w->cost[t];
+
+            if (best < 0 || one < best) {
+                best = one;
+                *n_cuts = 1;
             }
-            dq[tail++] = t + 1;
-            if ((t + 1 < k ? win[t + 1] : k) == k && (best < 0 || f[t + 1] < best)) {
-                best = f[t + 1];
-                *n_cuts = cnt[t + 1];
-            }
+        }
+        if (two >= 0 && (best < 0 || two < best)) {
+            best = two;
+            *n_cuts = n_two;
         }
     }
     *cut_us = best > 0 ? best : 0;
@@ -461,6 +574,7 @@ done:
     free(win);
     free(cnt);
     free(f);
+    free(vol);
     free(dq);
     return rc;
 }
@@ -487,7 +601,7 @@ static int path_bound(struct pathwork *w, double a, double b, double o, int64_t 
         return 0;
     }
     /* the windows that do not fit one device each hold a cut */
-    if ((rc = path_cut_cost(w, k, &cut, &n_cut)) != 0) {
+    if ((rc = path_cut_cost(w, k, lb, &cut, &n_cut)) != 0) {
         return rc;
     }
     /* the persistent bytes alone need m devices: m - 1 cuts at least */

@@ -12,6 +12,7 @@
 #include "placers/bound.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
+#include "tests/unit/bound_cases.h"
 #include "tests/unit/exact_sched.h"
 #include "tests/unit/simtest.h"
 
@@ -176,76 +177,11 @@ Test(bound_exact, memory_orders_the_schedule)
     graph_release(&g);
 }
 
-/* A chain of n ops with random costs, some skip edges and control inputs
- * (test_bound.c's generator): long paths, where memory forces cuts. */
-static int chain_graph(struct graph *g, int n, uint64_t *s)
-{
-    struct workload w;
-    int rc;
-
-    workload_init(&w);
-    if ((rc = workload_set_name(&w, "chain")) != 0) {
-        goto out;
-    }
-    for (int i = 0; i < n && !rc; i++) {
-        char name[16];
-        int32_t idx;
-
-        snprintf(name, sizeof(name), "c%d", i);
-        if ((rc = workload_add_op(&w, name, "Op", &idx)) != 0) {
-            break;
-        }
-        w.op[idx].time_us = (double)(1 + simtest_rand(s) % 60);
-        w.op[idx].temp = (int64_t)(simtest_rand(s) % 300);
-        rc = workload_add_output(&w, (int64_t)(simtest_rand(s) % 3000));
-        if (!rc && i > 0) {
-            rc = workload_add_input(&w, i - 1, 0, 0, 0);
-        }
-        if (!rc && i > 1 && simtest_rand(s) % 3 == 0) {
-            rc = workload_add_input(&w, i - 2, simtest_rand(s) % 2 ? 0 : WL_PORT_CONTROL, 0, 0);
-        }
-    }
-    if (rc == 0 && (rc = workload_check(&w)) == 0) {
-        rc = graph_build(g, &w);
-    }
-out:
-    workload_release(&w);
-    return rc;
-}
-
-/* A random case as test_bound.c draws them: a graph (<= 10 ops on 2
- * devices, <= 7 on 3), persistent bytes on most ops, a memory limit around
- * them (sometimes none), comm costs in the range of compute, any channel
- * model, sometimes a faster device 0. */
+/* A random case (bound_cases.h), asserted. */
 static void draw_case(int k, uint64_t *s, int max_ops2, int max_ops3, struct graph *g,
                       struct cluster *c)
 {
-    int32_t nd = 2 + (int32_t)(simtest_rand(s) % 2);
-    int n = 3 + (int)(simtest_rand(s) % (uint64_t)((nd == 2 ? max_ops2 : max_ops3) - 2));
-    struct graph_mem_totals mt;
-    int64_t mem;
-    double slope = (double)(simtest_rand(s) % 40) / 1000.0;
-    double icpt = (double)(simtest_rand(s) % 30);
-
-    if (k % 2) {
-        cr_assert_eq(chain_graph(g, n, s), 0, "%s", err_msg());
-    } else {
-        cr_assert_eq(simtest_random_graph(g, n, nd, (uint64_t)k + 7), 0, "%s", err_msg());
-    }
-    for (int32_t v = 0; v < g->n_ops; v++) {
-        g->persist_bytes[v] = simtest_rand(s) % 5 ? (int64_t)(simtest_rand(s) % 1500) : 0;
-    }
-    graph_mem_totals(g, &mt);
-    mem = (int64_t)((double)mt.persistent * (0.4 + (double)(simtest_rand(s) % 80) / 100.0)) +
-          mt.temp_max + (int64_t)((double)mt.outputs * (double)(simtest_rand(s) % 100) / 100.0);
-    if (simtest_rand(s) % 8 == 0) {
-        mem = 0; /* unlimited */
-    }
-    cr_assert_eq(
-        simtest_cluster(c, nd, mem, slope, icpt, (enum channel_model)(simtest_rand(s) % 3)), 0);
-    if (simtest_rand(s) % 4 == 0) {
-        c->dev[0].speed = 2.0;
-    }
+    cr_assert_eq(bound_case_draw(k, s, max_ops2, max_ops3, g, c), 0, "%s", err_msg());
 }
 
 /* The next placement (odometer); false after the last. */
