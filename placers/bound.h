@@ -126,6 +126,11 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 /* The memory bound also tries this many paths restricted to dear edges. */
 #define BOUND_DEAR_PATHS 8
 
+/* The cut volumes (bound_cuts.c) on paths of at most this many ops (the DP
+ * holds k² states), the bisection to a relative 1 / this. */
+#define BOUND_CUTS_MAX_OPS   1000
+#define BOUND_CUTS_PRECISION 1000
+
 struct bound_options {
     bool lp;            /* try the LP (true by bound_options_init) */
     int32_t lp_max_ops; /* graphs above this skip the LP */
@@ -169,5 +174,25 @@ int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes);
  * BAECHI_ENOMEM. */
 int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
              struct bound_result *r);
+
+/* Internal to bound*.c: a path of the memory bound and what bound_path_cuts
+ * reads of it (all borrowed). */
+struct bound_path {
+    const struct graph *g;
+    int32_t k;            /* ops on the path */
+    const int32_t *pop;   /* the path, first to last op, k */
+    const int32_t *win;   /* win[i]: the first j with pop[i..j] on no device (k: none), k + 1 */
+    const int64_t *cost;  /* cost[t]: edge pop[t] -> pop[t+1]'s transfer time, k - 1 */
+    const int64_t *vol;   /* vol[t]: the least step when t is the only cut, k - 1 */
+    const int64_t *pre;   /* pre[i]: Σ compute of pop[0..i-1], k + 1 */
+    const int64_t *tcomm; /* every tensor's transfer time (bound_comm_min_us) */
+};
+
+/* Internal to bound*.c: raises *lb_us (the path's bound so far, compute_us
+ * plus the cheapest cut set) by the cut volumes (bound.h), the size of the
+ * set that gave it into *n_cuts.  Paths above BOUND_CUTS_MAX_OPS are left
+ * as they are.  0 or BAECHI_ENOMEM. */
+int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t *lb_us,
+                    int32_t *n_cuts);
 
 #endif
