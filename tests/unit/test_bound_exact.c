@@ -212,7 +212,7 @@ static bool canonical(const int32_t *dev, int32_t n, bool symmetric)
 
 struct exact_counts {
     int cases, placements, feasible, list_fits, list_beaten, list_missed, violations, cross_fails,
-        bound_tight, memory_wins, lp_wins;
+        bound_tight, memory_wins, lp_wins, training_memory_wins;
     int64_t margin_us;
     int64_t nodes[3]; /* search nodes: list schedules found, optimum, bound */
     double margin_rel, ratio_sum;
@@ -315,6 +315,7 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
     n->feasible++;
     n->bound_tight += b.lower_bound_us == opt;
     n->memory_wins += b.memory_us > b.simple_us;
+    n->training_memory_wins += k % 4 == BOUND_CASE_TRAINING && b.memory_us > b.simple_us;
     n->lp_wins += b.lp_us > b.simple_us && b.lp_us > b.memory_us;
     n->ratio_sum += (double)opt / (double)(b.lower_bound_us > 0 ? b.lower_bound_us : 1);
     if (best_list < 0) {
@@ -362,13 +363,14 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
     cr_log_info("bound_exact: %d cases (%d placements), %d feasible (%d by the list schedule, "
                 "%d only by a better order), the optimum below the best list step in %d (by up "
                 "to %lld µs, up to %.1f %%), bound = optimum in %d, mean optimum / bound %.3f, "
-                "memory bound above simple in %d, LP above both in %d; search nodes: %lld finding "
+                "memory bound above simple in %d (%d training-shaped), LP above both in %d; search "
+                "nodes: %lld finding "
                 "the list schedules, %lld the optima, %lld the bound; "
                 "%.2f s CPU",
                 n.cases, n.placements, n.feasible, n.list_fits, n.list_missed, n.list_beaten,
                 (long long)n.margin_us, 100.0 * n.margin_rel, n.bound_tight,
-                n.feasible ? n.ratio_sum / n.feasible : 0.0, n.memory_wins, n.lp_wins,
-                (long long)n.nodes[0], (long long)n.nodes[1], (long long)n.nodes[2],
+                n.feasible ? n.ratio_sum / n.feasible : 0.0, n.memory_wins, n.training_memory_wins,
+                n.lp_wins, (long long)n.nodes[0], (long long)n.nodes[1], (long long)n.nodes[2],
                 (double)(clock() - t0) / CLOCKS_PER_SEC);
     cr_expect_eq(n.violations, 0, "%d placements have a schedule below the bound", n.violations);
     cr_expect_eq(n.cross_fails, 0, "%d list schedules not found", n.cross_fails);
@@ -376,6 +378,7 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
     /* the bound's memory and LP parts were checked where they bind, and
      * the search does go beyond the list schedule */
     cr_expect_gt(n.memory_wins, 0, "the memory bound never bound");
+    cr_expect_gt(n.training_memory_wins, 0, "the memory bound never bound a training-shaped case");
     cr_expect_gt(n.lp_wins, 0, "the LP never bound");
     cr_expect_gt(n.list_beaten, 0, "the list schedule was always optimal");
 }
