@@ -117,6 +117,7 @@ struct pathwork {
     int64_t *ecost;             /* every edge's transfer time (edge_comm_us), E */
     int64_t *tcomm;             /* every tensor's transfer time (bound_comm_min_us), T */
     int64_t cheap_edge_us;      /* path_extract skips edges that cost at most this (-1: none) */
+    int64_t floor_us;           /* the best bound so far: cut volumes only try to beat it */
     int64_t *limits;            /* device limits, descending, D */
     bool unlimited;             /* some device has no limit: every path fits */
     int32_t *pop;               /* the path, first to last op, n */
@@ -585,7 +586,7 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t compute_us, int6
         struct bound_path bp = {w->g, k, w->pop, win, w->cost, vol, pre, w->tcomm};
         int64_t lb = sat_add_i64(compute_us, best);
 
-        if ((rc = bound_path_cuts(&bp, compute_us, &lb, n_cuts)) != 0) {
+        if ((rc = bound_path_cuts(&bp, compute_us, w->floor_us, &lb, n_cuts)) != 0) {
             goto done;
         }
         best = lb - compute_us;
@@ -697,6 +698,7 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
 
         w->cheap_edge_us =
             c[n <= BOUND_DEAR_PATHS ? q : (int64_t)q * (n - 1) / (BOUND_DEAR_PATHS - 1)];
+        w->floor_us = r->memory_us;
         if ((rc = path_bound(w, 1, 0, 0, &lb)) != 0) {
             break;
         }
@@ -775,6 +777,7 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
         for (size_t k = 0; k < sizeof(mix) / sizeof(mix[0]); k++) {
             int64_t lb;
 
+            w.floor_us = r->memory_us;
             if ((rc = path_bound(&w, mix[k][0], mix[k][1] * up, mix[k][2] * uo, &lb)) != 0) {
                 goto done;
             }

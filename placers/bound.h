@@ -235,9 +235,11 @@ struct bound_path {
 
 /* Internal to bound*.c: raises *lb_us (the path's bound so far, compute_us
  * plus the cheapest cut set) by the cut volumes (bound.h), the size of the
- * set that gave it into *n_cuts.  Paths above BOUND_CUTS_MAX_OPS are left
- * as they are.  0 or BAECHI_ENOMEM. */
-int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t *lb_us,
-                    int32_t *n_cuts);
+ * set that gave it into *n_cuts; when the cut volumes cannot reach floor_us
+ * (a bound found elsewhere), only by less than they could (one evaluation:
+ * the caller keeps its larger one).  Paths above BOUND_CUTS_MAX_OPS are
+ * left as they are.  0 or BAECHI_ENOMEM. */
+int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t floor_us,
+                    int64_t *lb_us, int32_t *n_cuts);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/checked.h"
 #include "core/err.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #define INF INT64_MAX
@@ -308,11 +309,13 @@ static int64_t cuts_min(struct cuts *m, int64_t x_us, int32_t *n_cuts)
     return best;
 }
 
-int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t *lb_us, int32_t *n_cuts)
+int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t floor_us,
+                    int64_t *lb_us, int32_t *n_cuts)
 {
     struct cuts m;
-    int64_t lo = *lb_us, hi = compute_us;
+    int64_t lo = *lb_us, hi = compute_us, step = *lb_us / BOUND_CUTS_PRECISION + 1;
     int32_t n = 0;
+    bool bisect = false;
     int rc;
 
     for (int32_t t = 0; t + 1 < p->k; t++) {
@@ -326,15 +329,32 @@ int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t *lb_
         return rc;
     }
     /* lo: the bound so far (every set costs that much or sends more);
-     * largest x with min(x, compute + the cheapest set sending <= x) = x */
-    while (hi - lo > 1 && hi - lo > lo / BOUND_CUTS_PRECISION) {
-        int64_t x = lo + (hi - lo) / 2, c = cuts_min(&m, x, &n);
+     * the largest x with min(x, compute + the cheapest set sending <= x)
+     * = x, galloping up from lo (the answer is usually near), then
+     * bisecting */
+    if (floor_us > lo && floor_us < hi) { /* worth trying only if it can beat floor_us */
+        int64_t c = cuts_min(&m, floor_us, &n);
 
+        if (c != INF && sat_add_i64(compute_us, c) < floor_us) {
+            hi = lo; /* the answer is below floor_us */
+        } else {
+            lo = floor_us;
+            *n_cuts = c == INF ? *n_cuts : n;
+            step = lo / BOUND_CUTS_PRECISION + 1;
+        }
+    }
+    while (hi - lo > 1 && hi - lo > lo / BOUND_CUTS_PRECISION) {
+        int64_t x = bisect ? lo + (hi - lo) / 2 : sat_add_i64(lo, step), c;
+
+        x = x < hi ? x : lo + (hi - lo) / 2;
+        c = cuts_min(&m, x, &n);
         if (c == INF || sat_add_i64(compute_us, c) >= x) {
             lo = x;
             *n_cuts = c == INF ? *n_cuts : n;
+            step = sat_add_i64(step, step);
         } else {
             hi = x;
+            bisect = true;
         }
     }
     *lb_us = lo;
