@@ -72,12 +72,12 @@ static int64_t nonneg(int64_t x)
 }
 
 /* The transfer time of edge e across devices: its tensors serialise (bound.h R2). */
-static int64_t edge_comm_us(const struct graph *g, const struct cluster *c, int32_t e)
+static int64_t edge_comm_us(const struct graph *g, const int64_t *tcomm, int32_t e)
 {
     int64_t t = 0;
 
     for (int32_t s = g->et_start[e]; s < g->et_start[e + 1]; s++) {
-        t = sat_add_i64(t, bound_comm_min_us(c, g->tensor_bytes[g->et_tensor[s]]));
+        t = sat_add_i64(t, tcomm[g->et_tensor[s]]);
     }
     return t;
 }
@@ -94,6 +94,16 @@ static int cmp_i64_desc(const void *a, const void *b)
     return cmp_i64(b, a);
 }
 
+/* The paths tried often coincide (the mixes and the thresholds find the
+ * same one): their bounds, by the path. */
+#define BOUND_MEMO 24
+
+struct path_memo {
+    int32_t k, m, cuts;
+    int32_t *pop; /* k */
+    int64_t lb_us;
+};
+
 /* Scratch of the path bound: per op, and the path's edges. */
 struct pathwork {
     const struct graph *g;
@@ -105,7 +115,9 @@ struct pathwork {
     int32_t *via;               /* the in-edge of that path, -1 at its start, n */
     int64_t *cost;              /* the path's edge transfer times, n */
     int64_t *ecost;             /* every edge's transfer time (edge_comm_us), E */
+    int64_t *tcomm;             /* every tensor's transfer time (bound_comm_min_us), T */
     int64_t cheap_edge_us;      /* path_extract skips edges that cost at most this (-1: none) */
+    int64_t floor_us;           /* the best bound so far: cut volumes only try to beat it */
     int64_t *limits;            /* device limits, descending, D */
     bool unlimited;             /* some device has no limit: every path fits */
     int32_t *pop;               /* the path, first to last op, n */
@@ -119,6 +131,8 @@ struct pathwork {
     int64_t path_compute_us;    /* out of path_bound: Σ compute of its path */
     int32_t best_m;             /* out of path_bound: devices the path needs */
     int32_t best_cuts;          /* out of path_bound: cut edges charged */
+    struct path_memo memo[BOUND_MEMO];
+    int32_t n_memo;
 };
 
 /* A topological order of g into w->order (g->topo of a fused graph may not be one). */
@@ -396,19 +410,110 @@ static int path_windows(struct pathwork *w, int32_t k, int32_t *win)
 }
 
 /*
+ * vol[t] for every edge t of the path: the least step of a placement that
+ * cuts the path at edge t only (bound.h "one cut"): every tensor of a path
+ * op at or before t that a path op after t reads crosses from the first
+ * part's device to the second's, once, and those transfers serialise; the
+ * first starts after its producer pop[a] ends, the last ends before its
+ * consumer pop[b] starts, so vol[t] = compute(pop[0..a]) + Σ their
+ * transfer times + compute(pop[b..k-1]), 0 when none crosses.  A tensor
+ * crosses at t for t in [its producer's index, its last path consumer's
+ * index): a difference array; a (the smallest producer index still
+ * crossing) only moves forward, b is a prefix maximum.  O(V + E + T).
+ */
+static int path_single_cut_us(struct pathwork *w, int32_t k, int64_t *vol, int64_t *pre)
+{
+    const struct graph *g = w->g;
+    int32_t *pos = mem_alloc_array((size_t)g->n_ops, sizeof(*pos));
+    int32_t *last = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(*last));
+    int32_t *reach = mem_alloc_array((size_t)k, sizeof(*reach));
+    int64_t *diff = mem_calloc((size_t)k + 1, sizeof(*diff));
+    int64_t sum = 0;
+    int32_t a = 0, b = -1;
+    int rc = 0;
+
+    if (!pos || !last || !reach || !diff) {
+        rc = err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+        goto done;
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        pos[v] = -1;
+    }
+    for (int32_t x = 0; x < g->n_tensors; x++) {
+        last[x] = -1;
+    }
+    pre[0] = 0;
+    for (int32_t i = 0; i < k; i++) {
+        pos[w->pop[i]] = i;
+        pre[i + 1] = sat_add_i64(pre[i], w->tmin[w->pop[i]]);
+    }
+    /* last[x]: the last path index reading tensor x (its producer is on the path) */
+    for (int32_t i = 0; i < k; i++) {
+        int32_t u = w->pop[i];
+
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            int32_t j = pos[g->edge_dst[e]];
+
+            for (int32_t s = g->et_start[e]; j > i && s < g->et_start[e + 1]; s++) {
+                last[g->et_tensor[s]] = j > last[g->et_tensor[s]] ? j : last[g->et_tensor[s]];
+            }
+        }
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t u = w->pop[i];
+
+        reach[i] = -1;
+        for (int32_t e = g->out_start[u]; e < g->out_start[u + 1]; e++) {
+            for (int32_t s = g->et_start[e]; s < g->et_start[e + 1]; s++) {
+                int32_t x = g->et_tensor[s], j = last[x];
+                int64_t c;
+
+                if (j <= i) {
+                    continue; /* no path reader after it, or counted already */
+                }
+                c = w->tcomm[x];
+                diff[i] = sat_add_i64(diff[i], c);
+                diff[j] -= c;
+                reach[i] = j > reach[i] ? j : reach[i];
+                last[x] = -1;
+            }
+        }
+    }
+    for (int32_t t = 0; t + 1 < k; t++) {
+        sum += diff[t];
+        b = reach[t] > b ? reach[t] : b;
+        while (a <= t && reach[a] <= t) {
+            a++;
+        }
+        vol[t] = a <= t ? sat_add_i64(sat_add_i64(pre[a + 1], sum), pre[k] - pre[b]) : 0;
+    }
+done:
+    free(pos);
+    free(last);
+    free(reach);
+    free(diff);
+    return rc;
+}
+
+/*
  * The cheapest set of cut edges (edge t joins pop[t] and pop[t+1], cost
  * w->cost[t]) that has an edge inside every window pop[i..win[i]] that
  * cannot sit on one device: a window without a cut runs on one device.
  * Hitting intervals on a line: f(t) = cost[t] + min f(t') over the cuts t'
  * before t that leave no window between them, a sliding minimum (the
- * windows' ends move forward with their starts).  O(k).  -1 when one op
+ * windows' ends move forward with their starts).  The sets of one cut and
+ * of two or more are kept apart: a set of one cut t costs at least
+ * vol[t] - compute_us too (path_single_cut_us).  O(k).  -1 when one op
  * alone fits no device (no placement fits: the bound is vacuous).
  */
-static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t *n_cuts)
+static int path_cut_cost(struct pathwork *w, int32_t k, int64_t compute_us, int64_t *cut_us,
+                         int32_t *n_cuts)
 {
     int32_t *win = mem_alloc_array((size_t)k + 1, sizeof(*win));
     int32_t *cnt = mem_alloc_array((size_t)k + 1, sizeof(*cnt));
     int64_t *f = mem_alloc_array((size_t)k + 1, sizeof(*f));
+    int64_t *vol = mem_alloc_array((size_t)k + 1, sizeof(*vol));
+    int64_t *pre = mem_alloc_array((size_t)k + 1, sizeof(*pre));
     int32_t *dq = mem_alloc_array((size_t)k + 1, sizeof(*dq));
     int32_t head = 0, tail = 0, p = 0;
     int64_t best = -1;
@@ -416,7 +521,7 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
 
     *cut_us = 0;
     *n_cuts = 0;
-    if (!win || !f || !dq || !cnt) {
+    if (!win || !f || !dq || !cnt || !vol || !pre) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
         goto done;
     }
@@ -429,13 +534,20 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
             goto done;
         }
     }
+    if ((rc = path_single_cut_us(w, k, vol, pre)) != 0) {
+        goto done;
+    }
     /* state s = t + 1 for a cut at edge t, s = 0 for "none yet"; R(s): the
      * last edge the next cut may take = the end of the first window after
-     * it (win[t+1] - 1), k when none */
+     * it (win[t+1] - 1), k when none.  The deque holds the states of one
+     * cut or more, f[s] the cheapest set of cuts ending there; a cut from
+     * state 0 is a set of one */
     f[0] = 0;
     cnt[0] = 0;
-    dq[tail++] = 0;
     for (int32_t t = 0; t + 1 < k; t++) {
+        int64_t two;
+        int32_t n_two;
+
         /* drop the states whose next window ends before t */
         while (p <= t && (p < k ? win[p] : k) - 1 < t) {
             p++;
@@ -443,24 +555,49 @@ static int path_cut_cost(struct pathwork *w, int32_t k, int64_t *cut_us, int32_t
         while (head < tail && dq[head] < p) {
             head++;
         }
-        f[t + 1] = head < tail ? sat_add_i64(f[dq[head]], w->cost[t]) : -1;
-        cnt[t + 1] = head < tail ? cnt[dq[head]] + 1 : 0;
-        if (f[t + 1] >= 0) {
-            while (head < tail && f[dq[tail - 1]] >= f[t + 1]) {
-                tail--;
-            }
-            dq[tail++] = t + 1;
-            if ((t + 1 < k ? win[t + 1] : k) == k && (best < 0 || f[t + 1] < best)) {
-                best = f[t + 1];
-                *n_cuts = cnt[t + 1];
+        two = head < tail ? sat_add_i64(f[dq[head]], w->cost[t]) : -1;
+        n_two = head < tail ? cnt[dq[head]] + 1 : 0;
+        f[t + 1] = p == 0 && (two < 0 || w->cost[t] <= two) ? w->cost[t] : two;
+        cnt[t + 1] = p == 0 && f[t + 1] == w->cost[t] ? 1 : n_two;
+        if (f[t + 1] < 0) {
+            continue;
+        }
+        while (head < tail && f[dq[tail - 1]] >= f[t + 1]) {
+            tail--;
+        }
+        dq[tail++] = t + 1;
+        if ((t + 1 < k ? win[t + 1] : k) != k) {
+            continue; /* a window after it: not a last cut */
+        }
+        if (p == 0) { /* the set of this cut alone */
+            int64_t one = vol[t] - compute_us > w->cost[t] ? vol[t] - compute_us : w->cost[t];
+
+            if (best < 0 || one < best) {
+                best = one;
+                *n_cuts = 1;
             }
         }
+        if (two >= 0 && (best < 0 || two < best)) {
+            best = two;
+            *n_cuts = n_two;
+        }
+    }
+    if (best >= 0) { /* the volumes beside each cut of a set (bound_cuts.c) */
+        struct bound_path bp = {w->g, k, w->pop, win, w->cost, vol, pre, w->tcomm};
+        int64_t lb = sat_add_i64(compute_us, best);
+
+        if ((rc = bound_path_cuts(&bp, compute_us, w->floor_us, &lb, n_cuts)) != 0) {
+            goto done;
+        }
+        best = lb - compute_us;
     }
     *cut_us = best > 0 ? best : 0;
 done:
     free(win);
     free(cnt);
     free(f);
+    free(vol);
+    free(pre);
     free(dq);
     return rc;
 }
@@ -486,8 +623,18 @@ static int path_bound(struct pathwork *w, double a, double b, double o, int64_t 
     if (w->unlimited || path_need_bytes(w, k) <= w->limits[0]) {
         return 0;
     }
+    for (int32_t i = 0; i < w->n_memo; i++) {
+        const struct path_memo *pm = &w->memo[i];
+
+        if (pm->k == k && memcmp(pm->pop, w->pop, (size_t)k * sizeof(*w->pop)) == 0) {
+            w->best_m = pm->m;
+            w->best_cuts = pm->cuts;
+            *lb_us = pm->lb_us;
+            return 0;
+        }
+    }
     /* the windows that do not fit one device each hold a cut */
-    if ((rc = path_cut_cost(w, k, &cut, &n_cut)) != 0) {
+    if ((rc = path_cut_cost(w, k, lb, &cut, &n_cut)) != 0) {
         return rc;
     }
     /* the persistent bytes alone need m devices: m - 1 cuts at least */
@@ -500,6 +647,19 @@ static int path_bound(struct pathwork *w, double a, double b, double o, int64_t 
     w->best_m = m;
     w->best_cuts = cut > cheapest ? n_cut : m - 1 < n_edges ? m - 1 : n_edges;
     *lb_us = sat_add_i64(lb, cut > cheapest ? cut : cheapest);
+    if (w->n_memo < BOUND_MEMO) {
+        struct path_memo *pm = &w->memo[w->n_memo];
+
+        if (!(pm->pop = mem_alloc_array((size_t)k, sizeof(*pm->pop)))) {
+            return err_set(BAECHI_ENOMEM, "out of memory for a path of %d ops", k);
+        }
+        memcpy(pm->pop, w->pop, (size_t)k * sizeof(*w->pop));
+        pm->k = k;
+        pm->m = w->best_m;
+        pm->cuts = w->best_cuts;
+        pm->lb_us = *lb_us;
+        w->n_memo++;
+    }
     return 0;
 }
 
@@ -538,6 +698,7 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
 
         w->cheap_edge_us =
             c[n <= BOUND_DEAR_PATHS ? q : (int64_t)q * (n - 1) / (BOUND_DEAR_PATHS - 1)];
+        w->floor_us = r->memory_us;
         if ((rc = path_bound(w, 1, 0, 0, &lb)) != 0) {
             break;
         }
@@ -573,6 +734,7 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.via = mem_alloc_array(n, sizeof(*w.via));
     w.cost = mem_alloc_array(n, sizeof(*w.cost));
     w.ecost = mem_alloc_array((size_t)g->n_edges + 1, sizeof(*w.ecost));
+    w.tcomm = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(*w.tcomm));
     w.limits = mem_alloc_array((size_t)c->n_devices, sizeof(*w.limits));
     w.pop = mem_alloc_array(n, sizeof(*w.pop));
     w.mark = mem_alloc_array(n, sizeof(*w.mark));
@@ -581,8 +743,8 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     w.hiv = mem_alloc_array(n, sizeof(*w.hiv));
     w.ownv = mem_alloc_array(n, sizeof(*w.ownv));
     w.at = mem_alloc_array(n, sizeof(*w.at));
-    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.ecost || !w.limits ||
-        !w.pop || !w.mark || !w.queue || !w.diff || !w.hiv || !w.ownv || !w.at) {
+    if (!w.order || !w.indeg || !w.tmin || !w.score || !w.via || !w.cost || !w.ecost || !w.tcomm ||
+        !w.limits || !w.pop || !w.mark || !w.queue || !w.diff || !w.hiv || !w.ownv || !w.at) {
         rc = err_set(BAECHI_ENOMEM, "out of memory for the memory bound of %d ops", g->n_ops);
         goto done;
     }
@@ -591,8 +753,11 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
         w.unlimited |= c->dev[d].mem_bytes <= 0;
     }
     qsort(w.limits, (size_t)c->n_devices, sizeof(*w.limits), cmp_i64_desc);
+    for (int32_t x = 0; x < g->n_tensors; x++) {
+        w.tcomm[x] = bound_comm_min_us(c, g->tensor_bytes[x]);
+    }
     for (int32_t e = 0; e < g->n_edges; e++) {
-        w.ecost[e] = edge_comm_us(g, c, e);
+        w.ecost[e] = edge_comm_us(g, w.tcomm, e);
     }
     for (int32_t v = 0; v < g->n_ops; v++) {
         w.tmin[v] = compute_min_us(g, c, v);
@@ -612,6 +777,7 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
         for (size_t k = 0; k < sizeof(mix) / sizeof(mix[0]); k++) {
             int64_t lb;
 
+            w.floor_us = r->memory_us;
             if ((rc = path_bound(&w, mix[k][0], mix[k][1] * up, mix[k][2] * uo, &lb)) != 0) {
                 goto done;
             }
@@ -637,6 +803,10 @@ done:
     free(w.via);
     free(w.cost);
     free(w.ecost);
+    free(w.tcomm);
+    for (int32_t i = 0; i < w.n_memo; i++) {
+        free(w.memo[i].pop);
+    }
     free(w.limits);
     free(w.pop);
     free(w.mark);

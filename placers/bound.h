@@ -55,6 +55,48 @@
  *           compute-critical ones over only the edges dearer than a few
  *           thresholds, the transfer times on the compute-critical path:
  *           BOUND_DEAR_PATHS); any path gives a valid bound.
+ *           Windows: the same holds for every run of consecutive ops of
+ *           P (a window): one that cannot sit on one device holds a cut
+ *           edge, so the cut edges of a placement form a set C that hits
+ *           every such window, and the last op ends at >= Σ compute(P) +
+ *           Σ_{t in C} cost(t), at least the cheapest such set (an
+ *           interval hitting set: bound.c path_cut_cost).
+ *           One cut and cut volumes (issue 22 items 6/7): the cut edges
+ *           of P in a placement split P into parts, maximal runs of
+ *           consecutive ops on one device, so two neighbouring parts sit on
+ *           different devices A != B.  Every tensor that an op of the
+ *           earlier part produces and an op of the later part reads is sent
+ *           from A to B, once (one copy per receiving device), and all such
+ *           transfers hold the same channel (R2: chan[A], send[A] or
+ *           link[A][B]), so they run one after another; the first starts
+ *           after its producer ends, at the earliest Σ compute of P up to
+ *           that producer (P's ops run in order); the last ends before its
+ *           reader starts, at the latest the step less Σ compute of P from
+ *           that reader on.  So for any subset of those tensors, step >=
+ *           compute(P up to its first producer) + Σ their transfer times +
+ *           compute(P from its last reader).  With one cut (two parts,
+ *           "one cut") the whole set is taken; between a first or a last
+ *           part and its neighbour, the subsets by producer (the last cut)
+ *           or by reader (the first cut); between two middle parts, Σ only.
+ *           A training graph's critical path runs forward, the loss, and
+ *           backward, and each backward op reads its forward op's saved
+ *           activation: a cut at the (small) loss tensor sends every saved
+ *           activation of the parts around it, which the cheapest-cut sum
+ *           did not see.  The bound of P is then min over cut sets C that
+ *           hit every window of max(compute(P) + Σ_{t in C} cost(t),
+ *           max over C's neighbouring parts of their transfer bound).  For
+ *           any x, every C either has a part pair whose transfers need > x
+ *           (so its step is > x) or is one whose every pair needs <= x, so
+ *           the bound is at least min(x, compute(P) + the cheapest such C):
+ *           bound_cuts.c finds that cheapest C by a DP over the pairs of
+ *           consecutive cuts (a pair's transfers need less as the earlier
+ *           cut moves right and more as the later one does, so the allowed
+ *           earlier cuts are a suffix, a suffix minimum), and bisects on x
+ *           (to a relative 1/BOUND_CUTS_PRECISION, each x evaluated being a
+ *           valid bound).  Not used: parts two or more apart (they may share
+ *           a device, and then nothing crosses but their union must fit:
+ *           a training path cut around the loss into three parts is charged
+ *           only its cuts).
  *           Views (x-alias, beyond the first version): an output that shares
  *           an input's storage counts nothing of its own (on another device
  *           than its root it would count, but the device is not known), and
@@ -98,8 +140,11 @@
  * every device and z = 0 is feasible), so it adds most where the memory
  * rows force ops apart.
  *
- * Complexity: simple and memory O(V·D + 8 (V + E + k log k) + T·D²) for
- * paths of k ops and T tensors on them; the LP has V·D + E·(D + 1) + V + 1 columns.
+ * Complexity: simple and memory O(V·D + 16 (V + E + k log k) + T·D²) for
+ * paths of k ops and T tensors on them, plus the cut volumes on paths of at
+ * most BOUND_CUTS_MAX_OPS ops where memory binds: O(k² + k·T_k) per step
+ * of the bisection (about 10-20), T_k the path tensors read later on the
+ * path; each distinct path once.  The LP has V·D + E·(D + 1) + V + 1 columns.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -125,6 +170,11 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 
 /* The memory bound also tries this many paths restricted to dear edges. */
 #define BOUND_DEAR_PATHS 8
+
+/* The cut volumes (bound_cuts.c) on paths of at most this many ops (the DP
+ * holds k² states), the bisection to a relative 1 / this. */
+#define BOUND_CUTS_MAX_OPS   1000
+#define BOUND_CUTS_PRECISION 1000
 
 struct bound_options {
     bool lp;            /* try the LP (true by bound_options_init) */
@@ -169,5 +219,27 @@ int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes);
  * BAECHI_ENOMEM. */
 int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_options *opt,
              struct bound_result *r);
+
+/* Internal to bound*.c: a path of the memory bound and what bound_path_cuts
+ * reads of it (all borrowed). */
+struct bound_path {
+    const struct graph *g;
+    int32_t k;            /* ops on the path */
+    const int32_t *pop;   /* the path, first to last op, k */
+    const int32_t *win;   /* win[i]: the first j with pop[i..j] on no device (k: none), k + 1 */
+    const int64_t *cost;  /* cost[t]: edge pop[t] -> pop[t+1]'s transfer time, k - 1 */
+    const int64_t *vol;   /* vol[t]: the least step when t is the only cut, k - 1 */
+    const int64_t *pre;   /* pre[i]: Σ compute of pop[0..i-1], k + 1 */
+    const int64_t *tcomm; /* every tensor's transfer time (bound_comm_min_us) */
+};
+
+/* Internal to bound*.c: raises *lb_us (the path's bound so far, compute_us
+ * plus the cheapest cut set) by the cut volumes (bound.h), the size of the
+ * set that gave it into *n_cuts; when the cut volumes cannot reach floor_us
+ * (a bound found elsewhere), only by less than they could (one evaluation:
+ * the caller keeps its larger one).  Paths above BOUND_CUTS_MAX_OPS are
+ * left as they are.  0 or BAECHI_ENOMEM. */
+int bound_path_cuts(const struct bound_path *p, int64_t compute_us, int64_t floor_us,
+                    int64_t *lb_us, int32_t *n_cuts);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/workload_yaml.h"
 #include "placers/bound.h"
 #include "sim/sim.h"
+#include "tests/unit/bound_cases.h"
 #include "tests/unit/simtest.h"
 
 #include <stdio.h>
@@ -86,43 +87,6 @@ Test(bound, lp_skipped_beyond_its_size)
     graph_release(&g);
 }
 
-/* A chain of n ops with random costs, some skip edges and control inputs:
- * long paths, where memory forces cuts. */
-static int chain_graph(struct graph *g, int n, uint64_t *s)
-{
-    struct workload w;
-    int rc;
-
-    workload_init(&w);
-    if ((rc = workload_set_name(&w, "chain")) != 0) {
-        goto out;
-    }
-    for (int i = 0; i < n && !rc; i++) {
-        char name[16];
-        int32_t idx;
-
-        snprintf(name, sizeof(name), "c%d", i);
-        if ((rc = workload_add_op(&w, name, "Op", &idx)) != 0) {
-            break;
-        }
-        w.op[idx].time_us = (double)(1 + simtest_rand(s) % 60);
-        w.op[idx].temp = (int64_t)(simtest_rand(s) % 300);
-        rc = workload_add_output(&w, (int64_t)(simtest_rand(s) % 3000));
-        if (!rc && i > 0) {
-            rc = workload_add_input(&w, i - 1, 0, 0, 0);
-        }
-        if (!rc && i > 1 && simtest_rand(s) % 3 == 0) {
-            rc = workload_add_input(&w, i - 2, simtest_rand(s) % 2 ? 0 : WL_PORT_CONTROL, 0, 0);
-        }
-    }
-    if (rc == 0 && (rc = workload_check(&w)) == 0) {
-        rc = graph_build(g, &w);
-    }
-out:
-    workload_release(&w);
-    return rc;
-}
-
 /* The smallest timed step over every placement that fits memory; -1 when none. */
 static int64_t timed_optimum(const struct graph *g, const struct cluster *c)
 {
@@ -165,39 +129,12 @@ Test(bound, never_above_the_timed_optimum)
     int cases = 0, fits = 0, memory_wins = 0, lp_wins = 0, violations = 0;
 
     for (int k = 0; k < 4000; k++) {
-        int32_t nd = 2 + (int32_t)(simtest_rand(&s) % 2);
-        int n = nd == 2 ? 3 + (int)(simtest_rand(&s) % 8) : 3 + (int)(simtest_rand(&s) % 5);
         struct graph g;
         struct cluster c;
         struct bound_result r;
-        struct graph_mem_totals mt;
-        int64_t opt, mem;
-        double slope = (double)(simtest_rand(&s) % 40) / 1000.0;
-        double icpt = (double)(simtest_rand(&s) % 30);
+        int64_t opt;
 
-        if (k % 2) {
-            cr_assert_eq(chain_graph(&g, n, &s), 0, "%s", err_msg());
-        } else {
-            cr_assert_eq(simtest_random_graph(&g, n, nd, (uint64_t)k + 7), 0, "%s", err_msg());
-        }
-        /* persistent bytes on most ops, so that paths do not fit one device */
-        for (int32_t v = 0; v < g.n_ops; v++) {
-            g.persist_bytes[v] = simtest_rand(&s) % 5 ? (int64_t)(simtest_rand(&s) % 1500) : 0;
-        }
-        graph_mem_totals(&g, &mt);
-        /* a share of the persistent bytes, plus room for outputs and temp */
-        mem = (int64_t)((double)mt.persistent * (0.4 + (double)(simtest_rand(&s) % 80) / 100.0)) +
-              mt.temp_max +
-              (int64_t)((double)mt.outputs * (double)(simtest_rand(&s) % 100) / 100.0);
-        if (simtest_rand(&s) % 8 == 0) {
-            mem = 0; /* unlimited */
-        }
-        cr_assert_eq(
-            simtest_cluster(&c, nd, mem, slope, icpt, (enum channel_model)(simtest_rand(&s) % 3)),
-            0);
-        if (simtest_rand(&s) % 4 == 0) {
-            c.dev[0].speed = 2.0;
-        }
+        cr_assert_eq(bound_case_draw(k, &s, 10, 7, &g, &c), 0, "%s", err_msg());
         cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
         opt = timed_optimum(&g, &c);
         cases++;
@@ -209,7 +146,7 @@ Test(bound, never_above_the_timed_optimum)
                 violations++;
                 cr_log_error("case %d (%d ops, %d devices, mem %lld): optimum %lld, bound %lld "
                              "(simple %lld, memory %lld, lp %lld)",
-                             k, g.n_ops, nd, (long long)mem, (long long)opt,
+                             k, g.n_ops, c.n_devices, (long long)c.dev[0].mem_bytes, (long long)opt,
                              (long long)r.lower_bound_us, (long long)r.simple_us,
                              (long long)r.memory_us, (long long)r.lp_us);
             }
@@ -231,9 +168,10 @@ Test(bound, never_above_the_timed_optimum)
  * of A's 1,000 bytes and D, the last op, reads R, so on one device A's
  * bytes stay until D ends, and with B's 10 and C's 200 temp that is 1,210 >
  * 1,100 bytes at C's start: the chain needs a cut (10 B: 2 µs), although
- * without the view's hold the path fits (A's bytes gone after R).  The
- * critical path is 50 µs; the bound 52; the optimum (exhaustive) 54: C on
- * its own device, 10 B there and back.
+ * without the view's hold the path fits (A's bytes gone after R).  One
+ * cut alone (A R B | C D or A R B C | D) also sends R's 1,000 B to D
+ * (101 µs on the link: bound.h "one cut"), so two cuts: the bound is 54,
+ * the optimum (exhaustive) too: C on its own device, 10 B there and back.
  */
 static const char view_yaml[] =
     "format: 1\nname: view\nops:\n"
@@ -260,7 +198,7 @@ Test(bound, a_view_keeps_its_root_live)
     cr_assert_eq(bound_compute(&g, &c, NULL, &r), 0, "%s", err_msg());
     opt = timed_optimum(&g, &c);
     cr_expect_eq(r.simple_us, 50);
-    cr_expect_eq(r.memory_us, 52, "the view's hold forces a 2 µs cut: memory bound %lld",
+    cr_expect_eq(r.memory_us, 54, "the view's hold forces two 2 µs cuts: memory bound %lld",
                  (long long)r.memory_us);
     cr_expect_eq(opt, 54);
     cr_expect_leq(r.lower_bound_us, opt);
@@ -289,7 +227,7 @@ Test(bound, never_above_the_timed_optimum_with_views)
         int64_t opt, mem;
 
         if (k % 2) {
-            cr_assert_eq(chain_graph(&g, n, &s), 0, "%s", err_msg());
+            cr_assert_eq(bound_case_chain(&g, n, &s), 0, "%s", err_msg());
         } else {
             cr_assert_eq(simtest_random_graph(&g, n, nd, (uint64_t)k + 11), 0, "%s", err_msg());
         }

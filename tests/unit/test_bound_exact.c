@@ -9,14 +9,17 @@
 #include <criterion/criterion.h>
 
 #include "core/err.h"
+#include "core/workload_yaml.h"
 #include "placers/bound.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
+#include "tests/unit/bound_cases.h"
 #include "tests/unit/exact_sched.h"
 #include "tests/unit/simtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Cases of the exhaustive check; fewer under the sanitizers (the slowest
@@ -176,76 +179,11 @@ Test(bound_exact, memory_orders_the_schedule)
     graph_release(&g);
 }
 
-/* A chain of n ops with random costs, some skip edges and control inputs
- * (test_bound.c's generator): long paths, where memory forces cuts. */
-static int chain_graph(struct graph *g, int n, uint64_t *s)
-{
-    struct workload w;
-    int rc;
-
-    workload_init(&w);
-    if ((rc = workload_set_name(&w, "chain")) != 0) {
-        goto out;
-    }
-    for (int i = 0; i < n && !rc; i++) {
-        char name[16];
-        int32_t idx;
-
-        snprintf(name, sizeof(name), "c%d", i);
-        if ((rc = workload_add_op(&w, name, "Op", &idx)) != 0) {
-            break;
-        }
-        w.op[idx].time_us = (double)(1 + simtest_rand(s) % 60);
-        w.op[idx].temp = (int64_t)(simtest_rand(s) % 300);
-        rc = workload_add_output(&w, (int64_t)(simtest_rand(s) % 3000));
-        if (!rc && i > 0) {
-            rc = workload_add_input(&w, i - 1, 0, 0, 0);
-        }
-        if (!rc && i > 1 && simtest_rand(s) % 3 == 0) {
-            rc = workload_add_input(&w, i - 2, simtest_rand(s) % 2 ? 0 : WL_PORT_CONTROL, 0, 0);
-        }
-    }
-    if (rc == 0 && (rc = workload_check(&w)) == 0) {
-        rc = graph_build(g, &w);
-    }
-out:
-    workload_release(&w);
-    return rc;
-}
-
-/* A random case as test_bound.c draws them: a graph (<= 10 ops on 2
- * devices, <= 7 on 3), persistent bytes on most ops, a memory limit around
- * them (sometimes none), comm costs in the range of compute, any channel
- * model, sometimes a faster device 0. */
+/* A random case (bound_cases.h), asserted. */
 static void draw_case(int k, uint64_t *s, int max_ops2, int max_ops3, struct graph *g,
                       struct cluster *c)
 {
-    int32_t nd = 2 + (int32_t)(simtest_rand(s) % 2);
-    int n = 3 + (int)(simtest_rand(s) % (uint64_t)((nd == 2 ? max_ops2 : max_ops3) - 2));
-    struct graph_mem_totals mt;
-    int64_t mem;
-    double slope = (double)(simtest_rand(s) % 40) / 1000.0;
-    double icpt = (double)(simtest_rand(s) % 30);
-
-    if (k % 2) {
-        cr_assert_eq(chain_graph(g, n, s), 0, "%s", err_msg());
-    } else {
-        cr_assert_eq(simtest_random_graph(g, n, nd, (uint64_t)k + 7), 0, "%s", err_msg());
-    }
-    for (int32_t v = 0; v < g->n_ops; v++) {
-        g->persist_bytes[v] = simtest_rand(s) % 5 ? (int64_t)(simtest_rand(s) % 1500) : 0;
-    }
-    graph_mem_totals(g, &mt);
-    mem = (int64_t)((double)mt.persistent * (0.4 + (double)(simtest_rand(s) % 80) / 100.0)) +
-          mt.temp_max + (int64_t)((double)mt.outputs * (double)(simtest_rand(s) % 100) / 100.0);
-    if (simtest_rand(s) % 8 == 0) {
-        mem = 0; /* unlimited */
-    }
-    cr_assert_eq(
-        simtest_cluster(c, nd, mem, slope, icpt, (enum channel_model)(simtest_rand(s) % 3)), 0);
-    if (simtest_rand(s) % 4 == 0) {
-        c->dev[0].speed = 2.0;
-    }
+    cr_assert_eq(bound_case_draw(k, s, max_ops2, max_ops3, g, c), 0, "%s", err_msg());
 }
 
 /* The next placement (odometer); false after the last. */
@@ -276,7 +214,7 @@ static bool canonical(const int32_t *dev, int32_t n, bool symmetric)
 
 struct exact_counts {
     int cases, placements, feasible, list_fits, list_beaten, list_missed, violations, cross_fails,
-        bound_tight, memory_wins, lp_wins;
+        bound_tight, memory_wins, lp_wins, training_memory_wins;
     int64_t margin_us;
     int64_t nodes[3]; /* search nodes: list schedules found, optimum, bound */
     double margin_rel, ratio_sum;
@@ -379,6 +317,7 @@ static void check_case(int k, const struct graph *g, const struct cluster *c,
     n->feasible++;
     n->bound_tight += b.lower_bound_us == opt;
     n->memory_wins += b.memory_us > b.simple_us;
+    n->training_memory_wins += k % 4 == BOUND_CASE_TRAINING && b.memory_us > b.simple_us;
     n->lp_wins += b.lp_us > b.simple_us && b.lp_us > b.memory_us;
     n->ratio_sum += (double)opt / (double)(b.lower_bound_us > 0 ? b.lower_bound_us : 1);
     if (best_list < 0) {
@@ -426,13 +365,14 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
     cr_log_info("bound_exact: %d cases (%d placements), %d feasible (%d by the list schedule, "
                 "%d only by a better order), the optimum below the best list step in %d (by up "
                 "to %lld µs, up to %.1f %%), bound = optimum in %d, mean optimum / bound %.3f, "
-                "memory bound above simple in %d, LP above both in %d; search nodes: %lld finding "
+                "memory bound above simple in %d (%d training-shaped), LP above both in %d; search "
+                "nodes: %lld finding "
                 "the list schedules, %lld the optima, %lld the bound; "
                 "%.2f s CPU",
                 n.cases, n.placements, n.feasible, n.list_fits, n.list_missed, n.list_beaten,
                 (long long)n.margin_us, 100.0 * n.margin_rel, n.bound_tight,
-                n.feasible ? n.ratio_sum / n.feasible : 0.0, n.memory_wins, n.lp_wins,
-                (long long)n.nodes[0], (long long)n.nodes[1], (long long)n.nodes[2],
+                n.feasible ? n.ratio_sum / n.feasible : 0.0, n.memory_wins, n.training_memory_wins,
+                n.lp_wins, (long long)n.nodes[0], (long long)n.nodes[1], (long long)n.nodes[2],
                 (double)(clock() - t0) / CLOCKS_PER_SEC);
     cr_expect_eq(n.violations, 0, "%d placements have a schedule below the bound", n.violations);
     cr_expect_eq(n.cross_fails, 0, "%d list schedules not found", n.cross_fails);
@@ -440,6 +380,7 @@ Test(bound_exact, never_above_the_optimum_of_every_schedule)
     /* the bound's memory and LP parts were checked where they bind, and
      * the search does go beyond the list schedule */
     cr_expect_gt(n.memory_wins, 0, "the memory bound never bound");
+    cr_expect_gt(n.training_memory_wins, 0, "the memory bound never bound a training-shaped case");
     cr_expect_gt(n.lp_wins, 0, "the LP never bound");
     cr_expect_gt(n.list_beaten, 0, "the list schedule was always optimal");
 }
@@ -487,4 +428,51 @@ Test(bound_exact, dominance_keeps_the_optimum)
     cr_log_info("dominance: %d placements, %lld search nodes with the rule, %lld without",
                 placements, (long long)nodes[0], (long long)nodes[1]);
     cr_expect_eq(differ, 0, "%d placements differ", differ);
+}
+
+/*
+ * A training step in miniature (bound.h "cut volumes"): forward F1 F2, the
+ * loss L, backward B2 B1, each B_i reading F_i's activation (50 B, 50 µs on
+ * the link) and the gradient (4 B).  The four 500 B weights need two 1,100 B
+ * devices.  The cheapest cut the windows force is the loss's (4 µs: bound
+ * 54 before), but one cut there also sends both activations and the loss
+ * on one link (104 µs, after F1, before B1: a step of 124), and every set
+ * whose transfers beside its cuts fit in the step costs more: the bound is
+ * 93; the optimum over every placement and schedule is
+ * 104 (F1 B1 | F2 L B2: one activation there, the gradient back).
+ */
+static const char training_yaml[] =
+    "format: 1\nname: train2\nops:\n"
+    "  - {name: F1, type: Op, time_us: 10, outputs: [50], persistent: 500}\n"
+    "  - {name: F2, type: Op, time_us: 10, outputs: [50], persistent: 500, inputs: [F1]}\n"
+    "  - {name: L, type: Op, time_us: 10, outputs: [4], inputs: [F2]}\n"
+    "  - {name: B2, type: Op, time_us: 10, outputs: [4], persistent: 500, inputs: [L, F2]}\n"
+    "  - {name: B1, type: Op, time_us: 10, persistent: 500, inputs: [B2, F1]}\n";
+
+Test(bound_exact, a_training_step_pays_the_activations_beside_its_cuts)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    struct bound_result b;
+    int32_t dev[EXACT_MAX_OPS] = {0};
+    int64_t opt = -1;
+
+    cr_assert_eq(workload_read_yaml_string(&w, training_yaml, strlen(training_yaml), "t.yaml"), 0,
+                 "%s", err_msg());
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    workload_release(&w);
+    cr_assert_eq(simtest_cluster(&c, 2, 1100, 1.0, 0, CHANNEL_LINK), 0);
+    cr_assert_eq(bound_compute(&g, &c, NULL, &b), 0, "%s", err_msg());
+    do {
+        int64_t o = exact_opt(&g, &c, dev, &strict_opts);
+
+        opt = o >= 0 && (opt < 0 || o < opt) ? o : opt;
+    } while (next_placement(dev, g.n_ops, c.n_devices));
+    cr_expect_eq(b.simple_us, 50);
+    cr_expect_eq(b.memory_us, 93, "memory bound %lld", (long long)b.memory_us);
+    cr_expect_eq(b.lower_bound_us, 93);
+    cr_expect_eq(opt, 104);
+    cluster_release(&c);
+    graph_release(&g);
 }
