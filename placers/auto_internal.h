@@ -137,11 +137,13 @@ int auto_refine(const struct graph *g0, const struct cluster *c0, const struct p
 
 /* ---- the parts (not for the tests) ---- */
 
-enum auto_move_kind { AUTO_MV_TF, AUTO_MV_CO, AUTO_MV_SWAP };
+/* TF_SRC: tf group a to device b with the cheap source groups whose first
+ * consumer is in it (auto_find_sources) */
+enum auto_move_kind { AUTO_MV_TF, AUTO_MV_CO, AUTO_MV_SWAP, AUTO_MV_TF_SRC };
 
 struct auto_move {
     int32_t kind; /* enum auto_move_kind */
-    int32_t a, b; /* TF / CO: group a to device b; SWAP: tf groups a and b */
+    int32_t a, b; /* TF / CO / TF_SRC: group a to device b; SWAP: tf groups a and b */
 };
 
 /* The state of one search (auto_search.c): the world, the groups, the best
@@ -162,6 +164,7 @@ struct auto_ctx {
     int32_t *best, *trial, *order, *prev_on_dev;
     int32_t *targets;                   /* n_dev: repair's target devices, scratch */
     int32_t *src_group, *src_to, n_src; /* cheap source groups and their first consumer op */
+    int32_t *follow_start, *follow;     /* CSR: per tf group, the source groups that follow it */
     struct auto_score best_score;
     struct sim_result rt_best, rb_best, rt_trial, rb_trial;
     bool rb_best_valid, rb_trial_valid;
@@ -258,5 +261,15 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
                         const struct placer_options *opt, char *name);
 
 void auto_order_by_device(struct auto_ctx *s, const struct sim_result *r, const int32_t *dev);
+/*
+ * The critical path of the best placement's timed run (s->rt_best), walked
+ * back from the op that ends last: at each op v, the op before it on its
+ * device when that ended no earlier than v's latest input would arrive
+ * (visit(s, v, p, -1, arg), then p), else the producer of that input
+ * (visit(s, v, -1, e, arg), e the edge, then its source).  Fills s->order
+ * and s->prev_on_dev (auto_order_by_device).
+ */
+typedef void (*auto_path_visit)(struct auto_ctx *s, int32_t v, int32_t p, int32_t e, void *arg);
+void auto_path_walk(struct auto_ctx *s, auto_path_visit visit, void *arg);
 
 #endif

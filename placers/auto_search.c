@@ -51,6 +51,32 @@ static int members(int32_t n_ops, const int32_t *of, int32_t n_groups, int32_t *
     return 0;
 }
 
+/* s->follow_start / s->follow: the cheap source groups by the tf group of
+ * their first consumer. */
+static int followers(struct auto_ctx *s)
+{
+    int32_t *st = array_calloc((size_t)s->n_tf + 2, sizeof(int32_t));
+    int32_t *fo = array_malloc((size_t)s->n_src + 1, sizeof(int32_t));
+
+    if (!st || !fo) {
+        free(st);
+        free(fo);
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t j = 0; j < s->n_src; j++) {
+        st[s->tf_of[s->src_to[j]] + 2]++;
+    }
+    for (int32_t k = 0; k < s->n_tf; k++) {
+        st[k + 2] += st[k + 1];
+    }
+    for (int32_t j = 0; j < s->n_src; j++) {
+        fo[st[s->tf_of[s->src_to[j]] + 1]++] = s->src_group[j];
+    }
+    s->follow_start = st;
+    s->follow = fo;
+    return 0;
+}
+
 void auto_ctx_release(struct auto_ctx *s)
 {
     free(s->co_of);
@@ -68,6 +94,8 @@ void auto_ctx_release(struct auto_ctx *s)
     free(s->targets);
     free(s->src_group);
     free(s->src_to);
+    free(s->follow_start);
+    free(s->follow);
     free(s->sums_best);
     free(s->sums_trial);
     sim_result_release(&s->rt_best);
@@ -132,6 +160,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
         }
     }
     CHECK(auto_find_sources(s));
+    CHECK(followers(s));
     return 0;
 cleanup:
     auto_ctx_release(s);
@@ -142,6 +171,15 @@ void auto_add_move(struct auto_ctx *s, enum auto_move_kind kind, int32_t a, int3
 {
     if (s->n_moves < s->cap_moves) { /* else enough to try before regenerating */
         s->moves[s->n_moves++] = (struct auto_move){(int32_t)kind, a, b};
+    }
+}
+
+/* Group k to device d, and with its followers when it has any. */
+static void add_tf(struct auto_ctx *s, int32_t k, int32_t d)
+{
+    auto_add_move(s, AUTO_MV_TF, k, d);
+    if (s->follow_start[k + 1] > s->follow_start[k]) {
+        auto_add_move(s, AUTO_MV_TF_SRC, k, d);
     }
 }
 
@@ -172,13 +210,31 @@ static void unique_moves(struct auto_ctx *s)
     s->n_moves = n;
 }
 
+/* Group k of (st, op) to device d in s->trial; whether anything moved. */
+static bool move_group(struct auto_ctx *s, const int32_t *st, const int32_t *op, int32_t k,
+                       int32_t d)
+{
+    bool changed = false;
+
+    for (int32_t i = st[k]; i < st[k + 1]; i++) {
+        changed |= s->trial[op[i]] != d;
+        s->trial[op[i]] = d;
+    }
+    return changed;
+}
+
 /* Applies m to the best placement, into trial; false when nothing changes. */
 static bool apply(struct auto_ctx *s, const struct auto_move *m)
 {
     bool changed = false;
 
     memcpy(s->trial, s->best, (size_t)s->n_ops * sizeof(int32_t));
-    if (m->kind == AUTO_MV_TF || m->kind == AUTO_MV_CO) {
+    if (m->kind == AUTO_MV_TF_SRC) {
+        changed = move_group(s, s->tf_start, s->tf_op, m->a, m->b);
+        for (int32_t j = s->follow_start[m->a]; j < s->follow_start[m->a + 1]; j++) {
+            changed |= move_group(s, s->tf_start, s->tf_op, s->follow[j], m->b);
+        }
+    } else if (m->kind == AUTO_MV_TF || m->kind == AUTO_MV_CO) {
         const int32_t *st = m->kind == AUTO_MV_TF ? s->tf_start : s->co_start;
         const int32_t *op = m->kind == AUTO_MV_TF ? s->tf_op : s->co_op;
         for (int32_t i = st[m->a]; i < st[m->a + 1]; i++) {
@@ -242,26 +298,21 @@ void auto_order_by_device(struct auto_ctx *s, const struct sim_result *r, const 
     }
 }
 
-static void path_moves(struct auto_ctx *s)
+void auto_path_walk(struct auto_ctx *s, auto_path_visit visit, void *arg)
 {
     const struct graph *g = s->g;
     const struct sim_result *r = &s->rt_best;
     const int32_t *dev = s->best;
-    int32_t v = -1, least = 0;
+    int32_t v = -1;
 
     auto_order_by_device(s, r, dev);
-    for (int32_t d = 1; d < r->n_devices; d++) {
-        if (r->dev[d].busy_us < r->dev[least].busy_us) {
-            least = d;
-        }
-    }
     for (int32_t u = 0; u < s->n_ops; u++) {
         if (v < 0 || r->end_us[u] > r->end_us[v]) {
             v = u;
         }
     }
     for (int32_t guard = 0; v >= 0 && guard < s->n_ops; guard++) {
-        int32_t up = -1, p = s->prev_on_dev[v];
+        int32_t up = -1, p = s->prev_on_dev[v], e_up = -1;
         int64_t arrive = -1;
 
         for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
@@ -273,31 +324,58 @@ static void path_moves(struct auto_ctx *s)
             if (t > arrive) {
                 arrive = t;
                 up = u;
+                e_up = e;
             }
         }
         if (p >= 0 && r->end_us[p] >= arrive) {
-            /* device-bound: run v (or p) elsewhere */
-            for (int32_t d = 0; d < s->n_dev; d++) {
-                if (d != dev[v] && (d == least || rnd(s, AUTO_PATH_SPREAD_ONE_IN) == 0)) {
-                    auto_add_move(s, AUTO_MV_TF, s->tf_of[v], d);
-                }
-            }
-            auto_add_move(s, AUTO_MV_TF, s->tf_of[p], least);
-            auto_add_move(s, AUTO_MV_CO, s->co_of[v], least);
+            visit(s, v, p, -1, arg);
             v = p;
         } else if (up >= 0) {
-            if (dev[up] != dev[v]) {
-                auto_add_move(s, AUTO_MV_TF, s->tf_of[v], dev[up]);
-                auto_add_move(s, AUTO_MV_TF, s->tf_of[up], dev[v]);
-                auto_add_move(s, AUTO_MV_CO, s->co_of[v], dev[up]);
-                auto_add_move(s, AUTO_MV_CO, s->co_of[up], dev[v]);
-                auto_add_move(s, AUTO_MV_SWAP, s->tf_of[up], s->tf_of[v]);
-            }
+            visit(s, v, -1, e_up, arg);
             v = up;
         } else {
             break;
         }
     }
+}
+
+/* path_moves' visit: a device-bound op (p >= 0) runs elsewhere, or the two
+ * ends of a transfer the path waits for (edge e) meet. */
+static void path_visit(struct auto_ctx *s, int32_t v, int32_t p, int32_t e, void *arg)
+{
+    const int32_t *dev = s->best, least = *(const int32_t *)arg;
+
+    if (p >= 0) {
+        for (int32_t d = 0; d < s->n_dev; d++) {
+            if (d != dev[v] && (d == least || rnd(s, AUTO_PATH_SPREAD_ONE_IN) == 0)) {
+                add_tf(s, s->tf_of[v], d);
+            }
+        }
+        add_tf(s, s->tf_of[p], least);
+        auto_add_move(s, AUTO_MV_CO, s->co_of[v], least);
+    } else {
+        int32_t up = s->g->edge_src[e];
+        if (dev[up] != dev[v]) {
+            add_tf(s, s->tf_of[v], dev[up]);
+            add_tf(s, s->tf_of[up], dev[v]);
+            auto_add_move(s, AUTO_MV_CO, s->co_of[v], dev[up]);
+            auto_add_move(s, AUTO_MV_CO, s->co_of[up], dev[v]);
+            auto_add_move(s, AUTO_MV_SWAP, s->tf_of[up], s->tf_of[v]);
+        }
+    }
+}
+
+static void path_moves(struct auto_ctx *s)
+{
+    const struct sim_result *r = &s->rt_best;
+    int32_t least = 0;
+
+    for (int32_t d = 1; d < r->n_devices; d++) {
+        if (r->dev[d].busy_us < r->dev[least].busy_us) {
+            least = d;
+        }
+    }
+    auto_path_walk(s, path_visit, &least);
 }
 
 static void shuffle_moves(struct auto_ctx *s)
@@ -345,7 +423,8 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
         if (!apply(s, &s->moves[i])) {
             continue;
         }
-        if (auto_prune(s, &s->moves[i])) {
+        /* the pruning bounds see the moved group only, not its followers */
+        if (s->moves[i].kind != AUTO_MV_TF_SRC && auto_prune(s, &s->moves[i])) {
             /* one visit, so that the budget still ends a search of pruned moves */
             s->visits++;
             s->n_pruned++;
@@ -362,7 +441,6 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
                 return rc;
             }
             s->improvements++;
-            *improved = true;
             return 0;
         }
     }
