@@ -62,6 +62,10 @@ enum {
      * least), or AUTO_STALL_MOVES_PER_GROUP per colocation group when more */
     AUTO_STALL_MIN_MOVES = 256,
     AUTO_STALL_MOVES_PER_GROUP = 4,
+    /* link moves (auto_search.c): per queued transfer of the critical path,
+     * the transfers that held it up longest, looked for this far back */
+    AUTO_LINK_BLOCKERS = 4,
+    AUTO_LINK_SCAN = 512,
     /* groups named in the message of an infeasible search */
     AUTO_MSG_GROUPS = 5,
     /* a candidate's name: placer, grouper, fusion, persistent-at-place and
@@ -184,6 +188,9 @@ struct auto_ctx {
     bool check_incr;
     /* off by default: measured slower than full runs on GNMT (docs/auto.md) */
     bool use_incr;
+    /* the link moves and the TF_SRC moves (auto_search.c; on by default,
+     * off in the tests that show what they find) */
+    bool link_moves, follow_moves;
     int64_t n_checked, n_mismatch;
     /* pruning (auto_prune): per device, Σ compute of its ops and Σ their
      * persistent bytes in the best placement and in the trial (2 * n_dev:
