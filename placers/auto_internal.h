@@ -66,6 +66,9 @@ enum {
      * the transfers that held it up longest, looked for this far back */
     AUTO_LINK_BLOCKERS = 4,
     AUTO_LINK_SCAN = 512,
+    /* moves remembered as failed (a power of two; older entries are
+     * overwritten on a collision) */
+    AUTO_FAILED_SLOTS = 1 << 14,
     /* groups named in the message of an infeasible search */
     AUTO_MSG_GROUPS = 5,
     /* a candidate's name: placer, grouper, fusion, persistent-at-place and
@@ -150,6 +153,11 @@ struct auto_move {
     int32_t a, b; /* TF / CO / TF_SRC: group a to device b; SWAP: tf groups a and b */
 };
 
+struct auto_failed {
+    struct auto_move m;
+    int64_t round; /* the round it failed in, from 1 */
+};
+
 /* The state of one search (auto_search.c): the world, the groups, the best
  * placement and its simulations, the trial and the moves of a round. */
 struct auto_ctx {
@@ -174,6 +182,10 @@ struct auto_ctx {
     bool rb_best_valid, rb_trial_valid;
     struct auto_move *moves;
     int32_t n_moves, cap_moves;
+    /* when each move last failed (AUTO_FAILED_SLOTS, hashed; 0 = never):
+     * a round tries the moves that have not failed first */
+    struct auto_failed *failed;
+    int64_t n_rounds;
     int32_t improvements;
     /* the candidates' LPs: simplex iterations charged to the budget (one
      * costs `cost` visits, as a simulation), m-SCT candidates skipped */
@@ -191,6 +203,8 @@ struct auto_ctx {
     /* the link moves and the TF_SRC moves (auto_search.c; on by default,
      * off in the tests that show what they find) */
     bool link_moves, follow_moves;
+    /* order each round's moves by when they last failed (on by default) */
+    bool remember_failed;
     int64_t n_checked, n_mismatch;
     /* pruning (auto_prune): per device, Σ compute of its ops and Σ their
      * persistent bytes in the best placement and in the trial (2 * n_dev:

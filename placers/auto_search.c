@@ -91,6 +91,7 @@ void auto_ctx_release(struct auto_ctx *s)
     free(s->order);
     free(s->prev_on_dev);
     free(s->moves);
+    free(s->failed);
     free(s->targets);
     free(s->src_group);
     free(s->src_to);
@@ -131,6 +132,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->use_incr = true;
     s->link_moves = true;
     s->follow_moves = true;
+    s->remember_failed = true;
     s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
     s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
@@ -140,11 +142,12 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->prev_on_dev = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->cap_moves = AUTO_MAX_MOVES;
     s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct auto_move));
+    s->failed = array_calloc(AUTO_FAILED_SLOTS, sizeof(struct auto_failed));
     s->targets = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
     s->sums_best = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
     s->sums_trial = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
     if (!s->sums_best || !s->sums_trial || !s->co_of || !s->tf_mem || !s->edge_bytes || !s->best ||
-        !s->trial || !s->order || !s->prev_on_dev || !s->moves || !s->targets) {
+        !s->trial || !s->order || !s->prev_on_dev || !s->moves || !s->failed || !s->targets) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -563,6 +566,70 @@ cleanup:
     return rc;
 }
 
+/* ---- the memory of failed moves ---- */
+
+static struct auto_failed *failed_slot(struct auto_ctx *s, const struct auto_move *m)
+{
+    uint64_t h = ((uint64_t)(uint32_t)m->a * 0x9e3779b97f4a7c15ULL) ^
+                 ((uint64_t)(uint32_t)m->b * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)m->kind;
+
+    h ^= h >> 29;
+    return &s->failed[h & (AUTO_FAILED_SLOTS - 1)];
+}
+
+/* The round move m last failed in, 0 when never (or forgotten). */
+static int64_t failed_round(struct auto_ctx *s, const struct auto_move *m)
+{
+    const struct auto_failed *f = failed_slot(s, m);
+
+    return f->round > 0 && cmp_move(&f->m, m) == 0 ? f->round : 0;
+}
+
+static void failed_note(struct auto_ctx *s, const struct auto_move *m)
+{
+    struct auto_failed *f = failed_slot(s, m);
+
+    f->m = *m;
+    f->round = s->n_rounds;
+}
+
+struct ranked {
+    int64_t round;
+    int32_t pos;
+    struct auto_move m;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const struct ranked *p = x, *q = y;
+
+    if (p->round != q->round) {
+        return p->round < q->round ? -1 : 1;
+    }
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+/* The moves that never failed first, then those that failed longest ago,
+ * each in the order they had: a move that failed from a state near the
+ * current one most likely fails again (local search's "don't look bits"). */
+static int failed_last(struct auto_ctx *s)
+{
+    struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
+
+    if (!r) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < s->n_moves; i++) {
+        r[i] = (struct ranked){failed_round(s, &s->moves[i]), i, s->moves[i]};
+    }
+    qsort(r, (size_t)s->n_moves, sizeof(struct ranked), cmp_ranked);
+    for (int32_t i = 0; i < s->n_moves; i++) {
+        s->moves[i] = r[i].m;
+    }
+    free(r);
+    return 0;
+}
+
 static void shuffle_moves(struct auto_ctx *s)
 {
     unique_moves(s);
@@ -613,6 +680,7 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
             /* one visit, so that the budget still ends a search of pruned moves */
             s->visits++;
             s->n_pruned++;
+            failed_note(s, &s->moves[i]);
             if (s->check_prune && (rc = check_pruned(s, done)) != 0) {
                 return rc;
             }
@@ -628,6 +696,9 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
             s->improvements++;
             *improved = true;
             return 0;
+        }
+        if (!*done) {
+            failed_note(s, &s->moves[i]);
         }
     }
     return 0;
@@ -655,6 +726,10 @@ int auto_search_run(struct auto_ctx *s)
                 path_moves(s);
             }
             shuffle_moves(s);
+            s->n_rounds++;
+            if (s->remember_failed && (rc = failed_last(s)) != 0) {
+                return rc;
+            }
             if ((rc = try_moves(s, &improved, &done)) != 0) {
                 return rc;
             }
