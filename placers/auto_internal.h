@@ -144,13 +144,11 @@ int auto_refine(const struct graph *g0, const struct cluster *c0, const struct p
 
 /* ---- the parts (not for the tests) ---- */
 
-/* TF_SRC: tf group a to device b with the cheap source groups whose first
- * consumer is in it (auto_find_sources) */
-enum auto_move_kind { AUTO_MV_TF, AUTO_MV_CO, AUTO_MV_SWAP, AUTO_MV_TF_SRC };
+enum auto_move_kind { AUTO_MV_TF, AUTO_MV_CO, AUTO_MV_SWAP };
 
 struct auto_move {
     int32_t kind; /* enum auto_move_kind */
-    int32_t a, b; /* TF / CO / TF_SRC: group a to device b; SWAP: tf groups a and b */
+    int32_t a, b; /* TF / CO: group a to device b; SWAP: tf groups a and b */
 };
 
 struct auto_failed {
@@ -176,7 +174,6 @@ struct auto_ctx {
     int32_t *best, *trial, *order, *prev_on_dev;
     int32_t *targets;                   /* n_dev: repair's target devices, scratch */
     int32_t *src_group, *src_to, n_src; /* cheap source groups and their first consumer op */
-    int32_t *follow_start, *follow;     /* CSR: per tf group, the source groups that follow it */
     struct auto_score best_score;
     struct sim_result rt_best, rb_best, rt_trial, rb_trial;
     bool rb_best_valid, rb_trial_valid;
@@ -200,9 +197,9 @@ struct auto_ctx {
     bool check_incr;
     /* off by default: measured slower than full runs on GNMT (docs/auto.md) */
     bool use_incr;
-    /* the link moves and the TF_SRC moves (auto_search.c; on by default,
-     * off in the tests that show what they find) */
-    bool link_moves, follow_moves;
+    /* the link moves (auto_search.c; on by default, off in the test that
+     * shows what they find) */
+    bool link_moves;
     /* order each round's moves by when they last failed (on by default) */
     bool remember_failed;
     int64_t n_checked, n_mismatch;
