@@ -742,6 +742,23 @@ static int32_t op_named(const struct graph *g, const char *name)
     return -1;
 }
 
+/* GNMT forward (its given placement) on paper-4gpu-pcie. */
+static void gnmt_load(struct workload *w, struct graph *g, struct cluster *c)
+{
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml(w, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(g, w), 0, "%s", err_msg());
+    cr_assert_eq(cluster_load(c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+}
+
+static void gnmt_release(struct workload *w, struct graph *g, struct cluster *c)
+{
+    cluster_release(c);
+    graph_release(g);
+    workload_release(w);
+}
+
 /*
  * GNMT's given placement keeps the output projection's 61 MB weight on
  * gpu0 and its consumer on gpu3: the weight holds gpu0's send engine for
@@ -758,11 +775,7 @@ Test(auto, link_moves_take_a_weight_off_the_path_s_channel)
     int32_t *on, *off, *again, rd, tr;
     int64_t step_on, step_off;
 
-    err_set_quiet(1);
-    cr_assert_eq(workload_read_yaml(&w, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
-                 err_msg());
-    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
-    cr_assert_eq(cluster_load(&c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+    gnmt_load(&w, &g, &c);
     on = malloc(sizeof(int32_t) * (size_t)g.n_ops);
     off = malloc(sizeof(int32_t) * (size_t)g.n_ops);
     again = malloc(sizeof(int32_t) * (size_t)g.n_ops);
@@ -783,9 +796,7 @@ Test(auto, link_moves_take_a_weight_off_the_path_s_channel)
     free(on);
     free(off);
     free(again);
-    cluster_release(&c);
-    graph_release(&g);
-    workload_release(&w);
+    gnmt_release(&w, &g, &c);
 }
 
 /*
@@ -800,11 +811,7 @@ Test(auto, failed_moves_last_gets_further_in_the_same_budget)
     int32_t *dev;
     int64_t step_on, step_off;
 
-    err_set_quiet(1);
-    cr_assert_eq(workload_read_yaml(&w, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
-                 err_msg());
-    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
-    cr_assert_eq(cluster_load(&c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+    gnmt_load(&w, &g, &c);
     dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
     cr_assert(dev);
     step_on = gnmt_search(&g, &c, true, true, dev);
@@ -814,7 +821,5 @@ Test(auto, failed_moves_last_gets_further_in_the_same_budget)
     cr_expect_lt(step_on, step_off, "failed moves last %lld us, without %lld us",
                  (long long)step_on, (long long)step_off);
     free(dev);
-    cluster_release(&c);
-    graph_release(&g);
-    workload_release(&w);
+    gnmt_release(&w, &g, &c);
 }
