@@ -64,7 +64,7 @@ enum {
     AUTO_STALL_MOVES_PER_GROUP = 4,
     /* link moves (auto_search.c): per queued transfer of the critical path,
      * the transfers that held it up longest, looked for this far back */
-    AUTO_LINK_BLOCKERS = 4,
+    AUTO_LINK_BLOCKERS = 8,
     AUTO_LINK_SCAN = 512,
     /* moves remembered as failed (a power of two; older entries are
      * overwritten on a collision) */

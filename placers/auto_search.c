@@ -19,7 +19,7 @@
  *     failed longest ago (a hashed memory of failed moves): a move that
  *     failed from a state near the current one most likely fails again.
  * GNMT forward at the default budget, seeds 1-16: mean 97.95 ms before,
- * 91.26 ms with both (docs/auto.md, "The search since issue 22 item 7"). */
+ * 91.04 ms with both (docs/auto.md, "The search since issue 22 item 7"). */
 #include "placers/auto_internal.h"
 
 #include "core/array.h"
