@@ -19,7 +19,9 @@
  *     the producer to its consumer's, a device-bound op to the least busy
  *     device, swap the two ends of a transfer; the same for coplace
  *     groups), first improvement, then seeded random moves until a stall or
- *     the budget ends.  A move is kept only when it is strictly better, so
+ *     the budget ends.  Each round first tries the link moves (the
+ *     transfers a queued transfer of the path waited behind, off its
+ *     channels) and the moves that have not failed before (auto_search.c).  A move is kept only when it is strictly better, so
  *     the result is never worse than the best candidate.
  *
  * The parts: auto_candidates.c (1), auto_judge.c (2), auto_repair.c and

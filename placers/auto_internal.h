@@ -62,6 +62,13 @@ enum {
      * least), or AUTO_STALL_MOVES_PER_GROUP per colocation group when more */
     AUTO_STALL_MIN_MOVES = 256,
     AUTO_STALL_MOVES_PER_GROUP = 4,
+    /* link moves (auto_search.c): per queued transfer of the critical path,
+     * the transfers that held it up longest, looked for this far back */
+    AUTO_LINK_BLOCKERS = 8,
+    AUTO_LINK_SCAN = 512,
+    /* moves remembered as failed (a power of two; older entries are
+     * overwritten on a collision) */
+    AUTO_FAILED_SLOTS = 1 << 14,
     /* groups named in the message of an infeasible search */
     AUTO_MSG_GROUPS = 5,
     /* a candidate's name: placer, grouper, fusion, persistent-at-place and
@@ -144,6 +151,11 @@ struct auto_move {
     int32_t a, b; /* TF / CO: group a to device b; SWAP: tf groups a and b */
 };
 
+struct auto_failed {
+    struct auto_move m;
+    int64_t round; /* the round it failed in, from 1 */
+};
+
 /* The state of one search (auto_search.c): the world, the groups, the best
  * placement and its simulations, the trial and the moves of a round. */
 struct auto_ctx {
@@ -167,6 +179,10 @@ struct auto_ctx {
     bool rb_best_valid, rb_trial_valid;
     struct auto_move *moves;
     int32_t n_moves, cap_moves;
+    /* when each move last failed (AUTO_FAILED_SLOTS, hashed; 0 = never):
+     * a round tries the moves that have not failed first */
+    struct auto_failed *failed;
+    int64_t n_rounds;
     int32_t improvements;
     /* the candidates' LPs: simplex iterations charged to the budget (one
      * costs `cost` visits, as a simulation), m-SCT candidates skipped */
@@ -181,6 +197,11 @@ struct auto_ctx {
     bool check_incr;
     /* off by default: measured slower than full runs on GNMT (docs/auto.md) */
     bool use_incr;
+    /* the link moves (auto_search.c; on by default, off in the test that
+     * shows what they find) */
+    bool link_moves;
+    /* order each round's moves by when they last failed (on by default) */
+    bool remember_failed;
     int64_t n_checked, n_mismatch;
     /* pruning (auto_prune): per device, Σ compute of its ops and Σ their
      * persistent bytes in the best placement and in the trial (2 * n_dev:
@@ -258,5 +279,15 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
                         const struct placer_options *opt, char *name);
 
 void auto_order_by_device(struct auto_ctx *s, const struct sim_result *r, const int32_t *dev);
+/*
+ * The critical path of the best placement's timed run (s->rt_best), walked
+ * back from the op that ends last: at each op v, the op before it on its
+ * device when that ended no earlier than v's latest input would arrive
+ * (visit(s, v, p, -1, arg), then p), else the producer of that input
+ * (visit(s, v, -1, e, arg), e the edge, then its source).  Fills s->order
+ * and s->prev_on_dev (auto_order_by_device).
+ */
+typedef void (*auto_path_visit)(struct auto_ctx *s, int32_t v, int32_t p, int32_t e, void *arg);
+void auto_path_walk(struct auto_ctx *s, auto_path_visit visit, void *arg);
 
 #endif

@@ -307,51 +307,24 @@ cleanup:
 
 /* ---- the final pass over the critical path ---- */
 
-/* The moves of the pass, in path order from the end: for each transfer the
- * path waits for, the consumer's group to the producer's device, then the
- * producer's to the consumer's. */
+/* pass_moves' visit: for each transfer the path waits for, the consumer's
+ * group to the producer's device, then the producer's to the consumer's. */
+static void pass_visit(struct auto_ctx *s, int32_t v, int32_t p, int32_t e, void *arg)
+{
+    int32_t up = e >= 0 ? s->g->edge_src[e] : -1;
+
+    (void)arg;
+    if (p < 0 && s->best[up] != s->best[v]) {
+        auto_add_move(s, AUTO_MV_TF, s->tf_of[v], s->best[up]);
+        auto_add_move(s, AUTO_MV_TF, s->tf_of[up], s->best[v]);
+    }
+}
+
+/* The moves of the pass, in path order from the end. */
 static void pass_moves(struct auto_ctx *s)
 {
-    const struct graph *g = s->g;
-    const struct sim_result *r = &s->rt_best;
-    const int32_t *dev = s->best;
-    int32_t v = -1;
-
     s->n_moves = 0;
-    auto_order_by_device(s, r, dev);
-    for (int32_t i = 0; i < s->n_ops; i++) {
-        int32_t u = s->order[i];
-        if (v < 0 || r->end_us[u] > r->end_us[v]) {
-            v = u;
-        }
-    }
-    for (int32_t guard = 0; v >= 0 && guard < s->n_ops; guard++) {
-        int32_t up = -1, p = s->prev_on_dev[v];
-        int64_t arrive = -1;
-
-        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
-            int32_t e = g->in_edge[i], u = g->edge_src[e];
-            int64_t t = r->end_us[u];
-            if (dev[u] != dev[v]) {
-                t += cluster_comm_us(s->c, dev[u], dev[v], s->edge_bytes[e]);
-            }
-            if (t > arrive) {
-                arrive = t;
-                up = u;
-            }
-        }
-        if (p >= 0 && r->end_us[p] >= arrive) {
-            v = p;
-        } else if (up >= 0) {
-            if (dev[up] != dev[v]) {
-                auto_add_move(s, AUTO_MV_TF, s->tf_of[v], dev[up]);
-                auto_add_move(s, AUTO_MV_TF, s->tf_of[up], dev[v]);
-            }
-            v = up;
-        } else {
-            break;
-        }
-    }
+    auto_path_walk(s, pass_visit, NULL);
 }
 
 static int final_pass(struct auto_ctx *s, struct auto_polish_stats *st)

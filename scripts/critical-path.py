@@ -15,7 +15,9 @@ when that one ended later.  The step is split into
                          from the same device went first)
     idle                 nothing to wait for (memory, rounding)
 
-which sum to the step.  Used for docs/auto.md ("Where the remaining gap
+which sum to the step, and the link queue by link.  With --path, each
+transfer the path waits for (from the end): when its send started, the
+link, producer -> consumer, its queueing and its receive time.  Used for docs/auto.md ("Where the remaining gap
 is"):
 
     baechi run -w W.yaml -c paper-4gpu-pcie -p auto --memory-fraction 0.2 \\
@@ -30,7 +32,7 @@ import sys
 import yaml
 
 
-def main(wl_path, trace_path):
+def main(wl_path, trace_path, verbose=False):
     wl = yaml.load(open(wl_path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     tr = json.load(open(trace_path))
     ev = tr["traceEvents"] if isinstance(tr, dict) else tr
@@ -65,7 +67,7 @@ def main(wl_path, trace_path):
     v = max(ops, key=lambda n: ops[n][2])
     step = ops[v][2]
     acc = dict(compute_on_chain=0, compute_busy_device=0, transfer=0, link_queue=0, idle=0)
-    via, cuts = "data", 0
+    via, cuts, queued = "data", 0, {}
     while True:
         p, s, t = ops[v]
         acc["compute_on_chain" if via == "data" else "compute_busy_device"] += t - s
@@ -93,13 +95,24 @@ def main(wl_path, trace_path):
             acc["transfer"] += best[2][1] - best[2][0]
             acc["link_queue"] += best[2][0] - ops[best[1]][2]
             cuts += 1
+            link = (pidname[ops[best[1]][0]], pidname[p])
+            queued[link] = queued.get(link, 0) + best[2][0] - ops[best[1]][2]
+            if verbose:
+                print("%9d us  %s -> %s: %s -> %s, queued %.1f ms, sent %.1f ms"
+                      % (best[2][0], link[0], link[1], best[1], v,
+                         (best[2][0] - ops[best[1]][2]) / 1000, (best[2][1] - best[2][0]) / 1000))
         v, via = best[1], "data"
     print("step %d us; " % step
           + ", ".join("%s %.1f ms (%.0f%%)" % (k, x / 1000, 100 * x / step) for k, x in acc.items())
           + ", %d transfers on the path" % cuts)
+    if queued:
+        print("link queue on the path by link: "
+              + ", ".join("%s->%s %.1f ms" % (a, b, x / 1000)
+                          for (a, b), x in sorted(queued.items(), key=lambda kv: -kv[1])))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: critical-path.py WORKLOAD.yaml TRACE.json")
-    main(sys.argv[1], sys.argv[2])
+    args = [a for a in sys.argv[1:] if a != "--path"]
+    if len(args) != 2:
+        sys.exit("usage: critical-path.py [--path] WORKLOAD.yaml TRACE.json")
+    main(args[0], args[1], "--path" in sys.argv[1:])

@@ -698,3 +698,128 @@ Test(auto, pruning_bounds_are_tight)
     cr_expect(prune_one(200, 40, all0, "A", 1, &better)); /* 60 bytes over */
     cr_expect(!better);
 }
+
+/*
+ * Issue 22 item 7: the search from GNMT forward's given placement (with
+ * the cheap sources next to their consumers, as `auto` starts there) at
+ * budget 300, seed 1, with the link moves and the memory of failed moves
+ * on or off; the step, the placement in dev.
+ */
+static int64_t gnmt_search(const struct graph *g, const struct cluster *c, bool links,
+                           bool remember, int32_t *dev)
+{
+    struct auto_ctx s;
+    int32_t *tf_of = malloc(sizeof(int32_t) * (size_t)g->n_ops), n_tf;
+    int64_t step;
+
+    cr_assert(tf_of);
+    cr_assert_eq(placer_group(g, PLACER_GROUPER_TF, tf_of, &n_tf, NULL), 0);
+    cr_assert_eq(auto_ctx_init(&s, g, c, tf_of, n_tf, 300, 1), 0, "%s", err_msg());
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        dev[v] = g->given_device[v] >= 0 ? g->given_device[v] : 0;
+    }
+    auto_sources_follow(&s, dev);
+    s.link_moves = links;
+    s.remember_failed = remember;
+    cr_assert_eq(auto_start_from(&s, dev), 0, "%s", err_msg());
+    cr_assert_eq(auto_search_run(&s), 0, "%s", err_msg());
+    cr_assert(auto_score_feasible(&s.best_score));
+    step = s.best_score.step_us;
+    memcpy(dev, s.best, sizeof(int32_t) * (size_t)g->n_ops);
+    auto_ctx_release(&s);
+    free(tf_of);
+    return step;
+}
+
+static int32_t op_named(const struct graph *g, const char *name)
+{
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        if (strcmp(g->op_name[v], name) == 0) {
+            return v;
+        }
+    }
+    cr_assert_fail("no op %s", name);
+    return -1;
+}
+
+/* GNMT forward (its given placement) on paper-4gpu-pcie. */
+static void gnmt_load(struct workload *w, struct graph *g, struct cluster *c)
+{
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml(w, "data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"), 0, "%s",
+                 err_msg());
+    cr_assert_eq(graph_build(g, w), 0, "%s", err_msg());
+    cr_assert_eq(cluster_load(c, "paper-4gpu-pcie"), 0, "%s", err_msg());
+}
+
+static void gnmt_release(struct workload *w, struct graph *g, struct cluster *c)
+{
+    cluster_release(c);
+    graph_release(g);
+    workload_release(w);
+}
+
+/*
+ * GNMT's given placement keeps the output projection's 61 MB weight on
+ * gpu0 and its consumer on gpu3: the weight holds gpu0's send engine for
+ * 10.9 ms and the critical path's tensors queue behind it.  No op on the
+ * path is the cause, so only the link moves move it (the weight's read to
+ * its consumer's device, or the consumer to the weight's); the search with
+ * them ends faster, and both searches are deterministic.
+ */
+Test(auto, link_moves_take_a_weight_off_the_path_s_channel)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    int32_t *on, *off, *again, rd, tr;
+    int64_t step_on, step_off;
+
+    gnmt_load(&w, &g, &c);
+    on = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    off = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    again = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    cr_assert(on && off && again);
+    rd = op_named(&g, "output_projection/kernel/read");
+    tr = op_named(&g, "output_projection/Tensordot/transpose_1");
+    step_on = gnmt_search(&g, &c, true, true, on);
+    step_off = gnmt_search(&g, &c, false, true, off);
+    cr_log_info("GNMT, budget 300: link moves %lld us, without %lld us", (long long)step_on,
+                (long long)step_off);
+    cr_expect_eq(on[rd], on[tr], "with link moves the weight still crosses (gpu%d -> gpu%d)",
+                 on[rd], on[tr]);
+    cr_expect_neq(off[rd], off[tr], "without link moves the weight no longer crosses");
+    cr_expect_lt(step_on, step_off, "link moves %lld us, without %lld us", (long long)step_on,
+                 (long long)step_off);
+    cr_expect_eq(gnmt_search(&g, &c, true, true, again), step_on);
+    cr_expect_eq(memcmp(on, again, sizeof(int32_t) * (size_t)g.n_ops), 0, "not deterministic");
+    free(on);
+    free(off);
+    free(again);
+    gnmt_release(&w, &g, &c);
+}
+
+/*
+ * A move that failed from a state near the current one most likely fails
+ * again: with the memory of failed moves, the same budget gets further.
+ */
+Test(auto, failed_moves_last_gets_further_in_the_same_budget)
+{
+    struct workload w;
+    struct graph g;
+    struct cluster c;
+    int32_t *dev;
+    int64_t step_on, step_off;
+
+    gnmt_load(&w, &g, &c);
+    dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
+    cr_assert(dev);
+    step_on = gnmt_search(&g, &c, true, true, dev);
+    step_off = gnmt_search(&g, &c, true, false, dev);
+    cr_log_info("GNMT, budget 300: failed moves last %lld us, without %lld us", (long long)step_on,
+                (long long)step_off);
+    cr_expect_lt(step_on, step_off, "failed moves last %lld us, without %lld us",
+                 (long long)step_on, (long long)step_off);
+    free(dev);
+    gnmt_release(&w, &g, &c);
+}
