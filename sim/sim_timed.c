@@ -493,17 +493,15 @@ static int break_wait(struct timed *s)
     return s->sched.forced ? dispatch(s) : 0;
 }
 
-int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
+int timed_alloc(struct timed *s, size_t alloc_xf)
 {
     const struct graph *g = s->g;
     const int32_t n = g->n_ops, nd = s->c->n_devices;
-    const int32_t *device_of = s->device_of;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
     int32_t maxp = 0;
-    size_t cache_n;
-    int rc = 0;
 
     s->nd = nd;
+    s->alloc_xf = alloc_xf;
     evq_init(&s->q);
     for (int32_t v = 0; v < n; v++) {
         int32_t np = g->port_start[v + 1] - g->port_start[v];
@@ -512,21 +510,15 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
             maxp = np;
         }
     }
-    cache_n = (size_t)(maxp + 1) * (size_t)nd;
-    /* at most one transfer per cross-device edge tensor: sized once, no regrowth */
-    for (int32_t e = 0; e < g->n_edges; e++) {
-        if (device_of[g->edge_src[e]] != device_of[g->edge_dst[e]]) {
-            s->alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
-        }
-    }
+    s->cache_n = (size_t)(maxp + 1) * (size_t)nd;
     s->xf_pending = array_malloc(s->alloc_xf, sizeof(*s->xf_pending));
     s->pending_in = array_malloc((size_t)n, sizeof(*s->pending_in));
     s->pending_out = array_malloc((size_t)n, sizeof(*s->pending_out));
     s->ready_at = array_calloc((size_t)n, sizeof(*s->ready_at));
     s->slot_xfer = array_malloc(n_slots, sizeof(*s->slot_xfer));
-    s->cache_stamp = array_calloc(cache_n, sizeof(*s->cache_stamp));
-    s->cache_xfer = array_malloc(cache_n, sizeof(*s->cache_xfer));
-    s->cache_end = array_malloc(cache_n, sizeof(*s->cache_end));
+    s->cache_stamp = array_calloc(s->cache_n, sizeof(*s->cache_stamp));
+    s->cache_xfer = array_malloc(s->cache_n, sizeof(*s->cache_xfer));
+    s->cache_end = array_malloc(s->cache_n, sizeof(*s->cache_end));
     s->used = array_calloc((size_t)nd, sizeof(*s->used));
     s->running = array_malloc((size_t)nd, sizeof(*s->running));
     s->chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s->chan));
@@ -536,6 +528,26 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
         !s->cache_stamp || !s->cache_xfer || !s->cache_end || !s->used || !s->running || !s->chan ||
         !s->rq || !s->held) {
         return BAECHI_ENOMEM;
+    }
+    return 0;
+}
+
+int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
+{
+    const struct graph *g = s->g;
+    const int32_t n = g->n_ops, nd = s->c->n_devices;
+    const int32_t *device_of = s->device_of;
+    size_t alloc_xf = 0;
+    int rc = 0;
+
+    /* at most one transfer per cross-device edge tensor: sized once, no regrowth */
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        if (device_of[g->edge_src[e]] != device_of[g->edge_dst[e]]) {
+            alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
+        }
+    }
+    if ((rc = timed_alloc(s, alloc_xf)) != 0) {
+        return rc;
     }
     if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
         return rc;

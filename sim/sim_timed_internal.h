@@ -41,6 +41,7 @@ struct timed {
     int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
     int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
     int32_t *cache_xfer;
+    size_t cache_n;      /* entries of the cache_* arrays */
     int64_t *cache_end;  /* its arrival */
     int64_t *used;       /* per device */
     int32_t *running;    /* per device: op or -1 */
@@ -78,6 +79,10 @@ struct timed {
  * All but timed_release return 0, BAECHI_ENOMEM (or a collective's error).
  */
 int timed_setup(struct timed *s, const struct pipeline_opts *pipe);
+/* timed_setup's arrays alone, for alloc_xf transfers (s->g and s->c set);
+ * their contents are not set (ready_at, cache_stamp, used, chan zero).
+ * The incremental trials keep one such state and restore into it. */
+int timed_alloc(struct timed *s, size_t alloc_xf);
 int timed_start(struct timed *s);
 int timed_loop(struct timed *s);
 int timed_finish(struct timed *s);
