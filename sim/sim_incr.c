@@ -81,6 +81,7 @@ struct sim_incr {
     int32_t *base_dev, *base_slot;
     int64_t *base_start, *base_end, *base_persist; /* base_persist: per device */
     int64_t *tail_us;                              /* NULL: no cutoff (a fused graph) */
+    int64_t *tail_base_us; /* with tail_us: the chains after each op on the base's placement */
     int64_t critical_path_us, lower_bound_us;
     int64_t *load_us;  /* per device: the trial's Σ compute (scratch) */
     int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
@@ -136,6 +137,7 @@ void sim_incr_free(struct sim_incr *in)
     free(in->base_end);
     free(in->base_persist);
     free(in->tail_us);
+    free(in->tail_base_us);
     free(in->kind_cur);
     free(in->load_us);
     free(in->kind_at_peak);
@@ -185,7 +187,8 @@ static int tails(struct sim_incr *in)
     if (g->fused) {
         return 0; /* topo[] of a fused graph may not be an order: no cutoff */
     }
-    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us)))) {
+    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us))) ||
+        !(in->tail_base_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_base_us)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t i = in->n - 1; i >= 0; i--) {
@@ -206,6 +209,39 @@ static int tails(struct sim_incr *in)
         in->tail_us[v] = t;
     }
     return 0;
+}
+
+/*
+ * tail_base_us[v]: the longest chain after v on the base's placement, each
+ * consumer starting no earlier than v's end plus the transfer of the
+ * edge's largest tensor when it is on another device (a transfer starts
+ * when it is requested, at v's end, or later, and takes cluster_comm_us),
+ * and running at its device's speed.  A lower bound on the step after v
+ * ends in any run of a placement that agrees with the base on v and on
+ * every op after it.
+ */
+static void tails_base(struct sim_incr *in)
+{
+    const struct graph *g = in->g;
+
+    for (int32_t i = in->n - 1; in->tail_base_us && i >= 0; i--) {
+        int32_t v = g->topo_op[i], d = in->base_dev[v];
+        int64_t t = 0;
+
+        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+            int32_t w = g->edge_dst[e], dw = in->base_dev[w];
+            int64_t comm = 0, c;
+
+            for (int32_t sl = g->et_start[e]; dw != d && sl < g->et_start[e + 1]; sl++) {
+                c = cluster_comm_us(in->c, d, dw, g->tensor_bytes[g->et_tensor[sl]]);
+                comm = c > comm ? c : comm;
+            }
+            c = sat_add_i64(sat_add_i64(comm, cluster_compute_us(in->c, dw, g->weight_us[w])),
+                            in->tail_base_us[w]);
+            t = c > t ? c : t;
+        }
+        in->tail_base_us[v] = t;
+    }
 }
 
 int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr **out)
@@ -540,6 +576,7 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
             in->load_sat = in->load_sat || in->base_load[d] == INT64_MAX;
         }
         prefix_tails(in);
+        tails_base(in);
         in->valid = true;
         *visits = s.visits;
         run_result(in, r);
@@ -772,6 +809,8 @@ static int resume(struct sim_incr *in, int32_t k, const int32_t *device_of, stru
     s->visits = 0;
     s->cut = false;
     s->tail_us = NULL;
+    s->tail_base_us = NULL;
+    s->base_dev = NULL;
     s->load_us = NULL;
     s->cutoff_us = 0;
     s->stop_oom = false;
@@ -806,6 +845,9 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
     if (cutoff_us > 0) {
         s->load_us = in->load_us;
         s->tail_us = in->tail_us;
+        s->tail_base_us = in->valid ? in->tail_base_us : NULL;
+        s->base_dev = in->valid ? in->base_dev : NULL;
+        s->moved_left = in->n_moved;
         s->cutoff_us = cutoff_us;
         s->stop_oom = true;
     }

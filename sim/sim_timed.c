@@ -373,8 +373,13 @@ static int dispatch(struct timed *s)
             s->r->step_us = s->r->end_us[v];
         }
         /* the step is at least v's end plus the longest chain after it */
-        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->tail_us[v]) >= s->cutoff_us) {
+        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->moved_left == 0 && s->tail_base_us
+                                                           ? s->tail_base_us[v]
+                                                           : s->tail_us[v]) >= s->cutoff_us) {
             s->cut = true;
+        }
+        if (s->base_dev && s->device_of[v] != s->base_dev[v]) {
+            s->moved_left--;
         }
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;

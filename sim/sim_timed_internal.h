@@ -64,9 +64,16 @@ struct timed {
     const int64_t *tail_us; /* per op: a lower bound on the step after it ends, or NULL */
     int64_t cutoff_us;      /* with tail_us: stop once the step is certainly >= this */
     const int64_t *load_us; /* with tail_us: per device, Σ compute of its ops */
-    bool stop_oom;          /* stop at the first allocation over a limit */
-    bool cut;               /* stopped early: the result is incomplete */
-    struct sim_incr *rec;   /* record checkpoints into it (sim_incr_note) */
+    /* with tail_us: per op, the longest chain after it on the base's
+     * placement base_dev, transfers included; valid for the ops started
+     * once the moved_left moved ops (off base_dev) have started (then no
+     * moved op is among their descendants), or NULL */
+    const int64_t *tail_base_us;
+    const int32_t *base_dev;
+    int32_t moved_left;
+    bool stop_oom;        /* stop at the first allocation over a limit */
+    bool cut;             /* stopped early: the result is incomplete */
+    struct sim_incr *rec; /* record checkpoints into it (sim_incr_note) */
 };
 
 /*
