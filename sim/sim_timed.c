@@ -187,7 +187,7 @@ static int op_ready(struct timed *s, int32_t v)
 
     if (!coll_is_rank(g, v)) {
         return sim_rq_push_prio(&s->rq[s->device_of[v]],
-                                sim_sched_prio(&s->sched, g, s->device_of, v), s->now, g->topo[v],
+                                (g->micro_batch ? sim_sched_prio(&s->sched, g, s->device_of, v) : 0), s->now, g->topo[v],
                                 v);
     }
     if (!coll_sim_rank_ready(&s->coll, v)) {
@@ -252,7 +252,7 @@ static int op_end(struct timed *s, int32_t v)
     }
     s->n_ended++;
     s->visits += 1 + (uint64_t)(g->out_start[v + 1] - g->out_start[v]);
-    if (sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
+    if (s->sched.on && sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
         return rc;
     }
     sim_obs_free(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
@@ -347,7 +347,7 @@ static int dispatch(struct timed *s)
         }
         while (v < 0 && s->rq[d].nr > 0) {
             it = sim_rq_pop(&s->rq[d]);
-            if (sim_sched_open(&s->sched, s->device_of, it.op)) {
+            if (!s->sched.on || sim_sched_open(&s->sched, s->device_of, it.op)) {
                 v = it.op;
             } else if ((rc = sim_rq_push_prio(&s->held[d], it.prio, it.time_us, it.topo, it.op))) {
                 return rc;
@@ -356,7 +356,7 @@ static int dispatch(struct timed *s)
         if (v < 0) {
             continue;
         }
-        w = cluster_compute_us(s->c, d, g->weight_us[v]);
+        w = sim_compute_us(s->c, d, g->weight_us[v]);
         b = own_out_bytes(s, v);
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
