@@ -57,7 +57,7 @@ static inline int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
+static inline int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
     sim_mem_note(s->r, s->obs, d, s->used[d], op, s->now);
@@ -186,9 +186,10 @@ static int op_ready(struct timed *s, int32_t v)
     int rc;
 
     if (!coll_is_rank(g, v)) {
-        return sim_rq_push_prio(&s->rq[s->device_of[v]],
-                                (g->micro_batch ? sim_sched_prio(&s->sched, g, s->device_of, v) : 0), s->now, g->topo[v],
-                                v);
+        return sim_rq_push_prio(
+            &s->rq[s->device_of[v]],
+            (g->micro_batch ? sim_sched_prio(&s->sched, g, s->device_of, v) : 0), s->now,
+            g->topo[v], v);
     }
     if (!coll_sim_rank_ready(&s->coll, v)) {
         return 0;
@@ -276,7 +277,10 @@ static int op_end(struct timed *s, int32_t v)
                 }
             }
         }
-        if ((rc = consumer_done(s, u)) != 0) {
+        /* the common case (other consumers left) without the call */
+        if (s->pending_out[u] > 1) {
+            s->pending_out[u]--;
+        } else if ((rc = consumer_done(s, u)) != 0) {
             return rc;
         }
         /* a view's consumer also holds the storage it shares */
