@@ -804,6 +804,7 @@ static int resume(struct sim_incr *in, int32_t k, const int32_t *device_of, stru
         }
     }
     s->device_of = device_of;
+    s->end_slots = timed_end_slots(in->g, in->c); /* as the base's (the checkpoints' queues) */
     s->obs = kinds;
     s->r = r;
     s->visits = 0;

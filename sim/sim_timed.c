@@ -388,11 +388,57 @@ static int dispatch(struct timed *s)
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
-        if ((rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
+        if (!s->end_slots &&
+            (rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
             return rc;
         }
     }
     return 0;
+}
+
+/*
+ * With end_slots: the ops running on the devices that end now, in
+ * topological order (the order their EV_OP_END events would leave the
+ * queue: first of the events at one time, then by topological index).
+ */
+static int end_running(struct timed *s)
+{
+    int32_t ends[TIMED_END_SLOTS_MAX], n = 0;
+    int rc;
+
+    for (int32_t d = 0; d < s->nd; d++) {
+        int32_t v = s->running[d], i;
+
+        if (v < 0 || s->r->end_us[v] != s->now) {
+            continue;
+        }
+        for (i = n; i > 0 && s->g->topo[ends[i - 1]] > s->g->topo[v]; i--) {
+            ends[i] = ends[i - 1];
+        }
+        ends[i] = v;
+        n++;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if ((rc = op_end(s, ends[i])) != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* The time of the next event (INT64_MAX: none left). */
+static int64_t next_time(const struct timed *s)
+{
+    int64_t t = evq_empty(&s->q) ? INT64_MAX : evq_peek(&s->q)->time_us;
+
+    for (int32_t d = 0; s->end_slots && d < s->nd; d++) {
+        int32_t v = s->running[d];
+
+        if (v >= 0 && s->r->end_us[v] < t) {
+            t = s->r->end_us[v];
+        }
+    }
+    return t;
 }
 
 static int handle(struct timed *s, const struct evq_event *ev)
@@ -558,6 +604,7 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
     if ((rc = timed_alloc(s, alloc_xf)) != 0) {
         return rc;
     }
+    s->end_slots = timed_end_slots(g, s->c);
     if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
         return rc;
     }
@@ -652,10 +699,17 @@ int timed_loop(struct timed *s)
     const bool incr = s->stop_oom || s->load_us || s->rec;
     int rc;
 
-    while (!evq_empty(&s->q) && !s->cut) {
+    while (!s->cut) {
         struct evq_event ev;
+        int64_t t = next_time(s);
 
-        s->now = evq_peek(&s->q)->time_us;
+        if (t == INT64_MAX) {
+            break;
+        }
+        s->now = t;
+        if (s->end_slots && (rc = end_running(s)) != 0) {
+            return rc;
+        }
         while (!evq_empty(&s->q) && evq_peek(&s->q)->time_us == s->now) {
             evq_pop(&s->q, &ev);
             if ((rc = handle(s, &ev)) != 0) {
@@ -665,7 +719,7 @@ int timed_loop(struct timed *s)
         if ((rc = dispatch(s)) != 0) {
             return rc;
         }
-        if (evq_empty(&s->q) && (rc = break_wait(s)) != 0) {
+        if (next_time(s) == INT64_MAX && (rc = break_wait(s)) != 0) {
             return rc;
         }
         if (!incr) {
