@@ -719,7 +719,7 @@ int timed_loop(struct timed *s)
         if ((rc = dispatch(s)) != 0) {
             return rc;
         }
-        if (next_time(s) == INT64_MAX && (rc = break_wait(s)) != 0) {
+        if (evq_empty(&s->q) && next_time(s) == INT64_MAX && (rc = break_wait(s)) != 0) {
             return rc;
         }
         if (!incr) {
