@@ -93,9 +93,10 @@ struct sim_incr {
     bool tr_ready;
     int32_t *moved; /* the ops the trial places off their base device */
     int32_t n_moved;
-    int64_t *base_load;     /* per device: the base's Σ compute */
-    bool load_sat;          /* a base_load saturated: the trial's is summed in full */
-    int64_t *delta_persist; /* per device: the trial's persistent bytes - the base's */
+    int64_t *base_load;            /* per device: the base's Σ compute */
+    bool load_sat;                 /* a base_load saturated: the trial's is summed in full */
+    int64_t *delta_persist;        /* per device: the trial's persistent bytes - the base's */
+    int32_t *pend_in0, *pend_out0; /* per op: in- and out-degree (a run's start) */
 };
 
 bool sim_incr_supported(const struct graph *g)
@@ -152,6 +153,8 @@ void sim_incr_free(struct sim_incr *in)
     free(in->moved);
     free(in->base_load);
     free(in->delta_persist);
+    free(in->pend_in0);
+    free(in->pend_out0);
     free(in);
 }
 
@@ -283,14 +286,20 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
     in->moved = array_malloc((size_t)in->n + 1, sizeof(*in->moved));
     in->base_load = array_calloc((size_t)in->nd, sizeof(*in->base_load));
     in->delta_persist = array_calloc((size_t)in->nd, sizeof(*in->delta_persist));
-    if (!in->log || !in->moved || !in->base_load || !in->delta_persist || !in->ck ||
-        !in->base_dev || !in->base_slot || !in->base_start || !in->base_end || !in->base_persist ||
-        !in->load_us || !in->kind_cur || !in->kind_at_peak) {
+    in->pend_in0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_in0));
+    in->pend_out0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_out0));
+    if (!in->log || !in->moved || !in->base_load || !in->delta_persist || !in->pend_in0 ||
+        !in->pend_out0 || !in->ck || !in->base_dev || !in->base_slot || !in->base_start ||
+        !in->base_end || !in->base_persist || !in->load_us || !in->kind_cur || !in->kind_at_peak) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
     for (int32_t i = 0; i < in->max_ckpt; i++) {
         CHECK(ckpt_alloc(in, &in->ck[i]));
+    }
+    for (int32_t v = 0; v < in->n; v++) {
+        in->pend_in0[v] = graph_in_degree(g, v);
+        in->pend_out0[v] = graph_out_degree(g, v);
     }
     CHECK(tails(in));
     sim_result_init(&r);
@@ -782,11 +791,10 @@ static void trial_sums(struct sim_incr *in, const int32_t *device_of)
     }
 }
 
-/* The trial state in->tr, for device_of resumed from checkpoint k: the
- * arrays are kept from trial to trial (allocated by the first), restore
- * sets what a run reads. */
-static int resume(struct sim_incr *in, int32_t k, const int32_t *device_of, struct sim_result *r,
-                  struct sim_kinds *kinds)
+/* The trial state in->tr for device_of, before its run state is set: the
+ * arrays are kept from trial to trial (allocated by the first). */
+static int tr_prepare(struct sim_incr *in, const int32_t *device_of, struct sim_result *r,
+                      struct sim_kinds *kinds)
 {
     struct timed *s = &in->tr;
     int rc;
@@ -795,13 +803,14 @@ static int resume(struct sim_incr *in, int32_t k, const int32_t *device_of, stru
         memset(s, 0, sizeof(*s));
         s->g = in->g;
         s->c = in->c;
-        in->tr_ready = true; /* released with in, also after a failed allocation */
         /* a resumed run makes at most one transfer per edge tensor slot */
         if ((rc = timed_alloc(s, in->n_slots)) != 0 ||
             (rc = sim_sched_init(&s->sched, in->g, device_of, in->nd, &in->g->pipeline)) != 0 ||
             (rc = coll_sim_init(&s->coll, in->g)) != 0) {
+            timed_release(s); /* the next trial allocates again */
             return rc;
         }
+        in->tr_ready = true;
     }
     s->device_of = device_of;
     s->end_slots = timed_end_slots(in->g, in->c); /* as the base's (the checkpoints' queues) */
@@ -816,7 +825,64 @@ static int resume(struct sim_incr *in, int32_t k, const int32_t *device_of, stru
     s->cutoff_us = 0;
     s->stop_oom = false;
     memset(s->cache_stamp, 0, s->cache_n * sizeof(*s->cache_stamp));
-    return restore(in, &in->ck[k], s);
+    return 0;
+}
+
+/* Whether a trial without a checkpoint can start in in->tr (restart): a
+ * base is recorded and no device's persistent bytes exceed its limit (an
+ * OOM at time 0 names its op: that takes timed_setup). */
+static bool can_restart(const struct sim_incr *in)
+{
+    for (int32_t d = 0; in->valid && d < in->nd; d++) {
+        int64_t lim = in->c->dev[d].mem_bytes;
+
+        if (lim > 0 && in->base_persist[d] + in->delta_persist[d] > lim) {
+            return false;
+        }
+    }
+    return in->valid;
+}
+
+/*
+ * in->tr (tr_prepare'd) in the state timed_setup gives, from the arrays
+ * kept and the trial's sums: the pending counts from the degrees, the
+ * persistent bytes (under every limit, see can_restart) as the devices'
+ * memory and peaks, everything else empty; r as sim_result_alloc gives it.
+ * A fresh timed_setup cost a quarter of a trial on GNMT training, where
+ * many trials run from the start and are cut within a few events.
+ */
+static void restart(struct sim_incr *in, struct timed *s)
+{
+    struct sim_result *r = s->r;
+    size_t n = (size_t)in->n, nd = (size_t)in->nd;
+
+    memcpy(s->pending_in, in->pend_in0, n * sizeof(*s->pending_in));
+    memcpy(s->pending_out, in->pend_out0, n * sizeof(*s->pending_out));
+    memset(s->ready_at, 0, n * sizeof(*s->ready_at));
+    memset(s->chan, 0, in->n_chan * sizeof(*s->chan));
+    s->q.nr = 0;
+    s->q.next_seq = 0;
+    s->n_xf = 0;
+    s->now = 0;
+    s->n_ended = 0;
+    memset(r->dev, 0, nd * sizeof(*r->dev));
+    memset(r->link_bytes, 0, nd * nd * sizeof(*r->link_bytes));
+    memset(r->link_transfers, 0, nd * nd * sizeof(*r->link_transfers));
+    memset(r->oom, 0, nd * sizeof(*r->oom));
+    r->n_oom = 0;
+    r->step_us = 0;
+    for (size_t v = 0; v < n; v++) {
+        r->start_us[v] = -1;
+        r->end_us[v] = -1;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        s->running[d] = -1;
+        s->used[d] = in->base_persist[d] + in->delta_persist[d];
+        s->rq[d].nr = s->rq[d].heap_nr = s->rq[d].run_head = s->rq[d].run_nr = 0;
+        s->held[d].nr = s->held[d].heap_nr = s->held[d].run_head = s->held[d].run_nr = 0;
+        r->dev[d].limit_bytes = in->c->dev[d].mem_bytes;
+        r->dev[d].peak_bytes = s->used[d] > 0 ? s->used[d] : 0;
+    }
 }
 
 int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_us,
@@ -826,6 +892,7 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
     struct timed fresh = {.g = in->g, .c = in->c, .device_of = device_of};
     struct timed *s = &fresh;
     int32_t k;
+    bool kept; /* in->tr, resumed or restarted */
     int rc;
 
     *cut = false;
@@ -834,14 +901,19 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
         return rc;
     }
     k = resume_point(in, device_of);
-    if ((rc = run_prepare(in, k >= 0, r, &kinds)) != 0) {
+    trial_sums(in, device_of);
+    kept = k >= 0 || can_restart(in);
+    if ((rc = run_prepare(in, kept, r, &kinds)) != 0) {
         return rc;
     }
-    trial_sums(in, device_of);
-    if (k >= 0) {
+    if (kept) {
         s = &in->tr;
-        rc = resume(in, k, device_of, r, &kinds);
-        *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
+        if ((rc = tr_prepare(in, device_of, r, &kinds)) == 0 && k >= 0) {
+            rc = restore(in, &in->ck[k], s);
+            *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
+        } else if (rc == 0) {
+            restart(in, s);
+        }
     }
     if (cutoff_us > 0) {
         s->load_us = in->load_us;
@@ -856,12 +928,14 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
         /* an op of the prefix already proves the step >= the cutoff */
         s->cut =
             (s->stop_oom && r->n_oom > 0) || (s->tail_us && in->ck[k].tail_max_us >= cutoff_us);
-    } else {
+    } else if (rc == 0 && !kept) {
         fresh.obs = &kinds;
         fresh.r = r;
         if ((rc = timed_setup(&fresh, &in->g->pipeline)) == 0) {
             rc = timed_start(&fresh);
         }
+    } else if (rc == 0) {
+        rc = timed_start(s);
     }
     if (rc == 0 && (rc = timed_loop(s)) == 0 && !s->cut) {
         rc = timed_finish(s);
