@@ -37,7 +37,9 @@
  * ready, then collectives starting; then every idle device, in id order,
  * starts its next op.  Equal
  * events go by topological index, then first in first out: runs are
- * deterministic.  Time O((V + E + T) log(V + T)) for T edge tensors.
+ * deterministic.  (The op ends of up to TIMED_END_SLOTS_MAX devices are
+ * kept beside the queue, one per device, and taken in that same order.)  Time O((V + E + T) log(V +
+ * T)) for T edge tensors.
  *
  * Part of baechi-c; see README.md for the licence.
  */
