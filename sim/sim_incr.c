@@ -914,6 +914,7 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
         } else if (rc == 0) {
             restart(in, s);
         }
+        timed_end_sync(s); /* the running ops' ends are not in the queue */
     }
     if (cutoff_us > 0) {
         s->load_us = in->load_us;

@@ -390,6 +390,9 @@ static int dispatch(struct timed *s)
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
+        if (s->end_slots && s->r->end_us[v] < s->end_min_us) {
+            s->end_min_us = s->r->end_us[v];
+        }
         if (!s->end_slots &&
             (rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
             return rc;
@@ -408,10 +411,17 @@ static int end_running(struct timed *s)
     int32_t ends[TIMED_END_SLOTS_MAX], n = 0;
     int rc;
 
+    if (s->end_min_us != s->now) {
+        return 0;
+    }
+    s->end_min_us = INT64_MAX; /* the ends left, then dispatch's */
     for (int32_t d = 0; d < s->nd; d++) {
         int32_t v = s->running[d], i;
 
         if (v < 0 || s->r->end_us[v] != s->now) {
+            if (v >= 0 && s->r->end_us[v] < s->end_min_us) {
+                s->end_min_us = s->r->end_us[v];
+            }
             continue;
         }
         for (i = n; i > 0 && s->g->topo[ends[i - 1]] > s->g->topo[v]; i--) {
@@ -433,14 +443,19 @@ static int64_t next_time(const struct timed *s)
 {
     int64_t t = evq_empty(&s->q) ? INT64_MAX : evq_peek(&s->q)->time_us;
 
+    return s->end_slots && s->end_min_us < t ? s->end_min_us : t;
+}
+
+void timed_end_sync(struct timed *s)
+{
+    s->end_min_us = INT64_MAX;
     for (int32_t d = 0; s->end_slots && d < s->nd; d++) {
         int32_t v = s->running[d];
 
-        if (v >= 0 && s->r->end_us[v] < t) {
-            t = s->r->end_us[v];
+        if (v >= 0 && s->r->end_us[v] < s->end_min_us) {
+            s->end_min_us = s->r->end_us[v];
         }
     }
-    return t;
 }
 
 static int handle(struct timed *s, const struct evq_event *ev)
@@ -607,6 +622,7 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
         return rc;
     }
     s->end_slots = timed_end_slots(g, s->c);
+    s->end_min_us = INT64_MAX;
     if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
         return rc;
     }

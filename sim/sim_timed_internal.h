@@ -58,6 +58,7 @@ struct timed {
     /* the running ops' ends are not queued: running[d] and its end_us are
      * the device's next end (timed_end_slots) */
     bool end_slots;
+    int64_t end_min_us; /* with end_slots: the earliest of those ends, INT64_MAX none */
     int64_t now;
     struct coll_sim coll;
 
@@ -99,6 +100,8 @@ static inline bool timed_end_slots(const struct graph *g, const struct cluster *
 {
     return g->n_coll == 0 && c->n_devices <= TIMED_END_SLOTS_MAX;
 }
+/* end_min_us from running and the ends (after a restore of the state). */
+void timed_end_sync(struct timed *s);
 /* timed_setup's arrays alone, for alloc_xf transfers (s->g and s->c set);
  * their contents are not set (ready_at, cache_stamp, used, chan zero).
  * The incremental trials keep one such state and restore into it. */
