@@ -110,11 +110,6 @@ bool evq_pop(struct evq *q, struct evq_event *ev)
     return true;
 }
 
-const struct evq_event *evq_peek(const struct evq *q)
-{
-    return q->nr ? &q->heap[0] : NULL;
-}
-
 bool evq_check(const struct evq *q)
 {
     for (size_t i = 1; i < q->nr; i++) {

@@ -43,7 +43,10 @@ int evq_push(struct evq *q, const struct evq_event *ev);
 bool evq_pop(struct evq *q, struct evq_event *ev);
 
 /* The smallest event without removing it, or NULL. */
-const struct evq_event *evq_peek(const struct evq *q);
+static inline const struct evq_event *evq_peek(const struct evq *q)
+{
+    return q->nr ? &q->heap[0] : NULL;
+}
 
 static inline bool evq_empty(const struct evq *q)
 {

@@ -81,11 +81,22 @@ struct sim_incr {
     int32_t *base_dev, *base_slot;
     int64_t *base_start, *base_end, *base_persist; /* base_persist: per device */
     int64_t *tail_us;                              /* NULL: no cutoff (a fused graph) */
+    int64_t *tail_base_us; /* with tail_us: the chains after each op on the base's placement */
     int64_t critical_path_us, lower_bound_us;
     int64_t *load_us;  /* per device: the trial's Σ compute (scratch) */
     int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
     uint8_t *kind_at_peak;
     struct incr_log *log; /* per device, of the base run */
+    /* a resumed trial's state, allocated once and restored into (a
+     * fresh timed_setup per trial cost about 8 % of a trial on GNMT) */
+    struct timed tr;
+    bool tr_ready;
+    int32_t *moved; /* the ops the trial places off their base device */
+    int32_t n_moved;
+    int64_t *base_load;            /* per device: the base's Σ compute */
+    bool load_sat;                 /* a base_load saturated: the trial's is summed in full */
+    int64_t *delta_persist;        /* per device: the trial's persistent bytes - the base's */
+    int32_t *pend_in0, *pend_out0; /* per op: in- and out-degree (a run's start) */
 };
 
 bool sim_incr_supported(const struct graph *g)
@@ -127,6 +138,7 @@ void sim_incr_free(struct sim_incr *in)
     free(in->base_end);
     free(in->base_persist);
     free(in->tail_us);
+    free(in->tail_base_us);
     free(in->kind_cur);
     free(in->load_us);
     free(in->kind_at_peak);
@@ -135,6 +147,14 @@ void sim_incr_free(struct sim_incr *in)
         free(in->log[d].pmax);
     }
     free(in->log);
+    if (in->tr_ready) {
+        timed_release(&in->tr);
+    }
+    free(in->moved);
+    free(in->base_load);
+    free(in->delta_persist);
+    free(in->pend_in0);
+    free(in->pend_out0);
     free(in);
 }
 
@@ -170,7 +190,8 @@ static int tails(struct sim_incr *in)
     if (g->fused) {
         return 0; /* topo[] of a fused graph may not be an order: no cutoff */
     }
-    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us)))) {
+    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us))) ||
+        !(in->tail_base_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_base_us)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t i = in->n - 1; i >= 0; i--) {
@@ -191,6 +212,39 @@ static int tails(struct sim_incr *in)
         in->tail_us[v] = t;
     }
     return 0;
+}
+
+/*
+ * tail_base_us[v]: the longest chain after v on the base's placement, each
+ * consumer starting no earlier than v's end plus the transfer of the
+ * edge's largest tensor when it is on another device (a transfer starts
+ * when it is requested, at v's end, or later, and takes cluster_comm_us),
+ * and running at its device's speed.  A lower bound on the step after v
+ * ends in any run of a placement that agrees with the base on v and on
+ * every op after it.
+ */
+static void tails_base(struct sim_incr *in)
+{
+    const struct graph *g = in->g;
+
+    for (int32_t i = in->n - 1; in->tail_base_us && i >= 0; i--) {
+        int32_t v = g->topo_op[i], d = in->base_dev[v];
+        int64_t t = 0;
+
+        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
+            int32_t w = g->edge_dst[e], dw = in->base_dev[w];
+            int64_t comm = 0, c;
+
+            for (int32_t sl = g->et_start[e]; dw != d && sl < g->et_start[e + 1]; sl++) {
+                c = cluster_comm_us(in->c, d, dw, g->tensor_bytes[g->et_tensor[sl]]);
+                comm = c > comm ? c : comm;
+            }
+            c = sat_add_i64(sat_add_i64(comm, cluster_compute_us(in->c, dw, g->weight_us[w])),
+                            in->tail_base_us[w]);
+            t = c > t ? c : t;
+        }
+        in->tail_base_us[v] = t;
+    }
 }
 
 int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr **out)
@@ -229,13 +283,23 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
     in->kind_cur = array_calloc((size_t)in->nd * MEM_KIND_N, sizeof(*in->kind_cur));
     in->kind_at_peak = array_calloc((size_t)in->nd, sizeof(*in->kind_at_peak));
     in->log = array_calloc((size_t)in->nd, sizeof(*in->log));
-    if (!in->log || !in->ck || !in->base_dev || !in->base_slot || !in->base_start ||
+    in->moved = array_malloc((size_t)in->n + 1, sizeof(*in->moved));
+    in->base_load = array_calloc((size_t)in->nd, sizeof(*in->base_load));
+    in->delta_persist = array_calloc((size_t)in->nd, sizeof(*in->delta_persist));
+    in->pend_in0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_in0));
+    in->pend_out0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_out0));
+    if (!in->log || !in->moved || !in->base_load || !in->delta_persist || !in->pend_in0 ||
+        !in->pend_out0 || !in->ck || !in->base_dev || !in->base_slot || !in->base_start ||
         !in->base_end || !in->base_persist || !in->load_us || !in->kind_cur || !in->kind_at_peak) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
     for (int32_t i = 0; i < in->max_ckpt; i++) {
         CHECK(ckpt_alloc(in, &in->ck[i]));
+    }
+    for (int32_t v = 0; v < in->n; v++) {
+        in->pend_in0[v] = graph_in_degree(g, v);
+        in->pend_out0[v] = graph_out_degree(g, v);
     }
     CHECK(tails(in));
     sim_result_init(&r);
@@ -376,23 +440,47 @@ int sim_incr_note(struct sim_incr *in, const struct timed *s)
     return 0;
 }
 
-/* r released and allocated for a run; the kinds the model keeps go to scratch. */
-static int run_prepare(struct sim_incr *in, const int32_t *device_of, struct sim_result *r,
-                       struct sim_kinds *kinds)
+/* device_of checked as sim_run does; in->moved gets the ops it places off
+ * their base device (all of them when there is no base). */
+static int check_placement(struct sim_incr *in, const int32_t *device_of)
 {
-    int rc;
+    const int32_t *base = in->valid ? in->base_dev : NULL;
 
-    sim_result_release(r);
+    in->n_moved = 0;
     for (int32_t v = 0; v < in->n; v++) {
         if (device_of[v] < 0 || device_of[v] >= in->nd) {
             return err_set(BAECHI_EINVAL,
                            "op '%s' is placed on device %d, but the cluster has %d devices",
                            in->g->op_name[v], device_of[v], in->nd);
         }
+        if (!base || device_of[v] != base[v]) {
+            in->moved[in->n_moved++] = v;
+        }
     }
-    if ((rc = sim_result_alloc(r, in->g, in->c)) != 0) {
+    return 0;
+}
+
+/* Whether r holds the arrays of a result of this graph and cluster (a
+ * resumed trial overwrites every one of them, so it keeps them). */
+static bool result_reusable(const struct sim_incr *in, const struct sim_result *r)
+{
+    return r->n_devices == in->nd && r->dev && r->link_bytes && r->link_transfers && r->oom &&
+           r->start_us && r->end_us && r->peak_kind_bytes;
+}
+
+/* r ready for a run (allocated afresh unless reuse and reusable); the
+ * kinds the model keeps go to scratch. */
+static int run_prepare(struct sim_incr *in, bool reuse, struct sim_result *r,
+                       struct sim_kinds *kinds)
+{
+    int rc;
+
+    if (!reuse || !result_reusable(in, r)) {
         sim_result_release(r);
-        return rc;
+        if ((rc = sim_result_alloc(r, in->g, in->c)) != 0) {
+            sim_result_release(r);
+            return rc;
+        }
     }
     r->model = SIM_MODEL_TIMED;
     memset(kinds, 0, sizeof(*kinds));
@@ -466,7 +554,8 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
         in->log[d].idle = false;
         in->log[d].last_op = -1;
     }
-    if ((rc = run_prepare(in, device_of, r, &kinds)) != 0) {
+    if ((rc = check_placement(in, device_of)) != 0 ||
+        (rc = run_prepare(in, false, r, &kinds)) != 0) {
         return rc;
     }
     s.obs = &kinds;
@@ -483,10 +572,20 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
             memcpy(in->base_slot, s.slot_xfer, in->n_slots * sizeof(*s.slot_xfer));
         }
         memset(in->base_persist, 0, (size_t)in->nd * sizeof(*in->base_persist));
+        memset(in->base_load, 0, (size_t)in->nd * sizeof(*in->base_load));
         for (int32_t v = 0; v < in->n; v++) {
-            in->base_persist[device_of[v]] += in->g->persist_bytes[v];
+            int32_t d = device_of[v];
+
+            in->base_persist[d] += in->g->persist_bytes[v];
+            in->base_load[d] =
+                sat_add_i64(in->base_load[d], sim_compute_us(in->c, d, in->g->weight_us[v]));
+        }
+        in->load_sat = false;
+        for (int32_t d = 0; d < in->nd; d++) {
+            in->load_sat = in->load_sat || in->base_load[d] == INT64_MAX;
         }
         prefix_tails(in);
+        tails_base(in);
         in->valid = true;
         *visits = s.visits;
         run_result(in, r);
@@ -505,10 +604,9 @@ static int32_t resume_point(const struct sim_incr *in, const int32_t *device_of)
     if (!in->valid) {
         return -1;
     }
-    for (int32_t v = 0; v < in->n; v++) {
-        if (device_of[v] == in->base_dev[v]) {
-            continue;
-        }
+    for (int32_t i = 0; i < in->n_moved; i++) {
+        int32_t v = in->moved[i];
+
         if (g->in_start[v] == g->in_start[v + 1]) {
             /* a source: nothing differs before it leaves its old device's
              * queue (its dispatch there) or would enter the new one's */
@@ -518,8 +616,8 @@ static int32_t resume_point(const struct sim_incr *in, const int32_t *device_of)
             first = t < first ? t : first;
             continue;
         }
-        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
-            int64_t t = in->base_end[g->edge_src[g->in_edge[i]]];
+        for (int32_t j = g->in_start[v]; j < g->in_start[v + 1]; j++) {
+            int64_t t = in->base_end[g->edge_src[g->in_edge[j]]];
             first = t < first ? t : first;
         }
     }
@@ -570,8 +668,10 @@ static int move_sources(const struct sim_incr *in, const struct incr_ckpt *k, st
     bool any = false;
     int rc;
 
-    for (int32_t v = 0; v < in->n; v++) {
-        if (s->device_of[v] != in->base_dev[v] && g->in_start[v] == g->in_start[v + 1]) {
+    for (int32_t i = 0; i < in->n_moved; i++) {
+        int32_t v = in->moved[i];
+
+        if (g->in_start[v] == g->in_start[v + 1]) {
             if (in->base_start[v] <= k->time_us) {
                 BUG("moved source '%s' started at %lld, before the resume point %lld",
                     g->op_name[v], (long long)in->base_start[v], (long long)k->time_us);
@@ -626,10 +726,10 @@ static int restore(struct sim_incr *in, const struct incr_ckpt *k, struct timed 
     memcpy(r->link_bytes, k->link_bytes, nd * nd * sizeof(*r->link_bytes));
     memcpy(r->link_transfers, k->link_transfers, nd * nd * sizeof(*r->link_transfers));
     r->step_us = k->step_us;
-    /* the trial's persistent bytes (s->used after setup) shift the prefix */
+    /* the moved ops' persistent bytes shift the prefix */
     r->n_oom = 0;
     for (int32_t d = 0; d < in->nd; d++) {
-        int64_t delta = s->used[d] - in->base_persist[d];
+        int64_t delta = in->delta_persist[d];
         struct sim_device_stats *x = &r->dev[d];
 
         *x = k->dev[d];
@@ -652,55 +752,200 @@ static int restore(struct sim_incr *in, const struct incr_ckpt *k, struct timed 
     return 0;
 }
 
+/* The trial's per-device sums from the base's and the moved ops: its Σ
+ * compute (into in->load_us, for the cutoff) and its persistent bytes
+ * minus the base's (in->delta_persist). */
+static void trial_sums(struct sim_incr *in, const int32_t *device_of)
+{
+    const struct graph *g = in->g;
+    size_t nd = (size_t)in->nd;
+    bool sat = !in->valid || in->load_sat;
+
+    memset(in->delta_persist, 0, nd * sizeof(*in->delta_persist));
+    memcpy(in->load_us, in->base_load, nd * sizeof(*in->load_us));
+    /* the removals first, so that a sum that saturates stays saturated */
+    for (int32_t i = 0; !sat && i < in->n_moved; i++) {
+        int32_t v = in->moved[i], from = in->base_dev[v], to = device_of[v];
+
+        in->delta_persist[from] -= g->persist_bytes[v];
+        in->delta_persist[to] += g->persist_bytes[v];
+        in->load_us[from] -= sim_compute_us(in->c, from, g->weight_us[v]);
+    }
+    for (int32_t i = 0; !sat && i < in->n_moved; i++) {
+        int32_t v = in->moved[i], to = device_of[v];
+
+        in->load_us[to] = sat_add_i64(in->load_us[to], sim_compute_us(in->c, to, g->weight_us[v]));
+    }
+    for (size_t d = 0; d < nd; d++) {
+        sat = sat || in->load_us[d] == INT64_MAX;
+    }
+    if (!sat) {
+        return;
+    }
+    /* no base, or a saturated sum (differences cannot correct it): in full */
+    memset(in->load_us, 0, nd * sizeof(*in->load_us));
+    for (int32_t v = 0; v < in->n; v++) {
+        int32_t d = device_of[v];
+
+        in->load_us[d] = sat_add_i64(in->load_us[d], sim_compute_us(in->c, d, g->weight_us[v]));
+    }
+}
+
+/* The trial state in->tr for device_of, before its run state is set: the
+ * arrays are kept from trial to trial (allocated by the first). */
+static int tr_prepare(struct sim_incr *in, const int32_t *device_of, struct sim_result *r,
+                      struct sim_kinds *kinds)
+{
+    struct timed *s = &in->tr;
+    int rc;
+
+    if (!in->tr_ready) {
+        memset(s, 0, sizeof(*s));
+        s->g = in->g;
+        s->c = in->c;
+        /* a resumed run makes at most one transfer per edge tensor slot */
+        if ((rc = timed_alloc(s, in->n_slots)) != 0 ||
+            (rc = sim_sched_init(&s->sched, in->g, device_of, in->nd, &in->g->pipeline)) != 0 ||
+            (rc = coll_sim_init(&s->coll, in->g)) != 0) {
+            timed_release(s); /* the next trial allocates again */
+            return rc;
+        }
+        in->tr_ready = true;
+    }
+    s->device_of = device_of;
+    s->end_slots = timed_end_slots(in->g, in->c); /* as the base's (the checkpoints' queues) */
+    s->obs = kinds;
+    s->r = r;
+    s->visits = 0;
+    s->cut = false;
+    s->tail_us = NULL;
+    s->tail_base_us = NULL;
+    s->base_dev = NULL;
+    s->load_us = NULL;
+    s->cutoff_us = 0;
+    s->stop_oom = false;
+    memset(s->cache_stamp, 0, s->cache_n * sizeof(*s->cache_stamp));
+    return 0;
+}
+
+/* Whether a trial without a checkpoint can start in in->tr (restart): a
+ * base is recorded and no device's persistent bytes exceed its limit (an
+ * OOM at time 0 names its op: that takes timed_setup). */
+static bool can_restart(const struct sim_incr *in)
+{
+    for (int32_t d = 0; in->valid && d < in->nd; d++) {
+        int64_t lim = in->c->dev[d].mem_bytes;
+
+        if (lim > 0 && in->base_persist[d] + in->delta_persist[d] > lim) {
+            return false;
+        }
+    }
+    return in->valid;
+}
+
+/*
+ * in->tr (tr_prepare'd) in the state timed_setup gives, from the arrays
+ * kept and the trial's sums: the pending counts from the degrees, the
+ * persistent bytes (under every limit, see can_restart) as the devices'
+ * memory and peaks, everything else empty; r as sim_result_alloc gives it.
+ * A fresh timed_setup cost a quarter of a trial on GNMT training, where
+ * many trials run from the start and are cut within a few events.
+ */
+static void restart(struct sim_incr *in, struct timed *s)
+{
+    struct sim_result *r = s->r;
+    size_t n = (size_t)in->n, nd = (size_t)in->nd;
+
+    memcpy(s->pending_in, in->pend_in0, n * sizeof(*s->pending_in));
+    memcpy(s->pending_out, in->pend_out0, n * sizeof(*s->pending_out));
+    memset(s->ready_at, 0, n * sizeof(*s->ready_at));
+    memset(s->chan, 0, in->n_chan * sizeof(*s->chan));
+    s->q.nr = 0;
+    s->q.next_seq = 0;
+    s->n_xf = 0;
+    s->now = 0;
+    s->n_ended = 0;
+    memset(r->dev, 0, nd * sizeof(*r->dev));
+    memset(r->link_bytes, 0, nd * nd * sizeof(*r->link_bytes));
+    memset(r->link_transfers, 0, nd * nd * sizeof(*r->link_transfers));
+    memset(r->oom, 0, nd * sizeof(*r->oom));
+    r->n_oom = 0;
+    r->step_us = 0;
+    for (size_t v = 0; v < n; v++) {
+        r->start_us[v] = -1;
+        r->end_us[v] = -1;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        s->running[d] = -1;
+        s->used[d] = in->base_persist[d] + in->delta_persist[d];
+        s->rq[d].nr = s->rq[d].heap_nr = s->rq[d].run_head = s->rq[d].run_nr = 0;
+        s->held[d].nr = s->held[d].heap_nr = s->held[d].run_head = s->held[d].run_nr = 0;
+        r->dev[d].limit_bytes = in->c->dev[d].mem_bytes;
+        r->dev[d].peak_bytes = s->used[d] > 0 ? s->used[d] : 0;
+    }
+}
+
 int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_us,
                  struct sim_result *r, bool *cut, uint64_t *visits)
 {
     struct sim_kinds kinds;
-    struct timed s = {.g = in->g, .c = in->c, .device_of = device_of};
+    struct timed fresh = {.g = in->g, .c = in->c, .device_of = device_of};
+    struct timed *s = &fresh;
     int32_t k;
+    bool kept; /* in->tr, resumed or restarted */
     int rc;
 
     *cut = false;
     *visits = 0;
-    if ((rc = run_prepare(in, device_of, r, &kinds)) != 0) {
+    if ((rc = check_placement(in, device_of)) != 0) {
         return rc;
     }
-    s.obs = &kinds;
-    s.r = r;
-    if (cutoff_us > 0) {
-        memset(in->load_us, 0, (size_t)in->nd * sizeof(*in->load_us));
-        for (int32_t v = 0; v < in->n; v++) {
-            int32_t d = device_of[v];
-
-            in->load_us[d] =
-                sat_add_i64(in->load_us[d], sim_compute_us(in->c, d, in->g->weight_us[v]));
-        }
-        s.load_us = in->load_us;
-        s.tail_us = in->tail_us;
-        s.cutoff_us = cutoff_us;
-        s.stop_oom = true;
-    }
     k = resume_point(in, device_of);
-    if ((rc = timed_setup(&s, &in->g->pipeline)) != 0) {
-        goto done;
+    trial_sums(in, device_of);
+    kept = k >= 0 || can_restart(in);
+    if ((rc = run_prepare(in, kept, r, &kinds)) != 0) {
+        return rc;
+    }
+    if (kept) {
+        s = &in->tr;
+        if ((rc = tr_prepare(in, device_of, r, &kinds)) == 0 && k >= 0) {
+            rc = restore(in, &in->ck[k], s);
+            *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
+        } else if (rc == 0) {
+            restart(in, s);
+        }
+        timed_end_sync(s); /* the running ops' ends are not in the queue */
+    }
+    if (cutoff_us > 0) {
+        s->load_us = in->load_us;
+        s->tail_us = in->tail_us;
+        s->tail_base_us = in->valid ? in->tail_base_us : NULL;
+        s->base_dev = in->valid ? in->base_dev : NULL;
+        s->moved_left = in->n_moved;
+        s->cutoff_us = cutoff_us;
+        s->stop_oom = true;
     }
     if (k >= 0) {
-        rc = restore(in, &in->ck[k], &s);
-        *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
         /* an op of the prefix already proves the step >= the cutoff */
-        s.cut = (s.stop_oom && r->n_oom > 0) || (s.tail_us && in->ck[k].tail_max_us >= cutoff_us);
-    } else {
-        rc = timed_start(&s);
+        s->cut =
+            (s->stop_oom && r->n_oom > 0) || (s->tail_us && in->ck[k].tail_max_us >= cutoff_us);
+    } else if (rc == 0 && !kept) {
+        fresh.obs = &kinds;
+        fresh.r = r;
+        if ((rc = timed_setup(&fresh, &in->g->pipeline)) == 0) {
+            rc = timed_start(&fresh);
+        }
+    } else if (rc == 0) {
+        rc = timed_start(s);
     }
-    if (rc == 0 && (rc = timed_loop(&s)) == 0 && !s.cut) {
-        rc = timed_finish(&s);
+    if (rc == 0 && (rc = timed_loop(s)) == 0 && !s->cut) {
+        rc = timed_finish(s);
     }
     if (rc == 0) {
-        *visits += s.visits;
-        *cut = s.cut;
+        *visits += s->visits;
+        *cut = s->cut;
         run_result(in, r);
     }
-done:
-    timed_release(&s);
+    timed_release(&fresh);
     return rc;
 }

@@ -19,7 +19,9 @@
  *
  * With a cutoff, a trial stops as soon as its step is certainly >= the
  * cutoff (an op ends at t with a chain of ops after it that takes at least
- * `tail` at the fastest device's speed: t + tail >= cutoff; or a device's
+ * `tail` at the fastest device's speed, or, once every moved op has
+ * started, on the base's placement with its transfers: t + tail >=
+ * cutoff; or a device's
  * ops not started yet, which it runs one at a time, cannot end before the
  * cutoff) or an allocation crosses a device's limit; *cut says so and r is
  * incomplete.
@@ -64,7 +66,8 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
 
 /*
  * A trial: the timed run of device_of resumed from the base (a full run
- * when there is no base), into r (released and filled).  cutoff_us > 0:
+ * when there is no base), into r: empty, or a result of the same graph and
+ * cluster, whose arrays a trial keeps (released and filled otherwise).  cutoff_us > 0:
  * stop early as above (*cut).  *visits: the work done.  0, BAECHI_EINVAL,
  * BAECHI_ENOMEM.
  */

@@ -37,7 +37,9 @@
  * ready, then collectives starting; then every idle device, in id order,
  * starts its next op.  Equal
  * events go by topological index, then first in first out: runs are
- * deterministic.  Time O((V + E + T) log(V + T)) for T edge tensors.
+ * deterministic.  (The op ends of up to TIMED_END_SLOTS_MAX devices are
+ * kept beside the queue, one per device, and taken in that same order.)  Time O((V + E + T) log(V +
+ * T)) for T edge tensors.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -57,7 +59,7 @@ static inline int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
+static inline int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
     sim_mem_note(s->r, s->obs, d, s->used[d], op, s->now);
@@ -186,9 +188,10 @@ static int op_ready(struct timed *s, int32_t v)
     int rc;
 
     if (!coll_is_rank(g, v)) {
-        return sim_rq_push_prio(&s->rq[s->device_of[v]],
-                                sim_sched_prio(&s->sched, g, s->device_of, v), s->now, g->topo[v],
-                                v);
+        return sim_rq_push_prio(
+            &s->rq[s->device_of[v]],
+            (g->micro_batch ? sim_sched_prio(&s->sched, g, s->device_of, v) : 0), s->now,
+            g->topo[v], v);
     }
     if (!coll_sim_rank_ready(&s->coll, v)) {
         return 0;
@@ -252,7 +255,7 @@ static int op_end(struct timed *s, int32_t v)
     }
     s->n_ended++;
     s->visits += 1 + (uint64_t)(g->out_start[v + 1] - g->out_start[v]);
-    if (sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
+    if (s->sched.on && sim_sched_op_end(&s->sched, s->device_of, v) && (rc = unhold(s, d)) != 0) {
         return rc;
     }
     sim_obs_free(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
@@ -276,7 +279,10 @@ static int op_end(struct timed *s, int32_t v)
                 }
             }
         }
-        if ((rc = consumer_done(s, u)) != 0) {
+        /* the common case (other consumers left) without the call */
+        if (s->pending_out[u] > 1) {
+            s->pending_out[u]--;
+        } else if ((rc = consumer_done(s, u)) != 0) {
             return rc;
         }
         /* a view's consumer also holds the storage it shares */
@@ -347,7 +353,7 @@ static int dispatch(struct timed *s)
         }
         while (v < 0 && s->rq[d].nr > 0) {
             it = sim_rq_pop(&s->rq[d]);
-            if (sim_sched_open(&s->sched, s->device_of, it.op)) {
+            if (!s->sched.on || sim_sched_open(&s->sched, s->device_of, it.op)) {
                 v = it.op;
             } else if ((rc = sim_rq_push_prio(&s->held[d], it.prio, it.time_us, it.topo, it.op))) {
                 return rc;
@@ -356,7 +362,7 @@ static int dispatch(struct timed *s)
         if (v < 0) {
             continue;
         }
-        w = cluster_compute_us(s->c, d, g->weight_us[v]);
+        w = sim_compute_us(s->c, d, g->weight_us[v]);
         b = own_out_bytes(s, v);
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
@@ -373,17 +379,83 @@ static int dispatch(struct timed *s)
             s->r->step_us = s->r->end_us[v];
         }
         /* the step is at least v's end plus the longest chain after it */
-        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->tail_us[v]) >= s->cutoff_us) {
+        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->moved_left == 0 && s->tail_base_us
+                                                           ? s->tail_base_us[v]
+                                                           : s->tail_us[v]) >= s->cutoff_us) {
             s->cut = true;
+        }
+        if (s->base_dev && s->device_of[v] != s->base_dev[v]) {
+            s->moved_left--;
         }
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
         }
-        if ((rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
+        if (s->end_slots && s->r->end_us[v] < s->end_min_us) {
+            s->end_min_us = s->r->end_us[v];
+        }
+        if (!s->end_slots &&
+            (rc = push_event(s, s->r->end_us[v], EV_OP_END, g->topo[v], v, 0)) != 0) {
             return rc;
         }
     }
     return 0;
+}
+
+/*
+ * With end_slots: the ops running on the devices that end now, in
+ * topological order (the order their EV_OP_END events would leave the
+ * queue: first of the events at one time, then by topological index).
+ */
+static int end_running(struct timed *s)
+{
+    int32_t ends[TIMED_END_SLOTS_MAX], n = 0;
+    int rc;
+
+    if (s->end_min_us != s->now) {
+        return 0;
+    }
+    s->end_min_us = INT64_MAX; /* the ends left, then dispatch's */
+    for (int32_t d = 0; d < s->nd; d++) {
+        int32_t v = s->running[d], i;
+
+        if (v < 0 || s->r->end_us[v] != s->now) {
+            if (v >= 0 && s->r->end_us[v] < s->end_min_us) {
+                s->end_min_us = s->r->end_us[v];
+            }
+            continue;
+        }
+        for (i = n; i > 0 && s->g->topo[ends[i - 1]] > s->g->topo[v]; i--) {
+            ends[i] = ends[i - 1];
+        }
+        ends[i] = v;
+        n++;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if ((rc = op_end(s, ends[i])) != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* The time of the next event (INT64_MAX: none left). */
+static int64_t next_time(const struct timed *s)
+{
+    int64_t t = evq_empty(&s->q) ? INT64_MAX : evq_peek(&s->q)->time_us;
+
+    return s->end_slots && s->end_min_us < t ? s->end_min_us : t;
+}
+
+void timed_end_sync(struct timed *s)
+{
+    s->end_min_us = INT64_MAX;
+    for (int32_t d = 0; s->end_slots && d < s->nd; d++) {
+        int32_t v = s->running[d];
+
+        if (v >= 0 && s->r->end_us[v] < s->end_min_us) {
+            s->end_min_us = s->r->end_us[v];
+        }
+    }
 }
 
 static int handle(struct timed *s, const struct evq_event *ev)
@@ -493,17 +565,15 @@ static int break_wait(struct timed *s)
     return s->sched.forced ? dispatch(s) : 0;
 }
 
-int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
+int timed_alloc(struct timed *s, size_t alloc_xf)
 {
     const struct graph *g = s->g;
     const int32_t n = g->n_ops, nd = s->c->n_devices;
-    const int32_t *device_of = s->device_of;
     const size_t n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
     int32_t maxp = 0;
-    size_t cache_n;
-    int rc = 0;
 
     s->nd = nd;
+    s->alloc_xf = alloc_xf;
     evq_init(&s->q);
     for (int32_t v = 0; v < n; v++) {
         int32_t np = g->port_start[v + 1] - g->port_start[v];
@@ -512,21 +582,15 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
             maxp = np;
         }
     }
-    cache_n = (size_t)(maxp + 1) * (size_t)nd;
-    /* at most one transfer per cross-device edge tensor: sized once, no regrowth */
-    for (int32_t e = 0; e < g->n_edges; e++) {
-        if (device_of[g->edge_src[e]] != device_of[g->edge_dst[e]]) {
-            s->alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
-        }
-    }
+    s->cache_n = (size_t)(maxp + 1) * (size_t)nd;
     s->xf_pending = array_malloc(s->alloc_xf, sizeof(*s->xf_pending));
     s->pending_in = array_malloc((size_t)n, sizeof(*s->pending_in));
     s->pending_out = array_malloc((size_t)n, sizeof(*s->pending_out));
     s->ready_at = array_calloc((size_t)n, sizeof(*s->ready_at));
     s->slot_xfer = array_malloc(n_slots, sizeof(*s->slot_xfer));
-    s->cache_stamp = array_calloc(cache_n, sizeof(*s->cache_stamp));
-    s->cache_xfer = array_malloc(cache_n, sizeof(*s->cache_xfer));
-    s->cache_end = array_malloc(cache_n, sizeof(*s->cache_end));
+    s->cache_stamp = array_calloc(s->cache_n, sizeof(*s->cache_stamp));
+    s->cache_xfer = array_malloc(s->cache_n, sizeof(*s->cache_xfer));
+    s->cache_end = array_malloc(s->cache_n, sizeof(*s->cache_end));
     s->used = array_calloc((size_t)nd, sizeof(*s->used));
     s->running = array_malloc((size_t)nd, sizeof(*s->running));
     s->chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s->chan));
@@ -537,6 +601,28 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
         !s->rq || !s->held) {
         return BAECHI_ENOMEM;
     }
+    return 0;
+}
+
+int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
+{
+    const struct graph *g = s->g;
+    const int32_t n = g->n_ops, nd = s->c->n_devices;
+    const int32_t *device_of = s->device_of;
+    size_t alloc_xf = 0;
+    int rc = 0;
+
+    /* at most one transfer per cross-device edge tensor: sized once, no regrowth */
+    for (int32_t e = 0; e < g->n_edges; e++) {
+        if (device_of[g->edge_src[e]] != device_of[g->edge_dst[e]]) {
+            alloc_xf += (size_t)(g->et_start[e + 1] - g->et_start[e]);
+        }
+    }
+    if ((rc = timed_alloc(s, alloc_xf)) != 0) {
+        return rc;
+    }
+    s->end_slots = timed_end_slots(g, s->c);
+    s->end_min_us = INT64_MAX;
     if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
         return rc;
     }
@@ -631,10 +717,17 @@ int timed_loop(struct timed *s)
     const bool incr = s->stop_oom || s->load_us || s->rec;
     int rc;
 
-    while (!evq_empty(&s->q) && !s->cut) {
+    while (!s->cut) {
         struct evq_event ev;
+        int64_t t = next_time(s);
 
-        s->now = evq_peek(&s->q)->time_us;
+        if (t == INT64_MAX) {
+            break;
+        }
+        s->now = t;
+        if (s->end_slots && (rc = end_running(s)) != 0) {
+            return rc;
+        }
         while (!evq_empty(&s->q) && evq_peek(&s->q)->time_us == s->now) {
             evq_pop(&s->q, &ev);
             if ((rc = handle(s, &ev)) != 0) {
@@ -644,7 +737,7 @@ int timed_loop(struct timed *s)
         if ((rc = dispatch(s)) != 0) {
             return rc;
         }
-        if (evq_empty(&s->q) && (rc = break_wait(s)) != 0) {
+        if (evq_empty(&s->q) && next_time(s) == INT64_MAX && (rc = break_wait(s)) != 0) {
             return rc;
         }
         if (!incr) {

@@ -41,6 +41,7 @@ struct timed {
     int32_t *slot_xfer;   /* per edge tensor slot: its transfer (cross-device edges) */
     int32_t *cache_stamp; /* (local tensor, device) -> producer + 1 */
     int32_t *cache_xfer;
+    size_t cache_n;      /* entries of the cache_* arrays */
     int64_t *cache_end;  /* its arrival */
     int64_t *used;       /* per device */
     int32_t *running;    /* per device: op or -1 */
@@ -54,6 +55,10 @@ struct timed {
     int32_t *root_op;
     size_t n_xf, alloc_xf;
     struct evq q;
+    /* the running ops' ends are not queued: running[d] and its end_us are
+     * the device's next end (timed_end_slots) */
+    bool end_slots;
+    int64_t end_min_us; /* with end_slots: the earliest of those ends, INT64_MAX none */
     int64_t now;
     struct coll_sim coll;
 
@@ -63,9 +68,16 @@ struct timed {
     const int64_t *tail_us; /* per op: a lower bound on the step after it ends, or NULL */
     int64_t cutoff_us;      /* with tail_us: stop once the step is certainly >= this */
     const int64_t *load_us; /* with tail_us: per device, Σ compute of its ops */
-    bool stop_oom;          /* stop at the first allocation over a limit */
-    bool cut;               /* stopped early: the result is incomplete */
-    struct sim_incr *rec;   /* record checkpoints into it (sim_incr_note) */
+    /* with tail_us: per op, the longest chain after it on the base's
+     * placement base_dev, transfers included; valid for the ops started
+     * once the moved_left moved ops (off base_dev) have started (then no
+     * moved op is among their descendants), or NULL */
+    const int64_t *tail_base_us;
+    const int32_t *base_dev;
+    int32_t moved_left;
+    bool stop_oom;        /* stop at the first allocation over a limit */
+    bool cut;             /* stopped early: the result is incomplete */
+    struct sim_incr *rec; /* record checkpoints into it (sim_incr_note) */
 };
 
 /*
@@ -78,6 +90,22 @@ struct timed {
  * All but timed_release return 0, BAECHI_ENOMEM (or a collective's error).
  */
 int timed_setup(struct timed *s, const struct pipeline_opts *pipe);
+
+/* Up to this many devices, and without collectives (whose ranks end
+ * through the queue), the ops' ends are kept beside the queue, one slot per
+ * device: a push and a pop less per op (about a quarter of the queue's
+ * work), the same order of events. */
+enum { TIMED_END_SLOTS_MAX = 16 };
+static inline bool timed_end_slots(const struct graph *g, const struct cluster *c)
+{
+    return g->n_coll == 0 && c->n_devices <= TIMED_END_SLOTS_MAX;
+}
+/* end_min_us from running and the ends (after a restore of the state). */
+void timed_end_sync(struct timed *s);
+/* timed_setup's arrays alone, for alloc_xf transfers (s->g and s->c set);
+ * their contents are not set (ready_at, cache_stamp, used, chan zero).
+ * The incremental trials keep one such state and restore into it. */
+int timed_alloc(struct timed *s, size_t alloc_xf);
 int timed_start(struct timed *s);
 int timed_loop(struct timed *s);
 int timed_finish(struct timed *s);
