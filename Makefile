@@ -175,7 +175,7 @@ check-build-plain:
 
 check-build-san:
 	@$(CHECK_TIME) "sanitized build" $(MAKE) --no-print-directory SANITIZE=address,undefined \
-		build/san/baechi build/san/unit-tests
+		build/san/baechi build/san/unit-tests san-probe
 
 check-build-fuzz: check-build-plain
 	-@$(CHECK_TIME) "fuzz build" $(MAKE) --no-print-directory fuzz-build
