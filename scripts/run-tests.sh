@@ -17,13 +17,15 @@
 #                                    adds its CPU and wall seconds to FILE
 #                                    (make check times its builds so)
 #
-# Every run (a unit-test binary -- the sanitized one in two halves by
+# Every run (a unit-test binary -- the sanitized one in three shards by
 # suite name --, the Python tests, the fuzz round, one CLI script on one
 # build) is a job; the jobs run in a pool, those that took longest last time
-# (build/.check-times; else the sanitized and slow ones) first.  A job's
-# output is kept and printed whole when it ends: "ok", "FAIL" with the
-# failed checks ("not ok N - NAME" lines) and the tail of the output, or
-# "skip" with the reason; a job's time when over 5 s.  Then the slowest
+# (build/.check-times; else tests/check-times; else the sanitized and slow
+# ones) first.  A job's output is kept and printed whole when it ends: "ok",
+# "FAIL" with the failed checks ("not ok N - NAME" lines) and the tail of
+# the output, or "skip" with the reason; a job's time when over 5 s; a
+# unit-test job also the count of tests it ran (the sanitized shards' sum
+# must be the plain run's, else one more failure).  Then the slowest
 # five, the CPU time (user + sys: the load of a shared machine blurs it less
 # than the wall time) of the builds (as `make check` measured them) and of
 # the tests with the three costliest jobs, the reason of every skip, and the
