@@ -141,6 +141,9 @@ $(SO): $(LIB_OBJ) api/baechi.map
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script,api/baechi.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
+# tests/unit/criterion_certs.c takes the place of mbed TLS's certificate
+# loader, which libgit2 (Criterion's) runs in every test's process
+$(UNIT): private LDFLAGS += -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_file
 $(UNIT): $(TEST_OBJ) $(LIB)
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
