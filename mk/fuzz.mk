@@ -14,8 +14,12 @@
 #                        replaying without libFuzzer).
 #   FUZZ_TARGETS="onnx sweep"   a subset.
 #
-# The library is compiled a second time with clang into build/fuzz/ (the
-# objects of LIB_SRC, the generated presets and ONNX schema of build/gen/).
+# The library is compiled a second time with clang into build/fuzz/: the
+# objects of LIB_SRC that the harnesses link (about 80 of 115), the
+# generated presets and ONNX schema of build/gen/.  Which, a link of the
+# harnesses compiled by the normal build against its objects (a thin
+# archive, ld --trace) tells: build/fuzz/objects.mk, remade when an object
+# changes; a reference it missed would fail the fuzz link, not pass.
 # `make check` runs a smoke round (tests/fuzz/run.sh smoke, a few seconds
 # per target) and the replay; scripts/run-tests.sh counts them.
 
@@ -38,8 +42,15 @@ FUZZ_CFLAGS  = -std=c11 -O1 -gline-tables-only -fno-omit-frame-pointer -fPIC -MM
                $(filter-out -Werror,$(WARNINGS))
 FUZZ_CPPFLAGS = -D_GNU_SOURCE -I. -I$(FUZZ_GEN) -DBAECHI_DATADIR='"$(PREFIX)/share/baechi"'
 
+FUZZ_OBJECTS_MK := $(FUZZ_BUILD)/objects.mk
+FUZZ_PLAIN_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/fuzz/*.c))
+ifneq ($(filter fuzz fuzz-build fuzz-replay,$(MAKECMDGOALS)),)
+FUZZ_LIB_OBJ :=
+include $(FUZZ_OBJECTS_MK)
+else
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/gen/presets.o \
                 $(FUZZ_BUILD)/gen/onnx.pb-c.o
+endif
 FUZZ_BINS    = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_REPLAYS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/replay-%)
 # LDLIBS as the mk/ fragments complete it (read when the rule runs)
@@ -55,6 +66,17 @@ fuzz: fuzz-build
 
 fuzz-replay: fuzz-build
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/fuzz/run.sh replay
+
+$(BUILD)/tests/fuzz/options.o: CPPFLAGS += -DFUZZ_UBSAN_SUPP='""'
+$(FUZZ_OBJECTS_MK): $(LIB_OBJ) $(FUZZ_PLAIN_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@.a && ar rcsTP $@.a $(abspath $(LIB_OBJ)) && : > $@.trace && \
+	for t in $(FUZZ_TARGETS); do \
+	    $(CC) -o $@.bin $(BUILD)/tests/fuzz/fuzz_$$t.o $(BUILD)/tests/fuzz/standalone.o \
+	        $(BUILD)/tests/fuzz/options.o $@.a $(LDLIBS) -Wl,--trace >> $@.trace || exit 1; \
+	done && \
+	sed -n 's|^$(CURDIR)/$(BUILD)/\(.*\.o\)$$|FUZZ_LIB_OBJ += $(FUZZ_BUILD)/\1|p' $@.trace | \
+	    sort -u > $@.tmp && test -s $@.tmp && mv $@.tmp $@ && rm -f $@.a $@.bin $@.trace
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

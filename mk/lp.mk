@@ -25,6 +25,15 @@ $(LP_CLP_PLUGIN): $(BUILD)/placers/lp_clp-plugin.o
 # built with the program, the library and the unit tests (which find it beside them)
 $(BUILD)/baechi $(BUILD)/libbaechi.so $(BUILD)/unit-tests: | $(LP_CLP_PLUGIN)
 
+# Under the static UBSan runtime of the sanitized programs (Makefile,
+# SAN_EXE_LDFLAGS), the plugin's C++ vptr checks call handlers that only a
+# C++ program pulls in: the programs take them, and libstdc++ they need.
+ifneq ($(and $(findstring address,$(SANITIZE)),$(findstring undefined,$(SANITIZE))),)
+$(BUILD)/baechi $(BUILD)/unit-tests: private LDFLAGS += \
+    -Wl,--undefined=__ubsan_vptr_type_cache -Wl,--undefined=__ubsan_handle_dynamic_type_cache_miss_abort
+$(BUILD)/baechi $(BUILD)/unit-tests: private LDLIBS += -lstdc++
+endif
+
 # Where lp_clp_load.c looks from an installed bin/baechi or lib/libbaechi.so.
 .PHONY: install-clp-plugin
 install: install-clp-plugin

@@ -17,13 +17,15 @@
 #                                    adds its CPU and wall seconds to FILE
 #                                    (make check times its builds so)
 #
-# Every run (a unit-test binary -- the sanitized one in two halves by
+# Every run (a unit-test binary -- the sanitized one in three shards by
 # suite name --, the Python tests, the fuzz round, one CLI script on one
 # build) is a job; the jobs run in a pool, those that took longest last time
-# (build/.check-times; else the sanitized and slow ones) first.  A job's
-# output is kept and printed whole when it ends: "ok", "FAIL" with the
-# failed checks ("not ok N - NAME" lines) and the tail of the output, or
-# "skip" with the reason; a job's time when over 5 s.  Then the slowest
+# (build/.check-times; else tests/check-times; else the sanitized and slow
+# ones) first.  A job's output is kept and printed whole when it ends: "ok",
+# "FAIL" with the failed checks ("not ok N - NAME" lines) and the tail of
+# the output, or "skip" with the reason; a job's time when over 5 s; a
+# unit-test job also the count of tests it ran (the sanitized shards' sum
+# must be the plain run's, else one more failure).  Then the slowest
 # five, the CPU time (user + sys: the load of a shared machine blurs it less
 # than the wall time) of the builds (as `make check` measured them) and of
 # the tests with the three costliest jobs, the reason of every skip, and the
@@ -92,6 +94,7 @@ closing_counts() { # log prefix -> "pass fail" from "PREFIX: N passed, N failed"
 }
 
 job_unit() { # binary label [suites: a Criterion --filter pattern]
+    # (the tested count of "Tested: N | Passing: N | Failing: N | ...")
     if [ -n "${3:-}" ]; then
         "$1" --jobs 1 --filter "$3/*" > "$out" 2>&1
     else
@@ -102,6 +105,8 @@ job_unit() { # binary label [suites: a Criterion --filter pattern]
     set -- $(criterion_counts "$out")
     p=${1:-0}
     f=$((${2:-0} + ${3:-0}))
+    # how many ran (the shards' sum must be the whole binary's, below)
+    echo "$2 $((p + f))" > "$dir/$id.tested"
     # Criterion counts a test whose process LeakSanitizer flags as passed:
     # every leak report counts as one more failure.
     leaks=$(grep -c 'ERROR: LeakSanitizer' "$out")
@@ -133,7 +138,9 @@ job_cli() { # binary label script
     TMPDIR_TEST=$(mktemp -d)
     BAECHI=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
     TOP=$(pwd)
-    export TMPDIR_TEST BAECHI TOP
+    # the build's label: a script may size its inputs by it (t216)
+    CHECK_BUILD=$2
+    export TMPDIR_TEST BAECHI TOP CHECK_BUILD
     case " $(tags_of "$3") " in
     *" serial "*) flock "$dir/serial.lock" sh "$3" > "$out" 2>&1 ;;
     *) sh "$3" > "$out" 2>&1 ;;
@@ -254,9 +261,13 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 trap 'rm -rf "$dir"; exit 130' INT TERM
 
-# estimate LABEL KEY DEFAULT: the seconds it took last time, else DEFAULT
+# estimate LABEL KEY DEFAULT: the seconds it took last time (build/.check-
+# times), else in the tracked tests/check-times (a run on a 2-core machine:
+# a clean clone starts its longest jobs first too), else DEFAULT
 estimate() {
     e=$(awk -v k="$1 $2" '$1 " " $2 == k { v = $3 } END { print v }' "$TIMES" 2> /dev/null)
+    [ -n "$e" ] ||
+        e=$(awk -v k="$1 $2" '$1 " " $2 == k { v = $3 } END { print v }' tests/check-times 2> /dev/null)
     echo "${e:-$3}"
 }
 
@@ -288,11 +299,17 @@ plan_cli() { # binary label both(1 when both builds run)
         echo "$(estimate plain unit 40) unit build/unit-tests plain"
         echo "$(estimate plain python 10) python"
         plan_cli build/baechi plain 1
-        # two halves (suites a-h and the rest): under ASan each test's
-        # process costs 0.2 s of CPU to start and end, so the sanitized unit
-        # tests are the longest job; halves balance the pool's two slots
-        echo "$(estimate asan+ubsan "unit-[a-h]*" 60) unit build/san/unit-tests asan+ubsan [a-h]*"
-        echo "$(estimate asan+ubsan "unit-!([a-h]*)" 60) unit build/san/unit-tests asan+ubsan !([a-h]*)"
+        # the sanitized unit tests, the costliest binary, in shards by
+        # suite (Criterion --filter patterns): the exhaustive bound checks
+        # alone (the longest job of all), the other heavy suites, the rest;
+        # the last is the complement of the others, and the summary checks
+        # that the shards ran as many tests as the plain run
+        heavy="bound auto|bound_exact|lp|placer_threads"
+        rest=$(echo "$heavy" | tr ' ' '|')
+        for pat in $heavy "!($rest)"; do
+            case $pat in !*) ;; *) pat="@($pat)" ;; esac
+            echo "$(estimate asan+ubsan "unit-$pat" 60) unit build/san/unit-tests asan+ubsan $pat"
+        done
         plan_cli build/san/baechi asan+ubsan 1
         echo "$(estimate asan+ubsan fuzz 60) fuzz"
         ;;
@@ -349,13 +366,25 @@ for w in "$dir"/*.why; do
         printf "skipped: %s (%s): %s\n", n, $6, why }' "${w%.why}.res"
 done
 missing=$(($(wc -l < "$dir/plan") - $(wc -l < "$dir/all")))
-awk -v missing="$missing" '
+shards=0
+# the sanitized shards together ran every unit test: a suite that no
+# pattern takes, or two take, would show here
+if [ "$mode" = full ]; then
+    cat "$dir"/*.tested 2> /dev/null | awk '
+        { n[$1] += $2 }
+        END { if (n["plain"] != n["asan+ubsan"]) {
+                  printf "FAIL unit tests: %d ran on the plain build, %d in the sanitized shards\n",
+                      n["plain"], n["asan+ubsan"]
+                  exit 1 } }' || shards=1
+fi
+awk -v missing="$missing" -v shards="$shards" '
 { p += $1; f += $2; s += $3 }
 END {
     if (missing > 0) {
         printf "%d jobs gave no result\n", missing
         f += missing
     }
+    f += shards
     printf "%d passed, %d failed, %d skipped\n", p, f, s
     exit f > 0
 }' "$dir/all"

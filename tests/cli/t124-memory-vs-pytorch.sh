@@ -37,8 +37,12 @@ done
 EOF
 
 test_expect_success 'setup: the imported training graphs at the fixture batch' - <<'EOF'
+# the fixture's batches, "model batch" lines, read by one Python process
+python3 -c "import json; [print(x['model'], x['batch']) for x in json.load(open('$FIX'))['models']]" \
+    > batches.txt
 for m in resnet50 inception_v3 mobilenet_v2 densenet121 vgg16 gpt2_block lstm_seq2seq gru transformer_enc; do
-    b=$(python3 -c "import json; print([x['batch'] for x in json.load(open('$FIX'))['models'] if x['model'] == '$m'][0])")
+    b=$(awk -v m="$m" '$1 == m { print $2; exit }' batches.txt)
+    [ -n "$b" ] || { echo "no batch for $m in $FIX"; exit 1; }
     "$BAECHI" workload import "$ONNX/$m.onnx" --train -b "$b" -o imp-$m.yaml > /dev/null 2> imp-$m.err ||
         { echo "import of $m failed"; cat imp-$m.err; exit 1; }
 done
