@@ -373,6 +373,30 @@ Test(lp, memo_solves_each_distinct_lp_once, .timeout = 120)
 
 /* A failed solve (GLPK out of memory: its limit made tiny, lp.c's test hook)
  * is kept too: the reuse fails the same way, with the same message. */
+/*
+ * GLPK's allocator (env/alloc.c, dma()) takes a block off its list before it
+ * checks the memory limit, so a realloc beyond the limit loses that block:
+ * glp_free_env() after the error cannot free it.  That is GLPK's leak, not
+ * the memo's; under LeakSanitizer this test ignores the allocations of the
+ * two solves (and only those), so the rest of the process is still checked.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LP_TEST_LSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(LP_TEST_LSAN)
+#define LP_TEST_LSAN 1
+#endif
+#ifdef LP_TEST_LSAN
+#include <sanitizer/lsan_interface.h>
+#define LP_GLPK_LEAK_BEGIN() __lsan_disable()
+#define LP_GLPK_LEAK_END()   __lsan_enable()
+#else
+#define LP_GLPK_LEAK_BEGIN() ((void)0)
+#define LP_GLPK_LEAK_END()   ((void)0)
+#endif
+
 Test(lp, memo_keeps_a_failure)
 {
     struct graph g;
@@ -382,6 +406,7 @@ Test(lp, memo_keeps_a_failure)
     struct lp_result r;
     struct lp_limits lim = {0, 0, PLACER_LP_GLPK};
     char first[256];
+    int rc1, rc2;
 
     setenv("BAECHI_GLPK_MEM_LIMIT_MB", "1", 1);
     layered(&g, 200, 3);
@@ -389,11 +414,17 @@ Test(lp, memo_keeps_a_failure)
     ungrouped_pgraph(&pg, &g, &c);
     err_set_quiet(1);
     lp_memo_init(&memo);
-    cr_assert_eq(lp_memo_solve(&memo, &pg, &lim, &r), BAECHI_ESOLVER);
+    LP_GLPK_LEAK_BEGIN();
+    rc1 = lp_memo_solve(&memo, &pg, &lim, &r);
+    LP_GLPK_LEAK_END();
+    cr_assert_eq(rc1, BAECHI_ESOLVER);
     snprintf(first, sizeof(first), "%s", err_msg());
     cr_expect(r.out_of_memory, "%s", first);
     err_clear();
-    cr_assert_eq(lp_memo_solve(&memo, &pg, &lim, &r), BAECHI_ESOLVER);
+    LP_GLPK_LEAK_BEGIN();
+    rc2 = lp_memo_solve(&memo, &pg, &lim, &r);
+    LP_GLPK_LEAK_END();
+    cr_assert_eq(rc2, BAECHI_ESOLVER);
     cr_expect_str_eq(err_msg(), first);
     cr_expect(r.out_of_memory);
     cr_expect_eq(memo.n_solved, 1);
