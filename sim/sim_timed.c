@@ -438,12 +438,32 @@ static int end_running(struct timed *s)
     return 0;
 }
 
-/* The time of the next event (INT64_MAX: none left). */
-static int64_t next_time(const struct timed *s)
+/* Whether an op running beside the queue ends at INT64_MAX: a saturated
+ * end is a real end, not "none left" (t762's every-value-at-its-bound cells). */
+static bool running_at_max(const struct timed *s)
 {
-    int64_t t = evq_empty(&s->q) ? INT64_MAX : evq_peek(&s->q)->time_us;
+    for (int32_t d = 0; d < s->nd; d++) {
+        if (s->running[d] >= 0 && s->r->end_us[s->running[d]] == INT64_MAX) {
+            return true;
+        }
+    }
+    return false;
+}
 
-    return s->end_slots && s->end_min_us < t ? s->end_min_us : t;
+/* The time of the next event into *t; false when none is left. */
+static bool next_time(const struct timed *s, int64_t *t)
+{
+    const bool queued = !evq_empty(&s->q);
+
+    *t = queued ? evq_peek(&s->q)->time_us : INT64_MAX;
+    if (!s->end_slots) {
+        return queued;
+    }
+    if (s->end_min_us < *t) {
+        *t = s->end_min_us;
+        return true;
+    }
+    return queued || (s->end_min_us == INT64_MAX && running_at_max(s));
 }
 
 void timed_end_sync(struct timed *s)
@@ -719,9 +739,9 @@ int timed_loop(struct timed *s)
 
     while (!s->cut) {
         struct evq_event ev;
-        int64_t t = next_time(s);
+        int64_t t;
 
-        if (t == INT64_MAX) {
+        if (!next_time(s, &t)) {
             break;
         }
         s->now = t;
@@ -737,7 +757,7 @@ int timed_loop(struct timed *s)
         if ((rc = dispatch(s)) != 0) {
             return rc;
         }
-        if (evq_empty(&s->q) && next_time(s) == INT64_MAX && (rc = break_wait(s)) != 0) {
+        if (evq_empty(&s->q) && !next_time(s, &t) && (rc = break_wait(s)) != 0) {
             return rc;
         }
         if (!incr) {
