@@ -17,6 +17,14 @@
 
 #include <stdio.h>
 
+/* The exhaustive checks' cases: all in the plain build, a prefix of a
+ * quarter under the sanitizers (bound_cases.h), thresholds scaled alike. */
+#ifdef BOUND_CASES_SANITIZED
+#define BOUND_CASES_DIV 4
+#else
+#define BOUND_CASES_DIV 1
+#endif
+
 /* A chain A -> B -> C, 600 persistent bytes each, 10 µs each. */
 static const struct simtest_op chain_ops[] = {
     {"A", 10, "100", 0, 600, 0, NULL},
@@ -128,7 +136,7 @@ Test(bound, never_above_the_timed_optimum)
     uint64_t s = 20240522;
     int cases = 0, fits = 0, memory_wins = 0, lp_wins = 0, violations = 0;
 
-    for (int k = 0; k < 4000; k++) {
+    for (int k = 0; k < 4000 / BOUND_CASES_DIV; k++) {
         struct graph g;
         struct cluster c;
         struct bound_result r;
@@ -158,9 +166,10 @@ Test(bound, never_above_the_timed_optimum)
                 "%d, LP above both in %d",
                 cases, fits, memory_wins, lp_wins);
     cr_expect_eq(violations, 0, "%d of %d cases above the optimum", violations, fits);
-    cr_expect_gt(fits, 1500, "only %d cases fit", fits);
-    cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
-    cr_expect_gt(lp_wins, 20, "the LP bound only %d times", lp_wins);
+    cr_expect_gt(fits, 1500 / BOUND_CASES_DIV, "only %d cases fit", fits);
+    cr_expect_gt(memory_wins, 20 / BOUND_CASES_DIV, "the memory bound bound only %d times",
+                 memory_wins);
+    cr_expect_gt(lp_wins, 20 / BOUND_CASES_DIV, "the LP bound only %d times", lp_wins);
 }
 
 /*
@@ -217,7 +226,7 @@ Test(bound, never_above_the_timed_optimum_with_views)
     uint64_t s = 20261203;
     int fits = 0, memory_wins = 0, violations = 0, views = 0;
 
-    for (int k = 0; k < 2000; k++) {
+    for (int k = 0; k < 2000 / BOUND_CASES_DIV; k++) {
         int32_t nd = 2 + (int32_t)(simtest_rand(&s) % 2);
         int n = nd == 2 ? 3 + (int)(simtest_rand(&s) % 7) : 3 + (int)(simtest_rand(&s) % 4);
         struct graph g;
@@ -279,8 +288,9 @@ Test(bound, never_above_the_timed_optimum_with_views)
     cr_log_info("bound with views: %d fit, %d views, memory bound above simple in %d", fits, views,
                 memory_wins);
     cr_expect_eq(violations, 0, "%d of %d cases above the optimum", violations, fits);
-    cr_expect_gt(fits, 800, "only %d cases fit", fits);
-    cr_expect_gt(memory_wins, 20, "the memory bound bound only %d times", memory_wins);
+    cr_expect_gt(fits, 800 / BOUND_CASES_DIV, "only %d cases fit", fits);
+    cr_expect_gt(memory_wins, 20 / BOUND_CASES_DIV, "the memory bound bound only %d times",
+                 memory_wins);
 }
 
 /*

@@ -25,12 +25,7 @@
 /* Cases of the exhaustive check; fewer under the sanitizers (the slowest
  * job of `make check`), any number through EXACT_CASES (and another seed
  * through EXACT_SEED, a nonzero number). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define EXACT_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(EXACT_SANITIZED)
+#ifdef BOUND_CASES_SANITIZED
 #define EXACT_CASES_DEFAULT 150
 #else
 #define EXACT_CASES_DEFAULT 3000
