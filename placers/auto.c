@@ -156,6 +156,7 @@ int auto_place(const struct graph *g0, const struct cluster *c0, const struct pl
                         auto_score_feasible(&start_score) ? start_score.step_us : -1));
     CHECK(placer_add_kv(out, true, "evaluations", "%" PRId64, s->n_eval));
     CHECK(placer_add_kv(out, true, "pruned", "%" PRId64, s->n_pruned));
+    CHECK(placer_add_kv(out, true, "screened", "%" PRId64, s->n_screened));
     CHECK(placer_add_kv(out, true, "improvements", "%d", (int)s->improvements));
     CHECK(placer_add_kv(out, true, "seed_stages", "%d", (int)ps.seed_stages));
     CHECK(placer_add_kv(out, true, "final_pass_improvements", "%d", (int)ps.pass_improvements));

@@ -69,6 +69,16 @@ enum {
     /* moves remembered as failed (a power of two; older entries are
      * overwritten on a collision) */
     AUTO_FAILED_SLOTS = 1 << 14,
+    /* the delta screen (auto_screen.c): positions between checkpoints of
+     * the devices' last ends */
+    AUTO_SCREEN_CKPT = 64,
+    AUTO_SCREEN_VISIT_DIV = 8,
+    /* a screened round estimates its moves a batch at a time and simulates
+     * the most promising few of each batch */
+    AUTO_SCREEN_BATCH = 32,
+    AUTO_SCREEN_SIMS = 2,
+    /* random moves screened per random round: this many times AUTO_RANDOM_MOVES */
+    AUTO_SCREEN_RANDOM_MULT = 8,
     /* groups named in the message of an infeasible search */
     AUTO_MSG_GROUPS = 5,
     /* a candidate's name: placer, grouper, fusion, persistent-at-place and
@@ -151,6 +161,8 @@ struct auto_move {
     int32_t a, b; /* TF / CO: group a to device b; SWAP: tf groups a and b */
 };
 
+struct auto_screen; /* auto_screen.c */
+
 struct auto_failed {
     struct auto_move m;
     int64_t round; /* the round it failed in, from 1 */
@@ -212,6 +224,16 @@ struct auto_ctx {
      * full evaluation would have kept (never seen: the tests count them) */
     bool check_prune;
     int64_t n_prune_checked, n_prune_wrong;
+    /* the delta screen (auto_screen.c): on by default where the best fits;
+     * rebuilt from the best before the next screened round when stale */
+    struct auto_screen *screen;
+    bool use_screen, screen_stale;
+    int64_t n_screened;
+    /* debug (the tests): each screened move's estimate also computed from
+     * scratch (auto_screen_full); how many compared, how many differ */
+    bool check_screen;
+    int64_t n_screen_checked, n_screen_mismatch;
+    uint64_t screen_visits; /* not yet charged (a remainder) */
 };
 
 /* auto_search.c: the state for world g / c (kept by pointer) and tf groups
@@ -223,6 +245,20 @@ void auto_ctx_release(struct auto_ctx *s);
 void auto_add_move(struct auto_ctx *s, enum auto_move_kind kind, int32_t a, int32_t b);
 /* Repair, then local search from s->best until a stall or the budget ends. */
 int auto_search_run(struct auto_ctx *s);
+
+/* auto_screen.c */
+/* The screen's state for s (sizes of s); BAECHI_ENOMEM. */
+int auto_screen_new(const struct auto_ctx *s, struct auto_screen **out);
+void auto_screen_free(struct auto_screen *x);
+/* The estimate of the best placement (s->best, s->rt_best); its visits. */
+uint64_t auto_screen_base(struct auto_ctx *s);
+/* The estimated step of s->trial (move m applied to s->best); adds the
+ * visits it cost to *visits. */
+int64_t auto_screen_trial(struct auto_ctx *s, const struct auto_move *m, uint64_t *visits);
+int64_t auto_screen_base_step(const struct auto_ctx *s);
+/* Debug (the tests): the estimate of s->trial computed from scratch, with
+ * no incremental pass and no shortcut tables, into *step_us.  BAECHI_ENOMEM. */
+int auto_screen_full(const struct auto_ctx *s, int64_t *step_us);
 
 /* auto_judge.c */
 bool auto_score_better(const struct auto_score *a, const struct auto_score *b);

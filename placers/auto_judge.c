@@ -258,6 +258,7 @@ int auto_accept(struct auto_ctx *s, const struct auto_score *sc)
     s->rb_trial = t;
     s->rb_best_valid = s->rb_trial_valid;
     s->rb_trial_valid = false;
+    s->screen_stale = true;
     auto_sums_best(s);
     return s->incr ? rebase(s) : 0;
 }

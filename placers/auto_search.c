@@ -28,6 +28,7 @@
 #include "sim/sim.h"
 #include "sim/sim_incr.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ void auto_ctx_release(struct auto_ctx *s)
     sim_result_release(&s->rb_trial);
     sim_result_release(&s->rt_check);
     sim_incr_free(s->incr);
+    auto_screen_free(s->screen);
     memset(s, 0, sizeof(*s));
 }
 
@@ -116,6 +118,7 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
     s->use_incr = true;
     s->link_moves = true;
     s->remember_failed = true;
+    s->use_screen = g->n_coll == 0;
     s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
     s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
     s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
@@ -574,7 +577,7 @@ static int cmp_ranked(const void *x, const void *y)
 /* The moves that never failed first, then those that failed longest ago,
  * each in the order they had: a move that failed from a state near the
  * current one most likely fails again (local search's "don't look bits"). */
-static int failed_last(struct auto_ctx *s)
+static int failed_last(struct auto_ctx *s, int32_t n_link, int32_t *n_link_new)
 {
     struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
 
@@ -583,6 +586,7 @@ static int failed_last(struct auto_ctx *s)
     }
     for (int32_t i = 0; i < s->n_moves; i++) {
         r[i] = (struct ranked){failed_round(s, &s->moves[i]), i, s->moves[i]};
+        *n_link_new += i < n_link && r[i].round == 0;
     }
     qsort(r, (size_t)s->n_moves, sizeof(struct ranked), cmp_ranked);
     for (int32_t i = 0; i < s->n_moves; i++) {
@@ -626,31 +630,144 @@ static int check_pruned(struct auto_ctx *s, bool *done)
     return 0;
 }
 
-/* Tries the moves in order; *improved on the first that is better. */
-static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
+/* Move m (applied into s->trial) certainly no better, by auto_prune: noted
+ * as failed, and in full too under s->check_prune. */
+static int pruned(struct auto_ctx *s, const struct auto_move *m, bool *is_pruned, bool *done)
+{
+    *is_pruned = auto_prune(s, m);
+    if (!*is_pruned) {
+        return 0;
+    }
+    /* one visit, so that the budget still ends a search of pruned moves */
+    s->visits++;
+    s->n_pruned++;
+    failed_note(s, m);
+    return s->check_prune ? check_pruned(s, done) : 0;
+}
+
+struct screened {
+    int64_t step_us, round;
+    int32_t pos;
+    struct auto_move m;
+};
+
+static int cmp_screened(const void *x, const void *y)
+{
+    const struct screened *p = x, *q = y;
+
+    if (p->round != q->round) {
+        return p->round < q->round ? -1 : 1;
+    }
+    if (p->step_us != q->step_us) {
+        return p->step_us < q->step_us ? -1 : 1;
+    }
+    return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+/*
+ * The round's moves through the delta screen (auto_screen.c), a batch of
+ * AUTO_SCREEN_BATCH moves at a time: each batch's moves that change
+ * something and are not pruned are estimated, and the AUTO_SCREEN_SIMS with
+ * the best estimates (those that never failed first) are simulated; the
+ * first better one is kept (*improved).  Each screened move counts in
+ * s->n_screened, its visits (AUTO_SCREEN_VISIT_DIV of them per simulated
+ * visit) in the budget; *n_sims the moves simulated.
+ */
+static int try_screened(struct auto_ctx *s, int32_t from, bool *improved, int32_t *n_sims,
+                        bool *done)
+{
+    struct screened r[AUTO_SCREEN_BATCH];
+    int rc;
+
+    *improved = false;
+    *n_sims = 0;
+    if (s->screen_stale) {
+        s->visits += auto_screen_base(s);
+        s->screen_stale = false;
+    }
+    for (int32_t i0 = from; i0 < s->n_moves && !*done; i0 += AUTO_SCREEN_BATCH) {
+        int32_t n = 0;
+
+        for (int32_t i = i0; i < s->n_moves && i < i0 + AUTO_SCREEN_BATCH; i++) {
+            const struct auto_move *m = &s->moves[i];
+            bool is_pruned;
+            uint64_t v = 0;
+
+            if (!apply(s, m)) {
+                continue;
+            }
+            if ((rc = pruned(s, m, &is_pruned, done)) != 0) {
+                return rc;
+            }
+            if (is_pruned) {
+                continue;
+            }
+            r[n] = (struct screened){auto_screen_trial(s, m, &v), failed_round(s, m), i, *m};
+            s->n_screened++;
+            s->screen_visits += v;
+            if (s->check_screen) {
+                int64_t full;
+                if ((rc = auto_screen_full(s, &full)) != 0) {
+                    return rc;
+                }
+                s->n_screen_checked++;
+                s->n_screen_mismatch += full != r[n].step_us;
+            }
+            n++;
+        }
+        /* a screen visit costs about 1/AUTO_SCREEN_VISIT_DIV of a simulated one */
+        s->visits += s->screen_visits / AUTO_SCREEN_VISIT_DIV;
+        s->screen_visits %= AUTO_SCREEN_VISIT_DIV;
+        qsort(r, (size_t)n, sizeof(struct screened), cmp_screened);
+        for (int32_t k = 0; k < n && k < AUTO_SCREEN_SIMS && !*done; k++) {
+            struct auto_score sc;
+
+            apply(s, &r[k].m);
+            if ((rc = auto_eval(s, s->trial, &s->best_score, false, &sc, done)) != 0) {
+                return rc;
+            }
+            (*n_sims)++;
+            if (!*done && auto_score_better(&sc, &s->best_score)) {
+                if ((rc = auto_accept(s, &sc)) != 0) {
+                    return rc;
+                }
+                s->improvements++;
+                *improved = true;
+                return 0;
+            }
+            if (!*done) {
+                failed_note(s, &r[k].m);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Tries moves 0..to-1 in order; *improved on the first that is better;
+ * *n_sims the moves simulated. */
+static int try_moves(struct auto_ctx *s, int32_t to, bool *improved, int32_t *n_sims, bool *done)
 {
     int rc;
 
     *improved = false;
-    for (int32_t i = 0; i < s->n_moves && !*done; i++) {
+    *n_sims = 0;
+    for (int32_t i = 0; i < to && !*done; i++) {
         struct auto_score sc;
+        bool is_pruned;
 
         if (!apply(s, &s->moves[i])) {
             continue;
         }
-        if (auto_prune(s, &s->moves[i])) {
-            /* one visit, so that the budget still ends a search of pruned moves */
-            s->visits++;
-            s->n_pruned++;
-            failed_note(s, &s->moves[i]);
-            if (s->check_prune && (rc = check_pruned(s, done)) != 0) {
-                return rc;
-            }
+        if ((rc = pruned(s, &s->moves[i], &is_pruned, done)) != 0) {
+            return rc;
+        }
+        if (is_pruned) {
             continue;
         }
         if ((rc = auto_eval(s, s->trial, &s->best_score, false, &sc, done)) != 0) {
             return rc;
         }
+        (*n_sims)++;
         if (!*done && auto_score_better(&sc, &s->best_score)) {
             if ((rc = auto_accept(s, &sc)) != 0) {
                 return rc;
@@ -666,10 +783,25 @@ static int try_moves(struct auto_ctx *s, bool *improved, bool *done)
     return 0;
 }
 
+/* Whether this round's moves go through the delta screen. */
+static int screen_on(struct auto_ctx *s, bool *on)
+{
+    int rc;
+
+    *on = s->use_screen && auto_score_feasible(&s->best_score);
+    if (*on && !s->screen) {
+        if ((rc = auto_screen_new(s, &s->screen)) != 0) {
+            return rc;
+        }
+        s->screen_stale = true;
+    }
+    return 0;
+}
+
 int auto_search_run(struct auto_ctx *s)
 {
-    bool done = false, improved;
-    int32_t stall = 0, stall_limit = AUTO_STALL_MIN_MOVES;
+    bool done = false, improved, screened;
+    int32_t stall = 0, stall_limit = AUTO_STALL_MIN_MOVES, n_sims;
     bool exhausted = false; /* the guided moves of the current best all failed */
     int rc;
 
@@ -681,7 +813,7 @@ int auto_search_run(struct auto_ctx *s)
     }
     while (!done) {
         if (!exhausted) {
-            int32_t from = 0;
+            int32_t from = 0, n_link = 0;
 
             s->n_moves = 0;
             if (!auto_score_feasible(&s->best_score)) {
@@ -695,10 +827,20 @@ int auto_search_run(struct auto_ctx *s)
             }
             shuffle_moves(s, from);
             s->n_rounds++;
-            if (s->remember_failed && (rc = failed_last(s)) != 0) {
+            if (s->remember_failed && (rc = failed_last(s, from, &n_link)) != 0) {
                 return rc;
             }
-            if ((rc = try_moves(s, &improved, &done)) != 0) {
+            if ((rc = screen_on(s, &screened)) != 0) {
+                return rc;
+            }
+            /* screened: the link moves that never failed are simulated
+             * first (the screen does not see the queues they relieve) */
+            if (screened) {
+                if ((rc = try_moves(s, n_link, &improved, &n_sims, &done)) != 0 ||
+                    (!improved && (rc = try_screened(s, n_link, &improved, &n_sims, &done)) != 0)) {
+                    return rc;
+                }
+            } else if ((rc = try_moves(s, s->n_moves, &improved, &n_sims, &done)) != 0) {
                 return rc;
             }
             if (improved) {
@@ -708,8 +850,11 @@ int auto_search_run(struct auto_ctx *s)
             exhausted = true; /* the same state gives the same moves: do not retry them */
         }
         /* a local optimum of the guided moves: seeded random moves */
+        if ((rc = screen_on(s, &screened)) != 0) {
+            return rc;
+        }
         s->n_moves = 0;
-        for (int32_t i = 0; i < AUTO_RANDOM_MOVES; i++) {
+        for (int32_t i = 0; i < AUTO_RANDOM_MOVES * (screened ? AUTO_SCREEN_RANDOM_MULT : 1); i++) {
             int32_t k = rnd(s, s->n_tf);
             if (rnd(s, AUTO_RANDOM_SWAP_ONE_IN) == 0) {
                 auto_add_move(s, AUTO_MV_SWAP, k, rnd(s, s->n_tf));
@@ -717,13 +862,14 @@ int auto_search_run(struct auto_ctx *s)
                 auto_add_move(s, AUTO_MV_TF, k, rnd(s, s->n_dev));
             }
         }
-        if ((rc = try_moves(s, &improved, &done)) != 0) {
+        if ((rc = screened ? try_screened(s, 0, &improved, &n_sims, &done)
+                           : try_moves(s, s->n_moves, &improved, &n_sims, &done)) != 0) {
             return rc;
         }
         if (improved) {
             stall = 0;
             exhausted = false;
-        } else if ((stall += s->n_moves) >= stall_limit) {
+        } else if ((stall += screened ? n_sims : s->n_moves) >= stall_limit) {
             break;
         }
     }
