@@ -266,6 +266,7 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
                 break;
             }
             memcpy(s->trial, dev, (size_t)g0->n_ops * sizeof(int32_t));
+            s->trial_known = false;
             CHECK(auto_eval(s, s->trial, best_cand >= 0 ? &s->best_score : NULL, true, &sc, &done));
             if (best_cand < 0 || auto_score_better(&sc, &s->best_score)) {
                 CHECK(auto_accept(s, &sc));

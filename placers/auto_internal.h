@@ -69,15 +69,12 @@ enum {
     /* moves remembered as failed (a power of two; older entries are
      * overwritten on a collision) */
     AUTO_FAILED_SLOTS = 1 << 14,
-    /* the delta screen (auto_screen.c): positions between checkpoints of
-     * the devices' last ends */
-    AUTO_SCREEN_CKPT = 64,
-    AUTO_SCREEN_VISIT_DIV = 8,
-    /* a screened round estimates its moves a batch at a time and simulates
-     * the most promising few of each batch */
-    AUTO_SCREEN_BATCH = 32,
-    AUTO_SCREEN_SIMS = 2,
-    /* random moves screened per random round: this many times AUTO_RANDOM_MOVES */
+    /* the delta screen (auto_screen.c): its heads and tails of a new best
+     * are charged (ops + edges) / AUTO_SCREEN_BASE_DIV visits (GNMT
+     * forward: 1.4 M instructions, a simulated visit about 400) */
+    AUTO_SCREEN_BASE_DIV = 2,
+    /* a screened random round draws this many times AUTO_RANDOM_MOVES
+     * moves and simulates them best estimate first */
     AUTO_SCREEN_RANDOM_MULT = 8,
     /* groups named in the message of an infeasible search */
     AUTO_MSG_GROUPS = 5,
@@ -184,6 +181,11 @@ struct auto_ctx {
     int64_t n_eval;
     uint64_t rng; /* splitmix64 state (core/rng.h) */
     int32_t *best, *trial, *order, *prev_on_dev;
+    /* with trial_known, trial equals best but for the ops trial_ops[0 ..
+     * n_trial_ops-1] (a move's, auto_search.c: apply); whoever writes
+     * trial otherwise clears trial_known */
+    int32_t *trial_ops, n_trial_ops;
+    bool trial_known;
     int32_t *targets;                   /* n_dev: repair's target devices, scratch */
     int32_t *src_group, *src_to, n_src; /* cheap source groups and their first consumer op */
     struct auto_score best_score;
@@ -230,10 +232,11 @@ struct auto_ctx {
     bool use_screen, screen_stale;
     int64_t n_screened;
     /* debug (the tests): each screened move's estimate also computed from
-     * scratch (auto_screen_full); how many compared, how many differ */
+     * scratch (auto_screen_full): how many compared, how many of one op
+     * (lower bounds or exact) it exceeds, how many exact, how many of those
+     * differ */
     bool check_screen;
-    int64_t n_screen_checked, n_screen_mismatch;
-    uint64_t screen_visits; /* not yet charged (a remainder) */
+    int64_t n_screen_checked, n_screen_above, n_screen_exact, n_screen_mismatch;
 };
 
 /* auto_search.c: the state for world g / c (kept by pointer) and tf groups
@@ -250,14 +253,25 @@ int auto_search_run(struct auto_ctx *s);
 /* The screen's state for s (sizes of s); BAECHI_ENOMEM. */
 int auto_screen_new(const struct auto_ctx *s, struct auto_screen **out);
 void auto_screen_free(struct auto_screen *x);
-/* The estimate of the best placement (s->best, s->rt_best); its visits. */
+/* The model's heads and tails of the best placement (s->best, its timed
+ * run s->rt_best); returns the visits it cost. */
 uint64_t auto_screen_base(struct auto_ctx *s);
-/* The estimated step of s->trial (move m applied to s->best); adds the
- * visits it cost to *visits. */
-int64_t auto_screen_trial(struct auto_ctx *s, const struct auto_move *m, uint64_t *visits);
-int64_t auto_screen_base_step(const struct auto_ctx *s);
-/* Debug (the tests): the estimate of s->trial computed from scratch, with
- * no incremental pass and no shortcut tables, into *step_us.  BAECHI_ENOMEM. */
+/* What an estimate is in the screen's model (auto_screen.c). */
+enum auto_screen_kind {
+    AUTO_SCREEN_GUESS, /* several ops moved */
+    AUTO_SCREEN_LOWER, /* one op moved, on a longest path of the best: a lower bound */
+    AUTO_SCREEN_EXACT, /* one op moved, on no longest path: the model's step */
+};
+/*
+ * The estimated step of s->trial (move m applied to s->best) and *kind;
+ * adds its visits to *visits.
+ */
+int64_t auto_screen_estimate(struct auto_ctx *s, const struct auto_move *m,
+                             enum auto_screen_kind *kind, uint64_t *visits);
+/* The best's step in the model. */
+int64_t auto_screen_step(const struct auto_ctx *s);
+/* Debug (the tests): the model's step of s->trial, from scratch, into
+ * *step_us.  BAECHI_ENOMEM. */
 int auto_screen_full(const struct auto_ctx *s, int64_t *step_us);
 
 /* auto_judge.c */

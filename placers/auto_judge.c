@@ -383,6 +383,7 @@ int auto_start_from(struct auto_ctx *s, const int32_t *dev)
     int rc;
 
     memcpy(s->trial, dev, (size_t)s->n_ops * sizeof(int32_t));
+    s->trial_known = false;
     if ((rc = auto_eval(s, s->trial, NULL, true, &sc, &done)) != 0) {
         return rc;
     }

@@ -257,6 +257,7 @@ static int seed_try(struct auto_ctx *s, struct seeds *w, int32_t n_st, struct au
 
     *better = false;
     seeds_place(w, s, n_st, s->trial);
+    s->trial_known = false;
     if ((rc = auto_eval(s, s->trial, local, false, &sc, done)) != 0 || *done) {
         return rc;
     }
@@ -340,6 +341,7 @@ static int final_pass(struct auto_ctx *s, struct auto_polish_stats *st)
             bool changed = false;
 
             memcpy(s->trial, s->best, (size_t)s->n_ops * sizeof(int32_t));
+            s->trial_known = false;
             for (int32_t j = s->tf_start[m->a]; j < s->tf_start[m->a + 1]; j++) {
                 changed |= s->trial[s->tf_op[j]] != m->b;
                 s->trial[s->tf_op[j]] = m->b;
