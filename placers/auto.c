@@ -21,8 +21,11 @@
  *     groups), first improvement, then seeded random moves until a stall or
  *     the budget ends.  Each round first tries the link moves (the
  *     transfers a queued transfer of the path waited behind, off its
- *     channels) and the moves that have not failed before (auto_search.c).  A move is kept only when it is strictly better, so
- *     the result is never worse than the best candidate.
+ *     channels) and the moves that have not failed before (auto_search.c);
+ *     the other moves are simulated in the order of a cheap estimate of
+ *     their step (the delta screen, auto_screen.c).  A move is kept only
+ *     when it is strictly better, so the result is never worse than the
+ *     best candidate.
  *
  * The parts: auto_candidates.c (1), auto_judge.c (2), auto_repair.c and
  * auto_search.c (3), over auto_internal.h; this file runs them.

@@ -9,6 +9,7 @@
  *   auto_judge.c       both simulators as the score; the infeasibility messages
  *   auto_repair.c      moves that take groups off an overflowing device
  *   auto_search.c      the search state, its moves and the local search
+ *   auto_screen.c      the delta screen: a cheap estimate of a move's step
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -226,7 +227,8 @@ struct auto_ctx {
      * full evaluation would have kept (never seen: the tests count them) */
     bool check_prune;
     int64_t n_prune_checked, n_prune_wrong;
-    /* the delta screen (auto_screen.c): on by default where the best fits;
+    /* the delta screen (auto_screen.c): on by default where the best fits
+     * (not with collectives or micro-batches: auto_ctx_init);
      * rebuilt from the best before the next screened round when stale */
     struct auto_screen *screen;
     bool use_screen, screen_stale;
