@@ -57,7 +57,7 @@ struct auto_screen {
     int32_t *prev_dev;           /* the op before it on its device in the best (-1) */
     int32_t *next_dev;           /* ... after it (-1) */
     int32_t *dev_start, *dev_op; /* each device's ops in order (CSR) */
-    int64_t *add;                /* per device: bytes a move brings, scratch */
+    int64_t *add;                /* per device: scratch of auto_screen_base */
     /* when every pair of devices has the same link model: each edge's
      * transfer time between two devices (else NULL: cluster_comm_us) */
     int64_t *edge_comm;

@@ -588,8 +588,10 @@ static void failed_note(struct auto_ctx *s, const struct auto_move *m)
     f->round = s->n_rounds;
 }
 
+/* A move with the round it last failed in (0: never) and, when screened,
+ * its estimated step: the order of a round (failed_last, screen_moves). */
 struct ranked {
-    int64_t round;
+    int64_t round, step_us;
     int32_t pos;
     struct auto_move m;
 };
@@ -600,6 +602,9 @@ static int cmp_ranked(const void *x, const void *y)
 
     if (p->round != q->round) {
         return p->round < q->round ? -1 : 1;
+    }
+    if (p->step_us != q->step_us) {
+        return p->step_us < q->step_us ? -1 : 1;
     }
     return p->pos < q->pos ? -1 : p->pos > q->pos;
 }
@@ -615,7 +620,7 @@ static int failed_last(struct auto_ctx *s, int32_t n_link, int32_t *n_link_new)
         return BAECHI_ENOMEM;
     }
     for (int32_t i = 0; i < s->n_moves; i++) {
-        r[i] = (struct ranked){failed_round(s, &s->moves[i]), i, s->moves[i]};
+        r[i] = (struct ranked){failed_round(s, &s->moves[i]), 0, i, s->moves[i]};
         *n_link_new += i < n_link && r[i].round == 0;
     }
     qsort(r, (size_t)s->n_moves, sizeof(struct ranked), cmp_ranked);
@@ -675,25 +680,6 @@ static int pruned(struct auto_ctx *s, const struct auto_move *m, bool *is_pruned
     return s->check_prune ? check_pruned(s, done) : 0;
 }
 
-struct screened {
-    int64_t round, step_us;
-    int32_t pos;
-    struct auto_move m;
-};
-
-static int cmp_screened(const void *x, const void *y)
-{
-    const struct screened *p = x, *q = y;
-
-    if (p->round != q->round) {
-        return p->round < q->round ? -1 : 1;
-    }
-    if (p->step_us != q->step_us) {
-        return p->step_us < q->step_us ? -1 : 1;
-    }
-    return p->pos < q->pos ? -1 : p->pos > q->pos;
-}
-
 /* Debug (s->check_screen): the screened trial's estimate against the
  * model's step from scratch. */
 static int check_screen(struct auto_ctx *s, int64_t est, enum auto_screen_kind kind)
@@ -722,7 +708,7 @@ static int check_screen(struct auto_ctx *s, int64_t est, enum auto_screen_kind k
  */
 static int screen_moves(struct auto_ctx *s, int32_t from, bool *done)
 {
-    struct screened *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct screened));
+    struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
     uint64_t vis = 0;
     int32_t n = 0;
     int rc = 0;
@@ -752,8 +738,7 @@ static int screen_moves(struct auto_ctx *s, int32_t from, bool *done)
         if (is_pruned) {
             continue;
         }
-        r[n] =
-            (struct screened){failed_round(s, m), auto_screen_estimate(s, m, &kind, &vis), i, *m};
+        r[n] = (struct ranked){failed_round(s, m), auto_screen_estimate(s, m, &kind, &vis), i, *m};
         if (s->check_screen && (rc = check_screen(s, r[n].step_us, kind)) != 0) {
             goto cleanup;
         }
@@ -761,7 +746,7 @@ static int screen_moves(struct auto_ctx *s, int32_t from, bool *done)
     }
     s->n_screened += n;
     s->visits += vis;
-    qsort(r, (size_t)n, sizeof(struct screened), cmp_screened);
+    qsort(r, (size_t)n, sizeof(struct ranked), cmp_ranked);
     for (int32_t i = 0; i < n; i++) {
         s->moves[from + i] = r[i].m;
     }

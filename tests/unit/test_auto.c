@@ -888,11 +888,10 @@ Test(auto, link_moves_take_a_weight_off_the_path_s_channel)
     gnmt_release(&w, &g, &c);
 }
 
-/*
- * A move that failed from a state near the current one most likely fails
- * again: with the memory of failed moves, the same budget gets further.
- */
-Test(auto, failed_moves_last_gets_further_in_the_same_budget)
+/* GNMT forward at budget 300 with every part of the search against the
+ * same without the memory of failed moves (remember false) or without the
+ * delta screen (screen false): the full search gets further. */
+static void gets_further(const char *what, bool remember, bool screen)
 {
     struct workload w;
     struct graph g;
@@ -904,13 +903,22 @@ Test(auto, failed_moves_last_gets_further_in_the_same_budget)
     dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
     cr_assert(dev);
     step_on = gnmt_search(&g, &c, true, true, true, dev);
-    step_off = gnmt_search(&g, &c, true, false, true, dev);
-    cr_log_info("GNMT, budget 300: failed moves last %lld us, without %lld us", (long long)step_on,
+    step_off = gnmt_search(&g, &c, true, remember, screen, dev);
+    cr_log_info("GNMT, budget 300: with %s %lld us, without %lld us", what, (long long)step_on,
                 (long long)step_off);
-    cr_expect_lt(step_on, step_off, "failed moves last %lld us, without %lld us",
-                 (long long)step_on, (long long)step_off);
+    cr_expect_lt(step_on, step_off, "with %s %lld us, without %lld us", what, (long long)step_on,
+                 (long long)step_off);
     free(dev);
     gnmt_release(&w, &g, &c);
+}
+
+/*
+ * A move that failed from a state near the current one most likely fails
+ * again: with the memory of failed moves, the same budget gets further.
+ */
+Test(auto, failed_moves_last_gets_further_in_the_same_budget)
+{
+    gets_further("failed moves last", false, true);
 }
 
 /*
@@ -920,21 +928,5 @@ Test(auto, failed_moves_last_gets_further_in_the_same_budget)
  */
 Test(auto, screen_gets_further_in_the_same_budget)
 {
-    struct workload w;
-    struct graph g;
-    struct cluster c;
-    int32_t *dev;
-    int64_t step_on, step_off;
-
-    gnmt_load(&w, &g, &c);
-    dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
-    cr_assert(dev);
-    step_on = gnmt_search(&g, &c, true, true, true, dev);
-    step_off = gnmt_search(&g, &c, true, true, false, dev);
-    cr_log_info("GNMT, budget 300: screened %lld us, without %lld us", (long long)step_on,
-                (long long)step_off);
-    cr_expect_lt(step_on, step_off, "screened %lld us, without %lld us", (long long)step_on,
-                 (long long)step_off);
-    free(dev);
-    gnmt_release(&w, &g, &c);
+    gets_further("the delta screen", true, false);
 }
