@@ -138,6 +138,40 @@ static inline uint64_t simtest_rand(uint64_t *s)
     return *s * 2685821657736338717ULL;
 }
 
+enum { SIMTEST_DAG2_MAX = 64 };
+
+/*
+ * A seeded random DAG of n (<= SIMTEST_DAG2_MAX) ops "n0".. in which each
+ * op after the first reads two earlier ops' outputs (one tensor of
+ * out_bytes, a byte string as in simtest_op), computes 5-54 µs, uses temp
+ * bytes and holds persistent bytes drawn below persist_mod (none, and no
+ * draw, when 0).  0 or simtest_graph's error; -1 when n is too large.
+ */
+static inline int simtest_dag2(struct graph *g, int n, uint64_t s, const char *out_bytes,
+                               int64_t temp, int64_t persist_mod)
+{
+    struct simtest_op ops[SIMTEST_DAG2_MAX];
+    char names[SIMTEST_DAG2_MAX][8], inputs[SIMTEST_DAG2_MAX][32];
+
+    if (n > SIMTEST_DAG2_MAX) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t t, p;
+        snprintf(names[i], sizeof(names[i]), "n%d", i);
+        inputs[i][0] = '\0';
+        if (i > 0) {
+            int p1 = (int)(simtest_rand(&s) % (uint64_t)i);
+            int p2 = (int)(simtest_rand(&s) % (uint64_t)i);
+            snprintf(inputs[i], sizeof(inputs[i]), "n%d:0 n%d:0", p1, p2);
+        }
+        t = 5 + (int64_t)(simtest_rand(&s) % 50);
+        p = persist_mod > 0 ? (int64_t)(simtest_rand(&s) % (uint64_t)persist_mod) : 0;
+        ops[i] = (struct simtest_op){names[i], t, out_bytes, temp, p, -1, inputs[i]};
+    }
+    return simtest_graph(g, ops, n);
+}
+
 /*
  * A random DAG of n ops (op i reads 0..3 tensors of earlier ops, 1..2 output
  * ports, some control inputs), random costs and memory, devices in

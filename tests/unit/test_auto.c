@@ -259,24 +259,9 @@ enum { RD_MAX = 60 };
 
 static void rand_dag_build(struct graph *g, int n, uint64_t s)
 {
-    struct simtest_op ops[RD_MAX];
-    char names[RD_MAX][8], inputs[RD_MAX][32];
-
     cr_assert(n <= RD_MAX);
     err_set_quiet(1);
-    for (int i = 0; i < n; i++) {
-        snprintf(names[i], sizeof(names[i]), "n%d", i);
-        inputs[i][0] = '\0';
-        if (i > 0) {
-            int p1 = (int)(simtest_rand(&s) % (uint64_t)i);
-            int p2 = (int)(simtest_rand(&s) % (uint64_t)i);
-            snprintf(inputs[i], sizeof(inputs[i]), "n%d:0 n%d:0", p1, p2);
-        }
-        ops[i] = (struct simtest_op){names[i], 5 + (int64_t)(simtest_rand(&s) % 50), "1000",
-                                     100,      (int64_t)(simtest_rand(&s) % 3000),   -1,
-                                     inputs[i]};
-    }
-    cr_assert_eq(simtest_graph(g, ops, n), 0, "%s", err_msg());
+    cr_assert_eq(simtest_dag2(g, n, s, "1000", 100, 3000), 0, "%s", err_msg());
 }
 
 Test(auto, same_seed_and_budget_give_the_same_placement_file)

@@ -23,23 +23,9 @@ enum { INCR_OPS = 60, INCR_DEVICES = 3, INCR_TRIALS = 300 };
 /* A random DAG of n ops, two inputs each, with sizeable transfers. */
 static void incr_dag(struct graph *g, int n, uint64_t s)
 {
-    struct simtest_op ops[INCR_OPS];
-    char names[INCR_OPS][8], inputs[INCR_OPS][32];
-
     cr_assert(n <= INCR_OPS);
     err_set_quiet(1);
-    for (int i = 0; i < n; i++) {
-        snprintf(names[i], sizeof(names[i]), "n%d", i);
-        inputs[i][0] = '\0';
-        if (i > 0) {
-            int p1 = (int)(simtest_rand(&s) % (uint64_t)i);
-            int p2 = (int)(simtest_rand(&s) % (uint64_t)i);
-            snprintf(inputs[i], sizeof(inputs[i]), "n%d:0 n%d:0", p1, p2);
-        }
-        ops[i] = (struct simtest_op){
-            names[i], 5 + (int64_t)(simtest_rand(&s) % 50), "4000", 0, 0, -1, inputs[i]};
-    }
-    cr_assert_eq(simtest_graph(g, ops, n), 0, "%s", err_msg());
+    cr_assert_eq(simtest_dag2(g, n, s, "4000", 0, 0), 0, "%s", err_msg());
 }
 
 Test(sim_incr, a_cutoff_above_the_true_step_never_cuts)
