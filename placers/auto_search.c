@@ -611,7 +611,9 @@ static int cmp_ranked(const void *x, const void *y)
 
 /* The moves that never failed first, then those that failed longest ago,
  * each in the order they had: a move that failed from a state near the
- * current one most likely fails again (local search's "don't look bits"). */
+ * current one most likely fails again (local search's "don't look bits").
+ * Adds to *n_link_new how many of the first n_link moves (the link moves)
+ * never failed: they stay at the front. */
 static int failed_last(struct auto_ctx *s, int32_t n_link, int32_t *n_link_new)
 {
     struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
@@ -878,8 +880,8 @@ int auto_search_run(struct auto_ctx *s)
         if (improved) {
             stall = 0;
             exhausted = false;
-        } else if ((stall += n_sims) >= stall_limit) {
-            break;
+        } else if ((stall += screened ? n_sims : s->n_moves) >= stall_limit) {
+            break; /* screened: the moves simulated; else the moves drawn */
         }
     }
     return 0;
