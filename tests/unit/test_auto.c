@@ -873,45 +873,35 @@ Test(auto, link_moves_take_a_weight_off_the_path_s_channel)
     gnmt_release(&w, &g, &c);
 }
 
-/* GNMT forward at budget 300 with every part of the search against the
- * same without the memory of failed moves (remember false) or without the
- * delta screen (screen false): the full search gets further. */
-static void gets_further(const char *what, bool remember, bool screen)
+/*
+ * GNMT forward at budget 300, the whole search against the same without
+ * one of its parts (one search for the whole, shared):
+ *   - the memory of failed moves: a move that failed from a state near the
+ *     current one most likely fails again, so the memory gets further;
+ *   - the delta screen (issue 22 item 5): a round simulates its most
+ *     promising moves first, so the screen gets further.
+ */
+Test(auto, failed_moves_last_and_the_screen_get_further_in_the_same_budget)
 {
     struct workload w;
     struct graph g;
     struct cluster c;
     int32_t *dev;
-    int64_t step_on, step_off;
+    int64_t step_all, step_nomem, step_noscreen;
 
     gnmt_load(&w, &g, &c);
     dev = malloc(sizeof(int32_t) * (size_t)g.n_ops);
     cr_assert(dev);
-    step_on = gnmt_search(&g, &c, true, true, true, dev);
-    step_off = gnmt_search(&g, &c, true, remember, screen, dev);
-    cr_log_info("GNMT, budget 300: with %s %lld us, without %lld us", what, (long long)step_on,
-                (long long)step_off);
-    cr_expect_lt(step_on, step_off, "with %s %lld us, without %lld us", what, (long long)step_on,
-                 (long long)step_off);
+    step_all = gnmt_search(&g, &c, true, true, true, dev);
+    step_nomem = gnmt_search(&g, &c, true, false, true, dev);
+    step_noscreen = gnmt_search(&g, &c, true, true, false, dev);
+    cr_log_info("GNMT, budget 300: %lld us; without the memory of failed moves %lld us, without "
+                "the screen %lld us",
+                (long long)step_all, (long long)step_nomem, (long long)step_noscreen);
+    cr_expect_lt(step_all, step_nomem, "failed moves last %lld us, without %lld us",
+                 (long long)step_all, (long long)step_nomem);
+    cr_expect_lt(step_all, step_noscreen, "the delta screen %lld us, without %lld us",
+                 (long long)step_all, (long long)step_noscreen);
     free(dev);
     gnmt_release(&w, &g, &c);
-}
-
-/*
- * A move that failed from a state near the current one most likely fails
- * again: with the memory of failed moves, the same budget gets further.
- */
-Test(auto, failed_moves_last_gets_further_in_the_same_budget)
-{
-    gets_further("failed moves last", false, true);
-}
-
-/*
- * Issue 22 item 5: with the delta screen a round simulates its most
- * promising moves first, so the same budget gets further on GNMT forward
- * (and judges many more moves).
- */
-Test(auto, screen_gets_further_in_the_same_budget)
-{
-    gets_further("the delta screen", true, false);
 }
