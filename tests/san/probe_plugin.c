@@ -2,6 +2,8 @@
  * probe_plugin.c - the plugin of tests/san/probe.c: instrumented, linked
  * as the sanitized build's plugins are (no runtime of its own: the
  * program's, exported), each function one error for the probe to call.
+ * The bodies repeat probe.c's on purpose: each error has to happen in the
+ * plugin's own instrumented code, so no helper can be shared between them.
  */
 #include <limits.h>
 #include <stdlib.h>
