@@ -52,8 +52,8 @@ const char *plot_kind_summary(const char *kind)
 /* The head of every script: terminal, output (OUT, which baechi sets), colours, DATA. */
 static void script_head(FILE *gp, const struct plot_opts *o, const char *term, const char *csv_path)
 {
-    fprintf(gp, "# baechi plot %s (generated)\nif (!exists(\"OUT\")) OUT = ", o->kind);
-    plot_gp_quote(gp, o->out ? o->out : "/dev/null");
+    fprintf(gp, "# baechi plot %s (generated)\nif (!exists('OUT')) OUT = ", o->kind);
+    plot_gp_path(gp, o->out ? o->out : "/dev/null");
     fprintf(gp, "\nset terminal %s\nset output OUT", term ? term : "dumb");
     /* twelve distinct colours: ten configurations per figure stay apart */
     fputs("\nset linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#ff7f0e'\n"
@@ -65,7 +65,7 @@ static void script_head(FILE *gp, const struct plot_opts *o, const char *term, c
           "set linetype cycle 12\n",
           gp);
     fputs("DATA = ", gp);
-    plot_gp_quote(gp, csv_path);
+    plot_gp_path(gp, csv_path);
     fputc('\n', gp);
 }
 

@@ -23,26 +23,79 @@
 
 /* ------------------------------------------------------------ quoting */
 
-void plot_gp_quote(FILE *f, const char *s)
+/* A byte that a '...' string cannot hold (see quote2). */
+static bool not_single(unsigned char c)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            fputc('\\', f);
-            fputc(*p, f);
-        } else if (*p == '\n') {
-            fputs("\\n", f);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            /* three digits always: a digit after the escape stays a digit */
-            fprintf(f, "\\%03o", (unsigned)*p);
-        } else {
-            fputc(*p, f);
-        }
-    }
-    fputc('"', f);
+    return c < 0x20 || c == 0x7f || c == '\'';
 }
 
-char *plot_gp_quote_str(const char *s)
+/*
+ * The string a then b, quoted.  Why single quotes: gnuplot runs `...`
+ * through the shell inside a double-quoted string (and in an -e argument)
+ * before it reads any escape, so no backslash can guard a backquote there;
+ * inside '...' it substitutes nothing (no backquote, no @macro, no
+ * escape).  A single-quoted string cannot hold a control byte (a newline
+ * would end the command), and gnuplot 5.4 misreads a quote written twice
+ * ('' ) at the start of the string or after another: those bytes are
+ * concatenated as "\n" or "\ooo" pieces, strings of escapes only, with
+ * nothing to substitute.
+ */
+static void quote2(FILE *f, const char *a, const char *b)
+{
+    const unsigned char *part[2] = {(const unsigned char *)a, (const unsigned char *)b};
+    bool pieces = false;
+    char open = 0; /* the quote of the piece being written, 0 before the first */
+
+    for (int k = 0; k < 2; k++) {
+        for (const unsigned char *q = part[k]; *q && !pieces; q++) {
+            pieces = not_single(*q);
+        }
+    }
+    if (!pieces) {
+        fprintf(f, "'%s%s'", a, b);
+        return;
+    }
+    fputc('(', f);
+    for (int k = 0; k < 2; k++) {
+        for (const unsigned char *p = part[k]; *p; p++) {
+            char want = not_single(*p) ? '"' : '\'';
+            if (want != open) {
+                if (open) {
+                    fputc(open, f);
+                    fputc('.', f);
+                }
+                fputc(want, f);
+                open = want;
+            }
+            if (want == '\'') {
+                fputc(*p, f);
+            } else if (*p == '\n') {
+                fputs("\\n", f);
+            } else {
+                /* three digits always: a digit after the escape stays a digit */
+                fprintf(f, "\\%03o", (unsigned)*p);
+            }
+        }
+    }
+    fputc(open, f);
+    fputc(')', f);
+}
+
+void plot_gp_quote(FILE *f, const char *s)
+{
+    quote2(f, "", s ? s : "");
+}
+
+void plot_gp_path(FILE *f, const char *path)
+{
+    path = path ? path : "";
+    /* gnuplot reads "<cmd" as a command's output, "|cmd" as an output
+     * through a command, "~/" as the home: a path it takes literally starts
+     * with '/' or '.' */
+    quote2(f, path[0] == '/' || path[0] == '.' ? "" : "./", path);
+}
+
+static char *to_str(void (*fn)(FILE *, const char *), const char *s)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -51,7 +104,7 @@ char *plot_gp_quote_str(const char *s)
     if (!f) {
         return NULL;
     }
-    plot_gp_quote(f, s);
+    fn(f, s);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -59,15 +112,31 @@ char *plot_gp_quote_str(const char *s)
     return buf;
 }
 
+char *plot_gp_quote_str(const char *s)
+{
+    return to_str(plot_gp_quote, s);
+}
+
+char *plot_gp_path_str(const char *path)
+{
+    return to_str(plot_gp_path, path);
+}
+
 void plot_gp_datum(FILE *f, const char *s)
 {
     char *end = NULL;
 
-    if (s && *s && !strchr(s, '\n') && (strtod(s, &end), *end == '\0') && !strpbrk(s, " \t\r")) {
+    if (s && *s && (strtod(s, &end), *end == '\0') && !strpbrk(s, " \t\r\n\v\f")) {
         fputs(s, f);
-    } else {
-        plot_gp_quote(f, s);
+        return;
     }
+    /* data, not a command (gnuplot substitutes nothing in a data line, checked
+     * by test_plot_quote.c): one double-quoted field, which has no escape */
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        fputc(*p < 0x20 || *p == 0x7f || *p == '"' ? '?' : *p, f);
+    }
+    fputc('"', f);
 }
 
 /* ------------------------------------------------------------ palette */
@@ -296,12 +365,16 @@ static void log_tail(const char *log, char *buf, size_t size)
 
 int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, const char *log)
 {
-    char *set_out = NULL, *q = plot_gp_quote_str(out), tail[1024];
+    char *set_out = NULL, *q = plot_gp_path_str(out), *arg = NULL, tail[1024];
     pid_t pid;
     int st = 0, rc = 0;
 
-    if (!q || mem_asprintf(&set_out, "OUT = %s", q) < 0) {
+    /* the script as an argument: "./" before a relative name, which
+     * gnuplot would take for an option ("-e") or stdin ("-") */
+    if (!q || mem_asprintf(&set_out, "OUT = %s", q) < 0 ||
+        mem_asprintf(&arg, "%s%s", script[0] == '/' ? "" : "./", script) < 0) {
         free(q);
+        free(set_out);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     free(q);
@@ -318,7 +391,7 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
             dup2(fd, 2);
             close(fd);
         }
-        execl(gnuplot, "gnuplot", "-e", set_out, script, (char *)NULL);
+        execl(gnuplot, "gnuplot", "-e", set_out, arg, (char *)NULL);
         _exit(127);
     }
     while (waitpid(pid, &st, 0) < 0) {
@@ -336,5 +409,6 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
     }
 cleanup:
     free(set_out);
+    free(arg);
     return rc;
 }

@@ -114,17 +114,30 @@ const int32_t *plot_rerun_device_of(const struct rerun *x);
 /* ------------------------------------------------------------ gnuplot (plot_gnuplot.c) */
 
 /*
- * THE way a string reaches gnuplot: a double-quoted gnuplot string whose
- * value is s byte for byte.  '"' and '\' are escaped, a newline is \n
- * (a line break in a title), every other byte below 0x20 and 0x7f is a
- * three-digit octal escape; bytes from 0x80 pass as they are (gnuplot is
- * 8-bit clean).  The quoted form is one token and holds no line break, so
- * no name can end the command or an inline data block.  NULL is "".
+ * THE way a string reaches gnuplot: a gnuplot string expression whose value
+ * is s byte for byte, in which gnuplot substitutes nothing (no `command`,
+ * no @macro).  Single-quoted ('a b'); a string holding control bytes or
+ * a quote is a parenthesised concatenation of single-quoted pieces and
+ * pieces of escapes only: ('it'."\047".'s'), ('a'."\n".'b'), so a
+ * newline is still a line break in a title.  Bytes from 0x80 pass as they are (gnuplot is 8-bit
+ * clean).  The quoted form holds no line break, so no name can end the command or an inline data
+ * block.  NULL is ''.
  */
 void plot_gp_quote(FILE *f, const char *s);
 /* plot_gp_quote into a malloc'ed string (NULL on ENOMEM). */
 char *plot_gp_quote_str(const char *s);
-/* A value of an inline data block: a number as it is, anything else quoted. */
+/*
+ * A file name for gnuplot (an output, a data file): plot_gp_quote of the
+ * path, "./" put before a relative path not starting with '.', since
+ * gnuplot runs a name starting with '<' or '|' as a command and expands
+ * a leading '~'.
+ */
+void plot_gp_path(FILE *f, const char *path);
+char *plot_gp_path_str(const char *path);
+/*
+ * A value of an inline data block (data, not a command): a number as it
+ * is, anything else one double-quoted field, control bytes and '"' as '?'.
+ */
 void plot_gp_datum(FILE *f, const char *s);
 /*
  * The fixed style of a placer configuration ("m-etf+coplace+fusion"), the

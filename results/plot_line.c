@@ -259,10 +259,11 @@ static void line_csv(const struct line_fig *L, FILE *csv)
             report_csv_field(csv, plot_cell(r, i, 0));
             fputc(',', csv);
         }
-        report_csv_field(csv, plot_cell(r, i, 1));
-        fprintf(csv, ",%s,%s,%s,%s\n", plot_cell(r, i, 2),
-                plot_cell(r, i, 3) ? plot_cell(r, i, 3) : "NaN", plot_cell(r, i, 4),
-                plot_cell(r, i, 5));
+        for (int c = 1; c <= 5; c++) {
+            fputs(c > 1 ? "," : "", csv);
+            report_csv_field(csv, c == 3 && !plot_cell(r, i, 3) ? "NaN" : plot_cell(r, i, c));
+        }
+        fputc('\n', csv);
     }
 }
 
@@ -307,7 +308,7 @@ static void data_xtics(const struct line_fig *L, FILE *gp, bool ops)
         for (int k = 0; k < i && !seen; k++) {
             seen = same(plot_cell(&L->r, k, 2), plot_cell(&L->r, i, 2));
         }
-        if (seen || !plot_cell(&L->r, i, 2)) {
+        if (seen || !plot_cell(&L->r, i, 2) || !isfinite(strtod(plot_cell(&L->r, i, 2), NULL))) {
             continue;
         }
         if (ops) {
@@ -315,7 +316,10 @@ static void data_xtics(const struct line_fig *L, FILE *gp, bool ops)
         } else {
             snprintf(lab, sizeof(lab), "%g", strtod(plot_cell(&L->r, i, 2), NULL));
         }
-        fprintf(gp, "%s\"%s\" %s", first ? "set xtics (" : ", ", lab, plot_cell(&L->r, i, 2));
+        /* the position as a number: a cell of the database is no script text */
+        fputs(first ? "set xtics (" : ", ", gp);
+        plot_gp_quote(gp, lab);
+        fprintf(gp, " %.17g", strtod(plot_cell(&L->r, i, 2), NULL));
         first = 0;
     }
     fputs(")\n", gp);
