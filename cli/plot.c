@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "results/db.h"
 #include "results/filter.h"
 #include "results/plot.h"
@@ -205,7 +206,10 @@ int cmd_plot(int argc, char **argv)
     }
     db_close(db);
     if (!rc && po.out) {
-        fprintf(stderr, "baechi: wrote %s\n", po.out);
+        /* the name as the user sees it: control characters escaped */
+        fputs("baechi: wrote ", stderr);
+        escape_fputs(po.out, stderr);
+        fputc('\n', stderr);
     }
     rc = rc ? cmd_fail(rc) : EXIT_OK;
 done:

@@ -66,6 +66,21 @@ const char *escape_name(const char *s, char *buf, size_t size)
     return buf;
 }
 
+int escape_fputs(const char *s, FILE *f)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : "(null)"); *p;) {
+        char tmp[8];
+        size_t len;
+        const char *e = escape_of(p, &len, tmp);
+
+        if (e ? fputs(e, f) < 0 : putc(*p, f) == EOF) {
+            return EOF;
+        }
+        p += len;
+    }
+    return 0;
+}
+
 bool escape_needed(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {

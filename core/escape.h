@@ -18,10 +18,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Escapes s into buf (always NUL-terminated, truncated to size - 1 bytes,
  * never inside an escape); returns buf.  s NULL gives "(null)". */
 const char *escape_name(const char *s, char *buf, size_t size);
+
+/* escape_name() of the whole of s (no truncation) written to f; EOF on a
+ * write error, else 0. */
+int escape_fputs(const char *s, FILE *f);
 
 /* True when s holds nothing escape_name() would change. */
 bool escape_needed(const char *s);

@@ -8,7 +8,6 @@
 
 #include "core/array.h"
 #include "core/err.h"
-#include "results/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +28,7 @@ int plot_data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE *g
     for (size_t i = 0; i < t.n_compute; i++) {
         fprintf(csv, "compute,%d,%.6f,%.6f,", t.compute[i].device, t.compute[i].start_us / 1e3,
                 t.compute[i].end_us / 1e3);
-        report_csv_field(csv, x.sw.wl[0].g.op_name[t.compute[i].op]);
+        plot_csv_name(csv, x.sw.wl[0].g.op_name[t.compute[i].op]);
         fputc('\n', csv);
     }
     for (size_t i = 0; i < t.n_transfer; i++) {

@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -137,6 +138,32 @@ void plot_gp_datum(FILE *f, const char *s)
         fputc(*p < 0x20 || *p == 0x7f || *p == '"' ? '?' : *p, f);
     }
     fputc('"', f);
+}
+
+void plot_csv_name(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    bool quoted = strpbrk((const char *)p, ",\"") != NULL;
+
+    /* a name on one line: gnuplot reads a row per line, a quoted field
+     * across lines breaks the table */
+    if (quoted) {
+        fputc('"', f);
+    }
+    for (; *p; p++) {
+        char one[3] = {(char)p[0], 0, 0}, buf[16];
+        if (*p == '"') {
+            fputs("\"\"", f);
+            continue;
+        }
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            one[1] = (char)*++p; /* a C1 control: two bytes */
+        }
+        fputs(escape_name(one, buf, sizeof(buf)), f);
+    }
+    if (quoted) {
+        fputc('"', f);
+    }
 }
 
 /* ------------------------------------------------------------ palette */

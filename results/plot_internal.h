@@ -140,6 +140,13 @@ char *plot_gp_path_str(const char *path);
  */
 void plot_gp_datum(FILE *f, const char *s);
 /*
+ * A name as a field of a data file gnuplot reads: control characters
+ * escaped as text reports print them (core/escape.h: "a\nb" as a\nb), so
+ * that a row stays one line; a field with ',' or '"' in double quotes
+ * ("" for a quote).
+ */
+void plot_csv_name(FILE *f, const char *s);
+/*
  * The fixed style of a placer configuration ("m-etf+coplace+fusion"), the
  * same in every figure: an RGB colour "#rrggbb" (static storage), a point
  * type and a dash type (1 solid; 2 for optimised configurations).  Known

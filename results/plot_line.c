@@ -9,7 +9,6 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
-#include "results/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -256,12 +255,12 @@ static void line_csv(const struct line_fig *L, FILE *csv)
             L->y->column);
     for (int i = 0; i < r->n; i++) {
         if (L->by) {
-            report_csv_field(csv, plot_cell(r, i, 0));
+            plot_csv_name(csv, plot_cell(r, i, 0));
             fputc(',', csv);
         }
         for (int c = 1; c <= 5; c++) {
             fputs(c > 1 ? "," : "", csv);
-            report_csv_field(csv, c == 3 && !plot_cell(r, i, 3) ? "NaN" : plot_cell(r, i, c));
+            plot_csv_name(csv, c == 3 && !plot_cell(r, i, 3) ? "NaN" : plot_cell(r, i, c));
         }
         fputc('\n', csv);
     }

@@ -8,7 +8,6 @@
 
 #include "core/array.h"
 #include "core/err.h"
-#include "results/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +42,7 @@ int plot_data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
     }
     fprintf(csv, "device,peak_gib,limit_gib%s\n", limit ? ",placer_limit_gib" : "");
     for (int i = 0; i < r.n; i++) {
-        report_csv_field(csv, plot_cell(&r, i, 0));
+        plot_csv_name(csv, plot_cell(&r, i, 0));
         fprintf(csv, ",%s,%s", plot_cell(&r, i, 1), plot_cell(&r, i, 2));
         if (limit) {
             fprintf(csv, ",%s", plot_cell(&r, i, 3) ? plot_cell(&r, i, 3) : "NaN");

@@ -9,7 +9,6 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
-#include "results/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,7 +54,7 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
     fputs("workload", csv);
     for (int k = 0; k < np; k++) {
         fputc(',', csv);
-        report_csv_field(csv, pl[k]);
+        plot_csv_name(csv, pl[k]);
     }
     fputc('\n', csv);
     for (int w = 0; w < nw; w++) {
@@ -72,7 +71,7 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
             continue;
         }
         nkept++;
-        report_csv_field(csv, wl[w]);
+        plot_csv_name(csv, wl[w]);
         for (int k = 0; k < np; k++) {
             double v = NAN;
             for (int i = 0; i < r.n; i++) {
