@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "results/db.h"
 #include "results/filter.h"
 #include "results/report.h"
@@ -176,7 +177,7 @@ static int db_check_cmd(int argc, char **argv)
     }
     if ((rc = db_open(&db, c.db, DB_READONLY)) == 0 && (rc = db_schema_version(db, &v)) == 0 &&
         (rc = db_integrity_check(db, buf, sizeof(buf))) == 0) {
-        printf("%s: schema version %d, integrity %s\n", c.db, v, buf);
+        printf("%s: schema version %d, integrity %s\n", escape_tmp(c.db), v, escape_tmp(buf));
         if (strcmp(buf, "ok") != 0) {
             rc = err_set(BAECHI_EIO, "%s: integrity check failed: %s", c.db, buf);
         }

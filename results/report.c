@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/escape.h"
 #include "core/json_out.h"
 #include "results/filter.h"
 
@@ -95,7 +96,7 @@ static bool numeric(const char *s)
 
 void report_csv_field(FILE *out, const char *s)
 {
-    if (s && strpbrk(s, ",\"\n")) {
+    if (s && strpbrk(s, ",\"\n\r")) {
         fputc('"', out);
         for (; *s; s++) {
             if (*s == '"') {
@@ -109,25 +110,81 @@ void report_csv_field(FILE *out, const char *s)
     }
 }
 
+/*
+ * s as a table or Markdown shows it (NULL: as it is, or out of memory when
+ * *enomem): control characters escaped (core/escape.h), so that a name
+ * cannot break a row or drive the terminal; in Markdown also '|' as "\|",
+ * which would split the cell.
+ */
+static char *display(const char *s, bool md, bool *enomem)
+{
+    size_t n = s ? strlen(s) : 0;
+    char *buf, *md_buf;
+
+    if (!s || (!escape_needed(s) && !(md && strchr(s, '|')))) {
+        return NULL;
+    }
+    /* at most 4 bytes for one (\xNN) */
+    if (!(buf = mem_alloc(4 * n + 1))) {
+        *enomem = true;
+        return NULL;
+    }
+    escape_name(s, buf, 4 * n + 1);
+    if (!md || !strchr(buf, '|')) {
+        return buf;
+    }
+    if (!(md_buf = mem_alloc(2 * strlen(buf) + 1))) {
+        free(buf);
+        *enomem = true;
+        return NULL;
+    }
+    n = 0;
+    for (const char *p = buf; *p; p++) {
+        if (*p == '|') {
+            md_buf[n++] = '\\';
+        }
+        md_buf[n++] = *p;
+    }
+    md_buf[n] = '\0';
+    free(buf);
+    return md_buf;
+}
+
 int rtable_print(const struct rtable *t, enum report_format f, FILE *out)
 {
+    size_t ncell = (size_t)t->nrow * (size_t)t->ncol;
     int *w = mem_calloc((size_t)t->ncol + 1, sizeof(int));
+    char **shown = mem_calloc(ncell + 1, sizeof(char *)), *title = NULL;
+    bool enomem = !w || !shown, md = f == REPORT_MARKDOWN;
 
-    if (!w) {
+    for (size_t i = 0; f != REPORT_CSV && !enomem && i < ncell; i++) {
+        shown[i] = display(t->cell[i], md, &enomem);
+    }
+    if (!enomem && f != REPORT_CSV && t->title) {
+        title = display(t->title, false, &enomem);
+    }
+    if (enomem) {
+        for (size_t i = 0; shown && i < ncell; i++) {
+            free(shown[i]);
+        }
+        free(shown);
+        free(w);
         return BAECHI_ENOMEM;
     }
     if (t->title && f != REPORT_CSV) {
-        fprintf(out, f == REPORT_MARKDOWN ? "### %s\n\n" : "%s\n", t->title);
+        fprintf(out, md ? "### %s\n\n" : "%s\n", title ? title : t->title);
     }
     for (int r = 0; r < t->nrow; r++) {
         for (int c = 0; c < t->ncol; c++) {
-            int x = width(t->cell[(size_t)r * (size_t)t->ncol + (size_t)c]);
+            size_t i = (size_t)r * (size_t)t->ncol + (size_t)c;
+            int x = width(shown[i] ? shown[i] : t->cell[i]);
             w[c] = x > w[c] ? x : w[c];
         }
     }
     for (int r = 0; r < t->nrow; r++) {
         for (int c = 0; c < t->ncol; c++) {
-            const char *s = t->cell[(size_t)r * (size_t)t->ncol + (size_t)c];
+            size_t i = (size_t)r * (size_t)t->ncol + (size_t)c;
+            const char *s = shown[i] ? shown[i] : t->cell[i];
             int pad = w[c] - width(s);
             if (f == REPORT_CSV) {
                 if (c) {
@@ -166,6 +223,11 @@ int rtable_print(const struct rtable *t, enum report_format f, FILE *out)
     if (f != REPORT_CSV) {
         fputc('\n', out);
     }
+    for (size_t i = 0; i < ncell; i++) {
+        free(shown[i]);
+    }
+    free(shown);
+    free(title);
     free(w);
     return 0;
 }
@@ -543,7 +605,7 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
     CHECK(db_query_params(db, q.sql, q.p, q.np, matrix_row, &m));
     CHECK(results_note_collisions(db, &from));
     if (m.nrow == 0) {
-        fprintf(out, "no runs with the %s simulator model%s\n", model,
+        fprintf(out, "no runs with the %s simulator model%s\n", escape_tmp(model),
                 o->where && o->where->n ? " match the --where conditions" : "");
         goto cleanup;
     }

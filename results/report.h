@@ -32,13 +32,19 @@ int rtable_init(struct rtable *t, const char *title, int ncol);
 void rtable_release(struct rtable *t);
 /* Appends a row of ncol cells (copied; NULL = empty). */
 int rtable_add(struct rtable *t, const char *const *cells);
-/* Prints the table; 0, or BAECHI_ENOMEM (nothing printed). */
+/*
+ * Prints the table; 0, or BAECHI_ENOMEM (nothing printed).  A table or
+ * Markdown shows the cells and title with control characters escaped
+ * (core/escape.h: a newline as \n, ESC as \x1b), in Markdown '|' as \|;
+ * CSV keeps the bytes by its own rules (report_csv_field).
+ */
 int rtable_print(const struct rtable *t, enum report_format f, FILE *out);
 
 /*
  * THE CSV quoter of the results (report and plot data): s as one CSV field,
- * in double quotes (a quote doubled) when it holds a comma, a quote or a
- * newline.  NULL writes nothing (an empty field).
+ * in double quotes (a quote doubled) when it holds a comma, a quote, a
+ * newline or a carriage return (RFC 4180: the bytes kept as they are).
+ * NULL writes nothing (an empty field).
  */
 void report_csv_field(FILE *out, const char *s);
 

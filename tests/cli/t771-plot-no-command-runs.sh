@@ -92,6 +92,11 @@ test_expect_success 'a data file named <cmd and an output named |cmd run nothing
     no_pwned
 '
 
+test_expect_success 'the name of the figure written is shown escaped' - <<'EOF'
+expect_exit 0 "$BAECHI" plot peak --db "$D/r.db" -o "$(printf 'e\033[31m.png')"
+grep -qF 'baechi: wrote e\x1b[31m.png' err || { cat -A err; exit 1; }
+EOF
+
 test_expect_success 'the kept script run again by gnuplot itself runs nothing' '
     gnuplot "$GP" > /dev/null 2>&1
     test -s "$O"
