@@ -14,6 +14,7 @@
 #include "results/plot_internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +130,14 @@ static int plot_draw(const struct plot_opts *o, const char *gnuplot, const char 
 {
     char *tmp = NULL;
     struct stat sb;
+    sigset_t mask;
     int rc = 0;
 
-    CHECK(plot_make_tmp(o->out, &tmp));
+    plot_guard_hold(&mask);
+    rc = plot_make_tmp(o->out, &tmp);
+    plot_guard_set(PLOT_TMP_OUT, tmp);
+    plot_guard_release(&mask);
+    CHECK(rc);
     CHECK(plot_run_gnuplot(gnuplot, gp_path, tmp ? tmp : o->out, log));
     if (stat(tmp ? tmp : o->out, &sb) != 0 || sb.st_size == 0) {
         rc = err_set(BAECHI_EIO, "gnuplot wrote no output to '%s'", o->out);
@@ -147,6 +153,7 @@ cleanup:
         unlink(tmp);
         free(tmp);
     }
+    plot_guard_set(PLOT_TMP_OUT, NULL);
     return rc;
 }
 
@@ -166,14 +173,29 @@ int plot_make(struct db *db, const struct plot_opts *o)
     FILE *csv = NULL, *gp = NULL;
     const char *term = NULL;
     bool have_dir = false;
+    sigset_t mask;
     int rc = 0;
 
     CHECK(plot_check(o, &term, &gnuplot));
-    if (!mkdtemp(dir)) {
+    /* SIGTERM, SIGINT, SIGHUP from here on remove what the plot made */
+    plot_guard_begin();
+    plot_guard_hold(&mask);
+    if (mkdtemp(dir)) {
+        char p[64];
+        snprintf(p, sizeof(p), "%s/data.csv", dir);
+        plot_guard_set(PLOT_TMP_DATA, p);
+        snprintf(p, sizeof(p), "%s/plot.gp", dir);
+        plot_guard_set(PLOT_TMP_SCRIPT, p);
+        snprintf(p, sizeof(p), "%s/gnuplot.log", dir);
+        plot_guard_set(PLOT_TMP_LOG, p);
+        plot_guard_set(PLOT_TMP_DIR, dir);
+        have_dir = true;
+    }
+    plot_guard_release(&mask);
+    if (!have_dir) {
         rc = err_set(BAECHI_EIO, "cannot create a temporary directory: %s", strerror(errno));
         goto cleanup;
     }
-    have_dir = true;
     snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
     if ((o->csv ? !(csv_path = array_strdup(o->csv))
                 : mem_asprintf(&csv_path, "%s/data.csv", dir) < 0) ||
@@ -184,8 +206,15 @@ int plot_make(struct db *db, const struct plot_opts *o)
     }
     /* the data and script are written next to where they go and renamed there only when
      * complete: a failed plot leaves no partial file */
-    CHECK(plot_open_tmp(csv_path, &csv_tmp, &csv));
-    CHECK(plot_open_tmp(gp_path, &gp_tmp, &gp));
+    plot_guard_hold(&mask);
+    rc = plot_open_tmp(csv_path, &csv_tmp, &csv);
+    plot_guard_set(PLOT_TMP_CSV, csv_tmp);
+    if (!rc) {
+        rc = plot_open_tmp(gp_path, &gp_tmp, &gp);
+        plot_guard_set(PLOT_TMP_GP, gp_tmp);
+    }
+    plot_guard_release(&mask);
+    CHECK(rc);
     script_head(gp, o, term, csv_path);
     rc = plot_body(db, o, csv, gp);
     rc = close_checked(csv, csv_path, rc);
@@ -201,6 +230,8 @@ int plot_make(struct db *db, const struct plot_opts *o)
     }
     FREE_AND_NULL(csv_tmp);
     FREE_AND_NULL(gp_tmp);
+    plot_guard_set(PLOT_TMP_CSV, NULL);
+    plot_guard_set(PLOT_TMP_GP, NULL);
     if (o->out) {
         rc = plot_draw(o, gnuplot, gp_path, log);
     }
@@ -228,6 +259,7 @@ cleanup:
         unlink(log);
         rmdir(dir);
     }
+    plot_guard_end();
     free(csv_path);
     free(gp_path);
     free(gnuplot);

@@ -393,6 +393,7 @@ static void log_tail(const char *log, char *buf, size_t size)
 int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, const char *log)
 {
     char *set_out = NULL, *q = plot_gp_path_str(out), *arg = NULL, tail[1024];
+    sigset_t mask;
     pid_t pid;
     int st = 0, rc = 0;
 
@@ -406,13 +407,19 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
     }
     free(q);
     fflush(NULL);
+    /* no signal between the fork and gnuplot's pid set for the cleanup */
+    plot_guard_hold(&mask);
     pid = fork();
     if (pid < 0) {
+        plot_guard_release(&mask);
         rc = err_set(BAECHI_EIO, "cannot start gnuplot: %s", strerror(errno));
         goto cleanup;
     }
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fd;
+        plot_guard_child_reset();
+        plot_guard_release(&mask);
+        fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
@@ -421,12 +428,16 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
         execl(gnuplot, "gnuplot", "-e", set_out, arg, (char *)NULL);
         _exit(127);
     }
+    plot_guard_child(pid);
+    plot_guard_release(&mask);
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
+            plot_guard_child(0);
             rc = err_set(BAECHI_EIO, "waiting for gnuplot: %s", strerror(errno));
             goto cleanup;
         }
     }
+    plot_guard_child(0);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         log_tail(log, tail, sizeof(tail));
         rc = err_set(BAECHI_EIO, "gnuplot failed (%s %d) on script '%s'%s%s",

@@ -19,10 +19,12 @@
 #include "sim/sim.h"
 #include "sim/trace.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ------------------------------------------------------------ rows (plot_scope.c) */
 
@@ -178,6 +180,41 @@ int plot_run_gnuplot(const char *gnuplot, const char *script, const char *out, c
 int plot_open_tmp(const char *path, char **tmp, FILE **f);
 /* The same without opening: *tmp names an empty new file (NULL: write path itself). */
 int plot_make_tmp(const char *path, char **tmp);
+
+/* ------------------------------------------------------------ signals (plot_cleanup.c) */
+
+/* What the plot has made and a signal must remove: files, then the directory. */
+enum plot_tmp_slot {
+    PLOT_TMP_CSV,  /* the data beside its target */
+    PLOT_TMP_GP,   /* the script beside its target */
+    PLOT_TMP_OUT,  /* the figure beside its target (gnuplot's output) */
+    PLOT_TMP_DATA, /* in the private directory: data.csv, plot.gp, gnuplot.log */
+    PLOT_TMP_SCRIPT,
+    PLOT_TMP_LOG,
+    PLOT_TMP_DIR, /* the private directory, removed last */
+    PLOT_TMP_N
+};
+
+/*
+ * From plot_guard_begin to plot_guard_end, SIGTERM, SIGINT and SIGHUP,
+ * where their action is the default (ending the process), first kill
+ * gnuplot and remove the paths set, then end the process as before.  One
+ * plot of the process at a time holds the guard: the calls of any other
+ * do nothing (it draws unguarded).
+ */
+void plot_guard_begin(void);
+void plot_guard_end(void);
+/* The path of a slot (NULL: nothing to remove there). */
+void plot_guard_set(enum plot_tmp_slot slot, const char *path);
+/* gnuplot's pid while it runs (0 after). */
+void plot_guard_child(pid_t pid);
+/* Those signals blocked (*old: the mask before) around making a file and
+ * setting its slot, or starting gnuplot and setting its pid: no signal
+ * comes between. */
+void plot_guard_hold(sigset_t *old);
+void plot_guard_release(const sigset_t *old);
+/* In a forked child before exec: the default actions back. */
+void plot_guard_child_reset(void);
 
 /* ------------------------------------------------------------ the kinds */
 
