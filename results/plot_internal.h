@@ -2,7 +2,8 @@
  * plot_internal.h - what the plot kinds share and nobody else uses: rows
  * queried from the database, the scope of a figure (the runs it draws and
  * what is fixed), the one run of a one-run figure and its re-simulation,
- * and the gnuplot side (the one string quoter, terminals, the child).
+ * the gnuplot side (the one string quoter, terminals, the child) and what
+ * a signal must remove.
  *
  * Part of baechi-c; see README.md for the licence.
  */
