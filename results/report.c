@@ -572,7 +572,10 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out)
                 snprintf(key_sql + len, sizeof(key_sql) - len, "%sprintf('%%g', %s)",
                          nkey ? " || char(9) || " : "", d->sql);
             } else {
-                snprintf(key_sql + len, sizeof(key_sql) - len, "%scoalesce(%s, '')",
+                /* a tab inside a name as \t (as the table shows it): the tab
+                 * separates the keys */
+                snprintf(key_sql + len, sizeof(key_sql) - len,
+                         "%sreplace(coalesce(%s, ''), char(9), '\\t')",
                          nkey ? " || char(9) || " : "", d->sql);
             }
             keys[nkey++] = d->name;
