@@ -20,6 +20,8 @@
 #include "core/pipeline.h"
 #include "core/graph.h"
 #include "core/placement.h"
+#include "core/strdist.h"
+#include "core/version.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "placers/placer.h"
@@ -47,12 +49,14 @@ _Static_assert((int)BAECHI_SUCCESS == (int)BAECHI_OK &&
                    (int)BAECHI_ERR_UNSUPPORTED == (int)BAECHI_EUNSUPPORTED,
                "include/baechi.h codes differ from core/err.h");
 
+_Static_assert(BAECHI_API_MAJOR == BAECHI_VERSION_MAJOR && BAECHI_API_MINOR == BAECHI_VERSION_MINOR,
+               "include/baechi.h and core/version.h name different versions");
+
 static char version_buf[128];
 
 static void version_fill(void)
 {
-    snprintf(version_buf, sizeof(version_buf), "%d.%d (%s)", BAECHI_API_MAJOR, BAECHI_API_MINOR,
-             db_tool_version());
+    snprintf(version_buf, sizeof(version_buf), "%s (%s)", BAECHI_VERSION, db_tool_version());
 }
 
 const char *baechi_version(void)
@@ -471,6 +475,39 @@ static struct baechi_placement *placement_new(void)
     return h;
 }
 
+/*
+ * The error for a placer name not in the registry, in words every binding
+ * can show as they are (Python's error named a C function): the closest
+ * name and the known ones.
+ */
+static int unknown_placer(const char *placer)
+{
+    const struct placer_desc *list = placer_list(), *best = NULL;
+    size_t best_d = (size_t)-1, used = 0;
+    char known[512];
+
+    known[0] = '\0';
+    for (const struct placer_desc *p = list; p->name; p++) {
+        size_t d = strdist(placer, p->name);
+        int n;
+
+        if (d < best_d) {
+            best_d = d;
+            best = p;
+        }
+        n = snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", p->name);
+        if (n < 0 || (size_t)n >= sizeof(known) - used) {
+            break;
+        }
+        used += (size_t)n;
+    }
+    if (best && best_d <= 3) {
+        return err_set(BAECHI_EINVAL, "unknown placer '%s'; the most similar is '%s' (known: %s)",
+                       placer, best->name, known);
+    }
+    return err_set(BAECHI_EINVAL, "unknown placer '%s' (known: %s)", placer, known);
+}
+
 int baechi_place(const struct baechi_workload *w, const struct baechi_cluster *c,
                  const char *placer, const struct baechi_options *o, struct baechi_placement **out)
 {
@@ -483,7 +520,7 @@ int baechi_place(const struct baechi_workload *w, const struct baechi_cluster *c
         return err_set(BAECHI_EINVAL, "no placer given");
     }
     if (!placer_find(placer)) {
-        return err_set(BAECHI_EINVAL, "unknown placer '%s' (see baechi_placers())", placer);
+        return unknown_placer(placer);
     }
     if (!o) {
         options_init(&defaults);

@@ -1,6 +1,6 @@
 /*
  * bench.h - the calibration and replay backends behind one interface
- * (the style guide §1: alternative backends in separate files, chosen at
+ * (docs/style.md §1: alternative backends in separate files, chosen at
  * build time, like redis ae.c over ae_epoll.c / ae_kqueue.c):
  *
  *   bench_cpu.c   always built: host threads play the devices (buffer copies,

@@ -9,6 +9,8 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
+#include "core/version.h"
+#include "results/db.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -16,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef BAECHI_VERSION
-#define BAECHI_VERSION "0.1"
-#endif
 
 static const struct cmd_struct commands[] = {
     {"workload", cmd_workload, "info, gen, train, import, annotate: inspect, generate, convert"},
@@ -93,7 +92,7 @@ static int run_command(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("baechi %s\n", BAECHI_VERSION);
+        printf("baechi %s (%s)\n", BAECHI_VERSION, db_tool_version());
         return EXIT_OK;
     }
     for (const struct cmd_struct *c = commands; c->name; c++) {

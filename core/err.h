@@ -1,7 +1,7 @@
 /*
  * err.h - error codes and the last error message.
  *
- * Library code never prints and never exits (the style guide §4): a
+ * Library code never prints and never exits (docs/style.md §4): a
  * fallible function returns 0 or a code from enum baechi_err and leaves one
  * message, with the values involved, in a per-thread buffer.  Only main and
  * the cmd_* handlers print it ("baechi: <message>") and map the code to an

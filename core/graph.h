@@ -3,7 +3,7 @@
  *
  * Built once from a workload by graph_build(), then frozen.  Ops, edges and
  * tensors are integer ids with one flat array per field; adjacency is CSR in
- * both directions (the style guide §5).  The construction follows the
+ * both directions (docs/style.md §5).  The construction follows the
  * original system exactly (baechi-spec §1.2-§1.5, §8.2), because every
  * placer's tie-breaking depends on it:
  *

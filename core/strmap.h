@@ -1,6 +1,6 @@
 /*
  * strmap.h - a string -> int32 map (open addressing, linear probing) and a
- * string pool.  Names map to ids only while loading (the style guide §5);
+ * string pool.  Names map to ids only while loading (docs/style.md §5);
  * everything after that works on ids.
  *
  * Part of baechi-c; see README.md for the licence.

@@ -4,7 +4,7 @@
  * bound.h).  Beyond the original.
  *
  * deviation (of the layout): GLPK's second user after lp.c, fenced the same
- * way (STYLE.md §4): an error hook that longjmps back to bound_lp, the
+ * way (docs/style.md §4): an error hook that longjmps back to bound_lp, the
  * environment freed, BAECHI_ESOLVER.  The fence is a copy of lp.c's, kept
  * apart so that m-SCT's LP and this one change independently.
  *

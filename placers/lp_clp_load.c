@@ -2,7 +2,7 @@
  * lp_clp_load.c - loads the CLP plugin (lp_clp.h says where from) and calls
  * it.  The plugin is opened with dlopen at each use and never closed: the
  * dynamic loader keeps one copy and counts references, so a second dlopen
- * costs a lookup and no static state is needed here (STYLE.md: none).
+ * costs a lookup and no static state is needed here (docs/style.md §2: none).
  * Beyond the original.
  *
  * Part of baechi-c; see README.md for the licence.

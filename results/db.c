@@ -443,6 +443,36 @@ cleanup:
     return rc;
 }
 
+/*
+ * How a reader opens the database.  A read-only SQLite connection to a
+ * database in WAL mode creates its -wal and -shm files but may not remove
+ * them when it closes, so every `report`, `plot` or `db query` left both
+ * beside the database.  Where the file and its directory are writable the
+ * reader opens it read-write under `PRAGMA query_only` (nothing it runs can
+ * write), and SQLite removes both files when the last connection closes;
+ * elsewhere it opens read-only (then reopen_immutable()).
+ */
+static int reader_open_flags(const char *path)
+{
+    char *dir = array_strdup(path), *slash;
+    int rw;
+
+    if (!dir) {
+        return SQLITE_OPEN_READONLY;
+    }
+    slash = strrchr(dir, '/');
+    if (!slash) {
+        strcpy(dir, ".");
+    } else if (slash == dir) {
+        dir[1] = '\0';
+    } else {
+        *slash = '\0';
+    }
+    rw = access(path, R_OK | W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
+    free(dir);
+    return rw ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+}
+
 const char *db_path(const struct db *db)
 {
     return db->path;
@@ -452,8 +482,8 @@ int db_open(struct db **out, const char *path, unsigned flags)
 {
     struct db *db;
     int rc = 0, v = 0;
-    int oflags =
-        (flags & DB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int oflags = (flags & DB_READONLY) ? reader_open_flags(path)
+                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
     *out = NULL;
     if (!(db = array_calloc(1, sizeof(*db)))) {
@@ -488,6 +518,11 @@ int db_open(struct db **out, const char *path, unsigned flags)
         }
     }
     if ((rc = exec(db, "PRAGMA foreign_keys = ON")) != 0) {
+        goto fail;
+    }
+    /* a reader opened read-write writes nothing: SQL that would is refused */
+    if ((flags & DB_READONLY) && (oflags & SQLITE_OPEN_READWRITE) &&
+        (rc = exec(db, "PRAGMA query_only = ON")) != 0) {
         goto fail;
     }
     if ((rc = user_version(db, &v)) != 0 && (flags & DB_READONLY) &&

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-functions.sh [ROOT] - the size limits of STYLE.md §1 over the suite's
+# check-functions.sh [ROOT] - the size limits of docs/style.md §1 over the suite's
 # C sources, *.c and *.h of core/ sim/ placers/ workloads/ calibrate/
 # results/ api/ cli/ (tests, generated files and the CUDA C++ of
 # calibrate/*.cu aside: nvcc builds it only on a GPU machine):

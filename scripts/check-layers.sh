@@ -16,7 +16,7 @@
 # No part includes cli but cli.  A quoted include without a directory is a
 # file generated into build/gen (onnx.pb-c.h), allowed where it is used.
 #
-# 2. Silent libraries (STYLE.md §4): no code of core/ sim/ placers/
+# 2. Silent libraries (docs/style.md §2): no code of core/ sim/ placers/
 # workloads/ calibrate/ results/ api/ calls printf, vprintf, puts, putchar,
 # perror, exit, abort or isatty, names stderr, or writes to stdout
 # (fprintf(stdout, ...), fputs(s, stdout), ...).  Comments and string

@@ -1,4 +1,4 @@
-# The size limits (STYLE.md §1), scripts/check-functions.sh: no function over
+# The size limits (docs/style.md §1), scripts/check-functions.sh: no function over
 # 150 lines (signature to closing brace) and no file over 1,000 lines.  In a
 # copy of the tree, a planted 151-line function (static, its signature on two
 # lines) and a 1,001-line file are flagged and a 150-line function is not;

@@ -50,4 +50,17 @@ test_expect_success 'baechi --version' '
     expect_exit 0 "$BAECHI" --version
 '
 
+# One version (issue 33 item 4): the program, the library (Python's
+# baechi.version()) and the public header name the same one.
+test_expect_success 'one version: --version, baechi.version() and include/baechi.h agree' - <<'EOF2'
+"$BAECHI" --version > out
+prog=$(sed -n 's/^baechi \([0-9][0-9.]*\) .*/\1/p' out)
+hdr=$(awk '/define BAECHI_API_MAJOR/ {ma=$3} /define BAECHI_API_MINOR/ {mi=$3} END {print ma "." mi}' \
+    "$TOP/include/baechi.h")
+py=$(BAECHI_LIB="$(dirname "$BAECHI")/libbaechi.so" PYTHONPATH="$TOP/python" \
+    python3 -c "import baechi; print(baechi.version().split()[0])")
+echo "program $prog, header $hdr, python $py"
+[ -n "$prog" ] && [ "$prog" = "$hdr" ] && [ "$prog" = "$py" ]
+EOF2
+
 test_done

@@ -143,8 +143,11 @@ class TestPlacement(unittest.TestCase):
             baechi.place(self.w, self.c, "m-etf", bogus=1)
         with self.assertRaisesRegex(baechi.Error, "memory_fraction"):
             baechi.place(self.w, self.c, "m-etf", memory_fraction="lots")
-        with self.assertRaisesRegex(baechi.Error, "unknown placer 'm-eft'"):
+        with self.assertRaisesRegex(baechi.Error, "unknown placer 'm-eft'") as cm:
             baechi.place(self.w, self.c, "m-eft")
+        # words a Python user can act on, not a C function's name (issue 33)
+        self.assertIn("the most similar is 'm-etf'", str(cm.exception))
+        self.assertNotIn("baechi_", str(cm.exception))
         with self.assertRaisesRegex(baechi.Error, "model"):
             baechi.simulate(self.w, self.c, baechi.place(self.w, self.c, "single"),
                             model="nope")
