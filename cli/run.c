@@ -45,7 +45,14 @@ static const char *const run_usage[] = {
     NULL,
 };
 
-enum { RUN_OPT_JSON = 400, RUN_OPT_TRACE, RUN_OPT_TRACE_MODEL, RUN_OPT_DB, RUN_OPT_EXPLAIN };
+enum {
+    RUN_OPT_JSON = 400,
+    RUN_OPT_TRACE,
+    RUN_OPT_TRACE_MODEL,
+    RUN_OPT_DB,
+    RUN_OPT_EXPLAIN,
+    RUN_OPT_MODEL
+};
 
 static const struct cmd_opt run_opts[] = {
     PLACE_CLI_OPTS,
@@ -56,9 +63,93 @@ static const struct cmd_opt run_opts[] = {
     {"trace-model", RUN_OPT_TRACE_MODEL, "M",
      "the simulation --trace records: timed (default) or baechi"},
     {"db", RUN_OPT_DB, "F", "record the run (both models, the placement) in results database F"},
+    {"model", RUN_OPT_MODEL, "M",
+     "the model whose verdict (fits or not) the run states: timed (default; what sweeps, "
+     "reports and figures use) or baechi (the original's scheduler)"},
     PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
+
+/*
+ * One verdict per run, from one model (issue 33): the fullest device, and
+ * whether every device's peak is within its limit.  The other model's
+ * numbers are shown beside, as that model's.
+ */
+struct run_verdict {
+    enum sim_model model;
+    int32_t fullest;    /* device with the highest peak / limit */
+    int32_t worst;      /* device most over its limit (-1: none over) */
+    int32_t n_over;     /* devices over their limit */
+    int64_t over_bytes; /* worst's peak - limit */
+};
+
+static void run_verdict_of(const struct sim_result *r, struct run_verdict *v)
+{
+    double best = -1;
+
+    v->model = r->model;
+    v->fullest = 0;
+    v->worst = -1;
+    v->n_over = 0;
+    v->over_bytes = 0;
+    for (int32_t d = 0; d < r->n_devices; d++) {
+        const struct sim_device_stats *s = &r->dev[d];
+        double f = s->limit_bytes > 0 ? (double)s->peak_bytes / (double)s->limit_bytes : 0;
+        int64_t over = s->peak_bytes - s->limit_bytes;
+
+        if (f > best) {
+            best = f;
+            v->fullest = d;
+        }
+        if (s->oom) {
+            v->n_over++;
+            if (over > v->over_bytes || v->worst < 0) {
+                v->over_bytes = over;
+                v->worst = d;
+            }
+        }
+    }
+}
+
+static void print_verdict_text(const struct run_verdict *v, const struct sim_result *r,
+                               const struct cluster *c)
+{
+    char a[48], b[48];
+
+    if (v->n_over == 0) {
+        const struct sim_device_stats *s = &r->dev[v->fullest];
+
+        units_fmt_bytes(s->peak_bytes, a, sizeof(a));
+        units_fmt_bytes(s->limit_bytes, b, sizeof(b));
+        printf("verdict        fits (%s model): %s of %s on the fullest GPU (%s)\n",
+               sim_model_name(v->model), a, b, escape_tmp(c->dev[v->fullest].name));
+        return;
+    }
+    units_fmt_bytes(v->over_bytes, a, sizeof(a));
+    units_fmt_bytes(r->dev[v->worst].limit_bytes, b, sizeof(b));
+    printf("verdict        does not fit (%s model): %s needs %s more than its %s",
+           sim_model_name(v->model), escape_tmp(c->dev[v->worst].name), a, b);
+    if (v->n_over > 1) {
+        printf("; %d of %d GPUs are over their memory", (int)v->n_over, (int)r->n_devices);
+    }
+    putchar('\n');
+}
+
+static void print_verdict_json(const struct run_verdict *v, const struct sim_result *r)
+{
+    const struct sim_device_stats *s = &r->dev[v->fullest];
+
+    printf(", \"verdict\": {\"model\": \"%s\", \"fits\": %s, \"fullest_device\": %d, "
+           "\"fullest_peak_bytes\": %" PRId64 ", \"fullest_limit_bytes\": %" PRId64
+           ", \"n_devices_over\": %d, \"worst_device\": ",
+           sim_model_name(v->model), v->n_over ? "false" : "true", (int)v->fullest, s->peak_bytes,
+           s->limit_bytes, (int)v->n_over);
+    if (v->worst >= 0) {
+        printf("%d, \"over_bytes\": %" PRId64 "}", (int)v->worst, v->over_bytes);
+    } else {
+        fputs("null, \"over_bytes\": 0}", stdout);
+    }
+}
 
 static void json_model(const struct sim_result *r, const struct cluster *c)
 {
@@ -83,8 +174,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
                        const struct placement *p, const struct placer_stats *st,
                        const struct bound_result *bd, const struct sim_result *rb,
                        const struct sim_result *rt, const struct mem_explain *xb,
-                       const struct mem_explain *xt)
+                       const struct mem_explain *xt, enum sim_model vm)
 {
+    struct run_verdict v;
+
     cmd_json_placement_head(w->name, c->name, p->placer);
     fputs(", \"feasible\": true, \"options\": ", stdout);
     cmd_json_kv(stdout, p->options, p->n_options);
@@ -133,7 +226,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         printf("%s{\"id\": %d, \"peak_bytes\": %" PRId64 ", \"limit_bytes\": %" PRId64 "}",
                d ? ", " : "", (int)d, st->peak_bytes[d], st->limit_bytes[d]);
     }
-    fputs("], \"sim\": {\"baechi\": ", stdout);
+    fputs("]", stdout);
+    run_verdict_of(vm == SIM_MODEL_BAECHI ? rb : rt, &v);
+    print_verdict_json(&v, vm == SIM_MODEL_BAECHI ? rb : rt);
+    fputs(", \"sim\": {\"baechi\": ", stdout);
     json_model(rb, c);
     fputs(", \"timed\": ", stdout);
     json_model(rt, c);
@@ -151,8 +247,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
 static void print_text(const struct workload *w, const struct graph *g, const struct cluster *c,
                        const struct placement *p, const struct placer_stats *st,
                        const struct bound_result *bd, const struct sim_result *rb,
-                       const struct sim_result *rt)
+                       const struct sim_result *rt, enum sim_model vm)
 {
+    enum sim_model om = vm == SIM_MODEL_BAECHI ? SIM_MODEL_TIMED : SIM_MODEL_BAECHI;
+    struct run_verdict v;
     char a[48], b[48], e[48], f[48];
 
     printf("workload %s: %d ops; cluster %s: %d devices; placer %s\n", escape_tmp(w->name),
@@ -194,15 +292,21 @@ static void print_text(const struct workload *w, const struct graph *g, const st
            "%.3f\n",
            a, bound_kind_name(bd->kind), e, b,
            bd->lower_bound_us > 0 ? (double)rt->step_us / (double)bd->lower_bound_us : 0.0);
-    printf("memory (peak of the baechi / timed simulation; limit = device memory; placer's own "
-           "accounting vs its limit):\n");
+    run_verdict_of(vm == SIM_MODEL_BAECHI ? rb : rt, &v);
+    print_verdict_text(&v, vm == SIM_MODEL_BAECHI ? rb : rt, c);
+    printf("memory (peak per GPU of the %s model, the verdict's; the %s model's peak beside it "
+           "for comparison; limit = device memory; placer's own accounting vs its limit):\n",
+           sim_model_name(vm), sim_model_name(om));
     for (int32_t d = 0; d < rb->n_devices; d++) {
-        units_fmt_bytes(rb->dev[d].peak_bytes, a, sizeof(a));
-        units_fmt_bytes(rt->dev[d].peak_bytes, b, sizeof(b));
-        units_fmt_bytes(rb->dev[d].limit_bytes, e, sizeof(e));
-        printf("  %-10s %6d ops  peak %11s / %11s of %11s%s", escape_tmp(c->dev[d].name),
-               rb->dev[d].n_ops, a, b, e,
-               rb->dev[d].oom || rt->dev[d].oom ? "  OUT OF MEMORY" : "");
+        const struct sim_result *rv = vm == SIM_MODEL_BAECHI ? rb : rt;
+        const struct sim_result *ro = vm == SIM_MODEL_BAECHI ? rt : rb;
+
+        units_fmt_bytes(rv->dev[d].peak_bytes, a, sizeof(a));
+        units_fmt_bytes(ro->dev[d].peak_bytes, b, sizeof(b));
+        units_fmt_bytes(rv->dev[d].limit_bytes, e, sizeof(e));
+        printf("  %-10s %6d ops  peak %11s of %11s%s  (%s model %s)", escape_tmp(c->dev[d].name),
+               rv->dev[d].n_ops, a, e, rv->dev[d].oom ? "  OUT OF MEMORY" : "", sim_model_name(om),
+               b);
         if (d < st->n_devices && st->peak_bytes && (st->peak_bytes[d] > 0)) {
             units_fmt_bytes(st->peak_bytes[d], a, sizeof(a));
             units_fmt_bytes(st->limit_bytes[d], f, sizeof(f));
@@ -217,6 +321,7 @@ struct run_extra {
     const char *tpath, *dbpath;
     bool json, explain;
     enum sim_model trace_model;
+    enum sim_model verdict_model; /* --model */
     struct pipeline_cli pipe;
 };
 
@@ -241,6 +346,11 @@ static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
         return 0;
     case RUN_OPT_EXPLAIN:
         x->explain = true;
+        return 0;
+    case RUN_OPT_MODEL:
+        if (sim_model_parse(cp->optarg, &x->verdict_model)) {
+            return cmd_usage_error(cp, "%s", err_msg());
+        }
         return 0;
     default:
         return pipeline_cli_option(cp, c, &x->pipe);
@@ -291,7 +401,7 @@ int cmd_run(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    struct run_extra x = {.trace_model = SIM_MODEL_TIMED};
+    struct run_extra x = {.trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
@@ -347,9 +457,9 @@ int cmd_run(int argc, char **argv)
     }
     if (x.json) {
         print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.explain ? &xb : NULL,
-                   x.explain ? &xt : NULL);
+                   x.explain ? &xt : NULL, x.verdict_model);
     } else {
-        print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt);
+        print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.verdict_model);
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);
             explain_print_text(stdout, &xb, &j.g, &j.c);
