@@ -21,33 +21,67 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const kinds[] = {"step",    "placement-time", "memory",          "peak", "gantt",
-                                    "scaling", "line",           "memory-timeline", NULL};
-static const char *const summaries[] = {
-    "step time per workload and placer, grouped bars, normalised (the paper's main figure)",
-    "placement time per workload and placer, log scale",
-    "step time vs memory fraction per placer (one workload); infeasible points marked",
-    "per-device peak memory against the limit for one run",
-    "timeline of one simulated step: compute and transfers per device",
-    "placement time vs graph size, log-log, per placer configuration",
-    "any metric (--y) against any swept dimension (--x), a line per placer configuration, "
-    "optionally one panel per value of --by",
-    "memory of each device over one simulated step, stacked by kind, with the limit and the peak",
-    NULL};
+/* The two grouped-bar kinds of plot_step.c, in the table's signature. */
+static int plot_data_step(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
+{
+    return plot_data_matrix(db, o, 0, csv, gp);
+}
 
+static int plot_data_placement_time(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
+{
+    return plot_data_matrix(db, o, 1, csv, gp);
+}
+
+/* The kinds: one row each, in the order of --help (git's commands[]). */
+static const struct plot_kind kinds[] = {
+    {"step",
+     "step time per workload and placer, grouped bars, normalised (the paper's main figure)",
+     plot_data_step},
+    {"placement-time", "placement time per workload and placer, log scale",
+     plot_data_placement_time},
+    {"memory", "step time vs memory fraction per placer (one workload); infeasible points marked",
+     plot_data_line},
+    {"peak", "per-device peak memory against the limit for one run", plot_data_peak},
+    {"gantt", "timeline of one simulated step: compute and transfers per device", plot_data_gantt},
+    {"scaling", "placement time vs graph size, log-log, per placer configuration", plot_data_line},
+    {"line",
+     "any metric (--y) against any swept dimension (--x), a line per placer configuration, "
+     "optionally one panel per value of --by",
+     plot_data_line},
+    {"memory-timeline",
+     "memory of each device over one simulated step, stacked by kind, with the limit and the peak",
+     plot_data_memory_timeline},
+    {NULL, NULL, NULL},
+};
+
+/* The names, NULL-terminated, for did-you-mean (built from the table once per thread). */
 const char *const *plot_kinds(void)
 {
-    return kinds;
+    static _Thread_local const char *names[sizeof(kinds) / sizeof(kinds[0])];
+
+    if (!names[0]) {
+        for (size_t i = 0; kinds[i].name; i++) {
+            names[i] = kinds[i].name;
+        }
+    }
+    return names;
+}
+
+const struct plot_kind *plot_kind_find(const char *name)
+{
+    for (const struct plot_kind *k = kinds; k->name; k++) {
+        if (strcmp(k->name, name) == 0) {
+            return k;
+        }
+    }
+    return NULL;
 }
 
 const char *plot_kind_summary(const char *kind)
 {
-    for (int i = 0; kinds[i]; i++) {
-        if (strcmp(kinds[i], kind) == 0) {
-            return summaries[i];
-        }
-    }
-    return NULL;
+    const struct plot_kind *k = plot_kind_find(kind);
+
+    return k ? k->summary : NULL;
 }
 
 /* The head of every script: terminal, output (OUT, which baechi sets), colours, DATA. */
@@ -73,37 +107,25 @@ static void script_head(FILE *gp, const struct plot_opts *o, const char *term, c
 /* The kind's data and script body. */
 static int plot_body(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
 {
-    int k;
+    const struct plot_kind *k = plot_kind_find(o->kind);
 
-    for (k = 0; kinds[k] && strcmp(kinds[k], o->kind) != 0; k++) {
-    }
-    switch (k) {
-    case 0:
-    case 1:
-        return plot_data_matrix(db, o, k, csv, gp);
-    case 2:
-    case 5:
-    case 6:
-        return plot_data_line(db, o, csv, gp);
-    case 3:
-        return plot_data_peak(db, o, csv, gp);
-    case 4:
-        return plot_data_gantt(db, o, csv, gp);
-    case 7:
-        return plot_data_memory_timeline(db, o, csv, gp);
-    default:
-        return err_set(BAECHI_EINVAL, "unknown plot kind '%s'", o->kind);
-    }
+    return k ? k->fn(db, o, csv, gp) : err_set(BAECHI_EINVAL, "unknown plot kind '%s'", o->kind);
 }
 
 /* Checks the options; *term the terminal of o->out and *gnuplot its path (o->out only). */
 static int plot_check(const struct plot_opts *o, const char **term, char **gnuplot)
 {
-    if (!plot_kind_summary(o->kind)) {
-        return err_set(BAECHI_EINVAL,
-                       "unknown plot kind '%s' (step, placement-time, memory, peak, gantt, "
-                       "scaling, line, memory-timeline)",
-                       o->kind);
+    if (!plot_kind_find(o->kind)) {
+        char known[256];
+        size_t used = 0;
+
+        known[0] = '\0';
+        for (const struct plot_kind *k = kinds; k->name && used < sizeof(known); k++) {
+            int n = snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", k->name);
+
+            used += n > 0 ? (size_t)n : 0;
+        }
+        return err_set(BAECHI_EINVAL, "unknown plot kind '%s' (%s)", o->kind, known);
     }
     if (!o->out && !o->csv) {
         return err_set(BAECHI_EINVAL, "nothing to write: give -o <out.png|svg|pdf> or --csv <F>");

@@ -37,6 +37,7 @@
 #include "results/filter.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct plot_opts {
     const char *kind;
@@ -56,6 +57,19 @@ struct plot_opts {
 /* NULL-terminated names of the kinds, and one line on each. */
 const char *const *plot_kinds(void);
 const char *plot_kind_summary(const char *kind);
+
+/*
+ * A kind of figure: its name, its one-line summary, and the function that
+ * writes its data (CSV) and the body of its gnuplot script (the registry's
+ * rows, git's commands[]).  plot_kind_find(): the row of `name`, or NULL.
+ */
+typedef int (*plot_kind_fn)(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp);
+struct plot_kind {
+    const char *name;
+    const char *summary;
+    plot_kind_fn fn;
+};
+const struct plot_kind *plot_kind_find(const char *name);
 
 /*
  * Draws plot o->kind from database db.  Errors: BAECHI_EINVAL (unknown
