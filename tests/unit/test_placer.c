@@ -796,3 +796,47 @@ Test(placer, lp_iteration_limit_is_work_and_deterministic)
     cluster_release(&c);
     graph_release(&g);
 }
+
+/* placer_world (issue 34 item 5): the world a placement is simulated in is
+ * the cluster with the placement's options applied: the first n_devices
+ * devices, memory x memory_fraction, every comm model x comm_factor (flat,
+ * intra- and inter-node, per pair); a factor of 1 changes nothing. */
+Test(placer, placer_world_applies_devices_memory_and_comm)
+{
+    struct cluster c, w;
+    struct placer_options o;
+
+    cluster_init(&c);
+    cluster_init(&w);
+    cr_assert_eq(cluster_load(&c, "dgx-h100-2x8"), 0, "%s", err_msg());
+    cr_assert_eq(cluster_copy(&w, &c), 0);
+    placer_options_init(&o);
+    cr_assert_eq(placer_world(&w, &o), 0);
+    cr_assert_eq(w.n_devices, c.n_devices, "the defaults keep every device");
+    for (int32_t d = 0; d < c.n_devices; d++) {
+        cr_assert_eq(w.dev[d].mem_bytes, c.dev[d].mem_bytes, "the defaults keep the memory");
+    }
+    cr_assert(w.comm.slope_us_per_byte == c.comm.slope_us_per_byte);
+    cluster_release(&w);
+
+    cluster_init(&w);
+    cr_assert_eq(cluster_copy(&w, &c), 0);
+    o.n_devices = 4;
+    o.memory_fraction = 0.25;
+    o.comm_factor = 3;
+    cr_assert_eq(placer_world(&w, &o), 0, "%s", err_msg());
+    cr_assert_eq(w.n_devices, 4);
+    for (int32_t d = 0; d < 4; d++) {
+        cr_assert_eq(w.dev[d].mem_bytes, c.dev[d].mem_bytes / 4, "device %d: %lld", (int)d,
+                     (long long)w.dev[d].mem_bytes);
+    }
+    cr_assert_float_eq(w.comm.slope_us_per_byte, 3 * c.comm.slope_us_per_byte, 1e-18);
+    cr_assert_float_eq(w.comm.intercept_us, 3 * c.comm.intercept_us, 1e-12);
+    cr_assert_float_eq(w.nodes.intra.slope_us_per_byte, 3 * c.nodes.intra.slope_us_per_byte,
+                       1e-18);
+    cr_assert_float_eq(w.nodes.inter.intercept_us, 3 * c.nodes.inter.intercept_us, 1e-12);
+    /* the transfer time the simulators use follows */
+    cr_assert_geq(cluster_comm_us(&w, 0, 1, 1 << 20), 3 * cluster_comm_us(&c, 0, 1, 1 << 20) - 1);
+    cluster_release(&w);
+    cluster_release(&c);
+}
