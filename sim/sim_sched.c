@@ -25,11 +25,10 @@
  *   cool-down backwards;
  * where W = U for gpipe, min(K - s - 1, U) for 1f1b and
  * min(2 (K - s - 1) + (V - 1) K, U) for interleaved (s: the device's
- * stage).  The interleaved
- * forward sequence takes micro-batches in groups of K: for each group, each
- * virtual stage in turn, the group's micro-batches (a last group of r < K
- * micro-batches likewise, r at a time); the backward sequence runs the
- * virtual stages from the last.  That order is a gate, not only a priority:
+ * stage).  The interleaved forward sequence takes micro-batches in groups
+ * of K: for each group, each virtual stage in turn, the group's
+ * micro-batches (a last group of r < K micro-batches likewise, r at a
+ * time); the backward sequence runs the virtual stages from the last.  That order is a gate, not only a priority:
  * a unit may not start before the unit before it in its direction has
  * ended (a framework issues one micro-batch after another: a second
  * forward does not fill the first's all-reduce waits), forward k not
