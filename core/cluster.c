@@ -29,6 +29,9 @@ void cluster_init(struct cluster *c)
     c->nodes.inter.slope_us_per_byte = NAN;
     c->nodes.intra.intercept_us = NAN;
     c->nodes.inter.intercept_us = NAN;
+    c->coll_efficiency = 1.0;
+    c->nodes.intra_coll_efficiency = NAN;
+    c->nodes.inter_coll_efficiency = NAN;
 }
 
 void cluster_release(struct cluster *c)
@@ -60,6 +63,7 @@ int cluster_copy(struct cluster *dst, const struct cluster *src)
     cluster_init(dst);
     dst->comm = src->comm;
     dst->channel = src->channel;
+    dst->coll_efficiency = src->coll_efficiency;
     dst->nodes = src->nodes;
     CHECK(dup_or_null(&dst->path, src->path));
     CHECK(dup_or_null(&dst->name, src->name));
@@ -213,6 +217,17 @@ static int64_t comm_round(const struct comm_model *m, int64_t bytes)
 int32_t cluster_node_of(const struct cluster *c, int32_t d)
 {
     return c->nodes.gpus_per_node > 0 ? d / c->nodes.gpus_per_node : 0;
+}
+
+double cluster_coll_efficiency(const struct cluster *c, int32_t src, int32_t dst)
+{
+    double e = NAN;
+
+    if (c->nodes.gpus_per_node > 0) {
+        e = cluster_node_of(c, src) == cluster_node_of(c, dst) ? c->nodes.intra_coll_efficiency
+                                                               : c->nodes.inter_coll_efficiency;
+    }
+    return isnan(e) ? c->coll_efficiency : e;
 }
 
 int32_t cluster_n_nodes(const struct cluster *c)

@@ -63,6 +63,7 @@ struct cluster_nodes {
     int32_t gpus_per_node;   /* 0: no node structure (every device one node) */
     struct comm_model intra; /* a GPU's link to a GPU of its node; NAN slope: comm default */
     struct comm_model inter; /* a GPU's share of its node's NICs; NAN slope: comm default */
+    double intra_coll_efficiency, inter_coll_efficiency; /* NAN: the cluster's */
 };
 
 struct cluster {
@@ -75,6 +76,10 @@ struct cluster {
     struct comm_model comm;  /* the default model for every pair */
     struct comm_model *pair; /* n*n overrides, row = src; NULL when none; NAN slope = default */
     enum channel_model channel;
+    /* Collectives achieve this fraction of a link's bandwidth (nccl-tests'
+     * bus bandwidth over the link's peak, sim/collective.h); 1 by default,
+     * `coll_efficiency` in the comm section, overridden per node level. */
+    double coll_efficiency;
     struct cluster_nodes nodes;
 };
 
@@ -121,6 +126,11 @@ void cluster_scale_comm(struct cluster *c, double factor);
 
 /* The (slope, intercept) for src -> dst. */
 struct comm_model cluster_comm_model(const struct cluster *c, int32_t src, int32_t dst);
+
+/* The fraction of the src -> dst link's bandwidth a collective achieves:
+ * the node level's coll_efficiency (intra or inter) when it has one, else
+ * the cluster's. */
+double cluster_coll_efficiency(const struct cluster *c, int32_t src, int32_t dst);
 
 /* The node of device d (0 when the cluster has no nodes). */
 int32_t cluster_node_of(const struct cluster *c, int32_t d);

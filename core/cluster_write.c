@@ -24,7 +24,7 @@ static bool from_nodes(const struct cluster *c, int32_t s, int32_t d, const stru
     return m->slope_us_per_byte == from->slope_us_per_byte && m->intercept_us == from->intercept_us;
 }
 
-static void write_link(struct ywr *y, const char *key, const struct comm_model *m)
+static void write_link(struct ywr *y, const char *key, const struct comm_model *m, double eff)
 {
     if (isnan(m->slope_us_per_byte)) {
         return;
@@ -35,6 +35,10 @@ static void write_link(struct ywr *y, const char *key, const struct comm_model *
     ywr_double(y, m->slope_us_per_byte);
     ywr_scalar(y, "intercept_us", YWR_PLAIN);
     ywr_double(y, m->intercept_us);
+    if (!isnan(eff)) {
+        ywr_scalar(y, "coll_efficiency", YWR_PLAIN);
+        ywr_double(y, eff);
+    }
     ywr_map_end(y);
 }
 
@@ -98,6 +102,10 @@ int cluster_write_yaml(const struct cluster *c, FILE *f)
     ywr_double(&y, c->comm.intercept_us);
     ywr_scalar(&y, "channel", YWR_PLAIN);
     ywr_scalar(&y, cluster_channel_name(c->channel), YWR_PLAIN);
+    if (c->coll_efficiency != 1.0) {
+        ywr_scalar(&y, "coll_efficiency", YWR_PLAIN);
+        ywr_double(&y, c->coll_efficiency);
+    }
     if (c->pair) {
         ywr_scalar(&y, "pairs", YWR_PLAIN);
         ywr_seq_start(&y, false);
@@ -128,8 +136,8 @@ int cluster_write_yaml(const struct cluster *c, FILE *f)
         ywr_map_start(&y, false);
         ywr_scalar(&y, "gpus_per_node", YWR_PLAIN);
         ywr_int(&y, c->nodes.gpus_per_node);
-        write_link(&y, "intra_node", &c->nodes.intra);
-        write_link(&y, "inter_node", &c->nodes.inter);
+        write_link(&y, "intra_node", &c->nodes.intra, c->nodes.intra_coll_efficiency);
+        write_link(&y, "inter_node", &c->nodes.inter, c->nodes.inter_coll_efficiency);
         ywr_map_end(&y);
     }
     ywr_map_end(&y);

@@ -53,6 +53,7 @@ enum link_key {
     LK_SLOPE = 1 << 2,
     LK_INTERCEPT = 1 << 3,
     LK_PER = 1 << 4,
+    LK_EFF = 1 << 5,
 };
 
 enum dev_key {
@@ -71,6 +72,7 @@ enum comm_key {
     MK_INTERCEPT = 1 << 1,
     MK_CHANNEL = 1 << 2,
     MK_PAIRS = 1 << 3,
+    MK_EFF = 1 << 4,
 };
 
 /* A per-pair override as read; src/dst resolved once all devices are known. */
@@ -91,6 +93,7 @@ struct cl_reader {
     int64_t n_nodes;               /* `nodes: count`, 0 when absent */
     int32_t nodes_line, nodes_col; /* where `nodes` starts (messages) */
     struct comm_model *link;       /* the intra/inter model being read */
+    double *link_eff;              /* and its collective efficiency */
     double link_bw;                /* its bandwidth, bytes/s; NAN when absent */
     bool link_per_node;            /* the link being read: `per: node` */
     bool inter_per_node;           /* inter_node's bandwidth is the node's, not a GPU's */
@@ -141,6 +144,7 @@ static const struct range r_bw = {LIMIT_BANDWIDTH_MIN, LIMIT_BANDWIDTH_MAX, " by
 static const struct range r_launch = {0, LIMIT_LAUNCH_US_MAX, " µs"};
 static const struct range r_slope = {0, LIMIT_SLOPE_MAX, " µs/byte"};
 static const struct range r_icpt = {0, LIMIT_INTERCEPT_MAX, " µs"};
+static const struct range r_eff = {0.01, 1, ""};
 
 static int range_check(struct cl_reader *rd, const char *ctx, double x, const struct range *rg)
 {
@@ -525,6 +529,8 @@ static int comm_value(void *arg, unsigned bit)
         return get_number(rd, "comm", &c->comm.slope_us_per_byte, &r_slope);
     case MK_INTERCEPT:
         return get_number(rd, "comm", &c->comm.intercept_us, &r_icpt);
+    case MK_EFF:
+        return get_number(rd, "comm", &c->coll_efficiency, &r_eff);
     case MK_CHANNEL:
         if (!yrd_is_scalar(r)) {
             return value_err(rd, "comm", "expected shared, duplex or link");
@@ -558,12 +564,13 @@ static int read_comm(struct cl_reader *rd)
     static const struct yrd_key keys[] = {{"slope_us_per_byte", MK_SLOPE, NULL},
                                           {"intercept_us", MK_INTERCEPT, NULL},
                                           {"channel", MK_CHANNEL, NULL},
-                                          {"pairs", MK_PAIRS, NULL}};
+                                          {"pairs", MK_PAIRS, NULL},
+                                          {"coll_efficiency", MK_EFF, NULL}};
     static const struct yrd_map map = {
         .keys = keys,
         .n_keys = sizeof(keys) / sizeof(keys[0]),
-        .unknown_hint = " (allowed: slope_us_per_byte, intercept_us, channel, pairs; extensions "
-                        "start with 'x-')",
+        .unknown_hint = " (allowed: slope_us_per_byte, intercept_us, channel, pairs, "
+                        "coll_efficiency; extensions start with 'x-')",
         .value = comm_value,
         .ctx = "comm",
     };
@@ -660,6 +667,8 @@ static int link_value(void *arg, unsigned bit)
         return get_number(rd, rd->link_ctx, &rd->link->intercept_us, &r_icpt);
     case LK_SLOPE:
         return get_number(rd, rd->link_ctx, &rd->link->slope_us_per_byte, &r_slope);
+    case LK_EFF:
+        return get_number(rd, rd->link_ctx, rd->link_eff, &r_eff);
     default:
         if (yrd_is_scalar(r) && strcmp(yrd_text(r), "gpu") == 0) {
             rd->link_per_node = false;
@@ -673,20 +682,21 @@ static int link_value(void *arg, unsigned bit)
 }
 
 /* intra_node / inter_node: {bandwidth, latency_us} or {slope_us_per_byte, intercept_us}. */
-static int read_link(struct cl_reader *rd, struct comm_model *m, bool inter)
+static int read_link(struct cl_reader *rd, struct comm_model *m, double *eff, bool inter)
 {
     static const struct yrd_key keys[] = {{"bandwidth", LK_BW, NULL},
                                           {"latency_us", LK_LATENCY, NULL},
                                           {"slope_us_per_byte", LK_SLOPE, NULL},
                                           {"intercept_us", LK_INTERCEPT, NULL},
+                                          {"coll_efficiency", LK_EFF, NULL},
                                           {"per", LK_PER, NULL}};
     struct yrd_map map = {
         .keys = keys,
         .n_keys = sizeof(keys) / sizeof(keys[0]) - (inter ? 0 : 1),
         .unknown_hint = inter ? " (allowed: bandwidth, per, latency_us, slope_us_per_byte, "
-                                "intercept_us; extensions start with 'x-')"
+                                "intercept_us, coll_efficiency; extensions start with 'x-')"
                               : " (allowed: bandwidth, latency_us, slope_us_per_byte, "
-                                "intercept_us; extensions start with 'x-')",
+                                "intercept_us, coll_efficiency; extensions start with 'x-')",
         .value = link_value,
         .ctx = inter ? "nodes: inter_node" : "nodes: intra_node",
     };
@@ -699,6 +709,7 @@ static int read_link(struct cl_reader *rd, struct comm_model *m, bool inter)
         return value_err(rd, "nodes", "expected a mapping ({bandwidth: 450GB/s, latency_us: 5})");
     }
     rd->link = m;
+    rd->link_eff = eff;
     rd->link_ctx = map.ctx;
     rd->link_bw = NAN;
     rd->link_per_node = false;
@@ -746,9 +757,9 @@ static int nodes_value(void *arg, unsigned bit)
         }
         return 0;
     case NK_INTRA:
-        return read_link(rd, &c->nodes.intra, false);
+        return read_link(rd, &c->nodes.intra, &c->nodes.intra_coll_efficiency, false);
     default:
-        return read_link(rd, &c->nodes.inter, true);
+        return read_link(rd, &c->nodes.inter, &c->nodes.inter_coll_efficiency, true);
     }
 }
 

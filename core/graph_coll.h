@@ -31,7 +31,8 @@ enum coll_kind {
     COLL_ALL_TO_ALL,
 };
 
-/* DEFAULT: ring within one node, hierarchical for an all-reduce over nodes. */
+/* DEFAULT: ring within one node, hierarchical (rings in the nodes, rails across
+ * them) when the ranks span nodes; the costs are sim/collective.h's. */
 enum coll_algo { COLL_ALGO_DEFAULT = 0, COLL_ALGO_RING, COLL_ALGO_TREE, COLL_ALGO_HIERARCHICAL };
 
 struct graph_coll {

@@ -4,7 +4,10 @@
  *
  * A micro-batched training graph (workloads/train.h) runs M micro-batches
  * through K pipeline stages (the devices its placement uses, in the order
- * the forward pass visits them).  The schedule decides, on each stage, in
+ * the forward pass visits them; devices that share a collective, such as a
+ * tensor-parallel group or the data-parallel replicas of a stage, are one
+ * stage: sim/sim_sched.c).  Every schedule steps the optimizer after the
+ * flush (a stage's updates wait for all its backward), as Megatron-LM does.  The schedule decides, on each stage, in
  * which order the micro-batches' forward and backward ops run, and so how
  * many micro-batches' saved activations a stage holds at once:
  *

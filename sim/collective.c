@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The slowest link seen: the largest slope and the largest intercept. */
+/* The slowest link seen: the largest slope (over the collective
+ * efficiency) and the largest intercept. */
 struct slowest {
     double slope_us_per_byte, intercept_us;
 };
@@ -27,8 +28,9 @@ struct planner {
     size_t alloc;
 };
 
-/* Adds the ring over devs[0..k) (each to the next, the last to the first),
- * each link carrying `bytes`; links within one device are free. */
+/* Adds the ring over devs[0..k) (each to the next, the last to the first;
+ * no link into position skip_dst), each link carrying `bytes`; links within
+ * one device are free. */
 static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
                 struct slowest *sl)
 {
@@ -36,13 +38,15 @@ static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes
         int32_t s = devs[i], d = devs[(i + 1) % k];
         struct comm_model m;
         struct coll_edge *e;
+        double slope;
 
         if (s == d || (i + 1) % k == skip_dst) {
             continue;
         }
         m = cluster_comm_model(pl->c, s, d);
-        if (m.slope_us_per_byte > sl->slope_us_per_byte) {
-            sl->slope_us_per_byte = m.slope_us_per_byte;
+        slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d);
+        if (slope > sl->slope_us_per_byte) {
+            sl->slope_us_per_byte = slope;
         }
         if (m.intercept_us > sl->intercept_us) {
             sl->intercept_us = m.intercept_us;
@@ -69,17 +73,65 @@ static bool any_link(const int32_t *devs, int32_t k)
     return false;
 }
 
-static double ring_time_us(enum coll_kind kind, double n, double S, const struct slowest *sl)
+/*
+ * The closed forms (collective.h), all of them: one ring of n ranks over
+ * links of (slope, intercept) `l`, and the hierarchy of m nodes of g ranks
+ * with in-node links `in` and rails `x`.  Per-link bytes of the rings are
+ * the bandwidth terms times the link's bandwidth (ring_bytes, hier_bytes).
+ */
+static double ring_time_us(enum coll_kind kind, double n, double S, const struct slowest *l)
 {
-    double b = sl->slope_us_per_byte, a = sl->intercept_us;
+    double b = S * l->slope_us_per_byte, a = l->intercept_us;
 
     switch (kind) {
     case COLL_ALL_REDUCE:
-        return 2 * (n - 1) / n * S * b + 2 * (n - 1) * a;
+        return 2 * (n - 1) / n * b + 2 * (n - 1) * a;
     case COLL_BROADCAST:
-        return S * b + (n - 1) * a;
+        return b + (n - 1) * a;
     default: /* reduce-scatter, all-gather, all-to-all */
-        return (n - 1) / n * S * b + (n - 1) * a;
+        return (n - 1) / n * b + (n - 1) * a;
+    }
+}
+
+static double ring_bytes(enum coll_kind kind, double n, double S)
+{
+    return kind == COLL_ALL_REDUCE  ? 2 * (n - 1) / n * S
+           : kind == COLL_BROADCAST ? S
+                                    : (n - 1) / n * S;
+}
+
+static double hier_time_us(enum coll_kind kind, double m, double g, double S,
+                           const struct slowest *in, const struct slowest *x)
+{
+    double bi = S * in->slope_us_per_byte, bx = S * x->slope_us_per_byte;
+    double ai = in->intercept_us, ax = x->intercept_us;
+
+    switch (kind) {
+    case COLL_ALL_REDUCE:
+        return 2 * (g - 1) * ai + 2 * (m - 1) * ax +
+               fmax(2 * (g - 1) / g * bi, 2 * (m - 1) / m * bx / g);
+    case COLL_BROADCAST:
+        return 2 * (g - 1) * ai + (m - 1) * ax + fmax(2 * (g - 1) / g * bi, bx / g);
+    case COLL_ALL_TO_ALL:
+        return (g - 1) * ai + (m - 1) * g * ax + fmax((g - 1) / (m * g) * bi, (m - 1) / m * bx);
+    default: /* reduce-scatter, all-gather */
+        return (g - 1) * ai + (m - 1) * ax + fmax((g - 1) / g * bi, (m - 1) / m * bx / g);
+    }
+}
+
+/* Bytes on each link of an in-node ring (rail = false) or of a rail of
+ * len nodes (rail = true). */
+static double hier_bytes(enum coll_kind kind, bool rail, double len, double m, double g, double S)
+{
+    switch (kind) {
+    case COLL_ALL_REDUCE:
+        return rail ? 2 * (len - 1) / len * S / g : 2 * (g - 1) / g * S;
+    case COLL_BROADCAST:
+        return rail ? S / g : (g - 1) / g * S;
+    case COLL_ALL_TO_ALL:
+        return rail ? (len - 1) / len * S : (g - 1) / (m * g) * S;
+    default:
+        return rail ? (len - 1) / len * S / g : (g - 1) / g * S;
     }
 }
 
@@ -110,12 +162,14 @@ static void group_by_node(const struct cluster *c, const int32_t *devs, int32_t 
     }
 }
 
-/* Reduce-scatter in each node, all-reduce across nodes, all-gather in each node. */
-static int hierarchical(struct planner *pl, const int32_t *devs, int32_t n, double S,
-                        int32_t *scratch)
+/* The collective over the node hierarchy: the rings in each node and the
+ * rails across nodes (local rank j of each node), their links held. */
+static int hierarchical(struct planner *pl, const struct graph_coll *gc, const int32_t *devs,
+                        int32_t n, int32_t *scratch)
 {
     int32_t *node = scratch, *local = scratch + n, *first = scratch + 2 * n, *sub = scratch + 3 * n;
     struct slowest in = {0, 0}, x = {0, 0};
+    const double S = (double)gc->bytes;
     int32_t m, g;
     double t;
     int rc;
@@ -129,24 +183,25 @@ static int hierarchical(struct planner *pl, const int32_t *devs, int32_t n, doub
                 sub[len++] = devs[i];
             }
         }
-        if ((rc = ring(pl, sub, len, 2.0 * (g - 1) / g * S, -1, &in))) {
+        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, false, len, m, g, S), -1, &in))) {
             return rc;
         }
     }
-    for (int32_t j = 0; j < g; j++) { /* local rank j of each node in a ring */
-        int32_t len = 0;
+    for (int32_t j = 0; j < g; j++) { /* the rails */
+        int32_t len = 0, skip = -1;
 
         for (int32_t i = 0; i < n; i++) {
             if (local[i] == j) {
+                /* a broadcast's chains end before the root's node */
+                skip = gc->kind == COLL_BROADCAST && node[i] == node[gc->root] ? len : skip;
                 sub[len++] = devs[i];
             }
         }
-        if ((rc = ring(pl, sub, len, 2.0 * (len - 1) / len * S / g, -1, &x))) {
+        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, true, len, m, g, S), skip, &x))) {
             return rc;
         }
     }
-    t = 2 * ((g - 1.0) / g * S * in.slope_us_per_byte + (g - 1.0) * in.intercept_us);
-    t += 2 * (m - 1.0) / m * (S / g) * x.slope_us_per_byte + 2 * (m - 1.0) * x.intercept_us;
+    t = hier_time_us(gc->kind, m, g, S, &in, &x);
     pl->p->time_us = (int64_t)fmin(nearbyint(t), (double)LIMIT_TIME_SAT_US);
     return 0;
 }
@@ -172,19 +227,16 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     p->algo = gc->algo;
     if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
         group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, &m, &gmax);
-        p->algo = gc->kind == COLL_ALL_REDUCE && m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
+        p->algo = m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
     }
     if (!any_link(devs, n)) {
         p->time_us = 0; /* every rank on one device: nothing moves */
     } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
-        CHECK(hierarchical(&pl, devs, n, S, devs + n));
+        CHECK(hierarchical(&pl, gc, devs, n, devs + n));
     } else {
-        double per_link = gc->kind == COLL_ALL_REDUCE  ? 2.0 * (n - 1) / n * S
-                          : gc->kind == COLL_BROADCAST ? S
-                                                       : (n - 1.0) / n * S;
-
         /* a broadcast's chain ends before the root: nothing flows into it */
-        CHECK(ring(&pl, devs, n, per_link, gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
+        CHECK(ring(&pl, devs, n, ring_bytes(gc->kind, n, S),
+                   gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
         if (p->algo == COLL_ALGO_TREE) {
             t = 2 * S * sl.slope_us_per_byte + 2 * ceil(log2((double)n)) * sl.intercept_us;
         } else {

@@ -9,24 +9,45 @@
  * as NCCL kernels do.  While it runs it holds those channels (see
  * coll_sim_take) and its ranks' output and temp bytes (sim_timed.c).
  *
- * Cost, with S the collective's bytes, n its ranks, and B, α the bandwidth
- * (1 / slope) and latency (intercept) of the slowest link the algorithm uses
- * (the per-pair models of core/cluster.h, which a `nodes` section fills):
- *   ring all-reduce         2(n-1)/n·S/B + 2(n-1)·α
- *   ring reduce-scatter,
+ * Cost (the closed forms live in collective.c, ring_time_us and
+ * hier_time_us, and nowhere else), with S the collective's bytes, n its
+ * ranks, and B, α the achieved bus bandwidth and the latency of the slowest
+ * link the algorithm uses: B = coll_efficiency x (1 / slope), α = intercept
+ * of the per-pair models of core/cluster.h (a `nodes` section fills them;
+ * coll_efficiency, 1 unless the cluster file says, is nccl-tests' bus
+ * bandwidth over the link's peak, docs/simulator.md).  In one node, a ring:
+ *   all-reduce              2(n-1)/n·S/B + 2(n-1)·α
+ *   reduce-scatter,
  *   all-gather, all-to-all  (n-1)/n·S/B + (n-1)·α        (all-to-all: on a switch)
  *   broadcast (pipelined)   S/B + (n-1)·α
  *   tree all-reduce         2·S/B + 2·⌈log2 n⌉·α          (pipelined up and down a tree)
- *   hierarchical all-reduce (ranks on m > 1 nodes, g per node):
- *     reduce-scatter in the node   (g-1)/g·S/B_in + (g-1)·α_in
- *     + all-reduce across nodes    2(m-1)/m·(S/g)/B_x + 2(m-1)·α_x
- *     + all-gather in the node     (g-1)/g·S/B_in + (g-1)·α_in
- *   with B_in, α_in the slowest link of the in-node rings and B_x, α_x the
- *   slowest of the cross-node rings (local rank j of each node in a ring).
+ * (so S/B = S·2(n-1)/n / busbw for all-reduce, S·(n-1)/n / busbw for
+ * reduce-scatter and all-gather: nccl-tests' definitions, its
+ * doc/PERFORMANCE.md).  Across m > 1 nodes, g ranks a node, one NIC per
+ * GPU: the hierarchy, the in-node phases on rings over the node's links
+ * (B_in, α_in), the inter-node phase on g rails at once (local rank j of
+ * each node in a ring over the NICs: B_x, α_x), each rail carrying 1/g of
+ * the data.  NCCL pipelines chunks through the phases, so the slower link
+ * class bounds the bandwidth term and the latencies add:
+ *   all-reduce      2(g-1)α_in + 2(m-1)α_x + max(2(g-1)/g·S/B_in, 2(m-1)/m·S/(g·B_x))
+ *                   (reduce-scatter in the node, all-reduce on the rails,
+ *                   all-gather in the node)
+ *   reduce-scatter,
+ *   all-gather      (g-1)α_in + (m-1)α_x + max((g-1)/g·S/B_in, (m-1)/m·S/(g·B_x))
+ *                   (half the all-reduce: the in-node and rail halves)
+ *   broadcast       2(g-1)α_in + (m-1)α_x + max(2(g-1)/g·S/B_in, S/(g·B_x))
+ *                   (scatter in the root's node, pipelined chains on the
+ *                   rails, all-gather in each node)
+ *   all-to-all      (g-1)α_in + (m-1)g·α_x + max((g-1)/(mg)·S/B_in, (m-1)/m·S/B_x)
+ *                   (S/n to each rank: (m-1)/m·S leaves through the NIC)
+ * With g = 1 each reduces to the ring over the NICs.
  * The ring is the ranks in op order; the default algorithm is hierarchical
- * for an all-reduce whose ranks span nodes, ring otherwise.  Links between
- * ranks on one device cost nothing; the result is rounded to whole µs and
- * at least 1 µs (as an op's weight).  Unequal node groups use the largest g.
+ * when the ranks span nodes, ring otherwise (`algo: ring` forces one flat
+ * ring, at its slowest link; `algo: tree` the tree formula).  The links a
+ * collective holds are its rings' and rails' (a broadcast's chains end
+ * before the root).  Links between ranks on one device cost nothing; the
+ * result is rounded to whole µs and at least 1 µs (as an op's weight).
+ * Unequal node groups use the largest g.
  *
  * Part of baechi-c; see README.md for the licence.
  */

@@ -147,12 +147,14 @@ struct sim_sched {
     bool on, forced;
     enum pipeline_schedule schedule;
     int32_t n_stages, m, v, total; /* K, micro-batches, virtual stages, m * v */
-    int32_t *stage_of_dev;         /* per device: its stage, -1 none */
+    int32_t n_slots;               /* devices the forward pass visits: one counter set each */
+    int32_t *slot_of_dev;          /* per device: its slot, -1 none */
+    int32_t *stage_of_slot;        /* per slot: its pipeline stage 0..K-1 */
     int32_t *unit_of;              /* per op: its unit in its direction's sequence, -1 none */
-    uint8_t *dir_of;               /* per op: 0 forward, 1 backward */
-    int32_t *left;                 /* (stage, dir, unit): ops not ended yet */
-    int32_t *done;                 /* (stage, dir): units ended, as a prefix */
-    int32_t *warmup;               /* per stage */
+    uint8_t *dir_of;               /* per op: 0 forward, 1 backward, 2 update (held to the flush) */
+    int32_t *left;                 /* (slot, dir, unit): ops not ended yet */
+    int32_t *done;                 /* (slot, dir): units ended, as a prefix */
+    int32_t *warmup;               /* per slot */
 };
 
 /* Sets s up for g placed by device_of on nd devices under o.  0 or

@@ -1,8 +1,9 @@
 # check: sanitized-only
 # Clusters of nodes and collectives in the timed simulator (issue 23, items
-# 1 and 2): the node presets in `cluster list`; a bad `nodes` key names
-# file:line:column; an all-reduce over two DGX H100 nodes (given placement
-# and a placement file) takes its hierarchical time and shows in the trace
+# 1 and 2; issue 31, item 4): the node presets in `cluster list`; a bad
+# `nodes` key names file:line:column; an all-reduce over two DGX H100 nodes
+# (given placement and a placement file) takes its hierarchical time, every
+# other kind its own (an all-gather half the all-reduce), and shows in the trace
 # (kind, bytes, ranks) and the traffic counters; every placer places a graph
 # with collectives without failing (auto aborted on small graphs once, a
 # fusion bug); the baechi model runs ranks as ordinary ops.
@@ -46,15 +47,17 @@ expect_exit 2 "$BAECHI" sim -w w.yaml -c bad.yaml --placement given
 expect_grep 'bad.yaml:7:27: nodes: inter_node: bandwidth: expected bytes/s' "$TMPDIR_TEST/err"
 EOF
 
-# reduce-scatter in the node (7/8 S at 450 GB/s + 7 x 10 µs), all-reduce of
-# S/8 across 2 nodes (S/8 at 50 GB/s + 2 x 5 µs), all-gather as the first:
-# 2 x (777.78 + 70) + (1000 + 10) = 2705.6 µs; step = 100 + 2706 + 10.
+# The hierarchy with rails, phases pipelined (sim/collective.h): reduce-
+# scatter and all-gather in the node (2 x 7/8 S at 0.8 x 450 GB/s = 360 GB/s
+# achieved) against the all-reduce of S/8 on each of the 8 rails (S/8 at
+# 0.9 x 50 GB/s); the slower bounds it, the latencies add (2 x 7 x 10 µs +
+# 2 x 5 µs): max(1944.4, 1111.1) + 150 = 2094.4 µs; step = 100 + 2094 + 10.
 test_expect_success 'sim --placement given: the hierarchical time, trace and traffic' - <<'EOF'
 expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-2x8 --placement given --json --trace t.json
 python3 - "$TMPDIR_TEST/out" t.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-want = 2 * (7 / 8 * 4e8 / 450e3 + 70) + (4e8 / 8 / 50e3 + 10)
+want = max(2 * 7 / 8 * 4e8 / 360e3, 4e8 / 8 / 45e3) + 150
 got = r["step_us"] - 110
 assert abs(got - want) <= 0.02 * want, (got, want)
 t = json.load(open(sys.argv[2]))["traceEvents"]
@@ -70,6 +73,30 @@ PY
 expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-2x8 --placement given
 expect_grep '^  gpu7 +-> gpu15 ' "$TMPDIR_TEST/out"
 expect_grep '^  gpu0 +-> gpu1 ' "$TMPDIR_TEST/out"
+EOF
+
+# Every kind over the 16 GPUs of dgx-h100-2x8 (before: only the all-reduce
+# had the hierarchy; an all-gather ran as one flat ring at a single NIC,
+# 2.8x the all-reduce of the same bytes): an all-gather or a reduce-scatter
+# of S is half an all-reduce of S; a broadcast an all-reduce here (m = 2);
+# an all-to-all sends half of S through each NIC: S/2 at 45 GB/s.
+test_expect_success 'every collective over two nodes: all-gather = all-reduce / 2' - <<'EOF'
+for kind in all-reduce all-gather reduce-scatter broadcast all-to-all; do
+    sed "s/kind: all-reduce/kind: $kind/" w.yaml > k.yaml
+    expect_exit 0 "$BAECHI" sim -w k.yaml -c dgx-h100-2x8 --placement given --json
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_us"] - 110)' \
+        "$TMPDIR_TEST/out" > "t_$kind"
+done
+python3 - <<'PY'
+t = {k: int(open("t_" + k).read()) for k in
+     ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all")}
+print(t)
+assert abs(t["all-gather"] - t["all-reduce"] / 2) <= 1, t
+assert abs(t["reduce-scatter"] - t["all-reduce"] / 2) <= 1, t
+assert abs(t["broadcast"] - t["all-reduce"]) <= 10, t
+want = 4e8 / 2 / 45e3 + 7 * 10 + 8 * 5
+assert abs(t["all-to-all"] - want) <= 0.02 * want, (t, want)
+PY
 EOF
 
 test_expect_success 'a placement file gives the same step' - <<'EOF'

@@ -85,8 +85,9 @@ static void on_mem(void *ctx, int32_t d, int64_t t, int64_t delta, enum sim_mem_
     }
 }
 
-/* The chain of v chunks a device, m micro-batches, simulated under o. */
-static struct run sim(int v, int m, const struct pipeline_opts *o)
+/* The chain of v chunks a device, m micro-batches, simulated under o;
+ * each optimizer update takes update_us (0: the synthesis's 1 µs). */
+static struct run sim_upd(int v, int m, const struct pipeline_opts *o, int update_us)
 {
     struct workload fwd, tr;
     struct train_opts to;
@@ -103,6 +104,11 @@ static struct run sim(int v, int m, const struct pipeline_opts *o)
     train_opts_init(&to);
     to.micro_batches = m;
     cr_assert_eq(train_synthesize(&tr, &fwd, &to, NULL), 0, "%s", err_msg());
+    for (int32_t i = 0; update_us > 0 && i < tr.n_ops; i++) {
+        if (tr.op[i].phase == PHASE_UPDATE) {
+            tr.op[i].time_us = update_us;
+        }
+    }
     cr_assert_eq(graph_build(&g, &tr), 0, "%s", err_msg());
     cr_assert_eq(simtest_cluster(&c, K, 1LL << 40, 1e-9, 0, CHANNEL_DUPLEX), 0, "%s", err_msg());
     cr_assert_eq(sim_saved_ops(&g, &is_saved), 0);
@@ -121,6 +127,11 @@ static struct run sim(int v, int m, const struct pipeline_opts *o)
     workload_release(&tr);
     workload_release(&fwd);
     return out;
+}
+
+static struct run sim(int v, int m, const struct pipeline_opts *o)
+{
+    return sim_upd(v, m, o, 0);
 }
 
 /* f + b of one micro-batch on one device (v chunks of J ops; backward 2x). */
@@ -162,6 +173,40 @@ Test(pipeline_sched, interleaved_bubble)
                 "%+.2f %%; 1f1b on the same placement %lld us",
                 v, m, (long long)r.step_us, bubble, want, 100 * err, (long long)r1.step_us);
     cr_expect(fabs(err) <= 0.02, "bubble %.0f us, want %.0f (%+.2f %%)", bubble, want, 100 * err);
+}
+
+/*
+ * Megatron steps the optimizer after the pipeline flush: a stage's updates
+ * wait for all its backward (and so for the gradient it sends to the
+ * previous stage).  With updates of u each (J a device), the step is
+ * (M + K - 1)(f + b) + J u, so the bubble is (K - 1)/M of M(f + b) for
+ * gpipe and 1f1b and (K - 1)/(V M) interleaved.  Updates that run between
+ * a stage's last backward ops delay the gradient to the stage before it,
+ * one update a stage: the bubble grows by (K - 1) u.
+ */
+static void check_flush(enum pipeline_schedule s, int v, int m)
+{
+    struct pipeline_opts o = {s, v};
+    struct run r = sim_upd(v, m, &o, OP_US);
+    double fb = fb_us(v, m), upd = (double)v * J * OP_US;
+    double bubble = r.step_us - m * fb - upd, want = (K - 1) * fb / v;
+    double err = (bubble - want) / want;
+
+    cr_log_info("%s V=%d M=%d, updates %.0f us a device: step %lld us, bubble %.3f of M(f + b), "
+                "(K - 1)/(V M) = %.3f, %+.2f %%",
+                pipeline_schedule_name(s), v, m, upd, (long long)r.step_us, bubble / (m * fb),
+                want / (m * fb), 100 * err);
+    cr_expect(fabs(err) <= 0.02, "%s V=%d M=%d: bubble %.0f us, want %.0f (%+.2f %%)",
+              pipeline_schedule_name(s), v, m, bubble, want, 100 * err);
+}
+
+Test(pipeline_sched, updates_wait_for_the_flush)
+{
+    for (int m = 4; m <= 8; m *= 2) {
+        check_flush(PIPELINE_GPIPE, 1, m);
+        check_flush(PIPELINE_1F1B, 1, m);
+        check_flush(PIPELINE_INTERLEAVED, 2, m);
+    }
 }
 
 /* Stage s holds min(M, K - s) micro-batches' saved activations under 1f1b, M under gpipe. */
