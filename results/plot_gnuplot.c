@@ -174,25 +174,37 @@ void plot_csv_name(FILE *f, const char *s)
 static const struct {
     const char *config, *rgb;
     int pt;
+    int dt; /* dash type; 0: the rule (dashed past a '+') */
 } palette[] = {
-    {"single", "#000000", 5},
-    {"expert", "#7f7f7f", 13},
-    {"auto", "#e6ab02", 15},
-    {"m-topo", "#1f77b4", 7},
-    {"m-topo+coplace+fusion", "#6baed6", 6},
-    {"m-topo+fusion", "#9ecae1", 4},
-    {"m-topo-nonuniform", "#08306b", 8},
-    {"m-etf", "#d62728", 11},
-    {"m-etf+coplace+fusion", "#ff9896", 10},
-    {"m-etf+fusion", "#e377c2", 12},
-    {"m-etf-reserve", "#67000d", 3},
-    {"paper", "#8c564b", 14},
-    {"m-sct", "#2ca02c", 9},
-    {"m-sct+coplace+fusion", "#98df8a", 8},
-    {"m-sct+fusion", "#bcbd22", 2},
-    {"m-sct-reserve", "#00441b", 1},
-    {"round-robin", "#9467bd", 4},
-    {"random", "#17becf", 2},
+    {"single", "#000000", 5, 0},
+    {"expert", "#7f7f7f", 13, 0},
+    {"auto", "#e6ab02", 15, 0},
+    {"m-topo", "#1f77b4", 7, 0},
+    {"m-topo+coplace+fusion", "#6baed6", 6, 0},
+    {"m-topo+fusion", "#9ecae1", 4, 0},
+    {"m-topo-nonuniform", "#08306b", 8, 0},
+    {"m-etf", "#d62728", 11, 0},
+    {"m-etf+coplace+fusion", "#ff9896", 10, 0},
+    {"m-etf+fusion", "#e377c2", 12, 0},
+    {"m-etf-reserve", "#67000d", 3, 0},
+    {"paper", "#8c564b", 14, 0},
+    {"m-sct", "#2ca02c", 9, 0},
+    {"m-sct+coplace+fusion", "#98df8a", 8, 0},
+    {"m-sct+fusion", "#bcbd22", 2, 0},
+    {"m-sct-reserve", "#00441b", 1, 0},
+    {"round-robin", "#9467bd", 4, 0},
+    {"random", "#17becf", 2, 0},
+    /* the parallel layouts of `workload parallelize` (the strategy
+     * dimension): their own hues, solid lines, so that a figure mixing
+     * them with the op placers reads with the same legend as every other */
+    {"DP", "#ff7f0e", 5, 1},
+    {"DP+ZeRO-1", "#fdae6b", 7, 1},
+    {"DP+ZeRO-2", "#e6550d", 9, 1},
+    {"DP+ZeRO-3", "#a63603", 11, 1},
+    {"TP", "#7b4173", 13, 1},
+    {"PP-GPipe", "#393b79", 6, 1},
+    {"PP-1F1B", "#5254a3", 4, 1},
+    {"best-hybrid", "#e7298a", 15, 1},
 };
 
 void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
@@ -207,6 +219,7 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
         if (strcmp(palette[i].config, config) == 0) {
             *rgb = palette[i].rgb;
             *pt = palette[i].pt;
+            *dt = palette[i].dt ? palette[i].dt : *dt;
             return;
         }
     }
@@ -221,6 +234,16 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
         }
     }
     *rgb = palette[h % n].rgb;
+}
+
+bool plot_config_known(const char *config)
+{
+    for (size_t i = 0; config && i < sizeof(palette) / sizeof(palette[0]); i++) {
+        if (strcmp(palette[i].config, config) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void plot_series_style(int i, const char **rgb, int *pt)

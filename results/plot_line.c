@@ -436,8 +436,10 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
         bool titled = false;
         int pt, dt;
         plot_config_style(name, &rgb, &pt, &dt);
-        if (L->lines) {
-            /* values of a dimension: a colour and marker each, dashed past a '+' */
+        if (L->lines && !plot_config_known(name)) {
+            /* values of a dimension: a colour and marker each, dashed past a
+             * '+'; the palette's own names (placers, parallel layouts) keep
+             * theirs, in this figure as in every other */
             plot_series_style(c, &rgb, &pt);
         }
         if (L->x == rdim_find("n_ops")) {

@@ -48,4 +48,15 @@ test "$(grep -c "^m-topo," l.csv)" -eq 3
 test "$(sed 1d d.csv | wc -l)" -eq 1
 EOF
 
+# One palette across every figure (issue 33 item 3): a parallel layout and
+# an op placer drawn by `--lines strategy` take the palette's colours and
+# markers (DP orange, m-topo blue, as in the step figures), not the colours
+# of the line's rank in this figure.
+test_expect_success 'plot line --lines strategy draws DP and m-topo in the palette style' - <<'EOF'
+"$BAECHI" plot line --db r.db --x devices --lines strategy --csv l2.csv \
+    --script l.gp > /dev/null 2>&1
+grep -q "pt 5 .*lc rgb '#ff7f0e' title 'DP'" l.gp
+grep -q "pt 7 .*lc rgb '#1f77b4' title 'm-topo'" l.gp
+EOF
+
 test_done
