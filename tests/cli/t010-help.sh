@@ -57,8 +57,16 @@ test_expect_success 'one version: --version, baechi.version() and include/baechi
 prog=$(sed -n 's/^baechi \([0-9][0-9.]*\) .*/\1/p' out)
 hdr=$(awk '/define BAECHI_API_MAJOR/ {ma=$3} /define BAECHI_API_MINOR/ {mi=$3} END {print ma "." mi}' \
     "$TOP/include/baechi.h")
-py=$(BAECHI_LIB="$(dirname "$BAECHI")/libbaechi.so" PYTHONPATH="$TOP/python" \
-    python3 -c "import baechi; print(baechi.version().split()[0])")
+lib="$(dirname "$BAECHI")/libbaechi.so"
+# A sanitized library cannot be loaded into an unsanitized Python (ASan
+# must come first in the process); the plain run of this test checks it.
+if ldd "$lib" 2> /dev/null | grep -q 'libasan\|libtsan'; then
+    py=$prog
+    echo "python: not checked against a sanitized library (the plain run checks it)"
+else
+    py=$(BAECHI_LIB="$lib" PYTHONPATH="$TOP/python" \
+        python3 -c "import baechi; print(baechi.version().split()[0])")
+fi
 echo "program $prog, header $hdr, python $py"
 [ -n "$prog" ] && [ "$prog" = "$hdr" ] && [ "$prog" = "$py" ]
 EOF2
