@@ -19,7 +19,7 @@ int plot_data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
     struct rows r = {0};
     char id[32], desc[600], title[800];
     int rc;
-    bool limit = false;
+    bool limit = false, same = true;
 
     CHECK(plot_run_query(db, o,
                          "SELECT coalesce(name, device), peak_bytes / 1073741824.0, limit_bytes / "
@@ -40,6 +40,12 @@ int plot_data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
         }
         plot_rows_release(&p);
     }
+    /* A placer limit equal to the device memory on every device (memory
+     * fraction 1) is one bar, not two of the same height. */
+    for (int i = 0; limit && i < r.n; i++) {
+        const char *dev = plot_cell(&r, i, 2), *pl = plot_cell(&r, i, 3);
+        same = same && dev && pl && strcmp(dev, pl) == 0;
+    }
     fprintf(csv, "device,peak_gib,limit_gib%s\n", limit ? ",placer_limit_gib" : "");
     for (int i = 0; i < r.n; i++) {
         plot_csv_name(csv, plot_cell(&r, i, 0));
@@ -58,9 +64,15 @@ int plot_data_peak(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
     fputs("set title ", gp);
     plot_gp_quote(gp, title);
     fprintf(gp, "\nset key autotitle columnheader\nset xrange [-0.6:%g]\n", r.n - 0.4);
-    fputs("plot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title 'device memory'", gp);
+    fputs("plot DATA using 2:xtic(1) title 'simulated peak', '' using 3 title ", gp);
     /* only the memory-aware placers have a limit of their own */
-    fputs(limit ? ", '' using 4 title 'placer limit (memory fraction x memory)'\n" : "\n", gp);
+    if (limit && same) {
+        fputs("'memory limit (memory fraction x memory, = placer limit)'\n", gp);
+    } else if (limit) {
+        fputs("'memory limit (memory fraction x memory)', '' using 4 title 'placer limit'\n", gp);
+    } else {
+        fputs("'memory limit (memory fraction x memory)'\n", gp);
+    }
 cleanup:
     plot_rows_release(&r);
     return rc;

@@ -172,6 +172,18 @@ test_expect_success 'peak: the paper configuration by default, with the placer l
     expect_grep "^device,peak_gib,limit_gib,placer_limit_gib$" pk.csv
 '
 
+# The placer limit is the simulator's limit (memory fraction x memory) for
+# the memory-aware placers: one bar, not two of the same height.
+test_expect_success 'peak: a placer limit equal to the memory limit is one bar' - <<'EOF'
+expect_grep "title .memory limit \(memory fraction x memory, = placer limit\).$" pk.gp
+if grep -q "using 4" pk.gp; then echo "pk.gp draws the placer limit twice"; exit 1; fi
+low=$(sqlite3 r.db "select id from runs where placer = 'm-etf' and memory_fraction < 1 and status = 'ok' and n_devices = 4 limit 1")
+[ -n "$low" ] || { echo "no m-etf run below memory fraction 1"; exit 1; }
+fig pkl peak --run "$low"
+expect_grep "memory fraction 0[.][0-9]+" pkl.gp
+expect_grep "= placer limit" pkl.gp
+EOF
+
 test_expect_success 'peak of a single-GPU run: no placer limit' - <<'EOF'
 single=$(sqlite3 r.db "select id from runs where placer = 'single' and status = 'ok' limit 1")
 fig pks peak --run "$single"
