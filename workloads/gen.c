@@ -211,6 +211,13 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
                        "synthetic)",
                        name);
     }
+    /* fp8, fp16/bf16, fp32, fp64: any other width is no data type (issue 33 item 2) */
+    if (o->elem_bytes != 1 && o->elem_bytes != 2 && o->elem_bytes != 4 && o->elem_bytes != 8) {
+        return err_set(BAECHI_EINVAL,
+                       "--elem-bytes %d: an element is 1 (fp8), 2 (fp16, bf16), 4 (fp32) or 8 "
+                       "(fp64) bytes",
+                       o->elem_bytes);
+    }
     if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;
     }
@@ -221,6 +228,18 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     if (!o->forward_only && o->train.micro_batches > gi.batch) {
         rc = err_set(BAECHI_EINVAL, "--micro-batches %d: more micro-batches than the batch (%lld)",
                      (int)o->train.micro_batches, (long long)gi.batch);
+        goto cleanup;
+    }
+    /* A batch that does not divide would give the micro-batches more samples
+     * than the batch (each is rounded up): Megatron and GPipe refuse it too. */
+    if (!o->forward_only && o->train.micro_batches > 1 && gi.batch % o->train.micro_batches) {
+        rc = err_set(BAECHI_EINVAL,
+                     "--micro-batches %d does not divide the batch (%lld): each micro-batch "
+                     "would hold %lld samples, %lld in all",
+                     (int)o->train.micro_batches, (long long)gi.batch,
+                     (long long)((gi.batch + o->train.micro_batches - 1) / o->train.micro_batches),
+                     (long long)((gi.batch + o->train.micro_batches - 1) / o->train.micro_batches *
+                                 o->train.micro_batches));
         goto cleanup;
     }
     if (o->forward_only) {

@@ -279,6 +279,12 @@ int recompute_plan(struct recompute *r, const struct recompute_graph *g, enum tr
         rc = segments_full(r, dd);
     } else {
         segments_selective(r, dd);
+        /* nothing to recompute is an option without effect: say so (issue 33 item 2) */
+        if (r->n_seg == 0) {
+            rc = err_set(BAECHI_EINVAL, "--recompute selective recomputes the attention core "
+                                        "(Softmax and its matmuls) and this graph has none: use "
+                                        "full or none");
+        }
     }
     if (rc) {
         goto done;

@@ -1,0 +1,45 @@
+# check: sanitized-only
+# t795-options-take-effect.sh - an option either takes effect or is refused
+# (issue 33 item 2): an element width that is no data type, micro-batches
+# that do not divide the batch (each would be rounded up: more samples than
+# the batch), selective recomputation on a graph without attention.
+. "$TOP/tests/cli/lib.sh"
+
+G="gpt --layers 2 --d-model 64 --heads 4 --vocab 100 --seq 8"
+
+test_expect_success '--elem-bytes 3: refused, exit 2, naming the widths' - <<'XEOF'
+expect_exit 2 "$BAECHI" workload gen $G -b 8 --elem-bytes 3 -o x.yaml
+expect_grep "elem-bytes 3: an element is 1 \(fp8\), 2 \(fp16, bf16\), 4 \(fp32\) or 8" "$TMPDIR_TEST/err"
+[ ! -e x.yaml ]
+for e in 1 2 4 8; do expect_exit 0 "$BAECHI" workload gen $G -b 8 --elem-bytes $e -o e$e.yaml; done
+XEOF
+
+test_expect_success '-b 8 --micro-batches 3: refused, exit 2; 4 takes effect' - <<'XEOF'
+expect_exit 2 "$BAECHI" workload gen $G -b 8 --micro-batches 3 -o x.yaml
+expect_grep "micro-batches 3 does not divide the batch \(8\): each micro-batch would hold 3 samples, 9 in all" "$TMPDIR_TEST/err"
+expect_exit 0 "$BAECHI" workload gen $G -b 8 --micro-batches 4 -o m4.yaml
+expect_grep "_mb4" "$TMPDIR_TEST/out"
+XEOF
+
+# a sweep goes on with its other points: this one is stored as an error
+test_expect_success 'the same through a sweep point: an error point, named' - <<'XEOF'
+cat > s.yaml <<'S'
+name: bad-mb
+workloads: ["gen:gpt?layers=2&d_model=64&heads=4&vocab=100&seq=8&batch=8&micro_batches=3"]
+clusters: [paper-4gpu-pcie]
+placers: [m-etf]
+S
+"$BAECHI" sweep s.yaml --db r.db --quiet 2> serr || true
+expect_grep "does not load; its points are errors: --micro-batches 3 does not divide the batch" serr
+[ "$(sqlite3 r.db "select status from runs")" = error ]
+XEOF
+
+test_expect_success '--recompute selective on a CNN: refused; full takes effect' - <<'XEOF'
+expect_exit 2 "$BAECHI" workload gen inception-v3 -b 8 --recompute selective -o x.yaml
+expect_grep "recompute selective recomputes the attention core .* this graph has none: use full or none" "$TMPDIR_TEST/err"
+expect_exit 0 "$BAECHI" workload gen inception-v3 -b 8 --recompute full -o f.yaml
+expect_grep "_rcfull" "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" workload gen $G -b 8 --recompute selective -o s.yaml
+XEOF
+
+test_done
