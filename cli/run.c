@@ -393,7 +393,10 @@ static int run_simulate(const struct run_extra *x, struct place_job *j, struct t
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
-    return sim_run(&j->g, &j->c, j->p.device_of, &so, rt);
+    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0) {
+        sim_result_warn(rt, &j->g);
+    }
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)

@@ -284,6 +284,7 @@ int cmd_sim(int argc, char **argv)
         opt.trace = &t;
     }
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
+    sim_result_warn(&r, &in.g);
     if (explain) {
         CHECK(mem_explain_run(&in.g, &in.c, in.p.device_of, opt.model, &r, EXPLAIN_TOP, &x));
     }

@@ -42,6 +42,16 @@ void sim_result_init(struct sim_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+void sim_result_warn(const struct sim_result *r, const struct graph *g)
+{
+    if (r->interleaved_one_chunk) {
+        err_warn("the interleaved schedule with %d virtual stages needs each device to hold "
+                 "several chunks of the layers; this placement gives each device one, so it "
+                 "ran as 1F1B (-p pipeline places %d chunks on each device)",
+                 (int)g->pipeline.virtual_stages, (int)g->pipeline.virtual_stages);
+    }
+}
+
 _Static_assert(TRACE_MEM_KINDS == MEM_KIND_N, "sim/trace.h: one trace series per memory kind");
 
 static const char *const kind_names[MEM_KIND_N] = {

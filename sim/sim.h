@@ -138,6 +138,9 @@ struct sim_result {
     /* n_devices x MEM_KIND_N: what made up each device's peak, the first
      * time it was reached, by kind (sums to dev[d].peak_bytes) */
     int64_t *peak_kind_bytes;
+    /* the workload asks for the interleaved schedule with V > 1 but the
+     * placement gives each device one chunk: it ran as 1F1B (say so) */
+    bool interleaved_one_chunk;
 };
 
 /* Per op (*saved, malloc'ed): 1 when a backward op reads its outputs or a
@@ -147,6 +150,10 @@ int sim_saved_ops(const struct graph *g, uint8_t **saved);
 /* The kind of a memory event (for observers, struct sim_mem_obs). */
 enum mem_kind sim_mem_kind(const struct graph *g, const uint8_t *saved, enum sim_mem_what what,
                            int32_t op);
+
+/* One warning (err_warn) for what the run ignored of the graph's pipeline
+ * options (interleaved_one_chunk); the commands call it once per run. */
+void sim_result_warn(const struct sim_result *r, const struct graph *g);
 
 void sim_result_init(struct sim_result *r);
 void sim_result_release(struct sim_result *r);

@@ -813,6 +813,7 @@ static int tr_prepare(struct sim_incr *in, const int32_t *device_of, struct sim_
         in->tr_ready = true;
     }
     s->device_of = device_of;
+    r->interleaved_one_chunk = s->sched.interleaved_one_chunk;
     s->end_slots = timed_end_slots(in->g, in->c); /* as the base's (the checkpoints' queues) */
     s->obs = kinds;
     s->r = r;

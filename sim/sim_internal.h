@@ -155,6 +155,9 @@ struct sim_sched {
     int32_t *left;                 /* (slot, dir, unit): ops not ended yet */
     int32_t *done;                 /* (slot, dir): units ended, as a prefix */
     int32_t *warmup;               /* per slot */
+    /* the interleaved schedule asked for, but no device holds more than one
+     * chunk: run as 1F1B (interleaved with V = 1), reported in sim_result */
+    bool interleaved_one_chunk;
 };
 
 /* Sets s up for g placed by device_of on nd devices under o.  0 or

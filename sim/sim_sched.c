@@ -28,15 +28,13 @@
  * stage).  The interleaved forward sequence takes micro-batches in groups
  * of K: for each group, each virtual stage in turn, the group's
  * micro-batches (a last group of r < K micro-batches likewise, r at a
- * time); the backward sequence runs the virtual stages from the last.  That order is a gate, not only a priority:
- * a unit may not start before the unit before it in its direction has
- * ended (a framework issues one micro-batch after another: a second
- * forward does not fill the first's all-reduce waits), forward k not
- * before backward k - W - 1 has ended on the device (so at most W + 1
- * units' activations are in flight: K - s under 1f1b), and backward k not
- * before forward min(k + W, U - 1) has ended.  "Ended": every op of it and
- * of every earlier unit of its direction.  Among ready ops a device
- * prefers the earlier position in its sequence.
+ * time); the backward sequence runs the virtual stages from the last.  That order is a gate, not
+ * only a priority: a unit may not start before the unit before it in its direction has ended (a
+ * framework issues one micro-batch after another: a second forward does not fill the first's
+ * all-reduce waits), forward k not before backward k - W - 1 has ended on the device (so at most W
+ * + 1 units' activations are in flight: K - s under 1f1b), and backward k not before forward min(k
+ * + W, U - 1) has ended.  "Ended": every op of it and of every earlier unit of its direction. Among
+ * ready ops a device prefers the earlier position in its sequence.
  *
  * The optimizer steps after the flush, as Megatron-LM's does: an update op
  * on a stage's device waits until every backward unit of the device has
@@ -121,7 +119,7 @@ static void join_collectives(const struct graph *g, const int32_t *device_of, in
 /* Stages and chunks from micro-batch 0's forward ops along topological
  * order; slot_of_dev and stage_of_slot. */
 static int find_stages(struct sim_sched *s, const struct graph *g, const int32_t *device_of,
-                       int32_t nd, int32_t *chunk_of_group)
+                       int32_t nd, int32_t *chunk_of_group, int32_t *chunks_max)
 {
     int32_t *runs = array_calloc((size_t)nd, sizeof(*runs));
     int32_t *parent = array_malloc((size_t)nd, sizeof(*parent));
@@ -159,6 +157,10 @@ static int find_stages(struct sim_sched *s, const struct graph *g, const int32_t
         if (chunk_of_group[g->group[v]] < 0) {
             chunk_of_group[g->group[v]] = runs[d] - 1;
         }
+    }
+    *chunks_max = 0;
+    for (int32_t d = 0; d < nd; d++) {
+        *chunks_max = runs[d] > *chunks_max ? runs[d] : *chunks_max;
     }
     free(runs);
     free(parent);
@@ -208,7 +210,7 @@ static bool advance(struct sim_sched *s, int32_t st, int32_t dir)
 int sim_sched_init(struct sim_sched *s, const struct graph *g, const int32_t *device_of, int32_t nd,
                    const struct pipeline_opts *o)
 {
-    int32_t *chunk_of_group = NULL;
+    int32_t *chunk_of_group = NULL, chunks_max = 0;
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
@@ -236,8 +238,17 @@ int sim_sched_init(struct sim_sched *s, const struct graph *g, const int32_t *de
     for (int32_t i = 0; i < g->n_groups; i++) {
         chunk_of_group[i] = -1;
     }
-    if ((rc = find_stages(s, g, device_of, nd, chunk_of_group)) != 0) {
+    if ((rc = find_stages(s, g, device_of, nd, chunk_of_group, &chunks_max)) != 0) {
         goto done;
+    }
+    /* Interleaving needs a device to hold several chunks; with one each, the
+     * interleaved schedule is 1F1B (Narayanan et al. SC'21 with v = 1), not
+     * the GPipe-like order its warm-up would give (issue 33 item 2). */
+    if (s->v > 1 && chunks_max < 2) {
+        s->interleaved_one_chunk = true;
+        s->schedule = PIPELINE_1F1B;
+        s->v = 1;
+        s->total = s->m;
     }
     s->left = array_calloc((size_t)s->n_slots * 2 * s->total + 1, sizeof(*s->left));
     s->done = array_calloc((size_t)s->n_slots * 2 + 1, sizeof(*s->done));

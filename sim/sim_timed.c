@@ -646,6 +646,7 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
     if ((rc = sim_sched_init(&s->sched, g, device_of, nd, pipe)) != 0) {
         return rc;
     }
+    s->r->interleaved_one_chunk = s->sched.interleaved_one_chunk;
     for (int32_t d = 0; d < nd; d++) {
         s->running[d] = -1;
     }

@@ -42,4 +42,19 @@ expect_grep "_rcfull" "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" workload gen $G -b 8 --recompute selective -o s.yaml
 XEOF
 
+# Interleaving needs several chunks per device: with one each (m-topo) the
+# schedule runs as 1F1B and says so; the pipeline placer interleaves.
+test_expect_success 'interleaved with one chunk a device: 1F1B, one warning' - <<'XEOF'
+P="--layers 4 --d-model 256 --heads 4 --vocab 1000 --seq 64 -b 8 --micro-batches 4 --device v100"
+"$BAECHI" workload gen gpt $P --schedule interleaved --virtual-stages 2 -o il.yaml > /dev/null
+"$BAECHI" workload gen gpt $P --schedule 1f1b -o f1.yaml > /dev/null
+step() { "$BAECHI" run -w "$1" -c paper-4gpu-pcie -p "$2" --json 2> "$3" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["sim"]["timed"]["step_us"])'; }
+il=$(step il.yaml m-topo w1) && f1=$(step f1.yaml m-topo w2) && pl=$(step il.yaml pipeline w3)
+echo "interleaved on m-topo $il us, 1f1b $f1 us, interleaved on pipeline $pl us"
+[ "$il" = "$f1" ]
+[ "$(grep -c "warning: the interleaved schedule with 2 virtual stages .* ran as 1F1B" w1)" = 1 ]
+[ ! -s w2 ] && [ ! -s w3 ]
+XEOF
+
 test_done
