@@ -15,7 +15,15 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { DB_OPT_DB = 520, DB_OPT_FORMAT, DB_OPT_MODEL, DB_OPT_SWEEP, DB_OPT_WHERE, DB_OPT_JSON };
+enum {
+    DB_OPT_DB = 520,
+    DB_OPT_FORMAT,
+    DB_OPT_MODEL,
+    DB_OPT_SWEEP,
+    DB_OPT_WHERE,
+    DB_OPT_JSON,
+    DB_OPT_HTML
+};
 
 #define DB_OPT_ROW                                                                                 \
     {                                                                                              \
@@ -43,7 +51,10 @@ static const char *const query_usage[] = {
 static const char *const check_usage[] = {"baechi db check [--db <F>]", NULL};
 static const char *const report_usage[] = {
     "baechi report [--db <F>] [--format table|markdown] [--model timed|baechi] [--where K=V]...",
-    "baechi report [--db <F>] --format csv|json [--where K=V]...   (one row per run)", NULL};
+    "baechi report [--db <F>] --format csv|json [--where K=V]...   (one row per run)",
+    "baechi report [--db <F>] --html <DIR> [--model timed|baechi] [--where K=V]...   (a static "
+    "page: tables, every figure, every run's identity)",
+    NULL};
 
 static const struct cmd_opt schema_opts[] = {CMD_OPT_END};
 static const struct cmd_opt query_opts[] = {DB_OPT_ROW, FORMAT_OPT_ROW, JSON_OPT_ROW, WHERE_OPT_ROW,
@@ -58,11 +69,14 @@ static const struct cmd_opt report_opts[] = {
      "and json)"},
     WHERE_OPT_ROW,
     {"sweep", DB_OPT_SWEEP, "NAME", "the same as --where sweep=NAME"},
+    {"html", DB_OPT_HTML, "DIR",
+     "write DIR/index.html: per sweep the tables and every figure (PNG, data as CSV), then "
+     "every run with its identity; one static page, no script (created if missing)"},
     CMD_OPT_END,
 };
 
 struct db_cli {
-    const char *db, *model;
+    const char *db, *model, *html;
     struct rfilter where;
     enum report_format format;
 };
@@ -74,6 +88,7 @@ static int parse(struct cmd_parser *cp, struct db_cli *c)
 
     c->db = "results.db";
     c->model = NULL;
+    c->html = NULL;
     rfilter_init(&c->where);
     c->format = REPORT_TABLE;
     while ((o = cmd_getopt(cp)) != -1) {
@@ -106,6 +121,9 @@ static int parse(struct cmd_parser *cp, struct db_cli *c)
             break;
         case DB_OPT_JSON:
             c->format = REPORT_JSON;
+            break;
+        case DB_OPT_HTML:
+            c->html = cp->optarg;
             break;
         default:
             return EXIT_BADINPUT;
@@ -215,12 +233,22 @@ int cmd_report(int argc, char **argv)
         rfilter_release(&c.where);
         return cmd_usage_error(&cp, "unexpected argument '%s'", argv[cmd_optind()]);
     }
+    if (c.html && c.format != REPORT_TABLE) {
+        rfilter_release(&c.where);
+        return cmd_usage_error(&cp, "--html writes a page: it takes no --format or --json");
+    }
     ro.model = c.model;
     ro.where = &c.where;
     ro.format = c.format;
     if ((rc = db_open(&db, c.db, DB_READONLY)) == 0) {
-        rc = c.format == REPORT_CSV || c.format == REPORT_JSON ? report_runs(db, &ro, stdout)
-                                                               : report_paper(db, &ro, stdout);
+        if (c.html) {
+            if ((rc = report_html(db, &ro, c.html)) == 0) {
+                fprintf(stderr, "baechi: wrote %s/index.html\n", escape_tmp(c.html));
+            }
+        } else {
+            rc = c.format == REPORT_CSV || c.format == REPORT_JSON ? report_runs(db, &ro, stdout)
+                                                                   : report_paper(db, &ro, stdout);
+        }
     }
     db_close(db);
     rfilter_release(&c.where);

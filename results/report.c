@@ -152,6 +152,9 @@ static char *display(const char *s, bool md, bool *enomem)
 
 int rtable_print(const struct rtable *t, enum report_format f, FILE *out)
 {
+    if (f == REPORT_HTML) {
+        return rtable_print_html(t, out);
+    }
     size_t ncell = (size_t)t->nrow * (size_t)t->ncol;
     int *w = mem_calloc((size_t)t->ncol + 1, sizeof(int));
     char **shown = mem_calloc(ncell + 1, sizeof(char *)), *title = NULL;

@@ -15,7 +15,8 @@
 
 #include <stdio.h>
 
-enum report_format { REPORT_TABLE = 0, REPORT_CSV, REPORT_MARKDOWN, REPORT_JSON };
+/* REPORT_HTML: tables as HTML elements, for report_html() (not a --format) */
+enum report_format { REPORT_TABLE = 0, REPORT_CSV, REPORT_MARKDOWN, REPORT_JSON, REPORT_HTML };
 
 /* "table" / "csv" / "markdown" (or "md") / "json"; 0 or BAECHI_EINVAL. */
 int report_format_parse(const char *s, enum report_format *f);
@@ -79,5 +80,22 @@ int report_paper(struct db *db, const struct report_opts *o, FILE *out);
  */
 int report_runs(struct db *db, const struct report_opts *o, FILE *out);
 const char *const *report_tidy_columns(void);
+
+/*
+ * `baechi report --html DIR` (results/report_html.c): writes DIR/index.html
+ * (created whole or not at all) and its figures (DIR/sN-KIND.png, the data
+ * beside each as .csv): per sweep of the runs o->where selects, the
+ * paper-style tables and the step, placement-time, peak and gantt figures
+ * (memory per workload stored at several memory fractions); then every run
+ * with its identity in a <details> element.  A static page: no script, no
+ * network.  A figure that does not apply is a note naming why; without
+ * gnuplot the figures are left out and their data kept.  DIR is created if
+ * missing.  0, BAECHI_EINVAL (no runs), BAECHI_EIO, BAECHI_ENOMEM.
+ */
+int report_html(struct db *db, const struct report_opts *o, const char *dir);
+/* s with & < > " ' as entities and control characters as \xNN. */
+void report_html_text(FILE *out, const char *s);
+/* t as an HTML <table> (its title an <h4>). */
+int rtable_print_html(const struct rtable *t, FILE *out);
 
 #endif
