@@ -149,5 +149,11 @@ echo "== baechi plot ... ($PLOTS/)"
     done
     $B plot scaling --db "$DB" --where sweep=scaling --stat median $(out scaling)
 }
+# one page of the paper sweep: its tables, figures and every run's identity
+if [ -z "${DEMO_CSV_ONLY:-}" ]; then
+    echo "== baechi report $P --html $PLOTS/report"
+    $B report $P --html "$PLOTS/report"
+fi
 echo
-echo "demo finished in $(( $(date +%s) - start )) s: results in $DB, figures in $PLOTS/"
+echo "demo finished in $(( $(date +%s) - start )) s: results in $DB, figures in $PLOTS/," \
+    "the paper sweep as one page in $PLOTS/report/index.html"
