@@ -562,8 +562,14 @@ int cmd_bench_scaling(int argc, char **argv)
     if ((rc = hash_cluster(&G.c, G.cl_hash)) != 0 || (rc = placer_world(&G.cw, &wopt)) != 0) {
         goto done;
     }
-    if ((rc = db_open(&G.db, a.db, 0)) != 0) {
-        goto done;
+    {
+        const struct cmd_file in[] = {{a.cluster, "--cluster"}};
+        const struct cmd_file out[] = {{a.db, "--db"}};
+
+        if ((rc = cmd_check_files(in, CMD_N(in), out, CMD_N(out))) != 0 ||
+            (rc = db_open(&G.db, a.db, 0)) != 0) {
+            goto done;
+        }
     }
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows while it runs */
     printf("baechi bench scaling: placement time of synthetic %s graphs (seed %ld) on %s, "

@@ -5,6 +5,7 @@
  */
 #include "cli/cmd.h"
 
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/strdist.h"
@@ -14,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -197,39 +199,137 @@ int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx)
     return file_write_atomic(path, fn, ctx);
 }
 
-int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n)
+/*
+ * Where a path's writes land, as (device, inode): of the file when it
+ * exists, else of its directory together with the name in it, a dangling
+ * symbolic link followed to its target first (fopen creates the target).
+ * `known` is false when not even the directory exists: the write fails
+ * anyway, and the spelling is all there is to compare.
+ */
+struct file_key {
+    bool exists, regular, known;
+    dev_t dev;
+    ino_t ino;
+    char name[PATH_MAX]; /* the name in the directory, when !exists */
+};
+
+static void file_key_of(const char *path, struct file_key *k)
 {
-    struct stat so;
-    bool have_out;
+    char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
+    struct stat st;
+    const char *slash;
 
-    if (!out || strcmp(out, "-") == 0) {
+    memset(k, 0, sizeof(*k));
+    if (stat(path, &st) == 0) {
+        k->exists = k->known = true;
+        k->regular = S_ISREG(st.st_mode);
+        k->dev = st.st_dev;
+        k->ino = st.st_ino;
+        return;
+    }
+    if (strlen(path) >= sizeof(cur)) {
+        return;
+    }
+    strcpy(cur, path);
+    /* a dangling link: where the write would create the file (bounded: a loop stays unknown) */
+    for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        ssize_t n = readlink(cur, link, sizeof(link) - 1);
+
+        if (hops >= 16 || n <= 0) {
+            return;
+        }
+        link[n] = '\0';
+        slash = strrchr(cur, '/');
+        if (link[0] != '/' && slash) {
+            if (snprintf(dir, sizeof(dir), "%.*s/%s", (int)(slash - cur), cur, link) >=
+                (int)sizeof(dir)) {
+                return;
+            }
+            strcpy(cur, dir);
+        } else {
+            strcpy(cur, link);
+        }
+    }
+    slash = strrchr(cur, '/');
+    if (!slash) {
+        strcpy(dir, ".");
+    } else {
+        snprintf(dir, sizeof(dir), "%.*s", slash == cur ? 1 : (int)(slash - cur), cur);
+    }
+    if (stat(dir, &st) != 0) {
+        return;
+    }
+    k->known = true;
+    k->dev = st.st_dev;
+    k->ino = st.st_ino;
+    snprintf(k->name, sizeof(k->name), "%s", slash ? slash + 1 : cur);
+}
+
+/* Written through the file system: not "-", not a device or a pipe (written as they are). */
+static bool file_key_counts(const struct cmd_file *f, const struct file_key *k)
+{
+    return f->path && strcmp(f->path, "-") != 0 && (!k->exists || k->regular);
+}
+
+static bool file_key_same(const struct cmd_file *a, const struct file_key *ka,
+                          const struct cmd_file *b, const struct file_key *kb)
+{
+    if (ka->known != kb->known || ka->exists != kb->exists) {
+        return !ka->known && !kb->known && strcmp(a->path, b->path) == 0;
+    }
+    if (!ka->known) {
+        return strcmp(a->path, b->path) == 0;
+    }
+    return ka->dev == kb->dev && ka->ino == kb->ino &&
+           (ka->exists || strcmp(ka->name, kb->name) == 0);
+}
+
+int cmd_check_files(const struct cmd_file *in, size_t n_in, const struct cmd_file *out,
+                    size_t n_out)
+{
+    struct file_key *ko = NULL, ki;
+    int rc = 0;
+
+    if (n_out == 0) {
         return 0;
     }
-    have_out = stat(out, &so) == 0;
-    /* a character device or a FIFO is written as it is: reading it too
-     * (/dev/stdin and /dev/stdout) is harmless */
-    if (have_out && !S_ISREG(so.st_mode)) {
-        return 0;
+    if (!(ko = mem_calloc(n_out, sizeof(*ko)))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
-        struct stat si;
-        bool same;
-
-        if (!in[i].path || strcmp(in[i].path, "-") == 0) {
+    for (size_t i = 0; i < n_out; i++) {
+        if (out[i].path) {
+            file_key_of(out[i].path, &ko[i]);
+        }
+    }
+    for (size_t i = 0; i < n_out && !rc; i++) {
+        if (!file_key_counts(&out[i], &ko[i])) {
             continue;
         }
-        if (have_out && stat(in[i].path, &si) == 0) {
-            same = si.st_dev == so.st_dev && si.st_ino == so.st_ino;
-        } else {
-            same = strcmp(in[i].path, out) == 0;
+        /* an input is a file that exists; an output that does not exist yet is none of them */
+        for (size_t j = 0; j < n_in && ko[i].exists && !rc; j++) {
+            if (!in[j].path || strcmp(in[j].path, "-") == 0) {
+                continue;
+            }
+            file_key_of(in[j].path, &ki);
+            if (ki.exists && ki.dev == ko[i].dev && ki.ino == ko[i].ino) {
+                rc = err_set(BAECHI_EINVAL,
+                             "output '%s' (%s) is also an input (%s '%s'); refusing to "
+                             "overwrite it",
+                             out[i].path, out[i].what, in[j].what, in[j].path);
+            }
         }
-        if (same) {
-            return err_set(BAECHI_EINVAL,
-                           "output '%s' is also an input (%s); refusing to overwrite it", out,
-                           in[i].what);
+        for (size_t j = i + 1; j < n_out && !rc; j++) {
+            if (file_key_counts(&out[j], &ko[j]) &&
+                file_key_same(&out[i], &ko[i], &out[j], &ko[j])) {
+                rc = err_set(BAECHI_EINVAL,
+                             "outputs %s '%s' and %s '%s' are the same file; refusing to "
+                             "write both",
+                             out[i].what, out[i].path, out[j].what, out[j].path);
+            }
         }
     }
-    return 0;
+    free(ko);
+    return rc;
 }
 
 int cmd_dispatch(const char *group, const struct cmd_struct *verbs, int argc, char **argv)

@@ -90,19 +90,29 @@ typedef file_write_fn cmd_write_fn;
 int cmd_write_file(const char *path, cmd_write_fn fn, void *ctx);
 
 /*
- * Refuses an output that is one of the inputs: `out` against each input path
- * of in[0..n) (an input whose path is NULL is absent: skipped).  Two paths are the same file
- * when stat() gives the same (st_dev, st_ino) (a link, "./w.yaml") or, when
- * either does not exist, when the strings are equal.  "-" (stdout) and
- * devices such as /dev/null or /dev/stdout are never refused.  0, or
- * BAECHI_EINVAL with the message set ("output 'w.yaml' is also an input
- * (--workload); refusing to overwrite it").
+ * The one check of every command that writes files, before anything is
+ * read or written: refuses an output that is the same file as an input, or
+ * the same file as another output (a write would replace the other).  A
+ * file is what stat() says, (st_dev, st_ino), not its spelling: "./w.yaml",
+ * a hard or a symbolic link are the file they name.  An output that does
+ * not exist yet is none of the inputs; two that do not exist yet are the
+ * same when they name one entry of one directory (a dangling link is
+ * followed to the file it would create).  NULL paths (absent options) and
+ * "-" are skipped, and so is an output that exists and is no regular file
+ * (/dev/null, a FIFO, /dev/stdout: written as they are).  An input that
+ * does not exist (a cluster preset's name) is no file.  0, or
+ * BAECHI_EINVAL with a message naming both options and the file ("output
+ * 'r.db' (--csv) is also an input (--db 'r.db'); refusing to overwrite
+ * it", "outputs -o 'p.yaml' and --placement-out './p.yaml' are the same
+ * file; refusing to write both"), or BAECHI_ENOMEM.
  */
-struct cmd_input {
+struct cmd_file {
     const char *path; /* NULL: absent, skipped */
-    const char *what; /* "--workload", "the workload" */
+    const char *what; /* the option: "--workload", "-o" */
 };
-int cmd_check_distinct(const char *out, const struct cmd_input *in, size_t n);
+int cmd_check_files(const struct cmd_file *in, size_t n_in, const struct cmd_file *out,
+                    size_t n_out);
+#define CMD_N(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * Writes a placement's options or stats (string pairs in the file) as one

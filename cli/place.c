@@ -405,9 +405,10 @@ int cmd_place(int argc, char **argv)
         x.out = "-";
     }
     if (x.out) {
-        const struct cmd_input in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
+        const struct cmd_file in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
+        const struct cmd_file out[] = {{x.out, "-o"}};
 
-        if ((rc = cmd_check_distinct(x.out, in, 2)) != 0) {
+        if ((rc = cmd_check_files(in, CMD_N(in), out, CMD_N(out))) != 0) {
             return cmd_fail(rc);
         }
     }

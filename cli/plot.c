@@ -201,7 +201,13 @@ int cmd_plot(int argc, char **argv)
                              po.kind);
         goto done;
     }
-    if ((rc = db_open(&db, dbp, DB_READONLY)) == 0) {
+    {
+        const struct cmd_file in[] = {{dbp, "--db"}};
+        const struct cmd_file out[] = {{po.out, "-o"}, {po.csv, "--csv"}, {po.script, "--script"}};
+
+        rc = cmd_check_files(in, CMD_N(in), out, CMD_N(out));
+    }
+    if (!rc && (rc = db_open(&db, dbp, DB_READONLY)) == 0) {
         rc = plot_make(db, &po);
     }
     db_close(db);

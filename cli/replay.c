@@ -228,6 +228,13 @@ int cmd_replay(int argc, char **argv)
     if ((rc = sim_inputs_finish(&cp, &a)) != 0 || a.done) {
         return rc;
     }
+    {
+        const struct cmd_file fin[] = {
+            {a.wpath, "--workload"}, {a.cspec, "--cluster"}, {a.pspec, "--placement"}};
+        const struct cmd_file fout[] = {{dbpath, "--db"}};
+
+        CHECK(cmd_check_files(fin, CMD_N(fin), fout, CMD_N(fout)));
+    }
     if (devs && bench_parse_devices(devs, &ids, &n_ids)) {
         return cmd_usage_error(&cp, "%s", err_msg());
     }

@@ -422,10 +422,10 @@ int cmd_run(int argc, char **argv)
     }
     origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
     {
-        const struct cmd_input in[] = {
-            {pc.wpath, "--workload"}, {pc.cspec, "--cluster"}, {x.dbpath, "--db"}};
+        const struct cmd_file in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
+        const struct cmd_file out[] = {{x.tpath, "--trace"}, {x.dbpath, "--db"}};
 
-        if ((rc = cmd_check_distinct(x.tpath, in, 3)) != 0) {
+        if ((rc = cmd_check_files(in, CMD_N(in), out, CMD_N(out))) != 0) {
             return cmd_fail(rc);
         }
     }

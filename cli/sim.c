@@ -269,10 +269,11 @@ int cmd_sim(int argc, char **argv)
         return rc;
     }
     {
-        const struct cmd_input inputs[] = {
+        const struct cmd_file fin[] = {
             {a.wpath, "--workload"}, {a.cspec, "--cluster"}, {a.pspec, "--placement"}};
+        const struct cmd_file fout[] = {{tpath, "--trace"}};
 
-        if ((rc = cmd_check_distinct(tpath, inputs, 3)) != 0) {
+        if ((rc = cmd_check_files(fin, CMD_N(fin), fout, CMD_N(fout))) != 0) {
             return cmd_fail(rc);
         }
     }

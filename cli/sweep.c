@@ -238,6 +238,12 @@ int cmd_sweep(int argc, char **argv)
                                                          : "takes one sweep file");
     }
     path = argv[cmd_optind()];
+    {
+        const struct cmd_file in[] = {{path, "the sweep file"}};
+        const struct cmd_file out[] = {{db, "--db"}};
+
+        CHECK(cmd_check_files(in, CMD_N(in), out, CMD_N(out)));
+    }
     if (mpi) {
         CHECK(sweep_run_mpi(NULL, NULL, path, db, &ro, &sum, &root));
         if (root) {

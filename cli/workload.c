@@ -303,16 +303,17 @@ int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out,
     if (cmd_optind() != p->argc - 1) {
         return cmd_usage_error(p, "expected one %s file", what);
     }
-    if (device && costmodel_from_spec(cm, device, kind, kind_size)) {
-        return cmd_usage_error(p, "%s", err_msg());
-    }
     snprintf(role, sizeof(role), "the %s", what);
     {
-        const struct cmd_input in[] = {{p->argv[cmd_optind()], role}, {device, "--device"}};
+        const struct cmd_file in[] = {{p->argv[cmd_optind()], role}, {device, "--device"}};
+        const struct cmd_file outs[] = {{out, "-o"}};
 
-        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+        if ((rc = cmd_check_files(in, CMD_N(in), outs, CMD_N(outs))) != 0) {
             return cmd_fail(rc);
         }
+    }
+    if (device && costmodel_from_spec(cm, device, kind, kind_size)) {
+        return cmd_usage_error(p, "%s", err_msg());
     }
     return 0;
 }

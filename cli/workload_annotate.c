@@ -82,9 +82,10 @@ int cmd_workload_annotate(int argc, char **argv)
         return cmd_usage_error(&p, "--profile is required");
     }
     {
-        const struct cmd_input in[] = {{wpath, "the workload"}, {profile, "--profile"}};
+        const struct cmd_file in[] = {{wpath, "the workload"}, {profile, "--profile"}};
+        const struct cmd_file outs[] = {{out, "-o"}};
 
-        if ((rc = cmd_check_distinct(out, in, 2)) != 0) {
+        if ((rc = cmd_check_files(in, CMD_N(in), outs, CMD_N(outs))) != 0) {
             return cmd_fail(rc);
         }
     }

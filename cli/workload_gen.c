@@ -191,6 +191,20 @@ static int synth_count_option(struct cmd_parser *p, int c, struct synth_opts *so
     return 0;
 }
 
+/* One model name; --device may name a cluster file: it is read, never overwritten by -o. */
+static int gen_check_args(const struct cmd_parser *p, const char *device, const char *out)
+{
+    if (cmd_optind() != p->argc - 1) {
+        return cmd_usage_error(p, "expected one model name (inception-v3, gnmt, transformer, "
+                                  "gpt, synthetic)");
+    }
+    const struct cmd_file in[] = {{device, "--device"}};
+    const struct cmd_file outs[] = {{out, "-o"}};
+    int rc = cmd_check_files(in, CMD_N(in), outs, CMD_N(outs));
+
+    return rc ? cmd_fail(rc) : 0;
+}
+
 int cmd_workload_gen(int argc, char **argv)
 {
     struct cmd_parser p = {
@@ -306,12 +320,8 @@ int cmd_workload_gen(int argc, char **argv)
             break;
         }
     }
-    if (bad) {
-        return EXIT_BADINPUT;
-    }
-    if (cmd_optind() != argc - 1) {
-        return cmd_usage_error(&p, "expected one model name (inception-v3, gnmt, transformer, "
-                                   "gpt, synthetic)");
+    if (bad || (rc = gen_check_args(&p, o.device, out)) != 0) {
+        return bad ? EXIT_BADINPUT : rc;
     }
     model = argv[cmd_optind()];
     if (strcmp(model, "synthetic") == 0) {

@@ -157,10 +157,10 @@ int cmd_workload_parallelize(int argc, char **argv)
         return cmd_usage_error(&p, "expected one training workload file");
     }
     {
-        const struct cmd_input inputs[] = {{argv[cmd_optind()], "the workload"}};
+        const struct cmd_file fin[] = {{argv[cmd_optind()], "the workload"}};
+        const struct cmd_file fout[] = {{path, "-o"}, {placement, "--placement-out"}};
 
-        if ((rc = cmd_check_distinct(path, inputs, 1)) ||
-            (placement && (rc = cmd_check_distinct(placement, inputs, 1)))) {
+        if ((rc = cmd_check_files(fin, CMD_N(fin), fout, CMD_N(fout))) != 0) {
             return cmd_fail(rc);
         }
     }
