@@ -87,17 +87,19 @@ static const struct rdim dims[] = {
 };
 
 static const struct rmetric metrics[] = {
-    {"step", "step_ms", "r.step_us / 1000.0", "step time (ms)", "step_ms", true},
+    {"step", "step_ms", "r.step_us / 1000.0", "step time (ms)", "step_ms", true, NULL},
     {"peak", "peak_gib", "r.max_peak_bytes / 1073741824.0", "peak memory, largest device (GiB)",
-     "peak_gib", true},
+     "peak_gib", true, NULL},
     {"peak0", "peak0_gib",
      "(SELECT d.peak_bytes FROM devices d WHERE d.run_id = r.id AND d.device = 0) / "
      "1073741824.0",
-     "peak memory, device 0 (GiB)", "peak0_gib", true},
-    {"placement", "placement_ms", "r.placement_ms", "placement time (ms)", "placement_ms", false},
+     "peak memory, device 0 (GiB)", "peak0_gib", true,
+     "(SELECT d.oom FROM devices d WHERE d.run_id = r.id AND d.device = 0)"},
+    {"placement", "placement_ms", "r.placement_ms", "placement time (ms)", "placement_ms", false,
+     NULL},
     {"bound_ratio", "bound", "CAST(r.step_us AS REAL) / NULLIF(r.lower_bound_us, 0)",
-     "step time / lower bound (x)", "bound_ratio", true},
-    {NULL, NULL, NULL, NULL, NULL, false},
+     "step time / lower bound (x)", "bound_ratio", true, NULL},
+    {NULL, NULL, NULL, NULL, NULL, false, NULL},
 };
 
 const struct rdim *rdim_find(const char *name)

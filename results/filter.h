@@ -89,6 +89,10 @@ struct rmetric {
     const char *label;  /* axis label with its unit */
     const char *column; /* its column in a plot's CSV */
     bool needs_sim;     /* only ok / oom runs have it (infeasible runs are marked) */
+    /* a per-device metric: whether its device ran out of memory (SQL over
+     * `runs r`); an oom run whose device did not is drawn as ok there.
+     * NULL: the run's status */
+    const char *oom_sql;
 };
 
 const struct rmetric *rmetric_find(const char *name);

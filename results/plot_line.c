@@ -207,12 +207,15 @@ static int line_query(struct db *db, struct line_fig *L)
     } else {
         snprintf(bysel, sizeof(bysel), "''");
     }
+    /* a per-device metric circles a point only when its device is over */
     if (mem_asprintf(&sel,
                      "%s, %s, %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
                      "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
-                     "= 'oom') > 0 THEN 'oom' WHEN SUM(r.status = 'infeasible') > 0 THEN "
+                     "= 'oom' AND coalesce(%s, 1)) > 0 THEN 'oom' WHEN SUM(r.status = 'oom') > 0 "
+                     "THEN 'oom-elsewhere' WHEN SUM(r.status = 'infeasible') > 0 THEN "
                      "'infeasible' ELSE 'error' END, COUNT(*)",
-                     bysel, L->line_sql, x->sql, !L->y->needs_sim, L->y->sql) < 0) {
+                     bysel, L->line_sql, x->sql, !L->y->needs_sim, L->y->sql,
+                     L->y->oom_sql ? L->y->oom_sql : "1") < 0) {
         sel = NULL;
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
