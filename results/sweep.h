@@ -76,6 +76,9 @@ struct sweep_spec {
     enum placer_lp_solver *lp_solvers; /* m-SCT's and auto's LP solver (default [auto]) */
     int32_t n_lp_solvers;
     int32_t repeats;
+    /* placement time: the median of this many timed placements after one
+     * untimed warm-up (1: one placement, timed as it runs) */
+    int32_t placement_repeats;
     enum sim_model models[2];
     int32_t n_models;
     bool store_placement;

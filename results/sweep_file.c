@@ -399,9 +399,10 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
 static const char *const known_keys =
     "name, workloads, clusters, devices, placers, groupers, fusion, memory_fractions, "
     "comm_factors, compute_factors, seeds, repeats, models, store_placement, sct_threshold, "
-    "lp_time_limit, lp_solver, exclude";
+    "lp_time_limit, lp_solver, placement_repeats, exclude";
 
-/* One of the single-valued keys: name, repeats, store_placement, sct_threshold, lp_time_limit. */
+/* One of the single-valued keys: name, repeats, placement_repeats, store_placement,
+ * sct_threshold, lp_time_limit. */
 static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, struct sweep_spec *s)
 {
     const struct sweep_item *it = &l->item[0];
@@ -419,6 +420,9 @@ static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, st
     } else if (strcmp(k, "repeats") == 0) {
         CHECK(to_int(r, k, it, 1, 1000000, &x));
         s->repeats = (int32_t)x;
+    } else if (strcmp(k, "placement_repeats") == 0) {
+        CHECK(to_int(r, k, it, 1, 100, &x));
+        s->placement_repeats = (int32_t)x;
     } else if (strcmp(k, "store_placement") == 0) {
         if (yio_parse_bool(it->text, &s->store_placement)) {
             return item_err(r, k, it, "is not a boolean (true or false)");
@@ -527,10 +531,10 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
     unsigned seen = 0;
     int rc, bit;
     static const char *const keys[] = {
-        "name",   "workloads",        "clusters",      "devices",         "placers",   "groupers",
-        "fusion", "memory_fractions", "comm_factors",  "compute_factors", "seeds",     "repeats",
-        "models", "store_placement",  "sct_threshold", "lp_time_limit",   "lp_solver", "exclude",
-        NULL};
+        "name",          "workloads", "clusters",         "devices",           "placers",
+        "groupers",      "fusion",    "memory_fractions", "comm_factors",      "compute_factors",
+        "seeds",         "repeats",   "models",           "store_placement",   "sct_threshold",
+        "lp_time_limit", "lp_solver", "exclude",          "placement_repeats", NULL};
     int32_t wl_line = 0, top_line = yrd_line(r), top_col = yrd_col(r);
 
     while ((rc = yrd_key(r)) == 0) {
@@ -570,7 +574,7 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
             memset(&tmp, 0, sizeof(tmp));
         } else if (strcmp(k, "name") == 0 || strcmp(k, "repeats") == 0 ||
                    strcmp(k, "store_placement") == 0 || strcmp(k, "sct_threshold") == 0 ||
-                   strcmp(k, "lp_time_limit") == 0) {
+                   strcmp(k, "lp_time_limit") == 0 || strcmp(k, "placement_repeats") == 0) {
             CHECK(read_one(r, k, &tmp, s));
         } else if (strcmp(k, "devices") == 0 || strcmp(k, "seeds") == 0) {
             CHECK(read_ints(r, k, &tmp, s));
@@ -710,6 +714,7 @@ int sweep_spec_parse(struct sweep_spec *s, const char *text, size_t len, const c
 
     memset(s, 0, sizeof(*s));
     s->repeats = 1;
+    s->placement_repeats = 1;
     s->sct_threshold = 0.1;
     s->lp_time_limit_s = 0;
     if (!(s->path = array_strdup(path)) || !(d = array_strdup(path))) {
