@@ -10,6 +10,7 @@
  */
 #include "workloads/onnx_import.h"
 
+#include "workloads/onnx_depth.h"
 #include "workloads/onnx_import_internal.h"
 #include "workloads/onnx_shape.h"
 
@@ -164,7 +165,7 @@ cleanup:
 int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, const char *name,
                        const struct onnx_import_opts *o, struct onnx_import_stats *stats)
 {
-    Onnx__ModelProto *m;
+    Onnx__ModelProto *m = NULL;
     struct ox x;
     char wname[256];
     const char *base;
@@ -181,7 +182,10 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     strpool_init(&x.pool);
     strmap_init(&x.by_name);
     strmap_init(&x.sfx_of);
-    if ((rc = ox_unpack_model(name, data, len, &m))) {
+    /* protobuf-c unpacks nested messages by recursion: bound the nesting
+     * first (onnx_depth.h), so that no file can run the stack out */
+    if ((rc = onnx_check_depth(data, len, name, NULL)) ||
+        (rc = ox_unpack_model(name, data, len, &m))) {
         goto cleanup;
     }
     if (!m->graph || m->graph->n_node == 0) {

@@ -32,7 +32,7 @@ seeds() { # target -> the repository's own fixtures of that format
     cluster) ls data/clusters/*.yaml tests/data/t1-cluster.yaml tests/data/bad/c-* ;;
     placement) ls tests/data/t1-placement.yaml tests/fuzz/seeds/placement/* ;;
     sweep) ls data/sweeps/*.yaml tests/fuzz/seeds/sweep/* ;;
-    onnx) ls tests/data/onnx/*.onnx tests/data/bad/o-*.onnx ;;
+    onnx) ls tests/data/onnx/*.onnx tests/data/bad/o-*.onnx tests/fuzz/seeds/onnx/* ;;
     profile) ls tests/data/cal-trace.json tests/fuzz/seeds/profile/* ;;
     esac 2> /dev/null
 }

@@ -1,0 +1,190 @@
+/*
+ * test_onnx_depth.c - the nesting bound of ONNX models (workloads/
+ * onnx_depth.h): subgraphs and types just under and over the limits,
+ * thousands deep (refused, no crash), and malformed wire data (tags,
+ * varints and lengths cut off, groups), built here byte by byte.
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "workloads/onnx_depth.h"
+
+#include "core/err.h"
+#include "core/workload.h"
+#include "workloads/onnx_import.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct buf {
+    uint8_t *p;
+    size_t n;
+};
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+
+    do {
+        out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* b = field `num` (length-delimited) holding b's old bytes, then `tail` */
+static void wrap(struct buf *b, unsigned num, const char *tail)
+{
+    size_t tl = tail ? strlen(tail) : 0;
+    uint8_t *p = malloc(b->n + tl + 32);
+    size_t n;
+
+    cr_assert_not_null(p);
+    n = put_varint(p, (uint64_t)num << 3 | 2);
+    n += put_varint(p + n, b->n);
+    memcpy(p + n, b->p, b->n);
+    memcpy(p + n + b->n, tail, tl);
+    free(b->p);
+    b->p = p;
+    b->n = n + b->n + tl;
+}
+
+/* onnx.proto: NodeProto.op_type = 4 ("\x22\x02If"), AttributeProto.name = 1
+ * ("\x0a\x01g"), AttributeProto.g = 6, NodeProto.attribute = 5,
+ * GraphProto.node = 1, ModelProto.graph = 7 */
+static struct buf nested_graphs(int depth)
+{
+    struct buf b = {malloc(8), 0};
+
+    cr_assert_not_null(b.p);
+    memcpy(b.p, "\x22\x02If", 4); /* the innermost node */
+    b.n = 4;
+    wrap(&b, 1, NULL); /* graph level `depth` */
+    for (int l = depth - 1; l >= 1; l--) {
+        wrap(&b, 6, "\x0a\x01g");  /* attribute g */
+        wrap(&b, 5, "\x22\x02If"); /* node If with the attribute */
+        wrap(&b, 1, NULL);         /* graph level l */
+    }
+    wrap(&b, 7, NULL); /* ModelProto.graph */
+    return b;
+}
+
+/* ModelProto.graph.input (11) of type (ValueInfoProto.type = 2) sequence of
+ * sequence ... (TypeProto.sequence_type = 4, Sequence.elem_type = 1), depth
+ * TypeProto in all */
+static struct buf nested_types(int depth)
+{
+    struct buf b = {malloc(8), 0};
+
+    cr_assert_not_null(b.p);
+    memcpy(b.p, "\x0a\x02\x08\x01", 4); /* tensor_type { elem_type: FLOAT } */
+    b.n = 4;
+    for (int l = depth - 1; l >= 1; l--) {
+        wrap(&b, 1, NULL); /* Sequence.elem_type */
+        wrap(&b, 4, NULL); /* TypeProto.sequence_type */
+    }
+    wrap(&b, 2, NULL);  /* ValueInfoProto.type */
+    wrap(&b, 11, NULL); /* GraphProto.input */
+    wrap(&b, 7, NULL);  /* ModelProto.graph */
+    return b;
+}
+
+static int check(const struct buf *b, int *depth)
+{
+    err_set_quiet(1);
+    return onnx_check_depth(b->p, b->n, "m.onnx", depth);
+}
+
+Test(onnx_depth, graphs_just_under_the_limit_pass)
+{
+    struct buf b = nested_graphs(ONNX_MAX_GRAPH_DEPTH);
+    int d = 0;
+
+    cr_assert_eq(check(&b, &d), 0, "%s", err_msg());
+    cr_assert_eq(d, ONNX_MAX_GRAPH_DEPTH);
+    free(b.p);
+}
+
+Test(onnx_depth, graphs_just_over_the_limit_are_refused_with_the_depth)
+{
+    struct buf b = nested_graphs(ONNX_MAX_GRAPH_DEPTH + 1);
+    char want[64];
+
+    cr_assert_eq(check(&b, NULL), BAECHI_EPARSE);
+    snprintf(want, sizeof(want), "nested more than %d deep", ONNX_MAX_GRAPH_DEPTH);
+    cr_assert(strstr(err_msg(), "m.onnx: ") == err_msg(), "%s", err_msg());
+    cr_assert(strstr(err_msg(), want), "%s", err_msg());
+    free(b.p);
+}
+
+/* 20,000 levels (about 300 KB) overflow protobuf-c's recursion on any
+ * stack; the walk refuses them and the importer never unpacks them */
+Test(onnx_depth, thousands_deep_refused_by_the_importer_without_a_crash)
+{
+    struct buf b = nested_graphs(20000);
+    struct workload w;
+
+    cr_assert_eq(check(&b, NULL), BAECHI_EPARSE);
+    cr_assert_eq(onnx_import_buffer(&w, b.p, b.n, "deep.onnx", NULL, NULL), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "deep.onnx: ONNX subgraphs nested more than"), "%s", err_msg());
+    free(b.p);
+}
+
+Test(onnx_depth, types_under_and_over_the_limit)
+{
+    struct buf ok = nested_types(ONNX_MAX_TYPE_DEPTH), bad = nested_types(ONNX_MAX_TYPE_DEPTH + 1);
+    int d = -1;
+
+    cr_assert_eq(check(&ok, &d), 0, "%s", err_msg());
+    cr_assert_eq(d, 1); /* the main graph */
+    cr_assert_eq(check(&bad, NULL), BAECHI_EPARSE);
+    cr_assert(strstr(err_msg(), "types nested more than"), "%s", err_msg());
+    free(ok.p);
+    free(bad.p);
+}
+
+static void refused(const char *bytes, size_t n, const char *why)
+{
+    struct buf b = {(uint8_t *)bytes, n};
+
+    cr_assert_eq(check(&b, NULL), BAECHI_EPARSE, "%s", why);
+    cr_assert(strstr(err_msg(), "m.onnx: not a valid ONNX model"), "%s", err_msg());
+    cr_assert(strstr(err_msg(), why), "want '%s' in: %s", why, err_msg());
+}
+
+Test(onnx_depth, malformed_wire_data_is_refused)
+{
+    refused("\x80", 1, "field tag cut off");  /* tag's continuation */
+    refused("\x08\x80", 2, "varint cut off"); /* ir_version cut off */
+    refused("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12, "over 10 bytes");
+    refused("\x3a\x85", 2, "length cut off");                      /* graph's length */
+    refused("\x3a\x05\x00", 3, "longer than its message");         /* graph past the end */
+    refused("\x3a\x03\x0a\x05\x00", 5, "longer than its message"); /* node past the graph */
+    refused("\x11\x00\x00", 3, "fixed-size field cut off");        /* a double cut off */
+    refused("\x0b\x0c", 2, "unsupported wire type");               /* a group */
+}
+
+Test(onnx_depth, empty_and_real_models_pass)
+{
+    const char *files[] = {"tests/data/onnx/resnet50.onnx", "tests/data/onnx/two_input.onnx",
+                           "tests/data/onnx/lstm.onnx"};
+    struct buf e = {(uint8_t *)"", 0};
+
+    cr_assert_eq(check(&e, NULL), 0);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        FILE *f = fopen(files[i], "rb");
+        uint8_t *data = malloc(1 << 20);
+        size_t n;
+        int d = 0;
+
+        cr_assert_not_null(f, "%s", files[i]);
+        cr_assert_not_null(data);
+        n = fread(data, 1, 1 << 20, f);
+        fclose(f);
+        cr_assert_lt(n, 1 << 20);
+        cr_assert_eq(onnx_check_depth(data, n, files[i], &d), 0, "%s", err_msg());
+        cr_assert_eq(d, 1, "%s", files[i]);
+        free(data);
+    }
+}
