@@ -339,7 +339,9 @@ int cmd_workload_gen(int argc, char **argv)
                                train_flag);
     }
     if ((rc = gen_model(&w, model, &o, &info))) {
-        return cmd_usage_error(&p, "%s", err_msg());
+        /* out of memory is exit 1, not a usage error (issue 30 item 7) */
+        return err_exit_status(rc) == EXIT_BADINPUT ? cmd_usage_error(&p, "%s", err_msg())
+                                                    : cmd_fail(rc);
     }
     if ((rc = gen_parallelize(&w, &par))) {
         return rc;

@@ -16,8 +16,14 @@
 #include <math.h>
 #include <string.h>
 
-/* Not taken: the event path reads the line. */
-#define NOT_TAKEN 1
+/*
+ * Not taken: the event path reads the line.  Negative, so that it is never
+ * one of the error codes (enum baechi_err, positive) that the same
+ * functions return: it was 1 = BAECHI_ENOMEM, and an allocation failing in
+ * the middle of a line left the line to the event path after the cursor
+ * had moved, dropping an op or its inputs with exit 0 (issue 30 item 3).
+ */
+#define NOT_TAKEN (-1)
 
 /* Longest number text parsed through a copy (longer: the event path's). */
 #define NUM_MAX 63
@@ -144,16 +150,17 @@ static int seq_open(struct yflow *f)
     return 0;
 }
 
-/* 1: the sequence ended ("]" consumed); 0: an item follows; NOT_TAKEN. */
+/* SEQ_END: the sequence ended ("]" consumed); 0: an item follows; NOT_TAKEN. */
+#define SEQ_END (-2)
 static int seq_more(struct yflow *f, size_t n_read)
 {
     if (f->p < f->end && *f->p == ']') {
         f->p++;
-        return 1;
+        return SEQ_END;
     }
     if (n_read > 0) {
         if (f->end - f->p < 2 || f->p[0] != ',' || f->p[1] != ' ') {
-            return -1;
+            return NOT_TAKEN;
         }
         f->p += 2;
     }
@@ -178,7 +185,7 @@ static int outputs_value(struct yflow *f, struct wl_flow_op *op)
         }
         op->out[op->n_out++] = v;
     }
-    return more == 1 ? 0 : NOT_TAKEN;
+    return more == SEQ_END ? 0 : NOT_TAKEN;
 }
 
 static int inputs_value(struct yflow *f, struct wl_flow_op *op)
@@ -203,7 +210,7 @@ static int inputs_value(struct yflow *f, struct wl_flow_op *op)
         in->col = (int32_t)(at - f->line_start) + 1;
         op->n_in++;
     }
-    return more == 1 ? 0 : NOT_TAKEN;
+    return more == SEQ_END ? 0 : NOT_TAKEN;
 }
 
 static int device_value(struct yflow *f, int32_t *out)
@@ -331,19 +338,20 @@ static int pairs(struct yflow *f, struct wl_flow_op *op)
     }
 }
 
-int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op)
+int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op, bool *taken)
 {
     struct yflow at = *f; /* the cursor to go on from (f is left untouched) */
     const char *s = f->p;
     size_t ind = f->indent;
     int rc;
 
+    *taken = false;
     if ((size_t)(f->end - s) < ind + 3 || memcmp(s + ind, "- {", 3) != 0) {
-        return NOT_TAKEN;
+        return 0;
     }
     for (size_t i = 0; i < ind; i++) {
         if (s[i] != ' ') {
-            return NOT_TAKEN;
+            return 0;
         }
     }
     op->seen = 0;
@@ -355,13 +363,17 @@ int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op)
     op->line = (int32_t)f->line + 1;
     op->col = (int32_t)ind + 3;
     at.p = s + ind + 3;
-    if ((rc = pairs(&at, op))) {
+    if ((rc = pairs(&at, op)) == NOT_TAKEN) {
+        return 0;
+    }
+    if (rc) {
         return rc;
     }
     if ((op->seen & (OK_NAME | OK_TYPE)) != (OK_NAME | OK_TYPE)) {
-        return NOT_TAKEN; /* "missing required key": the event path's message */
+        return 0; /* "missing required key": the event path's message */
     }
     yflow_item_read(f, at.p);
+    *taken = true;
     return 0;
 }
 

@@ -74,10 +74,12 @@ struct wl_flow_op {
 
 /*
  * Reads the item line at f's cursor (yflow_at_item(f) holds) into *op and
- * moves f past it: 0.  1: not taken (f and the line untouched; read it
- * with events).  BAECHI_ENOMEM.
+ * moves f past it: 0 with *taken true.  0 with *taken false: not taken (f
+ * and the line untouched; read it with events).  BAECHI_ENOMEM (the line
+ * not taken either).  Whether the line was taken is never in the return
+ * value, which holds error codes only (issue 30 item 3).
  */
-int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op);
+int wl_flow_op_read(struct yflow *f, struct wl_flow_op *op, bool *taken);
 
 void wl_flow_op_release(struct wl_flow_op *op);
 

@@ -492,16 +492,20 @@ static bool resolve_early(const struct workload *w, const char *s, size_t n, str
 
 /*
  * The op line at the flow source's cursor, read without events
- * (core/workload_flow.h) and added as read_op() would: 0, 1 (not taken:
- * read it with events), or an error.
+ * (core/workload_flow.h) and added as read_op() would: 0 with *taken true;
+ * 0 with *taken false (not taken: read it with events); or an error.  Once
+ * the line is taken (the cursor past it) every failure is an error: the
+ * event path must not go on from the next line (issue 30 item 3: 1 meant
+ * "not taken" and BAECHI_ENOMEM alike, and an op or its inputs went
+ * missing with exit 0).
  */
-static int read_flow_op(struct wl_reader *rd, int32_t index)
+static int read_flow_op(struct wl_reader *rd, int32_t index, bool *taken)
 {
     struct wl_flow_op *fo = &rd->flow_op;
     struct op_scratch *op = &rd->op;
     int rc;
 
-    if ((rc = wl_flow_op_read(rd->flow, fo)) != 0) {
+    if ((rc = wl_flow_op_read(rd->flow, fo, taken)) != 0 || !*taken) {
         return rc;
     }
     /* the name map's slots of the op and of its inputs' producers, loaded
@@ -592,6 +596,7 @@ static int read_ops(struct wl_reader *rd)
     struct yrd *r = &rd->r;
     int32_t line = yrd_line(r), col = yrd_col(r);
     int32_t n = 0;
+    bool taken;
     int rc;
 
     if (r->ev.type != YAML_SEQUENCE_START_EVENT) {
@@ -601,13 +606,14 @@ static int read_ops(struct wl_reader *rd)
                             yrd_what(r, what, sizeof(what)));
     }
     for (;;) {
-        if (rd->flow && r->pulling && yflow_at_item(rd->flow) && n < INT32_MAX - 1 &&
-            (rc = read_flow_op(rd, n)) != 1) {
-            if (rc) {
+        if (rd->flow && r->pulling && yflow_at_item(rd->flow) && n < INT32_MAX - 1) {
+            if ((rc = read_flow_op(rd, n, &taken))) {
                 return rc;
             }
-            n++;
-            continue;
+            if (taken) {
+                n++;
+                continue;
+            }
         }
         if (rd->direct_only && rd->flow && r->pulling && yflow_at_item(rd->flow)) {
             return BAECHI_EPARSE; /* a line the direct reader did not take */

@@ -1,0 +1,91 @@
+#!/bin/sh
+# alloc-sweep.sh SHIM OUT PROGRAM ARGS... - fails every allocation of one
+# command in turn, with the LD_PRELOAD shim SHIM (tests/shim/failalloc.c,
+# built as failalloc.so), and checks every run (docs/testing.md,
+# "Allocation failures"):
+#
+#   - exit 0: stdout, stderr and the output file OUT ("-": none) are
+#     byte-identical to the clean run's;
+#   - otherwise exit 1 with "out of memory" on stderr, no temporary file
+#     left behind, and OUT either not written or whole (identical to the
+#     clean run's: parallelize writes it before its summary fails);
+#   - anything else (exit 2 or 3, a signal, another message) is a failure.
+#
+# The clean run counts its allocations A (BAECHI_TEST_FAIL_COUNT=1); then
+# the runs N = 1, 1 + S, 1 + 2S, ... <= A fail the N-th allocation
+# (BAECHI_TEST_FAIL_ALLOC=N), S = $SWEEP_STRIDE (default 1: every point).
+# Runs in the current directory (OUT is relative to it).  Prints each
+# failure as "N: why: last line of stderr" and then one line
+# "A points, R runs, F failures"; exits 1 when F > 0.  One process per
+# run and no other fork but a cmp on an exit 0, so that thousands of
+# points take seconds.
+set -u
+shim=${1:?usage: alloc-sweep.sh SHIM OUT PROGRAM ARGS...}
+out=${2:?usage: alloc-sweep.sh SHIM OUT PROGRAM ARGS...}
+shift 2
+stride=${SWEEP_STRIDE:-1}
+
+rm -f "$out" sweep.ref.out sweep.ref.err sweep.ref.file
+BAECHI_TEST_FAIL_COUNT=1 LD_PRELOAD=$shim "$@" > sweep.ref.out 2> sweep.ref.err < /dev/null
+rc=$?
+if [ "$rc" -ne 0 ]; then
+    echo "the clean run exits $rc:"
+    cat sweep.ref.err
+    exit 1
+fi
+n=
+while IFS= read -r line; do
+    case $line in "failalloc: allocations: "*) n=${line#failalloc: allocations: } ;; esac
+done < sweep.ref.err
+if [ -z "$n" ]; then
+    echo "the shim did not count (not preloaded?)"
+    exit 1
+fi
+# the clean run's stderr without the count
+grep -v '^failalloc: allocations: ' sweep.ref.err > sweep.ref.e2 || true
+mv sweep.ref.e2 sweep.ref.err
+[ "$out" = - ] || mv "$out" sweep.ref.file
+
+runs=0
+fails=0
+i=1
+while [ "$i" -le "$n" ]; do
+    BAECHI_TEST_FAIL_ALLOC=$i LD_PRELOAD=$shim "$@" > sweep.out 2> sweep.err < /dev/null
+    rc=$?
+    runs=$((runs + 1))
+    why=
+    last=
+    oom=no
+    while IFS= read -r line; do
+        last=$line
+        case $line in *"out of memory"*) oom=yes ;; esac
+    done < sweep.err
+    if [ "$rc" -eq 0 ]; then
+        if ! cmp -s sweep.out sweep.ref.out; then
+            why="exit 0 with a different stdout"
+        elif ! cmp -s sweep.err sweep.ref.err; then
+            why="exit 0 with a different stderr"
+        elif [ "$out" != - ] && ! cmp -s "$out" sweep.ref.file; then
+            why="exit 0 with a different $out"
+        fi
+    elif [ "$rc" -ne 1 ]; then
+        why="exit $rc"
+    elif [ $oom = no ]; then
+        why="exit 1 without 'out of memory'"
+    elif [ "$out" != - ] && [ -e "$out" ] && ! cmp -s "$out" sweep.ref.file; then
+        why="exit 1 leaving a partial or different $out"
+    else
+        for f in ./*tmp*; do
+            [ -e "$f" ] && why="exit 1 leaving a temporary file $f"
+        done
+    fi
+    if [ -n "$why" ]; then
+        echo "$i: $why: $last"
+        fails=$((fails + 1))
+    fi
+    [ "$out" = - ] || rm -f "$out"
+    rm -f ./*tmp*
+    i=$((i + stride))
+done
+echo "$n points, $runs runs, $fails failures"
+[ "$fails" -eq 0 ]
