@@ -53,13 +53,15 @@ int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes)
     return best;
 }
 
-/* The fastest compute time of op v over c's devices. */
-static int64_t compute_min_us(const struct graph *g, const struct cluster *c, int32_t v)
+/* The fastest compute time of op v over c's devices: over one device of
+ * each distinct speed (the time depends on the speed alone). */
+static int64_t compute_min_us(const struct graph *g, const struct cluster *c,
+                              const struct bound_classes *k, int32_t v)
 {
     int64_t best = LIMIT_TIME_SAT_US;
 
-    for (int32_t d = 0; d < c->n_devices; d++) {
-        int64_t t = cluster_compute_us(c, d, g->weight_us[v]);
+    for (int32_t i = 0; i < k->n_speeds; i++) {
+        int64_t t = cluster_compute_us(c, k->speed_dev[i], g->weight_us[v]);
 
         best = t < best ? t : best;
     }
@@ -715,7 +717,8 @@ static int dear_paths(struct pathwork *w, struct bound_result *r)
 
 /* The memory-aware bound (bound.h) into r->memory_us, min_devices,
  * forced_cuts; r->simple_us raised to the critical path. */
-static int memory_bound(const struct graph *g, const struct cluster *c, struct bound_result *r)
+static int memory_bound(const struct graph *g, const struct cluster *c,
+                        const struct bound_classes *cls, struct bound_result *r)
 {
     struct pathwork w = {.g = g, .c = c, .cheap_edge_us = -1};
     size_t n = (size_t)g->n_ops;
@@ -754,13 +757,13 @@ static int memory_bound(const struct graph *g, const struct cluster *c, struct b
     }
     qsort(w.limits, (size_t)c->n_devices, sizeof(*w.limits), cmp_i64_desc);
     for (int32_t x = 0; x < g->n_tensors; x++) {
-        w.tcomm[x] = bound_comm_min_us(c, g->tensor_bytes[x]);
+        w.tcomm[x] = bound_classes_comm_min_us(cls, c, g->tensor_bytes[x]);
     }
     for (int32_t e = 0; e < g->n_edges; e++) {
         w.ecost[e] = edge_comm_us(g, w.tcomm, e);
     }
     for (int32_t v = 0; v < g->n_ops; v++) {
-        w.tmin[v] = compute_min_us(g, c, v);
+        w.tmin[v] = compute_min_us(g, c, cls, v);
         total_t += (double)w.tmin[v];
         total_p += (double)nonneg(g->persist_bytes[v]);
         total_o += (double)own_out_bytes(g, v);
@@ -828,29 +831,37 @@ done:
  * at speed 2), so on mixed speeds it can exceed the optimum (found by
  * tests/unit/test_bound.c).  With every speed 1 both are the same.
  */
-static int work_bound(const struct graph *g, const struct cluster *c, int64_t *lb_us)
+static int work_bound(const struct graph *g, const struct cluster *c, const struct bound_classes *k,
+                      int64_t *lb_us)
 {
-    double *r = mem_alloc_array((size_t)c->n_devices, sizeof(*r));
+    /* r_d depends on d's speed alone: one per distinct speed, each counted
+     * for its devices (the same sum, in the order of the speeds) */
+    double *r = mem_alloc_array((size_t)k->n_speeds + 1, sizeof(*r));
     double total = 0, speed = 0, x;
 
     if (!r) {
         return err_set(BAECHI_ENOMEM, "out of memory for %d devices", c->n_devices);
     }
-    for (int32_t d = 0; d < c->n_devices; d++) {
-        r[d] = INFINITY;
+    for (int32_t i = 0; i < k->n_speeds; i++) {
+        r[i] = INFINITY;
     }
     for (int32_t v = 0; v < g->n_ops; v++) {
         double w = g->weight_us[v] > 0 ? (double)g->weight_us[v] : 1;
 
         total += w;
-        for (int32_t d = 0; d < c->n_devices; d++) {
-            double q = (double)cluster_compute_us(c, d, g->weight_us[v]) / w;
+        for (int32_t i = 0; i < k->n_speeds; i++) {
+            double q = (double)cluster_compute_us(c, k->speed_dev[i], g->weight_us[v]) / w;
 
-            r[d] = q < r[d] ? q : r[d];
+            r[i] = q < r[i] ? q : r[i];
         }
     }
     for (int32_t d = 0; d < c->n_devices && g->n_ops > 0; d++) {
-        speed += 1.0 / r[d];
+        int32_t i = 0;
+
+        while (k->speed_dev[i] != d && c->dev[k->speed_dev[i]].speed != c->dev[d].speed) {
+            i++;
+        }
+        speed += 1.0 / r[i];
     }
     free(r);
     x = speed > 0 ? total / speed : 0;
@@ -863,6 +874,7 @@ int bound_compute(const struct graph *g, const struct cluster *c, const struct b
                   struct bound_result *r)
 {
     struct bound_options def;
+    struct bound_classes k;
     int rc;
 
     if (!opt) {
@@ -875,10 +887,15 @@ int bound_compute(const struct graph *g, const struct cluster *c, const struct b
     if ((rc = sim_lower_bound_us(g, c, &r->old_simple_us)) != 0) {
         return rc;
     }
-    if ((rc = work_bound(g, c, &r->simple_us)) != 0) {
+    if ((rc = bound_classes_build(c, 0, &k)) != 0) {
         return rc;
     }
-    if ((rc = memory_bound(g, c, r)) != 0) { /* the critical path into simple_us too */
+    rc = work_bound(g, c, &k, &r->simple_us);
+    if (rc == 0) {
+        rc = memory_bound(g, c, &k, r); /* the critical path into simple_us too */
+    }
+    bound_classes_release(&k);
+    if (rc != 0) {
         return rc;
     }
     r->lower_bound_us = r->simple_us;

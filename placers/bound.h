@@ -168,6 +168,10 @@ enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 #define BOUND_LP_MAX_OPS_DEFAULT   150
 #define BOUND_LP_ITERS_PER_ELEMENT 20
 
+/* The LP only on clusters of at most this many devices (its columns grow
+ * with ops x devices; m-ETF and m-SCT place on at most 64 too). */
+#define BOUND_LP_MAX_DEVICES 64
+
 /* The memory bound also tries this many paths restricted to dear edges. */
 #define BOUND_DEAR_PATHS 8
 
@@ -213,6 +217,65 @@ const char *bound_kind_name(enum bound_kind k);
 /* The smallest transfer time of `bytes` between two different devices of
  * c, over the default model and every pair (µs). */
 int64_t bound_comm_min_us(const struct cluster *c, int64_t bytes);
+
+/*
+ * Device classes (bound_classes.c; beyond the original).  Devices of one
+ * class are alike in every number a placer or simulator reads (kind,
+ * memory, speed, peak FLOP/s, memory bandwidth, launch time) and sit in one
+ * node (the cluster file's `nodes`; one node without).  The classes are
+ * symmetric when every ordered pair of devices s != d of classes (a, b)
+ * has one link model: then the smallest transfer time of a tensor is the
+ * smallest over the distinct models of the class pairs (2 on a multi-node
+ * cluster: inside a node, between nodes), and the bound costs
+ * O(tensors x models + devices) instead of O(tensors x devices²); the one
+ * pass that checks symmetry reads each entry of the cluster's own pair table
+ * once (none without one).  Not symmetric (a calibrated per-pair table,
+ * more than BOUND_CLASSES_MAX classes): the per-pair path, as before.
+ *
+ * Uniform: symmetric, and the classes interchangeable (contiguous, one
+ * size, alike devices, one model inside every class and one between any
+ * two).  A permutation of the classes and of the devices inside each then
+ * maps the cluster onto itself, so every placement that uses at most n
+ * devices has an image of equal step on the first bound_classes_prefix(n)
+ * devices: `auto` searches only those (auto.c).
+ */
+#define BOUND_CLASSES_MAX 1024 /* classes² entries: 8 MiB */
+
+struct bound_classes {
+    int32_t n_devices;    /* the first n_devices of the cluster */
+    int32_t n_classes;    /* classes, numbered by their first device */
+    int32_t *class_of;    /* n_devices */
+    int32_t *first;       /* a class's first device */
+    int32_t *size;        /* a class's devices */
+    bool symmetric;       /* one link model per class pair (see above) */
+    bool uniform;         /* interchangeable classes (see above) */
+    int32_t n_links;      /* symmetric: the distinct link models of s != d */
+    int32_t *link_src;    /* a pair with each model */
+    int32_t *link_dst;    /* */
+    int32_t n_speeds;     /* distinct device speeds */
+    int32_t *speed_dev;   /* a device of each */
+    int32_t *speed_count; /* how many devices have it */
+};
+
+/* The classes of the first n devices of c (n <= 0 or above: all) into k
+ * (released by bound_classes_release, also after an error).  0 or
+ * BAECHI_ENOMEM. */
+int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes *k);
+void bound_classes_release(struct bound_classes *k);
+
+/* bound_comm_min_us by the class pairs' models (the per-pair loop when not
+ * symmetric): the same number. */
+int64_t bound_classes_comm_min_us(const struct bound_classes *k, const struct cluster *c,
+                                  int64_t bytes);
+
+/* Uniform: the fewest first devices that hold an image (above) of every
+ * placement on at most n_used devices; otherwise k->n_devices. */
+int32_t bound_classes_prefix(const struct bound_classes *k, int32_t n_used);
+
+/* A copy of src's first n devices (1..n_devices) and their pair table into
+ * dst (initialised here), without copying the whole table.  0 or
+ * BAECHI_ENOMEM. */
+int bound_classes_copy_prefix(struct cluster *dst, const struct cluster *src, int32_t n);
 
 /* Internal to bound*.c: the LP bound into r->lp_us (-1 when not solved),
  * its status into r->lp_status and its solver into r->lp_solver.  0 or

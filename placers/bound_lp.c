@@ -359,6 +359,13 @@ int bound_lp(const struct graph *g, const struct cluster *c, const struct bound_
         snprintf(status, status_size, "skipped: memory does not bind");
         return 0;
     }
+    if (c->n_devices > BOUND_LP_MAX_DEVICES) {
+        /* V x D + E x (D + 1) columns: 150 ops on 4,096 devices would be
+         * about a million (docs/limits.md) */
+        snprintf(status, status_size, "skipped: %d devices > %d", c->n_devices,
+                 BOUND_LP_MAX_DEVICES);
+        return 0;
+    }
     ind = mem_alloc_array(row_max + 1, sizeof(*ind));
     val = mem_alloc_array(row_max + 1, sizeof(*val));
     if (!ind || !val) {
