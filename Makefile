@@ -107,7 +107,7 @@ SONAME := libbaechi.so.$(SO_MAJOR)
 SO := $(BUILD)/libbaechi.so
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all lib check check-quick check-build check-build-plain check-build-san \
+.PHONY: all lib mutate check check-quick check-build check-build-plain check-build-san \
         check-build-fuzz check-build-cuda test unit cli demo bench install deps clean \
         format cuda
 
@@ -195,6 +195,11 @@ cli: $(BIN)
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
+
+# Each mutation of tests/mutations.txt, applied to a scratch copy, must make
+# its named test fail (scripts/mutate.sh); outside `make check`: a rebuild each.
+mutate:
+	@sh scripts/mutate.sh $(MUTATIONS)
 
 bench: all
 	@./baechi bench sim

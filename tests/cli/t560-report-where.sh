@@ -46,6 +46,13 @@ expect_grep "^workload +single +m-etf +m-etf\+fusion" out
 expect_grep "^gnmt_v2_b128_fwd +[0-9.]+ +$etf4 " out
 EOF
 
+test_expect_success '--where K!=V: every run but those' - <<'EOF'
+expect_exit 0 "$BAECHI" db query --db r.db --where 'placer!=single' "select count(*) from runs"
+expect_grep "^ *8 *$" out
+expect_exit 0 "$BAECHI" db query --db r.db --where 'placer!=single,m-etf' "select count(*) from runs"
+expect_grep "^ *0 *$" out
+EOF
+
 # names that match nothing: exit 2, the names stored and a suggestion
 test_expect_success '--where a placer no run has: exit 2, the names stored, did you mean' - <<'EOF'
 expect_exit 2 "$BAECHI" report --db r.db --where placer=m-eft

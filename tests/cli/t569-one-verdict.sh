@@ -64,6 +64,22 @@ test_expect_success 'GNMT with m-TOPO and m-ETF over memory fractions: verdict =
     done
 '
 
+# two GPUs over: the verdict names the one that needs the most, not the first
+test_expect_success 'two GPUs over their memory: the verdict names the worst' - <<'XEOF'
+cat > c3.yaml <<'C'
+format: 1
+name: uneven3
+devices:
+  - {name: big, memory: 8GiB, speed: 1.0}
+  - {name: tiny, memory: 0.12GiB, speed: 1.0}
+  - {name: small, memory: 0.05GiB, speed: 1.0}
+comm: {slope_us_per_byte: 0.0001754, intercept_us: 134}
+C
+"$BAECHI" workload gen transformer --forward-only -o tf.yaml > /dev/null
+expect_exit 0 "$BAECHI" run -w tf.yaml -c c3.yaml -p round-robin
+expect_grep "^verdict +does not fit \(timed model\): small needs [0-9.]+ MiB more than its 51.20 MiB; 2 of 3 GPUs are over their memory" "$TMPDIR_TEST/out"
+XEOF
+
 test_expect_success 'a bad --model is a usage error naming it' '
     expect_exit 2 "$BAECHI" run -w tp.yaml -c dgx-h100-8 -p given --model fast
     expect_grep "fast" "$TMPDIR_TEST/err"

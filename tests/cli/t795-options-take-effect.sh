@@ -32,6 +32,9 @@ S
 "$BAECHI" sweep s.yaml --db r.db --quiet 2> serr || true
 expect_grep "does not load; its points are errors: --micro-batches 3 does not divide the batch" serr
 [ "$(sqlite3 r.db "select status from runs")" = error ]
+# a resumed sweep runs its error points again (they may have been transient)
+"$BAECHI" sweep s.yaml --db r.db 2> /dev/null > again
+expect_grep "1 points, 0 already stored, 1 run" again
 XEOF
 
 test_expect_success '--recompute selective on a CNN: refused; full takes effect' - <<'XEOF'
