@@ -31,7 +31,7 @@ err.o err_warn_ctx           its context; read and written only under err_warn_l
 err.o err_warn_idle          condition of err_warn_lock: the setter waits for calls of the old handler
 err.o err_warn_gen           generation of the handler; read and written only under err_warn_lock
 err.o err_warn_active        calls of a handler running, by generation; only under err_warn_lock
-plot_cleanup.o guard         a plot's temporary files and gnuplot's pid for its signal handler; held by one plot at a time (guard_taken)
+plot_cleanup.o guard         the temporary files of a plot and the pid of gnuplot for its signal handler; held by one plot at a time (guard_taken)
 plot_cleanup.o guard_taken   atomic flag: which plot holds guard
 file_out.o file_out_pending  temporary files being written, removed by a signal that ends the process: a handler can only reach static state; fixed size, slots claimed atomically
 baechi.o once                pthread_once controls of baechi_version and baechi_placers
