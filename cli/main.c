@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
+#include "core/file_out.h"
 #include "core/version.h"
 #include "results/db.h"
 
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 static const struct cmd_struct commands[] = {
     {"workload", cmd_workload, "info, gen, train, import, annotate: inspect, generate, convert"},
@@ -82,6 +82,9 @@ static int run_command(int argc, char **argv)
      * abandoned cleanly (cmd_write_file) instead of the process being killed
      * with a temporary file left behind. */
     signal(SIGXFSZ, SIG_IGN);
+    /* SIGTERM, SIGINT or SIGHUP during a write removes its temporary file
+     * (core/file_out.h), then ends the process by that signal. */
+    file_out_signals_install();
     if (argc < 2) {
         print_usage(stderr);
         return EXIT_BADINPUT;

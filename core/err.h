@@ -12,6 +12,8 @@
 #ifndef BAECHI_CORE_ERR_H
 #define BAECHI_CORE_ERR_H
 
+#include <stdbool.h>
+
 enum baechi_err {
     BAECHI_OK = 0,
     BAECHI_ENOMEM,      /* an allocation failed */
@@ -47,14 +49,42 @@ const char *err_msg(void);
 /* Forgets the last message. */
 void err_clear(void);
 
-/* Maps an error code to the program's exit status. */
+/*
+ * An I/O failure with errno `errnum` (0: EIO): the message is the format
+ * followed by ": <strerror(errnum)>" ("cannot open 'x' for writing: No
+ * space left on device").  Returns BAECHI_ENOMEM for ENOMEM, else
+ * BAECHI_EIO.  When the reason lies in the machine's state, not in the path
+ * the user gave (err_errno_is_system: a full disk, a read-only file system,
+ * a file size limit, a device error), the message is marked as a failure
+ * of the system, and err_exit_status(BAECHI_EIO) is 1, not 2.
+ */
+int err_set_io(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether errno `errnum` is the system's failure (ENOSPC, EROFS, EFBIG, EIO,
+ * EDQUOT, ...) rather than a path's (ENOENT, EACCES, EISDIR, ENOTDIR, ...). */
+bool err_errno_is_system(int errnum);
+
+/* Marks the current message as a failure of the system (SQLite's "database
+ * or disk is full"); err_set clears the mark, err_wrap keeps it. */
+void err_set_system(void);
+bool err_is_system(void);
+
+/* Maps an error code to the program's exit status: BAECHI_EIO is 2 (the
+ * input: a missing or unreadable file), or 1 when the current message is
+ * marked a failure of the system (see err_set_io). */
 int err_exit_status(int code);
 
 /* Prints "baechi: warning: ..." to stderr (warnings are not errors). */
 void err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Warnings go to fn(message, ctx) instead of stderr (the library's users:
- * include/baechi.h); NULL restores stderr.  Process-wide, not per thread. */
+/*
+ * Warnings go to fn(message, ctx) instead of stderr (the library's users:
+ * include/baechi.h); NULL restores stderr.  Process-wide, not per thread.
+ * When it returns, no call of the previous handler runs any more (it waits
+ * for those under way), so its context may be freed; called from inside a
+ * handler, it cannot wait for that handler's own call and returns at once.
+ * A handler may warn, and may set another handler.
+ */
 typedef void (*err_warn_fn)(const char *msg, void *ctx);
 void err_set_warn_handler(err_warn_fn fn, void *ctx);
 

@@ -714,6 +714,13 @@ void yio_fmt_double(double x, char *buf, size_t size)
 
 static void ywr_emit(struct ywr *w, yaml_event_t *ev, int ok)
 {
+    if (w->rc != 0) {
+        /* failed already: the failed write's errno stays for the caller */
+        if (ok) {
+            yaml_event_delete(ev);
+        }
+        return;
+    }
     if (!ok) {
         w->rc = err_set(BAECHI_ENOMEM, "out of memory writing YAML");
         return;
@@ -761,10 +768,12 @@ int ywr_close(struct ywr *w)
     if (w->rc == 0) {
         ywr_emit(w, &ev, yaml_stream_end_event_initialize(&ev));
     }
-    errno = 0;
-    if (w->rc == 0 && (!yaml_emitter_flush(&w->em) || fflush(w->f) != 0 || ferror(w->f))) {
-        w->rc = err_set(errno == ENOMEM ? BAECHI_ENOMEM : BAECHI_EIO, "cannot write YAML: %s",
-                        strerror(errno));
+    if (w->rc == 0) {
+        errno = 0; /* only here: after a failure, its errno stays for the caller */
+        if (!yaml_emitter_flush(&w->em) || fflush(w->f) != 0 || ferror(w->f)) {
+            w->rc = err_set(errno == ENOMEM ? BAECHI_ENOMEM : BAECHI_EIO, "cannot write YAML: %s",
+                            strerror(errno));
+        }
     }
     yaml_emitter_delete(&w->em);
     return w->rc;

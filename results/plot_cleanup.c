@@ -8,14 +8,17 @@
  * A signal handler needs state it can reach: the one mutable global of
  * the plots, fixed-size (nothing is allocated in the handler), held by one
  * plot at a time (a second plot running in another thread draws without
- * it).  Only a signal that would end the process (its action SIG_DFL) is
- * caught, and the action is put back when the plot ends: a program with
+ * it).  Only a signal that would end the process is caught (its action
+ * SIG_DFL, or file_out_on_signal of cli/main.c, which this handler ends
+ * with), and the action is put back when the plot ends: a program with
  * its own handler (Python's SIGINT) keeps it, and its plot_make returns
  * and removes its files as on any error.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "results/plot_internal.h"
+
+#include "core/file_out.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -40,7 +43,6 @@ static _Thread_local bool guard_mine; /* this thread's plot holds the guard */
 /* Only async-signal-safe calls (kill, waitpid, unlink, rmdir, sigaction, raise). */
 static void on_signal(int sig)
 {
-    struct sigaction dfl;
     pid_t child = (pid_t)guard.child;
 
     if (child > 0) {
@@ -58,12 +60,9 @@ static void on_signal(int sig)
             }
         }
     }
-    /* then the process ends as the signal asked */
-    memset(&dfl, 0, sizeof(dfl));
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    raise(sig);
+    /* then the other writes' temporary files, and the process ends as the
+     * signal asked */
+    file_out_on_signal(sig);
 }
 
 void plot_guard_begin(void)
@@ -83,7 +82,8 @@ void plot_guard_begin(void)
     for (size_t k = 0; k < N_CAUGHT; k++) {
         guard.installed[k] = false;
         if (sigaction(caught[k], NULL, &guard.old[k]) == 0 &&
-            !(guard.old[k].sa_flags & SA_SIGINFO) && guard.old[k].sa_handler == SIG_DFL) {
+            !(guard.old[k].sa_flags & SA_SIGINFO) &&
+            (guard.old[k].sa_handler == SIG_DFL || guard.old[k].sa_handler == file_out_on_signal)) {
             guard.installed[k] = sigaction(caught[k], &sa, NULL) == 0;
         }
     }

@@ -28,6 +28,12 @@ allowlist='
 err.o err_warn_lock          the process-wide warning handler of baechi_set_warning_handler (include/baechi.h says process-wide); the mutex itself
 err.o err_warn_handler       that handler; read and written only under err_warn_lock
 err.o err_warn_ctx           its context; read and written only under err_warn_lock
+err.o err_warn_idle          condition of err_warn_lock: the setter waits for calls of the old handler
+err.o err_warn_gen           generation of the handler; read and written only under err_warn_lock
+err.o err_warn_active        calls of a handler running, by generation; only under err_warn_lock
+plot_cleanup.o guard         the temporary files of a plot and the pid of gnuplot for its signal handler; held by one plot at a time (guard_taken)
+plot_cleanup.o guard_taken   atomic flag: which plot holds guard
+file_out.o file_out_pending  temporary files being written, removed by a signal that ends the process: a handler can only reach static state; fixed size, slots claimed atomically
 baechi.o once                pthread_once controls of baechi_version and baechi_placers
 baechi.o version_buf         baechi_version text, written once under pthread_once, then read-only
 baechi.o placer_names        baechi_placers list, written once under pthread_once, then read-only
