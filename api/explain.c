@@ -52,7 +52,7 @@ int baechi_explain_memory(const struct baechi_workload *w, const struct baechi_c
         goto cleanup;
     }
     mem_explain_write_json(f, &x, &g, &cw);
-    if (ferror(f) | fclose(f)) {
+    if ((ferror(f) | fclose(f)) || !text) { /* !text: fclose's realloc failed */
         free(text);
         rc = err_set(BAECHI_ENOMEM, "out of memory writing the memory explanation");
         goto cleanup;

@@ -48,7 +48,7 @@ int baechi_report_json(const char *db_path, const char *const *where, const char
         goto cleanup;
     }
     rc = report_runs(db, &ro, f);
-    if ((ferror(f) | fclose(f)) && !rc) {
+    if (((ferror(f) | fclose(f)) || !text) && !rc) { /* !text: fclose's realloc failed */
         rc = err_set(BAECHI_ENOMEM, "out of memory writing the report");
     }
     if (rc == 0) {

@@ -224,7 +224,7 @@ int api_workload_adopt(struct workload *w, const char *what, struct baechi_workl
         goto cleanup;
     }
     rc = workload_write_yaml(w, f);
-    if ((ferror(f) | fclose(f)) && !rc) {
+    if (((ferror(f) | fclose(f)) || !text) && !rc) { /* !text: fclose's realloc failed */
         rc = err_set(BAECHI_ENOMEM, "%s: cannot write its YAML text", what);
     }
     if (rc) {

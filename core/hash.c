@@ -40,7 +40,8 @@ int hash_written(hash_write_fn write, const void *doc, uint64_t *out)
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     rc = write(doc, f);
-    if (fclose(f) != 0 && !rc) {
+    /* glibc's fclose returns 0 with *buf NULL when its last realloc fails */
+    if ((fclose(f) != 0 || !buf) && !rc) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
     }
     if (!rc) {

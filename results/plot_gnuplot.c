@@ -106,7 +106,7 @@ static char *to_str(void (*fn)(FILE *, const char *), const char *s)
         return NULL;
     }
     fn(f, s);
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || !buf) { /* !buf: fclose's realloc failed */
         free(buf);
         return NULL;
     }

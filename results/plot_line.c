@@ -52,7 +52,7 @@ static int sappend(char **buf, size_t *n, size_t *alloc, const char *x, const ch
     fputc(' ', f);
     plot_gp_datum(f, y);
     fputc('\n', f);
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || !line) { /* !line: fclose's realloc failed */
         free(line);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

@@ -111,7 +111,7 @@ static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
         goto cleanup;
     }
     rc = cluster_write_yaml(&c, f);
-    if (fclose(f) != 0 && !rc) {
+    if ((fclose(f) != 0 || !l->yaml) && !rc) { /* !yaml: fclose's realloc failed */
         rc = err_set(BAECHI_ENOMEM, "out of memory");
     }
     if (rc) {
@@ -560,7 +560,7 @@ static int options_text(const struct placement *pl, char **out)
     for (int32_t i = 0; i < pl->n_options; i++) {
         fprintf(f, "%s%s=%s", i ? ", " : "", pl->options[i].key, pl->options[i].value);
     }
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || !buf) { /* !buf: fclose's realloc failed */
         free(buf);
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

@@ -14,6 +14,8 @@
 # The clean run counts its allocations A (BAECHI_TEST_FAIL_COUNT=1); then
 # the runs N = 1, 1 + S, 1 + 2S, ... <= A fail the N-th allocation
 # (BAECHI_TEST_FAIL_ALLOC=N), S = $SWEEP_STRIDE (default 1: every point).
+# $SWEEP_SED, a sed script, is applied to stdout and stderr before they
+# are compared (wall-clock times: 's/ in [0-9.]* [mµ]*s;/ in T;/').
 # Runs in the current directory (OUT is relative to it).  Prints each
 # failure as "N: why: last line of stderr" and then one line
 # "A points, R runs, F failures"; exits 1 when F > 0.  One process per
@@ -44,6 +46,14 @@ fi
 # the clean run's stderr without the count
 grep -v '^failalloc: allocations: ' sweep.ref.err > sweep.ref.e2 || true
 mv sweep.ref.e2 sweep.ref.err
+# filter FILE: FILE through $SWEEP_SED, in place
+filter() {
+    if [ -n "${SWEEP_SED:-}" ]; then
+        sed -e "$SWEEP_SED" "$1" > sweep.filtered && mv sweep.filtered "$1"
+    fi
+}
+filter sweep.ref.out
+filter sweep.ref.err
 [ "$out" = - ] || mv "$out" sweep.ref.file
 
 runs=0
@@ -61,6 +71,8 @@ while [ "$i" -le "$n" ]; do
         case $line in *"out of memory"*) oom=yes ;; esac
     done < sweep.err
     if [ "$rc" -eq 0 ]; then
+        filter sweep.out
+        filter sweep.err
         if ! cmp -s sweep.out sweep.ref.out; then
             why="exit 0 with a different stdout"
         elif ! cmp -s sweep.err sweep.ref.err; then
