@@ -9,6 +9,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "workloads/costmodel.h"
+#include "workloads/gen_cap.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -210,6 +211,9 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
                        "unknown model '%s' (known: inception-v3, gnmt, transformer, gpt, "
                        "synthetic)",
                        name);
+    }
+    if ((rc = gen_cap_check(name, o)) != 0) { /* the op count before building (gen_cap.h) */
+        return rc;
     }
     if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;
