@@ -33,6 +33,10 @@
  */
 #define AUTO_VISITS_PER_MS 20000
 
+/* auto searches at most this many devices (auto.c, "Devices"): its
+ * simulations hold devices x devices arrays (docs/limits.md). */
+#define AUTO_MAX_DEVICES 1024
+
 /*
  * The search's limits.  Each bounds the work of one step (the moves
  * generated before any is tried) or the length of the search; none bounds

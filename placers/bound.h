@@ -140,11 +140,15 @@
  * every device and z = 0 is feasible), so it adds most where the memory
  * rows force ops apart.
  *
- * Complexity: simple and memory O(V·D + 16 (V + E + k log k) + T·D²) for
- * paths of k ops and T tensors on them, plus the cut volumes on paths of at
+ * Complexity: simple and memory O(V·S + D·S + 16 (V + E + k log k) + T·M)
+ * for S distinct device speeds, M link models (the distinct models of the
+ * class pairs, "Device classes" below; D² when the classes are not
+ * symmetric), paths of k ops and T tensors on them, one pass over the
+ * cluster's pair table (D² entries, when it has one), plus the cut volumes on paths of at
  * most BOUND_CUTS_MAX_OPS ops where memory binds: O(k² + k·T_k) per step
  * of the bisection (about 10-20), T_k the path tensors read later on the
- * path; each distinct path once.  The LP has V·D + E·(D + 1) + V + 1 columns.
+ * path; each distinct path once.  The LP has V·D + E·(D + 1) + V + 1 columns
+ * (skipped above BOUND_LP_MAX_DEVICES devices).
  *
  * Part of baechi-c; see README.md for the licence.
  */

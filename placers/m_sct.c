@@ -47,6 +47,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Devices of m-SCT (and m-ETF): ls_init's limit, checked before the LP. */
+#define SCT_MAX_DEVICES 64
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -119,6 +122,12 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
     int32_t max_cols;
     int rc;
 
+    if (x->n_dev < 1 || x->n_dev > SCT_MAX_DEVICES) {
+        /* before the LP, which would be solved and then thrown away: the
+         * scheduling loop (list_sched.c) holds at most this many */
+        return err_set(BAECHI_EINVAL, "m-etf/m-sct support 1 to %d devices, not %d",
+                       SCT_MAX_DEVICES, (int)x->n_dev);
+    }
     if (max_degree(x->p) > SCT_MAX_DEGREE) {
         err_warn("m-sct: an op has %d inputs or outputs (more than %d): the favourite-child LP "
                  "and the SCT loop grow quadratically; placing with m-ETF instead",

@@ -15,6 +15,7 @@
 #include "placers/lp_clp.h"
 #include "results/sweep_internal.h"
 #include "workloads/gen_params.h"
+#include "workloads/gen_cap.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -229,7 +230,7 @@ static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
     for (int32_t i = 0; i < s->workloads.n; i++) {
         const struct sweep_item *it = &s->workloads.item[i];
         const char *why = NULL;
-        char *p = NULL, *buf = NULL;
+        char *p = NULL, *buf = NULL, cap_why[400];
         struct gen_spec g;
 
         if (sweep_is_generated(it->text)) {
@@ -237,6 +238,11 @@ static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
                 return BAECHI_ENOMEM;
             }
             why = sweep_gen_parse(buf, &g);
+            if (!why && g.source == GEN_SOURCE_MODEL &&
+                gen_cap_check(g.model, &g.gen) == BAECHI_EINVAL) {
+                snprintf(cap_why, sizeof(cap_why), "is too large: %s", err_msg());
+                why = cap_why; /* refused before the first run (gen_cap.h) */
+            }
             if (!why && g.source == GEN_SOURCE_IMPORT) {
                 if (!(p = sweep_resolve(s, g.model))) {
                     free(buf);

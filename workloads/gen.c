@@ -9,6 +9,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "workloads/costmodel.h"
+#include "workloads/gen_cap.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -217,6 +218,9 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
                        "--elem-bytes %d: an element is 1 (fp8), 2 (fp16, bf16), 4 (fp32) or 8 "
                        "(fp64) bytes",
                        o->elem_bytes);
+    }
+    if ((rc = gen_cap_check(name, o)) != 0) { /* the op count before building (gen_cap.h) */
+        return rc;
     }
     if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;

@@ -17,6 +17,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/strmap.h"
+#include "workloads/gen_cap.h"
 #include "workloads/train.h"
 
 #include <math.h>
@@ -931,6 +932,9 @@ int parallel_apply(struct workload *out, const struct workload *in, const struct
     int rc;
 
     workload_init(out);
+    if ((rc = gen_cap_parallel(in, o)) != 0) { /* the size before building it (gen_cap.h) */
+        return rc;
+    }
     memset(&x, 0, sizeof(x));
     x.w = in;
     x.o = o;

@@ -166,7 +166,7 @@ static void expect_same_bound(const struct bound_result *a, const struct bound_r
 Test(bound_classes, same_bound_as_per_pair)
 {
     static const char *out_bytes[] = {"100", "4000", "200000"};
-    int n_memory = 0;
+    int n_memory = 0, n_lp = 0;
 
     for (int shape = 0; shape < 3; shape++) {
         for (uint64_t seed = 1; seed <= 8; seed++) {
@@ -206,10 +206,12 @@ Test(bound_classes, same_bound_as_per_pair)
             cr_assert_eq(bound_compute(&g, &ref, NULL, &b), 0, "%s", err_msg());
             expect_same_bound(&a, &b, what);
             n_memory += a.memory_us > a.simple_us;
+            n_lp += a.lp_us >= 0;
             cluster_release(&sym);
             cluster_release(&ref);
             graph_release(&g);
         }
     }
     cr_expect_gt(n_memory, 0, "the memory bound never took part");
+    cr_expect_gt(n_lp, 0, "the LP never ran");
 }
