@@ -172,7 +172,7 @@ FILE *cmd_open_out(const char *path)
     }
     f = fopen(path, "w");
     if (!f) {
-        err_set(BAECHI_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
+        err_set_io(errno, "cannot open '%s' for writing", path);
     }
     return f;
 }
@@ -184,12 +184,13 @@ int cmd_close_out(FILE *f, const char *path)
     if (!f) {
         return 0;
     }
+    errno = 0;
     bad = fflush(f) != 0 || ferror(f);
     if (f != stdout) {
         bad |= fclose(f) != 0;
     }
     if (bad) {
-        return err_set(BAECHI_EIO, "error writing '%s': %s", path, strerror(errno));
+        return err_set_io(errno, "error writing '%s'", path);
     }
     return 0;
 }

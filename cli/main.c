@@ -45,8 +45,9 @@ static void print_usage(FILE *f)
         fprintf(f, "    %-10s %s\n", c->name, c->summary);
     }
     fputs("\nSee 'baechi <command> --help' for a command's options.\n"
-          "Exit codes: 0 success, 1 internal error, 2 bad input or usage,\n"
-          "3 infeasible placement (a result).\n",
+          "Exit codes: 0 success, 1 internal error (out of memory, a failed write:\n"
+          "full disk, read-only file system), 2 bad input or usage, 3 infeasible\n"
+          "placement (a result).\n",
           f);
 }
 

@@ -41,7 +41,9 @@ extern "C" {
 #define BAECHI_API_MINOR 2
 
 /* Return codes.  The program `baechi` maps them to exit statuses: 0; 2 for
- * INVAL, PARSE, IO, UNSUPPORTED; 3 for INFEASIBLE; 1 otherwise. */
+ * INVAL, PARSE, IO, UNSUPPORTED; 3 for INFEASIBLE; 1 otherwise, and 1 for
+ * an IO failure of the machine (a full disk, a read-only file system: the
+ * message gives the system's reason). */
 enum baechi_code {
     BAECHI_SUCCESS = 0,
     BAECHI_ERR_NOMEM = 1,      /* an allocation failed */

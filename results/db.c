@@ -10,6 +10,7 @@
 #include "core/array.h"
 #include "core/err.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -30,7 +31,8 @@
 struct db {
     sqlite3 *h;
     char *path;
-    char *failed; /* the last failure's message: a later COMMIT repeats it */
+    char *failed;    /* the last failure's message: a later COMMIT repeats it */
+    bool failed_sys; /* it was the system's (err_set_system): exit 1, not 2 */
     sqlite3_stmt *ins_run, *ins_dev, *ins_link, *ins_place;
 };
 
@@ -267,12 +269,35 @@ void db_now_iso(char *buf, size_t size)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
 }
 
+static char *dir_of(const char *path);
+
+/*
+ * The errno behind SQLite's last failure.  Where it cannot open or create a
+ * file (the database, its -wal), it retries read-only and keeps that
+ * attempt's ENOENT: when the directory exists but refuses writing, the
+ * reason is the directory's (EROFS, a read-only file system; EACCES).
+ */
+static int db_errno(struct db *db)
+{
+    int code = sqlite3_errcode(db->h) & 0xff, e = sqlite3_system_errno(db->h);
+    char *dir;
+
+    if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY) && (e == 0 || e == ENOENT) &&
+        (dir = dir_of(db->path)) != NULL) {
+        if (access(dir, F_OK) == 0 && access(dir, W_OK) != 0) {
+            e = errno;
+        }
+        free(dir);
+    }
+    return e;
+}
+
 /* The operating system's reason for a failed read or write (", No space left
  * on device"), empty for other errors: SQLite's own text ("disk I/O error")
  * does not say which. */
 static const char *os_reason(struct db *db, char *buf, size_t size)
 {
-    int code = sqlite3_errcode(db->h), e = sqlite3_system_errno(db->h);
+    int code = sqlite3_errcode(db->h) & 0xff, e = db_errno(db);
 
     buf[0] = '\0';
     if (e != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN ||
@@ -285,9 +310,21 @@ static const char *os_reason(struct db *db, char *buf, size_t size)
 /* Reports msg and keeps it: SQLite rolls a transaction back on a full disk
  * or an I/O error, and the COMMIT that follows would only say "no
  * transaction is active" (db_commit repeats this instead). */
+/* A full disk, an I/O error or a read-only file system: the machine's
+ * failure, not the input's (err_set_system). */
+static bool db_failure_is_system(struct db *db)
+{
+    int code = sqlite3_errcode(db->h) & 0xff, e = db_errno(db);
+
+    return code == SQLITE_FULL || code == SQLITE_IOERR ||
+           ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY) && e != 0 &&
+            err_errno_is_system(e));
+}
+
 static int db_fail(struct db *db, const char *what, const char *msg)
 {
     char os[128];
+    bool sys = db_failure_is_system(db);
     int rc;
 
     if (what) {
@@ -296,8 +333,12 @@ static int db_fail(struct db *db, const char *what, const char *msg)
     } else {
         rc = err_set(BAECHI_EIO, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
     }
+    if (sys) {
+        err_set_system();
+    }
     free(db->failed);
     db->failed = array_strdup(err_msg());
+    db->failed_sys = sys;
     return rc;
 }
 
@@ -452,14 +493,15 @@ cleanup:
  * write), and SQLite removes both files when the last connection closes;
  * elsewhere it opens read-only (then reopen_immutable()).
  */
-static int reader_open_flags(const char *path)
+/* The directory of path (malloc'ed; "." for a bare name), NULL when out of memory. */
+static char *dir_of(const char *path)
 {
-    char *dir = array_strdup(path), *slash;
-    int rw;
+    char *dir = array_malloc(strlen(path) + 2, 1), *slash;
 
     if (!dir) {
-        return SQLITE_OPEN_READONLY;
+        return NULL;
     }
+    strcpy(dir, path);
     slash = strrchr(dir, '/');
     if (!slash) {
         strcpy(dir, ".");
@@ -468,9 +510,51 @@ static int reader_open_flags(const char *path)
     } else {
         *slash = '\0';
     }
+    return dir;
+}
+
+static int reader_open_flags(const char *path)
+{
+    char *dir = dir_of(path);
+    int rw;
+
+    if (!dir) {
+        return SQLITE_OPEN_READONLY;
+    }
     rw = access(path, R_OK | W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
     free(dir);
     return rw ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+}
+
+/*
+ * A database that cannot be opened, with the system's reason.  Creating one
+ * in a read-only directory, SQLite retries read-only and keeps that
+ * attempt's ENOENT ("unable to open database file"): where the file is
+ * missing and its directory exists but refuses writing, the reason is the
+ * directory's (EROFS: a read-only file system, exit 1; EACCES).
+ */
+static int open_fail(struct db *db, const char *path, int oflags)
+{
+    const char *msg;
+    char *dir;
+    int e;
+
+    if (!db->h) {
+        return err_set(BAECHI_ENOMEM, "cannot open database '%s': out of memory", path);
+    }
+    msg = sqlite3_errmsg(db->h);
+    e = sqlite3_system_errno(db->h);
+    if ((oflags & SQLITE_OPEN_CREATE) && (e == 0 || e == ENOENT) && access(path, F_OK) != 0 &&
+        (dir = dir_of(path)) != NULL) {
+        if (access(dir, F_OK) == 0 && access(dir, W_OK) != 0) {
+            e = errno;
+        }
+        free(dir);
+    }
+    if (e != 0) {
+        return err_set_io(e, "cannot open database '%s': %s", path, msg);
+    }
+    return err_set(BAECHI_EIO, "cannot open database '%s': %s", path, msg);
 }
 
 const char *db_path(const struct db *db)
@@ -494,8 +578,7 @@ int db_open(struct db **out, const char *path, unsigned flags)
         return BAECHI_ENOMEM;
     }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = err_set(BAECHI_EIO, "cannot open database '%s': %s", path,
-                     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        rc = open_fail(db, path, oflags);
         goto fail;
     }
     sqlite3_busy_timeout(db->h, 60000);
@@ -513,7 +596,9 @@ int db_open(struct db **out, const char *path, unsigned flags)
         }
         if ((rc = exec(db, "PRAGMA journal_mode = WAL")) != 0 ||
             (rc = exec(db, "PRAGMA synchronous = NORMAL")) != 0) {
-            err_wrap(rc, "'%s' is not a usable database", path);
+            if (!err_is_system()) {
+                err_wrap(rc, "'%s' is not a usable database", path);
+            }
             goto fail;
         }
     }
@@ -584,7 +669,11 @@ int db_commit(struct db *db)
     if (sqlite3_get_autocommit(db->h)) {
         /* rolled back by SQLite after a failed statement: name that failure */
         if (db->failed) {
-            return err_set(BAECHI_EIO, "%s", db->failed);
+            err_set(BAECHI_EIO, "%s", db->failed);
+            if (db->failed_sys) {
+                err_set_system();
+            }
+            return BAECHI_EIO;
         }
         return err_set(BAECHI_EIO, "%s: cannot commit: no transaction is active", db->path);
     }

@@ -166,7 +166,7 @@ static int plot_draw(const struct plot_opts *o, const char *gnuplot, const char 
         goto cleanup;
     }
     if (tmp && rename(tmp, o->out) != 0) {
-        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", o->out, strerror(errno));
+        rc = err_set_io(errno, "cannot write '%s'", o->out);
         goto cleanup;
     }
     FREE_AND_NULL(tmp);
@@ -182,8 +182,9 @@ cleanup:
 /* Closes f; a write error becomes BAECHI_EIO naming path unless rc is set already. */
 static int close_checked(FILE *f, const char *path, int rc)
 {
+    errno = 0;
     if (fclose(f) != 0 && !rc) {
-        rc = err_set(BAECHI_EIO, "cannot write '%s'", path);
+        rc = err_set_io(errno, "cannot write '%s'", path);
     }
     return rc;
 }
@@ -247,7 +248,7 @@ int plot_make(struct db *db, const struct plot_opts *o)
         goto cleanup;
     }
     if ((csv_tmp && rename(csv_tmp, csv_path) != 0) || (gp_tmp && rename(gp_tmp, gp_path) != 0)) {
-        rc = err_set(BAECHI_EIO, "cannot write '%s': %s", csv_path, strerror(errno));
+        rc = err_set_io(errno, "cannot write '%s'", csv_path);
         goto cleanup;
     }
     FREE_AND_NULL(csv_tmp);

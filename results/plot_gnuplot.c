@@ -335,7 +335,7 @@ int plot_make_tmp(const char *path, char **tmp)
         int e = errno;
         free(*tmp);
         *tmp = NULL;
-        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+        return err_set_io(e, "cannot write '%s'", path);
     }
     close(fd);
     return 0;
@@ -354,7 +354,7 @@ int plot_open_tmp(const char *path, char **tmp, FILE **f)
             unlink(*tmp);
             FREE_AND_NULL(*tmp);
         }
-        return err_set(BAECHI_EIO, "cannot write '%s': %s", path, strerror(e));
+        return err_set_io(e, "cannot write '%s'", path);
     }
     return 0;
 }
