@@ -37,6 +37,9 @@ static void dim_set(struct gen_opts *o, int k, int32_t v)
         break;
     default:
         o->train.micro_batches = v;
+        /* a batch that 2 and 3 micro-batches divide (workload gen refuses
+         * others); the batch changes sizes, not the op count */
+        o->batch = 6;
         break;
     }
 }
