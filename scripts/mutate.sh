@@ -72,7 +72,7 @@ open(p, "w", encoding="utf-8").write(s.replace(b["from"], b["to"]))' "$scratch/$
         *)
             f=$(ls "$scratch"/tests/cli/"$test"*.sh | head -1)
             d=$(mktemp -d "$scratch/.t.XXXXXX")
-            (cd "$d" && BAECHI="$scratch/build/baechi" TOP="$scratch" TMPDIR_TEST="$d" \
+            (cd "$scratch" && BAECHI="$scratch/build/baechi" TOP="$scratch" TMPDIR_TEST="$d" \
                 timeout 600 sh "$f" > "$scratch/.test.log" 2>&1)
             ;;
         esac

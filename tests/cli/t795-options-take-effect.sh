@@ -4,6 +4,7 @@
 # that do not divide the batch (each would be rounded up: more samples than
 # the batch), selective recomputation on a graph without attention.
 . "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
 
 G="gpt --layers 2 --d-model 64 --heads 4 --vocab 100 --seq 8"
 

@@ -6,6 +6,7 @@
 # Checked in headless Chromium: the page renders, every image loads, no
 # console error (skipped, with the reason, where Chromium is absent).
 . "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: a sweep with a hostile name, and --html' - <<'XEOF'
 cat > s.yaml <<S

@@ -5,6 +5,7 @@
 # 6.44 GiB limit because another stage ran out); the run-wide `peak` still
 # circles every oom run.
 . "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: oom runs whose small second device is over, the first not' - <<'XEOF'
 cat > c.yaml <<'C'

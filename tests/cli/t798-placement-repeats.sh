@@ -4,6 +4,7 @@
 # file:line:col errors, and the placements and simulated numbers are those
 # of one placement (only the timing is repeated).
 . "$TOP/tests/cli/lib.sh"
+cd "$TMPDIR_TEST"
 
 sweep() {
     cat > "$1.yaml" <<S
