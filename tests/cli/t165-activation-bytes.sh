@@ -10,7 +10,8 @@
 # timed model's bytes when backward starts, less the parameters (run
 # --trace), between 24 and 8 layers, / 16; within 5 %.  h 2048, a 16, b 1; s 2048 and s 256
 # (s b <= h: the QKV and fc1 outputs, smaller than their weights, were
-# hidden behind the weights' persistent bytes before).
+# hidden behind the weights' persistent bytes before).  docs/recomputation.md
+# quotes them; docs/training-memory.md its Inception-V3 figures.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -73,6 +74,46 @@ for line in open("per-layer.txt"):
         bad.append(name + " s " + s)
 assert len(open("per-layer.txt").readlines()) == 8
 assert not bad, bad
+PY
+EOF
+
+test_expect_success 'docs/recomputation.md quotes these numbers' - <<'EOF'
+python3 - "$TOP/docs/recomputation.md" <<'PY'
+import sys
+doc = open(sys.argv[1]).read().split("## Per layer")[1].split("\n## ")[0].splitlines()
+rows = {"dropout": "| none, dropout 0.1 (default) |", "nodropout": "| none, `--dropout 0` |",
+        "selective": "| selective |", "full": "| full |"}
+got = {}
+for line in open("per-layer.txt"):
+    name, s, r, v = line.split()
+    got.setdefault(name, []).append("%.2f" % float(v))
+for name, head in rows.items():
+    row = [l for l in doc if l.startswith(head) and l.count("|") == 6]
+    assert row, head
+    cells = [c.strip() for c in row[0].split("|")]
+    assert [cells[2], cells[4]] == got[name], (name, cells, got[name])
+PY
+EOF
+
+test_expect_success 'docs/training-memory.md: Inception-V3 b64 on one RTX 2080 as quoted' - <<'EOF'
+"$BAECHI" workload gen inception-v3 -b 64 --device rtx2080 -o inc.yaml > /dev/null &&
+"$BAECHI" workload gen inception-v3 -b 64 --device rtx2080 --save-all-inputs -o sai.yaml \
+    > /dev/null || exit 1
+for w in inc sai; do
+    "$BAECHI" run -w $w.yaml -c paper-4gpu-pcie -p single --json --explain-memory > $w.json ||
+        exit 1
+done
+python3 - "$TOP/docs/training-memory.md" <<'PY'
+import json, sys
+doc = " ".join(open(sys.argv[1]).read().split())
+gib = lambda b: "%.2f GiB" % (b / 2**30)
+inc, sai = (json.load(open(w + ".json")) for w in ("inc", "sai"))
+peak = lambda d: d["sim"]["timed"]["devices"][0]["peak_bytes"]
+saved = gib(inc["memory_explain"]["timed"][0]["peak"]["by_kind"]["saved"])
+want = "%s with `--save-all-inputs` (out of memory on 6.44 GiB), %s now, of which %s" % (
+    gib(peak(sai)), gib(peak(inc)), saved)
+print(want)
+assert want in doc, want
 PY
 EOF
 
