@@ -33,6 +33,7 @@ enum gp_kind {
     GP_DEVICE,
     GP_OPTIMIZER,
     GP_BWD,
+    GP_DROPOUT, /* gen_opts.dropout */
     GP_MICRO,
     GP_SCHEDULE, /* the pipeline schedule (core/pipeline.h) */
     GP_VSTAGES,
@@ -78,6 +79,7 @@ static const struct gen_param params[] = {
     {"device", GP_DEVICE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"optimizer", GP_OPTIMIZER, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"bwd-factor", GP_BWD, FOR_MODEL | FOR_IMPORT, 0, 0, 1000},
+    {"dropout", GP_DROPOUT, FOR_MODEL, 0, 0, 0},
     {"save-all-inputs", GP_FLAG, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
     {"schedule", GP_SCHEDULE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
@@ -339,6 +341,16 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
             return why;
         }
         s->gen.train.bwd_factor = d;
+        break;
+    }
+    case GP_DROPOUT: {
+        double d;
+
+        if (yio_parse_double(val, &d) || !(d >= 0 && d <= 0.999)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected a probability in 0..0.999", key);
+            return why;
+        }
+        s->gen.dropout = d;
         break;
     }
     case GP_SHAPE:

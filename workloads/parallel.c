@@ -124,8 +124,9 @@ static size_t base_len(const char *s)
 static enum tp_role role_of(const char *s, size_t n)
 {
     static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
-    static const char *const blocks[][4] = {
-        {"qkv", "q", "k", "v"}, {"scores", "softmax", "context", NULL}, {"out", NULL}};
+    static const char *const blocks[][5] = {{"qkv", "q", "k", "v", NULL},
+                                            {"scores", "softmax", "dropout", "context", NULL},
+                                            {"out", NULL}};
     const char *c, *p;
     size_t lc, lp;
     bool in_attn = false;
@@ -144,7 +145,7 @@ static enum tp_role role_of(const char *s, size_t n)
     }
     if (in_attn) {
         for (int r = 0; r < 3; r++) {
-            for (int i = 0; i < 4 && blocks[r][i]; i++) {
+            for (int i = 0; blocks[r][i]; i++) {
                 if (lc == strlen(blocks[r][i]) && strncmp(c, blocks[r][i], lc) == 0) {
                     return (enum tp_role)(TP_ENTRY + r);
                 }

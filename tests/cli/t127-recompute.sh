@@ -17,7 +17,8 @@ FIX="$TOP/tests/data/pytorch-memory.json"
 
 test_expect_success 'setup: 4 GPT-2 small layers, batch 1, each recompute mode' - <<'EOF'
 for r in none full selective; do
-    "$BAECHI" workload gen gpt --size small --layers 4 -b 1 --device h100 --recompute $r \
+    # --dropout 0: the fixture's blocks have none (t165 checks dropout's masks)
+    "$BAECHI" workload gen gpt --size small --layers 4 -b 1 --device h100 --dropout 0 --recompute $r \
         -o gpt-$r.yaml > /dev/null || exit 1
 done
 EOF
@@ -142,7 +143,8 @@ grep -q "name: h0/recompute/ln_1/mb1," mb.yaml &&
 "$BAECHI" workload gen gpt --size small --layers 2 -b 1 --seq 64 --forward-only -o fwd.yaml \
     > /dev/null &&
 "$BAECHI" workload train fwd.yaml --recompute selective -o tr.yaml > /dev/null &&
-test "$(grep -c "{name: [^,]*/recompute/" tr.yaml)" -eq 4
+# selective, per layer: the scores, the softmax and the dropout on the probabilities
+test "$(grep -c "{name: [^,]*/recompute/" tr.yaml)" -eq 6
 EOF
 
 test_expect_success 'bad values are refused, naming the value' - <<'EOF'
