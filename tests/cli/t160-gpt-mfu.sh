@@ -25,14 +25,22 @@ in_band() {
     awk -v m="$1" 'BEGIN { exit !(m >= 30 && m <= 65) }' || { echo "MFU $1 % out of 30..65"; return 1; }
 }
 
+# in_doc MODEL H100 A100: docs/devices.md quotes these
+in_doc() {
+    grep -q "^| $1 | .* | $2 % | $3 % |$" "$TOP/docs/devices.md" ||
+        { echo "docs/devices.md does not quote $1: $2 % / $3 %"; return 1; }
+}
+
 test_expect_success 'GPT 1.3B (h 2048, l 24, s 2048, b 8) fp16 on h100 and a100: MFU 30-65 %' '
     m=$(mfu h100 989.4e12 2048 24 16 2048 8) && echo "h100 $m" && in_band "$m" &&
-    m=$(mfu a100 312e12 2048 24 16 2048 8) && echo "a100 $m" && in_band "$m"
+    n=$(mfu a100 312e12 2048 24 16 2048 8) && echo "a100 $n" && in_band "$n" &&
+    in_doc "GPT 1.3B" "$m" "$n"
 '
 
 test_expect_success 'GPT 2.7B (h 2560, l 32, s 2048, b 8) fp16 on h100 and a100: MFU 30-65 %' '
     m=$(mfu h100 989.4e12 2560 32 32 2048 8) && echo "h100 $m" && in_band "$m" &&
-    m=$(mfu a100 312e12 2560 32 32 2048 8) && echo "a100 $m" && in_band "$m"
+    n=$(mfu a100 312e12 2560 32 32 2048 8) && echo "a100 $n" && in_band "$n" &&
+    in_doc "GPT 2.7B" "$m" "$n"
 '
 
 test_done
