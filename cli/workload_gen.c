@@ -73,8 +73,9 @@ static const struct cmd_opt gen_opts_table[] = {
     {"forward-only", OPT_FWD, NULL, "no backward and update ops"},
     {"no-groups", OPT_NO_GROUPS, NULL, "no layer-level colocation groups"},
     {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
-     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
+     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
+     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
     WORKLOAD_TRAIN_OPTS,
     {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
     {"dropout", OPT_DROPOUT, "P",

@@ -36,8 +36,9 @@ static const struct cmd_opt import_opts[] = {
     {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
     WORKLOAD_TRAIN_OPTS, /* with --train */
     {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
-     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
+     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
+     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
     CMD_OPT_END,
 };
 

@@ -229,6 +229,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;
     }
+    cm.elem_bytes = o->elem_bytes; /* GEMMs of fp16 data at the fp16 rate */
     if ((rc = models[found].fn(&fwd, o, &gi)) ||
         (rc = describe(&fwd, name, o, &gi, models[found].what, o->device ? cm.kind : NULL))) {
         goto cleanup;

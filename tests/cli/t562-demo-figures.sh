@@ -93,19 +93,21 @@ EOF
 # The parallelism study (docs/parallel-study.md): GPT-2 medium at a global
 # batch of 64 on 2-16 GPUs; a line per strategy and op placer, the fastest
 # hybrid from 4 GPUs on; data parallelism scales (16 GPUs over two nodes at
-# least 7x faster than 2), m-ETF does not (the same at every GPU count:
-# within 1 % of 2 GPUs, or no placement, as since issue 31 counted
-# dropout), ZeRO-3 holds less than DDP on every GPU count.
+# least 6x faster than 2: at the fp16 tensor-core rates of docs/devices.md
+# the all-reduce across the nodes is a larger share of the step than at
+# FP32 rates), m-ETF does not (the same at every GPU count: within 2 % of
+# 2 GPUs, or no placement, as since issue 31 counted dropout), ZeRO-3 holds
+# less than DDP on every GPU count.
 test_expect_success 'the parallelism figures: a line per strategy, their regimes' - <<'EOF'
     head -1 plots/parallel-step.csv | grep -qx "strategy,devices,step_ms,status,runs" &&
     test "$(sed 1d plots/parallel-step.csv | cut -d, -f1 | sort -u | tr '\n' ' ')" = \
         "DP DP+ZeRO-1 DP+ZeRO-3 PP-1F1B TP auto best-hybrid m-etf m-sct m-topo " &&
     test "$(grep -c "^best-hybrid," plots/parallel-step.csv)" -eq 3 &&
     ! grep -q "^best-hybrid,2," plots/parallel-step.csv &&
-    awk -F, '$1 == "DP" { s[$2] = $3 } END { exit !(s[2] > 7 * s[16]) }' \
+    awk -F, '$1 == "DP" { s[$2] = $3 } END { exit !(s[2] > 6 * s[16]) }' \
         plots/parallel-step.csv &&
     awk -F, '$1 == "m-etf" { s[$2] = $3; st[$2] = $4 } END { for (k in s) if (st[k] != st[2] ||
-        (st[k] == "ok" && (s[k] > 1.01 * s[2] || s[k] < 0.99 * s[2]))) exit 1 }' \
+        (st[k] == "ok" && (s[k] > 1.02 * s[2] || s[k] < 0.98 * s[2]))) exit 1 }' \
         plots/parallel-step.csv &&
     awk -F, '$1 == "DP" { d[$2] = $3 } $1 == "DP+ZeRO-3" { z[$2] = $3 }
         END { n = 0; for (k in d) { n++; if (!(z[k] < d[k])) exit 1 } exit n != 4 }' \
