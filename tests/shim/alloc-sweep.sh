@@ -16,6 +16,8 @@
 # (BAECHI_TEST_FAIL_ALLOC=N), S = $SWEEP_STRIDE (default 1: every point).
 # $SWEEP_SED, a sed script, is applied to stdout and stderr before they
 # are compared (wall-clock times: 's/ in [0-9.]* [mµ]*s;/ in T;/').
+# $SWEEP_RM names files removed before every run, not compared (a results
+# database that each run is to create afresh).
 # Runs in the current directory (OUT is relative to it).  Prints each
 # failure as "N: why: last line of stderr" and then one line
 # "A points, R runs, F failures"; exits 1 when F > 0.  One process per
@@ -28,6 +30,8 @@ shift 2
 stride=${SWEEP_STRIDE:-1}
 
 rm -f "$out" sweep.ref.out sweep.ref.err sweep.ref.file
+# shellcheck disable=SC2086 # a word list
+[ -z "${SWEEP_RM:-}" ] || rm -f $SWEEP_RM
 BAECHI_TEST_FAIL_COUNT=1 LD_PRELOAD=$shim "$@" > sweep.ref.out 2> sweep.ref.err < /dev/null
 rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -96,6 +100,8 @@ while [ "$i" -le "$n" ]; do
         fails=$((fails + 1))
     fi
     [ "$out" = - ] || rm -f "$out"
+    # shellcheck disable=SC2086
+    [ -z "${SWEEP_RM:-}" ] || rm -f $SWEEP_RM
     rm -f ./*tmp*
     i=$((i + stride))
 done
