@@ -86,4 +86,29 @@ test_expect_success 'db query: SQLite out of memory is exit 1, out of memory' '
     about query.res 540
 '
 
+# the last 800 points of a sweep: its workers' start and the runs' storing.
+# An allocation failing before the first worker made the cleanup close
+# stdin and kill(0, SIGKILL): the process group, the caller's shell too
+# (hence a session of its own for each run here).
+test_expect_success 'sweep: the last 800 allocations failing' - <<'EOF2'
+if ! command -v setsid > /dev/null; then
+    echo "no setsid: not run"
+    exit 0
+fi
+mkdir -p sw
+cp spec.yaml sw/
+cd sw
+set +e
+SWEEP_LAST=800 SWEEP_SETSID=1 SWEEP_RM="run.db run.db-wal run.db-shm" \
+    SWEEP_SED='s/ in [0-9.]* s ([^)]*)/ in T/; s/, [0-9.]* points\/s/, R points\/s/' \
+    sh "$SWEEP" "$SHIM" - "$BAECHI" sweep spec.yaml --db run.db -j 1 > ../sweep.res 2>&1
+rc=$?
+set -e
+cd ..
+cat sweep.res
+[ "$rc" -eq 0 ]
+expect_grep "^[0-9]+ points, 800 runs, 0 failures$" sweep.res
+about sweep.res 9100
+EOF2
+
 test_done
