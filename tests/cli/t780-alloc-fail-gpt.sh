@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # Allocation failures on a GPT training graph (issue 30 item 3): every
 # allocation of `workload info`, `workload train` and `workload parallelize
 # --dp 2` / `--tp 2` failed in turn with the LD_PRELOAD shim

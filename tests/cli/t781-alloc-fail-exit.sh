@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # Out of memory is exit 1, never exit 2 (the bad-input code), in `workload
 # gen` and where SQLite runs out (issue 30 item 7): every allocation of
 # `workload gen gpt` and of `report` on a small results database failed in
