@@ -158,6 +158,16 @@ static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
     return 0;
 }
 
+/* gen_model's failure: bad options are a usage error (exit 2), out of
+ * memory is exit 1 (issue 30 item 7: it was a usage error too). */
+static int gen_failed(const struct cmd_parser *p, int rc)
+{
+    if (err_exit_status(rc) == EXIT_BADINPUT) {
+        return cmd_usage_error(p, "%s", err_msg());
+    }
+    return cmd_fail(rc);
+}
+
 static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out)
 {
     long v;
@@ -361,9 +371,7 @@ int cmd_workload_gen(int argc, char **argv)
                                train_flag);
     }
     if ((rc = gen_model(&w, model, &o, &info))) {
-        /* out of memory is exit 1, not a usage error (issue 30 item 7) */
-        return err_exit_status(rc) == EXIT_BADINPUT ? cmd_usage_error(&p, "%s", err_msg())
-                                                    : cmd_fail(rc);
+        return gen_failed(&p, rc);
     }
     if ((rc = gen_parallelize(&w, &par))) {
         return rc;

@@ -307,6 +307,17 @@ static const char *os_reason(struct db *db, char *buf, size_t size)
     return buf;
 }
 
+/*
+ * The error code of SQLite's last failure on db: out of memory
+ * (SQLITE_NOMEM, or no handle at all) is BAECHI_ENOMEM, exit 1, whatever
+ * the call; anything else is `otherwise` (issue 30 item 7: a failed
+ * allocation inside SQLite was an I/O error or a bad query, exit 2).
+ */
+static int sqlite_code(const struct db *db, int otherwise)
+{
+    return !db->h || sqlite3_errcode(db->h) == SQLITE_NOMEM ? BAECHI_ENOMEM : otherwise;
+}
+
 /* Reports msg and keeps it: SQLite rolls a transaction back on a full disk
  * or an I/O error, and the COMMIT that follows would only say "no
  * transaction is active" (db_commit repeats this instead). */
@@ -325,13 +336,12 @@ static int db_fail(struct db *db, const char *what, const char *msg)
 {
     char os[128];
     bool sys = db_failure_is_system(db);
-    int rc;
+    int code = sqlite_code(db, BAECHI_EIO), rc;
 
     if (what) {
-        rc =
-            err_set(BAECHI_EIO, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
+        rc = err_set(code, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
     } else {
-        rc = err_set(BAECHI_EIO, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
+        rc = err_set(code, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
     }
     if (sys) {
         err_set_system();
@@ -475,7 +485,7 @@ static int reopen_immutable(struct db *db)
     db->h = NULL;
     if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
-        rc = err_set(BAECHI_EIO, "cannot open database '%s': %s", db->path,
+        rc = err_set(sqlite_code(db, BAECHI_EIO), "cannot open database '%s': %s", db->path,
                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
     }
 cleanup:
@@ -578,7 +588,9 @@ int db_open(struct db **out, const char *path, unsigned flags)
         return BAECHI_ENOMEM;
     }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = open_fail(db, path, oflags);
+        rc = sqlite_code(db, BAECHI_EIO) == BAECHI_ENOMEM
+                 ? err_set(BAECHI_ENOMEM, "cannot open database '%s': out of memory", path)
+                 : open_fail(db, path, oflags);
         goto fail;
     }
     sqlite3_busy_timeout(db->h, 60000);
@@ -855,8 +867,15 @@ int db_each_key(struct db *db, db_key_fn fn, void *ctx)
         return sql_err(db, "cannot list the stored points");
     }
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = fn(ctx, (const char *)sqlite3_column_text(st, 0),
-                     (const char *)sqlite3_column_text(st, 1))) != 0) {
+        const char *key = (const char *)sqlite3_column_text(st, 0);
+        const char *status = (const char *)sqlite3_column_text(st, 1);
+
+        if ((!key || (!status && sqlite3_column_type(st, 1) != SQLITE_NULL)) &&
+            sqlite3_errcode(db->h) == SQLITE_NOMEM) {
+            rc = err_set(BAECHI_ENOMEM, "%s: out of memory listing the stored points", db->path);
+            break;
+        }
+        if ((rc = fn(ctx, key, status)) != 0) {
             break;
         }
     }
@@ -916,7 +935,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
 
     do { /* past empty statements (";") */
         if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK) {
-            return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+            return err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
         }
     } while (!st && *(rest = skip_blank(tail)));
     if (!st) {
@@ -964,6 +983,12 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
                        : t == SQLITE_NULL  ? DB_VALUE_NULL
                                            : DB_VALUE_TEXT;
             vals[i] = (const char *)sqlite3_column_text(st, i);
+            /* NULL for a value that is not NULL: SQLite could not convert
+             * it (out of memory); the row is not to be read as a NULL */
+            if (!vals[i] && t != SQLITE_NULL && sqlite3_errcode(db->h) == SQLITE_NOMEM) {
+                rc = err_set(BAECHI_ENOMEM, "query: out of memory");
+                goto cleanup;
+            }
         }
         if (fn && (rc = fn(ctx, n, names, vals)) != 0) {
             goto cleanup;
@@ -974,7 +999,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         nrows++;
     }
     if (s != SQLITE_DONE) {
-        rc = err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+        rc = err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
     } else if (tfn && nrows == 0) {
         rc = tfn(ctx, n, names, NULL, NULL); /* the columns of an empty result */
     }
@@ -1053,7 +1078,13 @@ int db_integrity_check(struct db *db, char *buf, size_t size)
         sqlite3_step(st) != SQLITE_ROW) {
         rc = sql_err(db, "integrity check failed to run");
     } else {
-        snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+
+        if (!text) {
+            rc = err_set(BAECHI_ENOMEM, "%s: out of memory checking its integrity", db->path);
+        } else {
+            snprintf(buf, size, "%s", text);
+        }
     }
     sqlite3_finalize(st);
     return rc;
