@@ -702,7 +702,7 @@ _GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_mo
                    heads=int, ffn=int, vocab=int, aux=bool, forward_only=bool, no_groups=bool,
                    device=str, elem_bytes=int, shape=str, ops=int, seed=int, fan_in=int,
                    width=int, depth=int, window=int, group_size=int, name=str)
-_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str)
+_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str, loss=str)
 _TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
 _PARALLEL_PARAMS = {"dp": int, "tp": int, "pp": int, "zero": int, "bucket_mb": float,
                     "mixed_precision": bool, "pp_balance": str}
