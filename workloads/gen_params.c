@@ -41,6 +41,7 @@ enum gp_kind {
     GP_SEED,
     GP_NAME,
     GP_RECOMPUTE, /* train_opts.recompute: none, full, selective */
+    GP_LOSS,      /* onnx_import_opts.loss: cross-entropy, mse, none */
     GP_PARALLEL,  /* --dp, --tp, --pp, --zero, --bucket-mb, --mixed-precision */
 };
 
@@ -85,6 +86,7 @@ static const struct gen_param params[] = {
     {"schedule", GP_SCHEDULE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"virtual-stages", GP_VSTAGES, FOR_MODEL | FOR_IMPORT, 0, 1, PIPELINE_VIRTUAL_STAGES_MAX},
     {"recompute", GP_RECOMPUTE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"loss", GP_LOSS, FOR_IMPORT, 0, 0, 0},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -118,6 +120,7 @@ void gen_spec_init(struct gen_spec *s, enum gen_source source, const char *model
     gen_opts_init(&s->gen);
     synth_opts_init(&s->synth);
     s->device = "v100";
+    s->import.loss = ONNX_LOSS_DEFAULT; /* with train: the importer's rule */
     parallel_opts_init(&s->par);
 }
 
@@ -369,6 +372,12 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
             return why;
         }
         break;
+    case GP_LOSS:
+        if (onnx_parse_loss(val, &s->import.loss)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected cross-entropy, mse or none", key);
+            return why;
+        }
+        break;
     case GP_PARALLEL:
         return set_parallel(s, p, key, val, why, sizeof(why));
     }
@@ -377,6 +386,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
 
 static int build_import(const struct gen_spec *s, struct workload *out)
 {
+    struct onnx_import_opts io;
     struct workload tr;
     struct costmodel cm;
     char kind[128]; /* cm.kind when device names a cluster */
@@ -386,7 +396,10 @@ static int build_import(const struct gen_spec *s, struct workload *out)
     if (s->device && (rc = costmodel_from_spec(&cm, s->device, kind, sizeof(kind)))) {
         return rc;
     }
-    if ((rc = onnx_import(out, s->model, &s->import, NULL))) {
+    /* a training graph gets the default loss, as `workload import --train` */
+    io = s->import;
+    io.loss = s->train ? s->import.loss : ONNX_LOSS_NONE;
+    if ((rc = onnx_import(out, s->model, &io, NULL))) {
         return rc;
     }
     if (s->train) {
