@@ -1,0 +1,122 @@
+/*
+ * parallel_internal.h - what the files of the parallel transform share
+ * (parallel.h is the manual): the plan of a stage, its collectives, and the
+ * context of one parallel_apply() call.
+ *
+ *   parallel.c       driver: options, bases, the plans of all stages
+ *   parallel_tp.c    Megatron tensor parallelism: roles, splits, all-reduces
+ *   parallel_pp.c    pipeline stages
+ *   parallel_dp.c    data parallelism: DDP buckets, ZeRO 1/2/3, optimizer state
+ *   parallel_emit.c  writing the rank copies and collectives as ops
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#ifndef BAECHI_WORKLOADS_PARALLEL_INTERNAL_H
+#define BAECHI_WORKLOADS_PARALLEL_INTERNAL_H
+
+#include "core/strmap.h"
+#include "core/workload.h"
+#include "workloads/parallel.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT };
+
+/* A collective of the plan; its inputs are ops of the same rank. */
+struct coll {
+    const char *type, *kind;
+    char id[512];  /* "<group>/<what>"; the rank group is prefixed when written */
+    bool over_tp;  /* over the T ranks of (p, d); else over the D replicas of (p, t) */
+    int64_t bytes; /* S of the contract */
+    int64_t out;   /* the rank's output bytes */
+    enum op_phase phase;
+    int32_t in_off; /* inputs: cin_op/cin_port[in_off .. in_off + n_in) */
+    int32_t n_in;
+};
+
+/* One entry of a stage's plan: a copy of input op `src`, or collective `coll`. */
+struct item {
+    int32_t src, coll;
+};
+
+struct ctx {
+    const struct workload *w;
+    const struct parallel_opts *o;
+    int32_t n, n_dev;
+    int32_t *stage;     /* per op */
+    int32_t *base;      /* per op: the first op of its base (forward op) name */
+    int32_t *upd;       /* per base: its update op, -1 none */
+    enum tp_role *role; /* per base */
+    int32_t *item_of;   /* per op: its index in its stage's plan */
+    int32_t *redirect;  /* per output port: plan index of the collective replacing it, -1 */
+    int32_t *extra_in;  /* per op: plan index of the all-gather it reads (ZeRO-3), -1 */
+    int32_t *tp_last;   /* per output port: the last entry gradient of its TP group, -1 */
+    int32_t *first_id;  /* per rank: id of its first op */
+    struct item *plan;  /* stage after stage: plan_off[p] .. plan_off[p + 1] */
+    int32_t *plan_off;
+    size_t n_plan, alloc_plan;
+    struct coll *coll;
+    size_t n_coll, alloc_coll;
+    struct wl_input *cin; /* producer = an op of the input, port */
+    size_t n_cin, alloc_cin;
+    struct strpool pool;
+    struct strmap names;
+};
+
+/* parallel.c: plan building. */
+int parallel_push_item(struct ctx *x, int32_t src, int32_t coll);
+/* Adds a collective to the plan of stage p; *at its index in the plan. */
+int parallel_push_coll(struct ctx *x, int32_t p, const struct coll *c, int32_t *at);
+/* Appends input (op, port) to the inputs of the collective being built. */
+int parallel_add_cin(struct ctx *x, int32_t op, int32_t port);
+
+/* parallel_tp.c */
+/* The Megatron role of forward op s[0..n) by its last two name components. */
+enum tp_role parallel_tp_role(const char *s, size_t n);
+/* After the roles: refuses a TP graph with no split op, or a matmul with
+ * parameters outside a recognised block (n_split: bases with a role). */
+int parallel_tp_check_roles(const struct ctx *x, int32_t n_split);
+/* TP splits must be exact: every split size a multiple of T. */
+int parallel_tp_check_split(const struct ctx *x);
+/* Divisor of output `port` of op i under TP (parallel.h: split tensors). */
+int64_t parallel_out_div(const struct ctx *x, int32_t i, int32_t port);
+/* Bytes of output `port` of op i on one rank. */
+int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port);
+/* The TP group of entry gradient g: the output port its forward copy reads;
+ * -1 when g passes no gradient on (its input needs none). */
+int32_t parallel_tp_key(const struct ctx *x, int32_t g);
+/* The all-reduce of the gradient of the input of the TP group whose first
+ * entry gradient is g (chained by next_member). */
+int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_member);
+/* The all-reduce of row-parallel forward op i's output, in stage p. */
+int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p);
+
+/* parallel_pp.c */
+/* Stage of every op (x->stage). */
+int parallel_pp_assign_stages(struct ctx *x);
+
+/* parallel_dp.c */
+/* The parameter bytes of update op u's parameters on one TP rank. */
+int64_t parallel_update_param_bytes(const struct ctx *x, int32_t u);
+/* Persistent bytes of op i on one rank. */
+int64_t parallel_persistent_of(const struct ctx *x, int32_t i);
+/* DDP buckets of every stage (see parallel_dp.c). */
+int parallel_dp_plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, int32_t *after_upd,
+                             int32_t *bk_start, int32_t *n_bk);
+/* ZeRO-3: the all-gather of op i's parameters, before i (which reads it). */
+int parallel_dp_plan_gather(struct ctx *x, int32_t i);
+/* Bucket b's all-reduce (ZeRO-2/3: reduce-scatter), or (upd) ZeRO-1/2's
+ * all-gather of its updated parameters. */
+int parallel_dp_plan_bucket(struct ctx *x, int32_t b, const int32_t *ord, const int32_t *bk_start,
+                            bool upd);
+
+/* parallel_emit.c */
+/* The output's name, description, source and top-level extensions. */
+int parallel_copy_header(struct workload *out, const struct workload *in,
+                         const struct parallel_opts *o);
+/* Every rank's copies and collective ops, from the plans. */
+int parallel_emit(struct workload *out, struct ctx *x);
+
+#endif

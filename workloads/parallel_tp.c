@@ -1,0 +1,206 @@
+/*
+ * parallel_tp.c - Megatron-LM tensor parallelism (Shoeybi et al. 2019) in the
+ * parallel transform: the roles of the attention and MLP blocks' ops, the
+ * split sizes, and the all-reduces (parallel.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "workloads/parallel_internal.h"
+
+#include "core/err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The Megatron role of forward op s[0..n) by its last two name components. */
+enum tp_role parallel_tp_role(const char *s, size_t n)
+{
+    static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
+    static const char *const blocks[][4] = {
+        {"qkv", "q", "k", "v"}, {"scores", "softmax", "context", NULL}, {"out", NULL}};
+    const char *c, *p;
+    size_t lc, lp;
+    bool in_attn = false;
+
+    for (c = s + n; c > s && c[-1] != '/'; c--) {
+    }
+    lc = (size_t)(s + n - c);
+    if (c == s) {
+        return TP_NONE;
+    }
+    for (p = c - 1; p > s && p[-1] != '/'; p--) {
+    }
+    lp = (size_t)(c - 1 - p);
+    for (int i = 0; attn[i]; i++) {
+        in_attn |= lp == strlen(attn[i]) && strncmp(p, attn[i], lp) == 0;
+    }
+    if (in_attn) {
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; i < 4 && blocks[r][i]; i++) {
+                if (lc == strlen(blocks[r][i]) && strncmp(c, blocks[r][i], lc) == 0) {
+                    return (enum tp_role)(TP_ENTRY + r);
+                }
+            }
+        }
+        return TP_NONE;
+    }
+#define IS(str, lit) (sizeof(lit) - 1 == l##str && strncmp(str, lit, sizeof(lit) - 1) == 0)
+    if (IS(p, "mlp") || IS(p, "ffn")) {
+        if (IS(c, "c_fc") || IS(c, "fc1")) {
+            return TP_ENTRY;
+        }
+        if (IS(c, "gelu") || IS(c, "relu")) {
+            return TP_INNER;
+        }
+        if (IS(c, "c_proj") || IS(c, "fc2")) {
+            return TP_EXIT;
+        }
+    }
+#undef IS
+    return TP_NONE;
+}
+
+/* Divisor of output `port` of op i under TP (parallel.h: split tensors). */
+int64_t parallel_out_div(const struct ctx *x, int32_t i, int32_t port)
+{
+    const struct wl_op *op = &x->w->op[i];
+    enum tp_role r = x->role[x->base[i]];
+
+    if (r == TP_NONE) {
+        return 1;
+    }
+    if (op->phase == PHASE_FORWARD) {
+        return r == TP_EXIT ? 1 : x->o->tp;
+    }
+    if (r == TP_ENTRY) { /* the input's gradient is whole (a partial sum), the weight's split */
+        return port == op->n_out - 1 && x->upd[x->base[i]] >= 0 ? x->o->tp : 1;
+    }
+    return x->o->tp;
+}
+
+/* Bytes of output `port` of op i on one rank. */
+int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port)
+{
+    return x->w->out_bytes[x->w->op[i].out_off + port] / parallel_out_div(x, i, port);
+}
+
+/* TP splits must be exact: every split size a multiple of T. */
+int parallel_tp_check_split(const struct ctx *x)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t i = 0; i < x->n; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        if (x->role[x->base[i]] == TP_NONE) {
+            continue;
+        }
+        if (op->persistent % x->o->tp != 0) {
+            return err_set(BAECHI_EINVAL,
+                           "tensor parallelism: op '%s' holds %lld bytes, not a multiple of "
+                           "--tp %d (the heads and widths must divide by T)",
+                           op->name, (long long)op->persistent, (int)x->o->tp);
+        }
+        for (int32_t k = 0; k < op->n_out; k++) {
+            if (w->out_bytes[op->out_off + k] % parallel_out_div(x, i, k) != 0) {
+                return err_set(BAECHI_EINVAL,
+                               "tensor parallelism: output %d of op '%s' (%lld bytes) is not a "
+                               "multiple of --tp %d (the heads and widths must divide by T)",
+                               (int)k, op->name, (long long)w->out_bytes[op->out_off + k],
+                               (int)x->o->tp);
+            }
+        }
+    }
+    return 0;
+}
+
+/* The all-reduce of the gradient of the input of TP group `key` (the
+ * column-parallel ops reading one tensor): one collective over every entry
+ * gradient of the group, which read it instead. */
+int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_member)
+{
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_BACKWARD, 0, 0};
+    int32_t at, rc;
+
+    c.in_off = (int32_t)x->n_cin;
+    c.bytes = c.out = parallel_out_bytes(x, g, 0);
+    snprintf(c.id, sizeof(c.id), "tp/%s/ar", x->w->op[g].name);
+    for (int32_t m = g; m >= 0; m = next_member[m]) {
+        if ((rc = parallel_add_cin(x, m, 0))) {
+            return rc;
+        }
+        c.n_in++;
+    }
+    if ((rc = parallel_push_coll(x, x->stage[g], &c, &at))) {
+        return rc;
+    }
+    for (int32_t m = g; m >= 0; m = next_member[m]) {
+        x->redirect[x->w->op[m].out_off] = at;
+    }
+    return 0;
+}
+
+/* The TP group of entry gradient g: the output port its forward copy reads;
+ * -1 when g passes no gradient on (its input needs none). */
+int32_t parallel_tp_key(const struct ctx *x, int32_t g)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[g];
+    char name[1024];
+    size_t n = strlen(op->name);
+    int32_t f;
+
+    if (op->phase != PHASE_BACKWARD || x->role[x->base[g]] != TP_ENTRY || n < 5 ||
+        op->n_out < (x->upd[x->base[g]] >= 0 ? 2 : 1)) {
+        return -1;
+    }
+    snprintf(name, sizeof(name), "%.*s", (int)(n - 5), op->name);
+    if ((f = workload_find(w, name)) < 0 || w->op[f].n_in < 1 ||
+        w->input[w->op[f].in_off].port == WL_PORT_CONTROL) {
+        return -1;
+    }
+    return w->op[w->input[w->op[f].in_off].producer].out_off + w->input[w->op[f].in_off].port;
+}
+
+int parallel_tp_check_roles(const struct ctx *x, int32_t n_split)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *bad = NULL;
+
+    for (int32_t i = 0; i < x->n && x->o->tp > 1; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        if (!bad && op->phase == PHASE_FORWARD && op->persistent > 0 &&
+            x->role[x->base[i]] == TP_NONE &&
+            (strstr(op->type, "MatMul") || strstr(op->type, "Gemm") || strstr(op->type, "Conv"))) {
+            bad = op;
+        }
+    }
+    if (x->o->tp > 1 && (bad || n_split == 0)) {
+        return err_set(BAECHI_EINVAL,
+                       "tensor parallelism: %s%s%s is not in an attention or MLP block this "
+                       "transform recognises (the GPT generator's h<l>/attn/{qkv,scores,softmax,"
+                       "context,out} and h<l>/mlp/{c_fc,gelu,c_proj}, the Transformer's "
+                       ".../self_attention, .../cross_attention and .../ffn/{fc1,relu,fc2})",
+                       bad ? "op '" : "no op of '", bad ? bad->name : w->name,
+                       bad ? "' (a matmul with parameters)" : "'");
+    }
+    return 0;
+}
+
+int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p)
+{
+    const struct wl_op *op = &x->w->op[i];
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1};
+    int32_t at;
+    int rc;
+
+    c.in_off = (int32_t)x->n_cin;
+    c.bytes = c.out = parallel_out_bytes(x, i, 0);
+    snprintf(c.id, sizeof(c.id), "tp/%s/ar", op->name);
+    if ((rc = parallel_add_cin(x, i, 0)) || (rc = parallel_push_coll(x, p, &c, &at))) {
+        return rc;
+    }
+    x->redirect[op->out_off] = at;
+    return 0;
+}
