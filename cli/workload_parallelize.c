@@ -169,8 +169,14 @@ int cmd_workload_parallelize(int argc, char **argv)
         return cmd_fail(rc);
     }
     if ((rc = parallel_apply(&out, &in, &o))) {
+        const char *f = argv[cmd_optind()];
+
         workload_release(&in);
-        return cmd_fail(err_wrap(rc, "%s", argv[cmd_optind()]));
+        /* a message that names a place in the file (file:line:col) has its path */
+        if (strncmp(err_msg(), f, strlen(f)) == 0) {
+            return cmd_fail(rc);
+        }
+        return cmd_fail(err_wrap(rc, "%s", f));
     }
     workload_release(&in);
     if (!(rc = workload_cli_write(&out, path)) && placement &&

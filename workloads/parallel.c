@@ -217,9 +217,29 @@ done:
     return rc;
 }
 
+/* Whether op i is what parallel_apply writes: 2 a collective rank op, 1 a
+ * rank copy ("r<r>/..." pinned to a device), 0 neither. */
+static int is_rank_op(const struct workload *w, int32_t i)
+{
+    const struct wl_op *op = &w->op[i];
+    const char *s = op->name;
+
+    for (int32_t j = 0; j < op->n_ext; j++) {
+        if (strcmp(w->ext[op->ext_off + j].key, "x-collective") == 0) {
+            return 2;
+        }
+    }
+    if (op->device < 0 || s[0] != 'r' || s[1] < '0' || s[1] > '9') {
+        return 0;
+    }
+    for (s++; *s >= '0' && *s <= '9'; s++) {
+    }
+    return *s == '/';
+}
+
 static int check_opts(const struct workload *in, const struct parallel_opts *o)
 {
-    int32_t op;
+    int32_t op, n_rank = 0, first = -1, coll = -1;
 
     if (o->dp < 1 || o->tp < 1 || o->pp < 1 ||
         (int64_t)o->dp * o->tp * o->pp > PARALLEL_MAX_DEVICES) {
@@ -235,6 +255,32 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
                        "parallelize: '%s' is a forward graph; parallelise a training graph "
                        "(`baechi workload train` or `workload gen` without --forward-only)",
                        in->name);
+    }
+    if (o->zero > 0 && o->dp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "parallelize: --zero %d shards over the data-parallel replicas and needs "
+                       "--dp 2 or more (--dp %d)",
+                       (int)o->zero, (int)o->dp);
+    }
+    /* A graph this transform wrote (collectives, or every op a rank copy):
+     * parallelising it again multiplies the ranks of a step that is already
+     * split, and its collectives would be copied as ops. */
+    for (int32_t i = 0; i < in->n_ops; i++) {
+        int k = is_rank_op(in, i);
+
+        first = k && first < 0 ? i : first;
+        coll = k == 2 && coll < 0 ? i : coll;
+        n_rank += k > 0;
+    }
+    if (coll >= 0 || (first >= 0 && n_rank == in->n_ops)) {
+        first = coll >= 0 ? coll : first;
+        char where[512];
+
+        workload_where(in, in->op[first].line, in->op[first].col, where, sizeof(where));
+        return err_set(BAECHI_EINVAL,
+                       "%s: op '%s': '%s' is already parallelised (a rank op of `workload "
+                       "parallelize`); parallelise the single-device training graph it came from",
+                       where, in->op[first].name, in->name);
     }
     return 0;
 }

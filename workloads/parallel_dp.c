@@ -126,11 +126,12 @@ int parallel_dp_plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, i
 int parallel_dp_plan_gather(struct ctx *x, int32_t i)
 {
     const struct wl_op *op = &x->w->op[i];
-    struct coll c = {"AllGather", "all-gather", "", false, 0, 0, op->phase, 0, 0};
+    struct coll c = {"AllGather", "all-gather", "", false, 0, 0, op->phase, 0, 0, -1};
     int32_t at, u = x->upd[x->base[i]], rc;
 
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_update_param_bytes(x, u);
+    c.group_op = i; /* its reader's: the producer of its control input may be in another stage */
     snprintf(c.id, sizeof(c.id), "zero3/%s/ag", op->name);
     if (op->n_in > 0) {
         if ((rc = parallel_add_cin(x, x->w->input[op->in_off].producer, WL_PORT_CONTROL))) {
@@ -151,7 +152,7 @@ int parallel_dp_plan_bucket(struct ctx *x, int32_t b, const int32_t *ord, const 
                             bool upd)
 {
     const struct workload *w = x->w;
-    struct coll c = {"AllReduce", "all-reduce", "", false, 0, 0, PHASE_BACKWARD, 0, 0};
+    struct coll c = {"AllReduce", "all-reduce", "", false, 0, 0, PHASE_BACKWARD, 0, 0, -1};
     int32_t at, rc;
 
     c.in_off = (int32_t)x->n_cin;

@@ -32,7 +32,7 @@ static int add_input(struct workload *out, const struct ctx *x, int32_t j, int32
 static int emit_coll(struct workload *out, const struct ctx *x, const struct coll *c, int32_t r)
 {
     const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D, p = r / T / D;
-    char id[640], name[700], bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
+    char id[640], name[700], group[1100], bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
     char *keys[] = {k0, k1, k2};
     struct yval items[3] = {
         {.kind = YVAL_SCALAR, .scalar = id},
@@ -40,7 +40,7 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
         {.kind = YVAL_SCALAR, .scalar = bytes},
     };
     struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
-    int32_t k;
+    int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
     int rc;
 
     if (c->over_tp) {
@@ -64,16 +64,13 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
         return rc;
     }
     /* Collectives follow their replicas: a rank op joins the colocation group
-     * of the op whose output it reduces first, so a placer that keeps groups
-     * (every placer's default grouper) puts it on that replica's device.  A
-     * rank op without inputs (ZeRO-3's parameter gathers) keeps its own. */
-    if (out->op[k].n_in > 0) {
-        /* a copy: setting the group may move the pool the name lies in */
-        char *group = mem_strdup(workload_group(out, out->input[out->op[k].in_off].producer));
-
-        rc = group ? workload_set_group(out, k, group) : BAECHI_ENOMEM;
-        free(group);
-        if (rc) {
+     * of the op whose output it reduces first (a ZeRO-3 gather: of the op
+     * that reads it), so a placer that keeps groups (every placer's default
+     * grouper) puts it on that replica's device.  The group is named from
+     * the input graph: the copy may not be written yet. */
+    if (g >= 0) {
+        snprintf(group, sizeof(group), "r%d/%s", (int)r, workload_group(x->w, g));
+        if ((rc = workload_set_group(out, k, group))) {
             return rc;
         }
     }

@@ -24,7 +24,8 @@
 
 enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT };
 
-/* A collective of the plan; its inputs are ops of the same rank. */
+/* A collective of the plan; its inputs are ops of the same (d, t), in its
+ * stage except a ZeRO-3 gather's control input. */
 struct coll {
     const char *type, *kind;
     char id[512];  /* "<group>/<what>"; the rank group is prefixed when written */
@@ -34,6 +35,7 @@ struct coll {
     enum op_phase phase;
     int32_t in_off; /* inputs: cin_op/cin_port[in_off .. in_off + n_in) */
     int32_t n_in;
+    int32_t group_op; /* it joins the group of this op's copy on its rank; -1: its own */
 };
 
 /* One entry of a stage's plan: a copy of input op `src`, or collective `coll`. */

@@ -119,11 +119,12 @@ int parallel_tp_check_split(const struct ctx *x)
  * gradient of the group, which read it instead. */
 int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_member)
 {
-    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_BACKWARD, 0, 0};
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_BACKWARD, 0, 0, -1};
     int32_t at, rc;
 
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_out_bytes(x, g, 0);
+    c.group_op = g;
     snprintf(c.id, sizeof(c.id), "tp/%s/ar", x->w->op[g].name);
     for (int32_t m = g; m >= 0; m = next_member[m]) {
         if ((rc = parallel_add_cin(x, m, 0))) {
@@ -191,12 +192,13 @@ int parallel_tp_check_roles(const struct ctx *x, int32_t n_split)
 int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p)
 {
     const struct wl_op *op = &x->w->op[i];
-    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1};
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1};
     int32_t at;
     int rc;
 
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_out_bytes(x, i, 0);
+    c.group_op = i;
     snprintf(c.id, sizeof(c.id), "tp/%s/ar", op->name);
     if ((rc = parallel_add_cin(x, i, 0)) || (rc = parallel_push_coll(x, p, &c, &at))) {
         return rc;
