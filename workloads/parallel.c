@@ -101,6 +101,9 @@ static int index_bases(struct ctx *x)
             x->upd[b] = i;
         }
     }
+    if (x->o->tp > 1 && (rc = parallel_tp_find_vocab(x))) {
+        return rc;
+    }
     return parallel_tp_check_roles(x, n_split);
 }
 
@@ -183,6 +186,10 @@ static int build_plans(struct ctx *x)
             }
             if (o->zero >= 3 && o->dp > 1 && op->phase != PHASE_UPDATE && x->upd[x->base[i]] >= 0 &&
                 (rc = parallel_dp_plan_gather(x, i))) {
+                goto done;
+            }
+            if (o->tp > 1 && op->phase == PHASE_FORWARD && x->role[x->base[i]] == TP_XENT &&
+                x->extra_in[i] < 0 && (rc = parallel_tp_plan_xent(x, i, p))) {
                 goto done;
             }
             if ((rc = parallel_push_item(x, i, -1))) {
@@ -307,6 +314,7 @@ int parallel_apply(struct workload *out, const struct workload *in, const struct
         !(x.base = mem_calloc(n, sizeof(*x.base))) ||
         !(x.upd = mem_alloc_array(n, sizeof(*x.upd))) ||
         !(x.role = mem_calloc(n, sizeof(*x.role))) ||
+        !(x.vocab = mem_calloc(n, sizeof(*x.vocab))) ||
         !(x.item_of = mem_calloc(n, sizeof(*x.item_of))) ||
         !(x.extra_in = mem_alloc_array(n, sizeof(*x.extra_in))) ||
         !(x.redirect = mem_alloc_array(in->n_out_bytes + 1, sizeof(*x.redirect))) ||
@@ -337,6 +345,7 @@ done:
     free(x.base);
     free(x.upd);
     free(x.role);
+    free(x.vocab);
     free(x.item_of);
     free(x.extra_in);
     free(x.redirect);

@@ -34,8 +34,15 @@
  *     FLOPs, bytes, parameters, optimizer state and split tensors 1/T (exact:
  *     a size not divisible by T is an error); an all-reduce of the row-
  *     parallel output in forward (2 per layer) and of the gradient of the
- *     column-parallel input in backward (2 per layer).  Other ops
- *     (LayerNorm, residual Add, embeddings, head, loss) are replicated.
+ *     column-parallel input in backward (2 per layer).  Vocabulary-parallel
+ *     embedding and LM head, found by structure: a table (an op with
+ *     parameters and no inputs) read by Gathers and by the matmul feeding a
+ *     softmax cross-entropy: the table V'/T rows per rank (V = logits /
+ *     labels bytes, V' = V padded to a multiple of 128 x T), each lookup a
+ *     masked partial sum with an all-reduce, the head column-parallel
+ *     (logits V'/T, the gradient of its input all-reduced), the loss on
+ *     the split logits after one all-reduce of 3 values per token.  Other
+ *     ops (LayerNorm, residual Add, position embeddings) are replicated.
  *   PP: P stages of contiguous layers (a layer: the groups of one "h<l>" or
  *     "layer_<l>" name component; equal layer counts; the ops before the
  *     first layer in stage 0, the others with the layer before them; a

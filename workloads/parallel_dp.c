@@ -42,12 +42,12 @@ int64_t parallel_persistent_of(const struct ctx *x, int32_t i)
         if (o->mixed_precision && full > 0) { /* fp32 master copy + states of fp16 params */
             v = (4 + 4 * states) * (parallel_update_param_bytes(x, i) / 2);
         } else if (x->role[x->base[i]] != TP_NONE) {
-            v /= o->tp;
+            v = parallel_tp_share(x, i, v, o->tp);
         }
         return o->zero >= 1 ? (v + d - 1) / d : v;
     }
     if (x->role[x->base[i]] != TP_NONE) {
-        v /= o->tp;
+        v = parallel_tp_share(x, i, v, o->tp);
     }
     return o->zero >= 3 && op->phase == PHASE_FORWARD ? (v + d - 1) / d : v;
 }

@@ -86,7 +86,7 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
 {
     const struct wl_op *op = &x->w->op[i];
     const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D;
-    double div = x->role[x->base[i]] != TP_NONE ? T : 1;
+    double div = parallel_tp_compute_div(x, i);
     char name[1024];
     struct wl_op *o;
     int32_t k;

@@ -22,7 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT };
+/* Megatron roles: ENTRY column-parallel (output split), INNER split
+ * throughout, EXIT row-parallel (output a partial sum, all-reduced), XENT
+ * the vocabulary-parallel cross-entropy (a whole loss from split logits). */
+enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT, TP_XENT };
 
 /* A collective of the plan; its inputs are ops of the same (d, t), in its
  * stage except a ZeRO-3 gather's control input. */
@@ -47,16 +50,19 @@ struct ctx {
     const struct workload *w;
     const struct parallel_opts *o;
     int32_t n, n_dev;
-    int32_t *stage;     /* per op */
-    int32_t *base;      /* per op: the first op of its base (forward op) name */
-    int32_t *upd;       /* per base: its update op, -1 none */
-    enum tp_role *role; /* per base */
-    int32_t *item_of;   /* per op: its index in its stage's plan */
-    int32_t *redirect;  /* per output port: plan index of the collective replacing it, -1 */
-    int32_t *extra_in;  /* per op: plan index of the all-gather it reads (ZeRO-3), -1 */
-    int32_t *tp_last;   /* per output port: the last entry gradient of its TP group, -1 */
-    int32_t *first_id;  /* per rank: id of its first op */
-    struct item *plan;  /* stage after stage: plan_off[p] .. plan_off[p + 1] */
+    int32_t *stage;       /* per op */
+    int32_t *base;        /* per op: the first op of its base (forward op) name */
+    int32_t *upd;         /* per base: its update op, -1 none */
+    enum tp_role *role;   /* per base */
+    bool *vocab;          /* per base: split along the vocabulary (Megatron's padded rows) */
+    int64_t vocab_rows;   /* V of the vocabulary-parallel embedding and head; 0 none */
+    int64_t vocab_padded; /* V' = V rounded up to a multiple of 128 x T (Megatron) */
+    int32_t *item_of;     /* per op: its index in its stage's plan */
+    int32_t *redirect;    /* per output port: plan index of the collective replacing it, -1 */
+    int32_t *extra_in;    /* per op: plan index of the all-gather it reads (ZeRO-3), -1 */
+    int32_t *tp_last;     /* per output port: the last entry gradient of its TP group, -1 */
+    int32_t *first_id;    /* per rank: id of its first op */
+    struct item *plan;    /* stage after stage: plan_off[p] .. plan_off[p + 1] */
     int32_t *plan_off;
     size_t n_plan, alloc_plan;
     struct coll *coll;
@@ -84,6 +90,16 @@ int parallel_tp_check_roles(const struct ctx *x, int32_t n_split);
 int parallel_tp_check_split(const struct ctx *x);
 /* Divisor of output `port` of op i under TP (parallel.h: split tensors). */
 int64_t parallel_out_div(const struct ctx *x, int32_t i, int32_t port);
+/* One rank's share of `full` bytes of op i split `div` ways (div > 1): full /
+ * div, or for a vocabulary-split op the rows V'/T of the padded table. */
+int64_t parallel_tp_share(const struct ctx *x, int32_t i, int64_t full, int64_t div);
+/* Divisor of op i's time, FLOPs and bytes on one TP rank (1: replicated). */
+double parallel_tp_compute_div(const struct ctx *x, int32_t i);
+/* With --tp > 1: finds the embedding table read by Gathers and by the LM
+ * head feeding a cross-entropy, and gives them the vocabulary-parallel
+ * roles (Megatron's VocabParallelEmbedding, parallel LM head and
+ * vocab_parallel_cross_entropy). */
+int parallel_tp_find_vocab(struct ctx *x);
 /* Bytes of output `port` of op i on one rank. */
 int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port);
 /* The TP group of entry gradient g: the output port its forward copy reads;
@@ -92,6 +108,9 @@ int32_t parallel_tp_key(const struct ctx *x, int32_t g);
 /* The all-reduce of the gradient of the input of the TP group whose first
  * entry gradient is g (chained by next_member). */
 int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_member);
+/* Before forward loss op i (role XENT) in stage p: the parallel
+ * cross-entropy's all-reduce, which i reads. */
+int parallel_tp_plan_xent(struct ctx *x, int32_t i, int32_t p);
 /* The all-reduce of row-parallel forward op i's output, in stage p. */
 int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p);
 

@@ -70,18 +70,105 @@ int64_t parallel_out_div(const struct ctx *x, int32_t i, int32_t port)
         return 1;
     }
     if (op->phase == PHASE_FORWARD) {
-        return r == TP_EXIT ? 1 : x->o->tp;
+        return r == TP_EXIT || r == TP_XENT ? 1 : x->o->tp;
     }
     if (r == TP_ENTRY) { /* the input's gradient is whole (a partial sum), the weight's split */
-        return port == op->n_out - 1 && x->upd[x->base[i]] >= 0 ? x->o->tp : 1;
+        return port == op->n_out - 1 && (x->upd[x->base[i]] >= 0 || x->vocab[x->base[i]]) ? x->o->tp
+                                                                                          : 1;
     }
     return x->o->tp;
+}
+
+int64_t parallel_tp_share(const struct ctx *x, int32_t i, int64_t full, int64_t div)
+{
+    if (div > 1 && x->vocab[x->base[i]]) {
+        return full / x->vocab_rows * (x->vocab_padded / div);
+    }
+    return full / div;
+}
+
+double parallel_tp_compute_div(const struct ctx *x, int32_t i)
+{
+    if (x->role[x->base[i]] == TP_NONE) {
+        return 1;
+    }
+    if (x->vocab[x->base[i]]) {
+        return (double)x->o->tp * (double)x->vocab_rows / (double)x->vocab_padded;
+    }
+    return x->o->tp;
+}
+
+/* Whether op i's type is one of `types` (NULL-terminated). */
+static bool type_is(const struct wl_op *op, const char *const *types)
+{
+    for (int k = 0; types[k]; k++) {
+        if (strcmp(op->type, types[k]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int parallel_tp_find_vocab(struct ctx *x)
+{
+    static const char *const xent[] = {"SoftmaxCrossEntropyWithLogits",
+                                       "SparseSoftmaxCrossEntropyWithLogits", NULL};
+    static const char *const matmul[] = {"MatMul", "Gemm", NULL};
+    static const char *const gather[] = {"Gather", "GatherV2", "Embedding", NULL};
+    const struct workload *w = x->w;
+    const int64_t T = x->o->tp;
+
+    for (int32_t l = 0; l < x->n && x->vocab_rows == 0; l++) {
+        const struct wl_op *op = &w->op[l];
+        const struct wl_input *in = &w->input[op->in_off];
+        const struct wl_op *m;
+        int32_t t;
+        int64_t logits, labels, table;
+
+        if (op->phase != PHASE_FORWARD || !type_is(op, xent) || op->n_in < 2 ||
+            in[0].port == WL_PORT_CONTROL || in[1].port == WL_PORT_CONTROL) {
+            continue;
+        }
+        m = &w->op[in[0].producer];
+        if (m->phase != PHASE_FORWARD || !type_is(m, matmul) || m->n_in < 2 ||
+            w->input[m->in_off + 1].port == WL_PORT_CONTROL) {
+            continue;
+        }
+        t = w->input[m->in_off + 1].producer;
+        logits = w->out_bytes[m->out_off + in[0].port];
+        labels = w->out_bytes[w->op[in[1].producer].out_off + in[1].port];
+        table = w->out_bytes[w->op[t].out_off + w->input[m->in_off + 1].port];
+        /* logits s.b.V and labels s.b at one element size: V = their ratio */
+        if (w->op[t].persistent <= 0 || w->op[t].n_in != 0 || labels <= 0 || logits % labels ||
+            table % (logits / labels) || w->op[t].persistent % (logits / labels)) {
+            continue;
+        }
+        x->vocab_rows = logits / labels;
+        x->vocab_padded = (x->vocab_rows + 128 * T - 1) / (128 * T) * (128 * T);
+        /* the table rows, the LM head (column-parallel: logits V'/T) and the
+         * loss on the split logits; the lookups below */
+        x->role[x->base[t]] = TP_INNER;
+        x->role[x->base[in[0].producer]] = TP_ENTRY;
+        x->role[x->base[l]] = TP_XENT;
+        x->vocab[x->base[t]] = x->vocab[x->base[in[0].producer]] = x->vocab[x->base[l]] = true;
+        for (int32_t g = 0; g < x->n; g++) {
+            const struct wl_op *o = &w->op[g];
+
+            if (o->phase == PHASE_FORWARD && type_is(o, gather) && o->n_in >= 1 &&
+                w->input[o->in_off].port != WL_PORT_CONTROL && w->input[o->in_off].producer == t) {
+                x->role[x->base[g]] = TP_EXIT; /* masked lookup of V'/T rows, all-reduced */
+                x->vocab[x->base[g]] = true;
+            }
+        }
+    }
+    return 0;
 }
 
 /* Bytes of output `port` of op i on one rank. */
 int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port)
 {
-    return x->w->out_bytes[x->w->op[i].out_off + port] / parallel_out_div(x, i, port);
+    return parallel_tp_share(x, i, x->w->out_bytes[x->w->op[i].out_off + port],
+                             parallel_out_div(x, i, port));
 }
 
 /* TP splits must be exact: every split size a multiple of T. */
@@ -93,6 +180,25 @@ int parallel_tp_check_split(const struct ctx *x)
         const struct wl_op *op = &w->op[i];
 
         if (x->role[x->base[i]] == TP_NONE) {
+            continue;
+        }
+        if (x->vocab[x->base[i]]) { /* split by rows of V: sizes must be whole rows */
+            if (op->persistent % x->vocab_rows != 0) {
+                return err_set(BAECHI_EINVAL,
+                               "tensor parallelism: op '%s' holds %lld bytes, not rows of the "
+                               "vocabulary (%lld)",
+                               op->name, (long long)op->persistent, (long long)x->vocab_rows);
+            }
+            for (int32_t k = 0; k < op->n_out; k++) {
+                if (parallel_out_div(x, i, k) > 1 &&
+                    w->out_bytes[op->out_off + k] % x->vocab_rows != 0) {
+                    return err_set(BAECHI_EINVAL,
+                                   "tensor parallelism: output %d of op '%s' (%lld bytes) is not "
+                                   "rows of the vocabulary (%lld)",
+                                   (int)k, op->name, (long long)w->out_bytes[op->out_off + k],
+                                   (long long)x->vocab_rows);
+                }
+            }
             continue;
         }
         if (op->persistent % x->o->tp != 0) {
@@ -186,6 +292,33 @@ int parallel_tp_check_roles(const struct ctx *x, int32_t n_split)
                        bad ? "op '" : "no op of '", bad ? bad->name : w->name,
                        bad ? "' (a matmul with parameters)" : "'");
     }
+    return 0;
+}
+
+/* The vocabulary-parallel cross-entropy's all-reduces over the TP group
+ * (Megatron's vocab_parallel_cross_entropy: the logits' max, the target
+ * logit, the sum of exponentials: one fp32 value per token each, here the
+ * bytes of the labels, one element per token), before loss op i, which
+ * reads it.  deviation: one all-reduce of the three's bytes (one latency
+ * instead of three). */
+int parallel_tp_plan_xent(struct ctx *x, int32_t i, int32_t p)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[i];
+    const struct wl_input *in = &w->input[op->in_off];
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1};
+    int32_t at;
+    int rc;
+
+    c.in_off = (int32_t)x->n_cin;
+    c.bytes = c.out = 3 * w->out_bytes[w->op[in[1].producer].out_off + in[1].port];
+    c.group_op = i;
+    snprintf(c.id, sizeof(c.id), "tp/%s/xent", op->name);
+    if ((rc = parallel_add_cin(x, in[0].producer, in[0].port)) ||
+        (rc = parallel_push_coll(x, p, &c, &at))) {
+        return rc;
+    }
+    x->extra_in[i] = at;
     return 0;
 }
 

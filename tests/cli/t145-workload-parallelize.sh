@@ -26,10 +26,10 @@ grep -q '^  r5/h1/mlp/c_fc: 5$' pl.yaml
 ! grep -q '^  r5/h0/' pl.yaml
 EOF
 
-test_expect_success 'tp 2: 4 all-reduces per layer per rank of b x s x h elements' - <<'EOF'
+test_expect_success 'tp 2: 4 all-reduces per layer per rank of b x s x h elements, + embedding and head' - <<'EOF'
 expect_exit 0 "$BAECHI" workload parallelize g.yaml --tp 2 -o t.yaml
 n=$(grep "^- {name: r0/" t.yaml | grep -c "kind: all-reduce, bytes: 65536}")
-[ "$n" -eq 8 ] || { echo "$n all-reduces on rank 0 (want 4 x 2 layers)"; exit 1; }
+[ "$n" -eq 10 ] || { echo "$n all-reduces on rank 0 (want 4 x 2 layers + embedding + LM head)"; exit 1; }
 EOF
 
 test_expect_success 'workload gen takes the same flags: the same file' - <<'EOF'
