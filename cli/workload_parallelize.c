@@ -24,7 +24,8 @@
 
 static const char *const parallelize_usage[] = {
     "baechi workload parallelize <train.yaml> [--dp D] [--tp T] [--pp P] [--zero 0|1|2|3] "
-    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision] [-o <out.yaml>] "
+    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision [--fp32-main-grads]] "
+    "[-o <out.yaml>] "
     "[--placement-out <placement.yaml>]",
     NULL,
 };
@@ -77,6 +78,9 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
         return 0;
     case WORKLOAD_OPT_MIXED:
         o->mixed_precision = true;
+        return 0;
+    case WORKLOAD_OPT_FP32_GRADS:
+        o->fp32_main_grads = true;
         return 0;
     default:
         return -1;

@@ -28,6 +28,7 @@ void parallel_opts_init(struct parallel_opts *o)
     o->zero = 0;
     o->bucket_mb = 25.0;
     o->mixed_precision = false;
+    o->fp32_main_grads = false;
     o->pp_by_time = false;
 }
 
@@ -262,6 +263,10 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
                        "parallelize: '%s' is a forward graph; parallelise a training graph "
                        "(`baechi workload train` or `workload gen` without --forward-only)",
                        in->name);
+    }
+    if (o->fp32_main_grads && !o->mixed_precision) {
+        return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
+                                      "fp16 parameters and needs --mixed-precision");
     }
     if (o->zero > 0 && o->dp < 2) {
         return err_set(BAECHI_EINVAL,

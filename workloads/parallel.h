@@ -71,12 +71,23 @@ struct parallel_opts {
     bool pp_by_time;      /* stages of equal forward time instead of equal layer counts */
     bool mixed_precision; /* optimizer state = K x Ψ, K = 4 + 4 x states (fp32 master copy and
                              states of fp16 parameters: 12 for Adam); see docs/parallelism.md */
+    bool fp32_main_grads; /* with mixed_precision: Megatron's fp32 main gradients, a resident
+                             4 x Ψ buffer held with the optimizer state (Adam: 18 bytes per
+                             parameter), and DDP's buckets reduce them (4 bytes per parameter) */
 };
 
 void parallel_opts_init(struct parallel_opts *o);
 
 /* D x T x P > 1, i.e. whether parallel_apply() changes anything. */
 bool parallel_opts_active(const struct parallel_opts *o);
+
+/*
+ * The precision options on one device, in place: each update op's optimizer
+ * state as parallel_apply() sets it (mixed_precision, fp32_main_grads), for
+ * a training graph that is not split (D x T x P = 1).  BAECHI_EINVAL:
+ * fp32_main_grads without mixed_precision.  O(V).
+ */
+int parallel_precision_apply(struct workload *w, const struct parallel_opts *o);
 
 /*
  * Writes into `out` (initialised here) the step of training graph `in`

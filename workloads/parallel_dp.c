@@ -26,6 +26,36 @@ int64_t parallel_update_param_bytes(const struct ctx *x, int32_t u)
 }
 
 /* Persistent bytes of op i on one rank. */
+/* The optimizer state of `param_bytes` of fp16 parameters with `states`
+ * states each: an fp32 master copy and fp32 states (4 + 4 x states bytes per
+ * parameter), and Megatron's fp32 main gradients (4 more) when asked. */
+static int64_t mixed_state_bytes(const struct parallel_opts *o, int64_t states, int64_t param_bytes)
+{
+    return (4 + 4 * states + (o->fp32_main_grads ? 4 : 0)) * (param_bytes / 2);
+}
+
+int parallel_precision_apply(struct workload *w, const struct parallel_opts *o)
+{
+    if (o->fp32_main_grads && !o->mixed_precision) {
+        return err_set(BAECHI_EINVAL, "--fp32-main-grads keeps fp32 gradients of fp16 "
+                                      "parameters and needs --mixed-precision");
+    }
+    for (int32_t i = 0; i < w->n_ops && o->mixed_precision; i++) {
+        struct wl_op *op = &w->op[i];
+        const struct wl_input *in = &w->input[op->in_off];
+        int64_t full;
+
+        if (op->phase != PHASE_UPDATE || op->n_in < 1 || in->port == WL_PORT_CONTROL) {
+            continue;
+        }
+        full = w->out_bytes[w->op[in->producer].out_off + in->port];
+        if (full > 0) {
+            op->persistent = mixed_state_bytes(o, op->persistent / full, full);
+        }
+    }
+    return 0;
+}
+
 int64_t parallel_persistent_of(const struct ctx *x, int32_t i)
 {
     const struct wl_op *op = &x->w->op[i];
@@ -40,7 +70,7 @@ int64_t parallel_persistent_of(const struct ctx *x, int32_t i)
         int64_t states = full > 0 ? v / full : 0;
 
         if (o->mixed_precision && full > 0) { /* fp32 master copy + states of fp16 params */
-            v = (4 + 4 * states) * (parallel_update_param_bytes(x, i) / 2);
+            v = mixed_state_bytes(o, states, parallel_update_param_bytes(x, i));
         } else if (x->role[x->base[i]] != TP_NONE) {
             v = parallel_tp_share(x, i, v, o->tp);
         }
@@ -165,6 +195,9 @@ int parallel_dp_plan_bucket(struct ctx *x, int32_t b, const int32_t *ord, const 
             return rc;
         }
         c.n_in++;
+    }
+    if (!upd && x->o->fp32_main_grads) {
+        c.bytes *= 2; /* Megatron reduces the fp32 main gradients */
     }
     c.out = c.bytes;
     if (upd) {
