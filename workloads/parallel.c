@@ -105,6 +105,9 @@ static int index_bases(struct ctx *x)
     if (x->o->tp > 1 && (rc = parallel_tp_find_vocab(x))) {
         return rc;
     }
+    if (x->o->tp > 1) {
+        parallel_tp_propagate(x);
+    }
     return parallel_tp_check_roles(x, n_split);
 }
 

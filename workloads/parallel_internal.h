@@ -100,6 +100,11 @@ double parallel_tp_compute_div(const struct ctx *x, int32_t i);
  * roles (Megatron's VocabParallelEmbedding, parallel LM head and
  * vocab_parallel_cross_entropy). */
 int parallel_tp_find_vocab(struct ctx *x);
+/* Gives the split role (INNER) to every forward op without a role or
+ * parameters whose first output has the size of a split input it reads
+ * (an elementwise op inside a block: a dropout after the softmax), in
+ * topological order, so such ops split by shape whatever their names. */
+void parallel_tp_propagate(struct ctx *x);
 /* Bytes of output `port` of op i on one rank. */
 int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port);
 /* The TP group of entry gradient g: the output port its forward copy reads;

@@ -339,3 +339,31 @@ int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p)
     x->redirect[op->out_off] = at;
     return 0;
 }
+
+void parallel_tp_propagate(struct ctx *x)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t i = 0; i < x->n; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        if (op->phase != PHASE_FORWARD || x->role[x->base[i]] != TP_NONE || op->persistent > 0 ||
+            op->n_out < 1) {
+            continue;
+        }
+        for (int32_t k = 0; k < op->n_in; k++) {
+            const struct wl_input *in = &w->input[op->in_off + k];
+            int32_t j = in->producer, bj;
+
+            if (in->port == WL_PORT_CONTROL || w->op[j].phase != PHASE_FORWARD) {
+                continue;
+            }
+            bj = x->base[j];
+            if ((x->role[bj] == TP_ENTRY || x->role[bj] == TP_INNER) && !x->vocab[bj] &&
+                w->out_bytes[w->op[j].out_off + in->port] == w->out_bytes[op->out_off]) {
+                x->role[x->base[i]] = TP_INNER;
+                break;
+            }
+        }
+    }
+}

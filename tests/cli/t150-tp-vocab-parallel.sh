@@ -11,7 +11,8 @@
 # the transform also splits the row-parallel biases: a deviation of
 # 2 h (1 - 1/t) per layer).  Before, embedding and head were replicated:
 # 1.08 / 1.24 / 1.54 x the formula at t = 2 / 4 / 8, and the head's FLOPs
-# ran T times.
+# ran T times.  An elementwise op inside a block splits by shape, whatever
+# its name.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -73,6 +74,20 @@ grep -q "^- {name: r0/lm_head, .*outputs: \[131072\]" s4.yaml
 grep -q "x-collective: {id: p0.d0/tp/embed/tokens/ar, kind: all-reduce, bytes: 65536}" s4.yaml
 grep -q "x-collective: {id: p0.d0/tp/loss/xent, kind: all-reduce, bytes: 1536}" s4.yaml
 grep -q "x-collective: {id: p0.d0/tp/lm_head/grad/ar, kind: all-reduce, bytes: 65536}" s4.yaml
+EOF
+
+test_expect_success 'an op the names do not give a role splits by shape (a dropout after the softmax)' - <<'EOF'
+# the softmax renamed: no longer recognised by name, it reads the split
+# scores and has their size, so it is split like them (a Dropout added to
+# the generators later splits the same way)
+sed 's#attn/softmax#attn/sm_drop#g' s.yaml > d.yaml
+expect_exit 0 "$BAECHI" workload parallelize d.yaml --tp 2 -o d2.yaml
+full=$(grep "^- {name: h0/attn/sm_drop," d.yaml | sed 's/.*outputs: \[\([0-9]*\)\].*/\1/')
+half=$(grep "^- {name: r0/h0/attn/sm_drop," d2.yaml | sed 's/.*outputs: \[\([0-9]*\)\].*/\1/')
+grad=$(grep "^- {name: r0/h0/attn/sm_drop/grad," d2.yaml | sed 's/.*outputs: \[\([0-9]*\)\].*/\1/')
+echo "whole $full, rank 0 $half, its gradient $grad"
+test "$half" -eq $((full / 2))
+test "$grad" -eq $((full / 2))
 EOF
 
 test_done
