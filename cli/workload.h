@@ -75,7 +75,8 @@ enum {
     WORKLOAD_OPT_BUCKET,
     WORKLOAD_OPT_MIXED,
     WORKLOAD_OPT_PP_BALANCE,
-    WORKLOAD_OPT_FP32_GRADS
+    WORKLOAD_OPT_FP32_GRADS,
+    WORKLOAD_OPT_SP
 };
 
 #define WORKLOAD_PARALLEL_OPTS                                                                     \
@@ -83,6 +84,9 @@ enum {
      "data parallelism: D replicas, DDP bucket all-reduces (default 1)"},                          \
         {"tp", WORKLOAD_OPT_TP, "T",                                                               \
          "Megatron tensor parallelism over T GPUs (GPT and Transformer blocks; default 1)"},       \
+        {"sp", WORKLOAD_OPT_SP, NULL,                                                              \
+         "with --tp: Megatron sequence parallelism (LayerNorm and dropout regions split along "    \
+         "the sequence; all-gather + reduce-scatter instead of the all-reduces)"},                 \
         {"pp", WORKLOAD_OPT_PP, "P",                                                               \
          "pipeline parallelism: P stages of equal layer counts (default 1)"},                      \
         {"zero", WORKLOAD_OPT_ZERO, "Z",                                                           \

@@ -23,7 +23,7 @@
 #include <string.h>
 
 static const char *const parallelize_usage[] = {
-    "baechi workload parallelize <train.yaml> [--dp D] [--tp T] [--pp P] [--zero 0|1|2|3] "
+    "baechi workload parallelize <train.yaml> [--dp D] [--tp T [--sp]] [--pp P] [--zero 0|1|2|3] "
     "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision [--fp32-main-grads]] "
     "[-o <out.yaml>] "
     "[--placement-out <placement.yaml>]",
@@ -81,6 +81,9 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
         return 0;
     case WORKLOAD_OPT_FP32_GRADS:
         o->fp32_main_grads = true;
+        return 0;
+    case WORKLOAD_OPT_SP:
+        o->sp = true;
         return 0;
     default:
         return -1;

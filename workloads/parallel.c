@@ -29,6 +29,7 @@ void parallel_opts_init(struct parallel_opts *o)
     o->bucket_mb = 25.0;
     o->mixed_precision = false;
     o->fp32_main_grads = false;
+    o->sp = false;
     o->pp_by_time = false;
 }
 
@@ -107,6 +108,9 @@ static int index_bases(struct ctx *x)
     }
     if (x->o->tp > 1) {
         parallel_tp_propagate(x);
+    }
+    if (x->o->sp) {
+        parallel_tp_sequence(x);
     }
     return parallel_tp_check_roles(x, n_split);
 }
@@ -196,6 +200,9 @@ static int build_plans(struct ctx *x)
                 x->extra_in[i] < 0 && (rc = parallel_tp_plan_xent(x, i, p))) {
                 goto done;
             }
+            if (o->sp && op->phase != PHASE_UPDATE && (rc = parallel_tp_plan_gathers(x, i, p))) {
+                goto done;
+            }
             if ((rc = parallel_push_item(x, i, -1))) {
                 goto done;
             }
@@ -267,6 +274,13 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
                        "(`baechi workload train` or `workload gen` without --forward-only)",
                        in->name);
     }
+    if (o->sp && o->tp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "parallelize: --sp splits the tensor-parallel group's "
+                       "LayerNorm and dropout regions along the sequence and "
+                       "needs --tp 2 or more (--tp %d)",
+                       (int)o->tp);
+    }
     if (o->fp32_main_grads && !o->mixed_precision) {
         return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
                                       "fp16 parameters and needs --mixed-precision");
@@ -326,6 +340,10 @@ int parallel_apply(struct workload *out, const struct workload *in, const struct
         !(x.item_of = mem_calloc(n, sizeof(*x.item_of))) ||
         !(x.extra_in = mem_alloc_array(n, sizeof(*x.extra_in))) ||
         !(x.redirect = mem_alloc_array(in->n_out_bytes + 1, sizeof(*x.redirect))) ||
+        !(x.in_redirect = mem_alloc_array(in->n_input + 1, sizeof(*x.in_redirect))) ||
+        !(x.seq_port = mem_calloc(in->n_out_bytes + 1, sizeof(*x.seq_port))) ||
+        !(x.ag_at = mem_alloc_array(2 * in->n_out_bytes + 2, sizeof(*x.ag_at))) ||
+        !(x.ag_stage = mem_calloc(2 * in->n_out_bytes + 2, sizeof(*x.ag_stage))) ||
         !(x.first_id = mem_calloc((size_t)x.n_dev, sizeof(*x.first_id))) ||
         !(x.plan_off = mem_calloc((size_t)o->pp + 1, sizeof(*x.plan_off)))) {
         goto done;
@@ -334,7 +352,10 @@ int parallel_apply(struct workload *out, const struct workload *in, const struct
         x.upd[i] = x.extra_in[i] = -1;
     }
     for (size_t i = 0; i <= in->n_out_bytes; i++) {
-        x.redirect[i] = -1;
+        x.redirect[i] = x.ag_at[2 * i] = x.ag_at[2 * i + 1] = -1;
+    }
+    for (size_t i = 0; i <= in->n_input; i++) {
+        x.in_redirect[i] = -1;
     }
     if ((rc = index_bases(&x)) || (rc = parallel_tp_check_split(&x)) ||
         (rc = parallel_pp_assign_stages(&x)) || (rc = build_plans(&x)) ||
@@ -357,6 +378,10 @@ done:
     free(x.item_of);
     free(x.extra_in);
     free(x.redirect);
+    free(x.in_redirect);
+    free(x.seq_port);
+    free(x.ag_at);
+    free(x.ag_stage);
     free(x.first_id);
     free(x.plan_off);
     free(x.plan);

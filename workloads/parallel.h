@@ -42,7 +42,12 @@
  *     masked partial sum with an all-reduce, the head column-parallel
  *     (logits V'/T, the gradient of its input all-reduced), the loss on
  *     the split logits after one all-reduce of 3 values per token.  Other
- *     ops (LayerNorm, residual Add, position embeddings) are replicated.
+ *     ops (LayerNorm, residual Add, position embeddings) are replicated;
+ *     with sp (Korthikanti et al. 2022) they are split along the sequence
+ *     (1/T, parameters whole), the row-parallel all-reduces become
+ *     reduce-scatters and the column-parallel inputs all-gathers (forward,
+ *     and in backward for the weight gradient), the row-parallel output
+ *     gradients all-gathers.
  *   PP: P stages of contiguous layers (a layer: the groups of one "h<l>" or
  *     "layer_<l>" name component; equal layer counts; the ops before the
  *     first layer in stage 0, the others with the layer before them; a
@@ -71,6 +76,7 @@ struct parallel_opts {
     bool pp_by_time;      /* stages of equal forward time instead of equal layer counts */
     bool mixed_precision; /* optimizer state = K x Ψ, K = 4 + 4 x states (fp32 master copy and
                              states of fp16 parameters: 12 for Adam); see docs/parallelism.md */
+    bool sp;              /* Megatron sequence parallelism (needs tp > 1) */
     bool fp32_main_grads; /* with mixed_precision: Megatron's fp32 main gradients, a resident
                              4 x Ψ buffer held with the optimizer state (Adam: 18 bytes per
                              parameter), and DDP's buckets reduce them (4 bytes per parameter) */

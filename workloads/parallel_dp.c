@@ -71,12 +71,12 @@ int64_t parallel_persistent_of(const struct ctx *x, int32_t i)
 
         if (o->mixed_precision && full > 0) { /* fp32 master copy + states of fp16 params */
             v = mixed_state_bytes(o, states, parallel_update_param_bytes(x, i));
-        } else if (x->role[x->base[i]] != TP_NONE) {
+        } else if (x->role[x->base[i]] != TP_NONE && x->role[x->base[i]] != TP_SEQ) {
             v = parallel_tp_share(x, i, v, o->tp);
         }
         return o->zero >= 1 ? (v + d - 1) / d : v;
     }
-    if (x->role[x->base[i]] != TP_NONE) {
+    if (x->role[x->base[i]] != TP_NONE && x->role[x->base[i]] != TP_SEQ) {
         v = parallel_tp_share(x, i, v, o->tp);
     }
     return o->zero >= 3 && op->phase == PHASE_FORWARD ? (v + d - 1) / d : v;
@@ -156,7 +156,7 @@ int parallel_dp_plan_buckets(struct ctx *x, int32_t *ord, int32_t *after_grad, i
 int parallel_dp_plan_gather(struct ctx *x, int32_t i)
 {
     const struct wl_op *op = &x->w->op[i];
-    struct coll c = {"AllGather", "all-gather", "", false, 0, 0, op->phase, 0, 0, -1};
+    struct coll c = {"AllGather", "all-gather", "", false, 0, 0, op->phase, 0, 0, -1, false};
     int32_t at, u = x->upd[x->base[i]], rc;
 
     c.in_off = (int32_t)x->n_cin;
@@ -182,7 +182,7 @@ int parallel_dp_plan_bucket(struct ctx *x, int32_t b, const int32_t *ord, const 
                             bool upd)
 {
     const struct workload *w = x->w;
-    struct coll c = {"AllReduce", "all-reduce", "", false, 0, 0, PHASE_BACKWARD, 0, 0, -1};
+    struct coll c = {"AllReduce", "all-reduce", "", false, 0, 0, PHASE_BACKWARD, 0, 0, -1, false};
     int32_t at, rc;
 
     c.in_off = (int32_t)x->n_cin;

@@ -56,7 +56,7 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     for (int32_t i = 0; i < c->n_in; i++) {
         const struct wl_input *in = &x->cin[c->in_off + i];
 
-        if ((rc = add_input(out, x, in->producer, in->port, d, t, false))) {
+        if ((rc = add_input(out, x, in->producer, in->port, d, t, c->follow))) {
             return rc;
         }
     }
@@ -106,8 +106,11 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
     }
     for (int32_t j = 0; j < op->n_in; j++) {
         const struct wl_input *in = &x->w->input[op->in_off + j];
+        int32_t ag = x->in_redirect[op->in_off + j];
 
-        if ((rc = add_input(out, x, in->producer, in->port, d, t, true))) {
+        rc = ag >= 0 ? workload_add_input(out, x->first_id[r] + ag, 0, 0, 0)
+                     : add_input(out, x, in->producer, in->port, d, t, true);
+        if (rc) {
             return rc;
         }
     }
@@ -176,8 +179,8 @@ int parallel_copy_header(struct workload *out, const struct workload *in,
     char name[512];
     int rc;
 
-    snprintf(name, sizeof(name), "%s_dp%d_tp%d_pp%d%s", in->name ? in->name : "workload",
-             (int)o->dp, (int)o->tp, (int)o->pp,
+    snprintf(name, sizeof(name), "%s_dp%d_tp%d_pp%d%s%s", in->name ? in->name : "workload",
+             (int)o->dp, (int)o->tp, (int)o->pp, o->sp ? "_sp" : "",
              o->zero == 1   ? "_zero1"
              : o->zero == 2 ? "_zero2"
              : o->zero == 3 ? "_zero3"

@@ -24,8 +24,9 @@
 
 /* Megatron roles: ENTRY column-parallel (output split), INNER split
  * throughout, EXIT row-parallel (output a partial sum, all-reduced), XENT
- * the vocabulary-parallel cross-entropy (a whole loss from split logits). */
-enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT, TP_XENT };
+ * the vocabulary-parallel cross-entropy (a whole loss from split logits);
+ * SEQ (--sp) split along the sequence: LayerNorm, dropout, residual regions. */
+enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT, TP_XENT, TP_SEQ };
 
 /* A collective of the plan; its inputs are ops of the same (d, t), in its
  * stage except a ZeRO-3 gather's control input. */
@@ -39,6 +40,7 @@ struct coll {
     int32_t in_off; /* inputs: cin_op/cin_port[in_off .. in_off + n_in) */
     int32_t n_in;
     int32_t group_op; /* it joins the group of this op's copy on its rank; -1: its own */
+    bool follow;      /* its input reads through redirect[] (an all-gather of a scattered output) */
 };
 
 /* One entry of a stage's plan: a copy of input op `src`, or collective `coll`. */
@@ -59,6 +61,10 @@ struct ctx {
     int64_t vocab_padded; /* V' = V rounded up to a multiple of 128 x T (Megatron) */
     int32_t *item_of;     /* per op: its index in its stage's plan */
     int32_t *redirect;    /* per output port: plan index of the collective replacing it, -1 */
+    int32_t *in_redirect; /* per input slot of w: plan index of the all-gather it reads, -1 */
+    bool *seq_port;       /* per output port: split along the sequence (--sp) */
+    int32_t *ag_at;       /* per output port x 2 (forward, backward): its all-gather, -1 */
+    int32_t *ag_stage;    /* ... in this stage */
     int32_t *extra_in;    /* per op: plan index of the all-gather it reads (ZeRO-3), -1 */
     int32_t *tp_last;     /* per output port: the last entry gradient of its TP group, -1 */
     int32_t *first_id;    /* per rank: id of its first op */
@@ -105,6 +111,11 @@ int parallel_tp_find_vocab(struct ctx *x);
  * (an elementwise op inside a block: a dropout after the softmax), in
  * topological order, so such ops split by shape whatever their names. */
 void parallel_tp_propagate(struct ctx *x);
+/* --sp: the sequence-split role and x->seq_port (Korthikanti et al. 2022). */
+void parallel_tp_sequence(struct ctx *x);
+/* --sp: before op i (a TP-split op) in stage p, the all-gathers of the
+ * sequence-split tensors it reads (shared by the readers of one phase). */
+int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p);
 /* Bytes of output `port` of op i on one rank. */
 int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port);
 /* The TP group of entry gradient g: the output port its forward copy reads;

@@ -7,9 +7,11 @@
  */
 #include "workloads/parallel_internal.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The Megatron role of forward op s[0..n) by its last two name components. */
@@ -69,6 +71,9 @@ int64_t parallel_out_div(const struct ctx *x, int32_t i, int32_t port)
     if (r == TP_NONE) {
         return 1;
     }
+    if (r == TP_SEQ) { /* forward: every output; backward: the activations' gradients */
+        return op->phase == PHASE_FORWARD || x->seq_port[op->out_off + port] ? x->o->tp : 1;
+    }
     if (op->phase == PHASE_FORWARD) {
         return r == TP_EXIT || r == TP_XENT ? 1 : x->o->tp;
     }
@@ -89,7 +94,8 @@ int64_t parallel_tp_share(const struct ctx *x, int32_t i, int64_t full, int64_t 
 
 double parallel_tp_compute_div(const struct ctx *x, int32_t i)
 {
-    if (x->role[x->base[i]] == TP_NONE) {
+    if (x->role[x->base[i]] == TP_NONE ||
+        (x->role[x->base[i]] == TP_SEQ && x->w->op[i].phase == PHASE_UPDATE)) {
         return 1;
     }
     if (x->vocab[x->base[i]]) {
@@ -182,6 +188,18 @@ int parallel_tp_check_split(const struct ctx *x)
         if (x->role[x->base[i]] == TP_NONE) {
             continue;
         }
+        if (x->role[x->base[i]] == TP_SEQ) { /* parameters whole; outputs checked below */
+            for (int32_t k = 0; k < op->n_out; k++) {
+                if (w->out_bytes[op->out_off + k] % parallel_out_div(x, i, k) != 0) {
+                    return err_set(BAECHI_EINVAL,
+                                   "sequence parallelism: output %d of op '%s' (%lld bytes) is "
+                                   "not a multiple of --tp %d (the sequence must divide by T)",
+                                   (int)k, op->name, (long long)w->out_bytes[op->out_off + k],
+                                   (int)x->o->tp);
+                }
+            }
+            continue;
+        }
         if (x->vocab[x->base[i]]) { /* split by rows of V: sizes must be whole rows */
             if (op->persistent % x->vocab_rows != 0) {
                 return err_set(BAECHI_EINVAL,
@@ -225,12 +243,17 @@ int parallel_tp_check_split(const struct ctx *x)
  * gradient of the group, which read it instead. */
 int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_member)
 {
-    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_BACKWARD, 0, 0, -1};
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_BACKWARD, 0, 0, -1, false};
     int32_t at, rc;
 
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_out_bytes(x, g, 0);
     c.group_op = g;
+    if (x->o->sp) { /* each rank keeps its part of the sequence */
+        c.type = "ReduceScatter";
+        c.kind = "reduce-scatter";
+        c.out = c.bytes / x->o->tp;
+    }
     snprintf(c.id, sizeof(c.id), "tp/%s/ar", x->w->op[g].name);
     for (int32_t m = g; m >= 0; m = next_member[m]) {
         if ((rc = parallel_add_cin(x, m, 0))) {
@@ -306,7 +329,7 @@ int parallel_tp_plan_xent(struct ctx *x, int32_t i, int32_t p)
     const struct workload *w = x->w;
     const struct wl_op *op = &w->op[i];
     const struct wl_input *in = &w->input[op->in_off];
-    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1};
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1, false};
     int32_t at;
     int rc;
 
@@ -325,13 +348,18 @@ int parallel_tp_plan_xent(struct ctx *x, int32_t i, int32_t p)
 int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p)
 {
     const struct wl_op *op = &x->w->op[i];
-    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1};
+    struct coll c = {"AllReduce", "all-reduce", "", true, 0, 0, PHASE_FORWARD, 0, 1, -1, false};
     int32_t at;
     int rc;
 
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_out_bytes(x, i, 0);
     c.group_op = i;
+    if (x->o->sp) { /* each rank keeps its part of the sequence */
+        c.type = "ReduceScatter";
+        c.kind = "reduce-scatter";
+        c.out = c.bytes / x->o->tp;
+    }
     snprintf(c.id, sizeof(c.id), "tp/%s/ar", op->name);
     if ((rc = parallel_add_cin(x, i, 0)) || (rc = parallel_push_coll(x, p, &c, &at))) {
         return rc;
@@ -366,4 +394,126 @@ void parallel_tp_propagate(struct ctx *x)
             }
         }
     }
+}
+
+/* Whether forward output (j, port) is split along the sequence under --sp:
+ * a SEQ op's, or a row-parallel output after its reduce-scatter. */
+static bool seq_forward(const struct ctx *x, int32_t j, int32_t port)
+{
+    enum tp_role r = x->role[x->base[j]];
+
+    return x->w->op[j].phase == PHASE_FORWARD && (r == TP_SEQ || (r == TP_EXIT && port == 0));
+}
+
+/* Backward op g of a SEQ op: its outputs are the gradients of the forward
+ * op's inputs that need one (train.h), in order, then its parameters'. */
+static void seq_backward(struct ctx *x, int32_t g, const bool *has_grad)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[g];
+    char name[1024];
+    size_t n = strlen(op->name);
+    int32_t f, k = 0;
+
+    if (n < 6 || strcmp(op->name + n - 5, "/grad") != 0) {
+        return;
+    }
+    snprintf(name, sizeof(name), "%.*s", (int)(n - 5), op->name);
+    if ((f = workload_find(w, name)) < 0) {
+        return;
+    }
+    for (int32_t j = 0; j < w->op[f].n_in && k < op->n_out; j++) {
+        const struct wl_input *in = &w->input[w->op[f].in_off + j];
+
+        if (in->port == WL_PORT_CONTROL || !has_grad[x->base[in->producer]]) {
+            continue;
+        }
+        x->seq_port[op->out_off + k++] = x->seq_port[w->op[in->producer].out_off + in->port];
+    }
+}
+
+void parallel_tp_sequence(struct ctx *x)
+{
+    const struct workload *w = x->w;
+    bool *has_grad = mem_calloc((size_t)x->n + 1, sizeof(*has_grad));
+
+    /* forward: what reads a sequence-split tensor and has no TP role is
+     * split along the sequence too (LayerNorm, dropout, residual Add) */
+    for (int32_t i = 0; i < x->n; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        if (op->phase != PHASE_FORWARD) {
+            continue;
+        }
+        for (int32_t k = 0; k < op->n_in && x->role[x->base[i]] == TP_NONE; k++) {
+            const struct wl_input *in = &w->input[op->in_off + k];
+
+            if (in->port != WL_PORT_CONTROL && seq_forward(x, in->producer, in->port)) {
+                x->role[x->base[i]] = TP_SEQ;
+            }
+        }
+        for (int32_t k = 0; k < op->n_out; k++) {
+            x->seq_port[op->out_off + k] = seq_forward(x, i, k);
+        }
+    }
+    for (int32_t i = 0; i < x->n && has_grad; i++) {
+        has_grad[x->base[i]] |= w->op[i].phase == PHASE_BACKWARD;
+    }
+    /* backward: a SEQ op's activation gradients, a column-parallel group's
+     * input gradient after its reduce-scatter */
+    for (int32_t i = 0; i < x->n; i++) {
+        const struct wl_op *op = &w->op[i];
+
+        if (op->phase != PHASE_BACKWARD) {
+            continue;
+        }
+        if (x->role[x->base[i]] == TP_SEQ && has_grad) {
+            seq_backward(x, i, has_grad);
+        } else if (x->role[x->base[i]] == TP_ENTRY && parallel_tp_key(x, i) >= 0) {
+            x->seq_port[op->out_off] = true;
+        }
+    }
+    free(has_grad); /* without memory for it, the SEQ ops' gradients stay whole */
+}
+
+int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[i];
+    enum tp_role r = x->role[x->base[i]];
+    int32_t ph = op->phase == PHASE_FORWARD ? 0 : 1;
+    int rc;
+
+    if (r == TP_NONE || r == TP_SEQ) {
+        return 0;
+    }
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &w->input[op->in_off + k];
+        int32_t port, key;
+
+        if (in->port == WL_PORT_CONTROL) {
+            continue;
+        }
+        port = w->op[in->producer].out_off + in->port;
+        if (!x->seq_port[port]) {
+            continue;
+        }
+        key = 2 * port + ph;
+        if (x->ag_at[key] < 0 || x->ag_stage[key] != p) {
+            struct coll c = {"AllGather", "all-gather", "", true, 0, 0, op->phase, 0, 1, -1, false};
+
+            c.in_off = (int32_t)x->n_cin;
+            c.bytes = c.out = w->out_bytes[port];
+            c.group_op = i;
+            c.follow = true;
+            snprintf(c.id, sizeof(c.id), "tp/%s/%d/ag", op->name, (int)k);
+            if ((rc = parallel_add_cin(x, in->producer, in->port)) ||
+                (rc = parallel_push_coll(x, p, &c, &x->ag_at[key]))) {
+                return rc;
+            }
+            x->ag_stage[key] = p;
+        }
+        x->in_redirect[op->in_off + k] = x->ag_at[key];
+    }
+    return 0;
 }
