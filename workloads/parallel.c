@@ -109,8 +109,8 @@ static int index_bases(struct ctx *x)
     if (x->o->tp > 1) {
         parallel_tp_propagate(x);
     }
-    if (x->o->sp) {
-        parallel_tp_sequence(x);
+    if (x->o->sp && (rc = parallel_tp_sequence(x))) {
+        return rc;
     }
     return parallel_tp_check_roles(x, n_split);
 }

@@ -112,7 +112,7 @@ int parallel_tp_find_vocab(struct ctx *x);
  * topological order, so such ops split by shape whatever their names. */
 void parallel_tp_propagate(struct ctx *x);
 /* --sp: the sequence-split role and x->seq_port (Korthikanti et al. 2022). */
-void parallel_tp_sequence(struct ctx *x);
+int parallel_tp_sequence(struct ctx *x);
 /* --sp: before op i (a TP-split op) in stage p, the all-gathers of the
  * sequence-split tensors it reads (shared by the readers of one phase). */
 int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p);

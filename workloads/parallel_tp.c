@@ -432,11 +432,14 @@ static void seq_backward(struct ctx *x, int32_t g, const bool *has_grad)
     }
 }
 
-void parallel_tp_sequence(struct ctx *x)
+int parallel_tp_sequence(struct ctx *x)
 {
     const struct workload *w = x->w;
     bool *has_grad = mem_calloc((size_t)x->n + 1, sizeof(*has_grad));
 
+    if (!has_grad) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
     /* forward: what reads a sequence-split tensor and has no TP role is
      * split along the sequence too (LayerNorm, dropout, residual Add) */
     for (int32_t i = 0; i < x->n; i++) {
@@ -456,7 +459,7 @@ void parallel_tp_sequence(struct ctx *x)
             x->seq_port[op->out_off + k] = seq_forward(x, i, k);
         }
     }
-    for (int32_t i = 0; i < x->n && has_grad; i++) {
+    for (int32_t i = 0; i < x->n; i++) {
         has_grad[x->base[i]] |= w->op[i].phase == PHASE_BACKWARD;
     }
     /* backward: a SEQ op's activation gradients, a column-parallel group's
@@ -467,13 +470,14 @@ void parallel_tp_sequence(struct ctx *x)
         if (op->phase != PHASE_BACKWARD) {
             continue;
         }
-        if (x->role[x->base[i]] == TP_SEQ && has_grad) {
+        if (x->role[x->base[i]] == TP_SEQ) {
             seq_backward(x, i, has_grad);
         } else if (x->role[x->base[i]] == TP_ENTRY && parallel_tp_key(x, i) >= 0) {
             x->seq_port[op->out_off] = true;
         }
     }
-    free(has_grad); /* without memory for it, the SEQ ops' gradients stay whole */
+    free(has_grad);
+    return 0;
 }
 
 int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
