@@ -150,6 +150,7 @@ int parallel_tp_find_vocab(struct ctx *x)
             continue;
         }
         x->vocab_rows = logits / labels;
+        /* deviation: Megatron pads at T = 1 too; without --tp the table keeps V */
         x->vocab_padded = (x->vocab_rows + 128 * T - 1) / (128 * T) * (128 * T);
         /* the table rows, the LM head (column-parallel: logits V'/T) and the
          * loss on the split logits; the lookups below */
@@ -432,6 +433,8 @@ static void seq_backward(struct ctx *x, int32_t g, const bool *has_grad)
     }
 }
 
+/* deviation: the all-reduce of the LayerNorm weight gradients over the TP
+ * group (Megatron's _allreduce_layernorm_grads) is not modelled. */
 int parallel_tp_sequence(struct ctx *x)
 {
     const struct workload *w = x->w;
