@@ -146,7 +146,11 @@ static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
     struct workload pw;
     int rc;
 
-    if (!parallel_opts_active(par)) {
+    if (!parallel_opts_active(par)) { /* one GPU: only the precision options apply */
+        if ((rc = parallel_precision_apply(w, par))) {
+            workload_release(w);
+            return cmd_fail(rc);
+        }
         return 0;
     }
     rc = parallel_apply(&pw, w, par);

@@ -97,6 +97,7 @@ cases() {
     echo "train out.yaml workload train $tmp/syn.yaml -o out.yaml"
     echo "parallelize out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --tp 2 --pp 2 --zero 3 -o out.yaml"
     echo "parallelize-zero1 out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --zero 1 -o out.yaml"
+    echo "parallelize-sp out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --tp 2 --sp --mixed-precision --fp32-main-grads -o out.yaml"
     for p in $("$bin" place --list | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do
         echo "place-$p out.yaml place -p $p -w $W -c $C -o out.yaml"
     done
