@@ -92,6 +92,7 @@ static const char *const compute_types[] = {
     "MaxPoolWithArgmax",
     "MaxRoiPool",
     "Mean",
+    "MeanSquaredError",
     "Min",
     "Mish",
     "Mod",
