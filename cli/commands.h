@@ -26,5 +26,6 @@ int cmd_report(int argc, char **argv);            /* cli/db.c */
 int cmd_plot(int argc, char **argv);              /* cli/plot.c */
 int cmd_workload_annotate(int argc, char **argv); /* cli/workload_annotate.c */
 int cmd_cluster(int argc, char **argv);           /* cli/cluster.c */
+int cmd_validate(int argc, char **argv);          /* cli/validate.c */
 
 #endif
