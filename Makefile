@@ -168,7 +168,6 @@ check: deps
 	@mkdir -p build && rm -f $(CHECK_CPU)
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@CHECK_JOBS=$(CHECK_JOBS) CHECK_BUILD_CPU=$(CHECK_CPU) sh scripts/run-tests.sh
-	@$(MAKE) --no-print-directory validate
 
 check-quick:
 	@mkdir -p build && rm -f $(CHECK_CPU)

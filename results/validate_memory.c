@@ -16,35 +16,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/*
- * Megatron's sequence parallelism (Korthikanti et al. 2022, §4.2.2): the
- * `--sp` option of workloads/parallel.c.  pending: until struct
- * parallel_opts has it, the sequence-parallel rows are "not modelled";
- * when it exists, set it here and return true.
- */
+/* Megatron's sequence parallelism (Korthikanti et al. 2022, §4.2.2): the
+ * `--sp` option of the parallel transform (workloads/parallel.h). */
 static bool set_sequence_parallel(struct parallel_opts *p)
 {
-    (void)p;
-    return false;
+    p->sp = true;
+    return true;
 }
 
-/*
- * Dropout as GPT-2 and Megatron train (p = 0.1: masks of 1 byte per
- * element, kept for backward), which Korthikanti's formulas include.
- * pending: the generators' `--dropout P` (its default is to be the model's
- * own, 0.1 for GPT); if struct gen_opts gets a field whose default is not
- * that, set it to 0.1 here.
- */
+/* Dropout as GPT-2 and Megatron train (p = 0.1: masks of 1 byte per
+ * element, kept for backward), which Korthikanti's formulas include: the
+ * generators' default (gen_opts.dropout < 0), said here explicitly. */
 static void set_dropout(struct gen_opts *g)
 {
-    (void)g;
+    g->dropout = 0.1;
 }
 
-/*
- * Megatron's vocabulary-parallel embedding and LM head under --tp.
- * pending: if workloads/parallel.c makes it an option of struct
- * parallel_opts rather than what --tp always does, set it here.
- */
+/* Megatron's vocabulary-parallel embedding and LM head: what --tp does
+ * (workloads/parallel_tp.c), nothing to set. */
 static void set_vocab_parallel(struct parallel_opts *p)
 {
     (void)p;
