@@ -43,8 +43,12 @@ static void wrap(struct buf *b, unsigned num, const char *tail)
     cr_assert_not_null(p);
     n = put_varint(p, (uint64_t)num << 3 | 2);
     n += put_varint(p + n, b->n);
-    memcpy(p + n, b->p, b->n);
-    memcpy(p + n + b->n, tail, tl);
+    if (b->n) { /* memcpy from NULL, even of 0 bytes, is undefined */
+        memcpy(p + n, b->p, b->n);
+    }
+    if (tl) {
+        memcpy(p + n + b->n, tail, tl);
+    }
     free(b->p);
     b->p = p;
     b->n = n + b->n + tl;
