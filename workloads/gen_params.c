@@ -107,6 +107,8 @@ static const struct gen_param params[] = {
     {"bucket-mb", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"pp-balance", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"mixed-precision", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"sp", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"fp32-main-grads", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {NULL, GP_FLAG, 0, 0, 0, 0},
 };
 
@@ -217,12 +219,15 @@ static const char *set_parallel(struct gen_spec *s, const struct gen_param *p, c
     long x;
     bool b;
 
-    if (strcmp(p->flag, "mixed-precision") == 0) {
+    if (strcmp(p->flag, "mixed-precision") == 0 || strcmp(p->flag, "sp") == 0 ||
+        strcmp(p->flag, "fp32-main-grads") == 0) {
         if (yio_parse_bool(val, &b)) {
             snprintf(why, why_len, "parameter '%s': expected true or false", key);
             return why;
         }
-        s->par.mixed_precision = b;
+        *(p->flag[0] == 'm'   ? &s->par.mixed_precision
+          : p->flag[0] == 's' ? &s->par.sp
+                              : &s->par.fp32_main_grads) = b;
     } else if (strcmp(p->flag, "pp-balance") == 0) {
         if (strcmp(val, "layers") != 0 && strcmp(val, "time") != 0) {
             snprintf(why, why_len, "parameter '%s': expected layers or time", key);

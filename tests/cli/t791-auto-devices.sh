@@ -12,7 +12,7 @@
 cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: the 79-op GPT graph, 4,096 GPUs as nodes and mixed' - <<'EOF2'
-"$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 -o g.yaml 2>/dev/null
+"$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 --dropout 0 -o g.yaml 2>/dev/null
 cat > nodes.yaml <<'YAML'
 format: 1
 name: nodes-4096
