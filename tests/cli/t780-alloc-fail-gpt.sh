@@ -14,8 +14,7 @@
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
-SHIM=$TMPDIR_TEST/failalloc.so
-SWEEP=$TOP/tests/shim/alloc-sweep.sh
+. "$TOP/tests/shim/alloc-lib.sh"
 GPT="gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8"
 
 # shellcheck disable=SC2086 # GPT is a word list
@@ -23,39 +22,7 @@ GPT="gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8"
 # shellcheck disable=SC2086
 "$BAECHI" workload gen $GPT --forward-only -o gptf.yaml 2> /dev/null
 
-if ! cc -shared -fPIC -o "$SHIM" "$TOP/tests/shim/failalloc.c" 2> /dev/null ||
-    ! LD_PRELOAD=$SHIM "$BAECHI" workload info gptt.yaml > /dev/null 2>&1 ||
-    ldd "$BAECHI" 2> /dev/null | grep -q 'libasan\|libtsan' ||
-    nm -D "$BAECHI" 2> /dev/null | grep -q ' __[at]san_init$'; then
-    test_skip_all "no LD_PRELOAD allocation-failure shim (no C compiler, or a sanitized build)"
-fi
-
-# sweep NAME OUT ARGS...: the sweep in its own directory, its summary in
-# NAME.res; fails with the failing points
-sweep() {
-    name=$1
-    out=$2
-    shift 2
-    mkdir -p "$name"
-    cd "$name"
-    set +e
-    sh "$SWEEP" "$SHIM" "$out" "$BAECHI" "$@" > "../$name.res" 2>&1
-    rc=$?
-    set -e
-    cd ..
-    cat "$name.res"
-    [ "$rc" -eq 0 ]
-}
-
-# about RES N: the sweep in RES had between N/2 and 2N points (the counts
-# docs/testing.md quotes; they move with the C library and libyaml)
-about() {
-    a=$(sed -n 's/^\([0-9]*\) points, .*/\1/p' "$1")
-    if [ "$a" -lt $(($2 / 2)) ] || [ "$a" -gt $(($2 * 2)) ]; then
-        echo "$1: $a points, docs/testing.md says about $2"
-        return 1
-    fi
-}
+alloc_shim_or_skip "$BAECHI" workload info gptt.yaml
 
 test_expect_success 'workload info: every allocation failing' '
     sweep info - workload info ../gptt.yaml

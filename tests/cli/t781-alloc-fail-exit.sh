@@ -12,15 +12,9 @@
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
-SHIM=$TMPDIR_TEST/failalloc.so
-SWEEP=$TOP/tests/shim/alloc-sweep.sh
+. "$TOP/tests/shim/alloc-lib.sh"
 
-if ! cc -shared -fPIC -o "$SHIM" "$TOP/tests/shim/failalloc.c" 2> /dev/null ||
-    ! LD_PRELOAD=$SHIM "$BAECHI" cluster list > /dev/null 2>&1 ||
-    ldd "$BAECHI" 2> /dev/null | grep -q 'libasan\|libtsan' ||
-    nm -D "$BAECHI" 2> /dev/null | grep -q ' __[at]san_init$'; then
-    test_skip_all "no LD_PRELOAD allocation-failure shim (no C compiler, or a sanitized build)"
-fi
+alloc_shim_or_skip "$BAECHI" cluster list
 
 cat > spec.yaml <<YAML
 name: tiny
@@ -31,33 +25,6 @@ memory_fractions: [1]
 models: [timed, baechi]
 YAML
 "$BAECHI" sweep spec.yaml --db fixture.db -j 1 > /dev/null 2>&1
-
-# sweep NAME OUT ARGS...: the sweep in its own directory, its summary in
-# NAME.res
-sweep() {
-    name=$1
-    out=$2
-    shift 2
-    mkdir -p "$name"
-    cd "$name"
-    set +e
-    sh "$SWEEP" "$SHIM" "$out" "$BAECHI" "$@" > "../$name.res" 2>&1
-    rc=$?
-    set -e
-    cd ..
-    cat "$name.res"
-    [ "$rc" -eq 0 ]
-}
-
-# about RES N: the sweep in RES had between N/2 and 2N points (the counts
-# docs/testing.md quotes; they move with the C library and libyaml)
-about() {
-    a=$(sed -n 's/^\([0-9]*\) points, .*/\1/p' "$1")
-    if [ "$a" -lt $(($2 / 2)) ] || [ "$a" -gt $(($2 * 2)) ]; then
-        echo "$1: $a points, docs/testing.md says about $2"
-        return 1
-    fi
-}
 
 test_expect_success 'workload gen gpt: every allocation failing is exit 1 or the clean output' '
     sweep gen out.yaml workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 \

@@ -10,27 +10,6 @@
 
 cd "$TMPDIR_TEST"
 
-# $1 devices in nodes of 8, links of a DGX (450 GB/s inside, 50 GB/s between).
-nodes_cluster() {
-    cat <<YAML
-format: 1
-name: dgx-$1
-devices:
-  - name: gpu
-    count: $1
-    kind: h100
-    memory: 80GB
-comm:
-  slope_us_per_byte: 2.2222222222222222e-6
-  intercept_us: 10
-  channel: duplex
-nodes:
-  gpus_per_node: 8
-  intra_node: {bandwidth: 450GB/s, latency_us: 10}
-  inter_node: {bandwidth: 400Gb/s, per: gpu, latency_us: 5}
-YAML
-}
-
 test_expect_success 'setup: GPT training graph, dp=512, 512 GPUs' '
     "$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 --dropout 0 -o g.yaml 2>/dev/null &&
     "$BAECHI" workload parallelize g.yaml --dp 512 -o p512.yaml > /dev/null &&
