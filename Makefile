@@ -206,6 +206,7 @@ mutate:
 
 bench: all
 	@./baechi bench sim
+	@./baechi bench scale
 	@./baechi bench
 
 # Every row of docs/validation.md within its tolerance (exit 1 names the others).
