@@ -484,6 +484,37 @@ int parallel_tp_sequence(struct ctx *x)
     return 0;
 }
 
+/*
+ * A backward all-gather of a forward tensor (the sequence-split input of a
+ * column-parallel matmul, re-gathered for its weight gradient) waits for the
+ * gradients its reader i gets from stage p's backward ops (control inputs,
+ * *n_in counted): Megatron's LinearWithGradAccumulationAndAsyncCommunication
+ * launches it in the linear's backward.  Read by nothing but its forward
+ * producer, it would run in the forward pass and hold the whole gathered
+ * tensor until backward, where Korthikanti et al. (2022, §4.2.2) keep only
+ * the 1/T share (the LayerNorm outputs' 2sbh/t each in the saved bytes).
+ */
+static int gather_after_gradient(struct ctx *x, int32_t i, int32_t skip, int32_t p, int32_t *n_in)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[i];
+    int rc;
+
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &w->input[op->in_off + k];
+
+        if (k == skip || in->port == WL_PORT_CONTROL ||
+            w->op[in->producer].phase != PHASE_BACKWARD || x->stage[in->producer] != p) {
+            continue;
+        }
+        if ((rc = parallel_add_cin(x, in->producer, WL_PORT_CONTROL))) {
+            return rc;
+        }
+        (*n_in)++;
+    }
+    return 0;
+}
+
 int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
 {
     const struct workload *w = x->w;
@@ -516,6 +547,7 @@ int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
             c.follow = true;
             snprintf(c.id, sizeof(c.id), "tp/%s/%d/ag", op->name, (int)k);
             if ((rc = parallel_add_cin(x, in->producer, in->port)) ||
+                (ph == 1 && (rc = gather_after_gradient(x, i, k, p, &c.n_in))) ||
                 (rc = parallel_push_coll(x, p, &c, &x->ag_at[key]))) {
                 return rc;
             }
