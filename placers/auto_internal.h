@@ -18,7 +18,8 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
-#include "placers/placer.h"
+#include "core/placement.h"
+#include "placers/placer_options.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>

@@ -157,7 +157,7 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
-#include "placers/placer.h"
+#include "placers/lp_solver.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -16,7 +16,7 @@
 #define BAECHI_PLACERS_LP_BACKEND_H
 
 #include "placers/lp_clp.h"
-#include "placers/placer.h"
+#include "placers/lp_solver.h"
 
 #include <stdbool.h>
 #include <stdint.h>
