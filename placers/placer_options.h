@@ -58,7 +58,7 @@ struct placer_options {
  * 1, the CLI's since the start (docs and tests were built with it). */
 #define PLACER_DEFAULT_SEED 1
 
-/* `auto`'s default budget: a 3,000-op graph is placed in about 2 s on a 2020s x86 core. */
+/* `auto`'s default budget (docs/auto.md: what it costs, `make bench`). */
 #define PLACER_AUTO_BUDGET_MS 800
 #define PLACER_AUTO_NAME      "auto"
 

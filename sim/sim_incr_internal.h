@@ -84,8 +84,8 @@ struct sim_incr {
     int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
     uint8_t *kind_at_peak;
     struct incr_log *log; /* per device, of the base run */
-    /* a resumed trial's state, allocated once and restored into (a
-     * fresh timed_setup per trial cost about 8 % of a trial on GNMT) */
+    /* a resumed trial's state, allocated once and restored into (docs/
+     * auto.md, "A trial keeps its state") */
     struct timed tr;
     bool tr_ready;
     int32_t *moved; /* the ops the trial places off their base device */
