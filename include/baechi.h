@@ -176,6 +176,17 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
 int baechi_workload_parallelize(const struct baechi_workload *train,
                                 const struct baechi_params *params, struct baechi_workload **out);
 
+/*
+ * The parameter table of the makers above: the one table that `baechi
+ * workload gen` reads too (`--list-params`; workloads/gen_params.c).  One
+ * line per parameter, tab-separated: its name ('_' spelling), its type
+ * (int, number, flag, word), min and max ("-" for a flag or word; a min
+ * written ">x" excludes x), its default, and the makers that take it,
+ * comma-separated (generate, synthetic, import_onnx, train, parallelize).
+ * Text of this thread, valid until its next call.
+ */
+const char *baechi_params_table(void);
+
 /* ------------------------------------------------------------ clusters */
 
 /* A cluster file, or a preset name ("paper-4gpu-pcie", "dgx-h100-8"; see

@@ -12,7 +12,7 @@ export ONNX
 # options LIST: the long options of a --help, without output and help.
 options() {
     sed -n -E 's/^ *(-[a-zA-Z], )?--([a-z][a-z-]*)( [A-Z]+)?  .*/\2\3/p' "$1" |
-        grep -v -E '^(output|help)( |$)' || true
+        grep -v -E '^(output|help|list-params)( |$)' || true
 }
 
 # sample OPTION: a value of the option for a sweep ("" when unknown: a new
