@@ -169,6 +169,14 @@ static int gen_write(const struct cmd_parser *p, const struct gen_spec *spec, co
         return gen_failed(p, rc);
     }
     rc = write_out(&w, out, spec->source == GEN_SOURCE_MODEL ? info.params : -1);
+    if (!rc && spec->global_batch) { /* what --global-batch became: the batch of each replica */
+        long m = spec->gen.train.micro_batches, b = spec->global_batch / spec->par.dp;
+
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout,
+                "global batch %ld = %d replica%s x batch %ld (%ld micro-batch%s of %ld)\n",
+                spec->global_batch, (int)spec->par.dp, spec->par.dp > 1 ? "s" : "", b, m,
+                m > 1 ? "es" : "", b / m);
+    }
     if (!rc && spec->source == GEN_SOURCE_MODEL && parallel_opts_active(&spec->par)) {
         rc = workload_cli_parallel_summary(&w, &spec->par, strcmp(out, "-") == 0 ? stderr : stdout);
     }

@@ -50,6 +50,7 @@ enum gp_kind {
     GP_PAR_FLAG,  /* --mixed-precision, --sp, --fp32-main-grads */
     GP_BUCKET,
     GP_PP_BALANCE,
+    GP_GLOBAL_BATCH, /* gen_spec.global_batch */
 };
 
 /* name, type, placeholder, min, max, default, help, uses, kind, offset */
@@ -77,6 +78,10 @@ enum gp_kind {
 static const struct gen_param params[] = {
     {"batch", GEN_PARAM_INT, "N", 1, 1L << 20, "model",
      "batch size (inception-v3 32, gnmt 128, transformer 64/8, gpt 8)", GEN_ALL, GP_BATCH, 0},
+    {"global-batch", GEN_PARAM_INT, "B", 1, 1L << 30, "dp x batch",
+     "Megatron's global batch: B samples per step split over the --dp replicas (each gets "
+     "B/dp, in --micro-batches of B/(dp x M)); dp x M must divide B; instead of --batch",
+     FOR_MODEL, GP_GLOBAL_BATCH, 0},
     GEN_INT("seq", seq, 1L << 20, "model",
             "sequence length (gnmt 40, transformer 40/30, gpt 1024)"),
     GEN_INT("layers", layers, 10000, "preset",
@@ -430,6 +435,9 @@ static void set_number(struct gen_spec *s, const struct gen_param *p, long x, do
     case GP_BUCKET:
         s->par.bucket_mb = d;
         break;
+    case GP_GLOBAL_BATCH:
+        s->global_batch = x;
+        break;
     default:
         break;
     }
@@ -483,11 +491,45 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
     return NULL;
 }
 
+long gen_spec_replica_batch(const struct gen_spec *s, char *why, size_t why_len)
+{
+    long d = s->par.dp, m = s->gen.train.micro_batches > 0 ? s->gen.train.micro_batches : 1;
+
+    if (!s->global_batch) {
+        return s->gen.batch;
+    }
+    if (s->gen.batch) {
+        snprintf(why, why_len,
+                 "--global-batch %ld and --batch %d: give the global batch (split over the "
+                 "--dp replicas) or the batch of one replica, not both",
+                 s->global_batch, s->gen.batch);
+        return -1;
+    }
+    if (s->global_batch % (d * m) != 0) {
+        snprintf(why, why_len,
+                 "--global-batch %ld is not divisible by dp x micro-batches = %ld x %ld = %ld "
+                 "(Megatron: global batch = dp x micro-batch size x micro-batches)",
+                 s->global_batch, d, m, d * m);
+        return -1;
+    }
+    if (s->global_batch / d > (1L << 20)) {
+        snprintf(why, why_len,
+                 "--global-batch %ld over %ld replicas is %ld per replica, more than --batch "
+                 "allows (1048576)",
+                 s->global_batch, d, s->global_batch / d);
+        return -1;
+    }
+    return s->global_batch / d;
+}
+
 const char *gen_spec_check(const struct gen_spec *s)
 {
     static _Thread_local char why[256];
     const char *t = s->training;
 
+    if (gen_spec_replica_batch(s, why, sizeof(why)) < 0) {
+        return why;
+    }
     if (!t && parallel_opts_active(&s->par)) {
         t = s->par.dp > 1 ? "dp" : s->par.tp > 1 ? "tp" : "pp";
     }
@@ -550,9 +592,13 @@ int gen_spec_build_info(const struct gen_spec *s, struct workload *out, struct g
         return err_set(BAECHI_EINVAL, "%s", why);
     }
     switch (s->source) {
-    case GEN_SOURCE_MODEL:
-        rc = gen_model(out, s->model, &s->gen, info);
+    case GEN_SOURCE_MODEL: {
+        struct gen_opts o = s->gen;
+
+        o.batch = (int)gen_spec_replica_batch(s, NULL, 0);
+        rc = gen_model(out, s->model, &o, info);
         break;
+    }
     case GEN_SOURCE_SYNTHETIC:
         workload_init(out);
         rc = gen_synthetic(out, &s->synth);

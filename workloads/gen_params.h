@@ -77,6 +77,7 @@ struct gen_spec {
     const char *name;         /* the workload's name (--name); NULL = the generator's */
     struct parallel_opts par; /* --dp, --tp, --pp, --zero, ... (workloads/parallel.h) */
     const char *training;     /* the first parameter set that is about the training graph */
+    long global_batch;        /* --global-batch B (Megatron's): B / dp per replica; 0 = not given */
 };
 
 /* Defaults of the CLI: gen_opts_init(), synth_opts_init(), device v100. */
@@ -106,6 +107,14 @@ const char *gen_spec_keys(enum gen_source source);
  * 0 or the error of the generator, the importer or the cost model.
  */
 int gen_spec_build(const struct gen_spec *s, struct workload *out);
+
+/*
+ * The batch of one replica that s asks for: B / dp with --global-batch B
+ * (then dp x micro-batches must divide B, as Megatron requires), else the
+ * batch given (0: the model's default).  -1 with the reason in why[] when
+ * the parameters disagree.
+ */
+long gen_spec_replica_batch(const struct gen_spec *s, char *why, size_t why_len);
 
 /* gen_spec_build() that also reports the generator's gen_info (a model;
  * NULL allowed): what `workload gen` prints. */

@@ -19,7 +19,7 @@ options() {
 # option of the CLI needs one here, and a parameter in gen_params.c).
 sample() {
     case $1 in
-    batch) echo 4 ;; seq) echo 64 ;; size) echo small ;; layers) echo 2 ;;
+    batch) echo 4 ;; global-batch) echo 8 ;; seq) echo 64 ;; size) echo small ;; layers) echo 2 ;;
     d-model) echo 256 ;; heads) echo 4 ;; ffn) echo 512 ;; vocab) echo 1000 ;;
     device) echo h100 ;; optimizer) echo adam ;; bwd-factor) echo 1.5 ;;
     micro-batches) echo 2 ;; elem-bytes) echo 2 ;; shape) echo chain ;; ops) echo 50 ;;
