@@ -194,7 +194,8 @@ int cmd_workload_gen(int argc, char **argv)
         .usage = gen_usage,
         .opts = table,
         .footer = "models: inception-v3, gnmt, transformer (--size base|big), gpt (--size "
-                  "small|medium|large|xl|2.7b|6.7b), synthetic; parameters, bounds and "
+                  "small..6.7b, gpt3-small..gpt3-175b, llama2-7b|13b|70b), synthetic; parameters, "
+                  "bounds and "
                   "defaults: --list-params (docs/workloads.md)"};
     const struct gen_param *rows = gen_params();
     struct gen_spec spec;

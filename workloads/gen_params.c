@@ -51,6 +51,7 @@ enum gp_kind {
     GP_BUCKET,
     GP_PP_BALANCE,
     GP_GLOBAL_BATCH, /* gen_spec.global_batch */
+    GP_ARCH,         /* an enum of struct gen_opts, by gen_arch_words(name) */
 };
 
 /* name, type, placeholder, min, max, default, help, uses, kind, offset */
@@ -78,20 +79,42 @@ enum gp_kind {
 static const struct gen_param params[] = {
     {"batch", GEN_PARAM_INT, "N", 1, 1L << 20, "model",
      "batch size (inception-v3 32, gnmt 128, transformer 64/8, gpt 8)", GEN_ALL, GP_BATCH, 0},
-    {"global-batch", GEN_PARAM_INT, "B", 1, 1L << 30, "dp x batch",
-     "Megatron's global batch: B samples per step split over the --dp replicas (each gets "
-     "B/dp, in --micro-batches of B/(dp x M)); dp x M must divide B; instead of --batch",
-     FOR_MODEL, GP_GLOBAL_BATCH, 0},
     GEN_INT("seq", seq, 1L << 20, "model",
             "sequence length (gnmt 40, transformer 40/30, gpt 1024)"),
     GEN_INT("layers", layers, 10000, "preset",
             "transformer/gpt: number of layers (overrides the preset)"),
     GEN_INT("d-model", d_model, 1L << 20, "preset", "transformer/gpt: model width"),
     GEN_INT("heads", heads, 1L << 16, "preset", "transformer/gpt: attention heads"),
-    GEN_INT("ffn", ffn, 1L << 22, "preset", "transformer: feed-forward width"),
+    GEN_INT("ffn", ffn, 1L << 22, "preset",
+            "transformer/gpt: feed-forward width (gpt: the preset's, else 4d, or 8d/3 rounded up "
+            "to 256 with swiglu)"),
     GEN_INT("vocab", vocab, 1L << 24, "model", "vocabulary size"),
+    GEN_INT("kv-heads", kv_heads, 1L << 16, "preset",
+            "gpt: grouped-query attention, N K/V heads shared by the query heads (N divides "
+            "--heads; default: the preset's, llama2-70b 8, else --heads)"),
+    {"mlp", GEN_PARAM_WORD, "MLP", 0, 0, "preset",
+     "gpt: gelu (d -> ffn -> d, GPT) | swiglu (gate and up fused, SiLU(gate) x up, Llama; "
+     "ffn default 8d/3 rounded up to 256)",
+     FOR_MODEL, GP_ARCH, offsetof(struct gen_opts, mlp)},
+    {"norm", GEN_PARAM_WORD, "NORM", 0, 0, "preset", "gpt: layernorm (GPT) | rmsnorm (Llama)",
+     FOR_MODEL, GP_ARCH, offsetof(struct gen_opts, norm)},
+    {"pos", GEN_PARAM_WORD, "POS", 0, 0, "preset",
+     "gpt: learned (position table, GPT) | rotary (rotary embeddings of Q and K, Llama)", FOR_MODEL,
+     GP_ARCH, offsetof(struct gen_opts, pos)},
+    {"embeddings", GEN_PARAM_WORD, "HOW", 0, 0, "preset",
+     "gpt: tied (the LM head is the token embedding, GPT) | untied (its own table, Llama)",
+     FOR_MODEL, GP_ARCH, offsetof(struct gen_opts, tied)},
+    {"bias", GEN_PARAM_WORD, "ON", 0, 0, "preset",
+     "gpt: on (biases in the linear layers and LayerNorms, GPT) | off (none, Llama)", FOR_MODEL,
+     GP_ARCH, offsetof(struct gen_opts, bias)},
+    {"global-batch", GEN_PARAM_INT, "B", 1, 1L << 30, "dp x batch",
+     "Megatron's global batch: B samples per step split over the --dp replicas (each gets "
+     "B/dp, in --micro-batches of B/(dp x M)); dp x M must divide B; instead of --batch",
+     FOR_MODEL, GP_GLOBAL_BATCH, 0},
     {"size", GEN_PARAM_WORD, "NAME", 0, 0, "model",
-     "size preset: transformer base|big; gpt small..6.7b", FOR_MODEL, GP_SIZE, 0},
+     "size preset: transformer base|big; gpt small..6.7b (GPT-2), gpt3-small..gpt3-175b, "
+     "llama2-7b|13b|70b (docs/workloads.md)",
+     FOR_MODEL, GP_SIZE, 0},
     FLAG("aux", "false", "inception-v3: include the auxiliary classifier", FOR_MODEL),
     FLAG("forward-only", "false", "no backward and update ops", FOR_MODEL),
     FLAG("no-groups", "false", "no layer-level colocation groups", FOR_MODEL),
@@ -375,6 +398,19 @@ static const char *set_word(struct gen_spec *s, const struct gen_param *p, const
         }
         s->par.pp_by_time = strcmp(val, "time") == 0;
         return NULL;
+    case GP_ARCH: {
+        const char *const *words = gen_arch_words(p->name);
+
+        for (int i = 1; words[i]; i++) {
+            if (strcmp(words[i], val) == 0) {
+                *(int *)((char *)&s->gen + p->offset) = i;
+                return NULL;
+            }
+        }
+        snprintf(why, why_len, "parameter '%s': expected %s or %s, not '%.20s'", key, words[1],
+                 words[2], val);
+        return why;
+    }
     case GP_SIZE: {
         const char *bad = check_size(s, val, why, why_len);
 

@@ -135,6 +135,10 @@ static const struct ops_row rows[] = {
     {"PlaceholderWithDefault", OPS_CAT_SOURCE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_DATA},
     {"Pow", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN},
+    /* Llama's norm, rotary embedding and SwiGLU (gen gpt --norm rmsnorm --pos rotary --mlp
+     * swiglu): RMSNorm saves its input as LayerNorm; rotary keeps nothing but its cos/sin
+     * constants; SwiGLU saves its input (gate and up), as Megatron-LM's swiglu */
+    {"RMSNorm", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, 0},
     {"RNN", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 8, 0},
     {"RandomStandardNormal", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"RandomUniform", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
@@ -154,6 +158,7 @@ static const struct ops_row rows[] = {
     {"Relu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_IN_PLACE | OPS_UNARY},
     {"Relu6", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_IN_PLACE},
     {"Reshape", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_VIEW | OPS_PARAM_VIEW},
+    {"Rotary", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_NOTHING, 0, 0},
     {"Selu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Shape", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"Sigmoid", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_UNARY},
@@ -174,6 +179,7 @@ static const struct ops_row rows[] = {
     {"Sub", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_NOTHING, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN},
     {"Sum", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"SwiGLU", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"Synthetic", OPS_CAT_OTHER, OPS_COST_OTHER, OPS_SAVE_INPUTS, 0, 0},
     {"Tanh", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0,
      OPS_UNARY | OPS_IN_NORM_PATTERN},

@@ -18,8 +18,8 @@
 enum tp_role parallel_tp_role(const char *s, size_t n)
 {
     static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
-    static const char *const blocks[][5] = {{"qkv", "q", "k", "v", NULL},
-                                            {"scores", "softmax", "dropout", "context", NULL},
+    static const char *const blocks[][6] = {{"qkv", "q", "k", "v", NULL},
+                                            {"scores", "softmax", "dropout", "context", "rotary"},
                                             {"out", NULL}};
     const char *c, *p;
     size_t lc, lp;
@@ -52,7 +52,7 @@ enum tp_role parallel_tp_role(const char *s, size_t n)
         if (IS(c, "c_fc") || IS(c, "fc1")) {
             return TP_ENTRY;
         }
-        if (IS(c, "gelu") || IS(c, "relu")) {
+        if (IS(c, "gelu") || IS(c, "relu") || IS(c, "swiglu")) {
             return TP_INNER;
         }
         if (IS(c, "c_proj") || IS(c, "fc2")) {
@@ -180,9 +180,41 @@ int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port)
 }
 
 /* TP splits must be exact: every split size a multiple of T. */
+/* Grouped-query attention (gen gpt --kv-heads, `x-attention: {heads, kv_heads}`): each
+ * rank holds kv_heads / T K/V heads, as Megatron-LM's query groups; 0 or BAECHI_EINVAL. */
+static int check_kv_heads(const struct ctx *x)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t e = 0; e < w->n_top_ext && x->o->tp > 1; e++) {
+        const struct yval *v = &w->top_ext[e].val;
+
+        if (strcmp(w->top_ext[e].key, "x-attention") != 0 || v->kind != YVAL_MAP) {
+            continue;
+        }
+        for (int32_t k = 0; k < v->n; k++) {
+            long kv = v->items[k].kind == YVAL_SCALAR ? strtol(v->items[k].scalar, NULL, 10) : 0;
+
+            if (strcmp(v->keys[k], "kv_heads") == 0 && kv > 0 && kv % x->o->tp != 0) {
+                return err_set(BAECHI_EINVAL,
+                               "tensor parallelism: --tp %d does not divide the %ld K/V heads of "
+                               "grouped-query attention (each rank holds kv_heads / T of them; "
+                               "x-attention in the workload)",
+                               (int)x->o->tp, kv);
+            }
+        }
+    }
+    return 0;
+}
+
 int parallel_tp_check_split(const struct ctx *x)
 {
     const struct workload *w = x->w;
+    int rc = check_kv_heads(x);
+
+    if (rc) {
+        return rc;
+    }
 
     for (int32_t i = 0; i < x->n; i++) {
         const struct wl_op *op = &w->op[i];
