@@ -10,8 +10,10 @@
 cd "$TMPDIR_TEST"
 
 test_expect_success 'presets print their published sizes' - <<'EOF2'
-for p in "gpt3-175b 174604.26" "gpt3-6.7b 6658.40" "llama2-7b 6738.42" "llama2-13b 13015.86" \
-         "llama2-70b 68976.65"; do
+# the numbers of docs/workloads.md's preset table
+for p in "gpt3-small 125.23" "gpt3-medium 355.87" "gpt3-large 760.30" "gpt3-xl 1315.72" \
+         "gpt3-2.7b 2651.55" "gpt3-6.7b 6658.40" "gpt3-13b 12853.39" "gpt3-175b 174604.26" \
+         "llama2-7b 6738.42" "llama2-13b 13015.86" "llama2-70b 68976.65"; do
     set -- $p
     "$BAECHI" workload gen gpt --size $1 --forward-only --batch 1 --device none -o p.yaml > p.out
     expect_grep ", $2 M parameters" p.out
@@ -21,6 +23,9 @@ EOF2
 test_expect_success 'GPT-3 175B at batch 1: 3,093 ops, generated whole' - <<'EOF2'
 "$BAECHI" workload gen gpt --size gpt3-175b --batch 1 -o g.yaml > g.out
 expect_grep "gpt-gpt3-175b_b1: 3093 ops \\(1258 forward, 1256 backward, 579 update\\)" g.out
+expect_grep "2.206e\\+06 GFLOP" g.out
+# about 0.63 MB of YAML
+test "$(wc -c < g.yaml)" -gt 600000 && test "$(wc -c < g.yaml)" -lt 660000
 EOF2
 
 # has FILE TYPE NAME: FILE has an op NAME of TYPE
