@@ -133,8 +133,11 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
  *   virtual_stages (1..64; the x-pipeline written);
  *   synthetic only: shape (layered|chain|fork-join|random), ops, seed,
  *   fan_in, width, depth, window, group_size (BAECHI_ERR_INVAL for another
- *   model; model parameters are checked but do not matter to synthetic);
- *   name: the workload's name instead of the generator's.
+ *   model, and since 1.3 a model parameter for synthetic);
+ *   name: the workload's name instead of the generator's; since 1.3 every
+ *   row of baechi_params_table() marked "generate" (global_batch, dp, tp,
+ *   pp, zero, ..., and gpt's kv_heads, mlp, norm, pos, embeddings, bias),
+ *   with the command line's bounds and rules from that one table.
  * The workload goes through its YAML text once, so that it is, number for
  * number, the file the command writes.  An unknown model is
  * BAECHI_ERR_INVAL naming the models.

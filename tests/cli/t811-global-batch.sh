@@ -33,7 +33,7 @@ expect_exit 2 "$BAECHI" workload gen $G --global-batch 0 -o x.yaml
 test ! -e x.yaml
 EOF2
 
-test_expect_success 'the library and a sweep take global_batch (a sweep: the points are errors)' - <<'EOF2'
+test_expect_success 'the library and a sweep take global_batch, and check it as the CLI' - <<'EOF2'
 expect_exit 0 env PYTHONPATH="$TOP/python" BAECHI_LIB="$(dirname "$BAECHI")/libbaechi.so" \
     python3 -c '
 import baechi
@@ -47,8 +47,8 @@ except baechi.Error as e:
     assert "not divisible" in str(e), e
 '
 printf "workloads: ['gen:gpt?global_batch=10&dp=4']\nclusters: [paper-4gpu-pcie]\nplacers: [m-topo]\n" > s.yaml
-"$BAECHI" sweep --dry-run s.yaml > s.out 2> s.err
-expect_grep "does not load; its points are errors: --global-batch 10 is not divisible" s.err
+expect_exit 2 "$BAECHI" sweep --dry-run s.yaml
+expect_grep "s.yaml:1:13: .*--global-batch 10 is not divisible by dp x micro-batches = 4 x 1 = 4" "$TMPDIR_TEST/err"
 EOF2
 
 test_done
