@@ -281,11 +281,8 @@ static const char *parse_long(const struct gen_param *p, const char *key, const 
     errno = 0;
     *x = strtol(val, &e, 10);
     if (errno || e == val || *e || *x < (long)p->min || *x > (long)p->max) {
-        snprintf(why, why_len,
-                 "parameter '%s': expected an integer in %ld..%ld (as 'workload %s --%s'), not "
-                 "'%.20s'",
-                 key, (long)p->min, (long)p->max, p->uses & FOR_IMPORT ? "gen/import" : "gen",
-                 p->name, val);
+        snprintf(why, why_len, "parameter '%s': expected an integer in %ld..%ld, not '%.20s'", key,
+                 (long)p->min, (long)p->max, val);
         return why;
     }
     return NULL;

@@ -782,18 +782,22 @@ def import_onnx(path, train: bool = False, batch: Optional[int] = None,
                 device: Optional[str] = None, bwd_factor: Optional[float] = None,
                 save_all_inputs: Optional[bool] = None, recompute: Optional[str] = None,
                 schedule: Optional[str] = None,
-                virtual_stages: Optional[int] = None, loss: Optional[str] = None) -> Workload:
+                virtual_stages: Optional[int] = None, loss: Optional[str] = None,
+                **more) -> Workload:
     """An ONNX model as a workload, as `baechi workload import PATH` writes it:
     train=True adds backward and update ops (then loss ("cross-entropy",
     "mse", "none"; default: the rule of docs/onnx-import.md), micro_batches, optimizer,
     bwd_factor, save_all_inputs, recompute ("none", "full", "selective"),
     schedule ("gpipe", "1f1b", "interleaved") and virtual_stages apply); batch scales activations and FLOPs;
-    device: the cost model (default "v100"; "none": untimed)."""
+    device: the cost model (default "v100"; "none": untimed).  more: the other
+    parameters the library's table lists for import_onnx (name, dp, tp, pp,
+    zero, ...: `baechi workload gen --list-params`)."""
     data = _path_arg(path, "import_onnx", "path")
     params = {"train": train, "batch": batch, "micro_batches": micro_batches,
               "optimizer": optimizer, "device": device, "bwd_factor": bwd_factor,
               "save_all_inputs": save_all_inputs, "recompute": recompute,
               "schedule": schedule, "virtual_stages": virtual_stages, "loss": loss}
+    params.update(more)
     with _Params._adopt(params, "import_onnx") as p:
         ptr = _new(_workload_import_onnx, _WP, data, p._handle())
     return Workload._adopt(ptr, os.fspath(path))
