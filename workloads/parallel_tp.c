@@ -116,6 +116,55 @@ static bool type_is(const struct wl_op *op, const char *const *types)
     return false;
 }
 
+/*
+ * An untied input embedding (gen gpt --embeddings untied, Llama): besides
+ * the head's table, a table of whole vocabulary rows that only Gathers
+ * read is vocabulary-parallel too (Megatron's VocabParallelEmbedding): its
+ * V'/T rows per rank, each lookup masked and all-reduced.  0 always.
+ */
+static int find_untied_embedding(struct ctx *x, const char *const *gather)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t t = 0; t < x->n; t++) {
+        const struct wl_op *op = &w->op[t];
+        int32_t lookups = 0, others = 0;
+
+        if (op->phase != PHASE_FORWARD || op->n_in != 0 || op->persistent <= 0 ||
+            x->vocab[x->base[t]] || op->persistent % x->vocab_rows != 0 ||
+            strcmp(op->type, "VariableV2") != 0) {
+            continue;
+        }
+        for (int32_t g = 0; g < x->n; g++) {
+            const struct wl_op *o = &w->op[g];
+
+            for (int32_t k = 0; k < o->n_in && o->phase == PHASE_FORWARD; k++) {
+                if (w->input[o->in_off + k].producer == t) {
+                    bool lookup = k == 0 && type_is(o, gather);
+
+                    lookups += lookup;
+                    others += !lookup;
+                }
+            }
+        }
+        if (lookups == 0 || others > 0) {
+            continue;
+        }
+        x->role[x->base[t]] = TP_INNER;
+        x->vocab[x->base[t]] = true;
+        for (int32_t g = 0; g < x->n; g++) {
+            const struct wl_op *o = &w->op[g];
+
+            if (o->phase == PHASE_FORWARD && type_is(o, gather) && o->n_in >= 1 &&
+                w->input[o->in_off].producer == t) {
+                x->role[x->base[g]] = TP_EXIT;
+                x->vocab[x->base[g]] = true;
+            }
+        }
+    }
+    return 0;
+}
+
 int parallel_tp_find_vocab(struct ctx *x)
 {
     static const char *const xent[] = {"SoftmaxCrossEntropyWithLogits",
@@ -169,7 +218,7 @@ int parallel_tp_find_vocab(struct ctx *x)
             }
         }
     }
-    return 0;
+    return x->vocab_rows > 0 ? find_untied_embedding(x, gather) : 0;
 }
 
 /* Bytes of output `port` of op i on one rank. */

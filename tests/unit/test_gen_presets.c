@@ -163,9 +163,10 @@ static const struct wl_op *op_named(const struct workload *w, const char *name)
 }
 
 /* Tensor parallelism splits the SwiGLU MLP (the fused gate and up
- * column-parallel, SwiGLU by columns, down row-parallel), the rotary op and
- * grouped-query attention (K/V heads / T per rank), and refuses a T that
- * does not divide the K/V heads. */
+ * column-parallel, SwiGLU by columns, down row-parallel), the rotary op,
+ * grouped-query attention (K/V heads / T per rank) and both vocabulary
+ * tables of untied embeddings, and refuses a T that does not divide the
+ * K/V heads. */
 Test(gen_presets, tensor_parallel_swiglu_and_gqa)
 {
     struct gen_opts o;
@@ -199,6 +200,10 @@ Test(gen_presets, tensor_parallel_swiglu_and_gqa)
     }
     /* qkv: 8192 -> 8192 + 2 x 8 x 128 columns, 1/8 per rank (8 query heads, 1 K/V head) */
     cr_assert_eq(op_named(&t, "r0/h0/attn/qkv")->persistent, 8192LL * (8192 + 2048) / 8 * 4);
+    /* untied: the input embedding is vocabulary-parallel as the head's table (V' = 32,768
+     * rows, 4,096 per rank) */
+    cr_assert_eq(op_named(&t, "r3/wte")->persistent, 4096LL * 8192 * 4);
+    cr_assert_eq(op_named(&t, "r3/lm_head/w")->persistent, 4096LL * 8192 * 4);
     workload_release(&t);
     po.tp = 16;
     cr_assert_neq(parallel_apply(&t, &w, &po), 0);
