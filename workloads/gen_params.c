@@ -195,7 +195,7 @@ static const struct gen_param params[] = {
     /* the synthetic generator (workloads/gen_synthetic.h) */
     {"shape", GEN_PARAM_WORD, "SHAPE", 0, 0, "layered",
      "synthetic: layered | chain | fork-join | random", FOR_SYNTH, GP_SHAPE, 0},
-    SYN_INT("ops", n_ops, 2, 1000000, "1000", "synthetic: number of ops (up to 1,000,000)"),
+    SYN_INT("ops", n_ops, 2, 1000000, "1000", "synthetic: number of ops (bounds: --list-params)"),
     {"seed", GEN_PARAM_INT, "S", 0, INT32_MAX, "1", "synthetic: random seed (default 1)", FOR_SYNTH,
      GP_SEED, 0},
     SYN_INT("fan-in", fan_in, 1, 1000, "shape", "synthetic: inputs per op"),
