@@ -121,46 +121,13 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
 
 /* ------------------------------------------------------------ parsing */
 
-static int param_long(const char *fn, const char *name, const char *s, long lo, long hi, long *out)
+/* Parameter name = value into spec by the one table (workloads/gen_params.c:
+ * its bounds, its rules); 0 or BAECHI_EINVAL naming the function. */
+static int spec_set(const char *fn, struct gen_spec *spec, const char *name, const char *value)
 {
-    char *end;
-    long v;
+    const char *why = gen_spec_set(spec, name, value);
 
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi) {
-        return err_set(BAECHI_EINVAL, "%s: parameter '%s': '%s' is not an integer in [%ld, %ld]",
-                       fn, name, s, lo, hi);
-    }
-    *out = v;
-    return 0;
-}
-
-static int param_int(const char *fn, const char *name, const char *s, long lo, long hi, int *out)
-{
-    long v;
-    int rc = param_long(fn, name, s, lo, hi, &v);
-
-    if (rc == 0) {
-        *out = (int)v;
-    }
-    return rc;
-}
-
-static int param_double(const char *fn, const char *name, const char *s, double lo, double hi,
-                        double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        return err_set(BAECHI_EINVAL, "%s: parameter '%s': '%s' is not a number in [%g, %g]", fn,
-                       name, s, lo, hi);
-    }
-    *out = v;
-    return 0;
+    return why ? err_set(BAECHI_EINVAL, "%s: %s", fn, why) : 0;
 }
 
 static int param_bool(const char *fn, const char *name, const char *s, bool *out)
@@ -172,40 +139,45 @@ static int param_bool(const char *fn, const char *name, const char *s, bool *out
                    name, s);
 }
 
-/* The training parameters (WORKLOAD_TRAIN_OPTS of the CLI): 1 when `name`
- * is one (*rc set), else 0. */
-static int train_param(const char *fn, const char *name, const char *v, struct train_opts *o,
-                       int *rc)
-{
-    double d = 0;
-    long m = 0;
-
-    if (strcmp(name, "optimizer") == 0) {
-        *rc = train_parse_optimizer(v, &o->optimizer);
-    } else if (strcmp(name, "bwd_factor") == 0) {
-        *rc = param_double(fn, name, v, 0, 1000, &d);
-        o->bwd_factor = *rc ? o->bwd_factor : d;
-    } else if (strcmp(name, "save_all_inputs") == 0) {
-        *rc = param_bool(fn, name, v, &o->save_all_inputs);
-    } else if (strcmp(name, "micro_batches") == 0) {
-        *rc = param_long(fn, name, v, 1, TRAIN_MAX_MICRO_BATCHES, &m);
-        o->micro_batches = *rc ? o->micro_batches : (int32_t)m;
-    } else if (strcmp(name, "recompute") == 0) {
-        *rc = train_parse_recompute(v, &o->recompute);
-    } else if (strcmp(name, "schedule") == 0) {
-        *rc = pipeline_schedule_parse(v, &o->pipeline.schedule);
-    } else if (strcmp(name, "virtual_stages") == 0) {
-        *rc = param_long(fn, name, v, 1, PIPELINE_VIRTUAL_STAGES_MAX, &m);
-        o->pipeline.virtual_stages = *rc ? o->pipeline.virtual_stages : (int32_t)m;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
 static int unknown_param(const char *fn, const char *name, const char *known)
 {
     return err_set(BAECHI_EINVAL, "%s: unknown parameter '%s' (%s)", fn, name, known);
+}
+
+const char *baechi_params_table(void)
+{
+    static const char *const types[] = {"int", "number", "flag", "word"};
+    static _Thread_local char buf[8192];
+    size_t n = 0;
+
+    for (const struct gen_param *p = gen_params(); p->name && n < sizeof(buf); p++) {
+        bool num = p->type == GEN_PARAM_INT || p->type == GEN_PARAM_NUMBER;
+        char name[64];
+
+        for (size_t i = 0; i < sizeof(name); i++) {
+            name[i] = p->name[i] == '-' ? '_' : p->name[i];
+            if (!name[i]) {
+                break;
+            }
+        }
+        name[sizeof(name) - 1] = '\0';
+        if (num) {
+            n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\t%s\t%s%.17g\t%.17g\t", name,
+                                  types[p->type], p->uses & GEN_PARAM_MIN_OPEN ? ">" : "", p->min,
+                                  p->max);
+        } else {
+            n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\t%s\t-\t-\t", name, types[p->type]);
+        }
+        if (n < sizeof(buf)) {
+            n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\t%s%s%s%s%s\n", p->def,
+                                  p->uses & GEN_FOR_MODEL ? "generate," : "",
+                                  p->uses & GEN_FOR_SYNTH ? "synthetic," : "",
+                                  p->uses & GEN_FOR_IMPORT ? "import_onnx," : "",
+                                  p->uses & GEN_PARAM_SYNTHESIS ? "train," : "",
+                                  p->uses & GEN_PARAM_PARALLEL ? "parallelize," : "");
+        }
+    }
+    return buf;
 }
 
 /* ------------------------------------------------------------ adopting */
@@ -250,161 +222,51 @@ cleanup:
 
 /* ------------------------------------------------------------ generate */
 
-static const char gen_known[] =
-    "batch, seq, size, layers, d_model, heads, ffn, vocab, aux, forward_only, no_groups, device, "
-    "optimizer, bwd_factor, save_all_inputs, micro_batches, recompute, schedule, virtual_stages, "
-    "elem_bytes, name; "
-    "synthetic: shape, "
-    "ops, seed, fan_in, width, depth, window, group_size";
-
-/* The synthetic generator's parameters: 1 when `name` is one, else 0. */
-static int synth_param(const char *fn, const char *name, const char *v, struct synth_opts *so,
-                       int *rc)
-{
-    static const struct {
-        const char *name;
-        long hi;
-        size_t offset;
-    } counts[] = {
-        {"fan_in", 1000, offsetof(struct synth_opts, fan_in)},
-        {"width", 1000000, offsetof(struct synth_opts, width)},
-        {"depth", 1000000, offsetof(struct synth_opts, depth)},
-        {"window", 1000000, offsetof(struct synth_opts, window)},
-        {"group_size", 1000000, offsetof(struct synth_opts, group_size)},
-    };
-    long k = 0;
-
-    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-        if (strcmp(name, counts[i].name) == 0) {
-            *rc = param_long(fn, name, v, 1, counts[i].hi, &k);
-            if (*rc == 0) {
-                *(int32_t *)((char *)so + counts[i].offset) = (int32_t)k;
-            }
-            return 1;
-        }
-    }
-    if (strcmp(name, "shape") == 0) {
-        *rc = synth_shape_parse(v, &so->shape);
-    } else if (strcmp(name, "ops") == 0) {
-        *rc = param_long(fn, name, v, 2, 1000000, &k);
-        so->n_ops = *rc ? so->n_ops : (int32_t)k;
-    } else if (strcmp(name, "seed") == 0) {
-        *rc = param_long(fn, name, v, 0, INT32_MAX, &k);
-        so->seed = *rc ? so->seed : (uint64_t)k;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-/* One parameter of a model generator (not synthetic). */
-static int gen_param(const char *fn, const char *name, const char *v, struct gen_opts *o)
-{
-    static const struct {
-        const char *name;
-        long hi;
-        size_t offset;
-    } counts[] = {
-        {"batch", 1 << 20, offsetof(struct gen_opts, batch)},
-        {"seq", 1 << 20, offsetof(struct gen_opts, seq)},
-        {"layers", 10000, offsetof(struct gen_opts, layers)},
-        {"d_model", 1 << 20, offsetof(struct gen_opts, d_model)},
-        {"heads", 1 << 16, offsetof(struct gen_opts, heads)},
-        {"ffn", 1 << 22, offsetof(struct gen_opts, ffn)},
-        {"vocab", 1 << 24, offsetof(struct gen_opts, vocab)},
-        {"elem_bytes", 16, offsetof(struct gen_opts, elem_bytes)},
-    };
-    bool b;
-    int rc;
-
-    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-        if (strcmp(name, counts[i].name) == 0) {
-            rc = param_int(fn, name, v, 1, counts[i].hi, (int *)((char *)o + counts[i].offset));
-            if (rc == 0 && strcmp(name, "elem_bytes") == 0) {
-                o->train.param_elem_bytes = o->elem_bytes; /* as --elem-bytes */
-            }
-            return rc;
-        }
-    }
-    if (train_param(fn, name, v, &o->train, &rc)) {
-        return rc;
-    }
-    if (strcmp(name, "size") == 0) {
-        o->size = v;
-    } else if (strcmp(name, "device") == 0) {
-        o->device = strcmp(v, "none") == 0 ? NULL : v;
-    } else if (strcmp(name, "aux") == 0) {
-        return param_bool(fn, name, v, &o->aux);
-    } else if (strcmp(name, "forward_only") == 0) {
-        return param_bool(fn, name, v, &o->forward_only);
-    } else if (strcmp(name, "no_groups") == 0) {
-        if ((rc = param_bool(fn, name, v, &b)) == 0) {
-            o->groups = !b;
-        }
-        return rc;
-    } else {
-        return unknown_param(fn, name, gen_known);
-    }
-    return 0;
-}
-
 int baechi_workload_generate(const char *model, const struct baechi_params *params,
                              struct baechi_workload **out)
 {
     static const char fn[] = "baechi_workload_generate";
-    struct gen_opts o;
-    struct synth_opts so;
+    struct gen_spec spec;
     struct workload w;
-    const char *name = NULL, *synth_param_name = NULL;
-    bool synth;
     int rc = 0;
 
     *out = NULL;
     if (!model) {
         return err_set(BAECHI_EINVAL, "%s: no model given", fn);
     }
-    synth = strcmp(model, "synthetic") == 0;
-    gen_opts_init(&o);
-    synth_opts_init(&so);
-    for (int i = 0; params && i < params->n; i++) {
-        const char *k = params->name[i], *v = params->value[i];
-
-        if (strcmp(k, "name") == 0) {
-            name = v;
-        } else if (synth_param(fn, k, v, &so, &rc)) {
-            synth_param_name = synth_param_name ? synth_param_name : k;
-        } else if (synth) {
-            /* the CLI's rule: a model parameter does not matter to synthetic */
-            struct gen_opts ignored;
-
-            gen_opts_init(&ignored);
-            rc = gen_param(fn, k, v, &ignored);
-        } else {
-            rc = gen_param(fn, k, v, &o);
-        }
-        if (rc) {
-            return rc;
-        }
+    gen_spec_init(&spec, strcmp(model, "synthetic") == 0 ? GEN_SOURCE_SYNTHETIC : GEN_SOURCE_MODEL,
+                  model);
+    for (int i = 0; params && i < params->n && rc == 0; i++) {
+        rc = spec_set(fn, &spec, params->name[i], params->value[i]);
     }
-    if (!synth && synth_param_name) {
-        return err_set(BAECHI_EINVAL,
-                       "%s: parameter '%s': shape, ops, seed, fan_in, width, depth, window and "
-                       "group_size are for 'synthetic' only",
-                       fn, synth_param_name);
-    }
-    workload_init(&w);
-    rc = synth ? gen_synthetic(&w, &so) : gen_model(&w, model, &o, NULL);
-    if (rc == 0 && name) {
-        rc = workload_set_name(&w, name);
-    }
-    if (rc) {
-        workload_release(&w);
+    if (rc || (rc = gen_spec_build(&spec, &w))) {
         return rc;
     }
     return api_workload_adopt(&w, model, out);
 }
 
 /* ------------------------------------------------------------ import */
+
+/* The parallelism parameters of an import, as a sweep's import:...?dp=2:
+ * the step over the devices, or the precision options on one. */
+static int parallelize_in_place(struct workload *w, const struct parallel_opts *par)
+{
+    struct workload pw;
+    int rc;
+
+    if (!parallel_opts_active(par)) {
+        if ((rc = parallel_precision_apply(w, par))) {
+            workload_release(w);
+        }
+        return rc;
+    }
+    rc = parallel_apply(&pw, w, par);
+    workload_release(w);
+    if (!rc) {
+        *w = pw;
+    }
+    return rc;
+}
 
 int baechi_workload_import_onnx(const char *path, const struct baechi_params *params,
                                 struct baechi_workload **out)
@@ -419,45 +281,30 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
     struct graph g;
     const char *device = "v100";
     enum onnx_loss loss = ONNX_LOSS_DEFAULT;
+    struct gen_spec spec;
     bool train = false, loss_set = false;
-    long v = 0;
     int rc = 0;
 
     *out = NULL;
     if (!path) {
         return err_set(BAECHI_EINVAL, "%s: no ONNX model path given", fn);
     }
-    train_opts_init(&to);
+    gen_spec_init(&spec, GEN_SOURCE_IMPORT, path);
     for (int i = 0; params && i < params->n && rc == 0; i++) {
-        const char *k = params->name[i], *s = params->value[i];
-
-        if (train_param(fn, k, s, &to, &rc)) {
-            continue;
-        }
-        if (strcmp(k, "train") == 0) {
-            rc = param_bool(fn, k, s, &train);
-        } else if (strcmp(k, "batch") == 0) {
-            rc = param_long(fn, k, s, 1, 1 << 20, &v);
-            io.batch = rc ? 0 : v;
-        } else if (strcmp(k, "device") == 0) {
-            device = strcmp(s, "none") == 0 ? NULL : s;
-        } else if (strcmp(k, "loss") == 0) {
-            if (onnx_parse_loss(s, &loss)) {
-                rc = err_set(BAECHI_EINVAL,
-                             "%s: loss: unknown loss '%s' (known: cross-entropy, "
-                             "mse, none)",
-                             fn, s);
-            }
-            loss_set = true;
-        } else {
-            rc = unknown_param(fn, k,
-                               "train, batch, device, loss, optimizer, bwd_factor, "
-                               "save_all_inputs, micro_batches, recompute, schedule, "
-                               "virtual_stages");
-        }
+        loss_set |= strcmp(params->name[i], "loss") == 0;
+        rc = spec_set(fn, &spec, params->name[i], params->value[i]);
     }
+    train = spec.train;
+    to = spec.gen.train;
+    device = spec.device;
+    loss = spec.import.loss;
+    io.batch = spec.import.batch;
     if (rc == 0 && loss_set && !train) {
         rc = err_set(BAECHI_EINVAL, "%s: loss is about the training graph: add train=true", fn);
+    }
+    if (rc == 0 && !train && spec.training) {
+        rc = err_set(BAECHI_EINVAL, "%s: %s is about the training graph: add train=true", fn,
+                     spec.training);
     }
     io.loss = train ? loss : ONNX_LOSS_NONE;
     if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
@@ -478,6 +325,9 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
         workload_release(&w);
         return rc;
     }
+    if ((rc = parallelize_in_place(&w, &spec.par))) {
+        return rc;
+    }
     {
         /* the program's name for it (workloads/gen.h, gen_import_name) */
         char wname[512];
@@ -487,7 +337,7 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
         if (train) {
             onnx_loss_name_suffix(wname, sizeof(wname), &st);
         }
-        if ((rc = workload_set_name(&w, wname)) != 0) {
+        if ((rc = workload_set_name(&w, spec.name ? spec.name : wname)) != 0) {
             workload_release(&w);
             return rc;
         }
@@ -517,27 +367,30 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
     struct workload tr;
     const char *device = NULL;
     bool no_device = false, override = false;
+    struct gen_spec spec;
     int rc = 0;
 
     *out = NULL;
-    train_opts_init(&to);
+    gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
     for (int i = 0; params && i < params->n && rc == 0; i++) {
         const char *k = params->name[i], *s = params->value[i];
 
-        if (train_param(fn, k, s, &to, &rc)) {
-            continue;
-        }
+        const struct gen_param *row = gen_param_find(k);
+
         if (strcmp(k, "device") == 0) {
             no_device = strcmp(s, "none") == 0;
             device = no_device ? NULL : s;
         } else if (strcmp(k, "override") == 0) {
             rc = param_bool(fn, k, s, &override);
+        } else if (row && (row->uses & GEN_PARAM_SYNTHESIS)) {
+            rc = spec_set(fn, &spec, k, s); /* the one table's bounds */
         } else {
             rc = unknown_param(fn, k,
                                "device, override, optimizer, bwd_factor, save_all_inputs, "
                                "micro_batches, recompute, schedule, virtual_stages");
         }
     }
+    to = spec.gen.train;
     if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
         return rc;
     }
@@ -562,8 +415,6 @@ int baechi_workload_parallelize(const struct baechi_workload *train,
                                 const struct baechi_params *params, struct baechi_workload **out)
 {
     static const char fn[] = "baechi_workload_parallelize";
-    static const char *const names[] = {
-        "dp", "tp", "pp", "zero", "bucket_mb", "mixed_precision", "pp_balance", NULL};
     struct gen_spec spec;
     struct workload w;
     int rc;
@@ -571,18 +422,17 @@ int baechi_workload_parallelize(const struct baechi_workload *train,
     *out = NULL;
     gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
     for (int i = 0; params && i < params->n; i++) {
-        const char *k = params->name[i], *why;
-        int j = 0;
+        const char *k = params->name[i];
+        const struct gen_param *row = gen_param_find(k);
 
-        while (names[j] && strcmp(names[j], k) != 0) {
-            j++;
-        }
-        if (!names[j]) {
-            return unknown_param(fn, k, "dp, tp, pp, zero, bucket_mb, mixed_precision, pp_balance");
+        if (!row || !(row->uses & GEN_PARAM_PARALLEL)) {
+            return unknown_param(fn, k,
+                                 "dp, tp, pp, zero, bucket_mb, mixed_precision, pp_balance, sp, "
+                                 "fp32_main_grads");
         }
         /* the command's bounds (gen_params.c) */
-        if ((why = gen_spec_set(&spec, k, params->value[i]))) {
-            return err_set(BAECHI_EINVAL, "%s: %s", fn, why);
+        if ((rc = spec_set(fn, &spec, k, params->value[i]))) {
+            return rc;
         }
     }
     if ((rc = parallel_apply(&w, &train->w, &spec.par))) {

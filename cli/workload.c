@@ -16,6 +16,7 @@
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
+#include "workloads/gen_params.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -242,51 +243,32 @@ const char *workload_cli_train_flag(int c)
     return NULL;
 }
 
+int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen_spec *spec)
+{
+    const char *why = gen_spec_set(spec, flag + 2, p->optarg && flag ? p->optarg : "true");
+
+    return why ? cmd_usage_error(p, "%s: %s", flag, why) : 0;
+}
+
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
 {
-    double d;
-    long m;
+    const char *flag = workload_cli_train_flag(c);
+    struct gen_spec spec;
+    int rc;
 
-    switch (c) {
-    case WORKLOAD_OPT_OPTIMIZER:
-        if (train_parse_optimizer(p->optarg, &o->optimizer)) {
-            return cmd_usage_error(p, "%s", err_msg());
-        }
-        return 0;
-    case WORKLOAD_OPT_BWD:
-        if (cmd_parse_double(p, "--bwd-factor", p->optarg, 0, 1000, &d)) {
-            return EXIT_BADINPUT;
-        }
-        o->bwd_factor = d;
-        return 0;
-    case WORKLOAD_OPT_SAVE_ALL:
-        o->save_all_inputs = true;
-        return 0;
-    case WORKLOAD_OPT_RECOMPUTE:
-        if (train_parse_recompute(p->optarg, &o->recompute)) {
-            return cmd_usage_error(p, "%s", err_msg());
-        }
-        return 0;
-    case WORKLOAD_OPT_MICRO:
-        if (cmd_parse_int(p, "--micro-batches", p->optarg, 1, TRAIN_MAX_MICRO_BATCHES, &m)) {
-            return EXIT_BADINPUT;
-        }
-        o->micro_batches = (int32_t)m;
-        return 0;
-    case WORKLOAD_OPT_SCHEDULE:
-        if (pipeline_schedule_parse(p->optarg, &o->pipeline.schedule)) {
-            return cmd_usage_error(p, "--schedule: %s", err_msg());
-        }
-        return 0;
-    case WORKLOAD_OPT_VSTAGES:
-        if (cmd_parse_int(p, "--virtual-stages", p->optarg, 1, PIPELINE_VIRTUAL_STAGES_MAX, &m)) {
-            return EXIT_BADINPUT;
-        }
-        o->pipeline.virtual_stages = (int32_t)m;
-        return 0;
-    default:
+    if (!flag) {
         return -1;
     }
+    /* the bounds and words of the one parameter table (workloads/gen_params.c) */
+    gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
+    spec.gen.train = *o;
+    if (c == WORKLOAD_OPT_SAVE_ALL) {
+        p->optarg = NULL; /* a flag */
+    }
+    if ((rc = workload_cli_table_option(p, flag, &spec)) == 0) {
+        *o = spec.gen.train;
+    }
+    return rc;
 }
 
 static int write_workload(FILE *f, void *w)

@@ -55,6 +55,12 @@ enum { WORKLOAD_OPT_SCHEDULE = 620, WORKLOAD_OPT_VSTAGES };
             "interleaved schedule: V chunks of layers per device (default 1)"                      \
     }
 
+/* Option `flag` ("--micro-batches") with p->optarg (NULL: a flag, "true")
+ * into spec through the one parameter table (workloads/gen_params.c: its
+ * bounds and words, gen_spec_set): 0, or 2 with the message printed. */
+struct gen_spec;
+int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen_spec *spec);
+
 /* Handles option c when it is one of WORKLOAD_TRAIN_OPTS: 0 done, 2 a bad
  * value (the message printed), -1 not one of them. */
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o);

@@ -6,13 +6,14 @@
  */
 #include "cli/cmd.h"
 #include "cli/workload.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/units.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen.h"
-#include "workloads/gen_synthetic.h"
+#include "workloads/gen_params.h"
 #include "workloads/parallel.h"
 #include "workloads/train.h"
 
@@ -23,76 +24,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OPT_SEQ = 256,
-    OPT_SIZE,
-    OPT_LAYERS,
-    OPT_DMODEL,
-    OPT_HEADS,
-    OPT_FFN,
-    OPT_VOCAB,
-    OPT_AUX,
-    OPT_FWD,
-    OPT_NO_GROUPS,
-    OPT_DEVICE,
-    OPT_ELEM,
-    OPT_SHAPE,
-    OPT_OPS,
-    OPT_SEED,
-    OPT_FANIN,
-    OPT_WIDTH,
-    OPT_DEPTH,
-    OPT_WINDOW,
-    OPT_GROUP_SIZE,
-    OPT_OVERRIDE,
-    OPT_NAME,
-    OPT_DROPOUT,
-};
+/* `workload train`'s own options; `workload gen`'s come from the parameter
+ * table (workloads/gen_params.c): row i is option OPT_PARAM + i. */
+enum { OPT_DEVICE = 256, OPT_OVERRIDE, OPT_LIST_PARAMS, OPT_PARAM = 512 };
 
 static const char *const gen_usage[] = {
     "baechi workload gen <model> [options] [-o <out.yaml>]",
     "baechi workload gen synthetic --shape layered|chain|fork-join|random --ops N [--seed S] "
     "[-o <out.yaml>]",
+    "baechi workload gen --list-params",
     NULL,
 };
 
-static const struct cmd_opt gen_opts_table[] = {
-    {"output", 'o', "FILE", "write the workload here (default: standard output)"},
-    {"name", OPT_NAME, "NAME",
-     "the workload's name (default: generated, with a suffix per non-default option; "
-     "docs/workloads.md)"},
-    {"batch", 'b', "N", "batch size (inception-v3 32, gnmt 128, transformer 64/8, gpt 8)"},
-    {"seq", OPT_SEQ, "N", "sequence length (gnmt 40, transformer 40/30, gpt 1024)"},
-    {"size", OPT_SIZE, "NAME", "size preset: transformer base|big; gpt small..6.7b"},
-    {"layers", OPT_LAYERS, "N", "transformer/gpt: number of layers (overrides the preset)"},
-    {"d-model", OPT_DMODEL, "N", "transformer/gpt: model width"},
-    {"heads", OPT_HEADS, "N", "transformer/gpt: attention heads"},
-    {"ffn", OPT_FFN, "N", "transformer: feed-forward width"},
-    {"vocab", OPT_VOCAB, "N", "vocabulary size"},
-    {"aux", OPT_AUX, NULL, "inception-v3: include the auxiliary classifier"},
-    {"forward-only", OPT_FWD, NULL, "no backward and update ops"},
-    {"no-groups", OPT_NO_GROUPS, NULL, "no layer-level colocation groups"},
-    {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
-     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
-     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
-    WORKLOAD_TRAIN_OPTS,
-    {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
-    {"dropout", OPT_DROPOUT, "P",
-     "transformer/gpt: dropout probability on the attention probabilities, the attention "
-     "output and the MLP output (masks kept for backward); default 0.1 as GPT-2, Megatron-LM "
-     "and the Transformer base trained; 0 none"},
-    WORKLOAD_PARALLEL_OPTS,
-    {"shape", OPT_SHAPE, "SHAPE", "synthetic: layered | chain | fork-join | random"},
-    {"ops", OPT_OPS, "N", "synthetic: number of ops (up to 1,000,000)"},
-    {"seed", OPT_SEED, "S", "synthetic: random seed (default 1)"},
-    {"fan-in", OPT_FANIN, "N", "synthetic: inputs per op"},
-    {"width", OPT_WIDTH, "N", "synthetic: ops per layer / branches"},
-    {"depth", OPT_DEPTH, "N", "synthetic: ops per fork-join branch"},
-    {"window", OPT_WINDOW, "N", "synthetic: how far back random inputs reach"},
-    {"group-size", OPT_GROUP_SIZE, "N", "synthetic: consecutive ops per colocation group"},
-    CMD_OPT_END,
-};
+/* Fills t (GEN_PARAMS_MAX + 3 rows) with -o, --list-params and the
+ * parameters of a model or synthetic: the one table's names, placeholders
+ * and help lines. */
+static void gen_option_table(struct cmd_opt *t)
+{
+    const struct gen_param *rows = gen_params();
+    int n = 0;
+
+    t[n++] = (struct cmd_opt){"output", 'o', "FILE",
+                              "write the workload here (default: standard output)"};
+    for (int i = 0; rows[i].name; i++) {
+        if (rows[i].uses & (GEN_FOR_MODEL | GEN_FOR_SYNTH)) {
+            int val = strcmp(rows[i].name, "batch") == 0 ? 'b' : OPT_PARAM + i;
+
+            t[n++] = (struct cmd_opt){rows[i].name, val, rows[i].arg, rows[i].help};
+        }
+    }
+    t[n++] = (struct cmd_opt){"list-params", OPT_LIST_PARAMS, NULL,
+                              "print the parameter table (name, type, bounds, default, for) and "
+                              "exit"};
+    t[n] = (struct cmd_opt)CMD_OPT_END;
+}
+
+/* --list-params: the table as the CLI, the C API and sweeps read it. */
+static void gen_list_params(FILE *f)
+{
+    static const char *const types[] = {"int", "number", "flag", "word"};
+
+    fprintf(f, "# name\ttype\tmin\tmax\tdefault\tfor\n");
+    for (const struct gen_param *p = gen_params(); p->name; p++) {
+        bool num = p->type == GEN_PARAM_INT || p->type == GEN_PARAM_NUMBER;
+
+        fprintf(f, "%s\t%s\t", p->name, types[p->type]);
+        if (num) {
+            fprintf(f, "%s%.17g\t%.17g\t", p->uses & GEN_PARAM_MIN_OPEN ? ">" : "", p->min, p->max);
+        } else {
+            fprintf(f, "-\t-\t");
+        }
+        fprintf(f, "%s\t%s%s%s%s\n", p->def, p->uses & GEN_FOR_MODEL ? "model," : "",
+                p->uses & GEN_FOR_SYNTH ? "synthetic," : "",
+                p->uses & GEN_FOR_IMPORT ? "import," : "",
+                p->uses & GEN_PARAM_TRAINING ? "training" : "");
+    }
+}
 
 /* Writes w to `path` ("-" = stdout) and prints a one-line summary. */
 static int write_out(const struct workload *w, const char *path, int64_t params)
@@ -124,45 +111,7 @@ static int write_out(const struct workload *w, const char *path, int64_t params)
     return 0;
 }
 
-static int gen_synth(const struct synth_opts *so, const char *name, const char *out)
-{
-    struct workload w;
-    int rc;
-
-    workload_init(&w);
-    if ((rc = gen_synthetic(&w, so)) || (name && (rc = workload_set_name(&w, name)))) {
-        workload_release(&w);
-        return cmd_fail(rc);
-    }
-    rc = write_out(&w, out, -1);
-    workload_release(&w);
-    return rc;
-}
-
-/* --dp/--tp/--pp: *w becomes its parallelised step (released on failure);
- * 0 or the exit status. */
-static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
-{
-    struct workload pw;
-    int rc;
-
-    if (!parallel_opts_active(par)) { /* one GPU: only the precision options apply */
-        if ((rc = parallel_precision_apply(w, par))) {
-            workload_release(w);
-            return cmd_fail(rc);
-        }
-        return 0;
-    }
-    rc = parallel_apply(&pw, w, par);
-    workload_release(w);
-    if (rc) {
-        return cmd_fail(rc);
-    }
-    *w = pw;
-    return 0;
-}
-
-/* gen_model's failure: bad options are a usage error (exit 2), out of
+/* gen_spec_build's failure: bad options are a usage error (exit 2), out of
  * memory is exit 1 (issue 30 item 7: it was a usage error too). */
 static int gen_failed(const struct cmd_parser *p, int rc)
 {
@@ -172,219 +121,115 @@ static int gen_failed(const struct cmd_parser *p, int rc)
     return cmd_fail(rc);
 }
 
-static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out)
-{
-    long v;
-
-    if (cmd_parse_int(p, what, p->optarg, 1, hi, &v)) {
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-/* The synthetic generator's counts (each implies `synthetic`). */
-static const struct synth_count_opt {
-    int opt;
-    const char *name;
-    long hi;
-    size_t offset;
-} synth_count_opts[] = {
-    {OPT_FANIN, "--fan-in", 1000, offsetof(struct synth_opts, fan_in)},
-    {OPT_WIDTH, "--width", 1000000, offsetof(struct synth_opts, width)},
-    {OPT_DEPTH, "--depth", 1000000, offsetof(struct synth_opts, depth)},
-    {OPT_WINDOW, "--window", 1000000, offsetof(struct synth_opts, window)},
-    {OPT_GROUP_SIZE, "--group-size", 1000000, offsetof(struct synth_opts, group_size)},
+/* One option given: its row of the table and its value ("true" for a flag). */
+struct gen_arg {
+    const struct gen_param *row;
+    const char *val;
 };
 
-/* Option c when it is one of synth_count_opts: 1 (*bad set), else 0. */
-static int synth_count_option(struct cmd_parser *p, int c, struct synth_opts *so, int *bad)
+/* The options, in their order, into the spec of the model named by the one
+ * operand (the table's rules and bounds: gen_spec_set); then the files. */
+static int gen_apply(const struct cmd_parser *p, const struct gen_arg *args, int n,
+                     struct gen_spec *spec, const char *out)
 {
-    for (size_t i = 0; i < sizeof(synth_count_opts) / sizeof(synth_count_opts[0]); i++) {
-        const struct synth_count_opt *d = &synth_count_opts[i];
+    const char *model, *why;
 
-        if (d->opt == c) {
-            *bad = parse_count(p, d->name, d->hi, (int *)((char *)so + d->offset));
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* One model name; --device may name a cluster file: it is read, never overwritten by -o. */
-static int gen_check_args(const struct cmd_parser *p, const char *device, const char *out)
-{
     if (cmd_optind() != p->argc - 1) {
         return cmd_usage_error(p, "expected one model name (inception-v3, gnmt, transformer, "
                                   "gpt, synthetic)");
     }
-    const struct cmd_file in[] = {{device, "--device"}};
+    model = p->argv[cmd_optind()];
+    gen_spec_init(spec, strcmp(model, "synthetic") == 0 ? GEN_SOURCE_SYNTHETIC : GEN_SOURCE_MODEL,
+                  model);
+    for (int i = 0; i < n; i++) {
+        if ((why = gen_spec_set(spec, args[i].row->name, args[i].val))) {
+            return cmd_usage_error(p, "--%s: %s", args[i].row->name, why);
+        }
+    }
+    if ((why = gen_spec_check(spec))) {
+        return cmd_usage_error(p, "%s", why);
+    }
+    /* --device may name a cluster file: it is read, never overwritten by -o */
+    const struct cmd_file in[] = {
+        {spec->source == GEN_SOURCE_MODEL ? spec->gen.device : NULL, "--device"}};
     const struct cmd_file outs[] = {{out, "-o"}};
     int rc = cmd_check_files(in, CMD_N(in), outs, CMD_N(outs));
 
     return rc ? cmd_fail(rc) : 0;
 }
 
-/* The model options that set one field of o: true when c is one (*bad set
- * on a bad value). */
-static bool model_flag_option(struct cmd_parser *p, int c, struct gen_opts *o, int *bad)
+/* Builds and writes what spec describes. */
+static int gen_write(const struct cmd_parser *p, const struct gen_spec *spec, const char *out)
 {
-    switch (c) {
-    case OPT_AUX:
-        o->aux = true;
-        return true;
-    case OPT_FWD:
-        o->forward_only = true;
-        return true;
-    case OPT_NO_GROUPS:
-        o->groups = false;
-        return true;
-    case OPT_DROPOUT:
-        *bad = cmd_parse_double(p, "--dropout", p->optarg, 0, 0.999, &o->dropout);
-        return true;
-    default:
-        return false;
+    struct gen_info info = {.params = -1};
+    struct workload w;
+    int rc;
+
+    if ((rc = gen_spec_build_info(spec, &w, &info))) {
+        return gen_failed(p, rc);
     }
+    rc = write_out(&w, out, spec->source == GEN_SOURCE_MODEL ? info.params : -1);
+    if (!rc && spec->global_batch) { /* what --global-batch became: the batch of each replica */
+        long m = spec->gen.train.micro_batches, b = spec->global_batch / spec->par.dp;
+
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout,
+                "global batch %ld = %d replica%s x batch %ld (%ld micro-batch%s of %ld)\n",
+                spec->global_batch, (int)spec->par.dp, spec->par.dp > 1 ? "s" : "", b, m,
+                m > 1 ? "es" : "", b / m);
+    }
+    if (!rc && spec->source == GEN_SOURCE_MODEL && parallel_opts_active(&spec->par)) {
+        rc = workload_cli_parallel_summary(&w, &spec->par, strcmp(out, "-") == 0 ? stderr : stdout);
+    }
+    workload_release(&w);
+    return rc;
 }
 
 int cmd_workload_gen(int argc, char **argv)
 {
+    struct cmd_opt table[GEN_PARAMS_MAX + 3];
     struct cmd_parser p = {
         .argc = argc,
         .argv = argv,
         .cmd = argv[0],
         .usage = gen_usage,
-        .opts = gen_opts_table,
+        .opts = table,
         .footer = "models: inception-v3, gnmt, transformer (--size base|big), gpt (--size "
-                  "small|medium|large|xl|2.7b|6.7b), synthetic"};
-    struct gen_opts o;
-    struct synth_opts so;
-    struct gen_info info;
-    struct parallel_opts par;
-    struct workload w;
-    const char *out = "-", *model, *train_flag = NULL;
-    bool synth_only = false;
-    long v;
-    int c, bad = 0, rc;
+                  "small..6.7b, gpt3-small..gpt3-175b, llama2-7b|13b|70b), synthetic; parameters, "
+                  "bounds and "
+                  "defaults: --list-params (docs/workloads.md)"};
+    const struct gen_param *rows = gen_params();
+    struct gen_spec spec;
+    struct gen_arg *args;
+    const char *out = "-";
+    bool list = false;
+    int c, n = 0, rc = 0;
 
-    gen_opts_init(&o);
-    synth_opts_init(&so);
-    parallel_opts_init(&par);
-    while (!bad && (c = cmd_getopt(&p)) != -1) {
-        if (synth_count_option(&p, c, &so, &bad)) {
-            synth_only = true;
-            continue;
-        }
-        if (model_flag_option(&p, c, &o, &bad)) {
-            continue;
-        }
-        switch (c) {
-        case 'h':
+    gen_option_table(table);
+    if (!(args = mem_calloc((size_t)argc + 1, sizeof(*args)))) {
+        return cmd_fail(err_set(BAECHI_ENOMEM, "out of memory"));
+    }
+    while (rc == 0 && (c = cmd_getopt(&p)) != -1) {
+        if (c == 'h') {
+            free(args);
             return 0;
-        case 'o':
+        } else if (c == 'o') {
             out = p.optarg;
-            break;
-        case 'b':
-            bad = parse_count(&p, "--batch", 1 << 20, &o.batch);
-            break;
-        case OPT_SEQ:
-            bad = parse_count(&p, "--seq", 1 << 20, &o.seq);
-            break;
-        case OPT_SIZE:
-            o.size = p.optarg;
-            break;
-        case OPT_LAYERS:
-            bad = parse_count(&p, "--layers", 10000, &o.layers);
-            break;
-        case OPT_DMODEL:
-            bad = parse_count(&p, "--d-model", 1 << 20, &o.d_model);
-            break;
-        case OPT_HEADS:
-            bad = parse_count(&p, "--heads", 1 << 16, &o.heads);
-            break;
-        case OPT_FFN:
-            bad = parse_count(&p, "--ffn", 1 << 22, &o.ffn);
-            break;
-        case OPT_VOCAB:
-            bad = parse_count(&p, "--vocab", 1 << 24, &o.vocab);
-            break;
-        case OPT_NAME:
-            if (!p.optarg[0]) {
-                return cmd_usage_error(&p, "--name must not be empty");
-            }
-            o.name = p.optarg;
-            break;
-        case OPT_DEVICE:
-            o.device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
-            break;
-        case WORKLOAD_OPT_OPTIMIZER:
-        case WORKLOAD_OPT_BWD:
-        case WORKLOAD_OPT_MICRO:
-        case WORKLOAD_OPT_SAVE_ALL:
-        case WORKLOAD_OPT_RECOMPUTE:
-        case WORKLOAD_OPT_SCHEDULE:
-        case WORKLOAD_OPT_VSTAGES:
-            if (workload_cli_train_option(&p, c, &o.train)) {
-                return EXIT_BADINPUT;
-            }
-            train_flag = workload_cli_train_flag(c);
-            break;
-        case OPT_ELEM:
-            bad = parse_count(&p, "--elem-bytes", 16, &o.elem_bytes);
-            o.train.param_elem_bytes = o.elem_bytes;
-            break;
-        case OPT_SHAPE:
-            if (synth_shape_parse(p.optarg, &so.shape)) {
-                return cmd_usage_error(&p, "%s", err_msg());
-            }
-            synth_only = true;
-            break;
-        case OPT_OPS:
-            bad = cmd_parse_int(&p, "--ops", p.optarg, 2, 1000000, &v);
-            so.n_ops = (int32_t)v;
-            synth_only = true;
-            break;
-        case OPT_SEED:
-            bad = cmd_parse_int(&p, "--seed", p.optarg, 0, INT32_MAX, &v);
-            so.seed = (uint64_t)v;
-            synth_only = true;
-            break;
-        default:
-            if (workload_cli_parallel_option(&p, c, &par) != 0) {
-                return EXIT_BADINPUT;
-            }
-            break;
+        } else if (c == OPT_LIST_PARAMS) {
+            list = true;
+        } else if (c == 'b' || (c >= OPT_PARAM && c < OPT_PARAM + GEN_PARAMS_MAX)) {
+            args[n].row = c == 'b' ? gen_param_find("batch") : &rows[c - OPT_PARAM];
+            args[n].val = args[n].row->type == GEN_PARAM_FLAG ? "true" : p.optarg;
+            n++;
+        } else {
+            rc = EXIT_BADINPUT;
         }
     }
-    if (bad || (rc = gen_check_args(&p, o.device, out)) != 0) {
-        return bad ? EXIT_BADINPUT : rc;
+    if (rc == 0 && list) {
+        gen_list_params(stdout);
+    } else if (rc == 0 && (rc = gen_apply(&p, args, n, &spec, out)) == 0) {
+        rc = gen_write(&p, &spec, out);
     }
-    model = argv[cmd_optind()];
-    if (strcmp(model, "synthetic") == 0) {
-        return gen_synth(&so, o.name, out);
-    }
-    if (synth_only) {
-        return cmd_usage_error(&p, "--shape, --ops, --seed, --fan-in, --width, --depth, "
-                                   "--window and --group-size are for 'synthetic' only");
-    }
-    if (!train_flag && parallel_opts_active(&par)) {
-        train_flag = "--dp, --tp or --pp";
-    }
-    if (o.forward_only && train_flag) {
-        return cmd_usage_error(&p, "%s is about the training graph, and --forward-only makes none",
-                               train_flag);
-    }
-    if ((rc = gen_model(&w, model, &o, &info))) {
-        return gen_failed(&p, rc);
-    }
-    if ((rc = gen_parallelize(&w, &par))) {
-        return rc;
-    }
-    rc = write_out(&w, out, info.params);
-    if (!rc && parallel_opts_active(&par)) {
-        rc = workload_cli_parallel_summary(&w, &par, strcmp(out, "-") == 0 ? stderr : stdout);
-    }
-    workload_release(&w);
+    free(args);
     return rc;
 }
 

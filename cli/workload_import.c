@@ -12,6 +12,7 @@
 #include "core/workload_yaml.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen.h"
+#include "workloads/gen_params.h"
 #include "workloads/onnx_import.h"
 #include "workloads/train.h"
 
@@ -60,7 +61,6 @@ int cmd_workload_import(int argc, char **argv)
     enum onnx_loss loss = ONNX_LOSS_DEFAULT;
     bool train = false, loss_flag = false;
     FILE *msg;
-    long v;
     int c, rc;
 
     train_opts_init(&to);
@@ -71,12 +71,16 @@ int cmd_workload_import(int argc, char **argv)
         case 'o':
             out = p.optarg;
             break;
-        case 'b':
-            if (cmd_parse_int(&p, "--batch", p.optarg, 1, 1 << 20, &v)) {
+        case 'b': { /* the bounds of the one parameter table (workloads/gen_params.c) */
+            struct gen_spec spec;
+
+            gen_spec_init(&spec, GEN_SOURCE_IMPORT, "");
+            if (workload_cli_table_option(&p, "--batch", &spec)) {
                 return EXIT_BADINPUT;
             }
-            io.batch = v;
+            io.batch = spec.import.batch;
             break;
+        }
         case OPT_TRAIN:
             train = true;
             break;

@@ -16,6 +16,7 @@
 #include "core/units.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
+#include "workloads/gen_params.h"
 #include "workloads/parallel.h"
 
 #include <stdio.h>
@@ -42,52 +43,40 @@ static const struct cmd_opt parallelize_opts[] = {
 
 int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o)
 {
-    long v;
-    double d;
+    static const struct {
+        int c;
+        const char *flag;
+        bool arg;
+    } opts[] = {
+        {WORKLOAD_OPT_DP, "--dp", true},
+        {WORKLOAD_OPT_TP, "--tp", true},
+        {WORKLOAD_OPT_PP, "--pp", true},
+        {WORKLOAD_OPT_ZERO, "--zero", true},
+        {WORKLOAD_OPT_BUCKET, "--bucket-mb", true},
+        {WORKLOAD_OPT_PP_BALANCE, "--pp-balance", true},
+        {WORKLOAD_OPT_MIXED, "--mixed-precision", false},
+        {WORKLOAD_OPT_FP32_GRADS, "--fp32-main-grads", false},
+        {WORKLOAD_OPT_SP, "--sp", false},
+    };
+    struct gen_spec spec;
+    int rc;
 
-    switch (c) {
-    case WORKLOAD_OPT_DP:
-    case WORKLOAD_OPT_TP:
-    case WORKLOAD_OPT_PP:
-        if (cmd_parse_int(p,
-                          c == WORKLOAD_OPT_DP   ? "--dp"
-                          : c == WORKLOAD_OPT_TP ? "--tp"
-                                                 : "--pp",
-                          p->optarg, 1, PARALLEL_MAX_DEVICES, &v)) {
-            return EXIT_BADINPUT;
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        if (opts[i].c != c) {
+            continue;
         }
-        *(c == WORKLOAD_OPT_DP ? &o->dp : c == WORKLOAD_OPT_TP ? &o->tp : &o->pp) = (int32_t)v;
-        return 0;
-    case WORKLOAD_OPT_ZERO:
-        if (cmd_parse_int(p, "--zero", p->optarg, 0, 3, &v)) {
-            return EXIT_BADINPUT;
+        /* the bounds and words of the one parameter table (workloads/gen_params.c) */
+        gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
+        spec.par = *o;
+        if (!opts[i].arg) {
+            p->optarg = NULL; /* a flag */
         }
-        o->zero = (int32_t)v;
-        return 0;
-    case WORKLOAD_OPT_BUCKET:
-        if (cmd_parse_double(p, "--bucket-mb", p->optarg, 1e-6, 1e6, &d)) {
-            return EXIT_BADINPUT;
+        if ((rc = workload_cli_table_option(p, opts[i].flag, &spec)) == 0) {
+            *o = spec.par;
         }
-        o->bucket_mb = d;
-        return 0;
-    case WORKLOAD_OPT_PP_BALANCE:
-        if (strcmp(p->optarg, "layers") != 0 && strcmp(p->optarg, "time") != 0) {
-            return cmd_usage_error(p, "--pp-balance: expected layers or time, not '%s'", p->optarg);
-        }
-        o->pp_by_time = strcmp(p->optarg, "time") == 0;
-        return 0;
-    case WORKLOAD_OPT_MIXED:
-        o->mixed_precision = true;
-        return 0;
-    case WORKLOAD_OPT_FP32_GRADS:
-        o->fp32_main_grads = true;
-        return 0;
-    case WORKLOAD_OPT_SP:
-        o->sp = true;
-        return 0;
-    default:
-        return -1;
+        return rc;
     }
+    return -1;
 }
 
 /* The placement the graph's `device` fields give (every op has one). */

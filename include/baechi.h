@@ -133,8 +133,11 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
  *   virtual_stages (1..64; the x-pipeline written);
  *   synthetic only: shape (layered|chain|fork-join|random), ops, seed,
  *   fan_in, width, depth, window, group_size (BAECHI_ERR_INVAL for another
- *   model; model parameters are checked but do not matter to synthetic);
- *   name: the workload's name instead of the generator's.
+ *   model, and since 1.3 a model parameter for synthetic);
+ *   name: the workload's name instead of the generator's; since 1.3 every
+ *   row of baechi_params_table() marked "generate" (global_batch, dp, tp,
+ *   pp, zero, ..., and gpt's kv_heads, mlp, norm, pos, embeddings, bias),
+ *   with the command line's bounds and rules from that one table.
  * The workload goes through its YAML text once, so that it is, number for
  * number, the file the command writes.  An unknown model is
  * BAECHI_ERR_INVAL naming the models.
@@ -175,6 +178,17 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
  */
 int baechi_workload_parallelize(const struct baechi_workload *train,
                                 const struct baechi_params *params, struct baechi_workload **out);
+
+/*
+ * The parameter table of the makers above: the one table that `baechi
+ * workload gen` reads too (`--list-params`; workloads/gen_params.c).  One
+ * line per parameter, tab-separated: its name ('_' spelling), its type
+ * (int, number, flag, word), min and max ("-" for a flag or word; a min
+ * written ">x" excludes x), its default, and the makers that take it,
+ * comma-separated (generate, synthetic, import_onnx, train, parallelize).
+ * Text of this thread, valid until its next call.
+ */
+const char *baechi_params_table(void);
 
 /* ------------------------------------------------------------ clusters */
 

@@ -202,7 +202,7 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g)
             return why;
         }
     }
-    return NULL;
+    return gen_spec_check(g); /* the rules between parameters, as the CLI checks them */
 }
 
 bool sweep_is_generated(const char *spec)

@@ -26,6 +26,28 @@ void gen_opts_init(struct gen_opts *o)
     train_opts_init(&o->train);
 }
 
+/* The words of the architecture options, by enum value (gen.h); [0] is the preset's. */
+static const struct {
+    const char *option;
+    const char *const words[4];
+} arch_words[] = {
+    {"mlp", {"preset", "gelu", "swiglu", NULL}},
+    {"norm", {"preset", "layernorm", "rmsnorm", NULL}},
+    {"pos", {"preset", "learned", "rotary", NULL}},
+    {"embeddings", {"preset", "tied", "untied", NULL}},
+    {"bias", {"preset", "on", "off", NULL}},
+};
+
+const char *const *gen_arch_words(const char *option)
+{
+    for (size_t i = 0; i < sizeof(arch_words) / sizeof(arch_words[0]); i++) {
+        if (strcmp(arch_words[i].option, option) == 0) {
+            return arch_words[i].words;
+        }
+    }
+    return NULL;
+}
+
 typedef int (*gen_fn)(struct workload *w, const struct gen_opts *o, struct gen_info *info);
 
 static const struct {
@@ -36,7 +58,7 @@ static const struct {
     {"inception-v3", gen_inception_v3, "Inception-V3 (torchvision), 299x299"},
     {"gnmt", gen_gnmt, "GNMT-v2, 4 layers of 512 LSTM units, unrolled per time step"},
     {"transformer", gen_transformer, "Transformer (Vaswani et al.), base or big"},
-    {"gpt", gen_gpt, "GPT-2 style decoder, small .. 6.7b"},
+    {"gpt", gen_gpt, "decoder-only transformer (GPT-2, GPT-3, Llama-2 presets)"},
 };
 
 static const char *const model_names[] = {"inception-v3", "gnmt", "transformer", "gpt", NULL};
@@ -66,7 +88,8 @@ static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
 /*
  * The generated name: <model>[-<size>]_b<batch>, then a suffix for every
  * parameter that is not the default, in this order (docs/workloads.md):
- * _s<seq> _l<layers> _d<d_model> _nh<heads> _ff<ffn> _v<vocab> _aux
+ * _s<seq> _l<layers> _d<d_model> _nh<heads> _ff<ffn> _v<vocab> _kv<kv_heads>
+ * _<mlp> _<norm> _<pos> _<embeddings> _bias<on|off> _aux
  * _nogroups _e<elem_bytes> _do<dropout> _fwd _mb<micro_batches> _<optimizer> _bwd<factor>
  * _sai _rc<recompute> _<device kind> (or _untimed).  The defaults add nothing, so the
  * names of default workloads are those of before; `_b<batch>` stays the
@@ -96,6 +119,24 @@ static void gen_name(char *buf, size_t size, const char *name, const char *gsize
     }
     if (o->vocab) {
         name_add(buf, size, &len, "_v%d", o->vocab);
+    }
+    if (o->kv_heads) {
+        name_add(buf, size, &len, "_kv%d", o->kv_heads);
+    }
+    if (o->mlp) {
+        name_add(buf, size, &len, "_%s", gen_arch_words("mlp")[o->mlp]);
+    }
+    if (o->norm) {
+        name_add(buf, size, &len, "_%s", gen_arch_words("norm")[o->norm]);
+    }
+    if (o->pos) {
+        name_add(buf, size, &len, "_%s", gen_arch_words("pos")[o->pos]);
+    }
+    if (o->tied) {
+        name_add(buf, size, &len, "_%s", gen_arch_words("embeddings")[o->tied]);
+    }
+    if (o->bias) {
+        name_add(buf, size, &len, "_bias%s", gen_arch_words("bias")[o->bias]);
     }
     if (o->aux) {
         name_add(buf, size, &len, "_aux");
@@ -214,6 +255,14 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
         return err_set(BAECHI_EINVAL,
                        "unknown model '%s' (known: inception-v3, gnmt, transformer, gpt, "
                        "synthetic)",
+                       name);
+    }
+    /* the architecture options are the GPT generator's: elsewhere they would do nothing */
+    if (strcmp(name, "gpt") != 0 &&
+        (o->kv_heads || o->mlp || o->norm || o->pos || o->tied || o->bias)) {
+        return err_set(BAECHI_EINVAL,
+                       "%s: --kv-heads, --mlp, --norm, --pos, --embeddings and "
+                       "--bias are options of gpt",
                        name);
     }
     /* fp8, fp16/bf16, fp32, fp64: any other width is no data type (issue 33 item 2) */

@@ -10,7 +10,11 @@
  *   transformer   "base" (d 512, 6+6 layers, 8 heads, FFN 2048, vocab 37,000)
  *                 or "big" as the original (d 1024, FFN 4096, 16 heads,
  *                 vocab 33,708, batch 8, sequence 30)
- *   gpt           GPT-2 style decoder: small (124 M) .. xl (1.5 B), 2.7b, 6.7b
+ *   gpt           GPT-2 style decoder: small (124 M) .. xl (1.5 B), 2.7b, 6.7b;
+ *                 the GPT-3 family (gpt3-small .. gpt3-175b, Brown et al. 2020,
+ *                 Table 2.1) and Llama-2 (llama2-7b, -13b, -70b, Touvron et
+ *                 al. 2023): SwiGLU, RMSNorm, rotary positions, grouped-query
+ *                 attention and untied embeddings as options (gen_gpt.c)
  *
  * A generator writes the forward graph with FLOPs, bytes, output sizes and
  * parameters (persistent bytes); gen_model() then adds backward and update
@@ -28,6 +32,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The GPT generator's architecture options; 0 = the size preset's. */
+enum gen_mlp { GEN_MLP_PRESET, GEN_MLP_GELU, GEN_MLP_SWIGLU };
+enum gen_norm { GEN_NORM_PRESET, GEN_NORM_LAYERNORM, GEN_NORM_RMSNORM };
+enum gen_pos { GEN_POS_PRESET, GEN_POS_LEARNED, GEN_POS_ROTARY };
+enum gen_switch { GEN_SWITCH_PRESET, GEN_SWITCH_ON, GEN_SWITCH_OFF };
+
 struct gen_opts {
     int batch;        /* 0 = the model's default */
     int seq;          /* sequence length; 0 = default */
@@ -37,14 +47,20 @@ struct gen_opts {
     int heads;
     int ffn;
     int vocab;
-    bool aux;           /* inception-v3: include the auxiliary classifier */
-    bool forward_only;  /* no backward / update ops */
-    bool groups;        /* layer-level colocation groups */
-    int elem_bytes;     /* bytes per element (4 = fp32) */
-    double dropout;     /* transformer/gpt dropout probability; < 0: as the model was
-                           trained (0.1); 0: no dropout ops */
-    const char *device; /* cost-model preset for time_us; NULL = none */
-    const char *name;   /* the workload's name; NULL = generated from the options (gen.c) */
+    int kv_heads;         /* gpt: grouped-query attention's K/V heads; 0 = preset */
+    enum gen_mlp mlp;     /* gpt: GELU (GPT) or SwiGLU (Llama) MLP */
+    enum gen_norm norm;   /* gpt: LayerNorm or RMSNorm */
+    enum gen_pos pos;     /* gpt: learned positions or rotary embeddings */
+    enum gen_switch tied; /* gpt: LM head tied to the token embedding (on) or own */
+    enum gen_switch bias; /* gpt: biases in the linear layers and norms */
+    bool aux;             /* inception-v3: include the auxiliary classifier */
+    bool forward_only;    /* no backward / update ops */
+    bool groups;          /* layer-level colocation groups */
+    int elem_bytes;       /* bytes per element (4 = fp32) */
+    double dropout;       /* transformer/gpt dropout probability; < 0: as the model was
+                             trained (0.1); 0: no dropout ops */
+    const char *device;   /* cost-model preset for time_us; NULL = none */
+    const char *name;     /* the workload's name; NULL = generated from the options (gen.c) */
     struct train_opts train;
 };
 
@@ -71,6 +87,29 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
 /* NULL-terminated names of the sizes gen_gpt() and gen_transformer() know
  * (o->size), the default first. */
 const char *const *gen_gpt_sizes(void);
+
+/* The words of architecture option `option` ("mlp", "norm", "pos",
+ * "embeddings", "bias") by enum value, NULL-terminated; [0] = "preset".
+ * NULL for another option. */
+const char *const *gen_arch_words(const char *option);
+
+/* A GPT size preset: its architecture, its nominal parameter count as
+ * published (for the checks of tests/unit/test_gen_models.c and
+ * docs/workloads.md) and where the numbers come from. */
+struct gen_gpt_preset {
+    const char *name;
+    int64_t layers, d, heads, kv_heads, ffn, vocab, ctx;
+    enum gen_mlp mlp;
+    enum gen_norm norm;
+    enum gen_pos pos;
+    bool tied, bias;
+    double dropout;        /* as the model was trained */
+    double nominal_params; /* as published; 0: none published */
+    const char *source;
+};
+
+/* The preset of size `name`, or NULL. */
+const struct gen_gpt_preset *gen_gpt_preset(const char *name);
 const char *const *gen_transformer_sizes(void);
 
 /*

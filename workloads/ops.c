@@ -138,6 +138,10 @@ static const struct ops_row rows[] = {
     {"PlaceholderWithDefault", OPS_CAT_SOURCE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_DATA},
     {"Pow", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN},
+    /* Llama's norm, rotary embedding and SwiGLU (gen gpt --norm rmsnorm --pos rotary --mlp
+     * swiglu): RMSNorm saves its input as LayerNorm; rotary keeps nothing but its cos/sin
+     * constants; SwiGLU saves its input (gate and up), as Megatron-LM's swiglu */
+    {"RMSNorm", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_FIRST_INPUT, 0, 0},
     {"RNN", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 8, 0},
     {"RandomStandardNormal", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"RandomUniform", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
@@ -157,6 +161,7 @@ static const struct ops_row rows[] = {
     {"Relu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_IN_PLACE | OPS_UNARY},
     {"Relu6", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_IN_PLACE},
     {"Reshape", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_VIEW | OPS_PARAM_VIEW},
+    {"Rotary", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_NOTHING, 0, 0},
     {"Selu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Shape", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"Sigmoid", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0, OPS_UNARY},
@@ -177,6 +182,7 @@ static const struct ops_row rows[] = {
     {"Sub", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_NOTHING, 0,
      OPS_BINARY | OPS_IN_NORM_PATTERN},
     {"Sum", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"SwiGLU", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"Synthetic", OPS_CAT_OTHER, OPS_COST_OTHER, OPS_SAVE_INPUTS, 0, 0},
     {"Tanh", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_RESULT, 0,
      OPS_UNARY | OPS_IN_NORM_PATTERN},
@@ -309,8 +315,8 @@ bool ops_is_elementwise_binary(const char *type)
 enum ops_tp_role ops_tp_role_of_name(const char *s, size_t n)
 {
     static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
-    static const char *const blocks[][5] = {{"qkv", "q", "k", "v", NULL},
-                                            {"scores", "softmax", "dropout", "context", NULL},
+    static const char *const blocks[][6] = {{"qkv", "q", "k", "v", NULL},
+                                            {"scores", "softmax", "dropout", "context", "rotary"},
                                             {"out", NULL}};
     static const enum ops_tp_role block_role[] = {OPS_TP_ENTRY, OPS_TP_INNER, OPS_TP_EXIT};
     const char *c, *p;
@@ -344,7 +350,7 @@ enum ops_tp_role ops_tp_role_of_name(const char *s, size_t n)
         if (IS(c, "c_fc") || IS(c, "fc1")) {
             return OPS_TP_ENTRY;
         }
-        if (IS(c, "gelu") || IS(c, "relu")) {
+        if (IS(c, "gelu") || IS(c, "relu") || IS(c, "swiglu")) {
             return OPS_TP_INNER;
         }
         if (IS(c, "c_proj") || IS(c, "fc2")) {

@@ -41,7 +41,13 @@
  *     labels bytes, V' = V padded to a multiple of 128 x T), each lookup a
  *     masked partial sum with an all-reduce, the head column-parallel
  *     (logits V'/T, the gradient of its input all-reduced), the loss on
- *     the split logits after one all-reduce of 3 values per token.  Other
+ *     the split logits after one all-reduce of 3 values per token; an
+ *     untied input embedding (a table of vocabulary rows that only Gathers
+ *     read) is split alike.  Llama's options (gen gpt): the fused SwiGLU
+ *     gate/up matmul column-parallel, SwiGLU and the rotary op split by
+ *     columns / heads, grouped-query attention's K/V heads split by T (the
+ *     workload's `x-attention: {kv_heads}`; a T that does not divide them
+ *     is an error).  Other
  *     ops (LayerNorm, residual Add, position embeddings) are replicated;
  *     with sp (Korthikanti et al. 2022) they are split along the sequence
  *     (1/T, parameters whole), the row-parallel all-reduces become

@@ -84,6 +84,55 @@ static bool type_is(const struct wl_op *op, const char *const *types)
     return false;
 }
 
+/*
+ * An untied input embedding (gen gpt --embeddings untied, Llama): besides
+ * the head's table, a table of whole vocabulary rows that only Gathers
+ * read is vocabulary-parallel too (Megatron's VocabParallelEmbedding): its
+ * V'/T rows per rank, each lookup masked and all-reduced.  0 always.
+ */
+static int find_untied_embedding(struct ctx *x, const char *const *gather)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t t = 0; t < x->n; t++) {
+        const struct wl_op *op = &w->op[t];
+        int32_t lookups = 0, others = 0;
+
+        if (op->phase != PHASE_FORWARD || op->n_in != 0 || op->persistent <= 0 ||
+            x->vocab[x->base[t]] || op->persistent % x->vocab_rows != 0 ||
+            strcmp(op->type, "VariableV2") != 0) {
+            continue;
+        }
+        for (int32_t g = 0; g < x->n; g++) {
+            const struct wl_op *o = &w->op[g];
+
+            for (int32_t k = 0; k < o->n_in && o->phase == PHASE_FORWARD; k++) {
+                if (w->input[o->in_off + k].producer == t) {
+                    bool lookup = k == 0 && type_is(o, gather);
+
+                    lookups += lookup;
+                    others += !lookup;
+                }
+            }
+        }
+        if (lookups == 0 || others > 0) {
+            continue;
+        }
+        x->role[x->base[t]] = TP_INNER;
+        x->vocab[x->base[t]] = true;
+        for (int32_t g = 0; g < x->n; g++) {
+            const struct wl_op *o = &w->op[g];
+
+            if (o->phase == PHASE_FORWARD && type_is(o, gather) && o->n_in >= 1 &&
+                w->input[o->in_off].producer == t) {
+                x->role[x->base[g]] = TP_EXIT;
+                x->vocab[x->base[g]] = true;
+            }
+        }
+    }
+    return 0;
+}
+
 int parallel_tp_find_vocab(struct ctx *x)
 {
     static const char *const xent[] = {"SoftmaxCrossEntropyWithLogits",
@@ -137,7 +186,7 @@ int parallel_tp_find_vocab(struct ctx *x)
             }
         }
     }
-    return 0;
+    return x->vocab_rows > 0 ? find_untied_embedding(x, gather) : 0;
 }
 
 /* Bytes of output `port` of op i on one rank. */
@@ -148,9 +197,41 @@ int64_t parallel_out_bytes(const struct ctx *x, int32_t i, int32_t port)
 }
 
 /* TP splits must be exact: every split size a multiple of T. */
+/* Grouped-query attention (gen gpt --kv-heads, `x-attention: {heads, kv_heads}`): each
+ * rank holds kv_heads / T K/V heads, as Megatron-LM's query groups; 0 or BAECHI_EINVAL. */
+static int check_kv_heads(const struct ctx *x)
+{
+    const struct workload *w = x->w;
+
+    for (int32_t e = 0; e < w->n_top_ext && x->o->tp > 1; e++) {
+        const struct yval *v = &w->top_ext[e].val;
+
+        if (strcmp(w->top_ext[e].key, "x-attention") != 0 || v->kind != YVAL_MAP) {
+            continue;
+        }
+        for (int32_t k = 0; k < v->n; k++) {
+            long kv = v->items[k].kind == YVAL_SCALAR ? strtol(v->items[k].scalar, NULL, 10) : 0;
+
+            if (strcmp(v->keys[k], "kv_heads") == 0 && kv > 0 && kv % x->o->tp != 0) {
+                return err_set(BAECHI_EINVAL,
+                               "tensor parallelism: --tp %d does not divide the %ld K/V heads of "
+                               "grouped-query attention (each rank holds kv_heads / T of them; "
+                               "x-attention in the workload)",
+                               (int)x->o->tp, kv);
+            }
+        }
+    }
+    return 0;
+}
+
 int parallel_tp_check_split(const struct ctx *x)
 {
     const struct workload *w = x->w;
+    int rc = check_kv_heads(x);
+
+    if (rc) {
+        return rc;
+    }
 
     for (int32_t i = 0; i < x->n; i++) {
         const struct wl_op *op = &w->op[i];

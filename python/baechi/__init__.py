@@ -166,6 +166,7 @@ _workload_n_ops = _fn("baechi_workload_n_ops", _I32, _WP)
 _workload_op_name = _fn("baechi_workload_op_name", _S, _WP, _I32)
 _workload_total = _fn("baechi_workload_total_compute_us", _I64, _WP)
 _workload_cp = _fn("baechi_workload_critical_path_us", _I64, _WP)
+_params_table = _fn("baechi_params_table", _S)
 _cluster_load = _fn("baechi_cluster_load", _INT, _S, _out(_CP))
 _cluster_parse = _fn("baechi_cluster_parse", _INT, _S, _SIZE, _S, _out(_CP))
 _cluster_free = _fn("baechi_cluster_free", None, _CP)
@@ -692,22 +693,26 @@ def store(db_path, workload: Workload, cluster: Cluster, placement: Placement, *
 
 # ------------------------------------------------------------ making workloads (API 1.1)
 
-# The parameters of generate(), import_onnx() and train() and the Python
-# types each takes; a str goes to the library as it is (it checks it with
-# the command line's ranges).  Which function takes which: _MAKER_PARAMS.
-_TRAIN_PARAMS = {"optimizer": str, "bwd_factor": float, "save_all_inputs": bool,
-                 "micro_batches": int, "recompute": str, "schedule": str,
-                 "virtual_stages": int}
-_GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_model=int,
-                   heads=int, ffn=int, vocab=int, aux=bool, forward_only=bool, no_groups=bool,
-                   device=str, elem_bytes=int, shape=str, ops=int, seed=int, fan_in=int,
-                   width=int, depth=int, window=int, group_size=int, name=str)
-_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str, loss=str)
-_TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
-_PARALLEL_PARAMS = {"dp": int, "tp": int, "pp": int, "zero": int, "bucket_mb": float,
-                    "mixed_precision": bool, "pp_balance": str}
-_MAKER_PARAMS = {"generate": _GEN_PARAMS, "import_onnx": _IMPORT_PARAMS,
-                 "train": _TRAINING_PARAMS, "parallelize": _PARALLEL_PARAMS}
+# The parameters of generate(), import_onnx(), train() and parallelize() and
+# the Python type each takes, read from the library's one table
+# (baechi_params_table, workloads/gen_params.c: what `baechi workload gen
+# --list-params` prints), so that no name is listed twice; a str goes to the
+# library as it is (it checks it with the command line's ranges).
+_TABLE_TYPES = {"int": int, "number": float, "flag": bool, "word": str}
+
+
+def _maker_params():
+    makers = {"generate": {}, "import_onnx": {}, "train": {"device": str, "override": bool},
+              "parallelize": {}}
+    for line in _params_table().decode("utf-8").splitlines():
+        name, kind, _lo, _hi, _default, uses = line.split("\t")
+        for use in uses.split(","):
+            if use:
+                makers["generate" if use == "synthetic" else use][name] = _TABLE_TYPES[kind]
+    return makers
+
+
+_MAKER_PARAMS = _maker_params()
 
 
 def _param_text(func, name, value):
@@ -777,18 +782,22 @@ def import_onnx(path, train: bool = False, batch: Optional[int] = None,
                 device: Optional[str] = None, bwd_factor: Optional[float] = None,
                 save_all_inputs: Optional[bool] = None, recompute: Optional[str] = None,
                 schedule: Optional[str] = None,
-                virtual_stages: Optional[int] = None, loss: Optional[str] = None) -> Workload:
+                virtual_stages: Optional[int] = None, loss: Optional[str] = None,
+                **more) -> Workload:
     """An ONNX model as a workload, as `baechi workload import PATH` writes it:
     train=True adds backward and update ops (then loss ("cross-entropy",
     "mse", "none"; default: the rule of docs/onnx-import.md), micro_batches, optimizer,
     bwd_factor, save_all_inputs, recompute ("none", "full", "selective"),
     schedule ("gpipe", "1f1b", "interleaved") and virtual_stages apply); batch scales activations and FLOPs;
-    device: the cost model (default "v100"; "none": untimed)."""
+    device: the cost model (default "v100"; "none": untimed).  more: the other
+    parameters the library's table lists for import_onnx (name, dp, tp, pp,
+    zero, ...: `baechi workload gen --list-params`)."""
     data = _path_arg(path, "import_onnx", "path")
     params = {"train": train, "batch": batch, "micro_batches": micro_batches,
               "optimizer": optimizer, "device": device, "bwd_factor": bwd_factor,
               "save_all_inputs": save_all_inputs, "recompute": recompute,
               "schedule": schedule, "virtual_stages": virtual_stages, "loss": loss}
+    params.update(more)
     with _Params._adopt(params, "import_onnx") as p:
         ptr = _new(_workload_import_onnx, _WP, data, p._handle())
     return Workload._adopt(ptr, os.fspath(path))

@@ -12,15 +12,16 @@ export ONNX
 # options LIST: the long options of a --help, without output and help.
 options() {
     sed -n -E 's/^ *(-[a-zA-Z], )?--([a-z][a-z-]*)( [A-Z]+)?  .*/\2\3/p' "$1" |
-        grep -v -E '^(output|help)( |$)' || true
+        grep -v -E '^(output|help|list-params)( |$)' || true
 }
 
 # sample OPTION: a value of the option for a sweep ("" when unknown: a new
 # option of the CLI needs one here, and a parameter in gen_params.c).
 sample() {
     case $1 in
-    batch) echo 4 ;; seq) echo 64 ;; size) echo small ;; layers) echo 2 ;;
-    d-model) echo 256 ;; heads) echo 4 ;; ffn) echo 512 ;; vocab) echo 1000 ;;
+    batch) echo 4 ;; global-batch) echo 8 ;; seq) echo 64 ;; size) echo small ;; layers) echo 2 ;;
+    d-model) echo 256 ;; kv-heads) echo 2 ;; mlp) echo swiglu ;; norm) echo rmsnorm ;;
+    pos) echo rotary ;; embeddings) echo untied ;; bias) echo off ;; heads) echo 4 ;; ffn) echo 512 ;; vocab) echo 1000 ;;
     device) echo h100 ;; optimizer) echo adam ;; bwd-factor) echo 1.5 ;;
     micro-batches) echo 2 ;; elem-bytes) echo 2 ;; shape) echo chain ;; ops) echo 50 ;;
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
