@@ -18,6 +18,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strmap.h"
 #include "onnx.pb-c.h"
 
@@ -85,25 +86,27 @@ int ox_add_tensor(struct ox *x, const char *name, int32_t *idx)
 
 /*
  * An op name from `base` not yet in the workload: base, else base_1,
- * base_2, ...  The base is cut to leave room for the suffix (a name as long
- * as buf would otherwise never change and the search never end), and the
- * next suffix to try is remembered per base, so that n nodes of one name
- * cost O(n), not O(n^2).
+ * base_2, ...  The whole base, however long (a fixed buffer once cut it to
+ * 1,007 bytes), and the next suffix to try is remembered per base, so that
+ * n nodes of one name cost O(n), not O(n^2).
  */
-int ox_unique_name(struct ox *x, const char *base, char *buf, size_t size)
+int ox_unique_name(struct ox *x, const char *base, struct strbuf *out)
 {
-    int len = ox_utf8_prefix(base, size - 16);
+    size_t len = strlen(base);
     int32_t slot, old;
     const char *key;
     int rc;
 
-    snprintf(buf, size, "%.*s", len, base);
-    if (workload_find(x->w, buf) < 0) {
+    strbuf_reset(out);
+    if ((rc = strbuf_add(out, base, len))) {
+        return rc;
+    }
+    if (workload_find(x->w, out->buf) < 0) {
         return 0;
     }
-    if ((slot = strmap_get(&x->sfx_of, buf, (size_t)len)) < 0) {
+    if ((slot = strmap_get(&x->sfx_of, base, len)) < 0) {
         if (ARRAY_RESERVE(x->sfx, x->alloc_sfx, x->n_sfx + 1) ||
-            !(key = strpool_add(&x->pool, buf, (size_t)len))) {
+            !(key = strpool_add(&x->pool, base, len))) {
             return BAECHI_ENOMEM;
         }
         slot = (int32_t)x->n_sfx++;
@@ -113,8 +116,10 @@ int ox_unique_name(struct ox *x, const char *base, char *buf, size_t size)
         }
     }
     do {
-        snprintf(buf, size, "%.*s_%d", len, base, x->sfx[slot]++);
-    } while (workload_find(x->w, buf) >= 0);
+        if ((rc = strbuf_setf(out, "%s_%d", base, x->sfx[slot]++))) {
+            return rc;
+        }
+    } while (workload_find(x->w, out->buf) >= 0);
     return 0;
 }
 
@@ -171,6 +176,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
 {
     Onnx__ModelProto *m = NULL;
     struct ox x;
+    struct strbuf desc = STRBUF_INIT;
     char wname[256];
     const char *base;
     bool path_ok;
@@ -211,16 +217,18 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
         goto cleanup;
     }
     {
-        char desc[512];
-
         const char *pn = m->producer_name ? m->producer_name : "?";
         const char *pv = m->producer_version ? m->producer_version : "";
 
-        snprintf(desc, sizeof(desc),
-                 "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
-                 ox_utf8_prefix(pn, 128), pn, ox_utf8_prefix(pv, 64), pv, (long long)m->ir_version,
-                 x.st.n_nodes, (long long)x.st.params);
-        if (!(w->description = array_strdup(desc)) ||
+        /* the producer's name and version cut (at a character) to 128 and
+         * 64 bytes: a description, not a place for a whole file's text */
+        if ((rc = strbuf_addf(&desc,
+                              "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
+                              ox_utf8_prefix(pn, 128), pn, ox_utf8_prefix(pv, 64), pv,
+                              (long long)m->ir_version, x.st.n_nodes, (long long)x.st.params))) {
+            goto cleanup;
+        }
+        if (!(w->description = strbuf_detach(&desc, NULL)) ||
             (path_ok && !(w->source = array_strdup(name)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -239,6 +247,7 @@ cleanup:
     strmap_release(&x.by_name);
     strmap_release(&x.sfx_of);
     free(x.sfx);
+    strbuf_release(&desc);
     if (rc) {
         workload_release(w);
     }

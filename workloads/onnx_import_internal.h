@@ -20,6 +20,7 @@
 #include "workloads/onnx_import.h"
 #include "workloads/onnx_shape.h"
 
+#include "core/strbuf.h"
 #include "core/strmap.h"
 #include "core/workload.h"
 #include "onnx.pb-c.h"
@@ -97,8 +98,9 @@ int32_t ox_find(const struct ox *x, const char *name);
 /* A new tensor `name` (rank unknown, 4 bytes an element, no op) at *idx. */
 int ox_add_tensor(struct ox *x, const char *name, int32_t *idx);
 
-/* An op name from `base` not yet in the workload, into buf. */
-int ox_unique_name(struct ox *x, const char *base, char *buf, size_t size);
+/* An op name from `base` not yet in the workload, into *out (emptied
+ * first), whatever its length. */
+int ox_unique_name(struct ox *x, const char *base, struct strbuf *out);
 
 /* The longest prefix of s's first n bytes that does not cut a UTF-8 sequence. */
 int ox_utf8_prefix(const char *s, size_t n);
