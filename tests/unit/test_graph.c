@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Adds op `name` with `n_out` outputs of `bytes` each and time `t`. */
@@ -243,5 +244,35 @@ Test(graph, groups_by_first_appearance)
     cr_assert_eq(g.group_op[0], 0);
     cr_assert_eq(g.group_op[1], 2);
     graph_release(&g);
+    workload_release(&w);
+}
+
+/* A path longer than the old char where[512]: the message names it whole,
+ * with its line and column (issue 34 item 3). */
+Test(graph, long_path_in_messages)
+{
+    struct workload w;
+    struct graph g;
+    int32_t a, b;
+    size_t n = 900;
+    char *want;
+
+    workload_init(&w);
+    cr_assert((w.path = malloc(n + 1)) != NULL);
+    memset(w.path, 'p', n);
+    w.path[n] = '\0';
+    cr_assert_eq(workload_add_op(&w, "a", "MatMul", &a), 0);
+    cr_assert_eq(workload_add_output(&w, 4), 0);
+    cr_assert_eq(workload_add_op(&w, "b", "Relu", &b), 0);
+    cr_assert_eq(workload_add_input(&w, a, 0, 0, 0), 0);
+    w.op[a].time_us = 1e30; /* past GRAPH_MAX_TIME_US */
+    w.op[a].line = 7;
+    w.op[a].col = 3;
+    cr_assert_eq(graph_build(&g, &w), BAECHI_EPARSE);
+    cr_assert((want = malloc(n + 16)) != NULL);
+    memcpy(want, w.path, n);
+    strcpy(want + n, ":7:3: op 'a'");
+    cr_expect(strncmp(err_msg(), want, strlen(want)) == 0, "%s", err_msg());
+    free(want);
     workload_release(&w);
 }
