@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,5 +275,35 @@ Test(graph, long_path_in_messages)
     strcpy(want + n, ":7:3: op 'a'");
     cr_expect(strncmp(err_msg(), want, strlen(want)) == 0, "%s", err_msg());
     free(want);
+    workload_release(&w);
+}
+
+/* A tensor's name as JSON, whole past the old char[96] and char[512] of
+ * the explanation and the trace (issue 34 item 3). */
+Test(graph, long_tensor_name_json)
+{
+    struct workload w;
+    struct graph g;
+    int32_t a, b;
+    char name[700], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    memset(name, 't', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    workload_init(&w);
+    cr_assert_eq(workload_add_op(&w, name, "MatMul", &a), 0);
+    cr_assert_eq(workload_add_output(&w, 4), 0);
+    cr_assert_eq(workload_add_op(&w, "b", "Relu", &b), 0);
+    cr_assert_eq(workload_add_input(&w, a, 0, 0, 0), 0);
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    cr_assert((f = open_memstream(&text, &len)) != NULL);
+    graph_tensor_name_json(&g, g.port_start[graph_find(&g, name)], f);
+    fclose(f);
+    cr_expect_eq(len, 1 + strlen(name) + 2 + 1);
+    cr_expect(text[0] == '"' && strncmp(text + 1, name, strlen(name)) == 0, "%.40s", text);
+    cr_expect_str_eq(text + 1 + strlen(name), ":0\"");
+    free(text);
+    graph_release(&g);
     workload_release(&w);
 }
