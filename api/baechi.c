@@ -20,6 +20,7 @@
 #include "core/pipeline.h"
 #include "core/graph.h"
 #include "core/placement.h"
+#include "core/strbuf.h"
 #include "core/strdist.h"
 #include "core/version.h"
 #include "core/workload.h"
@@ -483,29 +484,29 @@ static struct baechi_placement *placement_new(void)
 static int unknown_placer(const char *placer)
 {
     const struct placer_desc *list = placer_list(), *best = NULL;
-    size_t best_d = (size_t)-1, used = 0;
-    char known[512];
+    size_t best_d = (size_t)-1;
+    struct strbuf known = STRBUF_INIT;
+    int rc = 0;
 
-    known[0] = '\0';
-    for (const struct placer_desc *p = list; p->name; p++) {
+    /* every placer, however many the registry holds (a char[512] once cut
+     * the list) */
+    for (const struct placer_desc *p = list; p->name && rc == 0; p++) {
         size_t d = strdist(placer, p->name);
-        int n;
 
         if (d < best_d) {
             best_d = d;
             best = p;
         }
-        n = snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", p->name);
-        if (n < 0 || (size_t)n >= sizeof(known) - used) {
-            break;
-        }
-        used += (size_t)n;
+        rc = strbuf_addf(&known, "%s%s", known.len ? ", " : "", p->name);
     }
-    if (best && best_d <= 3) {
-        return err_set(BAECHI_EINVAL, "unknown placer '%s'; the most similar is '%s' (known: %s)",
-                       placer, best->name, known);
+    if (rc == 0 && best && best_d <= 3) {
+        rc = err_set(BAECHI_EINVAL, "unknown placer '%s'; the most similar is '%s' (known: %s)",
+                     placer, best->name, known.buf);
+    } else if (rc == 0) {
+        rc = err_set(BAECHI_EINVAL, "unknown placer '%s' (known: %s)", placer, known.buf);
     }
-    return err_set(BAECHI_EINVAL, "unknown placer '%s' (known: %s)", placer, known);
+    strbuf_release(&known);
+    return rc;
 }
 
 int baechi_place(const struct baechi_workload *w, const struct baechi_cluster *c,

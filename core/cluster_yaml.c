@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/limits.h"
 #include "core/strmap.h"
 #include "core/yio.h"
@@ -253,7 +254,7 @@ struct dev_reader {
     struct cluster_device d;
     int64_t count;
     unsigned seen;
-    char ctx[300]; /* "device #2", then "device 'gpu'" once the name is read */
+    struct strbuf ctx; /* "device #2", then "device 'gpu'" once the name is read */
 };
 
 static int dev_memory(struct dev_reader *dv)
@@ -262,23 +263,35 @@ static int dev_memory(struct dev_reader *dv)
     struct yrd *r = &rd->r;
 
     if (!yrd_is_scalar(r) || yrd_is_null(r)) {
-        return value_err(rd, dv->ctx, "expected a size in bytes (e.g. 16GiB, 80GB, 6914897920)");
+        return value_err(rd, dv->ctx.buf,
+                         "expected a size in bytes (e.g. 16GiB, 80GB, 6914897920)");
     }
     if (yrd_text(r)[0] == '-') {
-        return value_err(rd, dv->ctx, "must not be negative");
+        return value_err(rd, dv->ctx.buf, "must not be negative");
     }
     if (!yio_parse_size(yrd_text(r), &dv->d.mem_bytes)) {
         /* an integer */
     } else if (cluster_parse_bytes(yrd_text(r), &dv->d.mem_bytes)) {
-        char msg[600];
+        struct strbuf msg = STRBUF_INIT;
+        int rc;
 
-        snprintf(msg, sizeof(msg), "%s", err_msg());
-        return yrd_err_here(r, "%s: memory: %s", dv->ctx, msg);
+        /* the size's own message, kept whole (a char[600] once cut it) */
+        if ((rc = strbuf_addstr(&msg, err_msg())) == 0) {
+            rc = yrd_err_here(r, "%s: memory: %s", dv->ctx.buf, msg.buf);
+        }
+        strbuf_release(&msg);
+        return rc;
     }
     if (dv->d.mem_bytes <= 0) {
-        return value_err(rd, dv->ctx, "must be > 0 bytes");
+        return value_err(rd, dv->ctx.buf, "must be > 0 bytes");
     }
     return 0;
+}
+
+/* The mapping's message prefix: the device's name, whole, once read. */
+static int dev_label(void *arg, struct strbuf *out)
+{
+    return strbuf_addstr(out, ((struct dev_reader *)arg)->ctx.buf);
 }
 
 static int dev_value(void *arg, unsigned bit)
@@ -290,35 +303,34 @@ static int dev_value(void *arg, unsigned bit)
 
     switch (bit) {
     case DK_NAME:
-        if ((rc = get_string(rd, dv->ctx, &dv->d.name, false))) {
+        if ((rc = get_string(rd, dv->ctx.buf, &dv->d.name, false))) {
             return rc;
         }
-        snprintf(dv->ctx, sizeof(dv->ctx), "device '%s'", dv->d.name);
-        return 0;
+        return strbuf_setf(&dv->ctx, "device '%s'", dv->d.name);
     case DK_KIND:
-        return get_string(rd, dv->ctx, &dv->d.kind, false);
+        return get_string(rd, dv->ctx.buf, &dv->d.kind, false);
     case DK_COUNT:
         if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &dv->count)) {
-            return value_err(rd, dv->ctx, "expected a device count (1, 2, ...)");
+            return value_err(rd, dv->ctx.buf, "expected a device count (1, 2, ...)");
         }
         if (dv->count < 1 || dv->count > CLUSTER_MAX_DEVICES) {
-            return value_err(rd, dv->ctx, "must be between 1 and 4096");
+            return value_err(rd, dv->ctx.buf, "must be between 1 and 4096");
         }
         return 0;
     case DK_MEMORY:
         return dev_memory(dv);
     case DK_SPEED:
-        return get_number(rd, dv->ctx, &dv->d.speed, &r_speed);
+        return get_number(rd, dv->ctx.buf, &dv->d.speed, &r_speed);
     case DK_PEAK:
-        return get_with_unit(rd, dv->ctx, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
-                             "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &r_flops,
-                             &dv->d.peak_flops);
+        return get_with_unit(
+            rd, dv->ctx.buf, flops_units, sizeof(flops_units) / sizeof(flops_units[0]),
+            "expected FLOP/s (e.g. 13.4e12 or 989TFLOPS)", &r_flops, &dv->d.peak_flops);
     case DK_BW:
-        return get_with_unit(rd, dv->ctx, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
+        return get_with_unit(rd, dv->ctx.buf, bw_units, sizeof(bw_units) / sizeof(bw_units[0]),
                              "expected bytes/s (e.g. 616e9, 616GB/s or 3.35TB/s)", &r_bw,
                              &dv->d.mem_bw_bytes_per_s);
     default:
-        return get_number(rd, dv->ctx, &dv->d.launch_us, &r_launch);
+        return get_number(rd, dv->ctx.buf, &dv->d.launch_us, &r_launch);
     }
 }
 
@@ -329,7 +341,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
     struct cluster *c = rd->c;
 
     if (c->n_devices + dv->count > CLUSTER_MAX_DEVICES) {
-        return yrd_err(&rd->r, line, col, "%s: too many devices (at most %d)", dv->ctx,
+        return yrd_err(&rd->r, line, col, "%s: too many devices (at most %d)", dv->ctx.buf,
                        CLUSTER_MAX_DEVICES);
     }
     if (ARRAY_RESERVE(c->dev, rd->alloc_dev, (size_t)(c->n_devices + dv->count))) {
@@ -395,12 +407,13 @@ static int read_device(struct cl_reader *rd, int32_t index)
         .unknown_hint = " (allowed: name, count, kind, memory, speed, peak_flops, "
                         "memory_bandwidth, launch_us; extensions start with 'x-')",
         .value = dev_value,
-        .ctx = dv.ctx,
+        .label = dev_label,
     };
     int32_t line = yrd_line(r), col = yrd_col(r);
     int rc = 0;
 
     memset(&dv, 0, sizeof(dv));
+    strbuf_init(&dv.ctx);
     dv.rd = rd;
     dv.count = 1;
     dv.d.speed = 1.0;
@@ -413,12 +426,13 @@ static int read_device(struct cl_reader *rd, int32_t index)
         return yrd_err_here(r, "device #%d: expected a mapping ({name: ..., memory: ...}), got %s",
                             index + 1, yrd_what(r, what, sizeof(what)));
     }
-    snprintf(dv.ctx, sizeof(dv.ctx), "device #%d", index + 1);
+    CHECK(strbuf_addf(&dv.ctx, "device #%d", index + 1));
     CHECK(yrd_map_read(r, &map, &dv, &dv.seen));
     CHECK(dev_add(&dv, line, col));
 cleanup:
     free(dv.d.name);
     free(dv.d.kind);
+    strbuf_release(&dv.ctx);
     return rc;
 }
 
@@ -931,30 +945,32 @@ const char *const *cluster_preset_names(void)
 int cluster_load(struct cluster *c, const char *spec)
 {
     struct stat st;
-    char list[1024];
-    size_t used = 0;
+    struct strbuf list = STRBUF_INIT;
+    int rc = 0;
 
     if (stat(spec, &st) == 0 && !S_ISDIR(st.st_mode)) {
         return cluster_read_yaml(c, spec);
     }
     for (const struct cluster_preset *p = cluster_presets; p->name; p++) {
         if (strcmp(p->name, spec) == 0) {
-            char where[300];
+            struct strbuf where = STRBUF_INIT;
 
-            snprintf(where, sizeof(where), "<preset %s>", p->name);
-            return cluster_read_yaml_string(c, p->text, strlen(p->text), where);
+            if ((rc = strbuf_addf(&where, "<preset %s>", p->name)) == 0) {
+                rc = cluster_read_yaml_string(c, p->text, strlen(p->text), where.buf);
+            }
+            strbuf_release(&where);
+            return rc;
         }
     }
     cluster_init(c);
-    list[0] = '\0';
-    for (const char *const *n = cluster_preset_names(); *n; n++) {
-        int k = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", *n);
-
-        if (k < 0 || (size_t)k >= sizeof(list) - used) {
-            break;
-        }
-        used += (size_t)k;
+    /* every preset's name (a char[1024] once cut the list) */
+    for (const char *const *n = cluster_preset_names(); *n && rc == 0; n++) {
+        rc = strbuf_addf(&list, "%s%s", list.len ? ", " : "", *n);
     }
-    return err_set(BAECHI_EINVAL, "no cluster file or preset named '%s' (presets: %s)", spec,
-                   used ? list : "none built in");
+    if (rc == 0) {
+        rc = err_set(BAECHI_EINVAL, "no cluster file or preset named '%s' (presets: %s)", spec,
+                     list.len ? list.buf : "none built in");
+    }
+    strbuf_release(&list);
+    return rc;
 }

@@ -44,16 +44,23 @@ static long err_warn_active[2];
  * library's output (GLPK) are escaped here, once for all callers.  Formatted
  * into a copy first, so err_set(..., "%s", err_msg()) is safe.
  */
-int err_set(int code, const char *fmt, ...)
+int err_vset(int code, const char *fmt, va_list ap)
 {
     char raw[ERR_MSG_MAX];
+
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    escape_name(raw, err_buf, sizeof(err_buf));
+    err_sys = false;
+    return code;
+}
+
+int err_set(int code, const char *fmt, ...)
+{
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(raw, sizeof(raw), fmt, ap);
+    code = err_vset(code, fmt, ap);
     va_end(ap);
-    escape_name(raw, err_buf, sizeof(err_buf));
-    err_sys = false;
     return code;
 }
 

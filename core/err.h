@@ -12,6 +12,7 @@
 #ifndef BAECHI_CORE_ERR_H
 #define BAECHI_CORE_ERR_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 enum baechi_err {
@@ -39,6 +40,9 @@ enum {
  * `return err_set(BAECHI_EINVAL, "...", ...)` reports and fails in one line.
  */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* err_set with a va_list. */
+int err_vset(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Prefixes the current message with "prefix: " (adds context on the way up). */
 int err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/limits.h"
 
 #include <math.h>
@@ -207,9 +208,7 @@ static int graph_report_cycle(const struct graph *g, const struct workload *w,
 {
     int32_t *pos = NULL, *path = NULL;
     int32_t n = g->n_ops, len = 0, v = -1, start;
-    char where[512];
-    char *msg = NULL;
-    size_t msg_len = 0, msg_cap = 0;
+    struct strbuf msg = STRBUF_INIT;
     int rc = BAECHI_EPARSE;
 
     for (int32_t i = 0; i < n; i++) {
@@ -247,35 +246,24 @@ static int graph_report_cycle(const struct graph *g, const struct workload *w,
     /* The path from `start` on goes backwards; print it forwards. */
     for (int32_t i = len - 1; i >= start - 1; i--) {
         const char *name = g->op_name[i >= start ? path[i] : path[len - 1]];
-        size_t need = strlen(name) + 5;
 
-        if (msg_len + need + 1 > msg_cap) {
-            char *m;
-
-            msg_cap = 2 * (msg_len + need + 1);
-            m = mem_realloc(msg, msg_cap);
-            if (!m) {
-                rc = err_set(BAECHI_ENOMEM, "out of memory");
-                goto cleanup;
-            }
-            msg = m;
+        if ((rc = strbuf_addf(&msg, "%s%s", msg.len ? " -> " : "", name))) {
+            goto cleanup;
         }
-        msg_len +=
-            (size_t)snprintf(msg + msg_len, msg_cap - msg_len, "%s%s", msg_len ? " -> " : "", name);
-        if (msg_len > 1500) {
+        if (msg.len > 1500) {
             break;
         }
     }
     {
         const struct wl_op *op = &w->op[g->wl_index[path[len - 1]]];
 
-        workload_where(w, op->line, op->col, where, sizeof(where));
-        rc = err_set(BAECHI_EPARSE, "%s: the graph has a cycle: %s", where, msg ? msg : "");
+        rc = workload_fail(w, op->line, op->col, BAECHI_EPARSE, "the graph has a cycle: %s",
+                           msg.buf);
     }
 cleanup:
     free(pos);
     free(path);
-    free(msg);
+    strbuf_release(&msg);
     return rc;
 }
 
@@ -338,11 +326,9 @@ static int read_micro_batch(struct graph *g, const struct workload *w, const str
         }
         m = e->val.kind == YVAL_SCALAR && e->val.scalar ? strtol(e->val.scalar, &end, 10) : -1;
         if (m < 0 || m >= GRAPH_MAX_MICRO_BATCHES || !e->val.scalar || *end) {
-            char where[256];
-
-            workload_where(w, op->line, op->col, where, sizeof(where));
-            return err_set(BAECHI_EPARSE, "%s: op '%s': %s must be an integer in 0..%d", where,
-                           op->name, GRAPH_MICRO_BATCH_KEY, GRAPH_MAX_MICRO_BATCHES - 1);
+            return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                                 "op '%s': %s must be an integer in 0..%d", op->name,
+                                 GRAPH_MICRO_BATCH_KEY, GRAPH_MAX_MICRO_BATCHES - 1);
         }
         if (!g->micro_batch) {
             if (!(g->micro_batch = array_malloc((size_t)n + 1, sizeof(*g->micro_batch)))) {
@@ -366,8 +352,6 @@ static int read_micro_batch(struct graph *g, const struct workload *w, const str
  */
 static int read_aliases(struct graph *g, const struct workload *w, const int32_t *new_id)
 {
-    char where[256];
-
     for (int32_t u = 0; u < g->n_ops; u++) {
         const struct wl_op *op = &w->op[g->wl_index[u]];
 
@@ -378,12 +362,11 @@ static int read_aliases(struct graph *g, const struct workload *w, const int32_t
             if (strcmp(e->key, GRAPH_ALIAS_KEY) != 0) {
                 continue;
             }
-            workload_where(w, op->line, op->col, where, sizeof(where));
             if (v->kind != YVAL_SEQ || v->n != op->n_out) {
-                return err_set(BAECHI_EPARSE,
-                               "%s: op '%s': %s must list one input index (or -1) per output "
-                               "(%d outputs)",
-                               where, op->name, GRAPH_ALIAS_KEY, (int)op->n_out);
+                return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                                     "op '%s': %s must list one input index (or -1) per output "
+                                     "(%d outputs)",
+                                     op->name, GRAPH_ALIAS_KEY, (int)op->n_out);
             }
             for (int32_t j = 0; j < v->n; j++) {
                 const struct yval *it = &v->items[j];
@@ -392,18 +375,18 @@ static int read_aliases(struct graph *g, const struct workload *w, const int32_t
                 const struct wl_input *src;
 
                 if (in < -1 || in >= op->n_in || !end || *end) {
-                    return err_set(BAECHI_EPARSE,
-                                   "%s: op '%s': %s[%d] must be -1 or an input index in 0..%d",
-                                   where, op->name, GRAPH_ALIAS_KEY, (int)j, (int)op->n_in - 1);
+                    return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                                         "op '%s': %s[%d] must be -1 or an input index in 0..%d",
+                                         op->name, GRAPH_ALIAS_KEY, (int)j, (int)op->n_in - 1);
                 }
                 if (in < 0) {
                     continue;
                 }
                 src = &w->input[op->in_off + in];
                 if (src->port == WL_PORT_CONTROL || new_id[src->producer] < 0) {
-                    return err_set(BAECHI_EPARSE,
-                                   "%s: op '%s': %s[%d] names input %ld, a control dependency",
-                                   where, op->name, GRAPH_ALIAS_KEY, (int)j, in);
+                    return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                                         "op '%s': %s[%d] names input %ld, a control dependency",
+                                         op->name, GRAPH_ALIAS_KEY, (int)j, in);
                 }
                 if (!g->port_alias) {
                     if (!(g->port_alias =
@@ -432,7 +415,6 @@ static int build_edges(struct graph *g, const struct workload *w, struct raw_edg
 {
     int32_t n_raw = w->n_ops, n = 0, max_in = 0;
     int32_t *stamp = NULL, *slot = NULL, *scratch = NULL, *indeg = NULL, *outdeg = NULL;
-    char where[512];
     int rc = 0;
 
     /* Freed on return, before the graph's own arrays grow (a 1,000,000-op
@@ -475,9 +457,8 @@ static int build_edges(struct graph *g, const struct workload *w, struct raw_edg
     }
     g->n_pruned = n_raw - n;
     if (n == 0) {
-        workload_where(w, 0, 0, where, sizeof(where));
-        rc = err_set(BAECHI_EPARSE, "%s: every op is dangling (no op has an input or a consumer)",
-                     where);
+        rc = workload_fail(w, 0, 0, BAECHI_EPARSE,
+                           "every op is dangling (no op has an input or a consumer)");
         goto cleanup;
     }
     g->n_ops = n;
@@ -552,13 +533,12 @@ static int op_fields(struct graph *g, const struct workload *w, struct strmap *t
                      int32_t u, int32_t *n_ports, int64_t *total)
 {
     const struct wl_op *op = &w->op[i];
-    char where[512];
     int64_t out = 0;
     int32_t tid;
     int rc;
 
-    /* `where` is formatted only on an error: an snprintf per op was
-     * 5 % of loading a 1,000,000-op chain */
+    /* the place of an error is formatted only on an error: an snprintf per
+     * op was 5 % of loading a 1,000,000-op chain */
     g->wl_index[u] = i;
     g->op_name[u] = strpool_add(&g->pool, op->name, strlen(op->name));
     /* Types repeat: intern them. */
@@ -578,9 +558,9 @@ static int op_fields(struct graph *g, const struct workload *w, struct strmap *t
     if (isnan(op->time_us)) {
         g->weight_us[u] = 1;
     } else if (op->time_us > GRAPH_MAX_TIME_US) {
-        workload_where(w, op->line, op->col, where, sizeof(where));
-        return err_set(BAECHI_EPARSE, "%s: op '%s': time_us %g is too large (> %g µs)", where,
-                       op->name, op->time_us, GRAPH_MAX_TIME_US);
+        return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                             "op '%s': time_us %g is too large (> %g µs)", op->name, op->time_us,
+                             GRAPH_MAX_TIME_US);
     } else {
         g->weight_us[u] = (int64_t)op->time_us;
         if (g->weight_us[u] <= 0) {
@@ -605,19 +585,17 @@ static int op_fields(struct graph *g, const struct workload *w, struct strmap *t
         int64_t b = w->out_bytes[op->out_off + k];
 
         if (add_overflows(&out, b < 0 ? 0 : b)) {
-            workload_where(w, op->line, op->col, where, sizeof(where));
-            return err_set(BAECHI_EPARSE, "%s: op '%s': output sizes overflow 64 bits", where,
-                           op->name);
+            return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                                 "op '%s': output sizes overflow 64 bits", op->name);
         }
     }
     g->out_bytes[u] = out;
     if (add_overflows(total, out) || add_overflows(total, op->temp) ||
         add_overflows(total, op->persistent)) {
-        workload_where(w, op->line, op->col, where, sizeof(where));
-        return err_set(BAECHI_EPARSE,
-                       "%s: op '%s': the workload's memory sizes add up to more than "
-                       "64 bits hold",
-                       where, op->name);
+        return workload_fail(w, op->line, op->col, BAECHI_EPARSE,
+                             "op '%s': the workload's memory sizes add up to more than "
+                             "64 bits hold",
+                             op->name);
     }
     return 0;
 }
@@ -798,7 +776,6 @@ int graph_build(struct graph *g, const struct workload *w)
 {
     struct raw_edges r;
     int32_t *new_id = NULL, *cursor = NULL;
-    char where[512];
     int rc = 0;
 
     memset(g, 0, sizeof(*g));
@@ -806,8 +783,7 @@ int graph_build(struct graph *g, const struct workload *w)
     strpool_init(&g->pool);
     strmap_init(&g->by_name);
     if (w->n_ops <= 0) {
-        workload_where(w, 0, 0, where, sizeof(where));
-        return err_set(BAECHI_EPARSE, "%s: workload has no ops", where);
+        return workload_fail(w, 0, 0, BAECHI_EPARSE, "workload has no ops");
     }
     if (!(new_id = array_malloc((size_t)w->n_ops, sizeof(*new_id)))) {
         rc = BAECHI_ENOMEM;

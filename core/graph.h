@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Bytes of a control-dependency tensor (baechi-spec §1.4). */
 #define GRAPH_CONTROL_BYTES 4
@@ -167,6 +168,9 @@ static inline int32_t graph_tensor_port(const struct graph *g, int32_t t)
 
 /* Writes "producer:port" or "^producer" into buf. */
 void graph_tensor_name(const struct graph *g, int32_t t, char *buf, size_t size);
+
+/* Writes the same name to f as a JSON string, whole at any length. */
+void graph_tensor_name_json(const struct graph *g, int32_t t, FILE *f);
 
 /* Σ weight_us over all ops (µs). */
 int64_t graph_total_compute_us(const struct graph *g);

@@ -47,11 +47,8 @@ struct coll_raw {
 
 static int op_err(const struct workload *w, const struct wl_op *op, const char *fmt, const char *a)
 {
-    char where[256];
-
-    workload_where(w, op->line, op->col, where, sizeof(where));
-    return err_set(BAECHI_EPARSE, "%s: op '%s': %s: %s%s", where, op->name, GRAPH_COLL_KEY, fmt,
-                   a ? a : "");
+    return workload_fail(w, op->line, op->col, BAECHI_EPARSE, "op '%s': %s: %s%s", op->name,
+                         GRAPH_COLL_KEY, fmt, a ? a : "");
 }
 
 static int parse_int(const struct yval *v, int64_t *out)

@@ -10,6 +10,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/json_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,21 @@ void graph_tensor_name(const struct graph *g, int32_t t, char *buf, size_t size)
     } else {
         snprintf(buf, size, "%s:%d", g->op_name[u], t - g->port_start[u]);
     }
+}
+
+void graph_tensor_name_json(const struct graph *g, int32_t t, FILE *f)
+{
+    int32_t u = g->tensor_op[t];
+
+    putc('"', f);
+    if (graph_tensor_is_control(g, t)) {
+        putc('^', f);
+        json_out_chars(f, g->op_name[u]);
+    } else {
+        json_out_chars(f, g->op_name[u]);
+        fprintf(f, ":%d", t - g->port_start[u]);
+    }
+    putc('"', f);
 }
 
 int64_t graph_total_compute_us(const struct graph *g)

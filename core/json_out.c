@@ -8,6 +8,12 @@
 void json_out_str(FILE *f, const char *s)
 {
     putc('"', f);
+    json_out_chars(f, s);
+    putc('"', f);
+}
+
+void json_out_chars(FILE *f, const char *s)
+{
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         switch (*p) {
         case '"':
@@ -29,5 +35,4 @@ void json_out_str(FILE *f, const char *s)
             }
         }
     }
-    putc('"', f);
 }

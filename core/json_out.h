@@ -13,4 +13,8 @@
 /* Writes s as a JSON string literal, quotes included; NULL as "". */
 void json_out_str(FILE *f, const char *s);
 
+/* Writes s escaped as inside a JSON string, without the quotes: a string
+ * written in pieces needs no buffer for the whole. */
+void json_out_chars(FILE *f, const char *s);
+
 #endif

@@ -6,6 +6,7 @@
 #include "core/pipeline.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,8 @@ int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *
     for (int32_t i = 0; i < w->n_top_ext; i++) {
         const struct yval *v = &w->top_ext[i].val;
         const char *why = v->kind == YVAL_MAP ? NULL : "expected a mapping";
-        char check_why[256];
+        struct strbuf check_why = STRBUF_INIT;
+        int rc;
         int32_t j = 0;
 
         if (strcmp(w->top_ext[i].key, PIPELINE_KEY) != 0) {
@@ -101,16 +103,21 @@ int pipeline_opts_read(const struct workload *w, struct pipeline_opts *o, bool *
         }
         if (!why && pipeline_opts_check(o)) {
             /* err_set formats into err_msg()'s buffer: copy the reason first */
-            snprintf(check_why, sizeof check_why, "%s", err_msg());
-            why = check_why;
+            if ((rc = strbuf_addstr(&check_why, err_msg()))) {
+                return rc;
+            }
+            why = check_why.buf;
         }
         if (why) {
             const struct yval *bad = j > 0 ? &v->items[j - 1] : NULL;
-            return err_set(BAECHI_EPARSE, "%s: %s%s%s: %s%s%s%s", w->path ? w->path : "workload",
-                           PIPELINE_KEY, bad ? "." : "", bad ? v->keys[j - 1] : "", why,
-                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? " (not '" : "",
-                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? bad->scalar : "",
-                           bad && bad->kind == YVAL_SCALAR && bad->scalar ? "')" : "");
+
+            rc = err_set(BAECHI_EPARSE, "%s: %s%s%s: %s%s%s%s", w->path ? w->path : "workload",
+                         PIPELINE_KEY, bad ? "." : "", bad ? v->keys[j - 1] : "", why,
+                         bad && bad->kind == YVAL_SCALAR && bad->scalar ? " (not '" : "",
+                         bad && bad->kind == YVAL_SCALAR && bad->scalar ? bad->scalar : "",
+                         bad && bad->kind == YVAL_SCALAR && bad->scalar ? "')" : "");
+            strbuf_release(&check_why);
+            return rc;
         }
         if (found) {
             *found = true;

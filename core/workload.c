@@ -295,15 +295,20 @@ const char *workload_group(const struct workload *w, int32_t i)
     return w->op[i].group ? w->op[i].group : w->op[i].name;
 }
 
-void workload_where(const struct workload *w, int32_t line, int32_t col, char *buf, size_t size)
+int workload_fail(const struct workload *w, int32_t line, int32_t col, int code, const char *fmt,
+                  ...)
 {
     const char *path = w->path ? w->path : "<workload>";
+    va_list ap;
 
+    /* the message, then its place in front (err_wrap): no buffer for it */
+    va_start(ap, fmt);
+    err_vset(code, fmt, ap);
+    va_end(ap);
     if (line > 0) {
-        snprintf(buf, size, "%s:%d:%d", path, line, col);
-    } else {
-        snprintf(buf, size, "%s", path);
+        return err_wrap(code, "%s:%d:%d", path, (int)line, (int)col);
     }
+    return err_wrap(code, "%s", path);
 }
 
 /* Absent (NaN), or in [0, max] (core/limits.h, docs/limits.md). */
@@ -313,20 +318,7 @@ static bool number_ok(double x, double max)
 }
 
 /* "file:line:col: " + the message, as BAECHI_EPARSE. */
-static int check_fail(const struct workload *w, int32_t line, int32_t col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int check_fail(const struct workload *w, int32_t line, int32_t col, const char *fmt, ...)
-{
-    char where[512], msg[1024];
-    va_list ap;
-
-    workload_where(w, line, col, where, sizeof(where));
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return err_set(BAECHI_EPARSE, "%s: %s", where, msg);
-}
+#define check_fail(w, line, col, ...) workload_fail((w), (line), (col), BAECHI_EPARSE, __VA_ARGS__)
 
 /* `where` is formatted only on an error: an snprintf per op was 5 % of
  * loading a 1,000,000-op chain. */

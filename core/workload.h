@@ -181,7 +181,12 @@ const char *workload_group(const struct workload *w, int32_t i);
  */
 int workload_check(const struct workload *w);
 
-/* "path:line:col" prefix for op i (or just the path / "<workload>"). */
-void workload_where(const struct workload *w, int32_t line, int32_t col, char *buf, size_t size);
+/*
+ * Sets the message "path:line:col: <fmt...>" (just "path: " when line is
+ * 0; "<workload>" when w has no path) and returns `code`.  No buffer of the
+ * caller's: a path of any length stays whole (up to the message's size).
+ */
+int workload_fail(const struct workload *w, int32_t line, int32_t col, int code, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -97,24 +97,29 @@ static void wl_reader_release(struct wl_reader *rd)
     wl_flow_op_release(&rd->flow_op);
 }
 
-/* "op 'name'" or, before the name is known, "op #n". */
-static const char *op_label(const struct op_scratch *op, char *buf, size_t size)
+/* Appends "op 'name'" or, before the name is known, "op #n" (the whole
+ * name: a char[300] once cut it). */
+static int op_label(const struct op_scratch *op, struct strbuf *out)
 {
     if (op->seen & OK_NAME) {
-        snprintf(buf, size, "op '%s'", op->name);
-    } else {
-        snprintf(buf, size, "op #%d", op->index + 1);
+        return strbuf_addf(out, "op '%s'", op->name);
     }
-    return buf;
+    return strbuf_addf(out, "op #%d", op->index + 1);
 }
 
 /* Error about the current value of key r->key of the op being read. */
 static int op_value_err(struct wl_reader *rd, const char *why)
 {
-    char label[300], what[96];
+    struct strbuf label = STRBUF_INIT;
+    char what[96];
+    int rc;
 
-    return yrd_err_here(&rd->r, "%s: %s: %s, got %s", op_label(&rd->op, label, sizeof(label)),
-                        rd->r.key, why, yrd_what(&rd->r, what, sizeof(what)));
+    if ((rc = op_label(&rd->op, &label)) == 0) {
+        rc = yrd_err_here(&rd->r, "%s: %s: %s, got %s", label.buf, rd->r.key, why,
+                          yrd_what(&rd->r, what, sizeof(what)));
+    }
+    strbuf_release(&label);
+    return rc;
 }
 
 static int set_buf(char **buf, size_t *alloc, const char *s, size_t len)
@@ -235,10 +240,14 @@ static int op_ext(struct wl_reader *rd)
 
     for (size_t i = 0; i < op->n_ext; i++) {
         if (strcmp(op->ext[i].key, rd->r.key) == 0) {
-            char label[300];
+            struct strbuf label = STRBUF_INIT;
 
-            return yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "%s: duplicate key '%s'",
-                           op_label(op, label, sizeof(label)), rd->r.key);
+            if ((rc = op_label(op, &label)) == 0) {
+                rc = yrd_err(&rd->r, rd->r.key_line, rd->r.key_col, "%s: duplicate key '%s'",
+                             label.buf, rd->r.key);
+            }
+            strbuf_release(&label);
+            return rc;
         }
     }
     if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
@@ -406,9 +415,9 @@ static int op_commit(struct wl_reader *rd)
     return 0;
 }
 
-static const char *op_map_label(void *arg, char *buf, size_t size)
+static int op_map_label(void *arg, struct strbuf *out)
 {
-    return op_label(&((struct wl_reader *)arg)->op, buf, size);
+    return op_label(&((struct wl_reader *)arg)->op, out);
 }
 
 static const struct yrd_key op_keys[] = {

@@ -149,15 +149,14 @@ void yrd_close(struct yrd *r)
     r->key_alloc = 0;
 }
 
+/* The message, then its place in front (err_wrap): no buffer to cut it. */
 static int yrd_verr(const struct yrd *r, int32_t line, int32_t col, const char *fmt, va_list ap)
 {
-    char msg[1536];
-
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    err_vset(BAECHI_EPARSE, fmt, ap);
     if (line > 0) {
-        return err_set(BAECHI_EPARSE, "%s:%d:%d: %s", r->name, line, col, msg);
+        return err_wrap(BAECHI_EPARSE, "%s:%d:%d", r->name, (int)line, (int)col);
     }
-    return err_set(BAECHI_EPARSE, "%s: %s", r->name, msg);
+    return err_wrap(BAECHI_EPARSE, "%s", r->name);
 }
 
 int yrd_err(const struct yrd *r, int32_t line, int32_t col, const char *fmt, ...)
@@ -347,16 +346,40 @@ int yrd_item(struct yrd *r)
     return r->ev.type == YAML_SEQUENCE_END_EVENT ? YRD_END : 0;
 }
 
-static const char *map_prefix(const struct yrd_map *m, void *arg, char *buf, size_t size)
+/* An error at (line, col) with the mapping's prefix ("op 'x': ") in front
+ * of the message, when it has one. */
+static int map_err(struct yrd *r, const struct yrd_map *m, void *arg, int32_t line, int32_t col,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int map_err(struct yrd *r, const struct yrd_map *m, void *arg, int32_t line, int32_t col,
+                   const char *fmt, ...)
 {
-    return m->label ? m->label(arg, buf, size) : m->ctx;
+    struct strbuf label = STRBUF_INIT;
+    const char *pre = m->ctx;
+    va_list ap;
+    int rc;
+
+    if (m->label) {
+        if ((rc = m->label(arg, &label))) {
+            return rc;
+        }
+        pre = label.buf;
+    }
+    va_start(ap, fmt);
+    err_vset(BAECHI_EPARSE, fmt, ap);
+    va_end(ap);
+    if (pre) {
+        err_wrap(BAECHI_EPARSE, "%s", pre);
+    }
+    rc = line > 0 ? err_wrap(BAECHI_EPARSE, "%s:%d:%d", r->name, (int)line, (int)col)
+                  : err_wrap(BAECHI_EPARSE, "%s", r->name);
+    strbuf_release(&label);
+    return rc;
 }
 
 int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *seen)
 {
     int32_t line = yrd_line(r), col = yrd_col(r);
-    char label[320];
-    const char *pre;
     int rc;
 
     while ((rc = yrd_key(r)) == 0) {
@@ -370,9 +393,8 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
         }
         if (bit == 0) {
             if (strncmp(r->key, "x-", 2) != 0) {
-                pre = map_prefix(m, arg, label, sizeof(label));
-                return yrd_err(r, r->key_line, r->key_col, "%s%sunknown key '%s'%s", pre ? pre : "",
-                               pre ? ": " : "", r->key, m->unknown_hint);
+                return map_err(r, m, arg, r->key_line, r->key_col, "unknown key '%s'%s", r->key,
+                               m->unknown_hint);
             }
             if ((rc = yrd_next(r)) || (rc = m->ext ? m->value(arg, 0) : yrd_skip(r))) {
                 return rc;
@@ -380,9 +402,7 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
             continue;
         }
         if (*seen & bit) {
-            pre = map_prefix(m, arg, label, sizeof(label));
-            return yrd_err(r, r->key_line, r->key_col, "%s%sduplicate key '%s'", pre ? pre : "",
-                           pre ? ": " : "", r->key);
+            return map_err(r, m, arg, r->key_line, r->key_col, "duplicate key '%s'", r->key);
         }
         if ((rc = yrd_next(r)) || (rc = m->value(arg, bit))) {
             return rc;
@@ -394,9 +414,8 @@ int yrd_map_read(struct yrd *r, const struct yrd_map *m, void *arg, unsigned *se
     }
     for (size_t i = 0; i < m->n_keys; i++) {
         if (m->keys[i].missing && !(*seen & m->keys[i].bit)) {
-            pre = map_prefix(m, arg, label, sizeof(label));
-            return yrd_err(r, line, col, "%s%smissing required key '%s'%s", pre ? pre : "",
-                           pre ? ": " : "", m->keys[i].name, m->keys[i].missing);
+            return map_err(r, m, arg, line, col, "missing required key '%s'%s", m->keys[i].name,
+                           m->keys[i].missing);
         }
     }
     return 0;

@@ -19,6 +19,7 @@
 #ifndef BAECHI_CORE_YIO_H
 #define BAECHI_CORE_YIO_H
 
+#include "core/strbuf.h"
 #include "core/workload.h"
 
 #include <stdbool.h>
@@ -137,8 +138,9 @@ struct yrd_key {
  */
 typedef int (*yrd_value_fn)(void *arg, unsigned bit);
 
-/* Writes the mapping's message prefix ("op 'x'", "device #2") into buf and returns it. */
-typedef const char *(*yrd_label_fn)(void *arg, char *buf, size_t size);
+/* Appends the mapping's message prefix ("op 'x'", "device #2") to *out;
+ * 0 or BAECHI_ENOMEM. */
+typedef int (*yrd_label_fn)(void *arg, struct strbuf *out);
 
 struct yrd_map {
     const struct yrd_key *keys;

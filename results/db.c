@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -532,21 +533,30 @@ void db_rollback(struct db *db)
 
 static int prepare_inserts(struct db *db)
 {
-    char sql[2048];
-    size_t n = 0;
-    int rc;
+    struct strbuf sql = STRBUF_INIT;
+    int rc = 0;
 
-    n += (size_t)snprintf(sql + n, sizeof(sql) - n, "INSERT OR IGNORE INTO runs (");
-#define NAME_(f) n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s,", #f);
+    /* as many fields as DB_RUN_FIELDS grows to (a char[2048] once bounded
+     * the statement, and a longer one wrote past it) */
+    rc = strbuf_addstr(&sql, "INSERT OR IGNORE INTO runs (");
+#define NAME_(f) rc = rc ? rc : strbuf_addstr(&sql, #f ",");
     DB_RUN_FIELDS(NAME_, NAME_, NAME_)
 #undef NAME_
-    sql[n - 1] = ')';
-    n += (size_t)snprintf(sql + n, sizeof(sql) - n, " VALUES (");
-    for (int i = 0; i < N_RUN_FIELDS; i++) {
-        n += (size_t)snprintf(sql + n, sizeof(sql) - n, "?,");
+    if (rc == 0) {
+        strbuf_setlen(&sql, sql.len - 1);
+        rc = strbuf_addstr(&sql, ") VALUES (");
     }
-    sql[n - 1] = ')';
-    if ((rc = prepare(db, &db->ins_run, sql)) != 0 ||
+    for (int i = 0; rc == 0 && i < N_RUN_FIELDS; i++) {
+        rc = strbuf_addstr(&sql, i ? ",?" : "?");
+    }
+    if (rc == 0) {
+        rc = strbuf_addch(&sql, ')');
+    }
+    if (rc == 0) {
+        rc = prepare(db, &db->ins_run, sql.buf);
+    }
+    strbuf_release(&sql);
+    if (rc != 0 ||
         (rc = prepare(db, &db->ins_dev,
                       "INSERT INTO devices VALUES "
                       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)")) != 0 ||

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strdist.h"
 
 #include <ctype.h>
@@ -304,19 +305,20 @@ static int unknown_key(const char *expr, const char *key)
 {
     const char *names[32];
     const char *sug;
-    int n = 0;
-    char list[512];
-    size_t len = 0;
+    int n = 0, rc = 0;
+    struct strbuf list = STRBUF_INIT;
 
-    for (const struct rdim *d = dims; d->name && n < 32; d++) {
+    for (const struct rdim *d = dims; d->name && n < 32 && rc == 0; d++) {
         names[n++] = d->name;
-        len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0, "%s%s",
-                                len ? ", " : "", d->name);
-        len = len < sizeof(list) ? len : sizeof(list) - 1;
+        rc = strbuf_addf(&list, "%s%s", list.len ? ", " : "", d->name);
     }
-    sug = results_suggest(key, names, n);
-    return err_set(BAECHI_EINVAL, "--where '%s': unknown key '%s'%s%s%s (keys: %s)", expr, key,
-                   sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "", list);
+    if (rc == 0) {
+        sug = results_suggest(key, names, n);
+        rc = err_set(BAECHI_EINVAL, "--where '%s': unknown key '%s'%s%s%s (keys: %s)", expr, key,
+                     sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "", list.buf);
+    }
+    strbuf_release(&list);
+    return rc;
 }
 
 static int add_cond(struct rfilter *f, const char *expr, const char *key, const char *op,
@@ -397,8 +399,9 @@ int rfilter_add(struct rfilter *f, const char *expr)
 {
     static const char *const ops[] = {"!=", "<=", ">=", "=", "<", ">", NULL};
     const char *at = NULL, *op = NULL;
-    char key[64];
+    struct strbuf key = STRBUF_INIT;
     size_t klen;
+    int rc;
 
     for (const char *s = expr; *s && !at; s++) {
         for (int i = 0; ops[i]; i++) {
@@ -417,24 +420,31 @@ int rfilter_add(struct rfilter *f, const char *expr)
     while (klen && isspace((unsigned char)expr[klen - 1])) {
         klen--;
     }
-    if (klen == 0 || klen >= sizeof(key)) {
+    if (klen == 0) {
         return err_set(BAECHI_EINVAL, "--where '%s': no key before '%s'", expr, op);
     }
-    memcpy(key, expr, klen);
-    key[klen] = '\0';
     at += strlen(op);
     while (isspace((unsigned char)*at)) {
         at++;
     }
-    return add_cond(f, expr, key, op, at, true);
+    /* a key of any length: a long one is unknown, not missing */
+    if ((rc = strbuf_add(&key, expr, klen)) == 0) {
+        rc = add_cond(f, expr, key.buf, op, at, true);
+    }
+    strbuf_release(&key);
+    return rc;
 }
 
 int rfilter_add_eq(struct rfilter *f, const char *key, const char *value)
 {
-    char expr[256];
+    struct strbuf expr = STRBUF_INIT;
+    int rc;
 
-    snprintf(expr, sizeof(expr), "%s=%s", key, value);
-    return add_cond(f, expr, key, "=", value, false);
+    if ((rc = strbuf_addf(&expr, "%s=%s", key, value)) == 0) {
+        rc = add_cond(f, expr.buf, key, "=", value, false);
+    }
+    strbuf_release(&expr);
+    return rc;
 }
 
 const struct rcond *rfilter_get(const struct rfilter *f, const char *dim)

@@ -10,6 +10,7 @@
  */
 #include "core/cluster.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/graph.h"
 #include "core/workload_yaml.h"
 #include "results/validate_internal.h"
@@ -173,27 +174,28 @@ static const char cluster_200g[] =
 /* The time of one collective `kind` of COLL_BYTES over GPUs 0 .. n-1 of c. */
 static int coll_time_us(const struct cluster *c, const char *kind, int n, double *t_us)
 {
-    char text[8192];
-    size_t len = 0;
+    struct strbuf text = STRBUF_INIT;
     struct workload w;
     struct graph g;
     struct coll_plan p;
     int rc;
 
-    len += (size_t)snprintf(text, sizeof(text), "format: 1\nname: coll\nops:\n");
-    for (int i = 0; i < n && len < sizeof(text); i++) {
-        len += (size_t)snprintf(text + len, sizeof(text) - len,
-                                "  - {name: p%d, type: Grad, time_us: 1, outputs: [%lld], "
-                                "device: %d}\n"
-                                "  - {name: c%d, type: Coll, time_us: 0, outputs: [%lld], "
-                                "inputs: [\"p%d:0\"], device: %d, "
-                                "x-collective: {id: x, kind: %s, bytes: %lld}}\n",
-                                i, COLL_BYTES, i, i, COLL_BYTES, i, i, kind, COLL_BYTES);
+    /* any number of GPUs (a char[8192] held 35) */
+    rc = strbuf_addstr(&text, "format: 1\nname: coll\nops:\n");
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = strbuf_addf(&text,
+                         "  - {name: p%d, type: Grad, time_us: 1, outputs: [%lld], "
+                         "device: %d}\n"
+                         "  - {name: c%d, type: Coll, time_us: 0, outputs: [%lld], "
+                         "inputs: [\"p%d:0\"], device: %d, "
+                         "x-collective: {id: x, kind: %s, bytes: %lld}}\n",
+                         i, COLL_BYTES, i, i, COLL_BYTES, i, i, kind, COLL_BYTES);
     }
-    if (len >= sizeof(text)) {
-        return err_set(BAECHI_EINVAL, "collective workload too long");
+    if (rc == 0) {
+        rc = workload_read_yaml_string(&w, text.buf, text.len, "collective.yaml");
     }
-    if ((rc = workload_read_yaml_string(&w, text, len, "collective.yaml"))) {
+    strbuf_release(&text);
+    if (rc) {
         return rc;
     }
     rc = graph_build(&g, &w);

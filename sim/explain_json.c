@@ -31,10 +31,7 @@ static void json_snapshot(FILE *f, const struct mem_snapshot *s, const struct gr
         json_out_str(f, g->op_name[l->op]);
         fputs(", \"tensor\": ", f);
         if (l->tensor >= 0) {
-            char t[96];
-
-            graph_tensor_name(g, l->tensor, t, sizeof(t));
-            json_out_str(f, t);
+            graph_tensor_name_json(g, l->tensor, f); /* whole: a char[96] cut it */
         } else {
             fputs("null", f);
         }

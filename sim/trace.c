@@ -309,7 +309,7 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
     int64_t *lane_end = array_malloc(n ? n : 1, sizeof(*lane_end));
     const struct trace_mem **mem = array_malloc(t->n_mem ? t->n_mem : 1, sizeof(*mem));
     bool first = true;
-    char b1[32], b2[32], name[512];
+    char b1[32], b2[32];
     int rc = 0;
 
     if (!s || !lane_end || !mem) {
@@ -372,14 +372,14 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
         } else {
             const struct trace_transfer *y = &t->transfer[x->index];
 
-            graph_tensor_name(g, y->tensor, name, sizeof(name));
-            json_out_str(f, name);
+            /* the tensor's name whole (a char[512] cut it) */
+            graph_tensor_name_json(g, y->tensor, f);
             fprintf(f,
                     ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%" PRId64
                     ",\"dur\":%" PRId64 ",\"args\":{\"tensor\":",
                     x->kind == 1 ? "send" : "recv", (int)x->pid, (int)tid, x->start_us,
                     x->end_us - x->start_us);
-            json_out_str(f, name);
+            graph_tensor_name_json(g, y->tensor, f);
             fprintf(f, ",\"bytes\":%" PRId64 ",\"src\":", y->bytes);
             json_out_str(f, dev_name(c, y->src, b1, sizeof(b1)));
             fputs(",\"dst\":", f);

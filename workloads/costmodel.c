@@ -7,7 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
-#include "workloads/gen_build.h"
+#include "core/strbuf.h"
 #include "workloads/ops.h"
 
 #include <math.h>
@@ -58,16 +58,34 @@ static void set_measured_flops(struct costmodel *m, double flops)
     m->datasheet = false;
 }
 
+/* Appends the device table's names, ", " between them (all of them: a
+ * char[128] once bounded the list). */
+static int known_devices(struct strbuf *out)
+{
+    const char *const *names = devices_names();
+    int rc = 0;
+
+    for (int i = 0; names[i] && rc == 0; i++) {
+        rc = strbuf_addf(out, "%s%s", i ? ", " : "", names[i]);
+    }
+    return rc;
+}
+
 int costmodel_preset(struct costmodel *m, const char *kind)
 {
     const struct devices_kind *k = kind ? devices_find(kind) : NULL;
-    char known[128];
 
     /* a preset is a table name exactly; cluster kinds match by their stem */
     if (!k || strcasecmp(k->name, kind) != 0) {
-        return err_set(BAECHI_EINVAL, "unknown device class '%s' for the cost model (known: %s)",
-                       kind ? kind : "(none)",
-                       gb_join_names(devices_names(), known, sizeof(known)));
+        struct strbuf known = STRBUF_INIT;
+        int rc;
+
+        if ((rc = known_devices(&known)) == 0) {
+            rc = err_set(BAECHI_EINVAL, "unknown device class '%s' for the cost model (known: %s)",
+                         kind ? kind : "(none)", known.buf);
+        }
+        strbuf_release(&known);
+        return rc;
     }
     memset(m, 0, sizeof(*m));
     set_defaults(m);
@@ -81,14 +99,19 @@ int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
     const struct devices_kind *k = devices_find(d->kind);
     bool has_flops = isfinite(d->peak_flops) && d->peak_flops > 0;
     bool has_bw = isfinite(d->mem_bw_bytes_per_s) && d->mem_bw_bytes_per_s > 0;
-    char known[128];
 
     if (!k && !(has_flops && has_bw)) {
-        return err_set(BAECHI_EINVAL,
-                       "device '%s': the cost model needs a known kind (%s) or both peak_flops "
-                       "and mem_bw",
-                       d->name ? d->name : "?",
-                       gb_join_names(devices_names(), known, sizeof(known)));
+        struct strbuf known = STRBUF_INIT;
+        int rc;
+
+        if ((rc = known_devices(&known)) == 0) {
+            rc = err_set(BAECHI_EINVAL,
+                         "device '%s': the cost model needs a known kind (%s) or both "
+                         "peak_flops and mem_bw",
+                         d->name ? d->name : "?", known.buf);
+        }
+        strbuf_release(&known);
+        return rc;
     }
     memset(m, 0, sizeof(*m));
     set_defaults(m);
@@ -151,67 +174,83 @@ static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size
 
 int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
 {
-    char base[4096], known[64];
+    struct strbuf base = STRBUF_INIT;
+    char known[64];
     size_t n;
     int dtype, rc;
 
     if ((rc = split_dtype(spec, &dtype, &n))) {
         return rc;
     }
-    if (n >= sizeof(base)) {
-        return err_set(BAECHI_EINVAL, "device '%.64s...': name too long", spec);
-    }
-    memcpy(base, spec, n);
-    base[n] = '\0';
-    if ((rc = from_spec(m, base, kind_buf, kind_len))) {
-        return rc;
+    /* a path of any length (a char[4096] refused longer ones) */
+    if ((rc = strbuf_add(&base, spec, n)) || (rc = from_spec(m, base.buf, kind_buf, kind_len))) {
+        goto cleanup;
     }
     if (dtype >= 0 && !(m->gemm_flops[dtype] > 0)) {
-        return err_set(BAECHI_EINVAL, "device '%s': %s has no %s units (it has: %s)", spec,
-                       m->kind ? m->kind : base, devices_dtype_name((enum devices_dtype)dtype),
-                       dtype_list(known, sizeof(known), m));
+        rc = err_set(BAECHI_EINVAL, "device '%s': %s has no %s units (it has: %s)", spec,
+                     m->kind ? m->kind : base.buf, devices_dtype_name((enum devices_dtype)dtype),
+                     dtype_list(known, sizeof(known), m));
+        goto cleanup;
     }
     m->dtype = dtype;
-    return 0;
+cleanup:
+    strbuf_release(&base);
+    return rc;
 }
 
 static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
 {
     struct cluster c;
-    char path[4096], perr[512];
+    struct strbuf path = STRBUF_INIT, perr = STRBUF_INIT, cerr = STRBUF_INIT;
     const char *colon = strrchr(spec, ':');
+    size_t len = strlen(spec);
     long dev = 0;
     int rc;
 
     if (costmodel_preset(m, spec) == 0) {
         return 0;
     }
-    snprintf(perr, sizeof(perr), "%s", err_msg());
-    snprintf(path, sizeof(path), "%s", spec);
+    /* the preset's message, kept whole for later (a char[512] cut it) */
+    if ((rc = strbuf_addstr(&perr, err_msg()))) {
+        return rc;
+    }
     if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
         dev = strtol(colon + 1, NULL, 10);
-        path[colon - spec] = '\0';
+        len = (size_t)(colon - spec);
+    }
+    if ((rc = strbuf_add(&path, spec, len))) {
+        strbuf_release(&perr);
+        return rc;
     }
     err_clear();
     cluster_init(&c);
-    if ((rc = cluster_load(&c, path)) != 0) {
-        char cerr[512];
+    if ((rc = cluster_load(&c, path.buf)) != 0) {
+        int rc2 = strbuf_addstr(&cerr, err_msg());
 
-        snprintf(cerr, sizeof(cerr), "%s", err_msg());
         cluster_release(&c);
-        if (!strchr(path, '/') && !strstr(path, ".yaml") && !strstr(path, ".yml")) {
-            return err_set(BAECHI_EINVAL, "%s", perr); /* meant as a preset kind */
+        if (rc2) {
+            rc = rc2;
+        } else if (!strchr(path.buf, '/') && !strstr(path.buf, ".yaml") &&
+                   !strstr(path.buf, ".yml")) {
+            rc = err_set(BAECHI_EINVAL, "%s", perr.buf); /* meant as a preset kind */
+        } else {
+            rc = err_set(rc, "device '%s': not a cost-model preset, and the cluster: %s", spec,
+                         cerr.buf);
         }
-        return err_set(rc, "device '%s': not a cost-model preset, and the cluster: %s", spec, cerr);
+        goto cleanup;
     }
     if (dev >= c.n_devices) {
         rc = err_set(BAECHI_EINVAL, "device '%s': cluster '%s' has %d devices (0..%d)", spec,
-                     c.name ? c.name : path, (int)c.n_devices, (int)c.n_devices - 1);
+                     c.name ? c.name : path.buf, (int)c.n_devices, (int)c.n_devices - 1);
     } else if ((rc = costmodel_from_device(m, &c.dev[dev])) == 0) {
         snprintf(kind_buf, kind_len, "%s", m->kind ? m->kind : "calibrated");
         m->kind = kind_buf;
     }
     cluster_release(&c);
+cleanup:
+    strbuf_release(&path);
+    strbuf_release(&perr);
+    strbuf_release(&cerr);
     return rc;
 }
 

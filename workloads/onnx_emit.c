@@ -11,6 +11,7 @@
 
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strmap.h"
 
 #include <stdbool.h>
@@ -33,17 +34,22 @@ static void warn_unknown(struct ox *x, const Onnx__NodeProto *nd, const char *na
     }
 }
 
-/* The op name of node i: its name, else "<op_type>_<i>", made unique. */
-static int node_name(struct ox *x, const Onnx__GraphProto *g, size_t i, char *buf, size_t size)
+/* The op name of node i into *out: its name, else "<op_type>_<i>", made
+ * unique. */
+static int node_name(struct ox *x, const Onnx__GraphProto *g, size_t i, struct strbuf *out)
 {
     const Onnx__NodeProto *nd = g->node[i];
-    char base[128];
+    struct strbuf base = STRBUF_INIT;
+    int rc;
 
     if (nd->name && nd->name[0]) {
-        return op_names_unique(&x->names, x->w, nd->name, buf, size);
+        return op_names_unique(&x->names, x->w, nd->name, out);
     }
-    snprintf(base, sizeof(base), "%s_%zu", nd->op_type, i);
-    return op_names_unique(&x->names, x->w, base, buf, size);
+    if ((rc = strbuf_addf(&base, "%s_%zu", nd->op_type, i)) == 0) {
+        rc = op_names_unique(&x->names, x->w, base.buf, out);
+    }
+    strbuf_release(&base);
+    return rc;
 }
 
 /*
@@ -54,17 +60,15 @@ static int node_name(struct ox *x, const Onnx__GraphProto *g, size_t i, char *bu
 static void warn_unsized(struct ox *x, const Onnx__NodeProto *nd, const char *name,
                          struct ox_tensor **in, int32_t n_in)
 {
-    char key[64];
-
     x->st.n_unknown++;
-    snprintf(key, sizeof(key), "?%s", nd->op_type);
+    /* "?<op_type>": the unsized ones, beside the unknown ones' "<op_type>" */
     for (int i = 0; i < x->n_warned; i++) {
-        if (strcmp(x->warned[i], key) == 0) {
+        if (x->warned[i][0] == '?' && strcmp(x->warned[i] + 1, nd->op_type) == 0) {
             return;
         }
     }
     if (x->n_warned < 32) {
-        snprintf(x->warned[x->n_warned++], sizeof(x->warned[0]), "%s", key);
+        snprintf(x->warned[x->n_warned++], sizeof(x->warned[0]), "?%s", nd->op_type);
     }
     for (int32_t k = 1; k < n_in; k++) {
         if (in[k] && !(in[k]->nval > 0 && in[k]->nval == onnx_elems(in[k]))) {
@@ -87,8 +91,8 @@ static void warn_unsized(struct ox *x, const Onnx__NodeProto *nd, const char *na
 
 int ox_emit_initializers(struct ox *x)
 {
-    char name[1024];
-    int rc;
+    struct strbuf name = STRBUF_INIT;
+    int rc = 0;
 
     for (size_t i = 0; i < x->n_t; i++) {
         struct ox_tensor *t = &x->t[i];
@@ -105,12 +109,11 @@ int ox_emit_initializers(struct ox *x)
             t->folded = true;
             continue;
         }
-        if ((rc = op_names_unique(&x->names, x->w, t->name, name, sizeof(name)))) {
-            return rc;
-        }
-        if ((rc = workload_add_op(x->w, name, t->trainable ? "Initializer" : "Constant", &op)) ||
+        if ((rc = op_names_unique(&x->names, x->w, t->name, &name)) ||
+            (rc =
+                 workload_add_op(x->w, name.buf, t->trainable ? "Initializer" : "Constant", &op)) ||
             (rc = workload_add_output(x->w, ox_tensor_bytes(x, t)))) {
-            return rc;
+            break;
         }
         x->w->op[op].persistent = ox_tensor_bytes(x, t);
         x->w->op[op].flops = 0;
@@ -121,7 +124,8 @@ int ox_emit_initializers(struct ox *x)
             x->st.params = sat_add_i64(x->st.params, onnx_elems(t));
         }
     }
-    return 0;
+    strbuf_release(&name);
+    return rc;
 }
 
 /* in[0..n_in) of node nd; *act when one is data, *all_folded unless one is not folded. */
@@ -161,11 +165,9 @@ static int node_outputs(struct ox *x, const Onnx__NodeProto *nd, const char *nam
     const Onnx__GraphProto *g = x->g;
     struct ox_tensor **in = x->in, *out = x->out;
     int32_t n_in = (int32_t)nd->n_input, n_out = (int32_t)nd->n_output;
-    char what[1200];
+    struct strbuf what = STRBUF_INIT;
     bool known;
     int rc;
-
-    snprintf(what, sizeof(what), "node '%s' (%s): output", name, nd->op_type);
     for (int32_t k = 0; k < n_out; k++) {
         memset(&out[k], 0, sizeof(out[k]));
         out[k].rank = -1;
@@ -213,7 +215,12 @@ static int node_outputs(struct ox *x, const Onnx__NodeProto *nd, const char *nam
             }
         }
         out[k].name = nd->output[k];
-        if ((rc = onnx_check_shape(&out[k], x->file, what))) {
+        /* the context of a message, built only when the shape is bad */
+        if (onnx_check_shape(&out[k], x->file, "") != 0) {
+            if ((rc = strbuf_addf(&what, "node '%s' (%s): output", name, nd->op_type)) == 0) {
+                rc = onnx_check_shape(&out[k], x->file, what.buf);
+            }
+            strbuf_release(&what);
             return rc;
         }
     }
@@ -379,19 +386,23 @@ int ox_import_node(struct ox *x, size_t i)
     bool last = !gr || gr->node[gr->n - 1] == (int32_t)i, all_folded = true;
     double flops = 0;
     bool act = false, fold;
-    char name[1024];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
-    if ((rc = node_name(x, g, gr ? (size_t)gr->node[0] : i, name, sizeof(name))) ||
-        (rc = node_inputs(x, nd, name, &act, &all_folded)) ||
-        (rc = node_outputs(x, nd, name, &flops))) {
-        return rc;
+    if ((rc = node_name(x, g, gr ? (size_t)gr->node[0] : i, &name)) ||
+        (rc = node_inputs(x, nd, name.buf, &act, &all_folded)) ||
+        (rc = node_outputs(x, nd, name.buf, &flops))) {
+        goto cleanup;
     }
     /* known at import time (shape arithmetic, small constants): no op */
     fold = ox_node_folds(x, i, (int32_t)nd->n_output, all_folded);
     x->st.n_nodes++;
     if (fold || x->gx.pview[i] || !last) {
-        return node_hide(x, i, name, fold, act, flops);
+        rc = node_hide(x, i, name.buf, fold, act, flops);
+    } else {
+        rc = node_emit(x, i, name.buf, act, flops);
     }
-    return node_emit(x, i, name, act, flops);
+cleanup:
+    strbuf_release(&name);
+    return rc;
 }

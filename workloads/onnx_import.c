@@ -18,6 +18,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strmap.h"
 #include "onnx.pb-c.h"
 
@@ -121,6 +122,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
 {
     Onnx__ModelProto *m = NULL;
     struct ox x;
+    struct strbuf desc = STRBUF_INIT;
     char wname[256];
     const char *base;
     bool path_ok;
@@ -162,16 +164,18 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
         goto cleanup;
     }
     {
-        char desc[512];
-
         const char *pn = m->producer_name ? m->producer_name : "?";
         const char *pv = m->producer_version ? m->producer_version : "";
 
-        snprintf(desc, sizeof(desc),
-                 "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
-                 op_names_utf8_prefix(pn, 128), pn, op_names_utf8_prefix(pv, 64), pv,
-                 (long long)m->ir_version, x.st.n_nodes, (long long)x.st.params);
-        if (!(w->description = array_strdup(desc)) ||
+        /* the producer's name and version cut (at a character) to 128 and
+         * 64 bytes: a description, not a place for a whole file's text */
+        if ((rc = strbuf_addf(&desc,
+                              "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
+                              op_names_utf8_prefix(pn, 128), pn, op_names_utf8_prefix(pv, 64), pv,
+                              (long long)m->ir_version, x.st.n_nodes, (long long)x.st.params))) {
+            goto cleanup;
+        }
+        if (!(w->description = strbuf_detach(&desc, NULL)) ||
             (path_ok && !(w->source = array_strdup(name)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -189,6 +193,7 @@ cleanup:
     strpool_release(&x.pool);
     strmap_release(&x.by_name);
     op_names_release(&x.names);
+    strbuf_release(&desc);
     if (rc) {
         workload_release(w);
     }

@@ -21,6 +21,7 @@
 #include "workloads/onnx_shape.h"
 #include "workloads/op_names.h"
 
+#include "core/strbuf.h"
 #include "core/strmap.h"
 #include "core/workload.h"
 #include "onnx.pb-c.h"

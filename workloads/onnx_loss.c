@@ -12,6 +12,7 @@
 #include "workloads/onnx_import_internal.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/workload.h"
 #include "workloads/ops.h"
 
@@ -119,16 +120,16 @@ static enum onnx_loss default_loss(const struct ox *x, const struct ox_tensor *t
 /* A Placeholder named after `base` with one output of `bytes`: *op. */
 static int add_source(struct ox *x, const char *base, int64_t bytes, int32_t *op)
 {
-    char name[256];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
-    if ((rc = op_names_unique(&x->names, x->w, base, name, sizeof(name))) ||
-        (rc = workload_add_op(x->w, name, "Placeholder", op)) ||
-        (rc = workload_add_output(x->w, bytes))) {
-        return rc;
+    if ((rc = op_names_unique(&x->names, x->w, base, &name)) == 0 &&
+        (rc = workload_add_op(x->w, name.buf, "Placeholder", op)) == 0 &&
+        (rc = workload_add_output(x->w, bytes)) == 0) {
+        x->w->op[*op].flops = 0;
     }
-    x->w->op[*op].flops = 0;
-    return 0;
+    strbuf_release(&name);
+    return rc;
 }
 
 int ox_add_loss(struct ox *x, enum onnx_loss want)
@@ -139,7 +140,7 @@ int ox_add_loss(struct ox *x, enum onnx_loss want)
     int64_t out_bytes, elems, rows, src_bytes;
     int32_t src, loss;
     const char *type;
-    char name[256];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
     x->st.loss_default = t ? default_loss(x, t, vi_elem_type(vi)) : ONNX_LOSS_NONE;
@@ -168,13 +169,15 @@ int ox_add_loss(struct ox *x, enum onnx_loss want)
     }
     if ((rc = add_source(x, x->st.loss == ONNX_LOSS_CROSS_ENTROPY ? "labels" : "targets", src_bytes,
                          &src)) ||
-        (rc = op_names_unique(&x->names, x->w, "loss", name, sizeof(name))) ||
-        (rc = workload_add_op(x->w, name, type, &loss)) ||
+        (rc = op_names_unique(&x->names, x->w, "loss", &name)) ||
+        (rc = workload_add_op(x->w, name.buf, type, &loss)) ||
         (rc = workload_add_input(x->w, t->op, t->port, 0, 0)) ||
         (rc = workload_add_input(x->w, src, 0, 0, 0)) ||
         (rc = workload_add_output(x->w, 4))) { /* the loss: one fp32 scalar */
+        strbuf_release(&name);
         return rc;
     }
+    strbuf_release(&name);
     /* 5 per logit (ops.c: exp, sum, log, the label's pick, the mean), 1 per
      * element of each input of the squared error */
     x->w->op[loss].flops =

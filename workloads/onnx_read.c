@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strmap.h"
 
 #include <stdbool.h>
@@ -303,10 +304,10 @@ static int read_initializers(struct ox *x)
 static int read_graph_inputs(struct ox *x)
 {
     const Onnx__GraphProto *g = x->g;
-    char name[1024];
+    struct strbuf name = STRBUF_INIT;
     double b0 = 1;
     bool have_b0 = false;
-    int rc;
+    int rc = 0;
 
     for (size_t i = 0; i < g->n_input; i++) {
         const Onnx__ValueInfoProto *vi = g->input[i];
@@ -317,7 +318,7 @@ static int read_graph_inputs(struct ox *x)
             continue;
         }
         if ((rc = ox_add_tensor(x, vi->name, &id))) {
-            return rc;
+            goto cleanup;
         }
         x->t[id].act = true;
         x->t[id].rank = 0;
@@ -334,7 +335,7 @@ static int read_graph_inputs(struct ox *x)
                     x->t[id].dim[d] = val && dm->dim_value > 0 ? dm->dim_value : 1;
                 }
                 if ((rc = onnx_check_shape(&x->t[id], x->file, "graph input"))) {
-                    return rc;
+                    goto cleanup;
                 }
                 if (!have_b0 && x->t[id].rank > 0) {
                     b0 = (double)x->t[id].dim[0];
@@ -342,14 +343,12 @@ static int read_graph_inputs(struct ox *x)
                 }
             }
         }
-        if ((rc = op_names_unique(&x->names, x->w, vi->name, name, sizeof(name)))) {
-            return rc;
-        }
         /* the output right after its op: workload_add_output appends to
          * the last op (sized below, once the batch scale is known) */
-        if ((rc = workload_add_op(x->w, name, "Placeholder", &op)) ||
+        if ((rc = op_names_unique(&x->names, x->w, vi->name, &name)) ||
+            (rc = workload_add_op(x->w, name.buf, "Placeholder", &op)) ||
             (rc = workload_add_output(x->w, 0))) {
-            return rc;
+            goto cleanup;
         }
         x->w->op[op].flops = 0;
         x->t[id].op = op;
@@ -361,7 +360,9 @@ static int read_graph_inputs(struct ox *x)
             x->w->out_bytes[x->w->op[x->t[i].op].out_off] = ox_tensor_bytes(x, &x->t[i]);
         }
     }
-    return 0;
+cleanup:
+    strbuf_release(&name);
+    return rc;
 }
 
 int ox_read_graph(struct ox *x)

@@ -14,6 +14,7 @@
 
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,13 +22,18 @@
 
 int onnx_infer_error(const struct ox_infer *c, const char *fmt, ...)
 {
-    char msg[256];
+    struct strbuf msg = STRBUF_INIT;
     va_list ap;
+    int rc;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    rc = strbuf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    return err_set(BAECHI_EPARSE, "%s: node '%s' (%s): %s", c->file, c->name, c->op, msg);
+    if (rc == 0) {
+        rc = err_set(BAECHI_EPARSE, "%s: node '%s' (%s): %s", c->file, c->name, c->op, msg.buf);
+    }
+    strbuf_release(&msg);
+    return rc;
 }
 
 int onnx_check_shape(const struct ox_tensor *t, const char *file, const char *what)

@@ -40,26 +40,24 @@ int op_names_utf8_prefix(const char *s, size_t n)
     return (int)len;
 }
 
-int op_names_unique(struct op_names *u, const struct workload *w, const char *base, char *buf,
-                    size_t size)
+int op_names_unique(struct op_names *u, const struct workload *w, const char *base,
+                    struct strbuf *out)
 {
+    size_t len = strlen(base);
     int32_t slot, old;
     const char *key;
-    int len, rc;
+    int rc;
 
-    if (size <= OP_NAMES_SUFFIX_ROOM) {
-        return err_set(BAECHI_EINVAL, "op name buffer of %zu bytes leaves no room for a suffix",
-                       size);
+    strbuf_reset(out);
+    if ((rc = strbuf_add(out, base, len))) {
+        return rc;
     }
-    /* cut to leave room for "_N": a full buffer would never change */
-    len = op_names_utf8_prefix(base, size - OP_NAMES_SUFFIX_ROOM);
-    snprintf(buf, size, "%.*s", len, base);
-    if (workload_find(w, buf) < 0) {
+    if (workload_find(w, out->buf) < 0) {
         return 0;
     }
-    if ((slot = strmap_get(&u->next_of, buf, (size_t)len)) < 0) {
+    if ((slot = strmap_get(&u->next_of, base, len)) < 0) {
         if (ARRAY_RESERVE(u->next, u->alloc_next, u->n_next + 1) ||
-            !(key = strpool_add(&u->pool, buf, (size_t)len))) {
+            !(key = strpool_add(&u->pool, base, len))) {
             return BAECHI_ENOMEM;
         }
         slot = (int32_t)u->n_next++;
@@ -69,7 +67,9 @@ int op_names_unique(struct op_names *u, const struct workload *w, const char *ba
         }
     }
     do {
-        snprintf(buf, size, "%.*s_%d", len, base, u->next[slot]++);
-    } while (workload_find(w, buf) >= 0);
+        if ((rc = strbuf_setf(out, "%s_%d", base, u->next[slot]++))) {
+            return rc;
+        }
+    } while (workload_find(w, out->buf) >= 0);
     return 0;
 }

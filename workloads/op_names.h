@@ -2,26 +2,23 @@
  * op_names.h - unique op names for the workloads a library part builds
  * (the ONNX importer's ops, the training synthesis's gradient and update
  * ops): a name from a base that is not yet in the workload, base, else
- * base_1, base_2, ..., cut to a caller's buffer without half a UTF-8
- * character.
+ * base_1, base_2, ..., whole however long (core/strbuf.h).
  *
- * One helper for every builder: a name as long as the buffer, with a
- * suffix appended, would be cut back to itself and the search for a free
- * name never end; the base is therefore cut to leave room for the suffix.
+ * One helper for every builder: the copies it replaced wrote into fixed
+ * buffers, where a name as long as the buffer, with a suffix appended, was
+ * cut back to itself and the search for a free name never ended.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #ifndef BAECHI_WORKLOADS_OP_NAMES_H
 #define BAECHI_WORKLOADS_OP_NAMES_H
 
+#include "core/strbuf.h"
 #include "core/strmap.h"
 #include "core/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Room op_names_unique() keeps after the base for "_N" (N an int) and the NUL. */
-#define OP_NAMES_SUFFIX_ROOM 16
 
 /*
  * The next suffix to try per base, so that n ops of one base cost O(n)
@@ -39,19 +36,17 @@ void op_names_init(struct op_names *u);
 void op_names_release(struct op_names *u); /* NULL: nothing */
 
 /*
- * Writes into buf (size > OP_NAMES_SUFFIX_ROOM bytes) a name not in w:
- * base cut to its first size - OP_NAMES_SUFFIX_ROOM bytes at a UTF-8
- * boundary, else that cut with "_N" appended, N the smallest not yet
- * tried for this base.  Does not add it to w.  0, BAECHI_ENOMEM, or
- * BAECHI_EINVAL when size leaves no room for a suffix.  O(length of base)
- * per call, and one look-up per name tried.
+ * Sets *out to a name not in w: base, else base with "_N" appended, N the
+ * smallest not yet tried for this base.  Does not add it to w.  0 or
+ * BAECHI_ENOMEM.  O(length of base) per call, and one look-up per name
+ * tried.
  */
-int op_names_unique(struct op_names *u, const struct workload *w, const char *base, char *buf,
-                    size_t size);
+int op_names_unique(struct op_names *u, const struct workload *w, const char *base,
+                    struct strbuf *out);
 
 /* The length of the longest prefix of s's first n bytes that does not end
- * inside a UTF-8 sequence (names are cut to fit buffers; half a character
- * would make the written YAML invalid). */
+ * inside a UTF-8 sequence (a description quotes a cut name; half a
+ * character would make the written YAML invalid). */
 int op_names_utf8_prefix(const char *s, size_t n);
 
 #endif

@@ -304,13 +304,11 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
     }
     if (coll >= 0 || (first >= 0 && n_rank == in->n_ops)) {
         first = coll >= 0 ? coll : first;
-        char where[512];
-
-        workload_where(in, in->op[first].line, in->op[first].col, where, sizeof(where));
-        return err_set(BAECHI_EINVAL,
-                       "%s: op '%s': '%s' is already parallelised (a rank op of `workload "
-                       "parallelize`); parallelise the single-device training graph it came from",
-                       where, in->op[first].name, in->name);
+        return workload_fail(in, in->op[first].line, in->op[first].col, BAECHI_EINVAL,
+                             "op '%s': '%s' is already parallelised (a rank op of `workload "
+                             "parallelize`); parallelise the single-device training graph it "
+                             "came from",
+                             in->op[first].name, in->name);
     }
     return 0;
 }

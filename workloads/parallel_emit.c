@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,10 +33,11 @@ static int add_input(struct workload *out, const struct ctx *x, int32_t j, int32
 static int emit_coll(struct workload *out, const struct ctx *x, const struct coll *c, int32_t r)
 {
     const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D, p = r / T / D;
-    char id[640], name[700], group[1100], bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
+    struct strbuf id = STRBUF_INIT, name = STRBUF_INIT;
+    char bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
     char *keys[] = {k0, k1, k2};
     struct yval items[3] = {
-        {.kind = YVAL_SCALAR, .scalar = id},
+        {.kind = YVAL_SCALAR, .scalar = NULL},
         {.kind = YVAL_SCALAR, .scalar = (char *)c->kind},
         {.kind = YVAL_SCALAR, .scalar = bytes},
     };
@@ -43,25 +45,26 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
     int rc;
 
-    if (c->over_tp) {
-        snprintf(id, sizeof(id), "p%d.d%d/%s", (int)p, (int)d, c->id);
-    } else {
-        snprintf(id, sizeof(id), "p%d.t%d/%s", (int)p, (int)t, c->id);
+    if ((rc = strbuf_addf(&id, c->over_tp ? "p%d.d%d/%s" : "p%d.t%d/%s", (int)p,
+                          (int)(c->over_tp ? d : t), c->id)) ||
+        (rc = strbuf_addf(&name, "r%d/%s", (int)r, id.buf))) {
+        goto cleanup;
     }
-    snprintf(name, sizeof(name), "r%d/%s", (int)r, id);
+    items[0].scalar = id.buf;
     snprintf(bytes, sizeof(bytes), "%lld", (long long)c->bytes);
-    if ((rc = workload_add_op(out, name, c->type, &k)) || (rc = workload_add_output(out, c->out))) {
-        return rc;
+    if ((rc = workload_add_op(out, name.buf, c->type, &k)) ||
+        (rc = workload_add_output(out, c->out))) {
+        goto cleanup;
     }
     for (int32_t i = 0; i < c->n_in; i++) {
         const struct wl_input *in = &x->cin[c->in_off + i];
 
         if ((rc = add_input(out, x, in->producer, in->port, d, t, c->follow))) {
-            return rc;
+            goto cleanup;
         }
     }
     if ((rc = workload_add_ext(out, "x-collective", &v))) {
-        return rc;
+        goto cleanup;
     }
     /* Collectives follow their replicas: a rank op joins the colocation group
      * of the op whose output it reduces first (a ZeRO-3 gather: of the op
@@ -69,16 +72,19 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
      * grouper) puts it on that replica's device.  The group is named from
      * the input graph: the copy may not be written yet. */
     if (g >= 0) {
-        snprintf(group, sizeof(group), "r%d/%s", (int)r, workload_group(x->w, g));
-        if ((rc = workload_set_group(out, k, group))) {
-            return rc;
+        if ((rc = strbuf_setf(&name, "r%d/%s", (int)r, workload_group(x->w, g))) ||
+            (rc = workload_set_group(out, k, name.buf))) {
+            goto cleanup;
         }
     }
     out->op[k].time_us = 0;
     out->op[k].phase = c->phase;
     out->op[k].has_phase = true;
     out->op[k].device = r;
-    return 0;
+cleanup:
+    strbuf_release(&id);
+    strbuf_release(&name);
+    return rc;
 }
 
 /* Rank r's copy of input op i. */
@@ -87,7 +93,7 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
     const struct wl_op *op = &x->w->op[i];
     const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D;
     double div = parallel_tp_compute_div(x, i);
-    char name[1024];
+    struct strbuf name = STRBUF_INIT;
     struct wl_op *o;
     int32_t k;
     int rc;
@@ -95,13 +101,13 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
     if (op->phase == PHASE_UPDATE && x->o->zero >= 1) {
         div *= D; /* each replica updates its shard */
     }
-    snprintf(name, sizeof(name), "r%d/%s", (int)r, op->name);
-    if ((rc = workload_add_op(out, name, op->type, &k))) {
-        return rc;
+    if ((rc = strbuf_addf(&name, "r%d/%s", (int)r, op->name)) ||
+        (rc = workload_add_op(out, name.buf, op->type, &k))) {
+        goto cleanup;
     }
     for (int32_t p = 0; p < op->n_out; p++) {
         if ((rc = workload_add_output(out, parallel_out_bytes(x, i, p)))) {
-            return rc;
+            goto cleanup;
         }
     }
     for (int32_t j = 0; j < op->n_in; j++) {
@@ -111,24 +117,24 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
         rc = ag >= 0 ? workload_add_input(out, x->first_id[r] + ag, 0, 0, 0)
                      : add_input(out, x, in->producer, in->port, d, t, true);
         if (rc) {
-            return rc;
+            goto cleanup;
         }
     }
     if (x->extra_in[i] >= 0 &&
         (rc = workload_add_input(out, x->first_id[r] + x->extra_in[i], 0, 0, 0))) {
-        return rc;
+        goto cleanup;
     }
     for (int32_t j = 0; j < op->n_ext; j++) {
         const struct wl_ext *e = &x->w->ext[op->ext_off + j];
 
         if ((rc = workload_add_ext(out, e->key, &e->val))) {
-            return rc;
+            goto cleanup;
         }
     }
     if (op->group) {
-        snprintf(name, sizeof(name), "r%d/%s", (int)r, op->group);
-        if ((rc = workload_set_group(out, k, name))) {
-            return rc;
+        if ((rc = strbuf_setf(&name, "r%d/%s", (int)r, op->group)) ||
+            (rc = workload_set_group(out, k, name.buf))) {
+            goto cleanup;
         }
     }
     o = &out->op[k];
@@ -142,7 +148,9 @@ static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32
     o->device = r;
     o->line = op->line;
     o->col = op->col;
-    return 0;
+cleanup:
+    strbuf_release(&name);
+    return rc;
 }
 
 int parallel_emit(struct workload *out, struct ctx *x)
@@ -176,16 +184,19 @@ int parallel_emit(struct workload *out, struct ctx *x)
 int parallel_copy_header(struct workload *out, const struct workload *in,
                          const struct parallel_opts *o)
 {
-    char name[512];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
-    snprintf(name, sizeof(name), "%s_dp%d_tp%d_pp%d%s%s", in->name ? in->name : "workload",
-             (int)o->dp, (int)o->tp, (int)o->pp, o->sp ? "_sp" : "",
-             o->zero == 1   ? "_zero1"
-             : o->zero == 2 ? "_zero2"
-             : o->zero == 3 ? "_zero3"
-                            : "");
-    if ((rc = workload_set_name(out, name))) {
+    if ((rc = strbuf_addf(&name, "%s_dp%d_tp%d_pp%d%s%s", in->name ? in->name : "workload",
+                          (int)o->dp, (int)o->tp, (int)o->pp, o->sp ? "_sp" : "",
+                          o->zero == 1   ? "_zero1"
+                          : o->zero == 2 ? "_zero2"
+                          : o->zero == 3 ? "_zero3"
+                                         : "")) == 0) {
+        rc = workload_set_name(out, name.buf);
+    }
+    strbuf_release(&name);
+    if (rc) {
         return rc;
     }
     if ((in->description && !(out->description = mem_strdup(in->description))) ||

@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/strmap.h"
 
 #include <stdio.h>
@@ -337,14 +338,21 @@ static int32_t incoming(const struct recompute *r, int32_t s, int32_t m, const i
     return nd;
 }
 
-/* The name of the recomputed copy of `name` of layer key[0..len). */
-static void copy_name(char *buf, size_t size, const char *name, const char *key, size_t len)
+/* The name of the recomputed copy of `name` of layer key[0..len), with
+ * "_<n>" when n > 0, into *out (emptied first). */
+static int copy_name(struct strbuf *out, const char *name, const char *key, size_t len, int n)
 {
+    int rc;
+
     if (key && strncmp(name, key, len) == 0 && name[len] == '/') {
-        snprintf(buf, size, "%.*s/recompute%s", (int)len, key, name + len);
+        rc = strbuf_setf(out, "%.*s/recompute%s", (int)len, key, name + len);
     } else {
-        snprintf(buf, size, "%s/recompute", name);
+        rc = strbuf_setf(out, "%s/recompute", name);
     }
+    if (rc == 0 && n > 0) {
+        rc = strbuf_addf(out, "_%d", n);
+    }
+    return rc;
 }
 
 /* Adds the recomputed copy of forward op v (micro-batch m). */
@@ -355,21 +363,22 @@ static int add_copy(struct recompute *r, struct workload *out, int32_t v, int32_
     const struct wl_op *op = &g->fwd->op[v];
     const int32_t src = fid[v];
     bool inside = false;
-    char name[1024];
+    struct strbuf name = STRBUF_INIT;
     size_t len = 0;
     const char *key = layer_of(op, &len);
     struct wl_op *dst;
     int32_t id;
     int rc;
 
-    copy_name(name, sizeof(name), out->op[src].name, key, len);
-    for (int n = 1; workload_find(out, name) >= 0 && n < 1000; n++) {
-        char base[1000];
-
-        copy_name(base, sizeof(base), out->op[src].name, key, len);
-        snprintf(name, sizeof(name), "%s_%d", base, n);
+    rc = copy_name(&name, out->op[src].name, key, len, 0);
+    for (int n = 1; rc == 0 && workload_find(out, name.buf) >= 0 && n < 1000; n++) {
+        rc = copy_name(&name, out->op[src].name, key, len, n);
     }
-    if ((rc = workload_add_op(out, name, op->type, &id))) {
+    if (rc == 0) {
+        rc = workload_add_op(out, name.buf, op->type, &id);
+    }
+    strbuf_release(&name);
+    if (rc) {
         return rc;
     }
     for (int32_t k = 0; k < out->op[src].n_out; k++) {

@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/op_names.h"
 #include "workloads/ops.h"
 
@@ -54,11 +55,14 @@ const char *train_optimizer_name(enum train_optimizer opt)
 
 static int copy_header(struct workload *out, const struct workload *fwd)
 {
-    char name[512];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
-    snprintf(name, sizeof(name), "%s_train", fwd->name ? fwd->name : "workload");
-    if ((rc = workload_set_name(out, name))) {
+    if ((rc = strbuf_addf(&name, "%s_train", fwd->name ? fwd->name : "workload")) == 0) {
+        rc = workload_set_name(out, name.buf);
+    }
+    strbuf_release(&name);
+    if (rc) {
         return rc;
     }
     if ((fwd->description && !(out->description = array_strdup(fwd->description))) ||
@@ -183,14 +187,16 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
 {
     const struct wl_op *op = &fwd->op[i];
     struct wl_op *dst;
-    char name[1024];
+    struct strbuf name = STRBUF_INIT;
     int32_t id;
     int rc;
 
-    if (n_mb > 1) {
-        snprintf(name, sizeof(name), "%s/mb%d", op->name, (int)mb);
+    if (n_mb > 1 && (rc = strbuf_addf(&name, "%s/mb%d", op->name, (int)mb))) {
+        return rc;
     }
-    if ((rc = workload_add_op(out, n_mb > 1 ? name : op->name, op->type, &id))) {
+    rc = workload_add_op(out, n_mb > 1 ? name.buf : op->name, op->type, &id);
+    strbuf_release(&name);
+    if (rc) {
         return rc;
     }
     for (int32_t k = 0; k < op->n_out; k++) {
@@ -252,19 +258,20 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
     return 0;
 }
 
-/* Adds op "<base><suffix>" (or "<base><suffix>_N" when taken; the name cut
- * to fit, op_names.h). */
+/* Adds op "<base><suffix>" (or "<base><suffix>_N" when taken, op_names.h). */
 static int add_unique(struct workload *out, struct op_names *names, const char *base,
                       const char *suffix, const char *type, int32_t *id)
 {
-    char joined[1024 + 32], name[1024]; /* op_names_unique() cuts joined to fit name */
+    struct strbuf joined = STRBUF_INIT, name = STRBUF_INIT;
     int rc;
 
-    snprintf(joined, sizeof(joined), "%s%s", base, suffix);
-    if ((rc = op_names_unique(names, out, joined, name, sizeof(name)))) {
-        return rc;
+    if ((rc = strbuf_addf(&joined, "%s%s", base, suffix)) == 0 &&
+        (rc = op_names_unique(names, out, joined.buf, &name)) == 0) {
+        rc = workload_add_op(out, name.buf, type, id);
     }
-    return workload_add_op(out, name, type, id);
+    strbuf_release(&joined);
+    strbuf_release(&name);
+    return rc;
 }
 
 static double scaled(double v, double f)
@@ -343,15 +350,23 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     const int32_t n = x->n, *f = x->fid + (size_t)m * n;
     const bool mbv = x->rep[v] && n_mb > 1;
     int32_t id, cm, n_grad_in = 0;
-    char type[256], base[1024];
+    struct strbuf type = STRBUF_INIT;
     struct wl_op *g;
     double t, fl, by;
     int64_t temp;
     int rc;
 
-    snprintf(type, sizeof(type), "%sGrad", op->type);
-    snprintf(base, sizeof(base), "%s", out->op[f[v]].name);
-    if ((rc = add_unique(out, x->names, base, "/grad", type, &id))) {
+    /* the name copied: adding an op may move out->op */
+    if ((rc = strbuf_addf(&type, "%sGrad", op->type)) == 0) {
+        struct strbuf base = STRBUF_INIT;
+
+        if ((rc = strbuf_addstr(&base, out->op[f[v]].name)) == 0) {
+            rc = add_unique(out, x->names, base.buf, "/grad", type.buf, &id);
+        }
+        strbuf_release(&base);
+    }
+    strbuf_release(&type);
+    if (rc) {
         return rc;
     }
     x->bwd[(size_t)m * n + v] = id;

@@ -428,3 +428,22 @@ Test(cluster, nodes_errors)
                "give bandwidth or slope_us_per_byte, not both");
     expect_err(CHDR DEV1 "nodes: [2]\n", "c.yaml:5:8: nodes: expected a mapping");
 }
+
+/* A device name longer than the old char ctx[300]: the messages name the
+ * whole device (issue 34 item 3). */
+Test(cluster, long_device_name_in_messages)
+{
+    const char *tails[] = {", memory: 1GiB, colour: red}\n", ", memory: -1}\n",
+                           ", memory: 1GiB, speed: 0}\n"};
+    const char *wants[] = {"': unknown key 'colour'", "': memory: must not be negative",
+                           "': speed: must be in"};
+    char name[500], text[700], want[600];
+
+    memset(name, 'd', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof(text), CHDR "devices:\n  - {name: %s%s", name, tails[i]);
+        snprintf(want, sizeof(want), "device '%s%s", name, wants[i]);
+        expect_err(text, want);
+    }
+}

@@ -170,3 +170,24 @@ Test(filter, check_against_database)
     db_close(db);
     unlink(path);
 }
+
+/* Keys and values past the old buffers (char key[64], char expr[256]):
+ * a long key is unknown, not "no key" (issue 34 item 3), and a long value
+ * keeps its whole text for the messages. */
+Test(filter, long_keys_and_values)
+{
+    struct rfilter f;
+    char expr[400], value[300];
+
+    rfilter_init(&f);
+    memset(expr, 'k', 80);
+    strcpy(expr + 80, "=1");
+    cr_assert_neq(rfilter_add(&f, expr), 0);
+    cr_expect(strstr(err_msg(), "unknown key 'kkkk") != NULL, "%s", err_msg());
+    memset(value, 'v', sizeof(value) - 1);
+    value[sizeof(value) - 1] = '\0';
+    cr_assert_eq(rfilter_add_eq(&f, "workload", value), 0, "%s", err_msg());
+    cr_assert_eq(f.n, 1);
+    cr_expect_eq(strlen(f.c[0].text), strlen("workload=") + strlen(value));
+    rfilter_release(&f);
+}

@@ -8,6 +8,8 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Adds op `name` with `n_out` outputs of `bytes` each and time `t`. */
@@ -242,6 +244,66 @@ Test(graph, groups_by_first_appearance)
     cr_assert_eq(g.group_start[1] - g.group_start[0], 2);
     cr_assert_eq(g.group_op[0], 0);
     cr_assert_eq(g.group_op[1], 2);
+    graph_release(&g);
+    workload_release(&w);
+}
+
+/* A path longer than the old char where[512]: the message names it whole,
+ * with its line and column (issue 34 item 3). */
+Test(graph, long_path_in_messages)
+{
+    struct workload w;
+    struct graph g;
+    int32_t a, b;
+    size_t n = 900;
+    char *want;
+
+    workload_init(&w);
+    cr_assert((w.path = malloc(n + 1)) != NULL);
+    memset(w.path, 'p', n);
+    w.path[n] = '\0';
+    cr_assert_eq(workload_add_op(&w, "a", "MatMul", &a), 0);
+    cr_assert_eq(workload_add_output(&w, 4), 0);
+    cr_assert_eq(workload_add_op(&w, "b", "Relu", &b), 0);
+    cr_assert_eq(workload_add_input(&w, a, 0, 0, 0), 0);
+    w.op[a].time_us = 1e30; /* past GRAPH_MAX_TIME_US */
+    w.op[a].line = 7;
+    w.op[a].col = 3;
+    cr_assert_eq(graph_build(&g, &w), BAECHI_EPARSE);
+    cr_assert((want = malloc(n + 16)) != NULL);
+    memcpy(want, w.path, n);
+    strcpy(want + n, ":7:3: op 'a'");
+    cr_expect(strncmp(err_msg(), want, strlen(want)) == 0, "%s", err_msg());
+    free(want);
+    workload_release(&w);
+}
+
+/* A tensor's name as JSON, whole past the old char[96] and char[512] of
+ * the explanation and the trace (issue 34 item 3). */
+Test(graph, long_tensor_name_json)
+{
+    struct workload w;
+    struct graph g;
+    int32_t a, b;
+    char name[700], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    memset(name, 't', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    workload_init(&w);
+    cr_assert_eq(workload_add_op(&w, name, "MatMul", &a), 0);
+    cr_assert_eq(workload_add_output(&w, 4), 0);
+    cr_assert_eq(workload_add_op(&w, "b", "Relu", &b), 0);
+    cr_assert_eq(workload_add_input(&w, a, 0, 0, 0), 0);
+    cr_assert_eq(graph_build(&g, &w), 0, "%s", err_msg());
+    cr_assert((f = open_memstream(&text, &len)) != NULL);
+    graph_tensor_name_json(&g, g.port_start[graph_find(&g, name)], f);
+    fclose(f);
+    cr_expect_eq(len, 1 + strlen(name) + 2 + 1);
+    cr_expect(text[0] == '"' && strncmp(text + 1, name, strlen(name)) == 0, "%.40s", text);
+    cr_expect_str_eq(text + 1 + strlen(name), ":0\"");
+    free(text);
     graph_release(&g);
     workload_release(&w);
 }

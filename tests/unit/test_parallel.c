@@ -8,6 +8,7 @@
 #include "workloads/parallel.h"
 
 #include "core/err.h"
+#include "core/workload_yaml.h"
 #include "workloads/gen.h"
 
 #include <criterion/criterion.h>
@@ -466,4 +467,66 @@ Test(parallel, rank_ops_join_their_replicas_group)
     cr_expect_gt(n_own, 0, "ZeRO-3's parameter gathers join their readers' groups");
     workload_release(&p);
     workload_release(&w);
+}
+
+/* The GPT graph with every name holding "h0/mlp/c_fc" prefixed by `pad`
+ * bytes of 'n' (each name and its references alike). */
+static void gpt_long_names(struct workload *w, size_t pad)
+{
+    const char *key = "h0/mlp/c_fc";
+    struct workload g;
+    char *text = NULL, *out, *p, *q, *long_name;
+    size_t len = 0, n = 0;
+    FILE *f;
+
+    gpt(&g, 2, 1, 4, TRAIN_MOMENTUM);
+    cr_assert((f = open_memstream(&text, &len)) != NULL);
+    cr_assert_eq(workload_write_yaml(&g, f), 0, "%s", err_msg());
+    fclose(f);
+    for (p = text; (p = strstr(p, key)) != NULL; p++) {
+        n++;
+    }
+    cr_assert(n > 0);
+    cr_assert((long_name = malloc(pad + strlen(key) + 1)) != NULL);
+    memset(long_name, 'n', pad);
+    strcpy(long_name + pad, key);
+    cr_assert((out = malloc(len + n * pad + 1)) != NULL);
+    for (p = text, q = out; *p;) {
+        if (strncmp(p, key, strlen(key)) == 0) {
+            q = stpcpy(q, long_name);
+            p += strlen(key);
+        } else {
+            *q++ = *p++;
+        }
+    }
+    *q = '\0';
+    cr_assert_eq(workload_read_yaml_string(w, out, strlen(out), "long.yaml"), 0, "%s", err_msg());
+    free(out);
+    free(text);
+    free(long_name);
+    workload_release(&g);
+}
+
+/* Op names past the old name buffers (char[1024] for a rank's copy, and
+ * the collectives' ids and groups): each rank's copy keeps the whole name
+ * (issue 34 item 3; they were cut at 1,023 bytes). */
+Test(parallel, names_longer_than_the_old_buffers)
+{
+    struct workload in, out;
+    char *want;
+    size_t pad = 1500;
+    int32_t i;
+
+    gpt_long_names(&in, pad);
+    par(&out, &in, 2, 2, 1, 0);
+    cr_assert((want = malloc(pad + 64)) != NULL);
+    strcpy(want, "r3/");
+    memset(want + 3, 'n', pad);
+    strcpy(want + 3 + pad, "h0/mlp/c_fc");
+    i = workload_find(&out, want);
+    cr_assert(i >= 0, "no op r3/<%zu x n>h0/mlp/c_fc", pad);
+    cr_expect_str_eq(out.op[i].type, in.op[workload_find(&in, want + 3)].type);
+    free(want);
+    workload_release(&out);
+    workload_release(&in);
 }

@@ -923,3 +923,22 @@ Test(workload_yaml, large_blocks_keep_their_contents)
     }
     free(p);
 }
+
+/* An op name longer than the old label buffers (char[300] and char[320]):
+ * the messages name the whole op (issue 34 item 3). */
+Test(workload_yaml, long_op_name_in_messages)
+{
+    const char *tails[] = {", tme_us: 1}\n", ", temp: 1, temp: 2}\n", ", x-k: 1, x-k: 2}\n",
+                           ", time_us: [1]}\n"};
+    const char *wants[] = {"': unknown key 'tme_us'", "': duplicate key 'temp'",
+                           "': duplicate key 'x-k'", "': time_us: expected a number"};
+    char name[600], text[800], want[700];
+
+    memset(name, 'o', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (int i = 0; i < 4; i++) {
+        snprintf(text, sizeof(text), HDR "  - {name: %s, type: T%s", name, tails[i]);
+        snprintf(want, sizeof(want), "op '%s%s", name, wants[i]);
+        expect_err(text, want);
+    }
+}
