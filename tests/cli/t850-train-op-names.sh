@@ -44,6 +44,22 @@ assert all(len(n) >= 1031 for n in names), [len(n) for n in names]
 PY
 EOF
 
+test_expect_success 'a gradient name already taken twice: the next free suffix' - <<'EOF'
+cat > taken.yaml <<'YAML'
+format: 1
+name: taken
+ops:
+  - {name: x, type: Placeholder, time_us: 0, outputs: [1024]}
+  - {name: w, type: MatMul, time_us: 10, outputs: [1024], persistent: 4096, inputs: [x]}
+  - {name: w/grad, type: Relu, time_us: 1, outputs: [1024], inputs: [w]}
+  - {name: w/grad_1, type: Relu, time_us: 1, outputs: [1024], inputs: [w/grad]}
+  - {name: loss, type: Loss, time_us: 0, outputs: [4], inputs: [w/grad_1]}
+YAML
+# 124: a search that tries one name again and again
+expect_exit 0 timeout 20 "$BAECHI" workload train taken.yaml -o k.yaml
+grep -q 'name: w/grad_2, type: MatMulGrad' k.yaml || { grep 'name: w/' k.yaml; exit 1; }
+EOF
+
 test_expect_success 'parameter ops without time_us or flops: a warning naming them, still exit 0' - <<'EOF'
 expect_exit 0 "$BAECHI" workload train untimed.yaml -o u.yaml
 expect_grep '0 backward, 0 update' "$TMPDIR_TEST/out"
