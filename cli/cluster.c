@@ -244,6 +244,7 @@ static int cmd_cluster_list(int argc, char **argv)
 
 static const struct cmd_struct cluster_verbs[] = {
     {"list", cmd_cluster_list, "the built-in presets: devices, memory, links, datasheet/measured"},
+    {"gen", cluster_cli_gen, "write a cluster file: nodes x GPUs, NICs, fat-tree tiers"},
     {NULL, NULL, NULL},
 };
 
