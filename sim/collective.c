@@ -34,6 +34,10 @@ struct planner {
 static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
                 struct slowest *sl)
 {
+    /* a ring spanning leaf groups shares the oversubscribed uplinks:
+     * nic_bw / R across one upper tier (cluster_fabric_divisor) */
+    double div = k > 1 ? cluster_fabric_divisor(pl->c, devs, k) : 1.0;
+
     for (int32_t i = 0; k > 1 && i < k; i++) {
         int32_t s = devs[i], d = devs[(i + 1) % k];
         struct comm_model m;
@@ -45,6 +49,9 @@ static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes
         }
         m = cluster_comm_model(pl->c, s, d);
         slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d);
+        if (cluster_node_of(pl->c, s) != cluster_node_of(pl->c, d)) {
+            slope *= div;
+        }
         if (slope > sl->slope_us_per_byte) {
             sl->slope_us_per_byte = slope;
         }
