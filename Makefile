@@ -9,6 +9,9 @@
 #                   Python tests and the CLI tests not marked slow
 #   make demo       install missing packages, run the main job on GNMT
 #   make bench      the suite's own speed (medians; never asserted)
+#   make validate   the suite against published references (ZeRO, Megatron,
+#                   Korthikanti, nccl-tests): fails when a row is outside 5 %
+#   make validation-doc  rewrite docs/validation.md from `baechi validate`
 #   make install PREFIX=/usr/local   the program, libbaechi (.a, .so, header,
 #                   baechi.pc), the Python module, the data (presets, GNMT,
 #                   the paper sweep) and the man page baechi.1
@@ -109,7 +112,7 @@ UNIT := $(BUILD)/unit-tests
 
 .PHONY: all lib mutate check check-quick check-build check-build-plain check-build-san \
         check-build-fuzz check-build-cuda test unit cli demo bench install deps clean \
-        format cuda
+        format cuda validate validation-doc
 
 all: $(BIN) baechi $(SO)
 
@@ -203,7 +206,17 @@ mutate:
 
 bench: all
 	@./baechi bench sim
+	@./baechi bench scale
 	@./baechi bench
+
+# Every row of docs/validation.md within its tolerance (exit 1 names the others).
+validate: $(BIN)
+	@$(BIN) validate
+
+validation-doc: $(BIN)
+	@$(BIN) validate --format markdown > docs/validation.md.tmp; rc=$$?; \
+	 if [ $$rc -le 1 ]; then mv docs/validation.md.tmp docs/validation.md; \
+	 else rm -f docs/validation.md.tmp; exit $$rc; fi
 
 # DESTDIR stages an install (tests/cli/t020 builds examples/ against one).
 LIBDIR ?= $(PREFIX)/lib

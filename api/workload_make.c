@@ -411,13 +411,15 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
 {
     static const char fn[] = "baechi_workload_import_onnx";
     struct onnx_import_opts io = {0};
+    struct onnx_import_stats st;
     struct train_opts to;
     struct costmodel cm;
     char kind[128];
     struct workload w, tr;
     struct graph g;
     const char *device = "v100";
-    bool train = false;
+    enum onnx_loss loss = ONNX_LOSS_DEFAULT;
+    bool train = false, loss_set = false;
     long v = 0;
     int rc = 0;
 
@@ -439,16 +441,29 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
             io.batch = rc ? 0 : v;
         } else if (strcmp(k, "device") == 0) {
             device = strcmp(s, "none") == 0 ? NULL : s;
+        } else if (strcmp(k, "loss") == 0) {
+            if (onnx_parse_loss(s, &loss)) {
+                rc = err_set(BAECHI_EINVAL,
+                             "%s: loss: unknown loss '%s' (known: cross-entropy, "
+                             "mse, none)",
+                             fn, s);
+            }
+            loss_set = true;
         } else {
             rc = unknown_param(fn, k,
-                               "train, batch, device, optimizer, bwd_factor, save_all_inputs, "
-                               "micro_batches, recompute, schedule, virtual_stages");
+                               "train, batch, device, loss, optimizer, bwd_factor, "
+                               "save_all_inputs, micro_batches, recompute, schedule, "
+                               "virtual_stages");
         }
     }
+    if (rc == 0 && loss_set && !train) {
+        rc = err_set(BAECHI_EINVAL, "%s: loss is about the training graph: add train=true", fn);
+    }
+    io.loss = train ? loss : ONNX_LOSS_NONE;
     if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
         return rc;
     }
-    if ((rc = onnx_import(&w, path, &io, NULL)) != 0) {
+    if ((rc = onnx_import(&w, path, &io, &st)) != 0) {
         return rc;
     }
     if (train) {
@@ -469,6 +484,9 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
 
         gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
                         device ? cm.kind : NULL, !device);
+        if (train) {
+            onnx_loss_name_suffix(wname, sizeof(wname), &st);
+        }
         if ((rc = workload_set_name(&w, wname)) != 0) {
             workload_release(&w);
             return rc;

@@ -311,6 +311,7 @@ static const char *const bench_usage[] = {
     "baechi bench placement [options]   (every placer's step on issue 10's cells; see --help)",
     "baechi bench scaling --db FILE [options]   (placement time vs graph size; see --help)",
     "baechi bench sim [options]   (the simulator's events/s against data/bench/baseline.json)",
+    "baechi bench scale [--quick]   (run's bound against sim at dp 64-512 on as many GPUs)",
     NULL,
 };
 
@@ -341,6 +342,9 @@ int cmd_bench(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "sim") == 0) {
         return cmd_bench_sim(argc - 1, argv + 1);
+    }
+    if (argc > 1 && strcmp(argv[1], "scale") == 0) {
+        return cmd_bench_scale(argc - 1, argv + 1);
     }
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {

@@ -17,6 +17,8 @@
 
 /* Milliseconds on CLOCK_MONOTONIC (differences only). */
 double bench_now_ms(void);
+/* The process's CPU time (ms): what a target in CPU seconds measures. */
+double bench_cpu_ms(void);
 
 /* qsort comparator for doubles, ascending. */
 int bench_cmp_double(const void *a, const void *b);

@@ -18,6 +18,7 @@ int cmd_bench(int argc, char **argv);             /* cli/bench.c */
 int cmd_bench_placement(int argc, char **argv);   /* cli/bench_placement.c */
 int cmd_bench_scaling(int argc, char **argv);     /* cli/bench_scaling.c */
 int cmd_bench_sim(int argc, char **argv);         /* cli/bench_sim.c */
+int cmd_bench_scale(int argc, char **argv);       /* cli/bench_scale.c */
 int cmd_calibrate(int argc, char **argv);         /* cli/calibrate.c */
 int cmd_replay(int argc, char **argv);            /* cli/replay.c */
 int cmd_sweep(int argc, char **argv);             /* cli/sweep.c */
@@ -26,5 +27,6 @@ int cmd_report(int argc, char **argv);            /* cli/db.c */
 int cmd_plot(int argc, char **argv);              /* cli/plot.c */
 int cmd_workload_annotate(int argc, char **argv); /* cli/workload_annotate.c */
 int cmd_cluster(int argc, char **argv);           /* cli/cluster.c */
+int cmd_validate(int argc, char **argv);          /* cli/validate.c */
 
 #endif

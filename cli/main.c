@@ -31,6 +31,7 @@ static const struct cmd_struct commands[] = {
     {"report", cmd_report, "paper-style tables from a results database"},
     {"db", cmd_db, "schema, query, check: the results database"},
     {"plot", cmd_plot, "paper-style figures from a results database (gnuplot)"},
+    {"validate", cmd_validate, "the suite against published references (ZeRO, Megatron, NCCL)"},
     {"bench", cmd_bench, "measure the suite's own speed (placers, simulator, sweeps)"},
     {NULL, NULL, NULL},
 };

@@ -74,7 +74,9 @@ enum {
     WORKLOAD_OPT_ZERO,
     WORKLOAD_OPT_BUCKET,
     WORKLOAD_OPT_MIXED,
-    WORKLOAD_OPT_PP_BALANCE
+    WORKLOAD_OPT_PP_BALANCE,
+    WORKLOAD_OPT_FP32_GRADS,
+    WORKLOAD_OPT_SP
 };
 
 #define WORKLOAD_PARALLEL_OPTS                                                                     \
@@ -82,6 +84,9 @@ enum {
      "data parallelism: D replicas, DDP bucket all-reduces (default 1)"},                          \
         {"tp", WORKLOAD_OPT_TP, "T",                                                               \
          "Megatron tensor parallelism over T GPUs (GPT and Transformer blocks; default 1)"},       \
+        {"sp", WORKLOAD_OPT_SP, NULL,                                                              \
+         "with --tp: Megatron sequence parallelism (LayerNorm and dropout regions split along "    \
+         "the sequence; all-gather + reduce-scatter instead of the all-reduces)"},                 \
         {"pp", WORKLOAD_OPT_PP, "P",                                                               \
          "pipeline parallelism: P stages of equal layer counts (default 1)"},                      \
         {"zero", WORKLOAD_OPT_ZERO, "Z",                                                           \
@@ -90,10 +95,14 @@ enum {
         {"pp-balance", WORKLOAD_OPT_PP_BALANCE, "HOW",                                             \
          "layers (equal layer counts, default) | time (equal forward time)"},                      \
         {"bucket-mb", WORKLOAD_OPT_BUCKET, "MB", "DDP gradient bucket cap in MiB (default 25)"},   \
+        {"mixed-precision", WORKLOAD_OPT_MIXED, NULL,                                              \
+         "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "          \
+         "states of fp16 parameters: 12 for Adam; generate with --elem-bytes 2; also on one "      \
+         "GPU)"},                                                                                  \
     {                                                                                              \
-        "mixed-precision", WORKLOAD_OPT_MIXED, NULL,                                               \
-            "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "       \
-            "states of fp16 parameters: 12 for Adam; generate with --elem-bytes 2)"                \
+        "fp32-main-grads", WORKLOAD_OPT_FP32_GRADS, NULL,                                          \
+            "with --mixed-precision: Megatron's fp32 main gradients, 4 more bytes per parameter "  \
+            "held all step (Adam: 18), and DDP reduces them"                                       \
     }
 
 /* Handles option c when it is one of WORKLOAD_PARALLEL_OPTS: 0 done, 2 a bad

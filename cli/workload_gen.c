@@ -46,6 +46,7 @@ enum {
     OPT_GROUP_SIZE,
     OPT_OVERRIDE,
     OPT_NAME,
+    OPT_DROPOUT,
 };
 
 static const char *const gen_usage[] = {
@@ -72,10 +73,15 @@ static const struct cmd_opt gen_opts_table[] = {
     {"forward-only", OPT_FWD, NULL, "no backward and update ops"},
     {"no-groups", OPT_NO_GROUPS, NULL, "no layer-level colocation groups"},
     {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
-     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
+     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
+     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
     WORKLOAD_TRAIN_OPTS,
     {"elem-bytes", OPT_ELEM, "N", "bytes per element: 4 fp32 (default), 2 fp16/bf16"},
+    {"dropout", OPT_DROPOUT, "P",
+     "transformer/gpt: dropout probability on the attention probabilities, the attention "
+     "output and the MLP output (masks kept for backward); default 0.1 as GPT-2, Megatron-LM "
+     "and the Transformer base trained; 0 none"},
     WORKLOAD_PARALLEL_OPTS,
     {"shape", OPT_SHAPE, "SHAPE", "synthetic: layered | chain | fork-join | random"},
     {"ops", OPT_OPS, "N", "synthetic: number of ops (up to 1,000,000)"},
@@ -140,7 +146,11 @@ static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
     struct workload pw;
     int rc;
 
-    if (!parallel_opts_active(par)) {
+    if (!parallel_opts_active(par)) { /* one GPU: only the precision options apply */
+        if ((rc = parallel_precision_apply(w, par))) {
+            workload_release(w);
+            return cmd_fail(rc);
+        }
         return 0;
     }
     rc = parallel_apply(&pw, w, par);
@@ -150,6 +160,16 @@ static int gen_parallelize(struct workload *w, const struct parallel_opts *par)
     }
     *w = pw;
     return 0;
+}
+
+/* gen_model's failure: bad options are a usage error (exit 2), out of
+ * memory is exit 1 (issue 30 item 7: it was a usage error too). */
+static int gen_failed(const struct cmd_parser *p, int rc)
+{
+    if (err_exit_status(rc) == EXIT_BADINPUT) {
+        return cmd_usage_error(p, "%s", err_msg());
+    }
+    return cmd_fail(rc);
 }
 
 static int parse_count(struct cmd_parser *p, const char *what, long hi, int *out)
@@ -205,6 +225,28 @@ static int gen_check_args(const struct cmd_parser *p, const char *device, const 
     return rc ? cmd_fail(rc) : 0;
 }
 
+/* The model options that set one field of o: true when c is one (*bad set
+ * on a bad value). */
+static bool model_flag_option(struct cmd_parser *p, int c, struct gen_opts *o, int *bad)
+{
+    switch (c) {
+    case OPT_AUX:
+        o->aux = true;
+        return true;
+    case OPT_FWD:
+        o->forward_only = true;
+        return true;
+    case OPT_NO_GROUPS:
+        o->groups = false;
+        return true;
+    case OPT_DROPOUT:
+        *bad = cmd_parse_double(p, "--dropout", p->optarg, 0, 0.999, &o->dropout);
+        return true;
+    default:
+        return false;
+    }
+}
+
 int cmd_workload_gen(int argc, char **argv)
 {
     struct cmd_parser p = {
@@ -231,6 +273,9 @@ int cmd_workload_gen(int argc, char **argv)
     while (!bad && (c = cmd_getopt(&p)) != -1) {
         if (synth_count_option(&p, c, &so, &bad)) {
             synth_only = true;
+            continue;
+        }
+        if (model_flag_option(&p, c, &o, &bad)) {
             continue;
         }
         switch (c) {
@@ -263,20 +308,11 @@ int cmd_workload_gen(int argc, char **argv)
         case OPT_VOCAB:
             bad = parse_count(&p, "--vocab", 1 << 24, &o.vocab);
             break;
-        case OPT_AUX:
-            o.aux = true;
-            break;
-        case OPT_FWD:
-            o.forward_only = true;
-            break;
         case OPT_NAME:
             if (!p.optarg[0]) {
                 return cmd_usage_error(&p, "--name must not be empty");
             }
             o.name = p.optarg;
-            break;
-        case OPT_NO_GROUPS:
-            o.groups = false;
             break;
         case OPT_DEVICE:
             o.device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
@@ -339,9 +375,7 @@ int cmd_workload_gen(int argc, char **argv)
                                train_flag);
     }
     if ((rc = gen_model(&w, model, &o, &info))) {
-        /* out of memory is exit 1, not a usage error (issue 30 item 7) */
-        return err_exit_status(rc) == EXIT_BADINPUT ? cmd_usage_error(&p, "%s", err_msg())
-                                                    : cmd_fail(rc);
+        return gen_failed(&p, rc);
     }
     if ((rc = gen_parallelize(&w, &par))) {
         return rc;

@@ -19,11 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_TRAIN = 256, OPT_DEVICE, OPT_NAME };
+enum { OPT_TRAIN = 256, OPT_DEVICE, OPT_NAME, OPT_LOSS };
 
 static const char *const import_usage[] = {
-    "baechi workload import <model.onnx> [--train] [--batch N] [--device KIND|CLUSTER[:N]|none] "
-    "[-o <out.yaml>]",
+    "baechi workload import <model.onnx> [--train [--loss cross-entropy|mse|none]] [--batch N] "
+    "[--device KIND|CLUSTER[:N]|none] [-o <out.yaml>]",
     NULL,
 };
 
@@ -34,10 +34,16 @@ static const struct cmd_opt import_opts[] = {
      "docs/workloads.md)"},
     {"batch", 'b', "N", "batch size: activations and FLOPs scaled from the exported batch"},
     {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
+    {"loss", OPT_LOSS, "LOSS",
+     "with --train, the loss after the model's first output: cross-entropy, mse or none "
+     "(default: cross-entropy when a linear layer makes the output and it is [N, C] class "
+     "logits, or [B, S, V] logits of a model reading integer token ids; mse for another "
+     "output of a linear layer; none for hidden states; docs/onnx-import.md)"},
     WORKLOAD_TRAIN_OPTS, /* with --train */
     {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 h100 h200), a cluster file[:N] "
-     "whose device N was measured by 'baechi calibrate', or none (default v100)"},
+     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
+     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
+     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
     CMD_OPT_END,
 };
 
@@ -51,7 +57,8 @@ int cmd_workload_import(int argc, char **argv)
     char kind[128]; /* cm.kind when --device names a cluster */
     struct workload w, tr;
     const char *out = "-", *device = GEN_DEFAULT_DEVICE, *name = NULL, *train_flag = NULL;
-    bool train = false;
+    enum onnx_loss loss = ONNX_LOSS_DEFAULT;
+    bool train = false, loss_flag = false;
     FILE *msg;
     long v;
     int c, rc;
@@ -72,6 +79,12 @@ int cmd_workload_import(int argc, char **argv)
             break;
         case OPT_TRAIN:
             train = true;
+            break;
+        case OPT_LOSS:
+            if (onnx_parse_loss(p.optarg, &loss)) {
+                return cmd_usage_error(&p, "--loss: %s", err_msg());
+            }
+            loss_flag = true;
             break;
         case WORKLOAD_OPT_OPTIMIZER:
         case WORKLOAD_OPT_BWD:
@@ -98,9 +111,13 @@ int cmd_workload_import(int argc, char **argv)
             return EXIT_BADINPUT;
         }
     }
+    if (loss_flag && !train) {
+        train_flag = "--loss";
+    }
     if (train_flag && !train) {
         return cmd_usage_error(&p, "%s is about the training graph: add --train", train_flag);
     }
+    io.loss = train ? loss : ONNX_LOSS_NONE;
     if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
         return rc;
     }
@@ -128,6 +145,9 @@ int cmd_workload_import(int argc, char **argv)
         } else {
             gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
                             device ? cm.kind : NULL, !device);
+            if (train) {
+                onnx_loss_name_suffix(wname, sizeof(wname), &st);
+            }
         }
         if ((rc = workload_set_name(&w, wname))) {
             workload_release(&w);
@@ -162,9 +182,10 @@ int cmd_workload_import(int argc, char **argv)
     msg = strcmp(out, "-") == 0 ? stderr : stdout;
     fprintf(msg,
             "%s: %s: %d ops from %d nodes, %.2f M parameters, %.4g GFLOP forward, "
-            "%d of unknown operators, %d outputs sized from value_info\n",
+            "%d of unknown operators, %d outputs sized from value_info%s%s%s\n",
             out, w.name, w.n_ops, st.n_nodes, (double)st.params / 1e6, st.flops / 1e9, st.n_unknown,
-            st.n_from_value_info);
+            st.n_from_value_info, train ? ", loss " : "", train ? onnx_loss_name(st.loss) : "",
+            train && st.loss == st.loss_default ? " (the default)" : "");
     workload_release(&w);
     return 0;
 }

@@ -23,8 +23,9 @@
 #include <string.h>
 
 static const char *const parallelize_usage[] = {
-    "baechi workload parallelize <train.yaml> [--dp D] [--tp T] [--pp P] [--zero 0|1|2|3] "
-    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision] [-o <out.yaml>] "
+    "baechi workload parallelize <train.yaml> [--dp D] [--tp T [--sp]] [--pp P] [--zero 0|1|2|3] "
+    "[--pp-balance layers|time] [--bucket-mb MB] [--mixed-precision [--fp32-main-grads]] "
+    "[-o <out.yaml>] "
     "[--placement-out <placement.yaml>]",
     NULL,
 };
@@ -77,6 +78,12 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
         return 0;
     case WORKLOAD_OPT_MIXED:
         o->mixed_precision = true;
+        return 0;
+    case WORKLOAD_OPT_FP32_GRADS:
+        o->fp32_main_grads = true;
+        return 0;
+    case WORKLOAD_OPT_SP:
+        o->sp = true;
         return 0;
     default:
         return -1;
@@ -169,8 +176,14 @@ int cmd_workload_parallelize(int argc, char **argv)
         return cmd_fail(rc);
     }
     if ((rc = parallel_apply(&out, &in, &o))) {
+        const char *f = argv[cmd_optind()];
+
         workload_release(&in);
-        return cmd_fail(err_wrap(rc, "%s", argv[cmd_optind()]));
+        /* a message that names a place in the file (file:line:col) has its path */
+        if (strncmp(err_msg(), f, strlen(f)) == 0) {
+            return cmd_fail(rc);
+        }
+        return cmd_fail(err_wrap(rc, "%s", f));
     }
     workload_release(&in);
     if (!(rc = workload_cli_write(&out, path)) && placement &&

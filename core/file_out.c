@@ -153,7 +153,7 @@ static int close_checked(FILE *f, const char *path, int rc, int e)
     }
     errno = 0;
     if (fclose(f) != 0 && !rc) {
-        rc = write_err(f, path, errno);
+        rc = write_err(NULL, path, errno); /* not stdout (returned above); f is closed */
     }
     return rc;
 }

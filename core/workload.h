@@ -152,6 +152,21 @@ int workload_set_top_ext(struct workload *w, const char *key, const struct yval 
 /* Sets the group of op i (copied into the pool); NULL resets to the default. */
 int workload_set_group(struct workload *w, int32_t i, const char *group);
 
+/*
+ * Whether an op of `type` holds its persistent bytes as its outputs: a
+ * variable or a constant (the ops table's `param` and `const` categories,
+ * workloads/ops.c), whose output is its value, stored once (TensorFlow's
+ * profiles write persistent = output for these), and a type the table
+ * does not know or files as the model's own (`other`: a profiled graph's
+ * own op, a synthetic op): the original Baechi's reading, persistent bytes
+ * inside the outputs.  Every op of a
+ * type the table knows as computing (matmul, convolution, norm, ...) holds
+ * its persistent bytes (the parameters it owns) beside its outputs:
+ * docs/training-memory.md, "Outputs and persistent state".  NULL: true.
+ * core/workload_types.c; tests/unit/test_ops.c checks it against the table.
+ */
+bool workload_type_holds_state(const char *type);
+
 /* Index of the op named `name`, or -1. */
 int32_t workload_find(const struct workload *w, const char *name);
 

@@ -93,17 +93,21 @@ struct cand {
  * 2 m-ETF variants with the SoCC'20 memory rule; then single, round-robin
  * and random (2 groupers each but single), given and pipeline.
  */
-enum { AUTO_MAX_CANDIDATES = PLACER_N_ALGOS * 6 + 7 };
+enum { AUTO_MAX_CANDIDATES = PLACER_N_ALGORITHMS * 6 + 7 };
 
 static int32_t candidates(const struct graph *g, struct cand *out)
 {
     int32_t n = 0;
     bool given = false;
 
-    for (int a = 0; a < PLACER_N_ALGOS; a++) {
-        const char *name = placer_algo_name((enum placer_algo)a);
-        bool sct = a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE;
-        bool etf = a == PLACER_ALGO_ETF || a == PLACER_ALGO_ETF_RESERVE;
+    for (const struct placer_desc *d = placer_list(); d->name; d++) {
+        const char *name = d->name;
+        bool sct = (d->flags & PLACER_LP) != 0;
+        bool etf = (d->flags & PLACER_MEMORY_RULE) && !sct;
+
+        if (!(d->flags & PLACER_ALGORITHM)) {
+            continue;
+        }
 
         for (int gr = 0; gr < 2; gr++) {
             for (int fu = 0; fu < 2; fu++) {

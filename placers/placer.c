@@ -23,74 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-/* The first PLACER_N_ALGOS entries are enum placer_algo's, in its order. */
-static const struct placer_desc registry[] = {
-    {"m-topo", "m-TOPO: topological order, uniform capacity per device (§2)", 0},
-    {"m-topo-nonuniform", "m-TOPO filling each device up to its memory limit (§2)", 0},
-    {"m-etf", "m-ETF: earliest task first with memory constraints (§3)", PLACER_ESTIMATES},
-    {"m-etf-reserve", "m-ETF reserving each group's peak memory when placed (§3.6)",
-     PLACER_ESTIMATES},
-    {"m-sct", "m-SCT: ETF + favourite children from an LP (§4)", PLACER_ESTIMATES},
-    {"m-sct-reserve", "m-SCT reserving each group's peak memory (§3.6, §4)", PLACER_ESTIMATES},
-    {PLACER_PAPER_NAME, "the original README's configuration: m-etf + fusion + coplace",
-     PLACER_ESTIMATES},
-    {PLACER_AUTO_NAME,
-     "memory-aware: best of all placers by the simulators, repaired, then local search "
-     "(--budget-ms, --seed)",
-     PLACER_ESTIMATES},
-    {PLACER_PIPELINE_NAME,
-     "beyond the original: contiguous pipeline stages by PipeDream's planner (DP), memory "
-     "per the workload's schedule (x-pipeline)",
-     PLACER_ESTIMATES},
-    {"single", "every op on device 0", PLACER_BASELINE},
-    {"round-robin", "colocation groups dealt to devices in topological order", PLACER_BASELINE},
-    {"random", "each colocation group on a random device (--seed)", PLACER_BASELINE},
-    {"given", "the workload's `device` fields", PLACER_BASELINE},
-    {"expert", "the model's hand-made placement (= given, when the workload has one)",
-     PLACER_BASELINE},
-    {NULL, NULL, 0},
-};
-
-const struct placer_desc *placer_list(void)
-{
-    return registry;
-}
-
-const struct placer_desc *placer_find(const char *name)
-{
-    char buf[64];
-    size_t n = strlen(name);
-
-    if (n >= sizeof(buf)) {
-        return NULL;
-    }
-    /* the original's spelling: m_etf, m_topo_nonuniform, ... */
-    for (size_t i = 0; i <= n; i++) {
-        buf[i] = name[i] == '_' ? '-' : name[i];
-    }
-    for (const struct placer_desc *d = registry; d->name; d++) {
-        if (strcmp(d->name, buf) == 0) {
-            return d;
-        }
-    }
-    return NULL;
-}
-
-const char *placer_algo_name(enum placer_algo a)
-{
-    return registry[a].name;
-}
-
-static enum placer_algo algo_of(const char *name)
-{
-    for (int i = 0; i < PLACER_N_ALGOS; i++) {
-        if (strcmp(name, registry[i].name) == 0) {
-            return (enum placer_algo)i;
-        }
-    }
-    return PLACER_ALGO_BASELINE;
-}
-
 void placer_options_init(struct placer_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -198,8 +130,8 @@ int placer_add_kv(struct placement *pl, bool stat, const char *key, const char *
 
 /* Options and deterministic statistics into the placement file (no wall-clock times,
  * so that the same input gives a byte-identical file). */
-static int record(struct placement *pl, const char *placer, const struct placer_options *o,
-                  enum placer_algo a, int32_t n_dev, const struct placer_stats *st)
+static int record(struct placement *pl, const struct placer_desc *d, const struct placer_options *o,
+                  int32_t n_dev, const struct placer_stats *st)
 {
     int rc = 0;
 
@@ -212,17 +144,16 @@ static int record(struct placement *pl, const char *placer, const struct placer_
     CHECK(placer_add_kv(pl, false, "comm_factor", "%g", o->comm_factor));
     CHECK(placer_add_kv(pl, false, "compute_factor", "%g", o->compute_factor));
     CHECK(placer_add_kv(pl, false, "devices", "%d", (int)n_dev));
-    if (a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE) {
+    if (d->flags & PLACER_LP) {
         CHECK(placer_add_kv(pl, false, "sct_threshold", "%g", o->sct_threshold));
         if (o->lp_solver != PLACER_LP_AUTO) {
             CHECK(placer_add_kv(pl, false, "lp_solver", "%s", placer_lp_solver_name(o->lp_solver)));
         }
     }
-    if (strcmp(placer, "random") == 0) {
+    if (d->flags & PLACER_SEEDED) {
         CHECK(placer_add_kv(pl, false, "seed", "%llu", (unsigned long long)o->seed));
     }
-    if (o->persistent_at_place && (a == PLACER_ALGO_ETF || a == PLACER_ALGO_ETF_RESERVE ||
-                                   a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE)) {
+    if (o->persistent_at_place && (d->flags & PLACER_MEMORY_RULE)) {
         CHECK(placer_add_kv(pl, false, "persistent_at_place", "true"));
     }
     if (st->estimate_us >= 0) {
@@ -230,7 +161,7 @@ static int record(struct placement *pl, const char *placer, const struct placer_
     }
     CHECK(placer_add_kv(pl, true, "nodes", "%d", (int)st->n_nodes));
     CHECK(placer_add_kv(pl, true, "groups", "%d", (int)st->n_groups));
-    if (a == PLACER_ALGO_SCT || a == PLACER_ALGO_SCT_RESERVE) {
+    if (d->flags & PLACER_LP) {
         if (!isnan(st->lp_makespan_us)) {
             CHECK(placer_add_kv(pl, true, "lp_makespan_us", "%.3f", st->lp_makespan_us));
         }
@@ -244,16 +175,20 @@ cleanup:
     return rc;
 }
 
+/* One of the paper's algorithms on the algorithms' graph: fills device_of[x->p->n]. */
+typedef int (*palgo_fn)(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st);
+
 /*
- * Paper algorithm a on g grouped by group_of: the algorithms' graph (fused
- * when opt->fusion), the algorithm, then each op on its node's device in
- * out->device_of.  Statistics into st.
+ * Paper algorithm `algo` on call->g grouped by call->group_of: the
+ * algorithms' graph (fused when opt->fusion), the algorithm, then each op on
+ * its node's device in out->device_of.  Statistics into st.
  */
-static int run_algorithm(enum placer_algo a, const struct graph *g, const struct cluster *c,
-                         const struct placer_options *opt, const int32_t *group_of,
-                         int32_t n_groups, int32_t n_dev, const int64_t *limit,
-                         struct placement *out, struct placer_stats *st)
+static int run_algorithm(const struct placer_call *call, palgo_fn algo)
 {
+    const struct graph *g = call->g;
+    const struct placer_options *opt = call->opt;
+    struct placement *out = call->out;
+    struct placer_stats *st = call->st;
     struct pgraph pg = {0}, fused = {0};
     struct names nm = {g, NULL};
     int32_t *map = NULL, *node_dev = NULL, *rep_op = NULL;
@@ -262,7 +197,8 @@ static int run_algorithm(enum placer_algo a, const struct graph *g, const struct
     double t1;
     int rc = 0;
 
-    CHECK(pgraph_from_graph(&pg, g, c, group_of, n_groups, opt->comm_factor, opt->compute_factor));
+    CHECK(pgraph_from_graph(&pg, g, call->c, call->group_of, call->n_groups, opt->comm_factor,
+                            opt->compute_factor));
     work = &pg;
     if (opt->fusion) {
         map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
@@ -290,25 +226,13 @@ static int run_algorithm(enum placer_algo a, const struct graph *g, const struct
         goto cleanup;
     }
     x.p = work;
-    x.n_dev = n_dev;
-    x.limit = limit;
+    x.n_dev = call->n_dev;
+    x.limit = call->limit;
     x.opt = opt;
     x.name = node_name;
     x.name_arg = &nm;
     t1 = now_ms();
-    switch (a) {
-    case PLACER_ALGO_TOPO:
-    case PLACER_ALGO_TOPO_NONUNIFORM:
-        rc = m_topo_place(&x, a == PLACER_ALGO_TOPO, node_dev, st);
-        break;
-    case PLACER_ALGO_ETF:
-    case PLACER_ALGO_ETF_RESERVE:
-        rc = m_etf_place(&x, a == PLACER_ALGO_ETF_RESERVE, node_dev, st);
-        break;
-    default:
-        rc = m_sct_place(&x, a == PLACER_ALGO_SCT_RESERVE, node_dev, st);
-        break;
-    }
+    rc = algo(&x, node_dev, st);
     st->algorithm_ms = now_ms() - t1;
     if (rc != 0) {
         goto cleanup;
@@ -325,18 +249,184 @@ cleanup:
     return rc;
 }
 
+static int algo_topo(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st)
+{
+    return m_topo_place(x, true, device_of, st);
+}
+
+static int algo_topo_nonuniform(const struct palgo_ctx *x, int32_t *device_of,
+                                struct placer_stats *st)
+{
+    return m_topo_place(x, false, device_of, st);
+}
+
+static int algo_etf(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st)
+{
+    return m_etf_place(x, false, device_of, st);
+}
+
+static int algo_etf_reserve(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st)
+{
+    return m_etf_place(x, true, device_of, st);
+}
+
+static int algo_sct(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st)
+{
+    return m_sct_place(x, false, device_of, st);
+}
+
+static int algo_sct_reserve(const struct palgo_ctx *x, int32_t *device_of, struct placer_stats *st)
+{
+    return m_sct_place(x, true, device_of, st);
+}
+
+static int place_m_topo(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_topo);
+}
+
+static int place_m_topo_nonuniform(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_topo_nonuniform);
+}
+
+/* m-etf; also `paper` (m-etf under placer_options_paper, applied by placer_run). */
+static int place_m_etf(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_etf);
+}
+
+static int place_m_etf_reserve(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_etf_reserve);
+}
+
+static int place_m_sct(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_sct);
+}
+
+static int place_m_sct_reserve(const struct placer_call *call)
+{
+    return run_algorithm(call, algo_sct_reserve);
+}
+
+/* auto runs the pipeline of every other placer itself; its m-SCT candidates
+ * share their LPs, whose solvers it reports (lp_memo.h) */
+static int place_auto(const struct placer_call *call)
+{
+    struct placer_options opt = *call->opt;
+    struct lp_memo memo;
+    double t1 = now_ms();
+    int rc;
+
+    lp_memo_init(&memo);
+    opt.lp_memo = &memo;
+    rc = auto_place(call->g, call->c, &opt, call->out, call->st);
+    lp_memo_solvers(&memo, call->st->lp_solver, sizeof(call->st->lp_solver));
+    lp_memo_release(&memo);
+    call->st->algorithm_ms = now_ms() - t1;
+    return rc;
+}
+
+static int place_pipeline(const struct placer_call *call)
+{
+    double t1 = now_ms();
+    int rc = pipeline_place(call->g, call->c, call->opt, call->group_of, call->n_groups,
+                            call->n_dev, call->limit, call->out, call->st);
+
+    call->st->algorithm_ms = now_ms() - t1;
+    return rc;
+}
+
+/* single, round-robin, random, given, expert: baselines.c by the row's name */
+static int place_baseline(const struct placer_call *call)
+{
+    double t1 = now_ms();
+    int rc = baseline_place(call->desc->name, call->g, call->group_of, call->n_groups, call->n_dev,
+                            call->opt->seed, call->out);
+
+    call->st->algorithm_ms = now_ms() - t1;
+    call->st->n_nodes = call->g->n_ops;
+    call->st->n_edges = call->g->n_edges;
+    return rc;
+}
+
+/*
+ * The registry: each row holds its function (like git's builtin table), in
+ * display order.  The paper's algorithms come first (PLACER_N_ALGORITHMS
+ * rows flagged PLACER_ALGORITHM; auto's candidates walk them).
+ */
+static const struct placer_desc registry[] = {
+    {"m-topo", "m-TOPO: topological order, uniform capacity per device (§2)", PLACER_ALGORITHM,
+     place_m_topo},
+    {"m-topo-nonuniform", "m-TOPO filling each device up to its memory limit (§2)",
+     PLACER_ALGORITHM, place_m_topo_nonuniform},
+    {"m-etf", "m-ETF: earliest task first with memory constraints (§3)",
+     PLACER_ESTIMATES | PLACER_ALGORITHM | PLACER_MEMORY_RULE, place_m_etf},
+    {"m-etf-reserve", "m-ETF reserving each group's peak memory when placed (§3.6)",
+     PLACER_ESTIMATES | PLACER_ALGORITHM | PLACER_MEMORY_RULE, place_m_etf_reserve},
+    {"m-sct", "m-SCT: ETF + favourite children from an LP (§4)",
+     PLACER_ESTIMATES | PLACER_ALGORITHM | PLACER_MEMORY_RULE | PLACER_LP, place_m_sct},
+    {"m-sct-reserve", "m-SCT reserving each group's peak memory (§3.6, §4)",
+     PLACER_ESTIMATES | PLACER_ALGORITHM | PLACER_MEMORY_RULE | PLACER_LP, place_m_sct_reserve},
+    {PLACER_PAPER_NAME, "the original README's configuration: m-etf + fusion + coplace",
+     PLACER_ESTIMATES | PLACER_MEMORY_RULE | PLACER_PAPER_OPTIONS, place_m_etf},
+    {PLACER_AUTO_NAME,
+     "memory-aware: best of all placers by the simulators, repaired, then local search "
+     "(--budget-ms, --seed)",
+     PLACER_ESTIMATES | PLACER_WHOLE, place_auto},
+    {PLACER_PIPELINE_NAME,
+     "beyond the original: contiguous pipeline stages by PipeDream's planner (DP), memory "
+     "per the workload's schedule (x-pipeline)",
+     PLACER_ESTIMATES, place_pipeline},
+    {"single", "every op on device 0", PLACER_BASELINE, place_baseline},
+    {"round-robin", "colocation groups dealt to devices in topological order", PLACER_BASELINE,
+     place_baseline},
+    {"random", "each colocation group on a random device (--seed)", PLACER_BASELINE | PLACER_SEEDED,
+     place_baseline},
+    {"given", "the workload's `device` fields", PLACER_BASELINE, place_baseline},
+    {"expert", "the model's hand-made placement (= given, when the workload has one)",
+     PLACER_BASELINE, place_baseline},
+    {NULL, NULL, 0, NULL},
+};
+
+const struct placer_desc *placer_list(void)
+{
+    return registry;
+}
+
+const struct placer_desc *placer_find(const char *name)
+{
+    char buf[64];
+    size_t n = strlen(name);
+
+    if (n >= sizeof(buf)) {
+        return NULL;
+    }
+    /* the original's spelling: m_etf, m_topo_nonuniform, ... */
+    for (size_t i = 0; i <= n; i++) {
+        buf[i] = name[i] == '_' ? '-' : name[i];
+    }
+    for (const struct placer_desc *d = registry; d->name; d++) {
+        if (strcmp(d->name, buf) == 0) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
 int placer_run(const char *name, const struct graph *g, const struct cluster *c,
                const struct placer_options *opt_in, const char *workload_name,
                struct placement *out, struct placer_stats *st)
 {
     const struct placer_desc *desc = placer_find(name);
     struct placer_options opt = *opt_in;
+    struct placer_call call;
     int32_t *group_of = NULL;
     int64_t *limit = NULL;
     int32_t n_groups = 0, n_dev;
-    const char *algo_name;
-    enum placer_algo a;
-    double t0 = now_ms(), t1;
+    double t0 = now_ms();
     int rc = 0;
 
     placer_stats_init(st);
@@ -344,12 +434,9 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     if (!desc) {
         return err_set(BAECHI_EINVAL, "unknown placer '%s' (see 'baechi place --list')", name);
     }
-    algo_name = desc->name;
-    if (strcmp(desc->name, PLACER_PAPER_NAME) == 0) {
+    if (desc->flags & PLACER_PAPER_OPTIONS) {
         placer_options_paper(&opt);
-        algo_name = "m-etf";
     }
-    a = algo_of(algo_name);
     if ((rc = check_options(&opt, c)) != 0) {
         return rc;
     }
@@ -375,38 +462,17 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
         limit[d] = sat_scale_i64(c->dev[d].mem_bytes, opt.memory_fraction);
         st->limit_bytes[d] = limit[d];
     }
-    if (strcmp(desc->name, PLACER_AUTO_NAME) == 0) {
-        /* auto runs the pipeline of every other placer itself; its m-SCT
-         * candidates share their LPs, whose solvers it reports (lp_memo.h) */
-        struct lp_memo memo;
-        t1 = now_ms();
-        lp_memo_init(&memo);
-        opt.lp_memo = &memo;
-        rc = auto_place(g, c, &opt, out, st);
-        lp_memo_solvers(&memo, st->lp_solver, sizeof(st->lp_solver));
-        lp_memo_release(&memo);
-        CHECK(rc);
-        st->algorithm_ms = now_ms() - t1;
+    call = (struct placer_call){desc, g, c, &opt, group_of, 0, n_dev, limit, out, st};
+    if (desc->flags & PLACER_WHOLE) {
+        CHECK(desc->fn(&call));
         st->placement_ms = now_ms() - t0;
         goto cleanup;
     }
     CHECK(placer_group(g, opt.grouper, group_of, &n_groups, NULL));
     st->n_groups = n_groups;
-
-    if (strcmp(desc->name, PLACER_PIPELINE_NAME) == 0) {
-        t1 = now_ms();
-        CHECK(pipeline_place(g, c, &opt, group_of, n_groups, n_dev, limit, out, st));
-        st->algorithm_ms = now_ms() - t1;
-    } else if (a == PLACER_ALGO_BASELINE) {
-        t1 = now_ms();
-        CHECK(baseline_place(algo_name, g, group_of, n_groups, n_dev, opt.seed, out));
-        st->algorithm_ms = now_ms() - t1;
-        st->n_nodes = g->n_ops;
-        st->n_edges = g->n_edges;
-    } else {
-        CHECK(run_algorithm(a, g, c, &opt, group_of, n_groups, n_dev, limit, out, st));
-    }
-    CHECK(record(out, desc->name, &opt, a, n_dev, st));
+    call.n_groups = n_groups;
+    CHECK(desc->fn(&call));
+    CHECK(record(out, desc, &opt, n_dev, st));
     if (opt.refine) {
         CHECK(auto_refine(g, c, &opt, out));
     }

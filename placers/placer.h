@@ -127,14 +127,25 @@ void placer_stats_release(struct placer_stats *s);
 
 /* Flags of a registry entry. */
 enum placer_flags {
-    PLACER_ESTIMATES = 1 << 0, /* makes its own makespan estimate */
-    PLACER_BASELINE = 1 << 1   /* not one of the paper's algorithms */
+    PLACER_ESTIMATES = 1 << 0,     /* makes its own makespan estimate */
+    PLACER_BASELINE = 1 << 1,      /* not one of the paper's algorithms */
+    PLACER_ALGORITHM = 1 << 2,     /* one of the paper's algorithms (§2-§4) by its own name */
+    PLACER_MEMORY_RULE = 1 << 3,   /* m-ETF/m-SCT: honours persistent_at_place (§7.6) */
+    PLACER_LP = 1 << 4,            /* m-SCT: solves the favourite-child LP (records its keys) */
+    PLACER_SEEDED = 1 << 5,        /* its placement depends on the seed (records it) */
+    PLACER_PAPER_OPTIONS = 1 << 6, /* runs under placer_options_paper (fusion + coplace) */
+    PLACER_WHOLE = 1 << 7          /* runs the whole pipeline itself (no grouping, no record) */
 };
+
+/* What a registry row's function gets (placers/placer_internal.h). */
+struct placer_call;
 
 struct placer_desc {
     const char *name;    /* "m-etf", ... */
     const char *summary; /* one line */
     unsigned flags;
+    /* places call->g into call->out (placer_run prepares the call) */
+    int (*fn)(const struct placer_call *call);
 };
 
 /* The registry, NULL-name terminated, in display order. */

@@ -22,21 +22,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The paper's algorithms: the first PLACER_N_ALGOS entries of the registry
- * (placer.c), in this order. */
-enum placer_algo {
-    PLACER_ALGO_TOPO,
-    PLACER_ALGO_TOPO_NONUNIFORM,
-    PLACER_ALGO_ETF,
-    PLACER_ALGO_ETF_RESERVE,
-    PLACER_ALGO_SCT,
-    PLACER_ALGO_SCT_RESERVE,
-    PLACER_N_ALGOS,
-    PLACER_ALGO_BASELINE = PLACER_N_ALGOS /* any other placer */
-};
+/* The registry's rows flagged PLACER_ALGORITHM: the paper's six algorithms,
+ * first in placer_list() (auto's candidate table is sized by it; a unit test
+ * counts them). */
+enum { PLACER_N_ALGORITHMS = 6 };
 
-/* The registry's name of algorithm a ("m-topo", ...). */
-const char *placer_algo_name(enum placer_algo a);
+/* What placer_run hands a registry row's function: the graph grouped by the
+ * options' grouper (group_of, n_groups; none for PLACER_WHOLE rows), the
+ * devices used and their memory limits; it fills out->device_of and st. */
+struct placer_call {
+    const struct placer_desc *desc;
+    const struct graph *g;
+    const struct cluster *c;
+    const struct placer_options *opt;
+    const int32_t *group_of;
+    int32_t n_groups;
+    int32_t n_dev;
+    const int64_t *limit; /* n_dev, bytes */
+    struct placement *out;
+    struct placer_stats *st;
+};
 
 /* Adds key = the formatted value to pl's statistics (stat) or options.
  * Values longer than 127 bytes are cut.  BAECHI_ENOMEM. */

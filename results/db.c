@@ -1,6 +1,7 @@
 /*
- * db.c - the results store on SQLite (db.h): schema, migrations, inserts and
- * queries.  A run record and its byte encoding are db_run.c.
+ * db.c - the results store on SQLite (db.h): opening, migrations, inserts and
+ * queries.  The schema's text is db_schema.c; a run record and its byte
+ * encoding are db_run.c.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -35,179 +36,6 @@ struct db {
     bool failed_sys; /* it was the system's (err_set_system): exit 1, not 2 */
     sqlite3_stmt *ins_run, *ins_dev, *ins_link, *ins_place;
 };
-
-/* ------------------------------------------------------------------ schema */
-
-/*
- * Version 1.  Every quantity carries its unit in the column name (µs, ms,
- * bytes).  Keep this text and docs/results.md in step.
- */
-static const char *const schema_v1[] = {
-    "-- baechi results database, schema version 1 (PRAGMA user_version = 1)\n"
-    "-- One row per simulated run: a placement of a workload on a cluster,\n"
-    "-- simulated with one simulator model.\n"
-    "CREATE TABLE runs (\n"
-    "    id               INTEGER PRIMARY KEY,\n"
-    "    key              TEXT UNIQUE,    -- sweep point key (resume); NULL for baechi run\n"
-    "    sweep            TEXT,           -- sweep name; NULL for baechi run\n"
-    "    time             TEXT NOT NULL,  -- when it ran, ISO 8601 UTC\n"
-    "    tool_version     TEXT NOT NULL,  -- git describe of the program\n"
-    "    host             TEXT,           -- machine (MPI sweeps: the rank's host)\n"
-    "    workload         TEXT NOT NULL,  -- workload name\n"
-    "    workload_spec    TEXT,           -- path or gen:MODEL?k=v as given\n"
-    "    workload_hash    TEXT,           -- FNV-1a 64 of the workload's canonical YAML\n"
-    "    n_ops            INTEGER,        -- ops after pruning\n"
-    "    cluster          TEXT NOT NULL,  -- cluster name\n"
-    "    cluster_spec     TEXT,           -- path or preset name as given\n"
-    "    cluster_hash     TEXT,           -- FNV-1a 64 of the cluster's YAML\n"
-    "    n_devices        INTEGER,        -- devices used\n"
-    "    placer           TEXT NOT NULL,  -- m-etf, m-sct, m-topo, paper, single, ...\n"
-    "    grouper          TEXT,           -- tf | coplace (effective)\n"
-    "    fusion           INTEGER,        -- 0 / 1 (effective)\n"
-    "    memory_fraction  REAL,           -- each device has this share of its memory\n"
-    "    comm_factor      REAL,           -- communication cost multiplier\n"
-    "    compute_factor   REAL,           -- compute time multiplier\n"
-    "    sct_threshold    REAL,           -- m-SCT rounding threshold\n"
-    "    seed             INTEGER,        -- random placer seed (0 when unused)\n"
-    "    repeat           INTEGER,        -- repeat index of the sweep\n"
-    "    options          TEXT,           -- every placer option, k=v, comma separated\n"
-    "    sim_model        TEXT,           -- timed | baechi\n"
-    "    status           TEXT NOT NULL CHECK (status IN ('ok','oom','infeasible','error')),\n"
-    "    message          TEXT,           -- why, for oom / infeasible / error\n"
-    "    placement_ms     REAL,           -- wall clock of the whole placement\n"
-    "    algorithm_ms     REAL,           -- the algorithm alone\n"
-    "    estimate_us      INTEGER,        -- the placer's own makespan estimate\n"
-    "    step_us          INTEGER,        -- simulated step time\n"
-    "    lower_bound_us   INTEGER,        -- max(critical path, compute / devices)\n"
-    "    critical_path_us INTEGER,\n"
-    "    total_compute_us INTEGER,\n"
-    "    lp_makespan_us   REAL,           -- m-SCT: LP relaxed makespan\n"
-    "    lp_status        TEXT,           -- m-SCT: GLPK status\n"
-    "    n_favourites     INTEGER,        -- m-SCT: favourite children\n"
-    "    n_nodes          INTEGER,        -- nodes the algorithm placed (after fusion)\n"
-    "    n_groups         INTEGER,        -- colocation groups\n"
-    "    max_peak_bytes   INTEGER,        -- largest simulated peak over devices\n"
-    "    n_oom_devices    INTEGER         -- devices over their memory\n"
-    ");\n",
-    "CREATE INDEX runs_by_config ON runs (workload, placer, memory_fraction);\n",
-    "-- Per device of a run (absent for infeasible and error runs).\n"
-    "CREATE TABLE devices (\n"
-    "    run_id             INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "    device             INTEGER NOT NULL,\n"
-    "    name               TEXT,\n"
-    "    peak_bytes         INTEGER,   -- simulated peak memory\n"
-    "    limit_bytes        INTEGER,   -- the device's memory\n"
-    "    placer_peak_bytes  INTEGER,   -- the placer's own accounting (m-ETF/m-SCT)\n"
-    "    placer_limit_bytes INTEGER,   -- the placer's limit (memory_fraction x memory)\n"
-    "    busy_us            INTEGER,   -- compute time run on the device\n"
-    "    n_ops              INTEGER,\n"
-    "    oom                INTEGER,   -- 1 when peak_bytes > limit_bytes\n"
-    "    PRIMARY KEY (run_id, device)\n"
-    ") WITHOUT ROWID;\n",
-    "-- Traffic per ordered device pair with at least one transfer.\n"
-    "CREATE TABLE links (\n"
-    "    run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "    src       INTEGER NOT NULL,\n"
-    "    dst       INTEGER NOT NULL,\n"
-    "    bytes     INTEGER,\n"
-    "    transfers INTEGER,\n"
-    "    PRIMARY KEY (run_id, src, dst)\n"
-    ") WITHOUT ROWID;\n",
-    "-- The placement (optional): device id of op i as little-endian int32 at 4*i.\n"
-    "CREATE TABLE placements (\n"
-    "    run_id    INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "    device_of BLOB NOT NULL\n"
-    ");\n",
-    NULL};
-
-/*
- * Version 2: what made up each device's peak, by kind (sim/sim.h enum
- * mem_kind; NULL in rows stored before).
- */
-#define KIND_COLUMN(k) "ALTER TABLE devices ADD COLUMN peak_" k "_bytes INTEGER;\n"
-static const char *const schema_v2[] = {
-    "-- version 2: the peak by kind (parameters, optimizer state, gradients, activations\n"
-    "-- saved for backward, other activations, received copies, temp)\n" KIND_COLUMN("parameters"),
-    KIND_COLUMN("optimizer"),
-    KIND_COLUMN("gradients"),
-    KIND_COLUMN("saved"),
-    KIND_COLUMN("activations"),
-    KIND_COLUMN("received"),
-    KIND_COLUMN("temp"),
-    NULL};
-#undef KIND_COLUMN
-
-/*
- * Version 3: a run is identified by what it ran.  The options that change a
- * result and had no column (they were only in `options`, and only for runs
- * that placed), and the indexes that let a query tell same-named workloads
- * and clusters apart by content cheaply (results/filter.h,
- * RESULTS_WORKLOAD_SQL: a name with two hashes is shown as name@hash).
- * Rows stored before keep NULL in the new columns; their hashes stay as
- * stored (sweeps hashed the canonical YAML already; `run --db` stored NULL).
- */
-static const char *const schema_v3[] = {
-    "-- version 3: every option that changes a result, and same-named inputs told apart\n"
-    "ALTER TABLE runs ADD COLUMN budget_ms INTEGER;       -- auto and --refine: search budget\n",
-    "ALTER TABLE runs ADD COLUMN refine INTEGER;          -- 0 / 1: auto's local search after\n",
-    "ALTER TABLE runs ADD COLUMN persistent_at_place INTEGER; -- 0 / 1: m-ETF/m-SCT SoCC'20 rule\n",
-    "ALTER TABLE runs ADD COLUMN fusion_check_disjoint INTEGER; -- 0 / 1: fusion's path check\n",
-    "ALTER TABLE runs ADD COLUMN lp_time_limit_s REAL;    -- m-SCT: GLPK time limit (0 none)\n",
-    "CREATE INDEX runs_by_workload_hash ON runs (workload, workload_hash);\n",
-    "CREATE INDEX runs_by_cluster_hash ON runs (cluster, cluster_hash);\n",
-    NULL};
-
-/*
- * Version 4: the certified lower bound (placers/bound.h): lower_bound_us
- * is now the largest of the simple, memory-aware and LP bounds, which one
- * in lower_bound_kind, the old max(critical path, compute / devices) in
- * simple_lower_bound_us.  Rows stored before keep NULL in both.
- */
-static const char *const schema_v4[] = {
-    "-- version 4: the certified lower bound and its kind\n"
-    "ALTER TABLE runs ADD COLUMN lower_bound_kind TEXT;      -- simple | memory | lp\n",
-    "ALTER TABLE runs ADD COLUMN simple_lower_bound_us INTEGER; -- max(critical path, compute / "
-    "devices)\n",
-    NULL};
-
-/*
- * Version 5: the solver of m-SCT's LP (--lp-solver, placers/lp_backend.h),
- * beside lp_status.  Rows stored before keep NULL.
- */
-static const char *const schema_v5[] = {
-    "-- version 5: the LP's solver\n"
-    "ALTER TABLE runs ADD COLUMN lp_solver TEXT;             -- m-SCT: glpk | clp\n",
-    NULL};
-
-/*
- * migrations[v] brings a database from version v to v + 1.  Version 0 is an
- * empty database.  To change the schema: add the step here (ALTER TABLE ...),
- * bump DB_SCHEMA_VERSION, update schema text and docs/results.md.
- */
-static const char *const *const migrations[DB_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                                 schema_v4, schema_v5};
-
-/* The versions in order, filled once (scripts/check-statics.sh allows it). */
-static const char *schema_all[32];
-static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
-
-static void schema_fill(void)
-{
-    size_t n = 0;
-
-    for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
-        for (const char *const *q = migrations[v];
-             *q && n + 1 < sizeof(schema_all) / sizeof(*schema_all); q++) {
-            schema_all[n++] = *q;
-        }
-    }
-}
-
-const char *const *db_schema_sql(void)
-{
-    pthread_once(&schema_once, schema_fill);
-    return schema_all;
-}
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -307,6 +135,17 @@ static const char *os_reason(struct db *db, char *buf, size_t size)
     return buf;
 }
 
+/*
+ * The error code of SQLite's last failure on db: out of memory
+ * (SQLITE_NOMEM, or no handle at all) is BAECHI_ENOMEM, exit 1, whatever
+ * the call; anything else is `otherwise` (issue 30 item 7: a failed
+ * allocation inside SQLite was an I/O error or a bad query, exit 2).
+ */
+static int sqlite_code(const struct db *db, int otherwise)
+{
+    return !db->h || sqlite3_errcode(db->h) == SQLITE_NOMEM ? BAECHI_ENOMEM : otherwise;
+}
+
 /* Reports msg and keeps it: SQLite rolls a transaction back on a full disk
  * or an I/O error, and the COMMIT that follows would only say "no
  * transaction is active" (db_commit repeats this instead). */
@@ -325,13 +164,12 @@ static int db_fail(struct db *db, const char *what, const char *msg)
 {
     char os[128];
     bool sys = db_failure_is_system(db);
-    int rc;
+    int code = sqlite_code(db, BAECHI_EIO), rc;
 
     if (what) {
-        rc =
-            err_set(BAECHI_EIO, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
+        rc = err_set(code, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
     } else {
-        rc = err_set(BAECHI_EIO, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
+        rc = err_set(code, "%s: %s%s", db->path, msg, os_reason(db, os, sizeof(os)));
     }
     if (sys) {
         err_set_system();
@@ -400,7 +238,7 @@ static int migrate(struct db *db)
         goto fail;
     }
     for (; v < DB_SCHEMA_VERSION; v++) {
-        for (const char *const *q = migrations[v]; *q; q++) {
+        for (const char *const *q = db_schema_migration(v); *q; q++) {
             if ((rc = exec(db, *q)) != 0) {
                 err_wrap(rc, "migrating from schema version %d", v);
                 goto fail;
@@ -475,7 +313,7 @@ static int reopen_immutable(struct db *db)
     db->h = NULL;
     if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
-        rc = err_set(BAECHI_EIO, "cannot open database '%s': %s", db->path,
+        rc = err_set(sqlite_code(db, BAECHI_EIO), "cannot open database '%s': %s", db->path,
                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
     }
 cleanup:
@@ -578,7 +416,9 @@ int db_open(struct db **out, const char *path, unsigned flags)
         return BAECHI_ENOMEM;
     }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = open_fail(db, path, oflags);
+        rc = sqlite_code(db, BAECHI_EIO) == BAECHI_ENOMEM
+                 ? err_set(BAECHI_ENOMEM, "cannot open database '%s': out of memory", path)
+                 : open_fail(db, path, oflags);
         goto fail;
     }
     sqlite3_busy_timeout(db->h, 60000);
@@ -855,8 +695,15 @@ int db_each_key(struct db *db, db_key_fn fn, void *ctx)
         return sql_err(db, "cannot list the stored points");
     }
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if ((rc = fn(ctx, (const char *)sqlite3_column_text(st, 0),
-                     (const char *)sqlite3_column_text(st, 1))) != 0) {
+        const char *key = (const char *)sqlite3_column_text(st, 0);
+        const char *status = (const char *)sqlite3_column_text(st, 1);
+
+        if ((!key || (!status && sqlite3_column_type(st, 1) != SQLITE_NULL)) &&
+            sqlite3_errcode(db->h) == SQLITE_NOMEM) {
+            rc = err_set(BAECHI_ENOMEM, "%s: out of memory listing the stored points", db->path);
+            break;
+        }
+        if ((rc = fn(ctx, key, status)) != 0) {
             break;
         }
     }
@@ -916,7 +763,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
 
     do { /* past empty statements (";") */
         if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK) {
-            return err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+            return err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
         }
     } while (!st && *(rest = skip_blank(tail)));
     if (!st) {
@@ -964,6 +811,12 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
                        : t == SQLITE_NULL  ? DB_VALUE_NULL
                                            : DB_VALUE_TEXT;
             vals[i] = (const char *)sqlite3_column_text(st, i);
+            /* NULL for a value that is not NULL: SQLite could not convert
+             * it (out of memory); the row is not to be read as a NULL */
+            if (!vals[i] && t != SQLITE_NULL && sqlite3_errcode(db->h) == SQLITE_NOMEM) {
+                rc = err_set(BAECHI_ENOMEM, "query: out of memory");
+                goto cleanup;
+            }
         }
         if (fn && (rc = fn(ctx, n, names, vals)) != 0) {
             goto cleanup;
@@ -974,7 +827,7 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         nrows++;
     }
     if (s != SQLITE_DONE) {
-        rc = err_set(BAECHI_EINVAL, "query: %s", sqlite3_errmsg(db->h));
+        rc = err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
     } else if (tfn && nrows == 0) {
         rc = tfn(ctx, n, names, NULL, NULL); /* the columns of an empty result */
     }
@@ -1053,7 +906,13 @@ int db_integrity_check(struct db *db, char *buf, size_t size)
         sqlite3_step(st) != SQLITE_ROW) {
         rc = sql_err(db, "integrity check failed to run");
     } else {
-        snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+
+        if (!text) {
+            rc = err_set(BAECHI_ENOMEM, "%s: out of memory checking its integrity", db->path);
+        } else {
+            snprintf(buf, size, "%s", text);
+        }
     }
     sqlite3_finalize(st);
     return rc;

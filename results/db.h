@@ -189,6 +189,9 @@ const char *db_path(const struct db *db);
  * schema`): NULL-terminated statements, to be printed one after the other.
  */
 const char *const *db_schema_sql(void);
+/* The SQL that brings a database from version v to v + 1 (0 <= v <
+ * DB_SCHEMA_VERSION), NULL-terminated (db_schema.c). */
+const char *const *db_schema_migration(int v);
 
 /* The database's schema version (PRAGMA user_version). */
 int db_schema_version(struct db *db, int *version);

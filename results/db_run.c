@@ -162,13 +162,17 @@ int db_run_serialize(const struct db_run *r, struct db_buf *b)
 struct rd {
     const unsigned char *p;
     size_t len, pos;
-    int bad;
+    int bad; /* 0; 1: truncated or malformed; 2: out of memory (the first kept) */
 };
 
 static void get(struct rd *d, void *out, size_t n)
 {
     if (d->bad || d->len - d->pos < n) {
-        d->bad = 1;
+        /* a failed allocation (2) stays one: overwritten, it read as a
+         * truncated record, exit 2 (issue 30 item 7) */
+        if (!d->bad) {
+            d->bad = 1;
+        }
         memset(out, 0, n);
         return;
     }

@@ -29,9 +29,10 @@ struct line_fig {
     const struct rmetric *y;
     struct scope sc;
     bool have_sc, any_inf, any_oom;
-    struct rows r;  /* by value, config, x, y, status, runs */
-    struct rows cf; /* the configurations (the values of --lines) */
-    char **panels;  /* borrowed from r */
+    bool any_oom_else; /* a per-device metric's point whose run is over on another device */
+    struct rows r;     /* by value, config, x, y, status, runs */
+    struct rows cf;    /* the configurations (the values of --lines) */
+    char **panels;     /* borrowed from r */
     int npanel;
     struct series *ser; /* npanel x cf.n */
     double top;         /* the infeasible band starts here (above every panel's data) */
@@ -374,6 +375,7 @@ static int line_series(struct line_fig *L, int p, int c, const char *top, struct
         }
         if (plot_cell(r, i, 3)) {
             CHECK(sappend(&s->d, &s->nd, &s->ad, plot_cell(r, i, 2), plot_cell(r, i, 3)));
+            L->any_oom_else |= strcmp(st, "oom-elsewhere") == 0;
             if (L->y->needs_sim && strcmp(st, "oom") == 0) {
                 CHECK(sappend(&s->oom, &s->no, &s->ao, plot_cell(r, i, 2), plot_cell(r, i, 3)));
                 L->any_oom = true;
@@ -510,12 +512,13 @@ static void line_plots(struct line_fig *L, FILE *gp)
                 L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top);
     }
 
-    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s\n%s", L->y->label, L->x->label,
+    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s\n%s", L->y->label, L->x->label,
              L->lines ? L->lines->label : "placer configuration",
              any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
                                 : " (band at the top: infeasible)")
                      : "",
              !any_inf && any_oom ? " (circled: out of memory)" : "",
+             L->any_oom_else ? " (some runs out of memory on another device)" : "",
              L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
              L->sc.fixed);
     if (L->npanel > 1) {

@@ -23,17 +23,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Names from a query's first column (sweeps, workloads), in its order. */
+struct names {
+    char **v;
+    int n;
+    size_t alloc;
+};
+
+static void names_release(struct names *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        free(l->v[i]);
+    }
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+/* db_row_fn: appends the row's first column (NULL as ""). */
+static int names_add(void *ctx, int ncol, const char *const *cols, const char *const *vals)
+{
+    struct names *l = ctx;
+    char *s;
+
+    (void)ncol;
+    (void)cols;
+    if (ARRAY_RESERVE(l->v, l->alloc, (size_t)l->n + 1) ||
+        !(s = mem_strdup(vals[0] ? vals[0] : ""))) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    l->v[l->n++] = s;
+    return 0;
+}
+
 /* What the page is built from: the database, the user's conditions and
  * the directory written. */
 struct html {
     struct db *db;
     const struct report_opts *o;
     const char *dir;
-    char **sweep; /* the sweeps' names, in the order first stored */
-    int n_sweep;
-    size_t alloc_sweep;
-    int64_t n_unswept; /* runs of `baechi run --db`: no sweep */
-    bool no_gnuplot;   /* said once: the figures are left out */
+    struct names sweeps; /* the sweeps' names, in the order first stored */
+    int64_t n_unswept;   /* runs of `baechi run --db`: no sweep */
+    bool no_gnuplot;     /* said once: the figures are left out */
 };
 
 void report_html_text(FILE *out, const char *s)
@@ -95,35 +125,26 @@ int rtable_print_html(const struct rtable *t, FILE *out)
     return ferror(out) ? err_set(BAECHI_EIO, "error writing the HTML report") : 0;
 }
 
-static int add_sweep(void *ctx, int ncol, const char *const *names, const char *const *vals)
+/* db_row_fn: the count of runs without a sweep. */
+static int set_unswept(void *ctx, int ncol, const char *const *cols, const char *const *vals)
 {
-    struct html *h = ctx;
-    char *s;
-
     (void)ncol;
-    (void)names;
-    if (!vals[0]) {
-        h->n_unswept = vals[1] ? strtoll(vals[1], NULL, 10) : 0;
-        return 0;
-    }
-    if (ARRAY_RESERVE(h->sweep, h->alloc_sweep, (size_t)h->n_sweep + 1) ||
-        !(s = mem_strdup(vals[0]))) {
-        return err_set(BAECHI_ENOMEM, "out of memory");
-    }
-    h->sweep[h->n_sweep++] = s;
+    (void)cols;
+    *(int64_t *)ctx = vals[0] ? strtoll(vals[0], NULL, 10) : 0;
     return 0;
 }
 
-/* The user's conditions and sweep = name (a new filter: release it). */
-static int sweep_filter(const struct html *h, const char *sweep, struct rfilter *f)
+/* base's conditions and key = value (a new filter: release it). */
+static int filter_with(const struct rfilter *base, const char *key, const char *value,
+                       struct rfilter *f)
 {
     int rc = 0;
 
     rfilter_init(f);
-    for (int i = 0; !rc && h->o->where && i < h->o->where->n; i++) {
-        rc = rfilter_add(f, h->o->where->c[i].text);
+    for (int i = 0; !rc && base && i < base->n; i++) {
+        rc = rfilter_add(f, base->c[i].text);
     }
-    return rc ? rc : rfilter_add_eq(f, "sweep", sweep);
+    return rc ? rc : rfilter_add_eq(f, key, value);
 }
 
 /* One figure into the page: drawn into DIR, or a note saying why not. */
@@ -171,58 +192,36 @@ static int figure(struct html *h, FILE *out, struct plot_opts *po, const char *f
     return 0;
 }
 
-static int add_name(void *ctx, int ncol, const char *const *names, const char *const *vals)
-{
-    struct html *h = ctx;
-    char *s;
-
-    (void)ncol;
-    (void)names;
-    if (ARRAY_RESERVE(h->sweep, h->alloc_sweep, (size_t)h->n_sweep + 1) ||
-        !(s = mem_strdup(vals[0] ? vals[0] : ""))) {
-        return err_set(BAECHI_ENOMEM, "out of memory");
-    }
-    h->sweep[h->n_sweep++] = s;
-    return 0;
-}
-
 /* The workloads of a sweep stored at more than one memory fraction: a
- * step-vs-fraction figure each.  Borrows h->sweep's array for the names
- * (appended after the sweeps, dropped again). */
+ * step-vs-fraction figure each. */
 static int memory_figures(struct html *h, FILE *out, const struct rfilter *f, int k)
 {
+    struct names wl = {0};
     struct rsql q;
-    int first = h->n_sweep, rc;
+    int rc;
 
     rsql_init(&q);
     CHECK(rsql_cat(&q, "SELECT " RESULTS_WORKLOAD_SQL " FROM runs r WHERE 1"));
     CHECK(rfilter_sql(f, &q));
     CHECK(rsql_cat(&q, " GROUP BY 1 HAVING COUNT(DISTINCT r.memory_fraction) > 1 "
                        "ORDER BY MIN(r.id)"));
-    CHECK(db_query_params(h->db, q.sql, q.p, q.np, add_name, h));
-    for (int i = first; i < h->n_sweep; i++) {
+    CHECK(db_query_params(h->db, q.sql, q.p, q.np, names_add, &wl));
+    for (int i = 0; i < wl.n; i++) {
         struct plot_opts po = {.kind = "memory", .model = h->o->model};
         struct rfilter fw;
         char file[64], cap[512];
 
-        rfilter_init(&fw);
-        rc = 0;
-        for (int c = 0; !rc && c < f->n; c++) {
-            rc = rfilter_add(&fw, f->c[c].text);
-        }
-        rc = rc ? rc : rfilter_add_eq(&fw, "workload", h->sweep[i]);
+        snprintf(file, sizeof(file), "s%d-memory-%d", k, i);
+        snprintf(cap, sizeof(cap), "memory: %s, %s", wl.v[i], plot_kind_summary("memory"));
         po.where = &fw;
-        snprintf(file, sizeof(file), "s%d-memory-%d", k, i - first);
-        snprintf(cap, sizeof(cap), "memory: %s, %s", h->sweep[i], plot_kind_summary("memory"));
-        rc = rc ? rc : figure(h, out, &po, file, cap);
+        if (!(rc = filter_with(f, "workload", wl.v[i], &fw))) {
+            rc = figure(h, out, &po, file, cap);
+        }
         rfilter_release(&fw);
         CHECK(rc);
     }
 cleanup:
-    for (int i = first; i < h->n_sweep; i++) {
-        free(h->sweep[i]);
-    }
-    h->n_sweep = first;
+    names_release(&wl);
     rsql_release(&q);
     return rc;
 }
@@ -235,9 +234,9 @@ static int sweep_section(struct html *h, FILE *out, int k)
     struct report_opts ro = *h->o;
     int rc;
 
-    CHECK(sweep_filter(h, h->sweep[k], &f));
+    CHECK(filter_with(h->o->where, "sweep", h->sweeps.v[k], &f));
     fprintf(out, "<section id=\"sweep-%d\">\n<h2>Sweep ", k);
-    report_html_text(out, h->sweep[k]);
+    report_html_text(out, h->sweeps.v[k]);
     fputs("</h2>\n", out);
     ro.where = &f;
     ro.format = REPORT_HTML;
@@ -340,9 +339,9 @@ static int write_page(FILE *out, void *ctx)
             "</h1>\n<p>Written by baechi %s (<code>baechi report --html</code>). Tables and "
             "figures of the %s simulator model; each sweep in its own section.</p>\n<ul>\n",
             BAECHI_VERSION, h->o->model ? h->o->model : "timed");
-    for (int k = 0; k < h->n_sweep; k++) {
+    for (int k = 0; k < h->sweeps.n; k++) {
         fprintf(out, "<li><a href=\"#sweep-%d\">sweep ", k);
-        report_html_text(out, h->sweep[k]);
+        report_html_text(out, h->sweeps.v[k]);
         fputs("</a></li>\n", out);
     }
     fputs("<li><a href=\"#runs\">every run, with its identity</a></li>\n</ul>\n", out);
@@ -352,7 +351,7 @@ static int write_page(FILE *out, void *ctx)
                 "are listed under Runs, not tabulated.</p>\n",
                 (long long)h->n_unswept);
     }
-    for (int k = 0; !rc && k < h->n_sweep; k++) {
+    for (int k = 0; !rc && k < h->sweeps.n; k++) {
         rc = sweep_section(h, out, k);
     }
     if (!rc) {
@@ -384,21 +383,23 @@ int report_html(struct db *db, const struct report_opts *o, const char *dir)
         rc = err_set(BAECHI_EINVAL, "--html: directory name too long");
         goto cleanup;
     }
-    CHECK(rsql_cat(&q, "SELECT r.sweep, COUNT(*) FROM runs r WHERE 1"));
+    CHECK(rsql_cat(&q, "SELECT r.sweep FROM runs r WHERE r.sweep IS NOT NULL"));
     CHECK(rfilter_sql(o->where, &q));
     CHECK(rsql_cat(&q, " GROUP BY r.sweep ORDER BY MIN(r.id)"));
-    CHECK(db_query_params(db, q.sql, q.p, q.np, add_sweep, &h));
-    if (h.n_sweep == 0 && h.n_unswept == 0) {
+    CHECK(db_query_params(db, q.sql, q.p, q.np, names_add, &h.sweeps));
+    rsql_release(&q);
+    rsql_init(&q);
+    CHECK(rsql_cat(&q, "SELECT COUNT(*) FROM runs r WHERE r.sweep IS NULL"));
+    CHECK(rfilter_sql(o->where, &q));
+    CHECK(db_query_params(db, q.sql, q.p, q.np, set_unswept, &h.n_unswept));
+    if (h.sweeps.n == 0 && h.n_unswept == 0) {
         rc = err_set(BAECHI_EINVAL, "%s: no runs%s", db_path(db),
                      o->where && o->where->n ? " match the --where conditions" : "");
         goto cleanup;
     }
     CHECK(file_write_atomic(path, write_page, &h));
 cleanup:
-    for (int k = 0; k < h.n_sweep; k++) {
-        free(h.sweep[k]);
-    }
-    free(h.sweep);
+    names_release(&h.sweeps);
     rsql_release(&q);
     return rc;
 }

@@ -487,29 +487,35 @@ cleanup:
     return rc;
 }
 
-typedef int (*item_parse_fn)(const char *text, void *out);
+/* An item's parser: true when the text is a valid value (stored in *out).
+ * A verdict, not an error code: none of them allocates. */
+typedef bool (*item_parse_fn)(const char *text, void *out);
 
-static int parse_grouper(const char *text, void *out)
+static bool parse_grouper(const char *text, void *out)
 {
-    return placer_grouper_parse(text, out);
+    if (placer_grouper_parse(text, out) != 0) {
+        err_clear(); /* item_err says it with the file:line */
+        return false;
+    }
+    return true;
 }
 
-static int parse_bool(const char *text, void *out)
+static bool parse_bool(const char *text, void *out)
 {
-    return yio_parse_bool(text, out);
+    return yio_parse_bool(text, out) == 0;
 }
 
 /* An LP solver of --lp-solver; `clp` only when the build has it, so that a
  * sweep is refused before its first run rather than storing error rows. */
-static int parse_lp_solver(const char *text, void *out)
+static bool parse_lp_solver(const char *text, void *out)
 {
     enum placer_lp_solver *v = out;
 
     if (placer_lp_solver_parse(text, v) != 0) {
         err_clear();
-        return 1;
+        return false;
     }
-    return *v == PLACER_LP_CLP && !lp_clp_available();
+    return *v != PLACER_LP_CLP || lp_clp_available();
 }
 
 /* The items of l parsed one by one into a new array *out of elem-byte values; why: a bad one. */
@@ -522,7 +528,7 @@ static int read_parsed(const struct yrd *r, const char *k, const struct sweep_li
         return BAECHI_ENOMEM;
     }
     for (int32_t i = 0; i < l->n; i++) {
-        if (parse(l->item[i].text, a + (size_t)i * elem)) {
+        if (!parse(l->item[i].text, a + (size_t)i * elem)) {
             free(a);
             return item_err(r, k, &l->item[i], why);
         }

@@ -227,14 +227,17 @@ int sweep_run_local(const struct sweep *sw, const char *db_path, const struct sw
     sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     ws = array_calloc((size_t)nw, sizeof(*ws));
     pf = array_calloc((size_t)nw, sizeof(*pf));
+    /* no worker yet, before any goto cleanup: a zeroed slot (fd 0, pid 0)
+     * made the cleanup close stdin and kill(0, SIGKILL), the whole process
+     * group (the calling shell too) when pf's allocation failed */
+    for (int32_t k = 0; ws && k < nw; k++) {
+        ws[k].fd = -1;
+    }
     if (sh == MAP_FAILED || !ws || !pf) {
         rc = sh == MAP_FAILED ? err_set(BAECHI_ENOMEM, "cannot map shared memory") : BAECHI_ENOMEM;
         goto cleanup;
     }
     atomic_init(&sh->next, 0);
-    for (int32_t k = 0; k < nw; k++) {
-        ws[k].fd = -1;
-    }
     signal(SIGPIPE, SIG_IGN);
     for (int32_t k = 0; k < nw; k++) {
         CHECK(spawn(sw, todo, n_todo, sh, ws, nw, k, o->point_delay_s));

@@ -54,6 +54,12 @@ fixtures() {
     "$bin" workload gen synthetic --shape random --ops 30 --seed 7 -o syn.yaml > /dev/null 2>&1
     "$bin" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 2 --seq 8 \
         --micro-batches 2 -o gpt.yaml > /dev/null 2>&1
+    # a training graph large enough to grow the reader's arrays mid-op
+    # (issue 30 item 3: "line not taken" was 1 = BAECHI_ENOMEM)
+    "$bin" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 \
+        -o gptt.yaml > /dev/null 2>&1
+    "$bin" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 \
+        --forward-only -o gptf.yaml > /dev/null 2>&1
     cat > sweep.yaml <<YAML
 name: tiny
 workloads: ["$W"]
@@ -81,12 +87,17 @@ YAML
 cases() {
     echo "info - workload info $W"
     echo "info-json - workload info $W --json"
+    echo "info-gpt-train - workload info $tmp/gptt.yaml"
+    echo "train-gpt out.yaml workload train $tmp/gptf.yaml -o out.yaml"
+    echo "parallelize-gpt-dp2 out.yaml workload parallelize $tmp/gptt.yaml --dp 2 -o out.yaml"
+    echo "parallelize-gpt-tp2 out.yaml workload parallelize $tmp/gptt.yaml --tp 2 -o out.yaml"
     echo "import out.yaml workload import $ONNX -o out.yaml"
     echo "import-train out.yaml workload import $ONNX --train -o out.yaml"
     echo "gen out.yaml workload gen synthetic --shape random --ops 30 --seed 7 -o out.yaml"
     echo "train out.yaml workload train $tmp/syn.yaml -o out.yaml"
     echo "parallelize out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --tp 2 --pp 2 --zero 3 -o out.yaml"
     echo "parallelize-zero1 out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --zero 1 -o out.yaml"
+    echo "parallelize-sp out.yaml workload parallelize $tmp/gpt.yaml --dp 2 --tp 2 --sp --mixed-precision --fp32-main-grads -o out.yaml"
     for p in $("$bin" place --list | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do
         echo "place-$p out.yaml place -p $p -w $W -c $C -o out.yaml"
     done

@@ -37,8 +37,8 @@ file_out.o file_out_pending  temporary files being written, removed by a signal 
 baechi.o once                pthread_once controls of baechi_version and baechi_placers
 baechi.o version_buf         baechi_version text, written once under pthread_once, then read-only
 baechi.o placer_names        baechi_placers list, written once under pthread_once, then read-only
-db.o schema_once             pthread_once control of db_schema_sql
-db.o schema_all              db_schema_sql list, written once under pthread_once, then read-only
+db_schema.o schema_once             pthread_once control of db_schema_sql
+db_schema.o schema_all              db_schema_sql list, written once under pthread_once, then read-only
 '
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -13,7 +13,8 @@ scales activations and FLOPs by N.
     /usr/bin/python3 scripts/export-onnx.py OUTDIR --small   # the small ones only
 
 Models: resnet50, inception_v3, mobilenet_v2, densenet121, vgg16
-(torchvision), tiny_gpt (below) and gpt2_block (one GPT-2 small block, d 768,
+(torchvision), tiny_gpt (below), gpt2_lm (the GPT2LM of
+scripts/measure-memory.py: gpt2_block with embeddings and tied LM head) and gpt2_block (one GPT-2 small block, d 768,
 12 heads, seq 1024: the GPT2Block of scripts/measure-memory.py, so that the
 imported graph and the measured fixture tests/data/pytorch-memory.json
 describe the same module; mobilenet_v2 is also the placement benchmark's
@@ -293,7 +294,15 @@ def main():
     export(no_dropout(tv.vgg16(weights=None)), torch.zeros(1, 3, 224, 224),
            os.path.join(out, "vgg16.onnx"))
     export(gpt2_block(), torch.zeros(1, 1024, 768), os.path.join(out, "gpt2_block.onnx"))
+    gpt2_lm(out)
     small(out)
+
+
+def gpt2_lm(out):
+    """The GPT2LM of scripts/measure-memory.py: one GPT-2 small block with
+    its embeddings and tied LM head (token ids in, logits out)."""
+    export(measured("GPT2LM"), torch.zeros(1, 1024, dtype=torch.long),
+           os.path.join(out, "gpt2_lm.onnx"))
 
 
 def small(out):

@@ -83,6 +83,28 @@ class GPT2Block(torch.nn.Module):
         return x + self.c_proj(h)
 
 
+class GPT2LM(torch.nn.Module):
+    """A one-block GPT-2 small language model, as `baechi workload gen gpt
+    --size small --layers 1` builds it: token (50,257 x 768) and position
+    (1,024 x 768) embeddings, one GPT2Block, ln_f and the LM head tied to the
+    token embedding; trained with cross_entropy over the vocabulary (kind
+    "lm": token ids in, logits.view(-1, V) against labels).  Exported by
+    scripts/export-onnx.py as tests/data/onnx/gpt2_lm.onnx."""
+
+    def __init__(self, vocab=50257, d=768, seq=1024):
+        super().__init__()
+        self.wte = torch.nn.Embedding(vocab, d)
+        self.wpe = torch.nn.Embedding(seq, d)
+        self.h = GPT2Block(d)
+        self.ln_f = torch.nn.LayerNorm(d)
+        self.vocab, self.seq = vocab, seq
+
+    def forward(self, tokens):
+        pos = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.h(self.wte(tokens) + self.wpe(pos))
+        return self.ln_f(x) @ self.wte.weight.t()
+
+
 class LstmSeq2Seq(torch.nn.Module):
     """An LSTM encoder-decoder (input 64, hidden 128, 1 layer each, seq 32,
     batch first):
@@ -166,6 +188,7 @@ def models():
         ("gru", GruNet, (32, 64), 4, "rnn"),
         ("transformer_enc", TransformerEnc, (128, 256), 2, "gpt"),
         ("gpt2_ckpt4", GPT2Checkpointed, (1024, 768), 1, "ckpt"),
+        ("gpt2_lm", GPT2LM, (1024,), 1, "lm"),
     ]
 
 
@@ -193,7 +216,7 @@ def measure(name, ctor, shape, batch, kind, verbose=False):
     torch.manual_seed(0)
     model = ctor()
     model.train()
-    x = torch.randn(batch, *shape)
+    x = torch.randint(0, 50257, (batch, *shape)) if kind == "lm" else torch.randn(batch, *shape)
     if kind == "ckpt":
         x.requires_grad_(True)
     params = list(model.parameters())
@@ -215,12 +238,25 @@ def measure(name, ctor, shape, batch, kind, verbose=False):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         out = model(x)
-        if kind != "cnn":
-            labels = None
-            loss = out.sum()
-        else:
+        # the loss a training script of the model runs, as `baechi workload
+        # import --train` adds it by default (docs/onnx-import.md, "The
+        # loss"): cross-entropy over classes (cnn) or the vocabulary (lm),
+        # mse for the RNNs' linear heads over real-valued sequences (rnn),
+        # none for blocks and encoders without a head (out.sum(): nothing
+        # saved)
+        if kind == "cnn":
             labels = torch.randint(0, out.shape[1], (batch,))
             loss = torch.nn.functional.cross_entropy(out, labels)
+        elif kind == "lm":
+            labels = torch.randint(0, out.shape[-1], out.shape[:-1])
+            loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]),
+                                                     labels.reshape(-1))
+        elif kind == "rnn":
+            labels = torch.randn_like(out)
+            loss = torch.nn.functional.mse_loss(out, labels)
+        else:
+            labels = None
+            loss = out.sum()
     label_ptr = sptr(labels) if labels is not None else None
     input_ptr = sptr(x)
 
@@ -340,6 +376,7 @@ def measure(name, ctor, shape, batch, kind, verbose=False):
         "batch": batch,
         "input_shape": [batch] + list(shape),
         "dtype_bytes": 4,
+        "loss": {"cnn": "cross-entropy", "lm": "cross-entropy", "rnn": "mse"}.get(kind, "none"),
         "saved_bytes": tot["act"],
         "saved_bytes_nodedup": nodedup,
         "saved_param_bytes": tot["param"],

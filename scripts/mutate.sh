@@ -28,23 +28,8 @@ make -C "$scratch" -s -j2 all build/unit-tests > "$scratch/.build.log" 2>&1 ||
     { tail -20 "$scratch/.build.log"; echo "mutate: the unmutated copy does not build"; exit 2; }
 
 killed=0 survived=0 missing=0
-# one mutation per block: python splits the list (exact text, no regexes)
-python3 - "$list" > "$scratch/.blocks" <<'PY' || exit 2
-import sys, json
-blocks, cur = [], {}
-for line in open(sys.argv[1], encoding="utf-8"):
-    line = line.rstrip("\n")
-    if line.startswith("#"):
-        continue
-    if not line.strip():
-        if cur: blocks.append(cur); cur = {}
-        continue
-    k, _, v = line.partition(":")
-    cur[k.strip()] = v.strip()
-if cur: blocks.append(cur)
-for b in blocks:
-    print(json.dumps(b))
-PY
+# one mutation per line, as JSON (exact text, no regexes)
+python3 "$top/scripts/mutations.py" "$list" > "$scratch/.blocks" || exit 2
 while IFS= read -r b; do
     name=$(printf '%s' "$b" | python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
     if [ -n "$only" ] && ! printf ' %s ' "$only" | grep -q " $name "; then continue; fi

@@ -21,8 +21,9 @@
  *     channels are "free after" scalars, so a transfer's times are fixed
  *     when it is requested (no back-filling, as in the original);
  *   - memory: persistent bytes on the op's device from time 0 for the whole
- *     step; max(0, out - persistent) + temp at op start; temp freed at op
- *     end; the max(0, out - persistent) freed when all consumers have ended
+ *     step; out + temp at op start (out - persistent for a variable or a
+ *     constant, whose output is its persistent state); temp freed at op
+ *     end; the outputs freed when all consumers have ended
  *     (then all its transfers are done too: a remote consumer starts after
  *     its transfer arrives); sinks keep their outputs, as in the original.
  *     A received tensor takes its bytes on the receiver from the start of
@@ -48,6 +49,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/workload.h"
 #include "sim/collective.h"
 #include "sim/evq.h"
 #include "sim/sim_timed_internal.h"
@@ -131,10 +133,19 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     return push_event(s, st, EV_XFER_START, g->topo[g->tensor_op[x]], x, dw);
 }
 
-/* Bytes op u holds for its outputs (beyond persistent and shared storage). */
+/*
+ * Bytes op u holds for its outputs beyond shared storage.  Outputs and
+ * persistent bytes are separate quantities (docs/training-memory.md), but a
+ * variable's or a constant's output is its persistent state, stored once
+ * (workload_type_holds_state): only what exceeds it counts.
+ */
 static int64_t own_out_bytes(const struct timed *s, int32_t u)
 {
-    int64_t b = s->g->out_bytes[u] - s->g->persist_bytes[u];
+    int64_t b = s->g->out_bytes[u];
+
+    if (s->g->persist_bytes[u] > 0 && workload_type_holds_state(s->g->op_type[u])) {
+        b -= s->g->persist_bytes[u];
+    }
 
     if (s->alias_bytes) {
         b -= s->alias_bytes[u];

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "workloads/gen_build.h"
+#include "workloads/ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,95 +16,88 @@
 #include <string.h>
 #include <strings.h>
 
-struct preset {
-    double peak_flops;
-    double mem_bw_bytes_per_s;
-};
-
-/* The preset kinds, and their peaks in the same order (one list: the
- * error messages below are made from it). */
-static const char *const preset_names[] = {"rtx2080", "p100", "v100", "a100", "h100", "h200", NULL};
-
-/*
- * Datasheet numbers (FP32 without tensor cores, boost clock; memory
- * bandwidth of the board), not measured.  Sources: NVIDIA product briefs and
- * datasheets: GeForce RTX 2080 (2944 CUDA cores x 1.71 GHz x 2 = 10.07
- * TFLOP/s, 448 GB/s GDDR6), Tesla P100 SXM2 (10.6 TFLOP/s, 732 GB/s), Tesla
- * V100 SXM2 (15.7 TFLOP/s, 900 GB/s), A100 SXM4 80 GB (19.5 TFLOP/s,
- * 2,039 GB/s), H100 SXM5 (67 TFLOP/s, 3.35 TB/s), H200 SXM (67 TFLOP/s,
- * 4.8 TB/s).
- */
-static const struct preset presets[] = {
-    {10.07e12, 448e9}, {10.6e12, 732e9},   {15.7e12, 900e9},
-    {19.5e12, 2039e9}, {67.0e12, 3.35e12}, {67.0e12, 4.8e12},
-};
-
-_Static_assert(sizeof(presets) / sizeof(presets[0]) ==
-                   sizeof(preset_names) / sizeof(preset_names[0]) - 1,
-               "one peak per preset name");
-
 const char *const *costmodel_preset_names(void)
 {
-    return preset_names;
-}
-
-/* The index of preset `kind` (case-insensitive), -1 when none. */
-static int find_preset(const char *kind)
-{
-    for (int i = 0; kind && preset_names[i]; i++) {
-        if (strcasecmp(preset_names[i], kind) == 0) {
-            return i;
-        }
-    }
-    return -1;
+    return devices_names();
 }
 
 static void set_defaults(struct costmodel *m)
 {
     m->flops_eff = COSTMODEL_DEFAULT_FLOPS_EFF;
     m->bw_eff = COSTMODEL_DEFAULT_BW_EFF;
+    m->gemm_eff_max = COSTMODEL_DEFAULT_GEMM_EFF;
+    m->gemm_simt_eff_max = COSTMODEL_DEFAULT_GEMM_SIMT_EFF;
+    m->gemm_half_us = COSTMODEL_DEFAULT_GEMM_HALF_US;
     m->launch_us = COSTMODEL_DEFAULT_LAUNCH_US;
+    m->dtype = -1;
+    m->elem_bytes = 0;
+}
+
+/* The rates of table row k. */
+static void set_kind(struct costmodel *m, const struct devices_kind *k)
+{
+    m->peak_flops = k->flops[DEVICES_FP32];
+    for (int t = 0; t < DEVICES_N_DTYPES; t++) {
+        m->gemm_flops[t] = k->flops[t];
+    }
+    m->mem_bw_bytes_per_s = k->mem_bw_bytes_per_s;
+    m->tensor_cores = k->tensor_cores;
+    m->datasheet = true;
+}
+
+/* One measured rate for every data type, and the flat efficiency of the
+ * first cost model: a calibrated device keeps the times it gave before. */
+static void set_measured_flops(struct costmodel *m, double flops)
+{
+    m->peak_flops = flops;
+    for (int t = 0; t < DEVICES_N_DTYPES; t++) {
+        m->gemm_flops[t] = flops;
+    }
+    m->gemm_eff_max = m->gemm_simt_eff_max = m->flops_eff;
+    m->gemm_half_us = 0;
+    m->datasheet = false;
 }
 
 int costmodel_preset(struct costmodel *m, const char *kind)
 {
-    int p = find_preset(kind);
+    const struct devices_kind *k = kind ? devices_find(kind) : NULL;
     char known[128];
 
-    if (p < 0) {
+    /* a preset is a table name exactly; cluster kinds match by their stem */
+    if (!k || strcasecmp(k->name, kind) != 0) {
         return err_set(BAECHI_EINVAL, "unknown device class '%s' for the cost model (known: %s)",
-                       kind ? kind : "(none)", gb_join_names(preset_names, known, sizeof(known)));
+                       kind ? kind : "(none)",
+                       gb_join_names(devices_names(), known, sizeof(known)));
     }
+    memset(m, 0, sizeof(*m));
     set_defaults(m);
-    m->kind = preset_names[p];
-    m->peak_flops = presets[p].peak_flops;
-    m->mem_bw_bytes_per_s = presets[p].mem_bw_bytes_per_s;
-    m->datasheet = true;
+    set_kind(m, k);
+    m->kind = k->name;
     return 0;
 }
 
 int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
 {
-    int i = find_preset(d->kind);
-    const struct preset *p = i >= 0 ? &presets[i] : NULL;
+    const struct devices_kind *k = devices_find(d->kind);
     bool has_flops = isfinite(d->peak_flops) && d->peak_flops > 0;
     bool has_bw = isfinite(d->mem_bw_bytes_per_s) && d->mem_bw_bytes_per_s > 0;
     char known[128];
 
-    if (!p && !(has_flops && has_bw)) {
+    if (!k && !(has_flops && has_bw)) {
         return err_set(BAECHI_EINVAL,
                        "device '%s': the cost model needs a known kind (%s) or both peak_flops "
                        "and mem_bw",
-                       d->name ? d->name : "?", gb_join_names(preset_names, known, sizeof(known)));
+                       d->name ? d->name : "?",
+                       gb_join_names(devices_names(), known, sizeof(known)));
     }
+    memset(m, 0, sizeof(*m));
     set_defaults(m);
+    if (k) {
+        set_kind(m, k);
+    }
     m->kind = d->kind ? d->kind : d->name;
-    m->datasheet = p != NULL;
-    m->peak_flops = p ? p->peak_flops : 0;
-    m->mem_bw_bytes_per_s = p ? p->mem_bw_bytes_per_s : 0;
     if (has_flops) {
-        m->peak_flops = d->peak_flops;
-        m->datasheet = false;
+        set_measured_flops(m, d->peak_flops);
     }
     if (has_bw) {
         m->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
@@ -115,7 +109,73 @@ int costmodel_from_device(struct costmodel *m, const struct cluster_device *d)
     return costmodel_check(m);
 }
 
+/* Known data types, for messages: "fp32 tf32 fp16 bf16 fp8". */
+static const char *dtype_list(char *buf, size_t size, const struct costmodel *m)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (int t = 0; t < DEVICES_N_DTYPES && len < size; t++) {
+        if (!m || m->gemm_flops[t] > 0) {
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "",
+                                    devices_dtype_name((enum devices_dtype)t));
+        }
+    }
+    return buf;
+}
+
+/*
+ * Splits a last ":<word>" that is not a device number off spec into
+ * *dtype (-1 when none).  Returns the length of the rest.
+ */
+static int split_dtype(const char *spec, int *dtype, size_t *rest_len)
+{
+    const char *colon = strrchr(spec, ':');
+    char known[64];
+
+    *dtype = -1;
+    *rest_len = strlen(spec);
+    if (!colon || !colon[1] || strchr(colon, '/') ||
+        strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+        return 0;
+    }
+    if ((*dtype = devices_dtype_parse(colon + 1)) < 0) {
+        return err_set(BAECHI_EINVAL, "device '%s': unknown data type '%s' (known: %s)", spec,
+                       colon + 1, dtype_list(known, sizeof(known), NULL));
+    }
+    *rest_len = (size_t)(colon - spec);
+    return 0;
+}
+
+static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len);
+
 int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
+{
+    char base[4096], known[64];
+    size_t n;
+    int dtype, rc;
+
+    if ((rc = split_dtype(spec, &dtype, &n))) {
+        return rc;
+    }
+    if (n >= sizeof(base)) {
+        return err_set(BAECHI_EINVAL, "device '%.64s...': name too long", spec);
+    }
+    memcpy(base, spec, n);
+    base[n] = '\0';
+    if ((rc = from_spec(m, base, kind_buf, kind_len))) {
+        return rc;
+    }
+    if (dtype >= 0 && !(m->gemm_flops[dtype] > 0)) {
+        return err_set(BAECHI_EINVAL, "device '%s': %s has no %s units (it has: %s)", spec,
+                       m->kind ? m->kind : base, devices_dtype_name((enum devices_dtype)dtype),
+                       dtype_list(known, sizeof(known), m));
+    }
+    m->dtype = dtype;
+    return 0;
+}
+
+static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
 {
     struct cluster c;
     char path[4096], perr[512];
@@ -162,7 +222,10 @@ int costmodel_check(const struct costmodel *m)
         return err_set(BAECHI_EINVAL, "cost model '%s': peak FLOP/s and bandwidth must be > 0",
                        m->kind ? m->kind : "?");
     }
-    if (!(m->flops_eff > 0 && m->flops_eff <= 1) || !(m->bw_eff > 0 && m->bw_eff <= 1)) {
+    if (!(m->flops_eff > 0 && m->flops_eff <= 1) || !(m->bw_eff > 0 && m->bw_eff <= 1) ||
+        !(m->gemm_eff_max > 0 && m->gemm_eff_max <= 1) ||
+        !(m->gemm_simt_eff_max > 0 && m->gemm_simt_eff_max <= 1) ||
+        !(isfinite(m->gemm_half_us) && m->gemm_half_us >= 0)) {
         return err_set(BAECHI_EINVAL, "cost model '%s': efficiencies must be in (0, 1]",
                        m->kind ? m->kind : "?");
     }
@@ -185,14 +248,97 @@ double costmodel_op_us(const struct costmodel *m, double flops, double bytes)
     return (tc > tm ? tc : tm) * 1e6 + m->launch_us;
 }
 
+enum devices_dtype costmodel_dtype(const struct costmodel *m, int elem_bytes)
+{
+    enum devices_dtype t;
+
+    if (m->dtype >= 0 && m->dtype < DEVICES_N_DTYPES) {
+        return (enum devices_dtype)m->dtype;
+    }
+    t = devices_dtype_of_elem(elem_bytes);
+    /* deviation: fp8 data on a kind without fp8 units (A100 and older) is
+     * timed as fp16, the narrowest type its tensor cores take */
+    if (t == DEVICES_FP8 && !(m->gemm_flops[t] > 0)) {
+        t = DEVICES_FP16;
+    }
+    return m->gemm_flops[t] > 0 ? t : DEVICES_FP32;
+}
+
+bool costmodel_is_gemm(const char *type)
+{
+    const struct ops_row *r = type ? ops_find(type) : NULL;
+    size_t n = type ? strlen(type) : 0;
+
+    if (!r && n > 4 && n < 96 && strcmp(type + n - 4, "Grad") == 0) {
+        char base[96];
+
+        memcpy(base, type, n - 4);
+        base[n - 4] = '\0';
+        r = ops_find(base);
+    }
+    return r && (r->cat == OPS_CAT_MATMUL || r->cat == OPS_CAT_CONV || r->cat == OPS_CAT_RNN);
+}
+
+double costmodel_gemm_us(const struct costmodel *m, enum devices_dtype t, double flops,
+                         double bytes)
+{
+    double rate = m->gemm_flops[t] > 0 ? m->gemm_flops[t] : m->peak_flops;
+    double emax = t != DEVICES_FP32 && m->tensor_cores ? m->gemm_eff_max : m->gemm_simt_eff_max;
+    double n_half = rate * m->gemm_half_us * 1e-6;
+    double tc = 0, tm;
+
+    if (!isfinite(flops) && !isfinite(bytes)) {
+        return NAN;
+    }
+    if (isfinite(flops) && flops > 0) {
+        /* time at eff = emax n / (n + n_half): (n + n_half) / (rate emax) */
+        tc = (flops + n_half) / (rate * emax);
+    }
+    tm = isfinite(bytes) ? bytes / (m->mem_bw_bytes_per_s * m->bw_eff) : 0;
+    return (tc > tm ? tc : tm) * 1e6 + m->launch_us;
+}
+
+/* The value of key `key` of the top-level x-times map of w, NULL when none. */
+static const char *times_field(const struct workload *w, const char *key)
+{
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        const struct yval *v = &w->top_ext[i].val;
+
+        if (strcmp(w->top_ext[i].key, WORKLOAD_TIMES_KEY) != 0 || v->kind != YVAL_MAP) {
+            continue;
+        }
+        for (int32_t j = 0; j < v->n; j++) {
+            if (strcmp(v->keys[j], key) == 0 && v->items[j].kind == YVAL_SCALAR) {
+                return v->items[j].scalar;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The element size of w's ops: m->elem_bytes, else its x-times dtype's, else 4. */
+static int workload_elem_bytes(const struct costmodel *m, const struct workload *w)
+{
+    static const int bytes_of[DEVICES_N_DTYPES] = {4, 4, 2, 2, 1};
+    int t;
+
+    if (m->elem_bytes > 0) {
+        return m->elem_bytes;
+    }
+    t = devices_dtype_parse(times_field(w, "dtype"));
+    return t >= 0 ? bytes_of[t] : 4;
+}
+
 int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flags, int32_t *n_set)
 {
     int32_t n = 0;
     int rc;
+    enum devices_dtype dt;
 
     if ((rc = costmodel_check(m))) {
         return rc;
     }
+    dt = costmodel_dtype(m, workload_elem_bytes(m, w));
     for (int32_t i = 0; i < w->n_ops; i++) {
         struct wl_op *op = &w->op[i];
         double t;
@@ -200,7 +346,8 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
         if (isfinite(op->time_us) && !(flags & COSTMODEL_OVERRIDE)) {
             continue;
         }
-        t = costmodel_op_us(m, op->flops, op->bytes);
+        t = costmodel_is_gemm(op->type) ? costmodel_gemm_us(m, dt, op->flops, op->bytes)
+                                        : costmodel_op_us(m, op->flops, op->bytes);
         if (isnan(t)) {
             continue;
         }
@@ -216,13 +363,15 @@ int costmodel_apply(const struct costmodel *m, struct workload *w, unsigned flag
     if (n > 0 && m->kind) {
         /* where the times come from, so that commands can warn on another device */
         /* yval has no const members: the strings are only read (workload_set_top_ext copies) */
-        char src_key[] = "source", dev_key[] = "device", roof[] = "roofline", cal[] = "calibrated";
-        char *keys[2] = {src_key, dev_key};
-        struct yval items[2] = {
+        char src_key[] = "source", dev_key[] = "device", dt_key[] = "dtype", roof[] = "roofline",
+             cal[] = "calibrated";
+        char *keys[3] = {src_key, dev_key, dt_key};
+        struct yval items[3] = {
             {.kind = YVAL_SCALAR, .scalar = m->datasheet ? roof : cal},
             {.kind = YVAL_SCALAR, .scalar = (char *)m->kind},
+            {.kind = YVAL_SCALAR, .scalar = (char *)devices_dtype_name(dt)},
         };
-        struct yval v = {.kind = YVAL_MAP, .n = 2, .keys = keys, .items = items};
+        struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
 
         if ((rc = workload_set_top_ext(w, WORKLOAD_TIMES_KEY, &v))) {
             return rc;
@@ -242,19 +391,9 @@ static size_t kind_stem_len(const char *kind)
 
 static const char *times_device(const struct workload *w)
 {
-    for (int32_t i = 0; i < w->n_top_ext; i++) {
-        const struct yval *v = &w->top_ext[i].val;
+    const char *d = times_field(w, "device");
 
-        if (strcmp(w->top_ext[i].key, WORKLOAD_TIMES_KEY) != 0 || v->kind != YVAL_MAP) {
-            continue;
-        }
-        for (int32_t j = 0; j < v->n; j++) {
-            if (strcmp(v->keys[j], "device") == 0 && v->items[j].kind == YVAL_SCALAR) {
-                return v->items[j].scalar;
-            }
-        }
-    }
-    return w->reference_device;
+    return d ? d : w->reference_device;
 }
 
 void costmodel_warn_times(const struct workload *w, const char *cluster, const char *k)

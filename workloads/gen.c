@@ -21,6 +21,7 @@ void gen_opts_init(struct gen_opts *o)
     memset(o, 0, sizeof(*o));
     o->groups = true;
     o->elem_bytes = 4;
+    o->dropout = -1;
     o->device = GEN_DEFAULT_DEVICE;
     train_opts_init(&o->train);
 }
@@ -66,7 +67,7 @@ static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
  * The generated name: <model>[-<size>]_b<batch>, then a suffix for every
  * parameter that is not the default, in this order (docs/workloads.md):
  * _s<seq> _l<layers> _d<d_model> _nh<heads> _ff<ffn> _v<vocab> _aux
- * _nogroups _e<elem_bytes> _fwd _mb<micro_batches> _<optimizer> _bwd<factor>
+ * _nogroups _e<elem_bytes> _do<dropout> _fwd _mb<micro_batches> _<optimizer> _bwd<factor>
  * _sai _rc<recompute> _<device kind> (or _untimed).  The defaults add nothing, so the
  * names of default workloads are those of before; `_b<batch>` stays the
  * first "_b" (the results read the batch from it).
@@ -104,6 +105,9 @@ static void gen_name(char *buf, size_t size, const char *name, const char *gsize
     }
     if (o->elem_bytes != 4) {
         name_add(buf, size, &len, "_e%d", o->elem_bytes);
+    }
+    if (o->dropout >= 0) {
+        name_add(buf, size, &len, "_do%g", o->dropout);
     }
     if (o->forward_only) {
         name_add(buf, size, &len, "_fwd");
@@ -225,6 +229,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
         return rc;
     }
+    cm.elem_bytes = o->elem_bytes; /* GEMMs of fp16 data at the fp16 rate */
     if ((rc = models[found].fn(&fwd, o, &gi)) ||
         (rc = describe(&fwd, name, o, &gi, models[found].what, o->device ? cm.kind : NULL))) {
         goto cleanup;

@@ -41,6 +41,8 @@ struct gen_opts {
     bool forward_only;  /* no backward / update ops */
     bool groups;        /* layer-level colocation groups */
     int elem_bytes;     /* bytes per element (4 = fp32) */
+    double dropout;     /* transformer/gpt dropout probability; < 0: as the model was
+                           trained (0.1); 0: no dropout ops */
     const char *device; /* cost-model preset for time_us; NULL = none */
     const char *name;   /* the workload's name; NULL = generated from the options (gen.c) */
     struct train_opts train;

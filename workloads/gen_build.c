@@ -173,6 +173,39 @@ int gb_eltwise(struct gb *b, int32_t *out, const char *type, const struct gb_in 
     return gb_op(b, out, type, flops_per_elem * (double)elems, 0, &elems, 1, in, n_in, "%s", name);
 }
 
+int gb_dropout(struct gb *b, int32_t *out, struct gb_in x, int64_t elems, const char *name)
+{
+    int rc;
+
+    if (!(b->dropout > 0)) {
+        *out = x.op;
+        return 0;
+    }
+    /* one multiply by the scaled mask per element; the mask it writes
+     * (1 byte per element) is in its bytes */
+    if ((rc = gb_eltwise(b, out, "Dropout", &x, 1, elems, 1, name)) == 0) {
+        b->w->op[*out].bytes += (double)elems;
+    }
+    return rc;
+}
+
+int gb_dropout_add(struct gb *b, int32_t *out, struct gb_in y, struct gb_in residual, int64_t elems,
+                   const char *name)
+{
+    const struct gb_in in[2] = {residual, y};
+    int rc;
+
+    if (!(b->dropout > 0)) {
+        return gb_eltwise(b, out, "Add", in, 2, elems, 1, name);
+    }
+    /* a multiply by the scaled mask and an add per element; the mask it
+     * writes (1 byte per element) is in its bytes */
+    if ((rc = gb_eltwise(b, out, "DropoutAdd", in, 2, elems, 2, name)) == 0) {
+        b->w->op[*out].bytes += (double)elems;
+    }
+    return rc;
+}
+
 int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_in, int64_t batch,
                  int64_t seq_q, int64_t seq_kv, int64_t d, int64_t heads, bool fused,
                  const char *name)
@@ -212,6 +245,10 @@ int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_
     }
     snprintf(nm, sizeof(nm), "%s/softmax", name);
     if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){id, 0}, 1, score, 5, nm))) {
+        return rc;
+    }
+    snprintf(nm, sizeof(nm), "%s/dropout", name);
+    if ((rc = gb_dropout(b, &probs, (struct gb_in){probs, 0}, score, nm))) {
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/context", name);

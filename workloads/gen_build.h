@@ -5,7 +5,9 @@
  *
  * Conventions (docs/workloads.md): `flops` counts a multiply-add as 2 FLOPs;
  * `bytes` = inputs read + outputs written + parameters read; `persistent` =
- * parameters x element size.
+ * parameters x element size, held beside the op's outputs (an activation is
+ * never hidden in it); a variable (VariableV2) writes persistent = its
+ * output, which is its value (docs/training-memory.md).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -27,6 +29,7 @@ struct gb {
     char group[192]; /* current layer group ("" = the op's own) */
     int64_t params;  /* parameters added so far */
     double macs;     /* multiply-adds of matmul / conv ops added with gb_linear, gb_bmm */
+    double dropout;  /* dropout probability; 0: no dropout ops (gb_dropout passes through) */
 };
 
 struct gb_in {
@@ -67,10 +70,32 @@ int gb_eltwise(struct gb *b, int32_t *out, const char *type, const struct gb_in 
                int64_t elems, double flops_per_elem, const char *name);
 
 /*
+ * gb_dropout: a Dropout op over x (elems elements) when b->dropout > 0
+ * (*out = the new op); else *out = x.op, no op.  The op is element-wise
+ * (one output shaped like x); the training synthesis gives it its mask, 1
+ * byte per element kept for backward (workloads/ops.c).
+ */
+int gb_dropout(struct gb *b, int32_t *out, struct gb_in x, int64_t elems, const char *name);
+
+/*
+ * gb_dropout_add: residual + dropout(y), one "DropoutAdd" op as Megatron-LM
+ * fuses it (bias_dropout_add), when b->dropout > 0; else an "Add".  Fused,
+ * the op's output is the residual stream that the next layer norm saves,
+ * and its mask (1 byte per element) is the only extra byte kept for
+ * backward; a separate Dropout would keep its output as long as its mask
+ * (the timed model frees an op's outputs together).
+ */
+int gb_dropout_add(struct gb *b, int32_t *out, struct gb_in y, struct gb_in residual, int64_t elems,
+                   const char *name);
+
+/*
  * Multi-head attention: projections of q_in (rows_q x d) and kv_in
  * (rows_kv x d; the same op for self-attention, which then uses one fused
  * QKV projection when `fused`), scores, softmax, context, output
- * projection.  `batch` sequences of seq_q / seq_kv.  *out = the projection.
+ * projection; with b->dropout, a dropout on the probabilities ("dropout",
+ * before the matmul with V), as GPT-2 and Megatron-LM train (the caller
+ * adds the projection's dropout with gb_dropout_add).  `batch` sequences of
+ * seq_q / seq_kv.  *out = the projection.
  */
 int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_in, int64_t batch,
                  int64_t seq_q, int64_t seq_kv, int64_t d, int64_t heads, bool fused,

@@ -11,8 +11,14 @@
  * (1.56 B), 2.7b 32/2560/32, 6.7b 32/4096/32.  Sequence 1,024 and
  * micro-batch 8 by default.
  *
+ * Dropout (o->dropout, default 0.1 as GPT-2 and Megatron-LM train) after
+ * the embeddings, on the attention probabilities, and on the attention
+ * projection and the MLP output, fused with their residual Add
+ * (DropoutAdd, Megatron's bias_dropout_add): the masks backward keeps
+ * (Korthikanti et al. 2022, §4.1); 0 adds no dropout op.
+ *
  * deviation: the causal mask is part of the softmax op (5 FLOPs per score,
- * masked ones included, as dense kernels compute them); dropout omitted.
+ * masked ones included, as dense kernels compute them).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -62,7 +68,7 @@ static int block(struct gb *b, int32_t *x, int64_t batch, int64_t seq, int64_t d
         return rc;
     }
     snprintf(nm, sizeof(nm), "h%lld/attn/add", (long long)l);
-    if ((rc = gb_eltwise(b, x, "Add", (struct gb_in[]){{*x, 0}, {a, 0}}, 2, rows * d, 1, nm))) {
+    if ((rc = gb_dropout_add(b, x, (struct gb_in){a, 0}, (struct gb_in){*x, 0}, rows * d, nm))) {
         return rc;
     }
     gb_group(b, "h%lld/mlp", (long long)l);
@@ -83,7 +89,7 @@ static int block(struct gb *b, int32_t *x, int64_t batch, int64_t seq, int64_t d
         return rc;
     }
     snprintf(nm, sizeof(nm), "h%lld/mlp/add", (long long)l);
-    return gb_eltwise(b, x, "Add", (struct gb_in[]){{*x, 0}, {y, 0}}, 2, rows * d, 1, nm);
+    return gb_dropout_add(b, x, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, rows * d, nm);
 }
 
 int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
@@ -122,6 +128,7 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
     wpe_e = n_pos * d;
 
     gb_init(&b, w, o->elem_bytes, o->groups);
+    b.dropout = o->dropout < 0 ? 0.1 : o->dropout;
     if ((rc = gb_op(&b, &tok, "Placeholder", 0, 0, &ids, 1, NULL, 0, "tokens")) ||
         (rc = gb_op(&b, &labels, "Placeholder", 0, 0, &ids, 1, NULL, 0, "labels"))) {
         return rc;
@@ -132,7 +139,8 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
         (rc = gb_eltwise(&b, &e, "Gather", (struct gb_in[]){{wte, 0}, {tok, 0}}, 2, rows * d, 0,
                          "embed/tokens")) ||
         (rc = gb_eltwise(&b, &x, "Add", (struct gb_in[]){{e, 0}, {wpe, 0}}, 2, rows * d, 1,
-                         "embed/positions"))) {
+                         "embed/positions")) ||
+        (rc = gb_dropout(&b, &x, (struct gb_in){x, 0}, rows * d, "embed/dropout"))) {
         return rc;
     }
     for (int64_t l = 0; l < layers; l++) {

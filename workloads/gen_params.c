@@ -33,6 +33,7 @@ enum gp_kind {
     GP_DEVICE,
     GP_OPTIMIZER,
     GP_BWD,
+    GP_DROPOUT, /* gen_opts.dropout */
     GP_MICRO,
     GP_SCHEDULE, /* the pipeline schedule (core/pipeline.h) */
     GP_VSTAGES,
@@ -40,6 +41,7 @@ enum gp_kind {
     GP_SEED,
     GP_NAME,
     GP_RECOMPUTE, /* train_opts.recompute: none, full, selective */
+    GP_LOSS,      /* onnx_import_opts.loss: cross-entropy, mse, none */
     GP_PARALLEL,  /* --dp, --tp, --pp, --zero, --bucket-mb, --mixed-precision */
 };
 
@@ -78,11 +80,13 @@ static const struct gen_param params[] = {
     {"device", GP_DEVICE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"optimizer", GP_OPTIMIZER, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"bwd-factor", GP_BWD, FOR_MODEL | FOR_IMPORT, 0, 0, 1000},
+    {"dropout", GP_DROPOUT, FOR_MODEL, 0, 0, 0},
     {"save-all-inputs", GP_FLAG, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"micro-batches", GP_MICRO, FOR_MODEL | FOR_IMPORT, 0, 1, TRAIN_MAX_MICRO_BATCHES},
     {"schedule", GP_SCHEDULE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"virtual-stages", GP_VSTAGES, FOR_MODEL | FOR_IMPORT, 0, 1, PIPELINE_VIRTUAL_STAGES_MAX},
     {"recompute", GP_RECOMPUTE, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"loss", GP_LOSS, FOR_IMPORT, 0, 0, 0},
     {"shape", GP_SHAPE, FOR_SYNTH, 0, 0, 0},
     SYN_INT("ops", n_ops, 2, 1000000),
     {"seed", GP_SEED, FOR_SYNTH, 0, 0, INT32_MAX},
@@ -103,6 +107,8 @@ static const struct gen_param params[] = {
     {"bucket-mb", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"pp-balance", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {"mixed-precision", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"sp", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
+    {"fp32-main-grads", GP_PARALLEL, FOR_MODEL | FOR_IMPORT, 0, 0, 0},
     {NULL, GP_FLAG, 0, 0, 0, 0},
 };
 
@@ -116,6 +122,7 @@ void gen_spec_init(struct gen_spec *s, enum gen_source source, const char *model
     gen_opts_init(&s->gen);
     synth_opts_init(&s->synth);
     s->device = "v100";
+    s->import.loss = ONNX_LOSS_DEFAULT; /* with train: the importer's rule */
     parallel_opts_init(&s->par);
 }
 
@@ -212,12 +219,15 @@ static const char *set_parallel(struct gen_spec *s, const struct gen_param *p, c
     long x;
     bool b;
 
-    if (strcmp(p->flag, "mixed-precision") == 0) {
+    if (strcmp(p->flag, "mixed-precision") == 0 || strcmp(p->flag, "sp") == 0 ||
+        strcmp(p->flag, "fp32-main-grads") == 0) {
         if (yio_parse_bool(val, &b)) {
             snprintf(why, why_len, "parameter '%s': expected true or false", key);
             return why;
         }
-        s->par.mixed_precision = b;
+        *(p->flag[0] == 'm'   ? &s->par.mixed_precision
+          : p->flag[0] == 's' ? &s->par.sp
+                              : &s->par.fp32_main_grads) = b;
     } else if (strcmp(p->flag, "pp-balance") == 0) {
         if (strcmp(val, "layers") != 0 && strcmp(val, "time") != 0) {
             snprintf(why, why_len, "parameter '%s': expected layers or time", key);
@@ -341,6 +351,16 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         s->gen.train.bwd_factor = d;
         break;
     }
+    case GP_DROPOUT: {
+        double d;
+
+        if (yio_parse_double(val, &d) || !(d >= 0 && d <= 0.999)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected a probability in 0..0.999", key);
+            return why;
+        }
+        s->gen.dropout = d;
+        break;
+    }
     case GP_SHAPE:
         if (synth_shape_parse(val, &s->synth.shape)) {
             snprintf(why, sizeof(why),
@@ -357,6 +377,12 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
             return why;
         }
         break;
+    case GP_LOSS:
+        if (onnx_parse_loss(val, &s->import.loss)) {
+            snprintf(why, sizeof(why), "parameter '%s': expected cross-entropy, mse or none", key);
+            return why;
+        }
+        break;
     case GP_PARALLEL:
         return set_parallel(s, p, key, val, why, sizeof(why));
     }
@@ -365,6 +391,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
 
 static int build_import(const struct gen_spec *s, struct workload *out)
 {
+    struct onnx_import_opts io;
     struct workload tr;
     struct costmodel cm;
     char kind[128]; /* cm.kind when device names a cluster */
@@ -374,7 +401,10 @@ static int build_import(const struct gen_spec *s, struct workload *out)
     if (s->device && (rc = costmodel_from_spec(&cm, s->device, kind, sizeof(kind)))) {
         return rc;
     }
-    if ((rc = onnx_import(out, s->model, &s->import, NULL))) {
+    /* a training graph gets the default loss, as `workload import --train` */
+    io = s->import;
+    io.loss = s->train ? s->import.loss : ONNX_LOSS_NONE;
+    if ((rc = onnx_import(out, s->model, &io, NULL))) {
         return rc;
     }
     if (s->train) {

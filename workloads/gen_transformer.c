@@ -13,8 +13,13 @@
  * projection, residual Add, LayerNorm, FFN MatMul, Relu, MatMul, Add,
  * LayerNorm (the decoder adds a cross-attention block).
  *
- * deviation: dropout and label smoothing are omitted (no parameters, small
- * cost); source and target share one sequence length.
+ * Dropout (o->dropout, default 0.1: the base model's P_drop, §5.4) on the
+ * sums of the embeddings and positions, on each sub-layer's output fused
+ * with the residual Add (DropoutAdd, see gen_build.h), and on the attention probabilities (as
+ * tensor2tensor and PyTorch's nn.MultiheadAttention do); 0 adds no dropout op.
+ *
+ * deviation: label smoothing is omitted (no parameters, small cost); source
+ * and target share one sequence length.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -59,7 +64,7 @@ static int ffn_block(struct gb *b, int32_t *x, int64_t rows, int64_t d, int64_t 
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/ffn/add", scope);
-    if ((rc = gb_eltwise(b, &s, "Add", (struct gb_in[]){{*x, 0}, {y, 0}}, 2, rows * d, 1, nm))) {
+    if ((rc = gb_dropout_add(b, &s, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, rows * d, nm))) {
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/ffn/layernorm", scope);
@@ -82,7 +87,8 @@ static int attn_block(struct gb *b, int32_t *x, int32_t kv, const struct tcfg *c
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/%s/add", scope, what);
-    if ((rc = gb_eltwise(b, &s, "Add", (struct gb_in[]){{*x, 0}, {a, 0}}, 2, rows * c->d, 1, nm))) {
+    if ((rc =
+             gb_dropout_add(b, &s, (struct gb_in){a, 0}, (struct gb_in){*x, 0}, rows * c->d, nm))) {
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/%s/layernorm", scope, what);
@@ -104,7 +110,11 @@ static int embed(struct gb *b, int32_t *x, int32_t table, int32_t ids, const str
         return rc;
     }
     snprintf(nm, sizeof(nm), "%s/positional", scope);
-    return gb_eltwise(b, x, "Add", &(struct gb_in){e, 0}, 1, rows * c->d, 2, nm);
+    if ((rc = gb_eltwise(b, &e, "Add", &(struct gb_in){e, 0}, 1, rows * c->d, 2, nm))) {
+        return rc;
+    }
+    snprintf(nm, sizeof(nm), "%s/embedding_dropout", scope);
+    return gb_dropout(b, x, (struct gb_in){e, 0}, rows * c->d, nm);
 }
 
 int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_info *info)
@@ -143,6 +153,7 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     logit_elems = rows * c.vocab;
 
     gb_init(&b, w, o->elem_bytes, o->groups);
+    b.dropout = o->dropout < 0 ? 0.1 : o->dropout;
     if ((rc = gb_op(&b, &src, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "source_ids")) ||
         (rc = gb_op(&b, &tgt, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "target_ids")) ||
         (rc = gb_op(&b, &labels, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "labels"))) {

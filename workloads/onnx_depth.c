@@ -74,8 +74,8 @@ struct od_frame {
     enum od_msg msg;
 };
 
-/* A varint at data[*pos] ending before `end` (at most 10 bytes); false when
- * it is cut off or too long. */
+/* A varint at data[*pos] ending before `end` (at most 10 bytes, 64 bits);
+ * false when it is cut off or longer. */
 static bool od_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
 {
     uint64_t x = 0;
@@ -84,7 +84,12 @@ static bool od_varint(const uint8_t *data, size_t end, size_t *pos, uint64_t *v)
         if (*pos >= end) {
             return false;
         }
-        x |= (uint64_t)(data[*pos] & 0x7f) << (7 * i);
+        uint64_t b = data[*pos] & 0x7f;
+
+        if (i == 9 && b > 1) { /* past 64 bits */
+            return false;
+        }
+        x |= b << (7 * i);
         if (!(data[(*pos)++] & 0x80)) {
             *v = x;
             return true;
@@ -121,13 +126,13 @@ int onnx_check_depth(const uint8_t *data, size_t len, const char *name, int *gra
             continue;
         }
         if (!od_varint(data, top->end, &pos, &tag)) {
-            rc = od_bad(name, "a field tag cut off or over 10 bytes", at);
+            rc = od_bad(name, "a field tag cut off or over 64 bits", at);
             break;
         }
         switch (tag & 7) {
         case 0: /* varint */
             if (!od_varint(data, top->end, &pos, &v)) {
-                rc = od_bad(name, "a varint cut off or over 10 bytes", at);
+                rc = od_bad(name, "a varint cut off or over 64 bits", at);
             }
             break;
         case 1: /* 64-bit */

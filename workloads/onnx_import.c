@@ -149,6 +149,10 @@ static int import_graph(struct ox *x, const Onnx__GraphProto *g)
             goto cleanup;
         }
     }
+    /* the loss, while the graph's outputs are known by name */
+    if ((rc = ox_add_loss(x, x->loss))) {
+        goto cleanup;
+    }
 cleanup:
     free(x->in);
     free(x->out);
@@ -178,6 +182,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     x.file = name;
     x.w = w;
     x.batch = o ? o->batch : 0;
+    x.loss = o ? o->loss : ONNX_LOSS_NONE;
     x.scale = 1.0;
     strpool_init(&x.pool);
     strmap_init(&x.by_name);

@@ -44,18 +44,73 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The loss added after the model's output for a training graph (an ONNX
+ * model holds none; docs/onnx-import.md, "The loss"):
+ *   ONNX_LOSS_NONE           no loss op (a forward graph; or backward seeded
+ *                            with a given output gradient, as
+ *                            out.sum().backward(): nothing kept for it);
+ *   ONNX_LOSS_CROSS_ENTROPY  "labels" (a Placeholder: int64 class indices,
+ *                            one per row of the logits) and "loss", a
+ *                            SoftmaxCrossEntropyWithLogits reading the first
+ *                            graph output and the labels: its gradient keeps
+ *                            the logits, as many bytes as PyTorch's
+ *                            cross_entropy keeps (the log-softmax result);
+ *   ONNX_LOSS_MSE            "targets" (a Placeholder shaped like the output)
+ *                            and "loss", a MeanSquaredError reading both:
+ *                            its gradient keeps the output and the targets,
+ *                            as PyTorch's mse_loss does;
+ *   ONNX_LOSS_DEFAULT        what a training script of the model would use,
+ *                            by this rule on the first graph output:
+ *                            cross-entropy when a linear layer (MatMul or
+ *                            Gemm, through views) produces it and either it
+ *                            has rank 2 and at least 2 columns (class logits
+ *                            [N, C]) or rank 3 or more while a graph input
+ *                            holds integers (token ids: logits over a
+ *                            vocabulary, [B, S, V]); mse when a linear layer
+ *                            produces it otherwise (a regression head);
+ *                            none when no linear layer does (a block or an
+ *                            encoder without its head: hidden states).
+ * The loss ops are the last ops of the workload; the names get a suffix
+ * when the model already has such a name.
+ */
+enum onnx_loss {
+    ONNX_LOSS_NONE = 0,
+    ONNX_LOSS_DEFAULT,
+    ONNX_LOSS_CROSS_ENTROPY,
+    ONNX_LOSS_MSE,
+};
+
+/* "cross-entropy", "mse", "none" -> *loss; BAECHI_EINVAL naming the value
+ * and the known ones otherwise. */
+int onnx_parse_loss(const char *s, enum onnx_loss *loss);
+/* The name onnx_parse_loss() reads ("default" for ONNX_LOSS_DEFAULT). */
+const char *onnx_loss_name(enum onnx_loss loss);
+
+struct onnx_import_stats;
+
+/*
+ * Appends to the workload name in buf (of size bytes) _loss<ce|mse|none>
+ * when st's loss is not the one the default rule picks (a name says every
+ * non-default option, docs/workloads.md "Names").
+ */
+void onnx_loss_name_suffix(char *buf, size_t size, const struct onnx_import_stats *st);
+
 struct onnx_import_opts {
-    int64_t batch; /* 0 = as exported */
+    int64_t batch;       /* 0 = as exported */
+    enum onnx_loss loss; /* ONNX_LOSS_NONE (0): none */
 };
 
 struct onnx_import_stats {
     int32_t n_nodes;
-    int32_t n_unknown;         /* nodes of operators we do not know (warned) */
-    int32_t n_from_value_info; /* node outputs sized from value_info */
-    int32_t n_folded;          /* nodes known at import time (shape arithmetic): no op */
-    int32_t n_fused;           /* nodes costed as part of a recognised pattern's op */
-    int64_t params;            /* trainable parameters (elements) */
-    double flops;              /* Σ FLOPs */
+    int32_t n_unknown;           /* nodes of operators we do not know (warned) */
+    int32_t n_from_value_info;   /* node outputs sized from value_info */
+    int32_t n_folded;            /* nodes known at import time (shape arithmetic): no op */
+    int32_t n_fused;             /* nodes costed as part of a recognised pattern's op */
+    int64_t params;              /* trainable parameters (elements) */
+    double flops;                /* Σ FLOPs (of the model's nodes, without the loss) */
+    enum onnx_loss loss;         /* the loss added (never ONNX_LOSS_DEFAULT) */
+    enum onnx_loss loss_default; /* what ONNX_LOSS_DEFAULT picks for this model */
 };
 
 /*

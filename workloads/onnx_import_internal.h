@@ -8,7 +8,8 @@
  *   onnx_fold.c    folding: the dataflow by value, the recognised patterns,
  *                  the parameter views and which nodes fold;
  *   onnx_emit.c    emitting: the initializers' ops and one op per node
- *                  (shape inference, value_info, inputs, outputs, FLOPs).
+ *                  (shape inference, value_info, inputs, outputs, FLOPs);
+ *   onnx_loss.c    the loss of a training graph, after the model's output.
  * The shape inference itself is onnx_shape.h's.
  *
  * Part of baechi-c; see README.md for the licence.
@@ -69,8 +70,9 @@ struct ox {
     struct strmap sfx_of; /* base name -> index in sfx: the next suffix to try */
     int32_t *sfx;
     size_t n_sfx, alloc_sfx;
-    int64_t batch; /* --batch, 0 = as exported */
-    double scale;  /* batch / B0 */
+    int64_t batch;       /* --batch, 0 = as exported */
+    enum onnx_loss loss; /* the loss asked for (ox_add_loss) */
+    double scale;        /* batch / B0 */
     struct onnx_import_stats st;
     char warned[32][64]; /* operators already warned about */
     int n_warned;
@@ -156,5 +158,14 @@ int ox_emit_initializers(struct ox *x);
 
 /* Node i of x->g: its outputs, and its op unless folded or inside a pattern. */
 int ox_import_node(struct ox *x, size_t i);
+
+/* onnx_loss.c */
+/*
+ * After the graph's nodes: the loss `want` (ONNX_LOSS_DEFAULT: the rule of
+ * onnx_import.h) after the first graph output of x->g; sets x->st.loss and
+ * x->st.loss_default.  A loss asked for a model whose first output is no
+ * tensor of known shape is BAECHI_EPARSE.
+ */
+int ox_add_loss(struct ox *x, enum onnx_loss want);
 
 #endif

@@ -34,8 +34,20 @@
  *     FLOPs, bytes, parameters, optimizer state and split tensors 1/T (exact:
  *     a size not divisible by T is an error); an all-reduce of the row-
  *     parallel output in forward (2 per layer) and of the gradient of the
- *     column-parallel input in backward (2 per layer).  Other ops
- *     (LayerNorm, residual Add, embeddings, head, loss) are replicated.
+ *     column-parallel input in backward (2 per layer).  Vocabulary-parallel
+ *     embedding and LM head, found by structure: a table (an op with
+ *     parameters and no inputs) read by Gathers and by the matmul feeding a
+ *     softmax cross-entropy: the table V'/T rows per rank (V = logits /
+ *     labels bytes, V' = V padded to a multiple of 128 x T), each lookup a
+ *     masked partial sum with an all-reduce, the head column-parallel
+ *     (logits V'/T, the gradient of its input all-reduced), the loss on
+ *     the split logits after one all-reduce of 3 values per token.  Other
+ *     ops (LayerNorm, residual Add, position embeddings) are replicated;
+ *     with sp (Korthikanti et al. 2022) they are split along the sequence
+ *     (1/T, parameters whole), the row-parallel all-reduces become
+ *     reduce-scatters and the column-parallel inputs all-gathers (forward,
+ *     and in backward for the weight gradient), the row-parallel output
+ *     gradients all-gathers.
  *   PP: P stages of contiguous layers (a layer: the groups of one "h<l>" or
  *     "layer_<l>" name component; equal layer counts; the ops before the
  *     first layer in stage 0, the others with the layer before them; a
@@ -64,12 +76,24 @@ struct parallel_opts {
     bool pp_by_time;      /* stages of equal forward time instead of equal layer counts */
     bool mixed_precision; /* optimizer state = K x Ψ, K = 4 + 4 x states (fp32 master copy and
                              states of fp16 parameters: 12 for Adam); see docs/parallelism.md */
+    bool sp;              /* Megatron sequence parallelism (needs tp > 1) */
+    bool fp32_main_grads; /* with mixed_precision: Megatron's fp32 main gradients, a resident
+                             4 x Ψ buffer held with the optimizer state (Adam: 18 bytes per
+                             parameter), and DDP's buckets reduce them (4 bytes per parameter) */
 };
 
 void parallel_opts_init(struct parallel_opts *o);
 
 /* D x T x P > 1, i.e. whether parallel_apply() changes anything. */
 bool parallel_opts_active(const struct parallel_opts *o);
+
+/*
+ * The precision options on one device, in place: each update op's optimizer
+ * state as parallel_apply() sets it (mixed_precision, fp32_main_grads), for
+ * a training graph that is not split (D x T x P = 1).  BAECHI_EINVAL:
+ * fp32_main_grads without mixed_precision.  O(V).
+ */
+int parallel_precision_apply(struct workload *w, const struct parallel_opts *o);
 
 /*
  * Writes into `out` (initialised here) the step of training graph `in`

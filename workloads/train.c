@@ -439,9 +439,18 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     case OPS_SAVE_NOTHING:
         break;
     }
-    if (out->op[f[v]].n_out > op->n_out && /* the saved buffer */
-        (rc = workload_add_input(out, recompute_source(x->rec, m, v, f), op->n_out, 0, 0))) {
-        return rc;
+    if (out->op[f[v]].n_out > op->n_out) { /* the saved buffer */
+        int32_t from = recompute_source(x->rec, m, v, f);
+
+        /* recomputed (its copy made the buffer again, as a checkpointed
+         * forward saves no mask): the forward copy keeps none, else it
+         * would stay with that copy's outputs, a recomputed layer's input */
+        if (from != f[v]) {
+            out->out_bytes[out->op[f[v]].out_off + op->n_out] = 0;
+        }
+        if ((rc = workload_add_input(out, from, op->n_out, 0, 0))) {
+            return rc;
+        }
     }
     if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
         return rc;

@@ -702,7 +702,7 @@ _GEN_PARAMS = dict(_TRAIN_PARAMS, batch=int, seq=int, size=str, layers=int, d_mo
                    heads=int, ffn=int, vocab=int, aux=bool, forward_only=bool, no_groups=bool,
                    device=str, elem_bytes=int, shape=str, ops=int, seed=int, fan_in=int,
                    width=int, depth=int, window=int, group_size=int, name=str)
-_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str)
+_IMPORT_PARAMS = dict(_TRAIN_PARAMS, train=bool, batch=int, device=str, loss=str)
 _TRAINING_PARAMS = dict(_TRAIN_PARAMS, device=str, override=bool)
 _PARALLEL_PARAMS = {"dp": int, "tp": int, "pp": int, "zero": int, "bucket_mb": float,
                     "mixed_precision": bool, "pp_balance": str}
@@ -777,9 +777,10 @@ def import_onnx(path, train: bool = False, batch: Optional[int] = None,
                 device: Optional[str] = None, bwd_factor: Optional[float] = None,
                 save_all_inputs: Optional[bool] = None, recompute: Optional[str] = None,
                 schedule: Optional[str] = None,
-                virtual_stages: Optional[int] = None) -> Workload:
+                virtual_stages: Optional[int] = None, loss: Optional[str] = None) -> Workload:
     """An ONNX model as a workload, as `baechi workload import PATH` writes it:
-    train=True adds backward and update ops (then micro_batches, optimizer,
+    train=True adds backward and update ops (then loss ("cross-entropy",
+    "mse", "none"; default: the rule of docs/onnx-import.md), micro_batches, optimizer,
     bwd_factor, save_all_inputs, recompute ("none", "full", "selective"),
     schedule ("gpipe", "1f1b", "interleaved") and virtual_stages apply); batch scales activations and FLOPs;
     device: the cost model (default "v100"; "none": untimed)."""
@@ -787,7 +788,7 @@ def import_onnx(path, train: bool = False, batch: Optional[int] = None,
     params = {"train": train, "batch": batch, "micro_batches": micro_batches,
               "optimizer": optimizer, "device": device, "bwd_factor": bwd_factor,
               "save_all_inputs": save_all_inputs, "recompute": recompute,
-              "schedule": schedule, "virtual_stages": virtual_stages}
+              "schedule": schedule, "virtual_stages": virtual_stages, "loss": loss}
     with _Params._adopt(params, "import_onnx") as p:
         ptr = _new(_workload_import_onnx, _WP, data, p._handle())
     return Workload._adopt(ptr, os.fspath(path))

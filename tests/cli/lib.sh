@@ -107,6 +107,28 @@ expect_grep() {
 
 GNMT="$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"
 
+# nodes_cluster N [NAME]: N H100s in nodes of 8 with a DGX's links (450 GB/s
+# inside, 50 GB/s a GPU between), as a cluster file on stdout (t790, t791).
+nodes_cluster() {
+    cat <<YAML
+format: 1
+name: ${2:-dgx-$1}
+devices:
+  - name: gpu
+    count: $1
+    kind: h100
+    memory: 80GB
+comm:
+  slope_us_per_byte: 2.2222222222222222e-6
+  intercept_us: 10
+  channel: duplex
+nodes:
+  gpus_per_node: 8
+  intra_node: {bandwidth: 450GB/s, latency_us: 10}
+  inter_node: {bandwidth: 400Gb/s, per: gpu, latency_us: 5}
+YAML
+}
+
 # --- helpers of the reference checks (t320-t350, tests/ref/) ---
 
 # ref_ctl_yaml OUT [OPS [SEED]]: a random DAG with control dependencies

@@ -36,7 +36,7 @@ EOF
 test_expect_success 'gen to standard output: the summary goes to stderr' - <<'EOF'
 expect_exit 0 "$BAECHI" workload gen gpt --layers 1 --seq 16 -b 1
 expect_grep '^format: 1' "$TMPDIR_TEST/out"
-expect_grep '^-: gpt-small_b1_s16_l1: 49 ops' "$TMPDIR_TEST/err"
+expect_grep '^-: gpt-small_b1_s16_l1: 53 ops' "$TMPDIR_TEST/err"
 EOF
 
 # synthetic DAGs go to the seeded generator

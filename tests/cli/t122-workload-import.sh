@@ -9,11 +9,11 @@ expect_exit 0 "$BAECHI" workload import "$D/resnet50.onnx" -o "$W/r.yaml"
 expect_grep 'resnet50: 282 ops from 175 nodes, 25\.56 M parameters' "$TMPDIR_TEST/out"
 EOF
 
-test_expect_success 'import resnet50 --train: the phases' - <<'EOF'
+test_expect_success 'import resnet50 --train: the phases, with the cross-entropy loss' - <<'EOF'
 expect_exit 0 "$BAECHI" workload import "$D/resnet50.onnx" --train --batch 32 -o "$W/rt.yaml"
-expect_grep 'resnet50_train_b32: 564 ops' "$TMPDIR_TEST/out"
+expect_grep 'resnet50_train_b32: 567 ops .*, loss cross-entropy \(the default\)$' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" workload info "$W/rt.yaml"
-expect_grep 'phases +282 forward, 175 backward, 107 update' "$TMPDIR_TEST/out"
+expect_grep 'phases +284 forward, 176 backward, 107 update' "$TMPDIR_TEST/out"
 EOF
 
 test_expect_success 'the imported training graph is placed by m-etf, m-topo and m-sct' '

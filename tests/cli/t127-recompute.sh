@@ -5,8 +5,9 @@
 # fixture's gpt2_ckpt4, tests/data/pytorch-memory.json) within 5 %; the
 # recomputed forward ops are in the graph (named L/recompute/..., phase
 # backward, the layer's group, after the gradient that enters the layer);
-# on one device the timed step grows by their time (within 1 %: op times
-# are rounded to whole µs); selective recomputation drops exactly the
+# on one device the timed step grows by their time (within 2 %: op times
+# are rounded to whole µs, and the simulator overlaps a few of them: 25 µs
+# of 1.8 ms with the GEMM size term of the cost model, docs/devices.md); selective recomputation drops exactly the
 # attention probabilities (b h s s per layer) from what is saved;
 # --explain-memory's saved kind shrinks; import --train and micro-batches
 # take the option; bad values are refused.
@@ -17,7 +18,8 @@ FIX="$TOP/tests/data/pytorch-memory.json"
 
 test_expect_success 'setup: 4 GPT-2 small layers, batch 1, each recompute mode' - <<'EOF'
 for r in none full selective; do
-    "$BAECHI" workload gen gpt --size small --layers 4 -b 1 --device h100 --recompute $r \
+    # --dropout 0: the fixture's blocks have none (t165 checks dropout's masks)
+    "$BAECHI" workload gen gpt --size small --layers 4 -b 1 --device h100 --dropout 0 --recompute $r \
         -o gpt-$r.yaml > /dev/null || exit 1
 done
 EOF
@@ -126,7 +128,7 @@ for r in ("full", "selective"):
     grew = step[r] - step["none"]
     print("%-9s step %d us (+%d), recomputed forward %.1f us; saved at the peak %d B (none %d B)"
           % (r, step[r], grew, t, saved[r], saved["none"]))
-    assert t > 0 and abs(grew - t) <= 0.01 * t, (r, grew, t)
+    assert t > 0 and abs(grew - t) <= 0.02 * t, (r, grew, t)
     assert saved[r] < saved["none"], (r, saved)
 PY
 EOF
@@ -142,7 +144,8 @@ grep -q "name: h0/recompute/ln_1/mb1," mb.yaml &&
 "$BAECHI" workload gen gpt --size small --layers 2 -b 1 --seq 64 --forward-only -o fwd.yaml \
     > /dev/null &&
 "$BAECHI" workload train fwd.yaml --recompute selective -o tr.yaml > /dev/null &&
-test "$(grep -c "{name: [^,]*/recompute/" tr.yaml)" -eq 4
+# selective, per layer: the scores, the softmax and the dropout on the probabilities
+test "$(grep -c "{name: [^,]*/recompute/" tr.yaml)" -eq 6
 EOF
 
 test_expect_success 'bad values are refused, naming the value' - <<'EOF'

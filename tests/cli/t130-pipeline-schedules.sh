@@ -47,9 +47,11 @@ cp "$TMPDIR_TEST/out" gp2.json
 python3 - <<'PY'
 import json
 gp, f1, gp2 = (json.load(open(f))["sim"]["timed"] for f in ("gp.json", "f1.json", "gp2.json"))
-peak = lambda r: max(d["peak_bytes"] for d in r["devices"])
 assert gp == gp2, "--schedule gpipe is the file's gpipe"
-assert peak(f1) < peak(gp), (peak(f1), peak(gp))
+# every device holds no more under 1f1b, one less (with 2 micro-batches
+# the first stage holds both in either schedule: its warm-up is min(p-1, m))
+pk = lambda r: [d["peak_bytes"] for d in r["devices"]]
+assert all(a <= b for a, b in zip(pk(f1), pk(gp))) and pk(f1) != pk(gp), (pk(f1), pk(gp))
 PY
 EOF
 

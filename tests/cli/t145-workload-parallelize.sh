@@ -26,10 +26,10 @@ grep -q '^  r5/h1/mlp/c_fc: 5$' pl.yaml
 ! grep -q '^  r5/h0/' pl.yaml
 EOF
 
-test_expect_success 'tp 2: 4 all-reduces per layer per rank of b x s x h elements' - <<'EOF'
+test_expect_success 'tp 2: 4 all-reduces per layer per rank of b x s x h elements, + embedding and head' - <<'EOF'
 expect_exit 0 "$BAECHI" workload parallelize g.yaml --tp 2 -o t.yaml
 n=$(grep "^- {name: r0/" t.yaml | grep -c "kind: all-reduce, bytes: 65536}")
-[ "$n" -eq 8 ] || { echo "$n all-reduces on rank 0 (want 4 x 2 layers)"; exit 1; }
+[ "$n" -eq 10 ] || { echo "$n all-reduces on rank 0 (want 4 x 2 layers + embedding + LM head)"; exit 1; }
 EOF
 
 test_expect_success 'workload gen takes the same flags: the same file' - <<'EOF'
@@ -82,6 +82,27 @@ expect_exit 2 "$BAECHI" workload parallelize g.yaml --zero 4
 grep -q -- "--zero" err
 expect_exit 2 "$BAECHI" workload parallelize g.yaml --dp 2 -o g.yaml
 expect_exit 2 "$BAECHI" workload gen $GPT --forward-only --dp 2
+EOF
+
+test_expect_success 'refusals: an already parallelised graph (exit 2, its file:line:col), --zero without --dp' - <<'EOF'
+expect_exit 0 "$BAECHI" workload parallelize g.yaml --dp 2 -o d2.yaml
+expect_exit 2 "$BAECHI" workload parallelize d2.yaml --dp 2 -o again.yaml
+grep -q "d2.yaml:[0-9]*:[0-9]*: op 'r0/.*' is already parallelised" err
+test ! -e again.yaml
+expect_exit 0 "$BAECHI" workload parallelize g.yaml -o d1.yaml
+expect_exit 2 "$BAECHI" workload parallelize d1.yaml --tp 2
+grep -q "is already parallelised" err
+expect_exit 2 "$BAECHI" workload parallelize g.yaml --zero 1
+grep -q -- "--zero 1 shards over the data-parallel replicas and needs --dp 2" err
+expect_exit 2 "$BAECHI" workload gen $GPT --tp 2 --zero 3
+grep -q -- "needs --dp 2" err
+EOF
+
+test_expect_success 'zero 3 with stages: each parameter gather joins its reader group, on its own rank' - <<'EOF'
+expect_exit 0 "$BAECHI" workload parallelize g.yaml --dp 2 --pp 2 --zero 3 -o z3.yaml
+n=$(grep -c "zero3/.*/ag, type: AllGather" z3.yaml)
+test "$n" -gt 0
+test "$(grep "zero3/.*/ag, type: AllGather" z3.yaml | grep -c -E '^- [{]name: r([0-9]+)/.* group: r\1/')" = "$n"
 EOF
 
 test_done

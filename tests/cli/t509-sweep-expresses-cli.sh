@@ -26,7 +26,7 @@ sample() {
     seed) echo 3 ;; fan-in) echo 2 ;; width) echo 4 ;; depth) echo 3 ;; window) echo 5 ;;
     group-size) echo 2 ;; name) echo custom ;;
     schedule) echo gpipe ;; virtual-stages) echo 1 ;;
-    recompute) echo full ;;
+    recompute) echo full ;; dropout) echo 0.2 ;; loss) echo mse ;;
     dp|tp|pp) echo 2 ;; zero) echo 1 ;; bucket-mb) echo 25 ;; pp-balance) echo time ;;
     esac
 }

@@ -93,36 +93,40 @@ EOF
 # The parallelism study (docs/parallel-study.md): GPT-2 medium at a global
 # batch of 64 on 2-16 GPUs; a line per strategy and op placer, the fastest
 # hybrid from 4 GPUs on; data parallelism scales (16 GPUs over two nodes at
-# least 7x faster than 2), m-ETF does not (every GPU count within 1 % of
-# 2 GPUs), ZeRO-3 holds less than DDP on every GPU count.
+# least 6x faster than 2: at the fp16 tensor-core rates of docs/devices.md
+# the all-reduce across the nodes is a larger share of the step than at
+# FP32 rates), m-ETF does not (the same at every GPU count: within 2 % of
+# 2 GPUs, or no placement, as since issue 31 counted dropout), ZeRO-3 holds
+# less than DDP on every GPU count.
 test_expect_success 'the parallelism figures: a line per strategy, their regimes' - <<'EOF'
     head -1 plots/parallel-step.csv | grep -qx "strategy,devices,step_ms,status,runs" &&
     test "$(sed 1d plots/parallel-step.csv | cut -d, -f1 | sort -u | tr '\n' ' ')" = \
         "DP DP+ZeRO-1 DP+ZeRO-3 PP-1F1B TP auto best-hybrid m-etf m-sct m-topo " &&
     test "$(grep -c "^best-hybrid," plots/parallel-step.csv)" -eq 3 &&
     ! grep -q "^best-hybrid,2," plots/parallel-step.csv &&
-    awk -F, '$1 == "DP" { s[$2] = $3 } END { exit !(s[2] > 7 * s[16]) }' \
+    awk -F, '$1 == "DP" { s[$2] = $3 } END { exit !(s[2] > 6 * s[16]) }' \
         plots/parallel-step.csv &&
-    awk -F, '$1 == "m-etf" { s[$2] = $3 } END { for (k in s) if (s[k] > 1.01 * s[2] ||
-        s[k] < 0.99 * s[2]) exit 1 }' plots/parallel-step.csv &&
+    awk -F, '$1 == "m-etf" { s[$2] = $3; st[$2] = $4 } END { for (k in s) if (st[k] != st[2] ||
+        (st[k] == "ok" && (s[k] > 1.02 * s[2] || s[k] < 0.98 * s[2]))) exit 1 }' \
+        plots/parallel-step.csv &&
     awk -F, '$1 == "DP" { d[$2] = $3 } $1 == "DP+ZeRO-3" { z[$2] = $3 }
         END { n = 0; for (k in d) { n++; if (!(z[k] < d[k])) exit 1 } exit n != 4 }' \
         plots/parallel-peak.csv
 EOF
 
-# GPT-2.7B: data parallelism fits 2, 4 and 8 GPUs of 80 GB (the whole
+# GPT-2.7B: data parallelism fits 8 GPUs of 80 GB but not 2 (the whole
 # model state, 40 GiB, and one micro-batch's activations on each: with no
 # pipeline stages the replicas run their micro-batches one after another;
 # before sim_sched.c joined the replicas into one stage, each replica was a
-# 1F1B stage and held two micro-batches: 105.8 / 86.5 GiB, out of memory),
-# tensor parallelism and ZeRO-3 do (2 and 4 GPUs), and m-ETF finds no
-# placement at any count.
+# 1F1B stage and held two micro-batches: 105.8 / 86.5 GiB, out of memory;
+# it fitted 2 and 4 GPUs until issue 31 counted every activation byte and
+# dropout's masks), tensor parallelism fits 2 GPUs, ZeRO-3 8, and m-ETF
+# finds no placement at any count.
 test_expect_success 'the GPT-2.7B parallelism figures: where each strategy fits' - <<'EOF'
-    grep -q "^DP,2,.*,ok," plots/parallel-2.7b-step.csv &&
-    grep -q "^DP,4,.*,ok," plots/parallel-2.7b-step.csv &&
+    grep -q "^DP,2,.*,oom," plots/parallel-2.7b-step.csv &&
     grep -q "^DP,8,.*,ok," plots/parallel-2.7b-step.csv &&
     grep -q "^TP,2,.*,ok," plots/parallel-2.7b-step.csv &&
-    grep -q "^DP+ZeRO-3,4,.*,ok," plots/parallel-2.7b-step.csv &&
+    grep -q "^DP+ZeRO-3,8,.*,ok," plots/parallel-2.7b-step.csv &&
     test "$(grep "^m-etf," plots/parallel-2.7b-step.csv | grep -vc ",infeasible,")" -eq 0 &&
     test "$(grep -c "^m-etf," plots/parallel-2.7b-step.csv)" -eq 4
 EOF

@@ -46,9 +46,9 @@ agree() {
 
 test_expect_success 'the models disagree here: timed does not fit, baechi fits; each verdict is its own' '
     [ "$(agree tp.yaml dgx-h100-8 given 0.0157 timed)" = False ]
-    grep -q "(baechi model 1.02 GiB)" out.txt
+    grep -q "(baechi model 888.17 MiB)" out.txt
     [ "$(agree tp.yaml dgx-h100-8 given 0.0157 baechi)" = True ]
-    grep -q "(timed model 1.33 GiB)" out.txt
+    grep -q "(timed model 1.19 GiB)" out.txt
 '
 
 test_expect_success 'the default is the timed model' '

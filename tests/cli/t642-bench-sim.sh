@@ -41,4 +41,11 @@ test_expect_success 'bad --reps: exit 2' '
     expect_grep "reps" "$TMPDIR_TEST/err"
 '
 
+# bench scale (issue 30 item 6's target): run's bound against sim at scale;
+# the numbers are timings (make bench), the test only that it measures
+test_expect_success 'bench scale --quick: dp 64 and 256, a run/sim ratio each' - <<'EOF'
+expect_exit 0 "$BAECHI" bench scale --quick
+[ "$(grep -Ec "^  dp +(64|256) on +(64|256) GPUs \( *[0-9]+ ops, step [1-9][0-9]* us\) +sim +[0-9.]+ ms CPU +bound +[0-9.]+ ms CPU +run/sim [0-9.]+x$" "$TMPDIR_TEST/out")" = 2 ]
+EOF
+
 test_done

@@ -5,8 +5,8 @@
 # m-ETF's in the text, the JSON and the database; a training graph is not
 # trained again; workload info names estimates and sums honestly.
 #
-# Allocation failures are injected with a small LD_PRELOAD shim built here,
-# which fails the N-th malloc/calloc/realloc of the process
+# Allocation failures are injected with the LD_PRELOAD shim
+# tests/shim/failalloc.c, which fails the N-th allocation of the process
 # (BAECHI_TEST_FAIL_ALLOC=N); a sweep over N checks every allocation of a
 # small run.  Skipped where no C compiler or no LD_PRELOAD (sanitizers: the
 # runtime shared, or static as in make check's build/san, whose program's
@@ -14,53 +14,6 @@
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
-
-cat > failalloc.c <<'C'
-#include <errno.h>
-#include <stdlib.h>
-
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-
-static long fail_at = -1, count;
-
-static int fail_now(void)
-{
-    if (fail_at < 0) {
-        const char *s = getenv("BAECHI_TEST_FAIL_ALLOC");
-        fail_at = s ? atol(s) : 0;
-    }
-    return ++count == fail_at;
-}
-
-void *malloc(size_t n)
-{
-    if (fail_now()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t a, size_t b)
-{
-    if (fail_now()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_calloc(a, b);
-}
-
-void *realloc(void *p, size_t n)
-{
-    if (fail_now()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_realloc(p, n);
-}
-C
 
 cat > tiny.yaml <<'YAML'
 format: 1
@@ -72,7 +25,7 @@ ops:
 YAML
 
 have_shim=no
-if cc -shared -fPIC -o failalloc.so failalloc.c 2> /dev/null &&
+if cc -shared -fPIC -o failalloc.so "$TOP/tests/shim/failalloc.c" 2> /dev/null &&
     LD_PRELOAD=$PWD/failalloc.so "$BAECHI" workload info tiny.yaml > /dev/null 2>&1 &&
     ! ldd "$BAECHI" 2> /dev/null | grep -q 'libasan\|libtsan' &&
     ! nm -D "$BAECHI" 2> /dev/null | grep -q ' __[at]san_init$'; then

@@ -10,29 +10,8 @@
 
 cd "$TMPDIR_TEST"
 
-# $1 devices in nodes of 8, links of a DGX (450 GB/s inside, 50 GB/s between).
-nodes_cluster() {
-    cat <<YAML
-format: 1
-name: dgx-$1
-devices:
-  - name: gpu
-    count: $1
-    kind: h100
-    memory: 80GB
-comm:
-  slope_us_per_byte: 2.2222222222222222e-6
-  intercept_us: 10
-  channel: duplex
-nodes:
-  gpus_per_node: 8
-  intra_node: {bandwidth: 450GB/s, latency_us: 10}
-  inter_node: {bandwidth: 400Gb/s, per: gpu, latency_us: 5}
-YAML
-}
-
 test_expect_success 'setup: GPT training graph, dp=512, 512 GPUs' '
-    "$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 -o g.yaml 2>/dev/null &&
+    "$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 --dropout 0 -o g.yaml 2>/dev/null &&
     "$BAECHI" workload parallelize g.yaml --dp 512 -o p512.yaml > /dev/null &&
     nodes_cluster 512 > c512.yaml
 '
@@ -77,15 +56,15 @@ same_bound() {
 
 test_expect_success 'the bound by classes = per pair: 79 ops, memory binds, LP solved' '
     same_bound 1MiB g.yaml round-robin > b1 && cat b1 &&
-    grep -q "\"memory_us\": 365, \"lp_us\": 303, \"lp_status\": \"optimal\"" b1 &&
+    grep -q "\"memory_us\": 519, \"lp_us\": 459, \"lp_status\": \"optimal\"" b1 &&
     same_bound 600KiB g.yaml round-robin > b2 &&
-    grep -q "\"memory_us\": 673" b2
+    grep -q "\"memory_us\": 828" b2
 '
 
 test_expect_success 'the bound by classes = per pair: dp=4, memory binds' '
     "$BAECHI" workload parallelize g.yaml --dp 4 -o p4.yaml > /dev/null &&
-    same_bound 1MiB p4.yaml given > b3 && grep -q "\"memory_us\": 718" b3 &&
-    same_bound 600KiB p4.yaml given > b4 && grep -q "\"memory_us\": 356" b4
+    same_bound 1MiB p4.yaml given > b3 && grep -q "\"memory_us\": 874" b3 &&
+    same_bound 600KiB p4.yaml given > b4 && grep -q "\"memory_us\": 512" b4
 '
 
 test_done

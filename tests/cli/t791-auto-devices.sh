@@ -12,24 +12,8 @@
 cd "$TMPDIR_TEST"
 
 test_expect_success 'setup: the 79-op GPT graph, 4,096 GPUs as nodes and mixed' - <<'EOF2'
-"$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 -o g.yaml 2>/dev/null
-cat > nodes.yaml <<'YAML'
-format: 1
-name: nodes-4096
-devices:
-  - name: gpu
-    count: 4096
-    kind: h100
-    memory: 80GB
-comm:
-  slope_us_per_byte: 2.2222222222222222e-6
-  intercept_us: 10
-  channel: duplex
-nodes:
-  gpus_per_node: 8
-  intra_node: {bandwidth: 450GB/s, latency_us: 10}
-  inter_node: {bandwidth: 400Gb/s, per: gpu, latency_us: 5}
-YAML
+"$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 -b 4 --seq 8 --dropout 0 -o g.yaml 2>/dev/null
+nodes_cluster 4096 nodes-4096 > nodes.yaml
 cat > mixed.yaml <<'YAML'
 format: 1
 name: mixed-4096

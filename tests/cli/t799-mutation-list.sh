@@ -10,17 +10,9 @@ test_expect_success 'every mutation applies, its test exists, 30 or more' - <<'X
 python3 - "$TOP" <<'PY'
 import os, sys, glob
 top = sys.argv[1]
-blocks, cur = [], {}
-for line in open(os.path.join(top, "tests/mutations.txt"), encoding="utf-8"):
-    line = line.rstrip("\n")
-    if line.startswith("#"):
-        continue
-    if not line.strip():
-        if cur: blocks.append(cur); cur = {}
-        continue
-    k, _, v = line.partition(":")
-    cur[k.strip()] = v.strip()
-if cur: blocks.append(cur)
+sys.path.insert(0, os.path.join(top, "scripts"))
+from mutations import read
+blocks = read(os.path.join(top, "tests/mutations.txt"))
 bad, names = [], set()
 for b in blocks:
     miss = [k for k in ("name", "file", "from", "to", "test", "why") if not b.get(k)]

@@ -22,7 +22,7 @@ static int write_w(FILE *f, const void *w)
 
 int fuzz_one_input(const uint8_t *data, size_t size)
 {
-    struct onnx_import_opts o = {size % 2 ? 7 : 0};
+    struct onnx_import_opts o = {size % 2 ? 7 : 0, size % 3 ? ONNX_LOSS_DEFAULT : ONNX_LOSS_NONE};
     struct onnx_import_stats st;
     struct workload w, w2, tr;
     struct train_opts to;

@@ -16,6 +16,12 @@
 # (BAECHI_TEST_FAIL_ALLOC=N), S = $SWEEP_STRIDE (default 1: every point).
 # $SWEEP_SED, a sed script, is applied to stdout and stderr before they
 # are compared (wall-clock times: 's/ in [0-9.]* [mµ]*s;/ in T;/').
+# $SWEEP_LAST=L tries the last L points only (a command whose end is what
+# is to be checked).  $SWEEP_SETSID=1 runs each failing run in a session of
+# its own (setsid -w), so that one that kills its process group
+# (kill(0, ...)) is reported as a signal instead of ending the sweep.
+# $SWEEP_RM names files removed before every run, not compared (a results
+# database that each run is to create afresh).
 # Runs in the current directory (OUT is relative to it).  Prints each
 # failure as "N: why: last line of stderr" and then one line
 # "A points, R runs, F failures"; exits 1 when F > 0.  One process per
@@ -28,6 +34,8 @@ shift 2
 stride=${SWEEP_STRIDE:-1}
 
 rm -f "$out" sweep.ref.out sweep.ref.err sweep.ref.file
+# shellcheck disable=SC2086 # a word list
+[ -z "${SWEEP_RM:-}" ] || rm -f $SWEEP_RM
 BAECHI_TEST_FAIL_COUNT=1 LD_PRELOAD=$shim "$@" > sweep.ref.out 2> sweep.ref.err < /dev/null
 rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -55,12 +63,23 @@ filter() {
 filter sweep.ref.out
 filter sweep.ref.err
 [ "$out" = - ] || mv "$out" sweep.ref.file
+# shellcheck disable=SC2086
+[ -z "${SWEEP_RM:-}" ] || rm -f $SWEEP_RM
 
 runs=0
 fails=0
 i=1
+if [ -n "${SWEEP_LAST:-}" ] && [ "$SWEEP_LAST" -lt "$n" ]; then
+    i=$((n - SWEEP_LAST + 1))
+fi
 while [ "$i" -le "$n" ]; do
-    BAECHI_TEST_FAIL_ALLOC=$i LD_PRELOAD=$shim "$@" > sweep.out 2> sweep.err < /dev/null
+    if [ "${SWEEP_SETSID:-0}" = 1 ]; then
+        # setsid and env themselves not preloaded: only the command counts
+        BAECHI_TEST_FAIL_ALLOC=$i setsid -w env LD_PRELOAD="$shim" "$@" \
+            > sweep.out 2> sweep.err < /dev/null
+    else
+        BAECHI_TEST_FAIL_ALLOC=$i LD_PRELOAD=$shim "$@" > sweep.out 2> sweep.err < /dev/null
+    fi
     rc=$?
     runs=$((runs + 1))
     why=
@@ -96,6 +115,8 @@ while [ "$i" -le "$n" ]; do
         fails=$((fails + 1))
     fi
     [ "$out" = - ] || rm -f "$out"
+    # shellcheck disable=SC2086
+    [ -z "${SWEEP_RM:-}" ] || rm -f $SWEEP_RM
     rm -f ./*tmp*
     i=$((i + stride))
 done

@@ -119,15 +119,16 @@ Test(cluster, nvlink_presets)
     cr_assert_eq(cluster_load(&c, "dgx-h100-8"), 0, "%s", err_msg());
     cr_assert_eq(c.n_devices, 8);
     cr_assert_eq(c.dev[7].mem_bytes, 80000000000LL);
-    cr_assert_eq(c.dev[0].peak_flops, 989e12);
-    cr_assert_eq(c.dev[0].mem_bw_bytes_per_s, 3.35e12);
+    /* rates come from the device table of its kind (workloads/devices.c) */
+    cr_assert(isnan(c.dev[0].peak_flops));
+    cr_assert(isnan(c.dev[0].mem_bw_bytes_per_s));
     cr_assert_str_eq(c.dev[0].kind, "h100-sxm5-80gb");
     cr_assert(fabs(c.comm.slope_us_per_byte - 1 / 450e3) < 1e-18);
     cr_assert_eq(c.comm.intercept_us, 10);
     cluster_release(&c);
     cr_assert_eq(cluster_load(&c, "hgx-h200-8"), 0, "%s", err_msg());
     cr_assert_eq(c.dev[0].mem_bytes, 141000000000LL);
-    cr_assert_eq(c.dev[0].mem_bw_bytes_per_s, 4.8e12);
+    cr_assert_str_eq(c.dev[0].kind, "h200-sxm-141gb");
     cluster_release(&c);
 }
 
@@ -387,8 +388,7 @@ Test(cluster, nodes_expand_to_pairs)
              "  inter_node: {bandwidth: 1MB/s, per: node}\n";
     struct cluster c;
 
-    cr_assert_eq(cluster_read_yaml_string(&c, nodes, strlen(nodes), "n.yaml"), 0, "%s",
-                 err_msg());
+    cr_assert_eq(cluster_read_yaml_string(&c, nodes, strlen(nodes), "n.yaml"), 0, "%s", err_msg());
     cr_assert_eq(cluster_comm_us(&c, 0, 1, 1000), 9009); /* the explicit pair */
     cr_assert_eq(cluster_comm_us(&c, 1, 0, 1000), 2);    /* intra */
     cr_assert_eq(cluster_comm_us(&c, 2, 3, 1000), 2);

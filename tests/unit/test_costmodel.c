@@ -25,7 +25,7 @@ Test(costmodel, presets_have_datasheet_peaks)
         cr_assert(m.datasheet);
         cr_assert(m.peak_flops > 1e12 && m.mem_bw_bytes_per_s > 1e11, "%s", names[n]);
     }
-    cr_assert_eq(n, 6);
+    cr_assert_eq(n, 7);
     cr_assert_eq(costmodel_preset(&m, "V100"), 0);
     cr_assert_float_eq(m.peak_flops, 15.7e12, 1);
     cr_assert_float_eq(m.mem_bw_bytes_per_s, 900e9, 1);
@@ -152,10 +152,10 @@ Test(costmodel, measured_time_wins_unless_override)
 
     workload_init(&w);
     costmodel_preset(&m, "v100");
-    cr_assert_eq(workload_add_op(&w, "a", "MatMul", &a), 0);
+    cr_assert_eq(workload_add_op(&w, "a", "Add", &a), 0);
     w.op[a].time_us = 7;
     w.op[a].flops = 15.7e12 * 0.6 / 1e3; /* 1 ms by the model */
-    cr_assert_eq(workload_add_op(&w, "b", "MatMul", &b), 0);
+    cr_assert_eq(workload_add_op(&w, "b", "Add", &b), 0);
     w.op[b].flops = 15.7e12 * 0.6 / 1e3;
     cr_assert_eq(workload_add_op(&w, "c", "NoOp", &c), 0);
     cr_assert_eq(costmodel_apply(&m, &w, 0, &n), 0);
@@ -168,4 +168,76 @@ Test(costmodel, measured_time_wins_unless_override)
     cr_assert_eq(n, 2);
     cr_assert_float_eq(w.op[a].time_us, 1005.0, 1e-6);
     workload_release(&w);
+}
+
+Test(costmodel, one_table_for_presets_and_cluster_kinds)
+{
+    struct costmodel p, c;
+    char name[] = "g", kind[] = "h100-sxm5-80gb";
+    struct cluster_device d = {
+        .name = name, .kind = kind, .peak_flops = NAN, .mem_bw_bytes_per_s = NAN, .launch_us = NAN};
+
+    cr_assert_eq(costmodel_preset(&p, "h100"), 0);
+    cr_assert_eq(costmodel_from_device(&c, &d), 0, "%s", err_msg());
+    cr_assert(c.datasheet);
+    for (int t = 0; t < DEVICES_N_DTYPES; t++) {
+        cr_assert_eq(p.gemm_flops[t], c.gemm_flops[t]);
+    }
+    cr_assert_float_eq(p.gemm_flops[DEVICES_FP16], 989.4e12, 1);
+    cr_assert_float_eq(p.gemm_flops[DEVICES_TF32], 494.7e12, 1);
+    cr_assert_float_eq(p.gemm_flops[DEVICES_FP8], 1978.9e12, 1);
+    cr_assert_eq(p.mem_bw_bytes_per_s, c.mem_bw_bytes_per_s);
+    /* the longest stem wins: a100-pcie-40gb is not the SXM a100 */
+    cr_assert_str_eq(devices_find("a100-pcie-40gb")->name, "a100-pcie");
+    cr_assert_str_eq(devices_find("A100-SXM4-80GB")->name, "a100");
+    cr_assert_null(devices_find("h1000"));
+    cr_assert_eq(costmodel_preset(&p, "h100-sxm5-80gb"), BAECHI_EINVAL); /* presets: exact */
+}
+
+Test(costmodel, gemm_rate_per_dtype_and_size)
+{
+    struct costmodel m;
+    double big = 1e15, n_half;
+
+    cr_assert_eq(costmodel_preset(&m, "a100"), 0);
+    cr_assert(costmodel_is_gemm("MatMul") && costmodel_is_gemm("MatMulGrad"));
+    cr_assert(costmodel_is_gemm("Conv2DGrad") && costmodel_is_gemm("BatchMatMul"));
+    cr_assert(!costmodel_is_gemm("Add") && !costmodel_is_gemm("SoftmaxGrad"));
+    cr_assert_eq(costmodel_dtype(&m, 2), DEVICES_FP16);
+    cr_assert_eq(costmodel_dtype(&m, 4), DEVICES_FP32);
+    cr_assert_eq(costmodel_dtype(&m, 1), DEVICES_FP16); /* no fp8 on A100 */
+    /* a large fp16 GEMM: at 0.8 of 312 TFLOP/s plus the half-size term */
+    n_half = 312e12 * COSTMODEL_DEFAULT_GEMM_HALF_US * 1e-6;
+    cr_assert_float_eq(costmodel_gemm_us(&m, DEVICES_FP16, big, 0),
+                       (big + n_half) / (312e12 * 0.8) * 1e6 + 5.0, 1e-6);
+    /* at n = n_half the efficiency is half of its maximum */
+    cr_assert_float_eq(costmodel_gemm_us(&m, DEVICES_FP16, n_half, 0) - 5.0,
+                       n_half / (312e12 * 0.4) * 1e6, 1e-9);
+    /* fp32 on the CUDA cores, tf32 on the tensor cores */
+    cr_assert_float_eq(costmodel_gemm_us(&m, DEVICES_FP32, big, 0),
+                       (big + 19.5e12 * 4e-6) / (19.5e12 * 0.6) * 1e6 + 5.0, 1e-3);
+    cr_assert_float_eq(costmodel_gemm_us(&m, DEVICES_TF32, big, 0),
+                       (big + 156e12 * 4e-6) / (156e12 * 0.8) * 1e6 + 5.0, 1e-3);
+    /* memory-bound: the bandwidth term */
+    cr_assert_float_eq(costmodel_gemm_us(&m, DEVICES_FP16, 1e6, 2039e9 * 0.8 * 1e-3), 1005.0, 1e-6);
+}
+
+Test(costmodel, dtype_suffix)
+{
+    struct costmodel m;
+    char kind[128];
+
+    cr_assert_eq(costmodel_from_spec(&m, "h100:tf32", kind, sizeof(kind)), 0, "%s", err_msg());
+    cr_assert_eq(m.dtype, DEVICES_TF32);
+    cr_assert_eq(costmodel_dtype(&m, 2), DEVICES_TF32);
+    cr_assert_eq(costmodel_from_spec(&m, "h100", kind, sizeof(kind)), 0);
+    cr_assert_eq(m.dtype, -1);
+    cr_assert_eq(costmodel_from_spec(&m, "h100:fp12", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "unknown data type 'fp12'"), "%s", err_msg());
+    cr_assert_eq(costmodel_from_spec(&m, "v100:bf16", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert(strstr(err_msg(), "no bf16"), "%s", err_msg());
+    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:3:fp8", kind, sizeof(kind)), 0, "%s",
+                 err_msg());
+    cr_assert_eq(m.dtype, DEVICES_FP8);
+    cr_assert_float_eq(m.gemm_flops[DEVICES_FP8], 1978.9e12, 1);
 }

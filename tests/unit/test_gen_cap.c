@@ -71,6 +71,6 @@ Test(gen_cap, refused_above_the_cap)
     o.train.micro_batches = 1024;
     o.batch = 1024;
     cr_assert_eq(gen_model(&w, "gpt", &o, NULL), BAECHI_EINVAL);
-    cr_expect(strstr(err_msg(), "--layers 10000 --micro-batches 1024 would have 245832295 ops"),
+    cr_expect(strstr(err_msg(), "--layers 10000 --micro-batches 1024 would have 266314343 ops"),
               "%s", err_msg());
 }

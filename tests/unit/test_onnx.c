@@ -25,7 +25,7 @@
 static void import_ok(struct workload *w, const char *path, int64_t batch,
                       struct onnx_import_stats *st)
 {
-    struct onnx_import_opts o = {batch};
+    struct onnx_import_opts o = {batch, ONNX_LOSS_NONE};
     struct graph g;
 
     err_set_quiet(1);

@@ -43,8 +43,12 @@ static void wrap(struct buf *b, unsigned num, const char *tail)
     cr_assert_not_null(p);
     n = put_varint(p, (uint64_t)num << 3 | 2);
     n += put_varint(p + n, b->n);
-    memcpy(p + n, b->p, b->n);
-    memcpy(p + n + b->n, tail, tl);
+    if (b->n) { /* memcpy from NULL, even of 0 bytes, is undefined */
+        memcpy(p + n, b->p, b->n);
+    }
+    if (tl) {
+        memcpy(p + n + b->n, tail, tl);
+    }
     free(b->p);
     b->p = p;
     b->n = n + b->n + tl;
@@ -157,7 +161,8 @@ Test(onnx_depth, malformed_wire_data_is_refused)
 {
     refused("\x80", 1, "field tag cut off");  /* tag's continuation */
     refused("\x08\x80", 2, "varint cut off"); /* ir_version cut off */
-    refused("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12, "over 10 bytes");
+    refused("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12, "over 64 bits");
+    refused("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11, "over 64 bits");
     refused("\x3a\x85", 2, "length cut off");                      /* graph's length */
     refused("\x3a\x05\x00", 3, "longer than its message");         /* graph past the end */
     refused("\x3a\x03\x0a\x05\x00", 5, "longer than its message"); /* node past the graph */

@@ -263,3 +263,23 @@ Test(ops, unknown_types_get_the_defaults)
     cr_assert(!ops_is_view("NoSuchOp") && !ops_runs_in_place("NoSuchOp"));
     cr_assert(!ops_is_data("NoSuchOp") && !ops_is_pool("NoSuchOp"));
 }
+
+/* core's list of the types whose persistent bytes are beside their outputs
+ * (core/workload_types.c, read by the timed model) is the table's rows
+ * outside the param, const and other categories. */
+Test(ops, state_types_match_the_table)
+{
+    size_t n;
+    const struct ops_row *rows = ops_table(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        bool state = rows[i].cat == OPS_CAT_PARAM || rows[i].cat == OPS_CAT_CONST ||
+                     rows[i].cat == OPS_CAT_OTHER;
+
+        cr_expect_eq(workload_type_holds_state(rows[i].type), state, "'%s': core says %d",
+                     rows[i].type, (int)workload_type_holds_state(rows[i].type));
+    }
+    /* unknown types keep the original's reading (synthetic ops, fixtures' "Op") */
+    cr_expect(!workload_type_holds_state("MatMul") && workload_type_holds_state("Synthetic") &&
+              workload_type_holds_state("Op") && workload_type_holds_state(NULL));
+}

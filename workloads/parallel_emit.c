@@ -1,0 +1,202 @@
+/*
+ * parallel_emit.c - writing the plans of the parallel transform as ops: each
+ * rank's copies of the input ops (split by TP, sharded by ZeRO) and its
+ * ops of the collectives, with the x-collective extension (parallel.h).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "workloads/parallel_internal.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Input (producer j, port) of an op of rank (d, t), resolved to its copy. */
+static int add_input(struct workload *out, const struct ctx *x, int32_t j, int32_t port, int32_t d,
+                     int32_t t, bool follow)
+{
+    int32_t r = t + x->o->tp * (d + x->o->dp * x->stage[j]);
+    int32_t at = port != WL_PORT_CONTROL && follow ? x->redirect[x->w->op[j].out_off + port] : -1;
+
+    if (at >= 0) {
+        return workload_add_input(out, x->first_id[r] + at, 0, 0, 0);
+    }
+    return workload_add_input(out, x->first_id[r] + x->item_of[j], port, 0, 0);
+}
+
+/* Rank r's op of collective c (rank r = (p, d, t)). */
+static int emit_coll(struct workload *out, const struct ctx *x, const struct coll *c, int32_t r)
+{
+    const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D, p = r / T / D;
+    char id[640], name[700], group[1100], bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
+    char *keys[] = {k0, k1, k2};
+    struct yval items[3] = {
+        {.kind = YVAL_SCALAR, .scalar = id},
+        {.kind = YVAL_SCALAR, .scalar = (char *)c->kind},
+        {.kind = YVAL_SCALAR, .scalar = bytes},
+    };
+    struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
+    int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
+    int rc;
+
+    if (c->over_tp) {
+        snprintf(id, sizeof(id), "p%d.d%d/%s", (int)p, (int)d, c->id);
+    } else {
+        snprintf(id, sizeof(id), "p%d.t%d/%s", (int)p, (int)t, c->id);
+    }
+    snprintf(name, sizeof(name), "r%d/%s", (int)r, id);
+    snprintf(bytes, sizeof(bytes), "%lld", (long long)c->bytes);
+    if ((rc = workload_add_op(out, name, c->type, &k)) || (rc = workload_add_output(out, c->out))) {
+        return rc;
+    }
+    for (int32_t i = 0; i < c->n_in; i++) {
+        const struct wl_input *in = &x->cin[c->in_off + i];
+
+        if ((rc = add_input(out, x, in->producer, in->port, d, t, c->follow))) {
+            return rc;
+        }
+    }
+    if ((rc = workload_add_ext(out, "x-collective", &v))) {
+        return rc;
+    }
+    /* Collectives follow their replicas: a rank op joins the colocation group
+     * of the op whose output it reduces first (a ZeRO-3 gather: of the op
+     * that reads it), so a placer that keeps groups (every placer's default
+     * grouper) puts it on that replica's device.  The group is named from
+     * the input graph: the copy may not be written yet. */
+    if (g >= 0) {
+        snprintf(group, sizeof(group), "r%d/%s", (int)r, workload_group(x->w, g));
+        if ((rc = workload_set_group(out, k, group))) {
+            return rc;
+        }
+    }
+    out->op[k].time_us = 0;
+    out->op[k].phase = c->phase;
+    out->op[k].has_phase = true;
+    out->op[k].device = r;
+    return 0;
+}
+
+/* Rank r's copy of input op i. */
+static int emit_copy(struct workload *out, const struct ctx *x, int32_t i, int32_t r)
+{
+    const struct wl_op *op = &x->w->op[i];
+    const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D;
+    double div = parallel_tp_compute_div(x, i);
+    char name[1024];
+    struct wl_op *o;
+    int32_t k;
+    int rc;
+
+    if (op->phase == PHASE_UPDATE && x->o->zero >= 1) {
+        div *= D; /* each replica updates its shard */
+    }
+    snprintf(name, sizeof(name), "r%d/%s", (int)r, op->name);
+    if ((rc = workload_add_op(out, name, op->type, &k))) {
+        return rc;
+    }
+    for (int32_t p = 0; p < op->n_out; p++) {
+        if ((rc = workload_add_output(out, parallel_out_bytes(x, i, p)))) {
+            return rc;
+        }
+    }
+    for (int32_t j = 0; j < op->n_in; j++) {
+        const struct wl_input *in = &x->w->input[op->in_off + j];
+        int32_t ag = x->in_redirect[op->in_off + j];
+
+        rc = ag >= 0 ? workload_add_input(out, x->first_id[r] + ag, 0, 0, 0)
+                     : add_input(out, x, in->producer, in->port, d, t, true);
+        if (rc) {
+            return rc;
+        }
+    }
+    if (x->extra_in[i] >= 0 &&
+        (rc = workload_add_input(out, x->first_id[r] + x->extra_in[i], 0, 0, 0))) {
+        return rc;
+    }
+    for (int32_t j = 0; j < op->n_ext; j++) {
+        const struct wl_ext *e = &x->w->ext[op->ext_off + j];
+
+        if ((rc = workload_add_ext(out, e->key, &e->val))) {
+            return rc;
+        }
+    }
+    if (op->group) {
+        snprintf(name, sizeof(name), "r%d/%s", (int)r, op->group);
+        if ((rc = workload_set_group(out, k, name))) {
+            return rc;
+        }
+    }
+    o = &out->op[k];
+    o->time_us = op->time_us / div;
+    o->flops = op->flops / div;
+    o->bytes = op->bytes / div;
+    o->temp = (int64_t)ceil((double)op->temp / div);
+    o->persistent = parallel_persistent_of(x, i);
+    o->phase = op->phase;
+    o->has_phase = op->has_phase;
+    o->device = r;
+    o->line = op->line;
+    o->col = op->col;
+    return 0;
+}
+
+int parallel_emit(struct workload *out, struct ctx *x)
+{
+    const int32_t T = x->o->tp, D = x->o->dp;
+    int32_t id = 0;
+    int rc;
+
+    for (int32_t r = 0; r < x->n_dev; r++) {
+        int32_t p = r / T / D;
+
+        x->first_id[r] = id;
+        id += x->plan_off[p + 1] - x->plan_off[p];
+    }
+    for (int32_t r = 0; r < x->n_dev; r++) {
+        int32_t p = r / T / D;
+
+        for (int32_t k = x->plan_off[p]; k < x->plan_off[p + 1]; k++) {
+            const struct item *it = &x->plan[k];
+
+            rc = it->src >= 0 ? emit_copy(out, x, it->src, r)
+                              : emit_coll(out, x, &x->coll[it->coll], r);
+            if (rc) {
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+int parallel_copy_header(struct workload *out, const struct workload *in,
+                         const struct parallel_opts *o)
+{
+    char name[512];
+    int rc;
+
+    snprintf(name, sizeof(name), "%s_dp%d_tp%d_pp%d%s%s", in->name ? in->name : "workload",
+             (int)o->dp, (int)o->tp, (int)o->pp, o->sp ? "_sp" : "",
+             o->zero == 1   ? "_zero1"
+             : o->zero == 2 ? "_zero2"
+             : o->zero == 3 ? "_zero3"
+                            : "");
+    if ((rc = workload_set_name(out, name))) {
+        return rc;
+    }
+    if ((in->description && !(out->description = mem_strdup(in->description))) ||
+        (in->source && !(out->source = mem_strdup(in->source))) ||
+        (in->reference_device && !(out->reference_device = mem_strdup(in->reference_device)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t i = 0; i < in->n_top_ext; i++) {
+        if ((rc = workload_set_top_ext(out, in->top_ext[i].key, &in->top_ext[i].val))) {
+            return rc;
+        }
+    }
+    return 0;
+}
