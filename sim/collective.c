@@ -143,29 +143,30 @@ static double hier_bytes(enum coll_kind kind, bool rail, double len, double m, d
 }
 
 /* The ranks' nodes, numbered by first appearance: node[i] in 0..*m-1, and
- * local[i] the rank's index in its node; *g the largest node group. */
+ * local[i] the rank's index in its node; *g the largest node group.
+ * cnt (n) and map (cluster_n_nodes, all -1, left so) are scratch: O(n). */
 static void group_by_node(const struct cluster *c, const int32_t *devs, int32_t n, int32_t *node,
-                          int32_t *local, int32_t *first, int32_t *m, int32_t *g)
+                          int32_t *local, int32_t *first, int32_t *cnt, int32_t *map, int32_t *m,
+                          int32_t *g)
 {
     *m = 0;
     *g = 0;
     for (int32_t i = 0; i < n; i++) {
-        int32_t k = 0, cn = cluster_node_of(c, devs[i]);
+        int32_t cn = cluster_node_of(c, devs[i]), k = map[cn];
 
-        while (k < *m && cluster_node_of(c, devs[first[k]]) != cn) {
-            k++;
-        }
-        if (k == *m) {
+        if (k < 0) {
+            k = map[cn] = *m;
             first[(*m)++] = i;
+            cnt[k] = 0;
         }
         node[i] = k;
-        local[i] = 0;
-        for (int32_t j = 0; j < i; j++) {
-            local[i] += node[j] == k;
-        }
+        local[i] = cnt[k]++;
         if (local[i] + 1 > *g) {
             *g = local[i] + 1;
         }
+    }
+    for (int32_t k = 0; k < *m; k++) {
+        map[cluster_node_of(c, devs[first[k]])] = -1;
     }
 }
 
@@ -175,22 +176,27 @@ static int hierarchical(struct planner *pl, const struct graph_coll *gc, const i
                         int32_t n, int32_t *scratch)
 {
     int32_t *node = scratch, *local = scratch + n, *first = scratch + 2 * n, *sub = scratch + 3 * n;
+    int32_t *cnt = scratch + 4 * n, *map = scratch + 5 * n;
     struct slowest in = {0, 0}, x = {0, 0};
     const double S = (double)gc->bytes;
     int32_t m, g;
     double t;
     int rc;
 
-    group_by_node(pl->c, devs, n, node, local, first, &m, &g);
+    group_by_node(pl->c, devs, n, node, local, first, cnt, map, &m, &g);
+    /* the ranks by node (first[k]: where node k's start), op order within */
+    for (int32_t k = 0, at = 0; k < m; k++) {
+        first[k] = at;
+        at += cnt[k];
+    }
+    for (int32_t i = 0; i < n; i++) {
+        sub[first[node[i]] + local[i]] = devs[i];
+    }
     for (int32_t k = 0; k < m; k++) { /* the rings in each node */
-        int32_t len = 0;
+        int32_t len = cnt[k];
 
-        for (int32_t i = 0; i < n; i++) {
-            if (node[i] == k) {
-                sub[len++] = devs[i];
-            }
-        }
-        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, false, len, m, g, S), -1, &in))) {
+        if ((rc = ring(pl, sub + first[k], len, hier_bytes(gc->kind, false, len, m, g, S), -1,
+                       &in))) {
             return rc;
         }
     }
@@ -220,7 +226,9 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     const int32_t n = g->coll_start[ci + 1] - g->coll_start[ci];
     struct planner pl = {.c = c, .p = p};
     struct slowest sl = {0, 0};
-    int32_t *devs = array_malloc((size_t)n * 5 + 1, sizeof(*devs)), m = 1, gmax = 0;
+    /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
+    const size_t n_map = (size_t)cluster_n_nodes(c);
+    int32_t *devs = array_malloc((size_t)n * 6 + n_map + 1, sizeof(*devs)), m = 1, gmax = 0;
     double S = (double)gc->bytes, t;
     int rc = 0;
 
@@ -231,9 +239,11 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     for (int32_t i = 0; i < n; i++) {
         devs[i] = device_of[g->coll_op[g->coll_start[ci] + i]];
     }
+    memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;
     if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
-        group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, &m, &gmax);
+        group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
+                      &m, &gmax);
         p->algo = m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
     }
     if (!any_link(devs, n)) {
@@ -307,9 +317,10 @@ static int64_t take(int64_t *slot, int64_t st)
     return *slot > st ? *slot : st;
 }
 
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan, int32_t nd,
-                      int64_t now_us)
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+                      const struct sim_links *links, int64_t now_us)
 {
+    const int32_t nd = links->nd;
     int64_t st = now_us, end;
 
     /* the start: every channel free */
@@ -317,7 +328,7 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
         const struct coll_edge *e = &p->edge[k];
 
         if (m == CHANNEL_LINK) {
-            st = take(&chan[(size_t)e->src * nd + e->dst], st);
+            st = take(&chan[sim_links_at(links, e->src, e->dst)], st);
         } else if (m == CHANNEL_DUPLEX) {
             st = take(&chan[nd + e->dst], take(&chan[e->src], st));
         } else {
@@ -329,7 +340,7 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
         const struct coll_edge *e = &p->edge[k];
 
         if (m == CHANNEL_LINK) {
-            chan[(size_t)e->src * nd + e->dst] = end;
+            chan[sim_links_at(links, e->src, e->dst)] = end;
         } else if (m == CHANNEL_DUPLEX) {
             chan[e->src] = chan[nd + e->dst] = end;
         } else {

@@ -56,6 +56,7 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
+#include "sim/sim_links.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -103,13 +104,14 @@ bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v);
 
 /*
  * Takes the channels the plan uses from time now on for its time_us, in
- * the timed model's layout of `chan` (nd devices; sim_timed.c: shared, one
- * per device; duplex, send engines then receive engines; link, nd x nd),
+ * the timed model's layout of `chan` (links->nd devices; sim_timed.c: shared,
+ * one per device; duplex, send engines then receive engines; link, one per
+ * link of `links`, sim_links.h),
  * and returns the start: the latest of now and their free times.  Shared
  * and duplex hold every participant's engines, link the plan's links.
  */
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan, int32_t nd,
-                      int64_t now_us);
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+                      const struct sim_links *links, int64_t now_us);
 
 /*
  * After a simulation that could not run every op: the first collective
