@@ -11,6 +11,7 @@
 #include "cli/cluster.h"
 
 #include "cli/cmd.h"
+#include "core/alloc.h"
 #include "core/cluster.h"
 #include "core/err.h"
 
@@ -144,8 +145,8 @@ static int gen_check(const struct cmd_parser *p, struct gen_opts *o, char *name_
         o->name = name_buf;
     }
     /* read it back: gen never writes a file the reader refuses */
-    if (!(f = open_memstream(&text, &size))) {
-        return cmd_fail(err_set(BAECHI_ENOMEM, "out of memory"));
+    if (!(f = mem_open_memstream(&text, &size))) {
+        return cmd_fail(BAECHI_ENOMEM); /* mem_open_memstream set the message */
     }
     rc = gen_write(f, o);
     fclose(f);
