@@ -239,28 +239,6 @@ double cluster_coll_efficiency(const struct cluster *c, int32_t src, int32_t dst
     return isnan(e) ? c->coll_efficiency : e;
 }
 
-double cluster_fabric_divisor(const struct cluster *c, const int32_t *devs, int32_t n)
-{
-    const struct cluster_nodes *nd = &c->nodes;
-    int32_t leaf = -1, pod = -1;
-    bool leaves = false, pods = false;
-
-    if (nd->gpus_per_node <= 0 || nd->tiers < 2 || !(nd->oversubscription > 1)) {
-        return 1.0;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        int32_t node = cluster_node_of(c, devs[i]);
-        int32_t l = nd->nodes_per_leaf > 0 ? node / nd->nodes_per_leaf : 0;
-        int32_t p = nd->tiers >= 3 && nd->nodes_per_pod > 0 ? node / nd->nodes_per_pod : 0;
-
-        leaves |= i > 0 && l != leaf;
-        pods |= i > 0 && p != pod;
-        leaf = l;
-        pod = p;
-    }
-    return pods ? nd->oversubscription * nd->oversubscription : leaves ? nd->oversubscription : 1.0;
-}
-
 int32_t cluster_n_nodes(const struct cluster *c)
 {
     int32_t g = c->nodes.gpus_per_node;

@@ -151,14 +151,6 @@ double cluster_coll_efficiency(const struct cluster *c, int32_t src, int32_t dst
 /* The node of device d (0 when the cluster has no nodes). */
 int32_t cluster_node_of(const struct cluster *c, int32_t d);
 
-/*
- * The divisor of the NIC bandwidth for a collective whose inter-node ring
- * (or rail) spans the nodes of devs[0..n): 1 when they share one leaf group
- * (or the fabric is flat), R when they span leaf groups of one pod (or of a
- * two-tier tree), R^2 when they span pods of a three-tier tree.
- */
-double cluster_fabric_divisor(const struct cluster *c, const int32_t *devs, int32_t n);
-
 /* The number of nodes (1 without nodes; the last one may be partial after cluster_truncate). */
 int32_t cluster_n_nodes(const struct cluster *c);
 

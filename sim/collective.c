@@ -22,11 +22,134 @@ struct slowest {
     double slope_us_per_byte, intercept_us;
 };
 
+/*
+ * The fat tree's uplinks (core/cluster.h, nodes: tiers): a pass that only
+ * counts (counting) sums the flows each leaf group (pod) sends and receives
+ * across its uplinks; a link that crosses them then runs at the NIC's rate
+ * over div_leaf (a pod's: the larger of div_leaf and div_pod).  Empty
+ * (n_leaf 0) on a flat fabric or one without oversubscription: there the
+ * uplinks carry every NIC at full rate.
+ */
+struct fabric {
+    double *out_leaf, *in_leaf, *out_pod, *in_pod; /* flows, in NICs */
+    int32_t n_leaf, n_pod;
+};
+
 struct planner {
     const struct cluster *c;
     struct coll_plan *p;
     size_t alloc;
+    bool counting;
+    struct fabric fab;
+    double div_leaf, div_pod;
 };
+
+static int32_t leaf_of(const struct cluster *c, int32_t d)
+{
+    return cluster_node_of(c, d) / c->nodes.nodes_per_leaf;
+}
+
+static int32_t pod_of(const struct cluster *c, int32_t d)
+{
+    return c->nodes.tiers >= 3 ? cluster_node_of(c, d) / c->nodes.nodes_per_pod : 0;
+}
+
+/* The NIC rate's divisor on link s -> d of the plan being built. */
+static double fabric_div(const struct planner *pl, int32_t s, int32_t d)
+{
+    if (pl->fab.n_leaf == 0 || leaf_of(pl->c, s) == leaf_of(pl->c, d)) {
+        return 1.0;
+    }
+    return pod_of(pl->c, s) != pod_of(pl->c, d) ? fmax(pl->div_leaf, pl->div_pod) : pl->div_leaf;
+}
+
+/* One flow of `w` NICs from s's group to d's across the uplinks. */
+static void fabric_flow(struct planner *pl, int32_t s, int32_t d, double w)
+{
+    int32_t ls = leaf_of(pl->c, s), ld = leaf_of(pl->c, d);
+
+    if (ls != ld) {
+        pl->fab.out_leaf[ls] += w;
+        pl->fab.in_leaf[ld] += w;
+    }
+    if (pod_of(pl->c, s) != pod_of(pl->c, d)) {
+        pl->fab.out_pod[pod_of(pl->c, s)] += w;
+        pl->fab.in_pod[pod_of(pl->c, d)] += w;
+    }
+}
+
+/*
+ * The divisors from the counts: a leaf group of L nodes x G NICs has L G / R
+ * NICs' worth of uplinks, a pod of P nodes P G / R^2; flows share them
+ * equally (ECMP spreading them evenly), each at most at its NIC's rate:
+ *   div_leaf = max(1, max over leaf groups of flows x R / (L G)),
+ *   div_pod  = max(1, max over pods of flows x R^2 / (P G)).
+ */
+static void fabric_divisors(struct planner *pl)
+{
+    const struct cluster_nodes *nd = &pl->c->nodes;
+    const double r = nd->oversubscription, g = nd->gpus_per_node;
+    const double cap_leaf = nd->nodes_per_leaf * g / r;
+    const double cap_pod = nd->tiers >= 3 ? nd->nodes_per_pod * g / (r * r) : 1;
+
+    pl->div_leaf = pl->div_pod = 1.0;
+    for (int32_t i = 0; i < pl->fab.n_leaf; i++) {
+        pl->div_leaf = fmax(pl->div_leaf, fmax(pl->fab.out_leaf[i], pl->fab.in_leaf[i]) / cap_leaf);
+    }
+    for (int32_t i = 0; nd->tiers >= 3 && i < pl->fab.n_pod; i++) {
+        pl->div_pod = fmax(pl->div_pod, fmax(pl->fab.out_pod[i], pl->fab.in_pod[i]) / cap_pod);
+    }
+}
+
+/* pl->fab for c: counters when the fabric is oversubscribed, else empty. */
+static int fabric_init(struct planner *pl)
+{
+    const struct cluster_nodes *nd = &pl->c->nodes;
+    int32_t nodes = cluster_n_nodes(pl->c);
+    double *a;
+
+    memset(&pl->fab, 0, sizeof(pl->fab));
+    pl->div_leaf = pl->div_pod = 1.0;
+    if (nd->gpus_per_node <= 0 || nd->tiers < 2 || !(nd->oversubscription > 1) ||
+        nd->nodes_per_leaf <= 0) {
+        return 0;
+    }
+    pl->fab.n_leaf = (nodes + nd->nodes_per_leaf - 1) / nd->nodes_per_leaf;
+    pl->fab.n_pod = nd->tiers >= 3 && nd->nodes_per_pod > 0
+                        ? (nodes + nd->nodes_per_pod - 1) / nd->nodes_per_pod
+                        : 1;
+    if (!(a = array_calloc(2 * (size_t)(pl->fab.n_leaf + pl->fab.n_pod), sizeof(*a)))) {
+        pl->fab.n_leaf = 0;
+        return BAECHI_ENOMEM;
+    }
+    pl->fab.out_leaf = a;
+    pl->fab.in_leaf = a + pl->fab.n_leaf;
+    pl->fab.out_pod = a + 2 * pl->fab.n_leaf;
+    pl->fab.in_pod = a + 2 * pl->fab.n_leaf + pl->fab.n_pod;
+    return 0;
+}
+
+/*
+ * An all-to-all's flows: each rank's NIC is busy for the whole inter-node
+ * phase, the share of its off-node peers outside its leaf group (pod)
+ * crossing the uplinks: rank group a of n ranks, g a node, sends
+ * a (n - a) / (n - g) NICs' worth out (and as much in).
+ */
+static void fabric_all_to_all(struct planner *pl, const int32_t *devs, int32_t n, int32_t g)
+{
+    double *leaf = pl->fab.in_leaf, *pod = pl->fab.in_pod; /* ranks per group, then flows */
+
+    for (int32_t i = 0; i < n; i++) {
+        leaf[leaf_of(pl->c, devs[i])] += 1;
+        pod[pod_of(pl->c, devs[i])] += 1;
+    }
+    for (int32_t i = 0; i < pl->fab.n_leaf; i++) {
+        leaf[i] = pl->fab.out_leaf[i] = n > g ? leaf[i] * (n - leaf[i]) / (n - g) : 0;
+    }
+    for (int32_t i = 0; i < pl->fab.n_pod; i++) {
+        pod[i] = pl->fab.out_pod[i] = n > g ? pod[i] * (n - pod[i]) / (n - g) : 0;
+    }
+}
 
 /* Adds the ring over devs[0..k) (each to the next, the last to the first;
  * no link into position skip_dst), each link carrying `bytes`; links within
@@ -34,10 +157,6 @@ struct planner {
 static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
                 struct slowest *sl)
 {
-    /* a ring spanning leaf groups shares the oversubscribed uplinks:
-     * nic_bw / R across one upper tier (cluster_fabric_divisor) */
-    double div = k > 1 ? cluster_fabric_divisor(pl->c, devs, k) : 1.0;
-
     for (int32_t i = 0; k > 1 && i < k; i++) {
         int32_t s = devs[i], d = devs[(i + 1) % k];
         struct comm_model m;
@@ -47,11 +166,15 @@ static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes
         if (s == d || (i + 1) % k == skip_dst) {
             continue;
         }
-        m = cluster_comm_model(pl->c, s, d);
-        slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d);
-        if (cluster_node_of(pl->c, s) != cluster_node_of(pl->c, d)) {
-            slope *= div;
+        if (pl->counting) {
+            if (pl->fab.n_leaf > 0) {
+                fabric_flow(pl, s, d, 1.0);
+            }
+            continue;
         }
+        m = cluster_comm_model(pl->c, s, d);
+        /* the uplinks' share where the link leaves its leaf group */
+        slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d) * fabric_div(pl, s, d);
         if (slope > sl->slope_us_per_byte) {
             sl->slope_us_per_byte = slope;
         }
@@ -246,6 +369,21 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
                       &m, &gmax);
         p->algo = m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
     }
+    CHECK(fabric_init(&pl));
+    if (pl.fab.n_leaf > 0 && any_link(devs, n)) {
+        /* the flows across the uplinks first: the same rings, counted */
+        pl.counting = true;
+        if (gc->kind == COLL_ALL_TO_ALL && p->algo == COLL_ALGO_HIERARCHICAL) {
+            fabric_all_to_all(&pl, devs, n, gmax);
+        } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
+            CHECK(hierarchical(&pl, gc, devs, n, devs + n));
+        } else {
+            CHECK(ring(&pl, devs, n, 0, gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
+        }
+        pl.counting = false;
+        fabric_divisors(&pl);
+        memset(&sl, 0, sizeof(sl));
+    }
     if (!any_link(devs, n)) {
         p->time_us = 0; /* every rank on one device: nothing moves */
     } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
@@ -266,6 +404,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     }
 cleanup:
     free(devs);
+    free(pl.fab.out_leaf);
     if (rc) {
         coll_plan_release(p);
     }
