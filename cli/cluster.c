@@ -88,7 +88,7 @@ static void print_one_text(FILE *f, const struct cluster *c)
     } else {
         snprintf(bw, sizeof(bw), "unlimited");
     }
-    fprintf(f, "  %-18s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s", escape_tmp(c->name), c->n_devices,
+    fprintf(f, "  %-22s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s", escape_tmp(c->name), c->n_devices,
             kind ? escape_tmp(kind) : "-", mem, bw, c->comm.intercept_us,
             cluster_channel_name(c->channel), numbers_origin(c),
             c->pair && c->nodes.gpus_per_node == 0 ? " (+ pair overrides)" : "");
@@ -177,7 +177,7 @@ int cluster_cli_print_list(FILE *f, bool json)
     } else {
         fprintf(f,
                 "cluster presets (-c NAME; a cluster file instead: docs/formats.md):\n"
-                "  %-18s %7s  %-16s %10s  %11s %9s  %-7s %s\n",
+                "  %-22s %7s  %-16s %10s  %11s %9s  %-7s %s\n",
                 "name", "devices", "kind", "memory", "link", "latency", "channel", "numbers");
     }
     for (const char *const *n = cluster_preset_names(); *n; n++) {

@@ -28,12 +28,13 @@
 struct gpu_kind {
     const char *name, *kind, *memory, *flops, *mem_bw;
     double nvlink_gbit, nic_gbit;
+    double nvlink_eff; /* collectives' share of NVLink (docs/topology.md) */
 };
 
 static const struct gpu_kind gpu_kinds[] = {
-    {"h100", "h100-sxm5-80gb", "80GB", "989TFLOPS", "3.35TB/s", 3600, 400},
-    {"h200", "h200-sxm-141gb", "141GB", "989TFLOPS", "4.8TB/s", 3600, 400},
-    {"a100", "a100-sxm4-80gb", "80GB", "312TFLOPS", "2.039TB/s", 2400, 200},
+    {"h100", "h100-sxm5-80gb", "80GB", "989TFLOPS", "3.35TB/s", 3600, 400, 0.8},
+    {"h200", "h200-sxm-141gb", "141GB", "989TFLOPS", "4.8TB/s", 3600, 400, 0.8},
+    {"a100", "a100-sxm4-80gb", "80GB", "312TFLOPS", "2.039TB/s", 2400, 200, 0.7},
 };
 
 struct gen_opts {
@@ -66,13 +67,13 @@ static int gen_write(FILE *f, void *arg)
             "devices:\n  - name: gpu\n    count: %ld\n    kind: %s\n    memory: %s\n"
             "    speed: 1.0\n    peak_flops: %s\n    memory_bandwidth: %s\n"
             "comm:\n  slope_us_per_byte: %.17g\n  intercept_us: 10\n  channel: duplex\n"
-            "  coll_efficiency: 0.8\n"
+            "  coll_efficiency: %g\n"
             "nodes:\n  count: %ld\n  gpus_per_node: %ld\n"
             "  intra_node: {bandwidth: %gGb/s, latency_us: 10}\n"
             "  inter_node: {bandwidth: %gGb/s, per: gpu, latency_us: 5, coll_efficiency: 0.9}\n",
             o->gpu->name, o->nodes * o->gpus, o->gpu->kind, o->gpu->memory, o->gpu->flops,
-            o->gpu->mem_bw, 8e6 / (o->nvlink_gbit * 1e9), o->nodes, o->gpus, o->nvlink_gbit,
-            o->nic_gbit);
+            o->gpu->mem_bw, 8e6 / (o->nvlink_gbit * 1e9), o->gpu->nvlink_eff, o->nodes, o->gpus,
+            o->nvlink_gbit, o->nic_gbit);
     if (o->tiers >= 2) {
         fprintf(f, "  tiers: %ld\n  oversubscription: %g\n  nodes_per_leaf: %ld\n", o->tiers,
                 o->oversub, o->leaf);
