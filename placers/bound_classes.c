@@ -245,6 +245,10 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
         k->symmetric = k->uniform = true; /* no pairs */
         goto cleanup;
     }
+    if (!c->pair && c->nodes.gpus_per_node > 0) {
+        rc = node_links(c, k); /* a large cluster's models from its nodes, no table */
+        goto cleanup;
+    }
     if (!c->pair) { /* every pair on the default model */
         k->symmetric = true;
         k->uniform = k->n_classes == 1;
@@ -256,10 +260,6 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
         k->link_src[0] = 0;
         k->link_dst[0] = 1;
         k->n_links = 1;
-        goto cleanup;
-    }
-    if (!c->pair && c->nodes.gpus_per_node > 0) {
-        rc = node_links(c, k); /* a large cluster's models from its nodes, no table */
         goto cleanup;
     }
     if (k->n_classes > BOUND_CLASSES_MAX) {
