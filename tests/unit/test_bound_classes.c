@@ -125,7 +125,7 @@ Test(bound_classes, one_pair_breaks_symmetry)
     cr_assert_eq(bound_classes_build(&c, 0, &k), 0, "%s", err_msg());
     cr_expect(!k.symmetric);
     cr_expect(!k.uniform);
-    cr_expect_eq(bound_classes_prefix(&k, 2), 6);
+    cr_expect_eq(bound_classes_prefix(&k, 2), 8);
     bound_classes_release(&k);
     expect_same_comm(&c, "one pair");
     cluster_release(&c);
@@ -144,7 +144,7 @@ Test(bound_classes, mixed_devices_are_not_uniform)
     cr_expect_eq(k.n_speeds, 2);
     cr_expect(k.symmetric);
     cr_expect(!k.uniform);
-    cr_expect_eq(bound_classes_prefix(&k, 2), 6);
+    cr_expect_eq(bound_classes_prefix(&k, 2), 8);
     bound_classes_release(&k);
     expect_same_comm(&c, "mixed");
     cluster_release(&c);
