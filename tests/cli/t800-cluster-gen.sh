@@ -28,3 +28,5 @@ expect_exit 2 "$BAECHI" sim -w w.yaml -c bad.yaml --placement given
 expect_grep 'bad.yaml:[0-9]+:[0-9]+: .*tiers' "$TMPDIR_TEST/err"
 expect_exit 0 "$BAECHI" sim -w w.yaml -c g.yaml --placement given
 EOF2
+
+test_done
