@@ -630,10 +630,11 @@ int timed_alloc(struct timed *s, size_t alloc_xf)
     s->used = array_calloc((size_t)nd, sizeof(*s->used));
     s->running = array_malloc((size_t)nd, sizeof(*s->running));
     /* link engines only for CHANNEL_LINK, one per link of the result's
-     * layout; sim_incr.c allocates before it has a result: every pair */
-    s->chan = array_calloc(2 * (size_t)nd + (!s->r                           ? (size_t)nd * nd
-                                             : s->c->channel == CHANNEL_LINK ? s->r->links.n
-                                                                             : 0),
+     * layout (sim_incr.c allocates before it has a result: its layout is
+     * dense, every pair) */
+    s->chan = array_calloc(2 * (size_t)nd + (s->c->channel != CHANNEL_LINK ? 0
+                                             : s->r                        ? s->r->links.n
+                                                                           : (size_t)nd * nd),
                            sizeof(*s->chan));
     s->rq = array_calloc((size_t)nd, sizeof(*s->rq));
     s->held = array_calloc((size_t)nd, sizeof(*s->held));
