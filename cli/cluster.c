@@ -130,6 +130,11 @@ static void print_nodes_json(FILE *f, const struct cluster *c)
     json_num_or_null(f, se > 0 ? 1e6 / se : NAN);
     fputs(", \"inter_latency_us\": ", f);
     json_num_or_null(f, nd->inter.intercept_us);
+    fprintf(f, ", \"tiers\": %d, \"oversubscription\": %.17g, \"nodes_per_leaf\": ", nd->tiers,
+            nd->oversubscription);
+    json_num_or_null(f, nd->tiers >= 2 ? (double)nd->nodes_per_leaf : NAN);
+    fputs(", \"nodes_per_pod\": ", f);
+    json_num_or_null(f, nd->tiers >= 3 ? (double)nd->nodes_per_pod : NAN);
     fputs("}", f);
 }
 
@@ -156,7 +161,9 @@ static void print_one_json(FILE *f, const struct cluster *c)
         fputs("null", f);
     }
     fprintf(f, ", \"channel\": \"%s\", \"pair_overrides\": %s}, \"numbers\": \"%s\"",
-            cluster_channel_name(c->channel), c->pair ? "true" : "false", numbers_origin(c));
+            cluster_channel_name(c->channel),
+            /* nodes: pairs on their node's models, with or without the table */
+            c->pair || c->nodes.gpus_per_node > 0 ? "true" : "false", numbers_origin(c));
     fputs(", \"nodes\": ", f);
     print_nodes_json(f, c);
     fputs(", \"description\": ", f);
