@@ -47,6 +47,21 @@ expect_grep '^  dgx-h100-superpod-16k +16384 .* \(2048 nodes x 8, 50 GB/s per GP
 expect_grep '^  dgx-a100-superpod-2k +2048 .* 300 GB/s .* \(256 nodes x 8, 25 GB/s per GPU between nodes\)$' "$TMPDIR_TEST/out"
 EOF2
 
+test_expect_success 'cluster list --json: the fat tree of each preset' - <<'EOF2'
+expect_exit 0 "$BAECHI" cluster list --json
+python3 "$TOP/tests/json_schema.py" "$TOP/docs/schema/cluster-list.json" "$TMPDIR_TEST/out"
+python3 - "$TMPDIR_TEST/out" <<'PY'
+import json, sys
+got = {c["name"]: c for c in json.load(open(sys.argv[1]))["clusters"]}
+n = got["dgx-h100-superpod-16k"]["nodes"]
+assert (n["count"], n["tiers"], n["oversubscription"], n["nodes_per_leaf"], n["nodes_per_pod"]) == (2048, 3, 1, 32, 256), n
+n = got["dgx-h100-superpod-1k"]["nodes"]
+assert (n["tiers"], n["nodes_per_leaf"], n["nodes_per_pod"]) == (2, 32, None), n
+assert got["dgx-h100-2x8"]["nodes"]["tiers"] == 0 and got["dgx-h100-2x8"]["nodes"]["nodes_per_leaf"] is None
+assert got["dgx-h100-superpod-16k"]["comm"]["pair_overrides"] is True
+PY
+EOF2
+
 # 16 ranks on nodes 0 and 1 (m = 2, g = 8), S = 400 MB.
 test_expect_success 'dgx-a100-superpod-2k: the hierarchy at 210 and 22.5 GB/s' - <<'EOF2'
 awk 'BEGIN {
