@@ -112,7 +112,7 @@ static const struct cmd_opt gen_opts_tbl[] = {
     {"tiers", OPT_TIERS, "T", "fat-tree tiers between the nodes: 2 or 3 (default: one switch)"},
     {"oversubscription", OPT_OVERSUB, "R", "down:up ratio of each upper tier, 1..64 (default 1)"},
     {"nodes-per-leaf", OPT_LEAF, "L", "nodes under one leaf group (default 32)"},
-    {"nodes-per-pod", OPT_POD, "P", "nodes under one pod, 3 tiers (default 16 leaf groups)"},
+    {"nodes-per-pod", OPT_POD, "P", "nodes under one pod, 3 tiers (default 8 leaf groups)"},
     {"name", OPT_NAME, "NAME", "the cluster's name (default gen-NxG)"},
     {"output", 'o', "FILE", "write the cluster file here (default: standard output)"},
     CMD_OPT_END,
@@ -133,7 +133,7 @@ static int gen_check(const struct cmd_parser *p, struct gen_opts *o, char *name_
         return cmd_usage_error(p, "--oversubscription and --nodes-per-leaf/pod need --tiers");
     }
     o->leaf = o->tiers >= 2 && !o->leaf ? 32 : o->leaf;
-    o->pod = o->tiers >= 3 && !o->pod ? 16 * o->leaf : o->pod;
+    o->pod = o->tiers >= 3 && !o->pod ? 8 * o->leaf : o->pod;
     if (o->tiers >= 3 && o->pod % o->leaf != 0) {
         return cmd_usage_error(p, "--nodes-per-pod %ld is not a multiple of --nodes-per-leaf %ld",
                                o->pod, o->leaf);

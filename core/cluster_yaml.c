@@ -852,7 +852,8 @@ static int finish_nodes(struct cl_reader *rd)
         c->nodes.nodes_per_leaf = 32; /* a DGX SuperPOD scalable unit */
     }
     if (c->nodes.tiers >= 3 && c->nodes.nodes_per_pod == 0) {
-        c->nodes.nodes_per_pod = 16 * c->nodes.nodes_per_leaf;
+        c->nodes.nodes_per_pod =
+            8 * c->nodes.nodes_per_leaf; /* 8 SUs: the largest two-tier block */
     }
     if (c->nodes.tiers >= 3 && c->nodes.nodes_per_pod % c->nodes.nodes_per_leaf != 0) {
         return yrd_err(&rd->r, rd->nodes_line, rd->nodes_col,

@@ -10,7 +10,7 @@ test_expect_success 'gen: a 3-tier 2048-node file reads back' - <<'EOF2'
 expect_exit 0 "$BAECHI" cluster gen --nodes 2048 --tiers 3 --oversubscription 2 -o big.yaml
 expect_grep '^  tiers: 3$' big.yaml
 expect_grep '^  oversubscription: 2$' big.yaml
-expect_grep '^  nodes_per_pod: 512$' big.yaml
+expect_grep '^  nodes_per_pod: 256$' big.yaml
 expect_grep '^    count: 16384$' big.yaml
 EOF2
 
