@@ -624,6 +624,13 @@ static int resolve_pairs(struct cl_reader *rd)
     if (rd->n_pair == 0) {
         return 0;
     }
+    if (c->n_devices > LIMIT_MAX_DEVICES) {
+        /* the overrides live in an n x n table: 4 GiB at 16,384 devices */
+        return yrd_err(&rd->r, rd->pair[0].line, rd->pair[0].col,
+                       "comm: pairs: per-pair overrides need a cluster of at most %d devices, "
+                       "this one has %d (use nodes: for links by node)",
+                       LIMIT_MAX_DEVICES, (int)c->n_devices);
+    }
     if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
         return BAECHI_ENOMEM;
     }

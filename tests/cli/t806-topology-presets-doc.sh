@@ -96,4 +96,13 @@ expect_exit 2 "$BAECHI" sim -w w1.yaml -c bad.yaml --placement given
 expect_grep 'bad.yaml:[0-9]+:[0-9]+: nodes: nodes_per_pod 3 is not a multiple of nodes_per_leaf 2' "$TMPDIR_TEST/err"
 EOF2
 
+# Per-pair overrides live in an n x n table: refused above 4,096 devices
+# (4 GiB at 16,384) rather than allocated.
+test_expect_success 'pairs on 4,800 devices: refused with file:line:column, exit 2' - <<'EOF2'
+expect_exit 0 "$BAECHI" cluster gen --nodes 600 -o big.yaml
+awk '{ print } /^  coll_efficiency/ { print "  pairs:"; print "    - {src: 0, dst: 1, slope_us_per_byte: 0.001}" }' big.yaml > bigp.yaml
+expect_exit 2 "$BAECHI" sim -w w1.yaml -c bigp.yaml --placement given
+expect_grep 'bigp.yaml:[0-9]+:[0-9]+: comm: pairs: per-pair overrides need a cluster of at most 4096 devices, this one has 4800' "$TMPDIR_TEST/err"
+EOF2
+
 test_done
