@@ -818,11 +818,14 @@ DEV_GETTER(int32_t, baechi_result_device_oom, h->r.dev[d].oom ? 1 : 0)
 static int64_t link_at(const struct baechi_result *h, const int64_t *m, int32_t s, int32_t d)
 {
     int32_t n = h->r.n_devices;
+    int64_t i;
 
     if (!m || s < 0 || d < 0 || s >= n || d >= n) {
         return -1;
     }
-    return m[(size_t)s * (size_t)n + (size_t)d];
+    /* a pair the placement never uses (sim_links.h, large clusters): 0 */
+    i = sim_links_find(&h->r.links, s, d);
+    return i < 0 ? 0 : m[i];
 }
 
 int64_t baechi_result_link_bytes(const struct baechi_result *h, int32_t src, int32_t dst)

@@ -56,7 +56,7 @@ int bench_sim_times(const struct graph *g, const struct cluster *c, const int32_
             return rc;
         }
         *events = g->n_ops;
-        for (int32_t i = 0; i < c->n_devices * c->n_devices; i++) {
+        for (size_t i = 0; i < res.links.n; i++) {
             *events += (double)res.link_transfers[i];
         }
         sim_result_release(&res);

@@ -88,7 +88,7 @@ static void print_one_text(FILE *f, const struct cluster *c)
     } else {
         snprintf(bw, sizeof(bw), "unlimited");
     }
-    fprintf(f, "  %-18s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s", escape_tmp(c->name), c->n_devices,
+    fprintf(f, "  %-22s %7d  %-16s %10s  %11s %6g µs  %-7s %s%s", escape_tmp(c->name), c->n_devices,
             kind ? escape_tmp(kind) : "-", mem, bw, c->comm.intercept_us,
             cluster_channel_name(c->channel), numbers_origin(c),
             c->pair && c->nodes.gpus_per_node == 0 ? " (+ pair overrides)" : "");
@@ -130,6 +130,11 @@ static void print_nodes_json(FILE *f, const struct cluster *c)
     json_num_or_null(f, se > 0 ? 1e6 / se : NAN);
     fputs(", \"inter_latency_us\": ", f);
     json_num_or_null(f, nd->inter.intercept_us);
+    fprintf(f, ", \"tiers\": %d, \"oversubscription\": %.17g, \"nodes_per_leaf\": ", nd->tiers,
+            nd->oversubscription);
+    json_num_or_null(f, nd->tiers >= 2 ? (double)nd->nodes_per_leaf : NAN);
+    fputs(", \"nodes_per_pod\": ", f);
+    json_num_or_null(f, nd->tiers >= 3 ? (double)nd->nodes_per_pod : NAN);
     fputs("}", f);
 }
 
@@ -156,7 +161,9 @@ static void print_one_json(FILE *f, const struct cluster *c)
         fputs("null", f);
     }
     fprintf(f, ", \"channel\": \"%s\", \"pair_overrides\": %s}, \"numbers\": \"%s\"",
-            cluster_channel_name(c->channel), c->pair ? "true" : "false", numbers_origin(c));
+            cluster_channel_name(c->channel),
+            /* nodes: pairs on their node's models, with or without the table */
+            c->pair || c->nodes.gpus_per_node > 0 ? "true" : "false", numbers_origin(c));
     fputs(", \"nodes\": ", f);
     print_nodes_json(f, c);
     fputs(", \"description\": ", f);
@@ -177,7 +184,7 @@ int cluster_cli_print_list(FILE *f, bool json)
     } else {
         fprintf(f,
                 "cluster presets (-c NAME; a cluster file instead: docs/formats.md):\n"
-                "  %-18s %7s  %-16s %10s  %11s %9s  %-7s %s\n",
+                "  %-22s %7s  %-16s %10s  %11s %9s  %-7s %s\n",
                 "name", "devices", "kind", "memory", "link", "latency", "channel", "numbers");
     }
     for (const char *const *n = cluster_preset_names(); *n; n++) {
@@ -244,6 +251,7 @@ static int cmd_cluster_list(int argc, char **argv)
 
 static const struct cmd_struct cluster_verbs[] = {
     {"list", cmd_cluster_list, "the built-in presets: devices, memory, links, datasheet/measured"},
+    {"gen", cluster_cli_gen, "write a cluster file: nodes x GPUs, NICs, fat-tree tiers"},
     {NULL, NULL, NULL},
 };
 

@@ -24,4 +24,8 @@
  */
 int cluster_cli_print_list(FILE *f, bool json);
 
+/* `baechi cluster gen` (cli/cluster_gen.c): writes a cluster file of nodes x
+ * GPUs with a fat tree between the nodes; exit status. */
+int cluster_cli_gen(int argc, char **argv);
+
 #endif

@@ -109,20 +109,18 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
         putchar('}');
     }
     fputs("], \"transfers\": [", stdout);
-    for (int32_t a = 0; a < r->n_devices; a++) {
-        for (int32_t b = 0; b < r->n_devices; b++) {
-            size_t i = (size_t)a * (size_t)r->n_devices + (size_t)b;
+    for (size_t i = 0; i < r->links.n; i++) {
+        int32_t a, b;
 
-            if (!r->link_transfers[i]) {
-                continue;
-            }
-            printf("%s{\"src\": %d, \"dst\": %d, \"bytes\": %" PRId64 ", \"n_transfers\": %" PRId64
-                   "}",
-                   first ? "" : ", ", a, b, r->link_bytes[i], r->link_transfers[i]);
-            first = false;
-            tb += r->link_bytes[i];
-            tn += r->link_transfers[i];
+        if (!r->link_transfers[i]) {
+            continue;
         }
+        sim_links_pair(&r->links, i, &a, &b);
+        printf("%s{\"src\": %d, \"dst\": %d, \"bytes\": %" PRId64 ", \"n_transfers\": %" PRId64 "}",
+               first ? "" : ", ", a, b, r->link_bytes[i], r->link_transfers[i]);
+        first = false;
+        tb += r->link_bytes[i];
+        tn += r->link_transfers[i];
     }
     printf("], \"transfer_bytes\": %" PRId64 ", \"n_transfers\": %" PRId64 ", \"options\": ", tb,
            tn);
@@ -187,20 +185,19 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
         putchar('\n');
     }
     printf("transfers:\n");
-    for (int32_t x = 0; x < r->n_devices; x++) {
-        for (int32_t y = 0; y < r->n_devices; y++) {
-            size_t i = (size_t)x * (size_t)r->n_devices + (size_t)y;
+    for (size_t i = 0; i < r->links.n; i++) {
+        int32_t x, y;
 
-            if (!r->link_transfers[i]) {
-                continue;
-            }
-            units_fmt_bytes(r->link_bytes[i], a, sizeof(a));
-            printf("  %-10s -> %-10s %12s in %" PRId64 " transfer%s\n", escape_tmp(c->dev[x].name),
-                   escape_tmp(c->dev[y].name), a, r->link_transfers[i],
-                   r->link_transfers[i] == 1 ? "" : "s");
-            tb += r->link_bytes[i];
-            tn += r->link_transfers[i];
+        if (!r->link_transfers[i]) {
+            continue;
         }
+        sim_links_pair(&r->links, i, &x, &y);
+        units_fmt_bytes(r->link_bytes[i], a, sizeof(a));
+        printf("  %-10s -> %-10s %12s in %" PRId64 " transfer%s\n", escape_tmp(c->dev[x].name),
+               escape_tmp(c->dev[y].name), a, r->link_transfers[i],
+               r->link_transfers[i] == 1 ? "" : "s");
+        tb += r->link_bytes[i];
+        tn += r->link_transfers[i];
     }
     units_fmt_bytes(tb, a, sizeof(a));
     printf("  total %s in %" PRId64 " transfer%s\n", a, tn, tn == 1 ? "" : "s");

@@ -32,6 +32,7 @@ void cluster_init(struct cluster *c)
     c->coll_efficiency = 1.0;
     c->nodes.intra_coll_efficiency = NAN;
     c->nodes.inter_coll_efficiency = NAN;
+    c->nodes.oversubscription = 1.0;
 }
 
 void cluster_release(struct cluster *c)
@@ -191,6 +192,14 @@ struct comm_model cluster_comm_model(const struct cluster *c, int32_t src, int32
 
         if (!isnan(m.slope_us_per_byte)) {
             return m;
+        }
+    }
+    if (c->nodes.gpus_per_node > 0 && src != dst) {
+        const struct comm_model *from =
+            cluster_node_of(c, src) == cluster_node_of(c, dst) ? &c->nodes.intra : &c->nodes.inter;
+
+        if (!isnan(from->slope_us_per_byte)) {
+            return *from;
         }
     }
     return c->comm;

@@ -64,7 +64,21 @@ struct cluster_nodes {
     struct comm_model intra; /* a GPU's link to a GPU of its node; NAN slope: comm default */
     struct comm_model inter; /* a GPU's share of its node's NICs; NAN slope: comm default */
     double intra_coll_efficiency, inter_coll_efficiency; /* NAN: the cluster's */
+    /* The fabric between the nodes' NICs (docs/clusters.md): 0 = one flat
+     * switch (every NIC at full rate); 2 = a two-tier fat tree, leaf groups of
+     * nodes_per_leaf nodes under a spine; 3 = three tiers, pods of
+     * nodes_per_pod nodes under a core.  Each tier above the leaves is
+     * oversubscribed by `oversubscription` (down : up bandwidth, >= 1). */
+    int32_t tiers;
+    int32_t nodes_per_leaf, nodes_per_pod;
+    double oversubscription;
 };
+
+/* Clusters up to this many devices expand their node models into the n*n
+ * per-pair table when read (what older readers of c->pair expect); larger
+ * ones compute a pair's model from (node(s), node(d)) on demand, so no
+ * structure of size devices^2 exists. */
+#define CLUSTER_EXPAND_MAX_DEVICES 256
 
 struct cluster {
     char *path;        /* file it came from, NULL for built-in ones (messages) */
@@ -124,7 +138,9 @@ void cluster_scale_memory(struct cluster *c, double fraction);
 /* Multiplies slope and intercept (default and pairs) by `factor` (--comm-cost-factor). */
 void cluster_scale_comm(struct cluster *c, double factor);
 
-/* The (slope, intercept) for src -> dst. */
+/* The (slope, intercept) for src -> dst: an explicit pair override, else
+ * the node level's model (intra or inter) when the cluster has nodes, else
+ * the default.  O(1), no table needed. */
 struct comm_model cluster_comm_model(const struct cluster *c, int32_t src, int32_t dst);
 
 /* The fraction of the src -> dst link's bandwidth a collective achieves:

@@ -138,6 +138,18 @@ int cluster_write_yaml(const struct cluster *c, FILE *f)
         ywr_int(&y, c->nodes.gpus_per_node);
         write_link(&y, "intra_node", &c->nodes.intra, c->nodes.intra_coll_efficiency);
         write_link(&y, "inter_node", &c->nodes.inter, c->nodes.inter_coll_efficiency);
+        if (c->nodes.tiers >= 2) {
+            ywr_scalar(&y, "tiers", YWR_PLAIN);
+            ywr_int(&y, c->nodes.tiers);
+            ywr_scalar(&y, "oversubscription", YWR_PLAIN);
+            ywr_double(&y, c->nodes.oversubscription);
+            ywr_scalar(&y, "nodes_per_leaf", YWR_PLAIN);
+            ywr_int(&y, c->nodes.nodes_per_leaf);
+        }
+        if (c->nodes.tiers >= 3) {
+            ywr_scalar(&y, "nodes_per_pod", YWR_PLAIN);
+            ywr_int(&y, c->nodes.nodes_per_pod);
+        }
         ywr_map_end(&y);
     }
     ywr_map_end(&y);

@@ -29,7 +29,10 @@ extern const struct cluster_preset {
 /* Their names, in the same order; NULL-terminated. */
 extern const char *const cluster_preset_name_list[];
 
-#define CLUSTER_MAX_DEVICES LIMIT_MAX_DEVICES
+/* deviation: a cluster may hold more devices than a placement or --devices
+ * names (LIMIT_MAX_DEVICES): the 16,384-GPU presets place small graphs on a
+ * few of them. */
+#define CLUSTER_MAX_DEVICES 16384
 
 enum cl_key {
     CK_FORMAT = 1 << 0,
@@ -46,6 +49,10 @@ enum nodes_key {
     NK_GPUS = 1 << 1,
     NK_INTRA = 1 << 2,
     NK_INTER = 1 << 3,
+    NK_TIERS = 1 << 4,
+    NK_OVERSUB = 1 << 5,
+    NK_LEAF = 1 << 6,
+    NK_POD = 1 << 7,
 };
 
 enum link_key {
@@ -146,6 +153,7 @@ static const struct range r_launch = {0, LIMIT_LAUNCH_US_MAX, " µs"};
 static const struct range r_slope = {0, LIMIT_SLOPE_MAX, " µs/byte"};
 static const struct range r_icpt = {0, LIMIT_INTERCEPT_MAX, " µs"};
 static const struct range r_eff = {0.01, 1, ""};
+static const struct range r_oversub = {1, 64, ""};
 
 static int range_check(struct cl_reader *rd, const char *ctx, double x, const struct range *rg)
 {
@@ -630,6 +638,13 @@ static int resolve_pairs(struct cl_reader *rd)
     if (rd->n_pair == 0) {
         return 0;
     }
+    if (c->n_devices > LIMIT_MAX_DEVICES) {
+        /* the overrides live in an n x n table: 4 GiB at 16,384 devices */
+        return yrd_err(&rd->r, rd->pair[0].line, rd->pair[0].col,
+                       "comm: pairs: per-pair overrides need a cluster of at most %d devices, "
+                       "this one has %d (use nodes: for links by node)",
+                       LIMIT_MAX_DEVICES, (int)c->n_devices);
+    }
     if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
         return BAECHI_ENOMEM;
     }
@@ -762,7 +777,7 @@ static int nodes_value(void *arg, unsigned bit)
     case NK_GPUS:
         if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &v) || v < 1 ||
             v > CLUSTER_MAX_DEVICES) {
-            return value_err(rd, "nodes", "expected a count in 1..4096");
+            return value_err(rd, "nodes", "expected a count in 1..16384");
         }
         if (bit == NK_COUNT) {
             rd->n_nodes = v;
@@ -770,6 +785,24 @@ static int nodes_value(void *arg, unsigned bit)
             c->nodes.gpus_per_node = (int32_t)v;
         }
         return 0;
+    case NK_TIERS:
+        if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &v) ||
+            (v != 2 && v != 3)) {
+            return value_err(rd, "nodes: tiers", "expected 2 or 3 (fat-tree tiers)");
+        }
+        c->nodes.tiers = (int32_t)v;
+        return 0;
+    case NK_LEAF:
+    case NK_POD:
+        if (!yrd_is_scalar(r) || !yrd_plain(r) || yio_parse_size(yrd_text(r), &v) || v < 1 ||
+            v > CLUSTER_MAX_DEVICES) {
+            return value_err(rd, bit == NK_LEAF ? "nodes: nodes_per_leaf" : "nodes: nodes_per_pod",
+                             "expected a count in 1..16384");
+        }
+        *(bit == NK_LEAF ? &c->nodes.nodes_per_leaf : &c->nodes.nodes_per_pod) = (int32_t)v;
+        return 0;
+    case NK_OVERSUB:
+        return get_number(rd, "nodes: oversubscription", &c->nodes.oversubscription, &r_oversub);
     case NK_INTRA:
         return read_link(rd, &c->nodes.intra, &c->nodes.intra_coll_efficiency, false);
     default:
@@ -782,12 +815,17 @@ static int read_nodes(struct cl_reader *rd)
     static const struct yrd_key keys[] = {{"gpus_per_node", NK_GPUS, " (e.g. 8)"},
                                           {"count", NK_COUNT, NULL},
                                           {"intra_node", NK_INTRA, NULL},
-                                          {"inter_node", NK_INTER, NULL}};
+                                          {"inter_node", NK_INTER, NULL},
+                                          {"tiers", NK_TIERS, NULL},
+                                          {"oversubscription", NK_OVERSUB, NULL},
+                                          {"nodes_per_leaf", NK_LEAF, NULL},
+                                          {"nodes_per_pod", NK_POD, NULL}};
     static const struct yrd_map map = {
         .keys = keys,
         .n_keys = sizeof(keys) / sizeof(keys[0]),
-        .unknown_hint = " (allowed: gpus_per_node, count, intra_node, inter_node; extensions "
-                        "start with 'x-')",
+        .unknown_hint = " (allowed: gpus_per_node, count, intra_node, inter_node, tiers, "
+                        "oversubscription, nodes_per_leaf, nodes_per_pod; extensions start "
+                        "with 'x-')",
         .value = nodes_value,
         .ctx = "nodes",
     };
@@ -831,7 +869,25 @@ static int finish_nodes(struct cl_reader *rd)
             m[i]->intercept_us = c->comm.intercept_us;
         }
     }
-    return cluster_expand_nodes(c);
+    if (c->nodes.tiers >= 2 && c->nodes.nodes_per_leaf == 0) {
+        c->nodes.nodes_per_leaf = 32; /* a DGX SuperPOD scalable unit */
+    }
+    if (c->nodes.tiers >= 3 && c->nodes.nodes_per_pod == 0) {
+        c->nodes.nodes_per_pod =
+            8 * c->nodes.nodes_per_leaf; /* 8 SUs: the largest two-tier block */
+    }
+    if (c->nodes.tiers >= 3 && c->nodes.nodes_per_pod % c->nodes.nodes_per_leaf != 0) {
+        return yrd_err(&rd->r, rd->nodes_line, rd->nodes_col,
+                       "nodes: nodes_per_pod %d is not a multiple of nodes_per_leaf %d",
+                       c->nodes.nodes_per_pod, c->nodes.nodes_per_leaf);
+    }
+    if (c->nodes.tiers == 0 &&
+        (c->nodes.nodes_per_leaf || c->nodes.nodes_per_pod || c->nodes.oversubscription != 1.0)) {
+        return yrd_err(&rd->r, rd->nodes_line, rd->nodes_col,
+                       "nodes: nodes_per_leaf, nodes_per_pod and oversubscription need 'tiers'");
+    }
+    /* large clusters: pair models on demand (cluster_comm_model), no n*n table */
+    return c->n_devices <= CLUSTER_EXPAND_MAX_DEVICES ? cluster_expand_nodes(c) : 0;
 }
 
 #define CL_STR_(x) #x

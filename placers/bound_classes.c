@@ -187,6 +187,40 @@ static bool check_uniform(const struct cluster *c, const struct bound_classes *k
     return true;
 }
 
+/*
+ * The links of a cluster whose pair models come from its nodes on demand
+ * (no n x n table: core/cluster.h, CLUSTER_EXPAND_MAX_DEVICES): a pair's
+ * model is the node's intra model or the inter one, so the classes (inside
+ * one node each) are symmetric by construction, with at most two link
+ * models, and uniform when the devices are alike and fill whole nodes (each
+ * class a node).  No pass over the pairs: O(classes).
+ */
+static int node_links(const struct cluster *c, struct bound_classes *k)
+{
+    const int32_t g = c->nodes.gpus_per_node;
+    bool alike = true;
+
+    if (!(k->link_src = array_malloc(2, sizeof(int32_t))) ||
+        !(k->link_dst = array_malloc(2, sizeof(int32_t)))) {
+        return BAECHI_ENOMEM;
+    }
+    k->symmetric = true;
+    if (g > 1) { /* inside a node: devices 0 and 1 */
+        k->link_src[k->n_links] = 0;
+        k->link_dst[k->n_links++] = 1;
+    }
+    if (k->n_devices > g &&
+        (g == 1 || !same_model(cluster_comm_model(c, 0, 1), cluster_comm_model(c, 0, g)))) {
+        k->link_src[k->n_links] = 0; /* between nodes: node 0 to node 1 */
+        k->link_dst[k->n_links++] = g;
+    }
+    for (int32_t d = 1; d < k->n_devices && alike; d++) {
+        alike = same_device(c, 0, d);
+    }
+    k->uniform = alike && k->n_devices % g == 0;
+    return 0;
+}
+
 int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes *k)
 {
     size_t nd;
@@ -209,6 +243,10 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
     assign_speeds(c, k);
     if (k->n_devices < 2) {
         k->symmetric = k->uniform = true; /* no pairs */
+        goto cleanup;
+    }
+    if (!c->pair && c->nodes.gpus_per_node > 0) {
+        rc = node_links(c, k); /* a large cluster's models from its nodes, no table */
         goto cleanup;
     }
     if (!c->pair) { /* every pair on the default model */

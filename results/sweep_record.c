@@ -107,19 +107,19 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
     }
     r->max_peak_bytes = maxpeak;
     r->n_oom_devices = n_oom;
-    for (int64_t k = 0; k < (int64_t)s->n_devices * s->n_devices; k++) {
+    for (size_t k = 0; k < s->links.n; k++) {
         nl += s->link_transfers[k] > 0;
     }
     if (nl && !(r->link = array_calloc((size_t)nl, sizeof(*r->link)))) {
         return BAECHI_ENOMEM;
     }
-    for (int32_t a = 0; a < s->n_devices; a++) {
-        for (int32_t b = 0; b < s->n_devices; b++) {
-            size_t k = (size_t)a * (size_t)s->n_devices + (size_t)b;
-            if (s->link_transfers[k] > 0) {
-                r->link[r->n_link++] =
-                    (struct db_link_rec){a, b, s->link_bytes[k], s->link_transfers[k]};
-            }
+    for (size_t k = 0; k < s->links.n; k++) {
+        int32_t a, b;
+
+        if (s->link_transfers[k] > 0) {
+            sim_links_pair(&s->links, k, &a, &b);
+            r->link[r->n_link++] =
+                (struct db_link_rec){a, b, s->link_bytes[k], s->link_transfers[k]};
         }
     }
     if (s->n_oom > 0) {

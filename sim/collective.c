@@ -22,42 +22,203 @@ struct slowest {
     double slope_us_per_byte, intercept_us;
 };
 
+/*
+ * The fat tree's uplinks (core/cluster.h, nodes: tiers): a pass that only
+ * counts (counting) sums the flows each leaf group (pod) sends and receives
+ * across its uplinks; a link that crosses them then runs at the NIC's rate
+ * over div_leaf (a pod's: the larger of div_leaf and div_pod).  Empty
+ * (n_leaf 0) on a flat fabric or one without oversubscription: there the
+ * uplinks carry every NIC at full rate.
+ */
+struct fabric {
+    double *out_leaf, *in_leaf, *out_pod, *in_pod; /* flows, in NICs */
+    int32_t n_leaf, n_pod;
+};
+
 struct planner {
     const struct cluster *c;
     struct coll_plan *p;
     size_t alloc;
+    bool counting;
+    bool tree_rails; /* an all-reduce with `algo: tree` over nodes: trees on the rails */
+    struct fabric fab;
+    double div_leaf, div_pod;
 };
+
+static int32_t leaf_of(const struct cluster *c, int32_t d)
+{
+    return cluster_node_of(c, d) / c->nodes.nodes_per_leaf;
+}
+
+static int32_t pod_of(const struct cluster *c, int32_t d)
+{
+    return c->nodes.tiers >= 3 ? cluster_node_of(c, d) / c->nodes.nodes_per_pod : 0;
+}
+
+/* The NIC rate's divisor on link s -> d of the plan being built. */
+static double fabric_div(const struct planner *pl, int32_t s, int32_t d)
+{
+    if (pl->fab.n_leaf == 0 || leaf_of(pl->c, s) == leaf_of(pl->c, d)) {
+        return 1.0;
+    }
+    return pod_of(pl->c, s) != pod_of(pl->c, d) ? fmax(pl->div_leaf, pl->div_pod) : pl->div_leaf;
+}
+
+/* One flow of `w` NICs from s's group to d's across the uplinks. */
+static void fabric_flow(struct planner *pl, int32_t s, int32_t d, double w)
+{
+    int32_t ls = leaf_of(pl->c, s), ld = leaf_of(pl->c, d);
+
+    if (ls != ld) {
+        pl->fab.out_leaf[ls] += w;
+        pl->fab.in_leaf[ld] += w;
+    }
+    if (pod_of(pl->c, s) != pod_of(pl->c, d)) {
+        pl->fab.out_pod[pod_of(pl->c, s)] += w;
+        pl->fab.in_pod[pod_of(pl->c, d)] += w;
+    }
+}
+
+/*
+ * The divisors from the counts: a leaf group of L nodes x G NICs has L G / R
+ * NICs' worth of uplinks, a pod of P nodes P G / R^2; flows share them
+ * equally (ECMP spreading them evenly), each at most at its NIC's rate:
+ *   div_leaf = max(1, max over leaf groups of flows x R / (L G)),
+ *   div_pod  = max(1, max over pods of flows x R^2 / (P G)).
+ */
+static void fabric_divisors(struct planner *pl)
+{
+    const struct cluster_nodes *nd = &pl->c->nodes;
+    const double r = nd->oversubscription, g = nd->gpus_per_node;
+    const double cap_leaf = nd->nodes_per_leaf * g / r;
+    const double cap_pod = nd->tiers >= 3 ? nd->nodes_per_pod * g / (r * r) : 1;
+
+    pl->div_leaf = pl->div_pod = 1.0;
+    for (int32_t i = 0; i < pl->fab.n_leaf; i++) {
+        pl->div_leaf = fmax(pl->div_leaf, fmax(pl->fab.out_leaf[i], pl->fab.in_leaf[i]) / cap_leaf);
+    }
+    for (int32_t i = 0; nd->tiers >= 3 && i < pl->fab.n_pod; i++) {
+        pl->div_pod = fmax(pl->div_pod, fmax(pl->fab.out_pod[i], pl->fab.in_pod[i]) / cap_pod);
+    }
+}
+
+/* pl->fab for c: counters when the fabric is oversubscribed, else empty. */
+static int fabric_init(struct planner *pl)
+{
+    const struct cluster_nodes *nd = &pl->c->nodes;
+    int32_t nodes = cluster_n_nodes(pl->c);
+    double *a;
+
+    memset(&pl->fab, 0, sizeof(pl->fab));
+    pl->div_leaf = pl->div_pod = 1.0;
+    if (nd->gpus_per_node <= 0 || nd->tiers < 2 || !(nd->oversubscription > 1) ||
+        nd->nodes_per_leaf <= 0) {
+        return 0;
+    }
+    pl->fab.n_leaf = (nodes + nd->nodes_per_leaf - 1) / nd->nodes_per_leaf;
+    pl->fab.n_pod = nd->tiers >= 3 && nd->nodes_per_pod > 0
+                        ? (nodes + nd->nodes_per_pod - 1) / nd->nodes_per_pod
+                        : 1;
+    if (!(a = array_calloc(2 * (size_t)(pl->fab.n_leaf + pl->fab.n_pod), sizeof(*a)))) {
+        pl->fab.n_leaf = 0;
+        return BAECHI_ENOMEM;
+    }
+    pl->fab.out_leaf = a;
+    pl->fab.in_leaf = a + pl->fab.n_leaf;
+    pl->fab.out_pod = a + 2 * pl->fab.n_leaf;
+    pl->fab.in_pod = a + 2 * pl->fab.n_leaf + pl->fab.n_pod;
+    return 0;
+}
+
+/*
+ * An all-to-all's flows: each rank's NIC is busy for the whole inter-node
+ * phase, the share of its off-node peers outside its leaf group (pod)
+ * crossing the uplinks: rank group a of n ranks, g a node, sends
+ * a (n - a) / (n - g) NICs' worth out (and as much in).
+ */
+static void fabric_all_to_all(struct planner *pl, const int32_t *devs, int32_t n, int32_t g)
+{
+    double *leaf = pl->fab.in_leaf, *pod = pl->fab.in_pod; /* ranks per group, then flows */
+
+    for (int32_t i = 0; i < n; i++) {
+        leaf[leaf_of(pl->c, devs[i])] += 1;
+        pod[pod_of(pl->c, devs[i])] += 1;
+    }
+    for (int32_t i = 0; i < pl->fab.n_leaf; i++) {
+        leaf[i] = pl->fab.out_leaf[i] = n > g ? leaf[i] * (n - leaf[i]) / (n - g) : 0;
+    }
+    for (int32_t i = 0; i < pl->fab.n_pod; i++) {
+        pod[i] = pl->fab.out_pod[i] = n > g ? pod[i] * (n - pod[i]) / (n - g) : 0;
+    }
+}
 
 /* Adds the ring over devs[0..k) (each to the next, the last to the first;
  * no link into position skip_dst), each link carrying `bytes`; links within
  * one device are free. */
+/* Link s -> d (s != d) carrying `bytes`: counted (pl->counting) or added,
+ * sl taking the slowest. */
+static int link_add(struct planner *pl, int32_t s, int32_t d, double bytes, struct slowest *sl)
+{
+    struct comm_model m;
+    struct coll_edge *e;
+    double slope;
+
+    if (pl->counting) {
+        if (pl->fab.n_leaf > 0) {
+            fabric_flow(pl, s, d, 1.0);
+        }
+        return 0;
+    }
+    m = cluster_comm_model(pl->c, s, d);
+    /* the uplinks' share where the link leaves its leaf group */
+    slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d) * fabric_div(pl, s, d);
+    if (slope > sl->slope_us_per_byte) {
+        sl->slope_us_per_byte = slope;
+    }
+    if (m.intercept_us > sl->intercept_us) {
+        sl->intercept_us = m.intercept_us;
+    }
+    if (ARRAY_RESERVE(pl->p->edge, pl->alloc, (size_t)pl->p->n_edge + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    e = &pl->p->edge[pl->p->n_edge++];
+    e->src = s;
+    e->dst = d;
+    e->bytes = (int64_t)nearbyint(bytes);
+    return 0;
+}
+
 static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
                 struct slowest *sl)
 {
     for (int32_t i = 0; k > 1 && i < k; i++) {
         int32_t s = devs[i], d = devs[(i + 1) % k];
-        struct comm_model m;
-        struct coll_edge *e;
-        double slope;
+        int rc;
 
         if (s == d || (i + 1) % k == skip_dst) {
             continue;
         }
-        m = cluster_comm_model(pl->c, s, d);
-        slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d);
-        if (slope > sl->slope_us_per_byte) {
-            sl->slope_us_per_byte = slope;
+        if ((rc = link_add(pl, s, d, bytes, sl)) != 0) {
+            return rc;
         }
-        if (m.intercept_us > sl->intercept_us) {
-            sl->intercept_us = m.intercept_us;
+    }
+    return 0;
+}
+
+/* A binary tree over devs[0..k) (rank i's parent (i - 1) / 2), each link
+ * both ways carrying `bytes`: reduced up, broadcast down (NCCL's tree,
+ * pipelined). */
+static int tree(struct planner *pl, const int32_t *devs, int32_t k, double bytes,
+                struct slowest *sl)
+{
+    for (int32_t i = 1; i < k; i++) {
+        int32_t s = devs[i], d = devs[(i - 1) / 2];
+        int rc;
+
+        if (s != d && ((rc = link_add(pl, s, d, bytes, sl)) != 0 ||
+                       (rc = link_add(pl, d, s, bytes, sl)) != 0)) {
+            return rc;
         }
-        if (ARRAY_RESERVE(pl->p->edge, pl->alloc, (size_t)pl->p->n_edge + 1)) {
-            return BAECHI_ENOMEM;
-        }
-        e = &pl->p->edge[pl->p->n_edge++];
-        e->src = s;
-        e->dst = d;
-        e->bytes = (int64_t)nearbyint(bytes);
     }
     return 0;
 }
@@ -101,11 +262,14 @@ static double ring_bytes(enum coll_kind kind, double n, double S)
 }
 
 static double hier_time_us(enum coll_kind kind, double m, double g, double S,
-                           const struct slowest *in, const struct slowest *x)
+                           const struct slowest *in, const struct slowest *x, bool tree_rails)
 {
     double bi = S * in->slope_us_per_byte, bx = S * x->slope_us_per_byte;
     double ai = in->intercept_us, ax = x->intercept_us;
 
+    if (tree_rails) { /* all-reduce, trees on the rails: 2 log2(m) steps of S/g */
+        return 2 * (g - 1) * ai + 2 * ceil(log2(m)) * ax + fmax(2 * (g - 1) / g * bi, 2 * bx / g);
+    }
     switch (kind) {
     case COLL_ALL_REDUCE:
         return 2 * (g - 1) * ai + 2 * (m - 1) * ax +
@@ -136,29 +300,30 @@ static double hier_bytes(enum coll_kind kind, bool rail, double len, double m, d
 }
 
 /* The ranks' nodes, numbered by first appearance: node[i] in 0..*m-1, and
- * local[i] the rank's index in its node; *g the largest node group. */
+ * local[i] the rank's index in its node; *g the largest node group.
+ * cnt (n) and map (cluster_n_nodes, all -1, left so) are scratch: O(n). */
 static void group_by_node(const struct cluster *c, const int32_t *devs, int32_t n, int32_t *node,
-                          int32_t *local, int32_t *first, int32_t *m, int32_t *g)
+                          int32_t *local, int32_t *first, int32_t *cnt, int32_t *map, int32_t *m,
+                          int32_t *g)
 {
     *m = 0;
     *g = 0;
     for (int32_t i = 0; i < n; i++) {
-        int32_t k = 0, cn = cluster_node_of(c, devs[i]);
+        int32_t cn = cluster_node_of(c, devs[i]), k = map[cn];
 
-        while (k < *m && cluster_node_of(c, devs[first[k]]) != cn) {
-            k++;
-        }
-        if (k == *m) {
+        if (k < 0) {
+            k = map[cn] = *m;
             first[(*m)++] = i;
+            cnt[k] = 0;
         }
         node[i] = k;
-        local[i] = 0;
-        for (int32_t j = 0; j < i; j++) {
-            local[i] += node[j] == k;
-        }
+        local[i] = cnt[k]++;
         if (local[i] + 1 > *g) {
             *g = local[i] + 1;
         }
+    }
+    for (int32_t k = 0; k < *m; k++) {
+        map[cluster_node_of(c, devs[first[k]])] = -1;
     }
 }
 
@@ -168,22 +333,27 @@ static int hierarchical(struct planner *pl, const struct graph_coll *gc, const i
                         int32_t n, int32_t *scratch)
 {
     int32_t *node = scratch, *local = scratch + n, *first = scratch + 2 * n, *sub = scratch + 3 * n;
+    int32_t *cnt = scratch + 4 * n, *map = scratch + 5 * n;
     struct slowest in = {0, 0}, x = {0, 0};
     const double S = (double)gc->bytes;
     int32_t m, g;
     double t;
     int rc;
 
-    group_by_node(pl->c, devs, n, node, local, first, &m, &g);
+    group_by_node(pl->c, devs, n, node, local, first, cnt, map, &m, &g);
+    /* the ranks by node (first[k]: where node k's start), op order within */
+    for (int32_t k = 0, at = 0; k < m; k++) {
+        first[k] = at;
+        at += cnt[k];
+    }
+    for (int32_t i = 0; i < n; i++) {
+        sub[first[node[i]] + local[i]] = devs[i];
+    }
     for (int32_t k = 0; k < m; k++) { /* the rings in each node */
-        int32_t len = 0;
+        int32_t len = cnt[k];
 
-        for (int32_t i = 0; i < n; i++) {
-            if (node[i] == k) {
-                sub[len++] = devs[i];
-            }
-        }
-        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, false, len, m, g, S), -1, &in))) {
+        if ((rc = ring(pl, sub + first[k], len, hier_bytes(gc->kind, false, len, m, g, S), -1,
+                       &in))) {
             return rc;
         }
     }
@@ -197,11 +367,14 @@ static int hierarchical(struct planner *pl, const struct graph_coll *gc, const i
                 sub[len++] = devs[i];
             }
         }
-        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, true, len, m, g, S), skip, &x))) {
+        rc = pl->tree_rails
+                 ? tree(pl, sub, len, S / g, &x)
+                 : ring(pl, sub, len, hier_bytes(gc->kind, true, len, m, g, S), skip, &x);
+        if (rc) {
             return rc;
         }
     }
-    t = hier_time_us(gc->kind, m, g, S, &in, &x);
+    t = hier_time_us(gc->kind, m, g, S, &in, &x, pl->tree_rails);
     pl->p->time_us = (int64_t)fmin(nearbyint(t), (double)LIMIT_TIME_SAT_US);
     return 0;
 }
@@ -213,7 +386,9 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     const int32_t n = g->coll_start[ci + 1] - g->coll_start[ci];
     struct planner pl = {.c = c, .p = p};
     struct slowest sl = {0, 0};
-    int32_t *devs = array_malloc((size_t)n * 5 + 1, sizeof(*devs)), m = 1, gmax = 0;
+    /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
+    const size_t n_map = (size_t)cluster_n_nodes(c);
+    int32_t *devs = array_malloc((size_t)n * 6 + n_map + 1, sizeof(*devs)), m = 1, gmax = 0;
     double S = (double)gc->bytes, t;
     int rc = 0;
 
@@ -224,14 +399,36 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     for (int32_t i = 0; i < n; i++) {
         devs[i] = device_of[g->coll_op[g->coll_start[ci] + i]];
     }
+    memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;
-    if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
-        group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, &m, &gmax);
-        p->algo = m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
+    if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL ||
+        (p->algo == COLL_ALGO_TREE && gc->kind == COLL_ALL_REDUCE)) {
+        group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
+                      &m, &gmax);
+        /* a tree all-reduce over nodes: in-node rings, trees on the rails */
+        pl.tree_rails = p->algo == COLL_ALGO_TREE && m > 1;
+        p->algo = p->algo == COLL_ALGO_TREE ? COLL_ALGO_TREE
+                  : m > 1                   ? COLL_ALGO_HIERARCHICAL
+                                            : COLL_ALGO_RING;
+    }
+    CHECK(fabric_init(&pl));
+    if (pl.fab.n_leaf > 0 && any_link(devs, n)) {
+        /* the flows across the uplinks first: the same rings, counted */
+        pl.counting = true;
+        if (gc->kind == COLL_ALL_TO_ALL && p->algo == COLL_ALGO_HIERARCHICAL) {
+            fabric_all_to_all(&pl, devs, n, gmax);
+        } else if (p->algo == COLL_ALGO_HIERARCHICAL || pl.tree_rails) {
+            CHECK(hierarchical(&pl, gc, devs, n, devs + n));
+        } else {
+            CHECK(ring(&pl, devs, n, 0, gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
+        }
+        pl.counting = false;
+        fabric_divisors(&pl);
+        memset(&sl, 0, sizeof(sl));
     }
     if (!any_link(devs, n)) {
         p->time_us = 0; /* every rank on one device: nothing moves */
-    } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
+    } else if (p->algo == COLL_ALGO_HIERARCHICAL || pl.tree_rails) {
         CHECK(hierarchical(&pl, gc, devs, n, devs + n));
     } else {
         /* a broadcast's chain ends before the root: nothing flows into it */
@@ -249,6 +446,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     }
 cleanup:
     free(devs);
+    free(pl.fab.out_leaf);
     if (rc) {
         coll_plan_release(p);
     }
@@ -300,9 +498,10 @@ static int64_t take(int64_t *slot, int64_t st)
     return *slot > st ? *slot : st;
 }
 
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan, int32_t nd,
-                      int64_t now_us)
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+                      const struct sim_links *links, int64_t now_us)
 {
+    const int32_t nd = links->nd;
     int64_t st = now_us, end;
 
     /* the start: every channel free */
@@ -310,7 +509,7 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
         const struct coll_edge *e = &p->edge[k];
 
         if (m == CHANNEL_LINK) {
-            st = take(&chan[(size_t)e->src * nd + e->dst], st);
+            st = take(&chan[sim_links_at(links, e->src, e->dst)], st);
         } else if (m == CHANNEL_DUPLEX) {
             st = take(&chan[nd + e->dst], take(&chan[e->src], st));
         } else {
@@ -322,7 +521,7 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
         const struct coll_edge *e = &p->edge[k];
 
         if (m == CHANNEL_LINK) {
-            chan[(size_t)e->src * nd + e->dst] = end;
+            chan[sim_links_at(links, e->src, e->dst)] = end;
         } else if (m == CHANNEL_DUPLEX) {
             chan[e->src] = chan[nd + e->dst] = end;
         } else {

@@ -105,6 +105,7 @@ void sim_result_release(struct sim_result *r)
     free(r->dev);
     free(r->link_bytes);
     free(r->link_transfers);
+    sim_links_release(&r->links);
     free(r->oom);
     free(r->start_us);
     free(r->end_us);
@@ -113,12 +114,25 @@ void sim_result_release(struct sim_result *r)
 
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c)
 {
+    return sim_result_alloc_placed(r, g, c, NULL);
+}
+
+int sim_result_alloc_placed(struct sim_result *r, const struct graph *g, const struct cluster *c,
+                            const int32_t *device_of)
+{
     size_t n = (size_t)c->n_devices;
+    int rc;
 
     r->n_devices = c->n_devices;
+    rc = device_of ? sim_links_init_placed(&r->links, g, c, device_of)
+                   : sim_links_init_dense(&r->links, c->n_devices);
+    if (rc) {
+        return rc;
+    }
     r->dev = array_calloc(n, sizeof(*r->dev));
-    r->link_bytes = array_calloc(n * n, sizeof(*r->link_bytes));
-    r->link_transfers = array_calloc(n * n, sizeof(*r->link_transfers));
+    /* +1: a placement without traffic has no link */
+    r->link_bytes = array_calloc(r->links.n + 1, sizeof(*r->link_bytes));
+    r->link_transfers = array_calloc(r->links.n + 1, sizeof(*r->link_transfers));
     r->oom = array_calloc(n, sizeof(*r->oom));
     r->start_us = array_malloc((size_t)g->n_ops, sizeof(*r->start_us));
     r->end_us = array_malloc((size_t)g->n_ops, sizeof(*r->end_us));
@@ -500,7 +514,8 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
                            g->op_name[v], device_of[v], c->n_devices, c->n_devices - 1);
         }
     }
-    if ((rc = sim_result_alloc(r, g, c)) != 0 || (rc = kinds_init(&kt, g, opt, trace, r)) != 0) {
+    if ((rc = sim_result_alloc_placed(r, g, c, device_of)) != 0 ||
+        (rc = kinds_init(&kt, g, opt, trace, r)) != 0) {
         goto fail;
     }
     r->model = model;

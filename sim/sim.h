@@ -33,6 +33,7 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
+#include "sim/sim_links.h"
 #include "sim/trace.h"
 
 #include <stdbool.h>
@@ -126,8 +127,13 @@ struct sim_result {
     int64_t step_us; /* makespan: the last op's end */
     int32_t n_devices;
     struct sim_device_stats *dev; /* n_devices */
-    int64_t *link_bytes;          /* n_devices * n_devices, row = src */
-    int64_t *link_transfers;      /* same layout: number of tensor transfers */
+    /* per link (sim_links.h: every pair, src * n_devices + dst, up to
+     * SIM_LINKS_DENSE_MAX devices; above, the pairs the placement uses):
+     * bytes and number of tensor transfers; walk i < links.n, with
+     * sim_links_pair(&links, i, ...) naming the devices */
+    struct sim_links links;
+    int64_t *link_bytes;
+    int64_t *link_transfers;
     int64_t total_compute_us;
     int64_t critical_path_us;
     int64_t lower_bound_us; /* max(critical path, Σ compute / devices), see sim_lower_bound_us */

@@ -131,6 +131,7 @@ static int bsim_transfers(struct bsim *b, int32_t v, int32_t d, int64_t end)
                 x < g->n_ports ? x - g->port_start[v] : g->port_start[v + 1] - g->port_start[v];
             size_t ci = (size_t)li * (size_t)nd + (size_t)dw;
             int64_t bytes, cw, ts, tr;
+            size_t l;
 
             if (b->cache_stamp[ci] == v + 1) {
                 b->slot_recv[s] = b->cache_end[ci];
@@ -145,8 +146,9 @@ static int bsim_transfers(struct bsim *b, int32_t v, int32_t d, int64_t end)
             b->slot_recv[s] = chan[dw];
             b->cache_stamp[ci] = v + 1;
             b->cache_end[ci] = chan[dw];
-            b->r->link_bytes[(size_t)d * nd + dw] += bytes;
-            b->r->link_transfers[(size_t)d * nd + dw]++;
+            l = sim_links_at(&b->r->links, d, dw);
+            b->r->link_bytes[l] += bytes;
+            b->r->link_transfers[l]++;
             if (b->trace) {
                 CHECK(trace_add_transfer(b->trace, x, d, dw, bytes, ts, sat_add_i64(ts, cw), tr,
                                          chan[dw]));

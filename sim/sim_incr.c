@@ -77,7 +77,9 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
     in->c = c;
     in->n = g->n_ops;
     in->nd = c->n_devices;
-    in->n_chan = (size_t)in->nd * (size_t)in->nd + 2 * (size_t)in->nd;
+    /* as timed_alloc: link engines (every pair) only for CHANNEL_LINK */
+    in->n_chan =
+        (c->channel == CHANNEL_LINK ? (size_t)in->nd * (size_t)in->nd : 0) + 2 * (size_t)in->nd;
     in->n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
     per = (size_t)in->n * 16 + 4096;
     in->max_ckpt =
@@ -149,8 +151,10 @@ static int check_placement(struct sim_incr *in, const int32_t *device_of)
  * resumed trial overwrites every one of them, so it keeps them). */
 static bool result_reusable(const struct sim_incr *in, const struct sim_result *r)
 {
-    return r->n_devices == in->nd && r->dev && r->link_bytes && r->link_transfers && r->oom &&
-           r->start_us && r->end_us && r->peak_kind_bytes;
+    /* dense links only: a sim_run result above SIM_LINKS_DENSE_MAX devices
+     * holds the pairs of its own placement (sim_links.h) */
+    return r->n_devices == in->nd && r->dev && r->link_bytes && r->link_transfers &&
+           !r->links.src && r->oom && r->start_us && r->end_us && r->peak_kind_bytes;
 }
 
 /* r ready for a run (allocated afresh unless reuse and reusable); the

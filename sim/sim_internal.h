@@ -201,8 +201,14 @@ static inline int64_t sim_compute_us(const struct cluster *c, int32_t d, int64_t
  * 0 or BAECHI_ENOMEM. */
 int sim_result_bounds(const struct graph *g, const struct cluster *c, struct sim_result *r);
 
-/* Allocates r's arrays for g and c (zeroed; limits from the cluster). */
+/* Allocates r's arrays for g and c (zeroed; limits from the cluster), the
+ * links dense (every pair: sim_incr.c, whose placements change). */
 int sim_result_alloc(struct sim_result *r, const struct graph *g, const struct cluster *c);
+
+/* The same for g placed by device_of: the links of sim_links_init_placed
+ * (above SIM_LINKS_DENSE_MAX devices only the pairs it uses). */
+int sim_result_alloc_placed(struct sim_result *r, const struct graph *g, const struct cluster *c,
+                            const int32_t *device_of);
 
 /*
  * A ready queue: a binary heap of (priority, time, topological index, op),

@@ -97,10 +97,13 @@ static int64_t channel_take(struct timed *s, int32_t d, int32_t dw, int64_t cw)
         st = max64(s->now, max64(s->chan[d], s->chan[nd + dw]));
         s->chan[d] = s->chan[nd + dw] = sat_add_i64(st, cw);
         break;
-    case CHANNEL_LINK:
-        st = max64(s->now, s->chan[(size_t)d * nd + dw]);
-        s->chan[(size_t)d * nd + dw] = sat_add_i64(st, cw);
+    case CHANNEL_LINK: { /* one engine per link (sim_links.h) */
+        size_t l = sim_links_at(&s->r->links, d, dw);
+
+        st = max64(s->now, s->chan[l]);
+        s->chan[l] = sat_add_i64(st, cw);
         break;
+    }
     case CHANNEL_SHARED:
     default:
         st = max64(s->now, max64(s->chan[d], s->chan[dw]));
@@ -117,6 +120,7 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     int64_t bytes = g->tensor_bytes[x];
     int64_t cw = cluster_comm_us(s->c, d, dw, bytes);
     int64_t st = channel_take(s, d, dw, cw);
+    size_t l;
     int rc;
 
     if (s->n_xf >= s->alloc_xf) {
@@ -126,8 +130,9 @@ static int xfer_new(struct timed *s, int32_t x, int32_t d, int32_t dw, int32_t *
     s->xf_pending[*id] = 0;
     /* saturating: times in range can still add up past int64 (docs/limits.md) */
     *end_us = sat_add_i64(st, cw);
-    s->r->link_bytes[(size_t)d * s->nd + dw] += bytes;
-    s->r->link_transfers[(size_t)d * s->nd + dw]++;
+    l = sim_links_at(&s->r->links, d, dw);
+    s->r->link_bytes[l] += bytes;
+    s->r->link_transfers[l]++;
     if (s->trace &&
         (rc = trace_add_transfer(s->trace, x, d, dw, bytes, st, *end_us, st, *end_us)) != 0) {
         return rc;
@@ -213,9 +218,9 @@ static int op_ready(struct timed *s, int32_t v)
     if ((rc = coll_plan_make(&p, g, s->c, s->device_of, ci)) != 0) {
         return rc;
     }
-    st = coll_sim_take(&p, s->c->channel, s->chan, s->nd, s->now);
+    st = coll_sim_take(&p, s->c->channel, s->chan, &s->r->links, s->now);
     for (int32_t k = 0; k < p.n_edge; k++) {
-        size_t l = (size_t)p.edge[k].src * (size_t)s->nd + (size_t)p.edge[k].dst;
+        size_t l = sim_links_at(&s->r->links, p.edge[k].src, p.edge[k].dst);
 
         s->r->link_bytes[l] = sat_add_i64(s->r->link_bytes[l], p.edge[k].bytes);
         s->r->link_transfers[l]++;
@@ -620,7 +625,13 @@ int timed_alloc(struct timed *s, size_t alloc_xf)
     s->cache_end = array_malloc(s->cache_n, sizeof(*s->cache_end));
     s->used = array_calloc((size_t)nd, sizeof(*s->used));
     s->running = array_malloc((size_t)nd, sizeof(*s->running));
-    s->chan = array_calloc((size_t)nd * nd + 2 * (size_t)nd, sizeof(*s->chan));
+    /* link engines only for CHANNEL_LINK, one per link of the result's
+     * layout (sim_incr.c allocates before it has a result: its layout is
+     * dense, every pair) */
+    s->chan = array_calloc(2 * (size_t)nd + (s->c->channel != CHANNEL_LINK ? 0
+                                             : s->r                        ? s->r->links.n
+                                                                           : (size_t)nd * nd),
+                           sizeof(*s->chan));
     s->rq = array_calloc((size_t)nd, sizeof(*s->rq));
     s->held = array_calloc((size_t)nd, sizeof(*s->held));
     if (!s->xf_pending || !s->pending_in || !s->pending_out || !s->ready_at || !s->slot_xfer ||

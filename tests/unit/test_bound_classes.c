@@ -90,6 +90,31 @@ Test(bound_classes, nodes_are_classes)
     cluster_release(&c);
 }
 
+/* A cluster of nodes without the n x n table (above
+ * CLUSTER_EXPAND_MAX_DEVICES the reader keeps none, issue 32): the pairs'
+ * models come from the nodes, the classes are symmetric with both links
+ * (before, the default model alone: the inter-node latency was missed). */
+Test(bound_classes, nodes_without_a_pair_table)
+{
+    struct cluster c;
+    struct bound_classes k;
+
+    cr_assert_eq(simtest_cluster(&c, 16, 1000, SLOPE, INTERCEPT, CHANNEL_DUPLEX), 0);
+    c.nodes.gpus_per_node = 4;
+    c.nodes.intra = (struct comm_model){1e-3, 50};
+    c.nodes.inter = (struct comm_model){2e-2, 5};
+    cr_assert_null(c.pair);
+    cr_assert_eq(bound_classes_build(&c, 0, &k), 0, "%s", err_msg());
+    cr_expect_eq(k.n_classes, 4);
+    cr_expect(k.symmetric);
+    cr_expect(k.uniform);
+    cr_expect_eq(k.n_links, 2, "inside a node and between nodes: %d", k.n_links);
+    cr_expect_eq(bound_classes_prefix(&k, 2), 6);
+    bound_classes_release(&k);
+    expect_same_comm(&c, "nodes, no table");
+    cluster_release(&c);
+}
+
 Test(bound_classes, one_pair_breaks_symmetry)
 {
     struct cluster c;

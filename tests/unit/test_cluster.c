@@ -412,7 +412,7 @@ Test(cluster, nodes_errors)
     expect_err(CHDR DEV1 "nodes: {count: 1}\n",
                "c.yaml:5:8: nodes: missing required key 'gpus_per_node'");
     expect_err(CHDR DEV1 "nodes: {gpus_per_node: 0}\n",
-               "c.yaml:5:24: nodes: gpus_per_node: expected a count in 1..4096");
+               "c.yaml:5:24: nodes: gpus_per_node: expected a count in 1..16384");
     expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, racks: 2}\n",
                "c.yaml:5:27: nodes: unknown key 'racks'");
     expect_err(CHDR DEV1 "nodes: {gpus_per_node: 1, inter_node: {bandwidth: 5 furlongs}}\n",

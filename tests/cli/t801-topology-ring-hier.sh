@@ -1,0 +1,64 @@
+# check: fast
+# Collectives follow the topology (issue 32 item 1), against their closed
+# forms (sim/collective.h, docs/topology.md) on the dgx-h100-superpod-1k
+# preset (NVLink 0.8 x 450 = 360 GB/s achieved, 10 µs; NIC 0.9 x 50 = 45
+# GB/s, 5 µs): a ring in one node, the hierarchy over 4 nodes of one leaf
+# group, and the same 4 nodes spread over two leaf groups (non-blocking: the
+# same time), for all-reduce, reduce-scatter and all-gather.
+. "$TOP/tests/cli/lib.sh"
+
+cd "$TMPDIR_TEST"
+
+# coll_wl KIND BYTES DEV...: p<i> (100 µs) -> c@r<i> (the collective) -> u<i>
+# (10 µs) on each device: step = 110 µs + the collective.
+coll_wl() {
+    kind=$1 bytes=$2
+    shift 2
+    printf 'format: 1\nname: %s\nops:\n' "$kind"
+    i=0
+    for d in "$@"; do
+        printf '  - {name: p%d, type: Grad, time_us: 100, outputs: [%s], device: %d}\n' $i "$bytes" "$d"
+        printf '  - {name: c@r%d, type: Coll, time_us: 0, outputs: [%s], inputs: ["p%d:0"], device: %d, x-collective: {id: c0, kind: %s, bytes: %s}}\n' $i "$bytes" $i "$d" "$kind" "$bytes"
+        printf '  - {name: u%d, type: Update, time_us: 10, inputs: ["c@r%d:0"], device: %d}\n' $i $i "$d"
+        i=$((i + 1))
+    done
+}
+
+# check KIND DEVS EXPECTED_US: the collective's time within 1 µs.
+check() {
+    coll_wl "$1" 400000000 $2 > w.yaml
+    expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-superpod-1k --placement given --json
+    python3 - "$TMPDIR_TEST/out" "$3" "$1" <<'PY'
+import json, sys
+got = json.load(open(sys.argv[1]))["step_us"] - 110
+want = float(sys.argv[2])
+assert abs(got - want) <= 1, (sys.argv[3], got, want)
+PY
+}
+
+S=400000000
+node0=$(seq 0 7)
+nodes0_3=$(seq 0 31)             # nodes 0..3: leaf group 0
+nodes30_33=$(seq 240 271)        # nodes 30..33: leaf groups 0 and 1
+
+test_expect_success 'a ring in one node: 2(n-1)/n S/B + 2(n-1) a, half for RS/AG' - <<EOF2
+check all-reduce "$node0" $(python3 -c "print(2*7/8*$S/360e3 + 2*7*10)")
+check reduce-scatter "$node0" $(python3 -c "print(7/8*$S/360e3 + 7*10)")
+check all-gather "$node0" $(python3 -c "print(7/8*$S/360e3 + 7*10)")
+EOF2
+
+# m = 4 nodes of g = 8: 2(g-1) a_in + 2(m-1) a_x + max(2(g-1)/g S/B_in,
+# 2(m-1)/m S/(g B_x)); the halves for reduce-scatter and all-gather.
+test_expect_success 'the hierarchy over 4 nodes of one leaf group' - <<EOF2
+check all-reduce "$nodes0_3" $(python3 -c "print(140 + 30 + max(2*7/8*$S/360e3, 2*3/4*$S/(8*45e3)))")
+check reduce-scatter "$nodes0_3" $(python3 -c "print(70 + 15 + max(7/8*$S/360e3, 3/4*$S/(8*45e3)))")
+check all-gather "$nodes0_3" $(python3 -c "print(70 + 15 + max(7/8*$S/360e3, 3/4*$S/(8*45e3)))")
+EOF2
+
+test_expect_success 'across two leaf groups of a non-blocking tree: the same times' - <<EOF2
+check all-reduce "$nodes30_33" $(python3 -c "print(140 + 30 + max(2*7/8*$S/360e3, 2*3/4*$S/(8*45e3)))")
+check reduce-scatter "$nodes30_33" $(python3 -c "print(70 + 15 + max(7/8*$S/360e3, 3/4*$S/(8*45e3)))")
+check all-gather "$nodes30_33" $(python3 -c "print(70 + 15 + max(7/8*$S/360e3, 3/4*$S/(8*45e3)))")
+EOF2
+
+test_done
