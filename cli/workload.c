@@ -289,6 +289,20 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
     }
 }
 
+int workload_cli_train_check(struct cmd_parser *p, const struct train_opts *o)
+{
+    struct train_opts d;
+
+    train_opts_init(&d);
+    if (o->micro_batches < 2 && o->pipeline.schedule != d.pipeline.schedule) {
+        return cmd_usage_error(p,
+                               "--schedule %s orders micro-batches and needs --micro-batches 2 "
+                               "or more (one micro-batch runs the same under every schedule)",
+                               pipeline_schedule_name(o->pipeline.schedule));
+    }
+    return 0;
+}
+
 static int write_workload(FILE *f, void *w)
 {
     return workload_write_yaml(w, f);

@@ -225,6 +225,58 @@ static int gen_check_args(const struct cmd_parser *p, const char *device, const 
     return rc ? cmd_fail(rc) : 0;
 }
 
+/* The generators that read each model option: another generator refuses it
+ * instead of ignoring it (issue 33 item 2: `gen inception-v3 --seq 4` wrote
+ * the default graph). */
+static const struct model_opt_use {
+    int opt;
+    const char *models; /* each name between spaces */
+} model_opt_uses[] = {
+    {OPT_SEQ, " gnmt transformer gpt "},    {OPT_SIZE, " transformer gpt "},
+    {OPT_LAYERS, " gnmt transformer gpt "}, {OPT_DMODEL, " transformer gpt "},
+    {OPT_HEADS, " transformer gpt "},       {OPT_FFN, " transformer "},
+    {OPT_VOCAB, " gnmt transformer gpt "},  {OPT_AUX, " inception-v3 "},
+    {OPT_DROPOUT, " transformer gpt "},
+};
+
+/* An option given (given[i]: row i of gen_opts_table) that `model` never
+ * reads: exit 2 with its name, else 0.  'synthetic' reads -o, --name and its
+ * own options; a model generator reads every other row but those of
+ * model_opt_uses that do not list it. */
+static int gen_check_model_opts(const struct cmd_parser *p, const char *model, const bool *given)
+{
+    char key[64];
+    bool synth = strcmp(model, "synthetic") == 0;
+
+    snprintf(key, sizeof(key), " %s ", model);
+    for (size_t i = 0; gen_opts_table[i].name; i++) {
+        int v = gen_opts_table[i].val;
+        bool synth_row = v == OPT_SHAPE || v == OPT_OPS || v == OPT_SEED;
+
+        for (size_t k = 0; k < CMD_N(synth_count_opts); k++) {
+            synth_row = synth_row || synth_count_opts[k].opt == v;
+        }
+        if (!given[i] || v == 'o' || v == OPT_NAME || synth_row) {
+            continue; /* the synthetic options on a model: gen's own message */
+        }
+        if (synth) {
+            return cmd_usage_error(p,
+                                   "--%s is for the model generators (inception-v3, gnmt, "
+                                   "transformer, gpt), not 'synthetic'",
+                                   gen_opts_table[i].name);
+        }
+        for (size_t k = 0; k < CMD_N(model_opt_uses); k++) {
+            if (model_opt_uses[k].opt == v && !strstr(model_opt_uses[k].models, key)) {
+                const char *m = model_opt_uses[k].models + 1;
+
+                return cmd_usage_error(p, "--%s is not read by the '%s' generator (only by: %.*s)",
+                                       gen_opts_table[i].name, model, (int)strlen(m) - 1, m);
+            }
+        }
+    }
+    return 0;
+}
+
 /* The model options that set one field of o: true when c is one (*bad set
  * on a bad value). */
 static bool model_flag_option(struct cmd_parser *p, int c, struct gen_opts *o, int *bad)
@@ -263,7 +315,7 @@ int cmd_workload_gen(int argc, char **argv)
     struct parallel_opts par;
     struct workload w;
     const char *out = "-", *model, *train_flag = NULL;
-    bool synth_only = false;
+    bool synth_only = false, given[CMD_N(gen_opts_table)] = {false};
     long v;
     int c, bad = 0, rc;
 
@@ -271,6 +323,9 @@ int cmd_workload_gen(int argc, char **argv)
     synth_opts_init(&so);
     parallel_opts_init(&par);
     while (!bad && (c = cmd_getopt(&p)) != -1) {
+        for (size_t i = 0; gen_opts_table[i].name; i++) {
+            given[i] = given[i] || gen_opts_table[i].val == c;
+        }
         if (synth_count_option(&p, c, &so, &bad)) {
             synth_only = true;
             continue;
@@ -360,6 +415,11 @@ int cmd_workload_gen(int argc, char **argv)
         return bad ? EXIT_BADINPUT : rc;
     }
     model = argv[cmd_optind()];
+    if ((rc = gen_check_model_opts(&p, model, given)) != 0 ||
+        (rc = workload_cli_train_check(&p, &o.train)) != 0 ||
+        (rc = workload_cli_parallel_check(&p, &par)) != 0) {
+        return rc;
+    }
     if (strcmp(model, "synthetic") == 0) {
         return gen_synth(&so, o.name, out);
     }
@@ -447,7 +507,8 @@ int cmd_workload_train(int argc, char **argv)
             return EXIT_BADINPUT;
         }
     }
-    if ((rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
+    if ((rc = workload_cli_train_check(&p, &o)) != 0 ||
+        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
         return rc;
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {

@@ -134,6 +134,38 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
     return 0;
 }
 
+int workload_cli_parallel_check(struct cmd_parser *p, const struct parallel_opts *o)
+{
+    struct parallel_opts d;
+
+    parallel_opts_init(&d);
+    if (o->zero > 0 && o->dp < 2) {
+        return cmd_usage_error(p,
+                               "--zero %d shards over the data-parallel replicas and needs --dp 2 "
+                               "or more (--dp %d)",
+                               (int)o->zero, (int)o->dp);
+    }
+    if (o->bucket_mb != d.bucket_mb && o->dp < 2) {
+        return cmd_usage_error(p,
+                               "--bucket-mb caps the gradient buckets that data parallelism "
+                               "all-reduces and needs --dp 2 or more (--dp %d)",
+                               (int)o->dp);
+    }
+    if (o->sp && o->tp < 2) {
+        return cmd_usage_error(p,
+                               "--sp splits the tensor-parallel group's LayerNorm and dropout "
+                               "regions and needs --tp 2 or more (--tp %d)",
+                               (int)o->tp);
+    }
+    if (o->pp_by_time && o->pp < 2) {
+        return cmd_usage_error(p,
+                               "--pp-balance time balances pipeline stages and needs --pp 2 or "
+                               "more (--pp %d)",
+                               (int)o->pp);
+    }
+    return 0;
+}
+
 int cmd_workload_parallelize(int argc, char **argv)
 {
     struct cmd_parser p = {argc, argv, argv[0], parallelize_usage, parallelize_opts, NULL, NULL};
@@ -162,6 +194,9 @@ int cmd_workload_parallelize(int argc, char **argv)
     }
     if (cmd_optind() != argc - 1) {
         return cmd_usage_error(&p, "expected one training workload file");
+    }
+    if ((rc = workload_cli_parallel_check(&p, &o)) != 0) {
+        return rc;
     }
     {
         const struct cmd_file fin[] = {{argv[cmd_optind()], "the workload"}};
