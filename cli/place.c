@@ -479,7 +479,8 @@ int cmd_place(int argc, char **argv)
             /* m-sct placed with m-ETF's rule: say whose placement it is */
             fprintf(stderr, " (%s: m-ETF's placement)", j.st.lp_status);
         }
-        fprintf(stderr, " in %s", a);
+        fprintf(stderr, " in %s%s", a,
+                pc.opt.impl == PLACER_IMPL_REFERENCE ? " (m-ETF's reference event loop)" : "");
         if (j.st.estimate_us >= 0) {
             units_fmt_us((double)j.st.estimate_us, a, sizeof(a));
             fprintf(stderr, "; estimated step %s", a);

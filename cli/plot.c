@@ -201,6 +201,19 @@ int cmd_plot(int argc, char **argv)
                              po.kind);
         goto done;
     }
+    /* issue 33 item 2: --run and --normalise were accepted by every kind */
+    if (po.run > 0 && strcmp(po.kind, "peak") != 0 && strcmp(po.kind, "gantt") != 0 &&
+        strcmp(po.kind, "memory-timeline") != 0) {
+        rc = cmd_usage_error(&cp,
+                             "--run is for the one-run kinds (peak, gantt, memory-timeline), "
+                             "not '%s'",
+                             po.kind);
+        goto done;
+    }
+    if (po.normalise && strcmp(po.kind, "step") != 0) {
+        rc = cmd_usage_error(&cp, "--normalise is for plot step, not '%s'", po.kind);
+        goto done;
+    }
     {
         const struct cmd_file in[] = {{dbp, "--db"}};
         const struct cmd_file out[] = {{po.out, "-o"}, {po.csv, "--csv"}, {po.script, "--script"}};

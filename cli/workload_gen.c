@@ -277,6 +277,39 @@ static int gen_check_model_opts(const struct cmd_parser *p, const char *model, c
     return 0;
 }
 
+/* The synthetic shapes that read each count: another shape refuses it
+ * (issue 33 item 2: `--shape chain --width 4` wrote the plain chain). */
+static const struct shape_opt_use {
+    int opt;
+    unsigned shapes;     /* 1 << enum synth_shape */
+    const char *readers; /* the same, in words */
+} shape_opt_uses[] = {
+    {OPT_FANIN, 1u << SYNTH_LAYERED | 1u << SYNTH_RANDOM, "layered and random"},
+    {OPT_WIDTH, 1u << SYNTH_LAYERED | 1u << SYNTH_FORK_JOIN, "layered and fork-join"},
+    {OPT_DEPTH, 1u << SYNTH_FORK_JOIN, "fork-join"},
+    {OPT_WINDOW, 1u << SYNTH_RANDOM, "random"},
+};
+
+/* A count given (given[i]: row i of gen_opts_table) that so->shape never
+ * reads: exit 2 with its name, else 0. */
+static int gen_check_shape_opts(const struct cmd_parser *p, const struct synth_opts *so,
+                                const bool *given)
+{
+    static const char *const shape_words[] = {"layered", "chain", "fork-join", "random"};
+
+    for (size_t i = 0; gen_opts_table[i].name; i++) {
+        for (size_t k = 0; given[i] && k < CMD_N(shape_opt_uses); k++) {
+            if (shape_opt_uses[k].opt == gen_opts_table[i].val &&
+                !(shape_opt_uses[k].shapes & (1u << so->shape))) {
+                return cmd_usage_error(p, "--%s is not read by the %s shape (read by: %s)",
+                                       gen_opts_table[i].name, shape_words[so->shape],
+                                       shape_opt_uses[k].readers);
+            }
+        }
+    }
+    return 0;
+}
+
 /* The model options that set one field of o: true when c is one (*bad set
  * on a bad value). */
 static bool model_flag_option(struct cmd_parser *p, int c, struct gen_opts *o, int *bad)
@@ -421,6 +454,9 @@ int cmd_workload_gen(int argc, char **argv)
         return rc;
     }
     if (strcmp(model, "synthetic") == 0) {
+        if ((rc = gen_check_shape_opts(&p, &so, given)) != 0) {
+            return rc;
+        }
         return gen_synth(&so, o.name, out);
     }
     if (synth_only) {
