@@ -205,6 +205,13 @@ static const struct {
     {"PP-GPipe", "#393b79", 6, 1},
     {"PP-1F1B", "#5254a3", 4, 1},
     {"best-hybrid", "#e7298a", 15, 1},
+    /* the pipeline schedules (the pipeline dimension): the hues of the
+     * layouts that run them (PP-GPipe, PP-1F1B), dashed with recomputation
+     * ("1f1b+full"), none of a placer's: a figure of schedules in panels
+     * per placer reads the placers from the panels' titles only */
+    {"gpipe", "#393b79", 6, 0},
+    {"1f1b", "#5254a3", 4, 0},
+    {"interleaved V=2", "#9c9ede", 8, 0},
 };
 
 void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
@@ -238,8 +245,15 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
 
 bool plot_config_known(const char *config)
 {
+    const char *plus = config ? strchr(config, '+') : NULL;
+
     for (size_t i = 0; config && i < sizeof(palette) / sizeof(palette[0]); i++) {
-        if (strcmp(palette[i].config, config) == 0) {
+        /* the name, or what precedes its '+' when that is no layout's
+         * name ("1f1b+full" is 1f1b's, dashed; "DP+ZeRO-1" is its own) */
+        if (strcmp(palette[i].config, config) == 0 ||
+            (plus && strlen(palette[i].config) == (size_t)(plus - config) &&
+             strncmp(palette[i].config, config, (size_t)(plus - config)) == 0 &&
+             strncmp(config, "DP+", 3) != 0)) {
             return true;
         }
     }

@@ -471,16 +471,36 @@ cleanup:
     return rc;
 }
 
+/* Whether two infeasible-mark blocks mark the same x values (their heights
+ * differ by design: a row of the band per configuration). */
+static bool same_xs(const char *a, const char *b)
+{
+    if (!a || !b) {
+        return a == b;
+    }
+    while (*a && *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || strncmp(a, b, la) != 0) {
+            return false;
+        }
+        a += strcspn(a, "\n");
+        b += strcspn(b, "\n");
+        a += *a == '\n';
+        b += *b == '\n';
+    }
+    return *a == *b;
+}
+
 /* Series c of panel p draws what an earlier series of the panel draws (the
- * same values, infeasible and out-of-memory marks): the index of the first
- * such, else -1. */
+ * same values, out-of-memory marks and infeasible points): the index of the
+ * first such, else -1. */
 static int line_twin_of(const struct line_fig *L, int p, int c)
 {
     const struct series *s = &L->ser[p * L->cf.n + c];
 
     for (int k = 0; s->d && k < c; k++) {
         const struct series *t = &L->ser[p * L->cf.n + k];
-        if (same(t->d, s->d) && same(t->inf, s->inf) && same(t->oom, s->oom)) {
+        if (same(t->d, s->d) && same_xs(t->inf, s->inf) && same(t->oom, s->oom)) {
             return k;
         }
     }
