@@ -157,7 +157,7 @@ EOF
 test_expect_success 'nothing fits: exit 3, naming the device, the bytes and the ops' - <<'EOF'
 expect_exit 3 "$BAECHI" place -w "$TMPDIR_TEST/tfm.yaml" -c paper-4gpu-pcie -p auto \
     --memory-fraction 0.1 --budget-ms 20
-expect_grep "auto: no placement fits: device [0-9]+ '[^']+' needs [0-9]+ bytes more than its limit" \
+expect_grep "auto: no placement fits: device [0-9]+ '[^']+' needs [0-9.]+ [KMGT]?i?B more than its limit" \
     "$TMPDIR_TEST/err"
 expect_grep "ops that could not fit there: '" "$TMPDIR_TEST/err"
 EOF
