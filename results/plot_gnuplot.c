@@ -205,13 +205,14 @@ static const struct {
     {"PP-GPipe", "#393b79", 6, 1},
     {"PP-1F1B", "#5254a3", 4, 1},
     {"best-hybrid", "#e7298a", 15, 1},
-    /* the pipeline schedules (the pipeline dimension): the hues of the
-     * layouts that run them (PP-GPipe, PP-1F1B), dashed with recomputation
-     * ("1f1b+full"), none of a placer's: a figure of schedules in panels
-     * per placer reads the placers from the panels' titles only */
-    {"gpipe", "#393b79", 6, 0},
-    {"1f1b", "#5254a3", 4, 0},
-    {"interleaved V=2", "#9c9ede", 8, 0},
+    /* the pipeline schedules (the pipeline dimension): hues of their own,
+     * far apart, none of a placer's, dashed with recomputation
+     * ("1f1b+full"), and no circle for a marker (a ring says out of
+     * memory): a figure of schedules in panels per placer reads the
+     * placers from the panels' titles only */
+    {"gpipe", "#393b79", 4, 0},
+    {"1f1b", "#008080", 8, 0},
+    {"interleaved V=2", "#b15928", 12, 0},
 };
 
 void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)

@@ -358,8 +358,7 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
 {
     const struct rdim *x = L->x;
 
-    fprintf(gp, "%s\nset grid\nset xlabel ",
-            L->npanel > 1 ? "set key below\nset bmargin 7" : "set key outside right top");
+    fputs("set grid\nset xlabel ", gp);
     plot_gp_quote(gp, x->label);
     fputs("\nset ylabel ", gp);
     plot_gp_quote(gp, L->y->label);
@@ -435,8 +434,9 @@ static int line_blocks(struct line_fig *L, FILE *gp)
          * largest value of all of them */
         double ymax = 0;
         for (int i = 0; i < r->n; i++) {
-            if (plot_cell(r, i, 3)) {
-                double v = strtod(plot_cell(r, i, 3), NULL);
+            /* the limit too: a band below it would hide the limit line */
+            for (int col = 3; col <= 6; col += 3) {
+                double v = plot_cell(r, i, col) ? strtod(plot_cell(r, i, col), NULL) : 0;
                 ymax = v > ymax ? v : ymax;
             }
         }
@@ -592,9 +592,15 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
             }
             first = false;
         }
-        if (s->oom) {
-            fprintf(gp, "%s$O_%d_%d using 1:2 with points pt 6 ps 2.5 lc rgb '%s' notitle",
-                    first ? "" : ", \\\n     ", p, c, rgb);
+    }
+    for (int c = 0; c < L->cf.n; c++) {
+        /* out of memory: a black ring, over every line (a wide line or a
+         * large marker drawn later hid a ring in the series' colour) */
+        if (L->ser[p * L->cf.n + c].oom && line_twin_of(L, p, c) < 0) {
+            fprintf(gp,
+                    "%s$O_%d_%d using 1:2 with points pt 6 ps 3.2 lw 1.5 lc rgb '#000000' "
+                    "notitle",
+                    first ? "" : ", \\\n     ", p, c);
             first = false;
         }
     }
@@ -616,25 +622,41 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
 static void line_plots(struct line_fig *L, FILE *gp)
 {
     bool any_inf = L->any_inf, any_oom = L->any_oom;
+    int entries = 0;
 
     if (any_inf && !(L->x == rdim_find("n_ops") && strcmp(L->y->name, "placement") == 0)) {
-        /* the infeasible marks live in a band of their own above the data */
+        /* the infeasible marks live in a band of their own above the data,
+         * named on the y axis (a label inside the band covered its marks) */
         fprintf(gp,
                 "set yrange [0:%.6g]\nset arrow from graph 0, first %.6g to graph 1, first %.6g "
-                "nohead dt 3 lc rgb '#888888'\nset label 'infeasible' at graph 0.01, first "
-                "%.6g left offset 0, 0.6 tc rgb '#555555'\n",
-                L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top);
+                "nohead dt 3 lc rgb '#888888'\nset ytics add ('infeasible' %.6g)\n",
+                L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top * 1.035);
+    }
+    /* the legend: right of a single panel; below panels, two columns, the
+     * margin as high as its rows (it covered the x label) */
+    for (int p = 0; p < L->npanel; p++) {
+        int n = L->any_limit;
+        for (int c = 0; c < L->cf.n; c++) {
+            const struct series *s = &L->ser[p * L->cf.n + c];
+            n += line_twin_of(L, p, c) < 0 && (s->d || s->inf);
+        }
+        entries = n > entries ? n : entries;
+    }
+    if (L->npanel > 1) {
+        fprintf(gp, "set key below horizontal maxcols 2\nset bmargin %d\n", 5 + (entries + 1) / 2);
+    } else {
+        fputs("set key outside right top\n", gp);
     }
 
-    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s\n%s", L->y->label, L->x->label,
+    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s%s\n%s", L->y->label, L->x->label,
              L->lines ? L->lines->label : "placer configuration",
-             any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
-                                : " (band at the top: infeasible)")
-                     : "",
-             !any_inf && any_oom ? " (circled: out of memory)" : "",
-             L->any_oom_else ? " (some runs out of memory on another device)" : "",
              L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
-             L->sc.fixed);
+             any_inf || any_oom || L->any_oom_else ? "\n" : "",
+             any_inf ? (any_oom ? "(band at the top: infeasible; circled: out of memory)"
+                                : "(band at the top: infeasible)")
+                     : "",
+             !any_inf && any_oom ? "(circled: out of memory)" : "",
+             L->any_oom_else ? " (some runs out of memory on another device)" : "", L->sc.fixed);
     if (L->npanel > 1) {
         fprintf(gp, "set multiplot layout 1,%d title ", L->npanel);
         plot_gp_quote(gp, L->title);
