@@ -237,7 +237,10 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
     *pt = 1 + (int)(h % 15);
     for (size_t i = 0; plus && i < n; i++) {
         if (strlen(palette[i].config) == base && strncmp(palette[i].config, config, base) == 0) {
+            /* a variant of a known name ("1f1b+full"): its colour and
+             * marker, dashed */
             *rgb = palette[i].rgb;
+            *pt = palette[i].pt;
             return;
         }
     }

@@ -626,14 +626,16 @@ static void line_plots(struct line_fig *L, FILE *gp)
 
     if (any_inf && !(L->x == rdim_find("n_ops") && strcmp(L->y->name, "placement") == 0)) {
         /* the infeasible marks live in a band of their own above the data,
-         * named on the y axis (a label inside the band covered its marks) */
+         * named on the right axis (a label inside the band covered its
+         * marks; on the left one, a tic) */
         fprintf(gp,
-                "set yrange [0:%.6g]\nset arrow from graph 0, first %.6g to graph 1, first %.6g "
-                "nohead dt 3 lc rgb '#888888'\nset ytics add ('infeasible' %.6g)\n",
-                L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top * 1.035);
+                "set yrange [0:%.6g]\nset y2range [0:%.6g]\nset arrow from graph 0, first %.6g to "
+                "graph 1, first %.6g nohead dt 3 lc rgb '#888888'\nset y2tics ('infeasible' %.6g) "
+                "scale 0\n",
+                L->top * 1.07, L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top * 1.035);
     }
-    /* the legend: right of a single panel; below panels, two columns, the
-     * margin as high as its rows (it covered the x label) */
+    /* the legend: right of a single panel; below panels, at most two
+     * columns, the margin as high as its rows (it covered the x label) */
     for (int p = 0; p < L->npanel; p++) {
         int n = L->any_limit;
         for (int c = 0; c < L->cf.n; c++) {
@@ -643,7 +645,8 @@ static void line_plots(struct line_fig *L, FILE *gp)
         entries = n > entries ? n : entries;
     }
     if (L->npanel > 1) {
-        fprintf(gp, "set key below horizontal maxcols 2\nset bmargin %d\n", 5 + (entries + 1) / 2);
+        /* a column when the panels are narrow: a row per entry at worst */
+        fprintf(gp, "set key below horizontal maxcols 2\nset bmargin %d\n", 5 + entries);
     } else {
         fputs("set key outside right top\n", gp);
     }
