@@ -332,6 +332,14 @@ static bool model_flag_option(struct cmd_parser *p, int c, struct gen_opts *o, i
     }
 }
 
+/* given[i] becomes true when option c is row i of gen_opts_table. */
+static void gen_mark_given(bool *given, int c)
+{
+    for (size_t i = 0; gen_opts_table[i].name; i++) {
+        given[i] = given[i] || gen_opts_table[i].val == c;
+    }
+}
+
 int cmd_workload_gen(int argc, char **argv)
 {
     struct cmd_parser p = {
@@ -356,9 +364,7 @@ int cmd_workload_gen(int argc, char **argv)
     synth_opts_init(&so);
     parallel_opts_init(&par);
     while (!bad && (c = cmd_getopt(&p)) != -1) {
-        for (size_t i = 0; gen_opts_table[i].name; i++) {
-            given[i] = given[i] || gen_opts_table[i].val == c;
-        }
+        gen_mark_given(given, c);
         if (synth_count_option(&p, c, &so, &bad)) {
             synth_only = true;
             continue;
@@ -448,9 +454,9 @@ int cmd_workload_gen(int argc, char **argv)
         return bad ? EXIT_BADINPUT : rc;
     }
     model = argv[cmd_optind()];
-    if ((rc = gen_check_model_opts(&p, model, given)) != 0 ||
-        (rc = workload_cli_train_check(&p, &o.train)) != 0 ||
-        (rc = workload_cli_parallel_check(&p, &par)) != 0) {
+    if ((rc = gen_check_model_opts(&p, model, given)) ||
+        (rc = workload_cli_train_check(&p, &o.train)) ||
+        (rc = workload_cli_parallel_check(&p, &par))) {
         return rc;
     }
     if (strcmp(model, "synthetic") == 0) {
