@@ -1,4 +1,4 @@
-# check: slow
+# check: slow once
 # t840-option-table.sh - no option is accepted without effect (issue 33 item
 # 2's target): the test walks every command's option table (as --help prints
 # it, row for row) and needs, for each option, a documented help line and at

@@ -1,4 +1,4 @@
-# check: slow
+# check: once
 # t841-figure-checks.sh - the data checks of every figure (issue 33 item 3's
 # target, scripts/check-figures.py; `make demo` runs them on its figures):
 # each plot kind as the demo draws it, on small sweeps of the same shape
