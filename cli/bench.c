@@ -369,8 +369,10 @@ int cmd_bench(int argc, char **argv)
         return cmd_fail(rc);
     }
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows while it runs */
-    printf("baechi bench: medians over repeated runs (this machine: %ld cores)\n\n",
-           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("baechi bench: medians over repeated runs (this machine: %ld cores); %s\n\n",
+           sysconf(_SC_NPROCESSORS_ONLN),
+           quick ? "--quick: 5, 3 and 3 repetitions, no 1M-op graph"
+                 : "21, 11 and 5 repetitions, then the 1M-op graph");
     rc = bench_gnmt(gnmt, &c4, quick ? 5 : 21);
     if (!rc) {
         printf("\n");

@@ -383,12 +383,17 @@ static int bp_columns_init(struct bp_columns *c)
     return 0;
 }
 
-static void bp_print_header(const struct bp_columns *cols, bool md)
+static void bp_print_header(const struct bp_columns *cols, bool md, int64_t budget_ms)
 {
+    struct placer_options def;
+
+    placer_options_init(&def);
     printf("baechi bench placement: timed step per placer in ms (inf = no placement, OOM = the "
            "timed simulation runs out of memory); auto: its step / the certified lower bound "
            "(ratio), / the old bound max(critical path, compute / devices) (old), the bound's "
-           "kind, and placement time (CPU s)\n\n");
+           "kind, and placement time (CPU s); auto's budget %lld ms of simulated work%s\n\n",
+           (long long)(budget_ms >= 0 ? budget_ms : def.budget_ms),
+           budget_ms >= 0 ? " (--budget-ms)" : "");
     printf(md ? "| workload | ops | mem | " : "%-14s %5s %5s ", "workload", "ops", "mem");
     for (int i = 0; i < cols->n; i++) {
         printf(md ? "%s | " : "%9s ", short_name(cols->names[i]));
@@ -615,7 +620,7 @@ int cmd_bench_placement(int argc, char **argv)
     }
     memset(&sum, 0, sizeof(sum));
     setvbuf(stdout, NULL, _IOLBF, 0);
-    bp_print_header(&cols, a.md);
+    bp_print_header(&cols, a.md, a.budget);
     for (const struct bp_workload *b = bp_workloads; b->label && !rc; b++) {
         bool selected = a.n_only == 0;
 

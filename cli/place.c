@@ -179,6 +179,47 @@ int place_cli_check(struct cmd_parser *cp, const struct place_cli *pc)
     return cmd_check_cluster(cp, pc->cspec);
 }
 
+/* A placer option the chosen placer never reads: exit 2 naming the option,
+ * the placer and those that read it (issue 33 item 2: `-p m-etf --threshold
+ * 0.5` placed as if it were not there).  Compared with the defaults, so that
+ * a default value given explicitly passes. */
+static int place_cli_check_reads(struct cmd_parser *cp, const struct place_cli *pc)
+{
+    const struct placer_desc *d = placer_find(pc->placer);
+    const struct placer_options *o = &pc->opt;
+    struct placer_options def;
+    unsigned f = d->flags;
+    bool whole = f & PLACER_WHOLE, lp = f & PLACER_LP;
+    const char *opt = NULL, *readers = NULL;
+
+    placer_options_init(&def);
+    if (o->sct_threshold != def.sct_threshold && !lp && !whole) {
+        opt = "--threshold", readers = "m-sct, m-sct-reserve and auto";
+    } else if (o->lp_time_limit_s != def.lp_time_limit_s && !lp) {
+        opt = "--lp-time-limit", readers = "m-sct and m-sct-reserve (auto shares its LPs by "
+                                           "--lp-iteration-limit)";
+    } else if (o->lp_iteration_limit != def.lp_iteration_limit && !lp && !whole) {
+        opt = "--lp-iteration-limit", readers = "m-sct, m-sct-reserve and auto";
+    } else if (o->seed != def.seed && !(f & PLACER_SEEDED) && !whole && !o->refine) {
+        opt = "--seed", readers = "random, auto and --refine";
+    } else if (o->budget_ms != def.budget_ms && !whole && !o->refine) {
+        opt = "--budget-ms", readers = "auto and --refine";
+    } else if (o->persistent_at_place && !(f & PLACER_MEMORY_RULE)) {
+        opt = "--persistent-at-place", readers = "m-etf, m-sct, their -reserve forms and paper";
+    } else if (o->impl != def.impl && (!(f & PLACER_MEMORY_RULE) || lp)) {
+        opt = "--impl", readers = "m-etf, m-etf-reserve and paper";
+    } else if ((whole || (f & PLACER_PAPER_OPTIONS)) &&
+               (o->grouper != def.grouper || o->fusion != def.fusion)) {
+        opt = o->fusion != def.fusion ? "--fusion" : "--grouper";
+        readers = "any placer but paper (always fusion + coplace) and auto (its own per candidate)";
+    }
+    if (opt) {
+        return cmd_usage_error(cp, "%s is not read by placer '%s' (read by: %s)", opt, d->name,
+                               readers);
+    }
+    return 0;
+}
+
 void place_job_init(struct place_job *j)
 {
     memset(j, 0, sizeof(*j));
@@ -267,7 +308,7 @@ int place_cli_finish(struct cmd_parser *cp, struct place_cli *pc, bool *done)
         place_cli_print_list(stdout);
         return EXIT_OK;
     }
-    if ((rc = place_cli_check(cp, pc)) != 0) {
+    if ((rc = place_cli_check(cp, pc)) != 0 || (rc = place_cli_check_reads(cp, pc)) != 0) {
         return rc;
     }
     *done = false;
@@ -428,7 +469,8 @@ int cmd_place(int argc, char **argv)
             /* m-sct placed with m-ETF's rule: say whose placement it is */
             fprintf(stderr, " (%s: m-ETF's placement)", j.st.lp_status);
         }
-        fprintf(stderr, " in %s", a);
+        fprintf(stderr, " in %s%s", a,
+                pc.opt.impl == PLACER_IMPL_REFERENCE ? " (m-ETF's reference event loop)" : "");
         if (j.st.estimate_us >= 0) {
             units_fmt_us((double)j.st.estimate_us, a, sizeof(a));
             fprintf(stderr, "; estimated step %s", a);

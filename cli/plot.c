@@ -72,6 +72,36 @@ static const struct cmd_opt plot_opts[] = {
     CMD_OPT_END,
 };
 
+/* The options that only some kinds read, given to another: exit 2 naming
+ * the option and the kinds that read it, else 0. */
+static int plot_kind_opts_check(struct cmd_parser *cp, const struct plot_opts *po)
+{
+    const char *k = po->kind;
+
+    if (po->lines && strcmp(k, "line") != 0) {
+        return cmd_usage_error(cp, "--lines is for plot line, not '%s'", k);
+    }
+    if ((po->x || po->y || po->by || po->stat) && strcmp(k, "line") != 0 &&
+        strcmp(k, "memory") != 0 && strcmp(k, "scaling") != 0) {
+        return cmd_usage_error(cp,
+                               "--x, --y, --by and --stat are for the line kinds (line, memory, "
+                               "scaling), not '%s'",
+                               k);
+    }
+    /* issue 33 item 2: --run and --normalise were accepted by every kind */
+    if (po->run > 0 && strcmp(k, "peak") != 0 && strcmp(k, "gantt") != 0 &&
+        strcmp(k, "memory-timeline") != 0) {
+        return cmd_usage_error(cp,
+                               "--run is for the one-run kinds (peak, gantt, memory-timeline), "
+                               "not '%s'",
+                               k);
+    }
+    if (po->normalise && strcmp(k, "step") != 0) {
+        return cmd_usage_error(cp, "--normalise is for plot step, not '%s'", k);
+    }
+    return 0;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     struct cmd_parser cp = {
@@ -189,16 +219,7 @@ int cmd_plot(int argc, char **argv)
                              sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
         goto done;
     }
-    if (po.lines && strcmp(po.kind, "line") != 0) {
-        rc = cmd_usage_error(&cp, "--lines is for plot line, not '%s'", po.kind);
-        goto done;
-    }
-    if ((po.x || po.y || po.by || po.stat) && strcmp(po.kind, "line") != 0 &&
-        strcmp(po.kind, "memory") != 0 && strcmp(po.kind, "scaling") != 0) {
-        rc = cmd_usage_error(&cp,
-                             "--x, --y, --by and --stat are for the line kinds (line, memory, "
-                             "scaling), not '%s'",
-                             po.kind);
+    if ((rc = plot_kind_opts_check(&cp, &po)) != 0) {
         goto done;
     }
     {

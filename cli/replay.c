@@ -270,6 +270,11 @@ int cmd_replay(int argc, char **argv)
         print_json(&cmp, &rr, &st, &in.w, backend, sopt.model);
     } else {
         print_text(&cmp, &rr, &st, &in.c, &in.w, backend, sopt.model);
+        printf("warm-up        %d unmeasured step%s first\n", (int)ropt.warmup,
+               ropt.warmup == 1 ? "" : "s");
+        if (devs) { /* the mapping -d asked for (else 0, 1, ...) */
+            printf("device ids     %s (device i of the cluster on the i-th, -d)\n", devs);
+        }
     }
 cleanup:
     if (rc) {

@@ -420,6 +420,10 @@ int cmd_run(int argc, char **argv)
     if ((rc = place_cli_parse(&cp, &pc, run_extra_option, &x, &done)) != 0 || done) {
         return rc;
     }
+    if (x.trace_model != SIM_MODEL_TIMED && !x.tpath) { /* issue 33 item 2: it was ignored */
+        return cmd_usage_error(&cp, "--trace-model chooses the simulation --trace records: "
+                                    "give --trace F");
+    }
     origin = (struct sweep_origin){pc.wpath, pc.cspec, pc.placer, &pc.opt};
     {
         const struct cmd_file in[] = {{pc.wpath, "--workload"}, {pc.cspec, "--cluster"}};
@@ -463,6 +467,9 @@ int cmd_run(int argc, char **argv)
                    x.explain ? &xt : NULL, x.verdict_model);
     } else {
         print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.verdict_model);
+        if (pc.opt.impl == PLACER_IMPL_REFERENCE) { /* the same placement: say which loop ran */
+            printf("implementation m-ETF's reference event loop (--impl reference)\n");
+        }
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);
             explain_print_text(stdout, &xb, &j.g, &j.c);

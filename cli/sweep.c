@@ -107,6 +107,25 @@ static void set_progress(struct sweep_run_opts *ro, int style)
     ro->progress_every_s = style > 0 ? 0.1 : 2.0;
 }
 
+/* The options whose effect is on time and durability only, said when they
+ * are not the defaults (issue 33 item 2: a user sees that they were read). */
+static void print_run_opts(const struct sweep_run_opts *ro, bool json)
+{
+    struct sweep_run_opts d;
+
+    sweep_run_opts_init(&d);
+    if (json) {
+        return; /* n_jobs and wall_s say it */
+    }
+    if (ro->batch != d.batch) {
+        printf("stored in transactions of at most %d run%s (--batch)\n", ro->batch,
+               ro->batch == 1 ? "" : "s");
+    }
+    if (ro->point_delay_s > 0) {
+        printf("each worker slept %g s per point (--point-delay)\n", ro->point_delay_s);
+    }
+}
+
 static void print_summary(const struct sweep_summary *s, const char *name, const char *db,
                           bool json)
 {
@@ -266,6 +285,7 @@ int cmd_sweep(int argc, char **argv)
     }
     CHECK(sweep_run_local(&sw, db, &ro, &sum));
     print_summary(&sum, sw.spec.name, db, json);
+    print_run_opts(&ro, json);
     if (sum.n_error_failed > 0) {
         rc = err_set(BAECHI_ENOMEM,
                      "%" PRId64 " run%s gave no result (out of memory, or a worker's internal "

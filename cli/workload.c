@@ -271,6 +271,11 @@ int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
     return rc;
 }
 
+int workload_cli_train_check(struct cmd_parser *p, const struct train_opts *o)
+{
+    return train_opts_check(o) ? cmd_usage_error(p, "%s", err_msg()) : 0;
+}
+
 static int write_workload(FILE *f, void *w)
 {
     return workload_write_yaml(w, f);

@@ -65,6 +65,12 @@ int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen
  * value (the message printed), -1 not one of them. */
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o);
 
+/* Refuses (exit 2, the message printed) a training option that cannot act
+ * under the others: a --schedule other than the default with fewer than 2
+ * micro-batches (one micro-batch runs the same under every schedule; issue
+ * 33 item 2).  0 when they all take effect. */
+int workload_cli_train_check(struct cmd_parser *p, const struct train_opts *o);
+
 /* "--optimizer", ... for option c of WORKLOAD_TRAIN_OPTS (the first training
  * flag given names the conflict with --forward-only); NULL for another c. */
 const char *workload_cli_train_flag(int c);
@@ -115,6 +121,13 @@ enum {
  * value (the message printed), -1 not one of them. */
 struct parallel_opts;
 int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o);
+
+/* Refuses (exit 2, the message printed) a parallelism option that cannot
+ * act without its degree: --zero or --bucket-mb without --dp 2 or more, --sp
+ * without --tp 2 or more, --pp-balance time without --pp 2 or more (issue 33
+ * item 2: before, `gen --zero 1` wrote the graph of plain DDP, silently).
+ * 0 when they all take effect. */
+int workload_cli_parallel_check(struct cmd_parser *p, const struct parallel_opts *o);
 
 /* Prints the per-device model state and collectives of a parallelised w to
  * f; 0 or the exit status. */

@@ -292,7 +292,8 @@ int cmd_workload_train(int argc, char **argv)
             return EXIT_BADINPUT;
         }
     }
-    if ((rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
+    if ((rc = workload_cli_train_check(&p, &o)) != 0 ||
+        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
         return rc;
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {

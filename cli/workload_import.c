@@ -121,6 +121,9 @@ int cmd_workload_import(int argc, char **argv)
     if (train_flag && !train) {
         return cmd_usage_error(&p, "%s is about the training graph: add --train", train_flag);
     }
+    if ((rc = workload_cli_train_check(&p, &to)) != 0) {
+        return rc;
+    }
     io.loss = train ? loss : ONNX_LOSS_NONE;
     if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
         return rc;

@@ -123,6 +123,11 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
     return 0;
 }
 
+int workload_cli_parallel_check(struct cmd_parser *p, const struct parallel_opts *o)
+{
+    return parallel_opts_check(o) ? cmd_usage_error(p, "%s", err_msg()) : 0;
+}
+
 int cmd_workload_parallelize(int argc, char **argv)
 {
     struct cmd_parser p = {argc, argv, argv[0], parallelize_usage, parallelize_opts, NULL, NULL};
@@ -151,6 +156,9 @@ int cmd_workload_parallelize(int argc, char **argv)
     }
     if (cmd_optind() != argc - 1) {
         return cmd_usage_error(&p, "expected one training workload file");
+    }
+    if ((rc = workload_cli_parallel_check(&p, &o)) != 0) {
+        return rc;
     }
     {
         const struct cmd_file fin[] = {{argv[cmd_optind()], "the workload"}};

@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 
 #include "core/err.h"
+#include "core/units.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,7 +68,11 @@ unsigned long mem_alloc_count(void)
 
 static void *alloc_failed(size_t bytes)
 {
-    err_set(BAECHI_ENOMEM, "out of memory (%zu bytes)", bytes);
+    char size[32];
+
+    /* with its unit (issue 33 item 4: "out of memory (793453312 bytes)") */
+    units_fmt_bytes(bytes > INT64_MAX ? INT64_MAX : (int64_t)bytes, size, sizeof(size));
+    err_set(BAECHI_ENOMEM, "out of memory (a block of %s)", size);
     return NULL;
 }
 

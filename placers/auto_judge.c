@@ -12,6 +12,7 @@
 
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/units.h"
 #include "sim/sim.h"
 #include "sim/sim_incr.h"
 
@@ -303,14 +304,19 @@ int auto_precheck(const struct auto_ctx *s)
         }
         total_p += p;
         if (p > max_m) {
+            char ps[32], ms[32], miss[32]; /* with units (issue 33 item 4) */
+
+            units_fmt_bytes(p, ps, sizeof(ps));
+            units_fmt_bytes(max_m, ms, sizeof(ms));
+            units_fmt_bytes(p - max_m, miss, sizeof(miss));
             return err_set(BAECHI_EINFEASIBLE,
                            "auto: no placement fits: colocation group '%s' (op '%s', %d ops) "
-                           "holds %" PRId64 " persistent bytes, more than the largest device "
-                           "'%s' (%" PRId64 " bytes, missing %" PRId64 " bytes)",
+                           "holds %s of persistent memory, more than the largest device '%s' "
+                           "(%s, missing %s)",
                            g->group_name[g->group[s->tf_op[s->tf_start[k]]]],
                            g->op_name[s->tf_op[s->tf_start[k]]],
-                           (int)(s->tf_start[k + 1] - s->tf_start[k]), p, c->dev[max_d].name, max_m,
-                           p - max_m);
+                           (int)(s->tf_start[k + 1] - s->tf_start[k]), ps, c->dev[max_d].name, ms,
+                           miss);
         }
     }
     if (total_p > total_m) {
@@ -320,12 +326,16 @@ int auto_precheck(const struct auto_ctx *s)
                 big = v;
             }
         }
+        char ps[32], ms[32], miss[32], bs[32];
+
+        units_fmt_bytes(total_p, ps, sizeof(ps));
+        units_fmt_bytes(total_m, ms, sizeof(ms));
+        units_fmt_bytes(total_p - total_m, miss, sizeof(miss));
+        units_fmt_bytes(g->persist_bytes[big], bs, sizeof(bs));
         return err_set(BAECHI_EINFEASIBLE,
-                       "auto: no placement fits: the persistent bytes (%" PRId64
-                       ") exceed the memory of all %d devices (%" PRId64 " bytes, missing %" PRId64
-                       " bytes); the largest is op '%s' (%" PRId64 " bytes)",
-                       total_p, (int)c->n_devices, total_m, total_p - total_m, g->op_name[big],
-                       g->persist_bytes[big]);
+                       "auto: no placement fits: the persistent memory (%s) exceeds the memory "
+                       "of all %d devices (%s, missing %s); the largest is op '%s' (%s)",
+                       ps, (int)c->n_devices, ms, miss, g->op_name[big], bs);
     }
     return 0;
 }
@@ -363,17 +373,21 @@ int auto_infeasible(struct auto_ctx *s)
     qsort_r(s->order, (size_t)n_on, sizeof(int32_t), auto_cmp_mem_desc, s->tf_mem);
     for (int32_t i = 0; i < n_on && i < AUTO_MSG_GROUPS && len < sizeof(ops) - 1; i++) {
         int32_t k = s->order[i];
-        len += (size_t)snprintf(ops + len, sizeof(ops) - len, "%s'%s' (%" PRId64 " bytes)",
-                                len ? ", " : "", s->g->op_name[s->tf_op[s->tf_start[k]]],
-                                s->tf_mem[k]);
+        char ms[32];
+
+        units_fmt_bytes(s->tf_mem[k], ms, sizeof(ms));
+        len += (size_t)snprintf(ops + len, sizeof(ops) - len, "%s'%s' (%s)", len ? ", " : "",
+                                s->g->op_name[s->tf_op[s->tf_start[k]]], ms);
     }
+    char over_s[32], lim_s[32];
+
+    units_fmt_bytes(worst_over, over_s, sizeof(over_s)); /* with units (issue 33 item 4) */
+    units_fmt_bytes(r->dev[worst].limit_bytes, lim_s, sizeof(lim_s));
     return err_set(BAECHI_EINFEASIBLE,
-                   "auto: no placement fits: device %d '%s' needs %" PRId64
-                   " bytes more than its limit of %" PRId64
-                   " bytes in the %s simulation (best of %" PRId64
+                   "auto: no placement fits: device %d '%s' needs %s more than its limit of %s in "
+                   "the %s simulation (best of %" PRId64
                    " evaluations); ops that could not fit there: %s",
-                   (int)worst, s->c->dev[worst].name, worst_over, r->dev[worst].limit_bytes, model,
-                   s->n_eval, ops);
+                   (int)worst, s->c->dev[worst].name, over_s, lim_s, model, s->n_eval, ops);
 }
 
 int auto_start_from(struct auto_ctx *s, const int32_t *dev)

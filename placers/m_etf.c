@@ -351,15 +351,18 @@ static int report_fail(const struct palgo_ctx *x, const struct ls_state *s, cons
          * nothing free, not a negative amount */
         int64_t avail = fl->avail_bytes < 0 ? 0 : fl->avail_bytes;
 
-        char holders[512];
+        char holders[512], need[32], have[32], miss[32];
 
         largest_holders(x, s, fl->device, holders, sizeof(holders));
+        /* with units (issue 33 item 4: "needs 793453312 bytes") */
+        units_fmt_bytes(fl->need_bytes, need, sizeof(need));
+        units_fmt_bytes(avail, have, sizeof(have));
+        units_fmt_bytes(sat_add_i64(fl->need_bytes, -avail), miss, sizeof(miss));
         return err_set(BAECHI_EINFEASIBLE,
-                       "%s: %s: %d of %d ops not scheduled; '%s' needs %lld bytes, device %d "
-                       "has %lld bytes free (missing %lld bytes)%s",
+                       "%s: %s: %d of %d ops not scheduled; '%s' needs %s, device %d has %s free "
+                       "(missing %s)%s",
                        algo, fl->what, (int)fl->n_left, (int)s->p->n,
-                       x->name(x->name_arg, fl->node), (long long)fl->need_bytes, (int)fl->device,
-                       (long long)avail, (long long)sat_add_i64(fl->need_bytes, -avail), holders);
+                       x->name(x->name_arg, fl->node), need, (int)fl->device, have, miss, holders);
     }
     return err_set(BAECHI_EINFEASIBLE, "%s: %s: %d of %d ops not scheduled, first '%s'", algo,
                    fl->what, (int)fl->n_left, (int)s->p->n,

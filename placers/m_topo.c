@@ -17,6 +17,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/units.h"
 
 #include <stdlib.h>
 
@@ -98,13 +99,15 @@ int m_topo_place(const struct palgo_ctx *x, bool uniform, int32_t *device_of,
             left += device_of[w] < 0;
         }
         /* the original fills a device past its cap by one group: room can be negative */
+        char need_s[32], room_s[32];
+
+        units_fmt_bytes(need, need_s, sizeof(need_s)); /* with units (issue 33 item 4) */
+        units_fmt_bytes(room >= 0 ? room : -room, room_s, sizeof(room_s));
         rc = err_set(BAECHI_EINFEASIBLE,
-                     "%d operators cannot be placed on devices: first '%s' needs %lld bytes "
-                     "(its group's temp max + persistent sum), the last device has %lld bytes "
-                     "%s %s",
-                     (int)left, x->name(x->name_arg, v), (long long)need,
-                     (long long)(room >= 0 ? room : -room), room >= 0 ? "left under" : "over",
-                     uniform ? "the uniform cap" : "its limit");
+                     "%d operators cannot be placed on devices: first '%s' needs %s (its "
+                     "group's temp max + persistent sum), the last device has %s %s %s",
+                     (int)left, x->name(x->name_arg, v), need_s, room_s,
+                     room >= 0 ? "left under" : "over", uniform ? "the uniform cap" : "its limit");
         goto cleanup;
     }
     st->estimate_us = -1;

@@ -56,6 +56,7 @@
 #include "core/err.h"
 #include "core/pipeline.h"
 #include "core/workload.h"
+#include "core/units.h"
 #include "placers/pipeline_plan.h"
 
 #include <stdlib.h>
@@ -416,13 +417,18 @@ static int infeasible(const struct chain_build *b, const struct pipeline_chain *
             wu = u;
         }
     }
+    char worst_s[32], total_s[32], room_s[32];
+
+    units_fmt_bytes(worst, worst_s, sizeof(worst_s)); /* with units (issue 33 item 4) */
+    units_fmt_bytes(total, total_s, sizeof(total_s));
+    units_fmt_bytes(room, room_s, sizeof(room_s));
     return err_set(BAECHI_EINFEASIBLE,
                    "pipeline: no split of %d layers into %d contiguous stages on %d devices fits "
-                   "(schedule %s, %d micro-batches): layer '%s' alone needs %lld bytes, all "
-                   "layers at least %lld bytes, the stages have %lld",
+                   "(schedule %s, %d micro-batches): layer '%s' alone needs %s, all layers at "
+                   "least %s, the stages have %s",
                    (int)c->n, (int)sg->n_stages, (int)n_dev, pipeline_schedule_name(po->schedule),
                    (int)b->n_micro, b->g->group_name[b->g->group[b->op_list[b->op_start[wu]]]],
-                   (long long)worst, (long long)total, (long long)room);
+                   worst_s, total_s, room_s);
 }
 
 /* The stages (K' devices, V' chunks each) and their limits and in-flight counts. */

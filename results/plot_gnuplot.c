@@ -205,6 +205,14 @@ static const struct {
     {"PP-GPipe", "#393b79", 6, 1},
     {"PP-1F1B", "#5254a3", 4, 1},
     {"best-hybrid", "#e7298a", 15, 1},
+    /* the pipeline schedules (the pipeline dimension): hues of their own,
+     * far apart, none of a placer's, dashed with recomputation
+     * ("1f1b+full"), and no circle for a marker (a ring says out of
+     * memory): a figure of schedules in panels per placer reads the
+     * placers from the panels' titles only */
+    {"gpipe", "#393b79", 4, 0},
+    {"1f1b", "#008080", 8, 0},
+    {"interleaved V=2", "#b15928", 12, 0},
 };
 
 void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
@@ -229,7 +237,10 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
     *pt = 1 + (int)(h % 15);
     for (size_t i = 0; plus && i < n; i++) {
         if (strlen(palette[i].config) == base && strncmp(palette[i].config, config, base) == 0) {
+            /* a variant of a known name ("1f1b+full"): its colour and
+             * marker, dashed */
             *rgb = palette[i].rgb;
+            *pt = palette[i].pt;
             return;
         }
     }
@@ -238,8 +249,15 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt)
 
 bool plot_config_known(const char *config)
 {
+    const char *plus = config ? strchr(config, '+') : NULL;
+
     for (size_t i = 0; config && i < sizeof(palette) / sizeof(palette[0]); i++) {
-        if (strcmp(palette[i].config, config) == 0) {
+        /* the name, or what precedes its '+' when that is no layout's
+         * name ("1f1b+full" is 1f1b's, dashed; "DP+ZeRO-1" is its own) */
+        if (strcmp(palette[i].config, config) == 0 ||
+            (plus && strlen(palette[i].config) == (size_t)(plus - config) &&
+             strncmp(palette[i].config, config, (size_t)(plus - config)) == 0 &&
+             strncmp(config, "DP+", 3) != 0)) {
             return true;
         }
     }

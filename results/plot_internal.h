@@ -161,8 +161,9 @@ void plot_config_style(const char *config, const char **rgb, int *pt, int *dt);
 /* The colour and marker of the i-th line of a --lines figure (values of a
  * dimension, not configurations): distinct for the first 16. */
 void plot_series_style(int i, const char **rgb, int *pt);
-/* Whether `config` (a placer configuration or a parallel layout) has its
- * own row in the palette: then every figure draws it in that style. */
+/* Whether `config` (a placer configuration, a parallel layout or a
+ * pipeline schedule) has its own row in the palette, or its part before a
+ * '+' has ("1f1b+full"): then every figure draws it in that style. */
 bool plot_config_known(const char *config);
 /* The terminal for out's extension (.png .svg .pdf), NULL for another. */
 const char *plot_terminal_for(const char *out);

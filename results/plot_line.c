@@ -30,12 +30,13 @@ struct line_fig {
     struct scope sc;
     bool have_sc, any_inf, any_oom;
     bool any_oom_else; /* a per-device metric's point whose run is over on another device */
-    struct rows r;     /* by value, config, x, y, status, runs */
+    struct rows r;     /* by value, config, x, y, status, runs, limit (GiB; NULL: none) */
     struct rows cf;    /* the configurations (the values of --lines) */
     char **panels;     /* borrowed from r */
     int npanel;
     struct series *ser; /* npanel x cf.n */
     double top;         /* the infeasible band starts here (above every panel's data) */
+    bool any_limit;     /* a memory metric: a limit line per panel ($L_p) */
     char title[1200];
 };
 
@@ -179,6 +180,26 @@ cleanup:
     return rc;
 }
 
+/*
+ * The memory a memory metric is held against, in GiB, per group of runs:
+ * the simulated device's memory (memory_fraction x its memory, as the
+ * simulators see it), the smallest device's for the largest peak, device
+ * 0's for its own; "NULL" for another metric (issue 33 item 3: the peak
+ * figures had no limit line).
+ */
+static const char *line_limit_sql(const struct rmetric *y)
+{
+    if (strcmp(y->name, "peak") == 0) {
+        return "MIN((SELECT MIN(d.limit_bytes) FROM devices d WHERE d.run_id = r.id)) / "
+               "1073741824.0";
+    }
+    if (strcmp(y->name, "peak0") == 0) {
+        return "MIN((SELECT d.limit_bytes FROM devices d WHERE d.run_id = r.id AND d.device = "
+               "0)) / 1073741824.0";
+    }
+    return "NULL";
+}
+
 /* The scope and its rows: one per (panel, configuration, x). */
 static int line_query(struct db *db, struct line_fig *L)
 {
@@ -208,15 +229,16 @@ static int line_query(struct db *db, struct line_fig *L)
     } else {
         snprintf(bysel, sizeof(bysel), "''");
     }
-    /* a per-device metric circles a point only when its device is over */
+    /* a per-device metric circles a point only when its device is over;
+     * a memory metric brings the memory it is held against (column 6) */
     if (mem_asprintf(&sel,
                      "%s, %s, %s, AVG(CASE WHEN %d OR r.status IN ('ok','oom') "
                      "THEN %s END), CASE WHEN SUM(r.status = 'ok') > 0 THEN 'ok' WHEN SUM(r.status "
                      "= 'oom' AND coalesce(%s, 1)) > 0 THEN 'oom' WHEN SUM(r.status = 'oom') > 0 "
                      "THEN 'oom-elsewhere' WHEN SUM(r.status = 'infeasible') > 0 THEN "
-                     "'infeasible' ELSE 'error' END, COUNT(*)",
+                     "'infeasible' ELSE 'error' END, COUNT(*), %s",
                      bysel, L->line_sql, x->sql, !L->y->needs_sim, L->y->sql,
-                     L->y->oom_sql ? L->y->oom_sql : "1") < 0) {
+                     L->y->oom_sql ? L->y->oom_sql : "1", line_limit_sql(L->y)) < 0) {
         sel = NULL;
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
@@ -238,6 +260,9 @@ static int line_query(struct db *db, struct line_fig *L)
     } else {
         CHECK(plot_configs_of(db, &L->sc, &L->cf));
     }
+    for (int i = 0; i < L->r.n; i++) {
+        L->any_limit |= plot_cell(&L->r, i, 6) != NULL;
+    }
     CHECK(plot_distinct(&L->r, 0, &L->panels, &L->npanel));
     if (L->r.n == 0) {
         rc = err_set(BAECHI_EINVAL, "plot %s: no run has a value of %s", L->o->kind, x->name);
@@ -255,16 +280,17 @@ static void line_csv(const struct line_fig *L, FILE *csv)
     if (L->by) {
         fprintf(csv, "%s,", L->by->name);
     }
-    fprintf(csv, "%s,%s,%s,status,runs\n", L->lines ? L->lines->name : "config", L->x->name,
-            L->y->column);
+    fprintf(csv, "%s,%s,%s,status,runs%s\n", L->lines ? L->lines->name : "config", L->x->name,
+            L->y->column, L->any_limit ? ",limit_gib" : "");
     for (int i = 0; i < r->n; i++) {
         if (L->by) {
             plot_csv_name(csv, plot_cell(r, i, 0));
             fputc(',', csv);
         }
-        for (int c = 1; c <= 5; c++) {
+        for (int c = 1; c <= (L->any_limit ? 6 : 5); c++) {
             fputs(c > 1 ? "," : "", csv);
-            plot_csv_name(csv, c == 3 && !plot_cell(r, i, 3) ? "NaN" : plot_cell(r, i, c));
+            plot_csv_name(csv,
+                          (c == 3 || c == 6) && !plot_cell(r, i, c) ? "NaN" : plot_cell(r, i, c));
         }
         fputc('\n', csv);
     }
@@ -332,8 +358,7 @@ static void line_axes_gp(const struct line_fig *L, FILE *gp)
 {
     const struct rdim *x = L->x;
 
-    fprintf(gp, "%s\nset grid\nset xlabel ",
-            L->npanel > 1 ? "set key below\nset bmargin 7" : "set key outside right top");
+    fputs("set grid\nset xlabel ", gp);
     plot_gp_quote(gp, x->label);
     fputs("\nset ylabel ", gp);
     plot_gp_quote(gp, L->y->label);
@@ -409,13 +434,30 @@ static int line_blocks(struct line_fig *L, FILE *gp)
          * largest value of all of them */
         double ymax = 0;
         for (int i = 0; i < r->n; i++) {
-            if (plot_cell(r, i, 3)) {
-                double v = strtod(plot_cell(r, i, 3), NULL);
+            /* the limit too: a band below it would hide the limit line */
+            for (int col = 3; col <= 6; col += 3) {
+                double v = plot_cell(r, i, col) ? strtod(plot_cell(r, i, col), NULL) : 0;
                 ymax = v > ymax ? v : ymax;
             }
         }
         snprintf(top, sizeof(top), "%.6g", ymax > 0 ? ymax * 1.1 : 1.0);
         L->top = strtod(top, NULL);
+    }
+    for (int p = 0; p < L->npanel && L->any_limit; p++) {
+        /* the limit at each x of the panel (the same for every line there) */
+        fprintf(gp, "$L_%d << EOD\n", p);
+        for (int i = 0; i < r->n; i++) {
+            bool seen = false;
+            for (int k = 0; k < i && !seen; k++) {
+                seen = same(plot_cell(r, k, 0), plot_cell(r, i, 0)) &&
+                       same(plot_cell(r, k, 2), plot_cell(r, i, 2)) && plot_cell(r, k, 6);
+            }
+            if (!seen && plot_cell(r, i, 6) && strcmp(plot_cell(r, i, 0), L->panels[p]) == 0) {
+                fprintf(gp, "%.17g %.17g\n", strtod(plot_cell(r, i, 2), NULL),
+                        strtod(plot_cell(r, i, 6), NULL));
+            }
+        }
+        fputs("EOD\n", gp);
     }
     for (int p = 0; p < L->npanel; p++) {
         for (int c = 0; c < ncf; c++) {
@@ -429,17 +471,80 @@ cleanup:
     return rc;
 }
 
-/* The plot command of panel p: a line per configuration, its marks. */
+/* Whether two infeasible-mark blocks mark the same x values (their heights
+ * differ by design: a row of the band per configuration). */
+static bool same_xs(const char *a, const char *b)
+{
+    if (!a || !b) {
+        return a == b;
+    }
+    while (*a && *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || strncmp(a, b, la) != 0) {
+            return false;
+        }
+        a += strcspn(a, "\n");
+        b += strcspn(b, "\n");
+        a += *a == '\n';
+        b += *b == '\n';
+    }
+    return *a == *b;
+}
+
+/* Series c of panel p draws what an earlier series of the panel draws (the
+ * same values, out-of-memory marks and infeasible points): the index of the
+ * first such, else -1. */
+static int line_twin_of(const struct line_fig *L, int p, int c)
+{
+    const struct series *s = &L->ser[p * L->cf.n + c];
+
+    for (int k = 0; s->d && k < c; k++) {
+        const struct series *t = &L->ser[p * L->cf.n + k];
+        if (same(t->d, s->d) && same_xs(t->inf, s->inf) && same(t->oom, s->oom)) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* The legend of series c: its name, and " = <name>" for each later series
+ * that draws the same (issue 33 item 3: such a line hid under the other). */
+static void line_legend(const struct line_fig *L, int p, int c, const char *name, char *buf,
+                        size_t size)
+{
+    snprintf(buf, size, "%s", name);
+    for (int k = c + 1; k < L->cf.n; k++) {
+        if (line_twin_of(L, p, k) == c) {
+            size_t n = strlen(buf);
+            snprintf(buf + n, size - n, " = %s", plot_cell(&L->cf, k, 0));
+        }
+    }
+}
+
+/* The plot command of panel p: a line per configuration, its marks; a
+ * series that draws what an earlier one draws is merged into its legend
+ * ("A = B"), and each later line is thinner, with smaller markers, so that
+ * one that coincides with an earlier one over a stretch leaves the earlier
+ * one visible around it. */
 static void line_panel(const struct line_fig *L, int p, FILE *gp)
 {
     bool first = true;
+    int ndraw = 0, k = 0;
 
+    for (int c = 0; c < L->cf.n; c++) {
+        ndraw += line_twin_of(L, p, c) < 0;
+    }
     for (int c = 0; c < L->cf.n; c++) {
         const struct series *s = &L->ser[p * L->cf.n + c];
         const char *name = plot_cell(&L->cf, c, 0), *rgb;
-        char legend[300];
+        char legend[300], merged[600];
+        double f = ndraw > 1 ? (double)(ndraw - 1 - k) / (ndraw - 1) : 1.0;
         bool titled = false;
         int pt, dt;
+        if (line_twin_of(L, p, c) >= 0) {
+            continue; /* drawn by its twin, named in its legend */
+        }
+        k++;
         plot_config_style(name, &rgb, &pt, &dt);
         if (L->lines && !plot_config_known(name)) {
             /* values of a dimension: a colour and marker each, dashed past a
@@ -464,14 +569,15 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
                 name = legend;
             }
         }
+        line_legend(L, p, c, name, merged, sizeof(merged));
         if (s->d) {
             /* equal values stay visible: a marker per configuration, optimised
-             * configurations dashed */
+             * configurations dashed, the earlier lines wider */
             fprintf(gp,
-                    "%s$D_%d_%d using 1:2 with linespoints lw 2 pt %d ps 1.4 dt %d lc rgb '%s' "
-                    "title ",
-                    first ? "" : ", \\\n     ", p, c, pt, dt, rgb);
-            plot_gp_quote(gp, name);
+                    "%s$D_%d_%d using 1:2 with linespoints lw %.2f pt %d ps %.2f dt %d lc rgb "
+                    "'%s' title ",
+                    first ? "" : ", \\\n     ", p, c, 1.5 + 2.0 * f, pt, 1.0 + 0.9 * f, dt, rgb);
+            plot_gp_quote(gp, merged);
             first = false;
             titled = true;
         }
@@ -482,15 +588,29 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
                 fputs("notitle", gp);
             } else {
                 fputs("title ", gp);
-                plot_gp_quote(gp, name);
+                plot_gp_quote(gp, merged);
             }
             first = false;
         }
-        if (s->oom) {
-            fprintf(gp, "%s$O_%d_%d using 1:2 with points pt 6 ps 2.5 lc rgb '%s' notitle",
-                    first ? "" : ", \\\n     ", p, c, rgb);
+    }
+    for (int c = 0; c < L->cf.n; c++) {
+        /* out of memory: a black ring, over every line (a wide line or a
+         * large marker drawn later hid a ring in the series' colour) */
+        if (L->ser[p * L->cf.n + c].oom && line_twin_of(L, p, c) < 0) {
+            fprintf(gp,
+                    "%s$O_%d_%d using 1:2 with points pt 6 ps 3.2 lw 1.5 lc rgb '#000000' "
+                    "notitle",
+                    first ? "" : ", \\\n     ", p, c);
             first = false;
         }
+    }
+    if (L->any_limit) {
+        /* the memory the peaks are held against */
+        fprintf(gp,
+                "%s$L_%d using 1:2 with lines lw 1.5 dt 2 lc rgb '#444444' title 'device memory "
+                "(limit)'",
+                first ? "" : ", \\\n     ", p);
+        first = false;
     }
     if (first) {
         fputs("NaN notitle", gp);
@@ -502,25 +622,44 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
 static void line_plots(struct line_fig *L, FILE *gp)
 {
     bool any_inf = L->any_inf, any_oom = L->any_oom;
+    int entries = 0;
 
     if (any_inf && !(L->x == rdim_find("n_ops") && strcmp(L->y->name, "placement") == 0)) {
-        /* the infeasible marks live in a band of their own above the data */
+        /* the infeasible marks live in a band of their own above the data,
+         * named on the right axis (a label inside the band covered its
+         * marks; on the left one, a tic) */
         fprintf(gp,
-                "set yrange [0:%.6g]\nset arrow from graph 0, first %.6g to graph 1, first %.6g "
-                "nohead dt 3 lc rgb '#888888'\nset label 'infeasible' at graph 0.01, first "
-                "%.6g left offset 0, 0.6 tc rgb '#555555'\n",
-                L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top);
+                "set yrange [0:%.6g]\nset y2range [0:%.6g]\nset arrow from graph 0, first %.6g to "
+                "graph 1, first %.6g nohead dt 3 lc rgb '#888888'\nset y2tics ('infeasible' %.6g) "
+                "scale 0\n",
+                L->top * 1.07, L->top * 1.07, L->top * 0.99, L->top * 0.99, L->top * 1.035);
+    }
+    /* the legend: right of a single panel; below panels, at most two
+     * columns, the margin as high as its rows (it covered the x label) */
+    for (int p = 0; p < L->npanel; p++) {
+        int n = L->any_limit;
+        for (int c = 0; c < L->cf.n; c++) {
+            const struct series *s = &L->ser[p * L->cf.n + c];
+            n += line_twin_of(L, p, c) < 0 && (s->d || s->inf);
+        }
+        entries = n > entries ? n : entries;
+    }
+    if (L->npanel > 1) {
+        /* a column when the panels are narrow: a row per entry at worst */
+        fprintf(gp, "set key below horizontal maxcols 2\nset bmargin %d\n", 5 + entries);
+    } else {
+        fputs("set key outside right top\n", gp);
     }
 
-    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s\n%s", L->y->label, L->x->label,
+    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s%s\n%s", L->y->label, L->x->label,
              L->lines ? L->lines->label : "placer configuration",
-             any_inf ? (any_oom ? " (band at the top: infeasible; circled: out of memory)"
-                                : " (band at the top: infeasible)")
-                     : "",
-             !any_inf && any_oom ? " (circled: out of memory)" : "",
-             L->any_oom_else ? " (some runs out of memory on another device)" : "",
              L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
-             L->sc.fixed);
+             any_inf || any_oom || L->any_oom_else ? "\n" : "",
+             any_inf ? (any_oom ? "(band at the top: infeasible; circled: out of memory)"
+                                : "(band at the top: infeasible)")
+                     : "",
+             !any_inf && any_oom ? "(circled: out of memory)" : "",
+             L->any_oom_else ? " (some runs out of memory on another device)" : "", L->sc.fixed);
     if (L->npanel > 1) {
         fprintf(gp, "set multiplot layout 1,%d title ", L->npanel);
         plot_gp_quote(gp, L->title);

@@ -1,8 +1,10 @@
 #!/bin/sh
 # demo.sh - `make demo`: the paper's experiments and the study beyond them in
-# one command, into results.db and plots/ (each figure with its data as CSV).
-# Every figure says one thing, and no two draw the same data
-# (tests/cli/t562-demo-figures.sh checks it); docs/results.md describes them.
+# one command, into results.db and plots/ (each figure with its data as CSV,
+# its gnuplot script in plots/work/).  Every figure says one thing, and no two
+# draw the same data (tests/cli/t562-demo-figures.sh checks it); every figure
+# passes the data checks of scripts/check-figures.py (run at the end; t841
+# checks each kind); docs/results.md describes them.
 #
 #   data/sweeps/paper.yaml        GNMT-v2, Inception-V3 and the Transformer,
 #                                 forward graphs as in the paper, on the
@@ -109,12 +111,14 @@ $B bench scaling --db "$DB" --sizes "$sizes" --repeats 3 --placers "$SCALING_PLA
 echo
 echo "== baechi report --db $DB --where sweep=paper --where memory_fraction=1"
 $B report --db "$DB" --where sweep=paper --where memory_fraction=1
+# each figure with its data (CSV) and its gnuplot script (work/): what the
+# data checks read
 if [ -z "${DEMO_CSV_ONLY:-}" ] && command -v gnuplot > /dev/null 2>&1; then
-    out() { echo "-o $PLOTS/$1.png --csv $PLOTS/$1.csv"; }
+    out() { echo "-o $PLOTS/$1.png --csv $PLOTS/$1.csv --script $W/$1.gp"; }
 else
     [ -n "${DEMO_CSV_ONLY:-}" ] ||
         echo "gnuplot not found: writing the plot data as CSV only (apt-get install gnuplot-nox)"
-    out() { echo "--csv $PLOTS/$1.csv"; }
+    out() { echo "--csv $PLOTS/$1.csv --script $W/$1.gp"; }
 fi
 P="--db $DB --where sweep=paper"
 T="--db $DB --where sweep=paper-train"
@@ -149,6 +153,17 @@ echo "== baechi plot ... ($PLOTS/)"
     done
     $B plot scaling --db "$DB" --where sweep=scaling --stat median $(out scaling)
 }
+# every figure passes the data checks (scripts/check-figures.py: titled, not
+# degenerate, no line hidden on another, the limit where memory is plotted)
+echo "== scripts/check-figures.py $PLOTS"
+if command -v python3 > /dev/null 2>&1; then
+    python3 scripts/check-figures.py "$PLOTS" || {
+        echo "demo: a figure fails the data checks (above)"
+        exit 1
+    }
+else
+    echo "python3 not found: the figures' data checks skipped"
+fi
 # one page of the paper sweep: its tables, figures and every run's identity
 if [ -z "${DEMO_CSV_ONLY:-}" ]; then
     echo "== baechi report $P --html $PLOTS/report"

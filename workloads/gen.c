@@ -235,6 +235,38 @@ static int describe(struct workload *w, const char *name, const struct gen_opts 
     return w->description && w->source ? 0 : BAECHI_ENOMEM;
 }
 
+/* A model option given in o that generator `name` never reads: refused,
+ * not ignored (issue 33 item 2: `gen inception-v3 --seq 4` wrote the
+ * default graph). */
+static int check_unread(const char *name, const struct gen_opts *o)
+{
+    const struct {
+        bool given;
+        const char *opt, *readers; /* names between spaces */
+    } use[] = {
+        {o->seq != 0, "seq", " gnmt transformer gpt "},
+        {o->size != NULL, "size", " transformer gpt "},
+        {o->layers != 0, "layers", " gnmt transformer gpt "},
+        {o->d_model != 0, "d-model", " transformer gpt "},
+        {o->heads != 0, "heads", " transformer gpt "},
+        {o->ffn != 0, "ffn", " transformer gpt "},
+        {o->vocab != 0, "vocab", " gnmt transformer gpt "},
+        {o->aux, "aux", " inception-v3 "},
+        {o->dropout >= 0, "dropout", " transformer gpt "},
+    };
+    size_t n = strlen(name);
+
+    for (size_t k = 0; k < sizeof(use) / sizeof(use[0]); k++) {
+        const char *at = use[k].given ? strstr(use[k].readers, name) : NULL;
+
+        if (use[k].given && !(at && at[-1] == ' ' && at[n] == ' ')) {
+            return err_set(BAECHI_EINVAL, "--%s is not read by the '%s' generator (only by:%.*s)",
+                           use[k].opt, name, (int)strlen(use[k].readers) - 1, use[k].readers);
+        }
+    }
+    return 0;
+}
+
 int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
               struct gen_info *info)
 {
@@ -264,6 +296,9 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
                        "%s: --kv-heads, --mlp, --norm, --pos, --embeddings and "
                        "--bias are options of gpt",
                        name);
+    }
+    if ((rc = check_unread(name, o)) != 0) {
+        return rc;
     }
     /* fp8, fp16/bf16, fp32, fp64: any other width is no data type (issue 33 item 2) */
     if (o->elem_bytes != 1 && o->elem_bytes != 2 && o->elem_bytes != 4 && o->elem_bytes != 8) {

@@ -34,6 +34,38 @@ void parallel_opts_init(struct parallel_opts *o)
     o->pp_by_time = false;
 }
 
+int parallel_opts_check(const struct parallel_opts *o)
+{
+    struct parallel_opts d;
+
+    parallel_opts_init(&d);
+    if (o->zero > 0 && o->dp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "--zero %d shards over the data-parallel replicas and needs --dp 2 or "
+                       "more (--dp %d)",
+                       (int)o->zero, (int)o->dp);
+    }
+    if (o->bucket_mb != d.bucket_mb && o->dp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "--bucket-mb caps the gradient buckets that data parallelism all-reduces "
+                       "and needs --dp 2 or more (--dp %d)",
+                       (int)o->dp);
+    }
+    if (o->sp && o->tp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "--sp splits the tensor-parallel group's LayerNorm and dropout regions "
+                       "and needs --tp 2 or more (--tp %d)",
+                       (int)o->tp);
+    }
+    if (o->pp_by_time && o->pp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "--pp-balance time balances pipeline stages and needs --pp 2 or more "
+                       "(--pp %d)",
+                       (int)o->pp);
+    }
+    return 0;
+}
+
 bool parallel_opts_active(const struct parallel_opts *o)
 {
     return o->dp * o->tp * o->pp > 1;
@@ -275,22 +307,12 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
                        "(`baechi workload train` or `workload gen` without --forward-only)",
                        in->name);
     }
-    if (o->sp && o->tp < 2) {
-        return err_set(BAECHI_EINVAL,
-                       "parallelize: --sp splits the tensor-parallel group's "
-                       "LayerNorm and dropout regions along the sequence and "
-                       "needs --tp 2 or more (--tp %d)",
-                       (int)o->tp);
+    if (parallel_opts_check(o)) { /* options that cannot act */
+        return err_wrap(BAECHI_EINVAL, "parallelize");
     }
     if (o->fp32_main_grads && !o->mixed_precision) {
         return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
                                       "fp16 parameters and needs --mixed-precision");
-    }
-    if (o->zero > 0 && o->dp < 2) {
-        return err_set(BAECHI_EINVAL,
-                       "parallelize: --zero %d shards over the data-parallel replicas and needs "
-                       "--dp 2 or more (--dp %d)",
-                       (int)o->zero, (int)o->dp);
     }
     /* A graph this transform wrote (collectives, or every op a rank copy):
      * parallelising it again multiplies the ranks of a step that is already

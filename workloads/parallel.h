@@ -90,6 +90,11 @@ struct parallel_opts {
 
 void parallel_opts_init(struct parallel_opts *o);
 
+/* 0, or BAECHI_EINVAL naming an option of o that cannot act (ZeRO or a
+ * bucket cap without data parallelism, --sp without --tp, time balance
+ * without stages): refused, never ignored. */
+int parallel_opts_check(const struct parallel_opts *o);
+
 /* D x T x P > 1, i.e. whether parallel_apply() changes anything. */
 bool parallel_opts_active(const struct parallel_opts *o);
 

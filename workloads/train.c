@@ -48,6 +48,20 @@ int train_parse_optimizer(const char *s, enum train_optimizer *opt)
     return err_set(BAECHI_EINVAL, "unknown optimizer '%s' (known: sgd, momentum, adam)", s);
 }
 
+int train_opts_check(const struct train_opts *o)
+{
+    struct train_opts d;
+
+    train_opts_init(&d);
+    if (o->micro_batches < 2 && o->pipeline.schedule != d.pipeline.schedule) {
+        return err_set(BAECHI_EINVAL,
+                       "--schedule %s orders micro-batches and needs --micro-batches 2 or more "
+                       "(one micro-batch runs the same under every schedule)",
+                       pipeline_schedule_name(o->pipeline.schedule));
+    }
+    return 0;
+}
+
 const char *train_optimizer_name(enum train_optimizer opt)
 {
     return opt_names[opt];

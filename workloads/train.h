@@ -95,6 +95,10 @@ struct train_opts {
 
 void train_opts_init(struct train_opts *o);
 
+/* 0, or BAECHI_EINVAL naming an option of o that cannot act (a schedule
+ * without micro-batches to order): refused, never ignored. */
+int train_opts_check(const struct train_opts *o);
+
 /* "sgd", "momentum", "adam" -> *opt; BAECHI_EINVAL naming the value otherwise. */
 int train_parse_optimizer(const char *s, enum train_optimizer *opt);
 const char *train_optimizer_name(enum train_optimizer opt);

@@ -67,8 +67,9 @@ else
     py=$(BAECHI_LIB="$lib" PYTHONPATH="$TOP/python" \
         python3 -c "import baechi; print(baechi.version().split()[0])")
 fi
-echo "program $prog, header $hdr, python $py"
-[ -n "$prog" ] && [ "$prog" = "$hdr" ] && [ "$prog" = "$py" ]
+man=$(sed -n 's/^\.TH BAECHI 1 .* "baechi-c \([0-9.]*\)" .*/\1/p' "$TOP/baechi.1")
+echo "program $prog, header $hdr, python $py, man page $man"
+[ -n "$prog" ] && [ "$prog" = "$hdr" ] && [ "$prog" = "$py" ] && [ "$prog" = "$man" ]
 EOF2
 
 test_done

@@ -39,7 +39,7 @@ test_expect_success 'place: an infeasible placement is reported once, on stderr'
     expect_exit 3 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
     test ! -s "$TMPDIR_TEST/out"
     test "$(wc -l < "$TMPDIR_TEST/err")" -eq 1 || { cat "$TMPDIR_TEST/err"; exit 1; }
-    expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/err"
+    expect_grep "missing [0-9.]+ [KMGT]?i?B\)" "$TMPDIR_TEST/err"
 '
 
 test_expect_success 'replay -p PLACER says it is a placer' - <<'EOF'

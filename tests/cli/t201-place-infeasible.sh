@@ -3,7 +3,7 @@
 
 test_expect_success 'm-etf: exit 3, the missing bytes and an op named' '
     expect_exit 3 "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
-    expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/err"
+    expect_grep "missing [0-9.]+ [KMGT]?i?B\)" "$TMPDIR_TEST/err"
     expect_grep "output_projection" "$TMPDIR_TEST/err"
 '
 
@@ -43,7 +43,7 @@ test_expect_success 'setup: Inception-V3 training' '
 test_expect_success 'the message names the largest consumers of the device' - <<'EOF'
 expect_exit 3 "$BAECHI" place -w "$TMPDIR_TEST/inc.yaml" -c paper-4gpu-pcie -p m-etf \
     --memory-fraction 0.2
-expect_grep "device 0 has [0-9]+ bytes free \(missing [0-9]+ bytes\); largest there: 'Conv2d_[^']*' [0-9.]+ MiB, '[^']+' [0-9.]+ MiB, '[^']+' [0-9.]+ MiB$" "$TMPDIR_TEST/err"
+expect_grep "device 0 has [0-9.]+ [KMG]?i?B free \(missing [0-9.]+ [KMG]?i?B\); largest there: 'Conv2d_[^']*' [0-9.]+ MiB, '[^']+' [0-9.]+ MiB, '[^']+' [0-9.]+ MiB$" "$TMPDIR_TEST/err"
 EOF
 
 test_done

@@ -11,10 +11,11 @@ test_expect_success 'place -p list' '
     expect_exit 0 "$BAECHI" place -p list
 '
 
-for p in m-etf m-sct random; do
+# --seed only where the placer reads it (m-etf and m-sct refuse it: t840)
+for p in m-etf m-sct "random --seed 7"; do
     test_expect_success "place -p $p twice: byte-identical files" '
-        "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p $p --seed 7 -o "$TMPDIR_TEST/a.yaml" 2>/dev/null
-        "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p $p --seed 7 -o "$TMPDIR_TEST/b.yaml" 2>/dev/null
+        "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p $p -o "$TMPDIR_TEST/a.yaml" 2>/dev/null
+        "$BAECHI" place -w "$GNMT" -c paper-4gpu-pcie -p $p -o "$TMPDIR_TEST/b.yaml" 2>/dev/null
         cmp "$TMPDIR_TEST/a.yaml" "$TMPDIR_TEST/b.yaml"
     '
 done

@@ -4,7 +4,7 @@
 test_expect_success 'm-etf at 5 %: exit 3, the missing bytes, reported once' - <<'EOF'
 expect_exit 3 "$BAECHI" run -w "$GNMT" -c paper-4gpu-pcie -p m-etf --memory-fraction 0.05
 expect_grep "placement infeasible with m-etf" "$TMPDIR_TEST/out"
-expect_grep "missing [0-9]+ bytes" "$TMPDIR_TEST/out"
+expect_grep "missing [0-9.]+ [KMGT]?i?B\)" "$TMPDIR_TEST/out"
 # reported once (it was printed on stdout and again on stderr)
 test "$(grep -c 'infeasible' "$TMPDIR_TEST/out")" -eq 1
 test ! -s "$TMPDIR_TEST/err" || { echo "infeasible placement reported again on stderr:"; cat "$TMPDIR_TEST/err"; exit 1; }

@@ -44,6 +44,12 @@ one=$(sed -n 's/^step (timed) .*(\([0-9]*\) µs).*/\1/p' "$D/auto.txt")
 test "$mb" -lt "$one"
 expect_grep "^gpt-medium_b8_h100 +0.09 +583.647 \(oom\) +[0-9.]+$" "$D/report.txt"
 grep -q "583.647 ms turns \`(oom)\` at 0.09" "$DOC"
+# fit.svg's story (issue 33 item 3: the figure was flat): auto fits down to
+# 0.09 and not at 0.06, m-topo out of memory there, micro-batches faster
+expect_grep "^gpt-medium_b8_h100 +0.06 +583.647 \(oom\) +infeasible$" "$D/report.txt"
+expect_grep "^gpt-medium_b8_mb4_h100 +0.06 +[0-9.]+ \(oom\) +infeasible$" "$D/report.txt"
+expect_grep "^gpt-medium_b8_mb4_h100 +0.09 +[0-9.]+ \(oom\) +[0-9.]+$" "$D/report.txt"
+grep -q "fits down to 0.09" "$DOC" && grep -q "no placement at 0.06" "$DOC"
 EOF2
 
 test_expect_success 'CNN: the quoted m-topo step, auto faster' - <<'EOF2'

@@ -136,7 +136,7 @@ class TestPlacement(unittest.TestCase):
         with self.assertRaises(baechi.Infeasible) as cm:
             baechi.place(self.w, self.c, "m-etf", memory_fraction=0.01)
         self.assertEqual(cm.exception.code, baechi.ERR_INFEASIBLE)
-        self.assertIn("bytes", str(cm.exception))
+        self.assertRegex(str(cm.exception), r"missing [0-9.]+ [KMGT]?i?B\)")
 
     def test_bad_options(self):
         with self.assertRaisesRegex(baechi.Error, "unknown option 'bogus'"):

@@ -172,7 +172,7 @@ Test(api, world_of_the_options_and_infeasible)
     p = (void *)1;
     cr_assert_eq(baechi_place(w, c, "m-etf", o, &p), BAECHI_ERR_INFEASIBLE);
     cr_assert_null(p);
-    cr_assert(strstr(baechi_errmsg(), "bytes") != NULL, "%s", baechi_errmsg());
+    cr_assert(strstr(baechi_errmsg(), "missing 4 B") != NULL, "%s", baechi_errmsg());
     cr_assert_eq(baechi_place(w, c, "m-eft", NULL, &p), BAECHI_ERR_INVAL);
     cr_assert(strstr(baechi_errmsg(), "unknown placer 'm-eft'") != NULL, "%s", baechi_errmsg());
     baechi_options_free(o);

@@ -110,7 +110,7 @@ Test(auto, deadlock_of_m_etf_resolved_by_a_move)
     placer_options_init(&o);
     cr_assert_eq(placer_run("m-etf", &g, &c, &o, "t", &p, &st), BAECHI_EINFEASIBLE,
                  "m-etf was expected to deadlock: %s", err_msg());
-    cr_expect(strstr(err_msg(), "'Y' needs 40 bytes, device 0 has 30 bytes free") != NULL, "%s",
+    cr_expect(strstr(err_msg(), "'Y' needs 40 B, device 0 has 30 B free") != NULL, "%s",
               err_msg());
     cr_assert_eq(placer_run("auto", &g, &c, &o, "t", &p, &st), 0, "%s", err_msg());
     /* X and Y together (one group), F and Z on the other device */
@@ -221,7 +221,7 @@ Test(auto, no_placement_fits_einfeasible_names_device_bytes_ops)
     o.budget_ms = 1;
     cr_assert_eq(placer_run("auto", &g, &c, &o, "t", &p, &st), BAECHI_EINFEASIBLE);
     cr_expect(strstr(err_msg(), "no placement fits: device") != NULL, "%s", err_msg());
-    cr_expect(strstr(err_msg(), "bytes more than its limit of 100 bytes") != NULL, "%s", err_msg());
+    cr_expect(strstr(err_msg(), "more than its limit of 100 B") != NULL, "%s", err_msg());
     cr_expect(strstr(err_msg(), "'P'") || strstr(err_msg(), "'Q'") || strstr(err_msg(), "'R'"),
               "%s", err_msg());
     /* P alone exceeds a device: found without searching */
