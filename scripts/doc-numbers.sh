@@ -37,6 +37,7 @@ BLOCKS='
 parallel-medium parallel-study.md cheap
 parallel-2.7b parallel-study.md cheap
 parallel-why parallel-study.md cheap
+parallel-notes parallel-study.md cheap
 parallel-placers parallel-study.md slow
 parallel-tp-weak parallel-study.md cheap
 parallel-dp-weak parallel-study.md cheap
@@ -46,8 +47,10 @@ pipelines-small pipelines.md cheap
 pipelines-2.7b pipelines.md cheap
 micro-batches-schedules micro-batches.md cheap
 pipeline-placer-table pipeline-placer.md cheap
+pipeline-placer-refusal pipeline-placer.md cheap
 pipeline-placer-memory pipeline-placer.md cheap
 pipeline-placer-auto pipeline-placer.md cheap
+workloads-info workloads.md cheap
 '
 
 check=0 cheap=0 list=0
@@ -108,7 +111,8 @@ timed_ms() {
 }
 # sweep FILE DB: run a sweep quietly
 sweep() {
-    $B sweep "$TOP/$1" --db "$2" > "$W/sweep.log" 2>&1 ||
+    case $1 in /*) f=$1 ;; *) f=$TOP/$1 ;; esac
+    $B sweep "$f" --db "$2" > "$W/sweep.log" 2>&1 ||
         fail "sweep $1 failed: $(tail -1 "$W/sweep.log")"
 }
 # q DB SQL: CSV rows without the header
@@ -154,6 +158,17 @@ strategy_table() {
           line = line " | " c
         }
         print line " |"
+      }
+      # the verdict per column: the fastest that fits, and the hybrid and
+      # plain DP against it
+      print ""
+      for (i = 1; i <= 4; i++) {
+        if (best[i] == "") { print "* " N[i] " GPUs: nothing fits."; continue }
+        l = "* " N[i] " GPUs: fastest that fits " best[i] " (" ms[best[i], N[i]] " ms)"
+        if (N[i] in hb && best[i] != "best-hybrid")
+          l = l sprintf("; best-hybrid %s %.2fx", hb[N[i]], ms["best-hybrid", N[i]] / ms[best[i], N[i]])
+        if (best[i] != "DP") l = l (st["DP", N[i]] == "ok" ? sprintf("; DP %.2fx", ms["DP", N[i]] / ms[best[i], N[i]]) : "; DP does not fit")
+        print l "."
       }
     }'
 }
@@ -201,6 +216,40 @@ blk_parallel_why() {
     done
     echo
 }
+# facts the prose rests on, each with its command: why m-ETF refuses, why
+# auto refuses GPT-2.7B at 2 and 4 GPUs, what auto does with a DP graph, and
+# DP against ZeRO-1 for GPT-2.7B on 8 GPUs
+blk_parallel_notes() {
+    G="--device h100 --elem-bytes 2 --optimizer adam"
+    gen um.yaml gpt --size medium $G -b 64 --micro-batches 8
+    gen u27.yaml gpt --size 2.7b $G -b 64 --micro-batches 8
+    gen a2.yaml gpt --size medium -b 8 $G --dp 2
+    gen d8.yaml gpt --size 2.7b $G -b 8 --dp 8
+    gen z8.yaml gpt --size 2.7b $G -b 8 --dp 8 --zero 1
+    echo
+    rj "$W/o.json" -w "$W/um.yaml" -c dgx-h100-2x8 -k 16 -p m-etf
+    echo "* m-ETF on GPT-2 medium, 16 GPUs (\`baechi run -w gpt-medium.yaml -c dgx-h100-2x8 -k 16 -p m-etf\`):"
+    echo "  $(field "$W/o.json" 'd["reason"].split("; largest")[0]')."
+    for k in 2 4; do
+        rj "$W/o.json" -w "$W/u27.yaml" -c dgx-h100-2x8 -k $k -p m-topo --explain-memory
+        echo "* m-TOPO on GPT-2.7B, $k GPUs (\`baechi run -w gpt-2.7b.yaml -c dgx-h100-2x8 -k $k -p m-topo\`):"
+        echo "  $(field "$W/o.json" '"gpu0 peaks at %.1f GiB in the timed model and %.1f GiB in the baechi model (limit %.1f GiB)" % (d["memory_explain"]["timed"][0]["peak"]["total_bytes"] / 2**30, d["memory_explain"]["baechi"][0]["peak"]["total_bytes"] / 2**30, d["memory_explain"]["timed"][0]["limit_bytes"] / 2**30)')."
+    done
+    rj "$W/o.json" -w "$W/a2.yaml" -c dgx-h100-2x8 -k 2 -p auto
+    echo "* auto on GPT-2 medium DP = 2, b 8 per replica (\`baechi run -w a2.yaml -c dgx-h100-2x8 -k 2 -p auto\`):"
+    echo "  $(field "$W/o.json" '"starts from %s at %.3f ms and ends at %.3f ms, lower bound %.3f ms" % (d["placement_stats"]["start"], d["placement_stats"]["start_step_us"] / 1e3, d["sim"]["timed"]["step_us"] / 1e3, d["lower_bound_us"] / 1e3)');"
+    echo "  the graph's own placement (\`-p given\`): $(timed_ms -w "$W/a2.yaml" -c dgx-h100-2x8 -k 2 -p given) ms."
+    for z in d8:DP z8:DP+ZeRO-1; do
+        rj "$W/o.json" -w "$W/${z%%:*}.yaml" -c dgx-h100-2x8 -k 8 -p given
+        echo "* GPT-2.7B ${z#*:}, 8 GPUs, b 8 per replica: $(field "$W/o.json" '"step %.1f ms, the busiest GPU computes %.1f ms, peak %.1f GiB" % (d["sim"]["timed"]["step_us"] / 1e3, d["simple_lower_bound_us"] / 1e3, max(x["peak_bytes"] for x in d["sim"]["timed"]["devices"]) / 2**30)')."
+    done
+    # the same DP graph from the sweep's gen: spec (what the tables above run)
+    grep 'gpt-2.7b-8:DP"' "$TOP/data/sweeps/parallel-2.7b.yaml" > "$W/spec"
+    { echo "name: spec"; echo "workloads:"; cat "$W/spec"; echo "clusters: [dgx-h100-2x8]"; echo "placers: [given]"; } > "$W/spec.yaml"
+    sweep "$W/spec.yaml" "$W/spec.db"
+    echo "* The same DP graph as the sweep's \`gen:\` spec: $(q "$W/spec.db" "SELECT printf('step %.1f ms, peak %.1f GiB (%s)', step_us / 1000.0, max_peak_bytes / 1073741824.0, status) FROM runs" | tr -d '"')."
+    echo
+}
 # the op placers on the unparallelised graphs (auto's search: the slow part)
 blk_parallel_placers() {
     echo
@@ -243,7 +292,7 @@ blk_parallel_tp_weak() {
             fi
             # efficiency: model FLOPs / step / T against T = 1's
             eff=$(awk -v f="$fl" -v ms="$ms" -v t="$t" 'BEGIN { printf "%.6g", f / ms / t }')
-            [ "$t" = 1 ] && eval "base$v=$eff"
+            if [ "$t" = 1 ]; then eval "base$v=$eff"; fi
             line="$line | $ms | $(eval awk -v e="$eff" -v b="\$base$v" "'BEGIN { printf \"%.1f %%\", 100 * e / b }'")"
         done
         echo "$line |"
@@ -256,7 +305,8 @@ blk_parallel_dp_weak() {
     echo "| D | GPT-2 medium step (ms) | efficiency | GPT-2.7B step (ms) | efficiency |"
     echo "|---|---|---|---|---|"
     for d in 1 2 4 8 16; do
-        line="| $d$([ $d = 16 ] && echo ' (2 nodes)')"
+        line="| $d"
+        if [ $d = 16 ]; then line="$line (2 nodes)"; fi
         for s in medium 2.7b; do
             G="gpt --size $s -b 8 --device h100 --elem-bytes 2 --optimizer adam"
             if [ $d = 1 ]; then
@@ -302,6 +352,32 @@ blk_pipelines_sweep() {
                         print l " |" } }' "$W/rows"
         done
     done
+    echo
+    echo "In numbers (the tables above):"
+    echo
+    python3 - "$W/rows" << 'PY'
+import csv, sys
+r = {}
+for c, p, w, st, ms, pk in csv.reader(open(sys.argv[1])):
+    part = w.split("_")
+    r[c, p, part[3] + ("+full" if w.endswith("_rcfull") else ""), int(part[2][2:])] = (st, float(ms or 0), float(pk or 0))
+D = "dgx-h100-8"
+for p in ("m-topo", "pipeline"):
+    print("* %s, 1f1b, dgx-h100-8: %.1f ms at M = 1, %.1f ms at M = 8 (%.2fx faster)." % (p, r[D, p, "1f1b", 1][1], r[D, p, "1f1b", 8][1], r[D, p, "1f1b", 1][1] / r[D, p, "1f1b", 8][1]))
+cost = [r[D, p, s + "+full", m][1] / r[D, p, s, m][1] - 1 for p in ("m-topo", "pipeline") for s in ("gpipe", "1f1b") for m in (1, 2, 4, 8)]
+print("* Full recomputation costs %.0f-%.0f %% of the step on dgx-h100-8 (gpipe and 1f1b, both placers, every M)." % (100 * min(cost), 100 * max(cost)))
+print("* Stage 0's peak at M = 8, m-TOPO: %.2f GiB under 1f1b, %.2f GiB under gpipe; %.2f GiB at M = 1; %.2f GiB with full recomputation (1f1b, M = 8)." % (r[D, "m-topo", "1f1b", 8][2], r[D, "m-topo", "gpipe", 8][2], r[D, "m-topo", "1f1b", 1][2], r[D, "m-topo", "1f1b+full", 8][2]))
+i, o = r[D, "pipeline", "interleaved2", 8][1], r[D, "pipeline", "1f1b", 8][1]
+print("* Interleaved V = 2 with the pipeline placer at M = 8: %.1f ms, %.0f %% under its 1f1b (%.1f ms); with m-TOPO (one chunk a device) it is 1f1b: %.1f ms both." % (i, 100 * (1 - i / o), o, r[D, "m-topo", "interleaved2", 8][1]))
+P = "paper-4gpu-pcie"
+fit = ["%s %s M = %d (%.2f GiB)" % (p, s, m, v[2]) for (c, p, s, m), v in sorted(r.items()) if c == P and "+full" not in s and v[0] == "ok"]
+print("* paper-4gpu-pcie without recomputation, what fits: %s." % (", ".join(fit) if fit else "nothing"))
+full = [v for (c, p, s, m), v in r.items() if c == P and "+full" in s]
+print("* paper-4gpu-pcie with full recomputation: %d of %d configurations fit, stage 0 at most %.2f GiB; at M = 8 %.1f-%.1f ms." % (
+    sum(v[0] == "ok" for v in full), len(full), max(v[2] for v in full),
+    min(v[1] for (c, p, s, m), v in r.items() if c == P and "+full" in s and m == 8),
+    max(v[1] for (c, p, s, m), v in r.items() if c == P and "+full" in s and m == 8)))
+PY
     echo
 }
 # target 1: stage 0's saved activations under 1F1B, M = 8 against M = 1
@@ -430,6 +506,17 @@ blk_pipeline_placer_table() {
     done
     echo
 }
+# the placer's refusal, as it words it
+blk_pipeline_placer_refusal() {
+    gen mg8.yaml gpt --size medium -b 8 --micro-batches 8 --schedule gpipe
+    rj "$W/o.json" -w "$W/mg8.yaml" -c paper-4gpu-pcie -p pipeline
+    echo
+    echo '```'
+    # the message as `run` prints it, folded as the page shows it
+    echo "baechi: $(field "$W/o.json" 'd["reason"]')" | fold -s -w 80 | sed 's/ $//'
+    echo '```'
+    echo
+}
 # the placer's memory accounting against the timed peaks (GPipe: the two agree)
 blk_pipeline_placer_memory() {
     gen pg4.yaml gpt --size small -b 8 --micro-batches 4 --schedule gpipe
@@ -455,6 +542,58 @@ blk_pipeline_placer_auto() {
         rj "$W/o.json" -w "$W/$f" $args -p auto
         echo "$l | $(field "$W/o.json" '"%s %.3f" % (d["placement_stats"]["start"], d["placement_stats"]["start_step_us"] / 1e3)') | $(field "$W/o.json" '"%.3f" % (d["sim"]["timed"]["step_us"] / 1e3)') |"
     done
+    echo
+}
+# ---- workloads (docs/workloads.md): `workload info` of the shipped and
+# generated workloads
+blk_workloads_info() {
+    echo
+    echo "| workload | command | ops (fwd/bwd/upd) | parameters | Σ compute | critical path | persistent | Σ outputs |"
+    echo "|---|---|---|---|---|---|---|---|"
+    n=0
+    while IFS='|' read -r shown args; do
+        n=$((n + 1))
+        # shellcheck disable=SC2086 # args are the command's words
+        set -- $args
+        cmd=$1
+        shift
+        (cd "$TOP" && $B workload "$cmd" "$@" -o "$W/w$n.yaml") > "$W/w$n.txt" 2>&1 || fail "workload $args failed"
+        $B workload info "$W/w$n.yaml" --json > "$W/w$n.json"
+        python3 - "$W/w$n.json" "$W/w$n.txt" "$shown" << 'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+# the generator's, importer's or trainer's summary: "23.83 M parameters"
+params = float(re.search(r"([0-9.]+) M parameters", open(sys.argv[2]).read()).group(1)) * 1e6
+def ms(us):
+    return "{:,.1f} ms".format(us / 1000)
+def size(b):
+    return "%.2f GiB" % (b / 2**30) if b >= 2**30 else "%.1f MiB" % (b / 2**20)
+ph = d["phases"]
+ops = "%d (%d/%d/%d)%s" % (d["n_ops"], ph["forward"], ph["backward"], ph["update"], "*" if d["n_pruned"] else "")
+print("| %s | %s | %s | %s M | %s | %s | %s | %s |" % (d["workload"], sys.argv[3], ops, "{:,.2f}".format(params / 1e6),
+      ms(d["total_compute_us"]), ms(d["critical_path_us"]), size(d["persistent_bytes"]), size(d["output_bytes"])))
+PY
+    done << 'ROWS'
+`gen inception-v3`|gen inception-v3
+`gen inception-v3 -b 64`|gen inception-v3 -b 64
+`gen gnmt`|gen gnmt
+`gen transformer`|gen transformer
+`gen transformer --size big`|gen transformer --size big
+`gen gpt` (seq 1024)|gen gpt
+`gen gpt --size xl -b 1`|gen gpt --size xl -b 1
+`train data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml`|train data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml
+`import tests/data/onnx/resnet50.onnx --train -b 32` (with its default cross-entropy loss)|import tests/data/onnx/resnet50.onnx --train -b 32
+`import tests/data/onnx/inception_v3.onnx --train -b 32` (likewise)|import tests/data/onnx/inception_v3.onnx --train -b 32
+ROWS
+    echo
+    # the pruned count of the one row that has a star
+    python3 - "$W"/w*.json << 'PY'
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if d["n_pruned"]:
+        print("\\* after pruning {:,} dangling forward ops ({:,} ops in the file).".format(d["n_pruned"], d["n_ops_in_file"]))
+PY
     echo
 }
 # ---- the mechanism ---------------------------------------------------------
