@@ -14,6 +14,7 @@
 #   --cheap   only the blocks cheap enough for `make check` (cost "cheap"
 #             below; the others need auto's searches or a sweep of the paper
 #             graphs, tens of seconds of CPU)
+#   --doc F   only the blocks of docs/F (repeatable)
 #   --list    print the blocks: name, doc, cost
 #   BLOCK...  only these blocks (default: all)
 #
@@ -46,17 +47,32 @@ pipelines-saved pipelines.md cheap
 pipelines-small pipelines.md cheap
 pipelines-2.7b pipelines.md cheap
 micro-batches-schedules micro-batches.md cheap
+micro-batches-hybrid micro-batches.md cheap
+micro-batches-2.7b micro-batches.md cheap
 pipeline-placer-table pipeline-placer.md cheap
 pipeline-placer-refusal pipeline-placer.md cheap
 pipeline-placer-memory pipeline-placer.md cheap
 pipeline-placer-auto pipeline-placer.md cheap
 workloads-info workloads.md cheap
+workloads-inception workloads.md cheap
 '
 
-check=0 cheap=0 list=0
+check=0 cheap=0 list=0 only_docs=""
 while [ $# -gt 0 ]; do
     case $1 in
     --check) check=1 ;;
+    --doc)
+        [ $# -ge 2 ] || {
+            echo "doc-numbers.sh: --doc needs a file name (e.g. pipelines.md)" >&2
+            exit 2
+        }
+        echo "$BLOCKS" | grep -q " $2 " || {
+            echo "doc-numbers.sh: --doc $2: no block is in docs/$2" >&2
+            exit 2
+        }
+        only_docs="$only_docs $2"
+        shift
+        ;;
     --cheap) cheap=1 ;;
     --list) list=1 ;;
     -h | --help)
@@ -479,6 +495,31 @@ PY
     done
     echo
 }
+# micro-batches.md: a DP x TP hybrid without pipeline stages, both schedules
+blk_micro_batches_hybrid() {
+    gen h16.yaml gpt --size medium -b 16 --micro-batches 2 --device h100
+    $B workload parallelize "$W/h16.yaml" --dp 2 --tp 2 -o "$W/h16p.yaml" > /dev/null 2>&1 ||
+        fail "workload parallelize failed"
+    echo
+    for sc in 1f1b gpipe; do
+        ms=$($B sim -w "$W/h16p.yaml" -c dgx-h100-8 --placement given --schedule $sc 2> /dev/null |
+            awk '/^step time/ { print $3 }')
+        [ -n "$ms" ] || fail "sim --schedule $sc gave no step"
+        echo "* \`--schedule $sc\`: step $ms ms"
+    done
+    echo
+}
+# micro-batches.md: GPT-2.7B, 8 micro-batches, the placers at half the memory
+blk_micro_batches_2_7b() {
+    gen g27.yaml gpt --size 2.7b -b 8 --micro-batches 8 --device h100
+    echo
+    c=$($B workload info "$W/g27.yaml" --json | python3 -c 'import json, sys; print("%.1f" % (json.load(sys.stdin)["total_compute_us"] / 1e3))')
+    for p in m-topo m-etf paper; do
+        rj "$W/o.json" -w "$W/g27.yaml" -c dgx-h100-8 -p $p --memory-fraction 0.5
+        echo "* $p: $(field "$W/o.json" '("timed step %.1f ms (%s), %.2fx faster than the %s ms of compute on one device" % (d["sim"]["timed"]["step_us"] / 1e3, "out of memory" if d["sim"]["timed"]["oom"] else "fits", '"$c"' / (d["sim"]["timed"]["step_us"] / 1e3), "'"$c"'")) if d["feasible"] else "infeasible: " + d["reason"].split(" not scheduled")[0] + " not scheduled"')"
+    done
+    echo
+}
 # pipeline-placer.md: the placers on GPT small and medium, M = 1, 4, 8
 blk_pipeline_placer_table() {
     echo
@@ -596,6 +637,21 @@ for f in sys.argv[1:]:
 PY
     echo
 }
+# workloads.md: Inception-V3 b32 on the paper's machine, every placer
+blk_workloads_inception() {
+    gen i32.yaml inception-v3
+    echo
+    echo "| placer | single | m-etf | m-sct | paper | m-topo |"
+    echo "|---|---|---|---|---|---|"
+    for m in baechi timed; do
+        l="| step (ms), $m model"
+        for p in single m-etf m-sct paper m-topo; do
+            l="$l | $($B run -w "$W/i32.yaml" -c paper-4gpu-pcie -p $p 2> /dev/null | awk -v m="($m)" '$1 == "step" && $2 == m { print $3 }')"
+        done
+        echo "$l |"
+    done
+    echo
+}
 # ---- the mechanism ---------------------------------------------------------
 # replace block NAME of DOC (under $D) by the output of blk_NAME
 write_block() { # name doc
@@ -649,6 +705,9 @@ while read -r name doc cost; do
     [ -n "$name" ] || continue
     if [ -n "$want" ]; then
         case " $want " in *" $name "*) ;; *) continue ;; esac
+    fi
+    if [ -n "$only_docs" ]; then
+        case "$only_docs " in *" $doc "*) ;; *) continue ;; esac
     fi
     if [ $cheap = 1 ] && [ "$cost" != cheap ]; then
         echo "doc-numbers.sh: skipped $name (docs/$doc): $cost, not with --cheap" >&2
