@@ -19,8 +19,9 @@
 #   BLOCK...  only these blocks (default: all)
 #
 # Environment: BAECHI (the program, default ./baechi), DEMO_DB (a `make demo`
-# database for the block `results-demo`; without it the block runs the two
-# sweeps it reports into a scratch database).  Every block runs in a fresh
+# database for the block `results-demo`, which scripts/demo-numbers.sh
+# passes; without it the block runs the two sweeps it reports into a
+# scratch database).  Every block runs in a fresh
 # scratch directory: nothing is cached between runs, so a block never reports
 # a result of an older build.
 #
@@ -55,6 +56,7 @@ pipeline-placer-memory pipeline-placer.md cheap
 pipeline-placer-auto pipeline-placer.md cheap
 workloads-info workloads.md cheap
 workloads-inception workloads.md cheap
+results-demo results.md slow
 '
 
 check=0 cheap=0 list=0 only_docs=""
@@ -650,6 +652,29 @@ blk_workloads_inception() {
         done
         echo "$l |"
     done
+    echo
+}
+# ---- results.md: the numbers of `make demo` (scripts/demo-numbers.sh DB
+# passes its database as DEMO_DB; without one the block runs the two sweeps
+# it reports)
+blk_results_demo() {
+    db=${DEMO_DB:-}
+    if [ -z "$db" ]; then
+        db=$W/demo.db
+        sweep data/sweeps/paper.yaml "$db"
+        sweep data/sweeps/paper-train.yaml "$db"
+    fi
+    echo
+    echo "Forward graphs (sweep \`paper\`), memory fraction 1:"
+    echo
+    # the step tables only: placement times are this machine's wall clock
+    $B report --db "$db" --where sweep=paper --where memory_fraction=1 --format markdown 2> /dev/null |
+        awk '/^### / && ++n > 2 { exit } { print }'
+    echo
+    echo "Training graphs (sweep \`paper-train\`), step time (ms) by memory fraction:"
+    echo
+    $B report --db "$db" --where sweep=paper-train --where grouper=tf --format markdown 2> /dev/null |
+        awk '/^### / && ++n > 1 { exit } { print }'
     echo
 }
 # ---- the mechanism ---------------------------------------------------------
