@@ -56,6 +56,9 @@ pipeline-placer-memory pipeline-placer.md cheap
 pipeline-placer-auto pipeline-placer.md cheap
 workloads-info workloads.md cheap
 workloads-inception workloads.md cheap
+auto-examples auto.md cheap
+auto-deadlock auto.md cheap
+auto-accounting auto.md cheap
 results-demo results.md slow
 '
 
@@ -652,6 +655,89 @@ blk_workloads_inception() {
         done
         echo "$l |"
     done
+    echo
+}
+# ---- auto.md -----------------------------------------------------------
+# place_says ARGS...: the first line `baechi place` prints (placed, or why
+# not), without the list of the largest tensors
+place_says() {
+    $B place "$@" -o /dev/null 2>&1 | head -1 | sed 's/; largest there:.*//; s/ in [0-9.]* [mµ]*s;/;/'
+}
+# the original's placers on training graphs: what each command answers
+blk_auto_deadlock() {
+    gen inception.yaml inception-v3 -b 64 --device rtx2080
+    gen gpt27.yaml gpt --size 2.7b -b 8 --device h100
+    gen gptm.yaml gpt --size medium -b 8 --device h100
+    echo
+    echo '```'
+    echo "baechi workload gen inception-v3 -b 64 --device rtx2080 -o inception.yaml"
+    for p in m-etf m-sct m-etf-reserve paper; do
+        echo "baechi place -w inception.yaml -c paper-4gpu-pcie -p $p -o /dev/null"
+        place_says -w "$W/inception.yaml" -c paper-4gpu-pcie -p $p | fold -s -w 76 | sed 's/^/  /; s/ $//'
+    done
+    echo "baechi workload gen gpt --size 2.7b -b 8 --device h100 -o gpt27.yaml"
+    echo "baechi place -w gpt27.yaml -c dgx-h100-8 --memory-fraction 0.5 -p m-etf -o /dev/null"
+    place_says -w "$W/gpt27.yaml" -c dgx-h100-8 --memory-fraction 0.5 -p m-etf | fold -s -w 76 | sed 's/^/  /; s/ $//'
+    echo "baechi workload gen gpt --size medium -b 8 --device h100 -o gptm.yaml"
+    echo "baechi place -w gptm.yaml -c dgx-h100-8 --memory-fraction 0.5 -p m-etf -o /dev/null"
+    place_says -w "$W/gptm.yaml" -c dgx-h100-8 --memory-fraction 0.5 -p m-etf | fold -s -w 76 | sed 's/^/  /; s/ $//'
+    echo '```'
+    echo
+    echo "GPT-medium at a memory fraction of 0.1 (\`baechi run -w gptm.yaml -c dgx-h100-8 --memory-fraction 0.1 -p P\`, timed model):"
+    echo
+    for p in m-topo auto; do
+        rj "$W/o.json" -w "$W/gptm.yaml" -c dgx-h100-8 --memory-fraction 0.1 -p $p
+        echo "* $p: $(field "$W/o.json" '("%.1f ms, %s, lower bound %.1f ms" % (d["sim"]["timed"]["step_us"] / 1e3, "fits" if d["verdict"]["fits"] else "out of memory", d["lower_bound_us"] / 1e3)) if d["feasible"] else "infeasible"')"
+    done
+    echo
+}
+# where the placers' accounting and the two models disagree
+blk_auto_accounting() {
+    gen gptm.yaml gpt --size medium -b 8 --device h100
+    (cd "$TOP" && $B workload import tests/data/onnx/resnet50.onnx --train -b 32 -o "$W/resnet50.yaml") > /dev/null 2>&1 ||
+        fail "import resnet50 failed"
+    gen transformer.yaml transformer --size base -b 64
+    echo
+    echo "| command | placer's count | baechi model | timed model | limit | auto (timed) |"
+    echo "|---|--:|--:|--:|--:|--:|"
+    for c in "gptm.yaml:dgx-h100-8:0.1:m-topo" "resnet50.yaml:paper-4gpu-pcie:0.5:m-etf" \
+        "transformer.yaml:paper-4gpu-pcie:0.2:m-etf"; do
+        IFS=: read -r w cl mf p << EOF
+$c
+EOF
+        rj "$W/o.json" -w "$W/$w" -c $cl --memory-fraction $mf -p $p --explain-memory
+        rj "$W/a.json" -w "$W/$w" -c $cl --memory-fraction $mf -p auto
+        a=$(field "$W/a.json" '("%.1f ms" % (d["sim"]["timed"]["step_us"] / 1e3)) if d["feasible"] else "infeasible"')
+        if [ "$(field "$W/o.json" 'd["feasible"]')" = False ]; then
+            echo "| \`run -w $w -c $cl --memory-fraction $mf -p $p\` | infeasible | | | | $a |"
+            continue
+        fi
+        field "$W/o.json" '"| `run -w '"$w"' -c '"$cl"' --memory-fraction '"$mf"' -p '"$p"'` (gpu%d) | %.2f GiB | %.2f GiB | %.2f GiB%s | %.2f GiB | '"$a"' |" % ((lambda i: (i, d["placer_memory"][i]["peak_bytes"] / 2**30, d["sim"]["baechi"]["devices"][i]["peak_bytes"] / 2**30, d["sim"]["timed"]["devices"][i]["peak_bytes"] / 2**30, ", OOM" if d["sim"]["timed"]["devices"][i]["oom"] else "", d["sim"]["timed"]["devices"][i]["limit_bytes"] / 2**30))(max(range(len(d["sim"]["timed"]["devices"])), key=lambda i: d["sim"]["timed"]["devices"][i]["peak_bytes"])))' |
+            sed 's/) | 0\.00 GiB |/) | – (none) |/'
+    done
+    echo
+}
+# the examples: MobileNet-V2's zero-cost sources and GNMT forward
+blk_auto_examples() {
+    (cd "$TOP" && $B workload import tests/data/onnx/mobilenet_v2.onnx --train -b 32 -o "$W/mbv2.yaml") > /dev/null 2>&1 ||
+        fail "import mobilenet_v2 failed"
+    echo
+    echo '```'
+    echo "/usr/bin/python3 scripts/export-onnx.py   # or use the committed tests/data/onnx/mobilenet_v2.onnx"
+    echo "baechi workload import tests/data/onnx/mobilenet_v2.onnx --train -b 32 -o mbv2.yaml"
+    for p in m-etf single auto; do
+        echo "baechi run -w mbv2.yaml -c paper-4gpu-pcie -p $p    # $(timed_ms -w "$W/mbv2.yaml" -c paper-4gpu-pcie -p $p) ms (timed)"
+    done
+    echo '```'
+    echo
+    echo '```'
+    echo "W=data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"
+    for p in expert single paper m-etf; do
+        echo "baechi run -w \$W -c paper-4gpu-pcie -p $p    # $(timed_ms -w "$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml" -c paper-4gpu-pcie -p $p) ms"
+    done
+    rj "$W/o.json" -w "$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml" -c paper-4gpu-pcie -p auto
+    echo "baechi run -w \$W -c paper-4gpu-pcie -p auto     # $(field "$W/o.json" '"%.3f ms, bound ratio %.3f (lower bound %.3f ms), started from %s at %.3f ms" % (d["sim"]["timed"]["step_us"] / 1e3, d["bound_ratio"], d["lower_bound_us"] / 1e3, d["placement_stats"]["start"], d["placement_stats"]["start_step_us"] / 1e3)')"
+    echo '```'
     echo
 }
 # ---- results.md: the numbers of `make demo` (scripts/demo-numbers.sh DB
