@@ -224,10 +224,11 @@ blk_parallel_why() {
     gen dp.yaml $G -b 8 --dp 8
     gen tp.yaml $G -b 16 --micro-batches 2 --dp 4 --tp 2
     gen pp.yaml $G -b 16 --micro-batches 8 --dp 4 --pp 2
+    gen z3.yaml $G -b 8 --dp 8 --zero 3
     echo
     echo "| GPT-2 medium, 8 GPUs | step (ms) | step, communication free (ms) | busiest GPU's compute (ms) |"
     echo "|---|---|---|---|"
-    for w in dp:DP tp:d4t2p1 pp:d4t1p2; do
+    for w in dp:DP z3:DP+ZeRO-3 tp:d4t2p1 pp:d4t1p2; do
         f=$W/${w%%:*}.yaml
         a=$(timed_ms -w "$f" -c dgx-h100-2x8 -k 8 -p given)
         b=$(timed_ms -w "$f" -c dgx-h100-2x8 -k 8 -p given --comm-factor 0)
