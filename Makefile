@@ -215,7 +215,7 @@ validate: $(BIN)
 
 # Every number the docs quote between "<!-- doc-numbers NAME: begin/end -->"
 # lines, rewritten by rerunning the commands each doc shows (scripts/doc-
-# numbers.sh; t830-t832 check the cheap blocks); about a minute of CPU.
+# numbers.sh; t830-t833 check the cheap blocks); about a minute of CPU.
 doc-numbers: $(BIN)
 	@sh scripts/doc-numbers.sh
 

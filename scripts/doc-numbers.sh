@@ -26,8 +26,12 @@
 # a result of an older build.
 #
 # Blocks that depend on the interleaved schedule: pipelines-sweep (its
-# `interleaved` rows), pipeline-placer-table does not; on sequence
-# parallelism: none (no block passes --sp).
+# `interleaved` rows and the line about them); on sequence parallelism:
+# none (no block passes --sp).  Rerun `make doc-numbers` after either
+# changes.  Cost: the cheap blocks take about 40 s of CPU together
+# (t830-t833 check them, a page each); the slow ones (parallel-placers,
+# auto-bench, results-demo: auto's searches and the demo's sweeps) about
+# 25 s more, and only `make doc-numbers` reruns them.
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -59,6 +63,7 @@ workloads-inception workloads.md cheap
 auto-examples auto.md cheap
 auto-deadlock auto.md cheap
 auto-accounting auto.md cheap
+auto-bench auto.md slow
 results-demo results.md slow
 '
 
@@ -739,6 +744,18 @@ blk_auto_examples() {
     rj "$W/o.json" -w "$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml" -c paper-4gpu-pcie -p auto
     echo "baechi run -w \$W -c paper-4gpu-pcie -p auto     # $(field "$W/o.json" '"%.3f ms, bound ratio %.3f (lower bound %.3f ms), started from %s at %.3f ms" % (d["sim"]["timed"]["step_us"] / 1e3, d["bound_ratio"], d["lower_bound_us"] / 1e3, d["placement_stats"]["start"], d["placement_stats"]["start_step_us"] / 1e3)')"
     echo '```'
+    echo
+}
+# the placement benchmark, without its CPU-time column and line (this
+# machine's clock, not the program's answer)
+blk_auto_bench() {
+    $B bench placement --markdown > "$W/bench.md" 2> "$W/bench.err" || fail "bench placement failed: $(tail -1 "$W/bench.err")"
+    echo
+    awk -F'|' '
+        /^\| workload / { for (i = 1; i <= NF; i++) if ($i ~ /auto cpu s/) drop = i }
+        /^\|/ && drop { l = ""; for (i = 1; i < NF; i++) if (i != drop) l = l $i "|"; print l; next }
+        /longest placement/ { next }
+        NR > 2 { print }' "$W/bench.md"
     echo
 }
 # ---- results.md: the numbers of `make demo` (scripts/demo-numbers.sh DB
