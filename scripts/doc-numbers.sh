@@ -32,6 +32,7 @@
 # (t830-t833 check them, a page each); the slow ones (parallel-placers,
 # auto-bench, results-demo: auto's searches and the demo's sweeps) about
 # 25 s more, and only `make doc-numbers` reruns them.
+# shellcheck disable=SC2086 # $G and the like hold several options on purpose
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
