@@ -10,7 +10,7 @@
 # rerun it whenever the simulator, the generators or the placers change.
 #
 #   --check   write into a copy of the docs and compare: print the diff and
-#             exit 1 when a block is stale (tests/cli/t830-doc-numbers.sh)
+#             exit 1 when a block is stale (tests/cli/t830-t833)
 #   --cheap   only the blocks cheap enough for `make check` (cost "cheap"
 #             below; the others need auto's searches or a sweep of the paper
 #             graphs, tens of seconds of CPU)
@@ -149,6 +149,17 @@ q() {
     sed 1d "$W/q.csv"
 }
 
+# rj OUT RUN-ARGS...: `baechi run --json` into OUT (exit 3, infeasible, is a result)
+rj() {
+    out=$1
+    shift
+    $B run "$@" --json > "$out" 2> "$W/run.log" || [ $? = 3 ] ||
+        fail "run $* failed: $(tail -1 "$W/run.log")"
+}
+# field JSON EXPR: a Python expression over d (the run's JSON object)
+field() {
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
 # ---- the parallelism study (docs/parallel-study.md) ------------------------
 # rows strategy,n,status,step_ms,peak_gib of the `given` runs of a sweep
 given_rows() { # db
@@ -433,17 +444,6 @@ print()
 print("%.2f / %.2f = **%.2f**" % (s[1], s[0], s[1] / s[0]))
 PY
     echo
-}
-# rj OUT RUN-ARGS...: `baechi run --json` into OUT (exit 3, infeasible, is a result)
-rj() {
-    out=$1
-    shift
-    $B run "$@" --json > "$out" 2> "$W/run.log" || [ $? = 3 ] ||
-        fail "run $* failed: $(tail -1 "$W/run.log")"
-}
-# field JSON EXPR: a Python expression over d (the run's JSON object)
-field() {
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 # target 2: GPT-small, seq 512, on the PCIe machine, M = 1..8
 blk_pipelines_small() {
@@ -822,6 +822,7 @@ write_block() { # name doc
 
 # every marker in the docs names a known block
 for f in docs/*.md; do
+    # shellcheck disable=SC2013 # a block name is one word
     for name in $(sed -n 's/^<!-- doc-numbers \([^ :]*\): begin.*/\1/p' "$f"); do
         echo "$BLOCKS" | grep -q "^$name " || {
             echo "doc-numbers.sh: $f: unknown block '$name'" >&2
