@@ -71,7 +71,9 @@ static const struct gen_param params[] = {
     GEN_INT("heads", heads, 1L << 16),
     GEN_INT("ffn", ffn, 1L << 22),
     GEN_INT("vocab", vocab, 1L << 24),
-    GEN_INT("elem-bytes", elem_bytes, 16),
+    /* GP_ELEM: the training synthesis sizes masks and updates by it too, as
+     * --elem-bytes does (cli/workload_gen.c) */
+    {"elem-bytes", GP_ELEM, FOR_MODEL, 0, 1, 16},
     {"size", GP_SIZE, FOR_MODEL, 0, 0, 0},
     {"aux", GP_FLAG, FOR_MODEL, 0, 0, 0},
     {"forward-only", GP_FLAG, FOR_MODEL, 0, 0, 0},
