@@ -269,9 +269,12 @@ blk_parallel_notes() {
     rj "$W/o.json" -w "$W/um.yaml" -c dgx-h100-2x8 -k 16 -p m-etf
     echo "* m-ETF on GPT-2 medium, 16 GPUs (\`baechi run -w gpt-medium.yaml -c dgx-h100-2x8 -k 16 -p m-etf\`):"
     echo "  $(field "$W/o.json" 'd["reason"].split("; largest")[0]')."
-    for k in 2 4; do
-        rj "$W/o.json" -w "$W/u27.yaml" -c dgx-h100-2x8 -k $k -p m-topo --explain-memory
-        echo "* m-TOPO on GPT-2.7B, $k GPUs (\`baechi run -w gpt-2.7b.yaml -c dgx-h100-2x8 -k $k -p m-topo\`):"
+    for mk in um:medium:2 u27:2.7b:2 u27:2.7b:4; do
+        f=${mk%%:*} k=${mk##*:} m=${mk#*:}
+        m=${m%:*}
+        case $m in medium) label="GPT-2 medium" ;; *) label="GPT-2.7B" ;; esac
+        rj "$W/o.json" -w "$W/$f.yaml" -c dgx-h100-2x8 -k $k -p m-topo --explain-memory
+        echo "* m-TOPO on $label, $k GPUs (\`baechi run -w gpt-$m.yaml -c dgx-h100-2x8 -k $k -p m-topo\`):"
         echo "  $(field "$W/o.json" '"gpu0 peaks at %.1f GiB in the timed model and %.1f GiB in the baechi model (limit %.1f GiB)" % (d["memory_explain"]["timed"][0]["peak"]["total_bytes"] / 2**30, d["memory_explain"]["baechi"][0]["peak"]["total_bytes"] / 2**30, d["memory_explain"]["timed"][0]["limit_bytes"] / 2**30)')."
     done
     rj "$W/o.json" -w "$W/a2.yaml" -c dgx-h100-2x8 -k 2 -p auto
@@ -282,11 +285,6 @@ blk_parallel_notes() {
         rj "$W/o.json" -w "$W/${z%%:*}.yaml" -c dgx-h100-2x8 -k 8 -p given
         echo "* GPT-2.7B ${z#*:}, 8 GPUs, b 8 per replica: $(field "$W/o.json" '"step %.1f ms, the busiest GPU computes %.1f ms, peak %.1f GiB" % (d["sim"]["timed"]["step_us"] / 1e3, d["simple_lower_bound_us"] / 1e3, max(x["peak_bytes"] for x in d["sim"]["timed"]["devices"]) / 2**30)')."
     done
-    # the same DP graph from the sweep's gen: spec (what the tables above run)
-    grep 'gpt-2.7b-8:DP"' "$TOP/data/sweeps/parallel-2.7b.yaml" > "$W/spec"
-    { echo "name: spec"; echo "workloads:"; cat "$W/spec"; echo "clusters: [dgx-h100-2x8]"; echo "placers: [given]"; } > "$W/spec.yaml"
-    sweep "$W/spec.yaml" "$W/spec.db"
-    echo "* The same DP graph as the sweep's \`gen:\` spec: $(q "$W/spec.db" "SELECT printf('step %.1f ms, peak %.1f GiB (%s)', step_us / 1000.0, max_peak_bytes / 1073741824.0, status) FROM runs" | tr -d '"')."
     echo
 }
 # the op placers on the unparallelised graphs (auto's search: the slow part)
