@@ -110,7 +110,7 @@ SONAME := libbaechi.so.$(SO_MAJOR)
 SO := $(BUILD)/libbaechi.so
 UNIT := $(BUILD)/unit-tests
 
-.PHONY: all lib mutate check check-quick check-build check-build-plain check-build-san \
+.PHONY: all lib mutate doc-numbers check check-quick check-build check-build-plain check-build-san \
         check-build-fuzz check-build-cuda test unit cli demo bench install deps clean \
         format cuda validate validation-doc
 
@@ -212,6 +212,12 @@ bench: all
 # Every row of docs/validation.md within its tolerance (exit 1 names the others).
 validate: $(BIN)
 	@$(BIN) validate
+
+# Every number the docs quote between "<!-- doc-numbers NAME: begin/end -->"
+# lines, rewritten by rerunning the commands each doc shows (scripts/doc-
+# numbers.sh; t830-t833 check the cheap blocks); about a minute of CPU.
+doc-numbers: $(BIN)
+	@sh scripts/doc-numbers.sh
 
 validation-doc: $(BIN)
 	@$(BIN) validate --format markdown > docs/validation.md.tmp; rc=$$?; \

@@ -226,7 +226,8 @@ int cmd_workload_gen(int argc, char **argv)
     }
     if (rc == 0 && list) {
         gen_list_params(stdout);
-    } else if (rc == 0 && (rc = gen_apply(&p, args, n, &spec, out)) == 0) {
+    } else if (rc == 0 && (rc = gen_apply(&p, args, n, &spec, out)) == 0 &&
+               (rc = workload_cli_train_check(&p, &spec.gen.train)) == 0) {
         rc = gen_write(&p, &spec, out);
     }
     free(args);

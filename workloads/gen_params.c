@@ -624,8 +624,11 @@ int gen_spec_build_info(const struct gen_spec *s, struct workload *out, struct g
         workload_init(out);
         return err_set(BAECHI_EINVAL, "%s", why);
     }
-    /* options that cannot act are refused, never ignored (issue 33 item 2) */
-    if ((rc = train_opts_check(&s->gen.train)) || (rc = parallel_opts_check(&s->par))) {
+    /* options that cannot act are refused, never ignored (issue 33 item 2);
+     * not a schedule at one micro-batch (train_opts_check): a sweep's cross
+     * product names M = 1 under each schedule on purpose, and the command
+     * line refuses it */
+    if ((rc = parallel_opts_check(&s->par))) {
         workload_init(out);
         return rc;
     }
