@@ -60,6 +60,7 @@ static void warn_made_for(const struct placement *p, const struct cluster *c, co
 int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec, const char *pspec,
                     int32_t k, double memory_fraction)
 {
+    struct placer_options world;
     char hex[HASH_HEX_SIZE];
     double made_for;
     int rc;
@@ -81,14 +82,9 @@ int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec,
     if ((rc = hash_cluster(&in->c, hex))) {
         return rc;
     }
-    if (k > 0 && k != in->c.n_devices) {
-        if (k > in->c.n_devices) {
-            return err_set(BAECHI_EINVAL, "--devices %d: cluster '%s' has only %d devices", k,
-                           in->c.name ? in->c.name : cspec, in->c.n_devices);
-        }
-        if ((rc = cluster_truncate(&in->c, k))) {
-            return rc;
-        }
+    if (k > in->c.n_devices) {
+        return err_set(BAECHI_EINVAL, "--devices %d: cluster '%s' has only %d devices", k,
+                       in->c.name ? in->c.name : cspec, in->c.n_devices);
     }
     if (strcmp(pspec, "given") == 0) {
         if ((rc = placement_init(&in->p, in->g.n_ops)) ||
@@ -98,19 +94,21 @@ int sim_inputs_load(struct sim_inputs *in, const char *wpath, const char *cspec,
     } else if ((rc = placement_read_yaml_workload(&in->p, &in->g, &in->w, pspec))) {
         return rc;
     }
-    if ((rc = placement_check(&in->p, &in->g, &in->c))) {
+    made_for = placement_memory_fraction(&in->p);
+    in->memory_fraction = memory_fraction > 0 ? memory_fraction : made_for > 0 ? made_for : 1;
+    /* the world `run` simulates, by its one route: the first k devices,
+     * each with the memory fraction's share */
+    placer_options_init(&world);
+    world.n_devices = k;
+    world.memory_fraction = in->memory_fraction;
+    if ((rc = placer_world(&in->c, &world)) || (rc = placement_check(&in->p, &in->g, &in->c))) {
         return rc;
     }
     warn_made_for(&in->p, &in->c, hex);
     inputs_warn_times(&in->w, &in->c);
-    made_for = placement_memory_fraction(&in->p);
-    in->memory_fraction = memory_fraction > 0 ? memory_fraction : made_for > 0 ? made_for : 1;
     if (memory_fraction > 0 && made_for > 0 && memory_fraction != made_for) {
         err_warn("--memory-fraction %g overrides the %g the placement was made for",
                  memory_fraction, made_for);
-    }
-    if (in->memory_fraction != 1.0) {
-        cluster_scale_memory(&in->c, in->memory_fraction);
     }
     return 0;
 }

@@ -15,7 +15,6 @@
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/graph.h"
-#include "core/hash.h"
 #include "core/json_out.h"
 #include "core/placement.h"
 #include "core/units.h"
@@ -222,17 +221,8 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
         (rc = placer_run(pc->placer, &j->g, &j->c, &opt, j->w.name, &j->p, &j->st)) != 0) {
         return rc;
     }
-    {
-        /* what it was made for, so that `sim` of the file sees the world `run` simulates */
-        char hex[HASH_HEX_SIZE];
-        int32_t n = pc->opt.n_devices > 0 && pc->opt.n_devices < j->c.n_devices ? pc->opt.n_devices
-                                                                                : j->c.n_devices;
-
-        if ((rc = hash_cluster(&j->c, hex)) != 0) {
-            return rc;
-        }
-        return placement_set_made_for(&j->p, hex, n, pc->opt.memory_fraction);
-    }
+    /* placer_run recorded the world it was made for (placer_world_record) */
+    return 0;
 }
 
 void place_job_print_infeasible_json(const struct place_job *j, const char *placer)

@@ -21,9 +21,8 @@
  * Reads the workload file `path` into `w`, which this function initialises.
  * Sets w->path.  On failure `w` is left empty (releasing it is harmless).  Inputs may name ops
  * defined later in the file.  Calls workload_check() at the end. Returns 0, BAECHI_EIO (the file
- * cannot be read), BAECHI_EPARSE (anything wrong in it) or BAECHI_ENOMEM.  Time: O(file size); the
- * 0.9 MB GNMT file takes about 14 ms with libyaml alone, a few ms with the fast reader of the
- * ops (workload_read_yaml_mode).
+ * cannot be read), BAECHI_EPARSE (anything wrong in it) or BAECHI_ENOMEM.  Time: O(file size);
+ * the fast reader of the ops (workload_read_yaml_mode) is the quicker (docs/formats.md).
  */
 int workload_read_yaml(struct workload *w, const char *path);
 

@@ -6,8 +6,8 @@
  *
  * Why events and not the document loader: the loader builds a node tree of
  * the whole file first (allocations per node) that would then be walked
- * again; from events the GNMT workload (0.9 MB, 58,000 events) loads in one
- * pass in about 14 ms, of which libyaml's own parsing is about 13 ms.
+ * again; from events a workload loads in one pass, nearly all of it
+ * libyaml's own parsing (docs/formats.md gives the GNMT file's time).
  *
  * Rules common to every file of the suite (docs/formats.md):
  *   - one document whose top level is a mapping; an empty file is an error;

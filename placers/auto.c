@@ -55,6 +55,7 @@
 #include "core/placement.h"
 #include "placers/bound.h"
 #include "placers/placer_internal.h"
+#include "placers/placer_world.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -17,6 +17,7 @@
 #include "core/err.h"
 #include "core/placement.h"
 #include "placers/lp_memo.h"
+#include "placers/placer.h" /* the other placers, run through the registry */
 #include "placers/placer_internal.h"
 
 #include <stdio.h>

@@ -18,7 +18,8 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
-#include "placers/placer.h"
+#include "core/placement.h"
+#include "placers/placer_options.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -214,7 +215,8 @@ struct auto_ctx {
     /* debug (the tests): also simulate every trial in full and compare;
      * every accepted move is compared anyway (its full run is the next base) */
     bool check_incr;
-    /* off by default: measured slower than full runs on GNMT (docs/auto.md) */
+    /* the trials resume from the base's checkpoints (on: auto_search.c sets
+     * it; the tests turn it off to compare with full runs) */
     bool use_incr;
     /* the link moves (auto_search.c; on by default, off in the test that
      * shows what they find) */

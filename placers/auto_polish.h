@@ -7,8 +7,7 @@
  *     without phases), cut into S = 2 .. D contiguous stages, stage s on
  *     device s.  For each S the cuts start where the groups' bytes
  *     (persistent + output + temp) are balanced; then each cut in turn, in
- *     two sweeps (a cut's best place moves when its neighbours move:
- *     DenseNet-121 at 0.2 of the memory, 203 -> 189 ms), tries the
+ *     two sweeps (a cut's best place moves when its neighbours move), tries the
  *     AUTO_POLISH_CUTS positions, between its neighbours and within half a
  *     stage's bytes of its balanced place, that the fewest
  *     tensor bytes cross (a tensor counted once however many consumers it
@@ -21,8 +20,7 @@
  *     that fits no one device the step is the chain's compute plus its
  *     cuts, and the local search, moving one group at a time from a
  *     placer's interleaved start, rarely reaches a split with few cuts
- *     (DenseNet-121 at 0.5 of the memory: 207 ms from the best candidate,
- *     118 ms from a two-stage seed; the critical path is 107 ms).
+ *     (docs/auto.md, "The polish phases", has the cells it moved).
  *  2. The local search (auto_search_run), as it was.
  *  3. A final pass over the critical path of the best placement's timed
  *     run, with what the search left of the budget (it runs when the search

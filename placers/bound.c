@@ -73,7 +73,7 @@ static int64_t nonneg(int64_t x)
     return x > 0 ? x : 0;
 }
 
-/* The transfer time of edge e across devices: its tensors serialise (bound.h R2). */
+/* The transfer time of edge e across devices: its tensors serialise (docs/bound.md, R2). */
 static int64_t edge_comm_us(const struct graph *g, const int64_t *tcomm, int32_t e)
 {
     int64_t t = 0;
@@ -238,7 +238,7 @@ static int32_t path_extract(struct pathwork *w, double a, double b, double o)
 
 /*
  * The least memory one device holds if it runs every op of the path
- * pop[0..k-1] (bound.h R3): their persistent bytes, and at the start of the
+ * pop[0..k-1] (docs/bound.md, R3): their persistent bytes, and at the start of the
  * path's op L_i the temp of L_i and the own outputs of every path op u up to
  * L_i that a consumer at or after L_i still needs (a descendant of L_i or
  * L_i itself: it ends after L_i starts), or that is a sink (kept).
@@ -413,7 +413,7 @@ static int path_windows(struct pathwork *w, int32_t k, int32_t *win)
 
 /*
  * vol[t] for every edge t of the path: the least step of a placement that
- * cuts the path at edge t only (bound.h "one cut"): every tensor of a path
+ * cuts the path at edge t only (docs/bound.md, "One cut and cut volumes"): every tensor of a path
  * op at or before t that a path op after t reads crosses from the first
  * part's device to the second's, once, and those transfers serialise; the
  * first starts after its producer pop[a] ends, the last ends before its
@@ -606,7 +606,7 @@ done:
 
 /*
  * The bound of the path chosen by (a, b, o): Σ compute + the m-1 cheapest
- * edge transfers when its ops cannot sit on one device (bound.h "memory").
+ * edge transfers when its ops cannot sit on one device (docs/bound.md, "memory").
  */
 static int path_bound(struct pathwork *w, double a, double b, double o, int64_t *lb_us)
 {

@@ -2,153 +2,22 @@
  * bound.h - a certified lower bound on the step time of any placement of a
  * graph on a cluster (beyond the original: Baechi reports no bound).
  *
- * What it bounds.  The bound is valid for the `timed` simulator model
- * (sim.h, SIM_MODEL_TIMED) and, more strongly, for every schedule of every
- * placement that obeys the timed model's rules:
+ * Valid for the `timed` simulator model and for every schedule of every
+ * placement that obeys its rules: one op at a time per device (R1),
+ * consumers after their producers and their edges' transfers (R2), and
+ * only placements that do not run out of memory (R3).  It never exceeds the
+ * smallest timed step over the placements that fit.  It is the largest of
+ * three, and `kind` names the one that gave it (ties go to the simpler):
  *
- *   (R1) a device runs one op at a time, op v taking
- *        cluster_compute_us(c, d, weight_us[v]) on device d;
- *   (R2) a consumer starts after its producer ends and, when they sit on
- *        different devices, after every tensor of their edge has crossed;
- *        the tensors of one edge all leave the same source for the same
- *        destination after the producer ends and every channel model
- *        serialises such transfers (shared: chan[src]; duplex: send[src];
- *        link: link[src][dst]), so the edge costs at least the sum of its
- *        tensors' transfer times;
- *   (R3) a placement counts only when it does not run out of memory: the
- *        persistent bytes of every op on a device are held from time 0 for
- *        the whole step; an op's temp bytes and its own outputs beyond the
- *        persistent ones are taken at its start, the temp freed at its
- *        end, the outputs when its last consumer ends (a sink keeps them).
+ *   simple  max(critical path, Σ compute / Σ speed) at the speeds the
+ *           rounded compute times give;
+ *   memory  a few paths whose ops cannot all sit on one device, charged
+ *           their forced cut edges and the cut volumes (bound_cuts.c);
+ *   lp      an LP relaxation of placement and schedule (bound_lp.c), on
+ *           small graphs where memory binds or speeds differ.
  *
- * A step of the timed model is such a schedule, so the bound never exceeds
- * the smallest timed step over the placements that fit (the optimum).  A
- * transfer's time is taken as the smallest over the cluster's default model
- * and every device pair, so R2 holds for the `baechi` model's transfers as
- * well; R3 does not (that model holds an op's persistent bytes only from its
- * start), so the memory parts certify the timed model only.  When no
- * placement fits at all the bound is vacuous (any number is a lower bound
- * of an empty set); it stays finite.
- *
- * The bound is the largest of three, and `kind` names the one that gave it
- * (ties go to the simpler):
- *
- *   simple  max(critical path, Σ compute / Σ speed), the critical path at
- *           the fastest device's speed: sim_lower_bound_us, except that
- *           the speeds are the ones the rounded compute times give (that
- *           one, kept as old_simple_us, divides by the nominal speeds and
- *           can exceed the optimum on mixed speeds: bound.c work_bound).
- *   memory  a path P = L_0 -> ... -> L_k-1 whose ops cannot all sit on one
- *           device has at least m-1 cut edges: P's ops span >= m devices
- *           and a path visiting m devices crosses >= m-1 edges between
- *           devices.  "Cannot sit on one device": that device would hold
- *           Σ persist(P) for the whole step and, at the start of some L_i,
- *           temp(L_i) plus the own outputs (out - persist, less any output
- *           that may alias an input) of every u on P up to L_i that a
- *           consumer at or after L_i still needs (a descendant of L_i, or
- *           L_i: it ends after L_i starts), or that is a sink (kept), and
- *           that exceeds the largest limit.  m = max(2, the fewest devices
- *           whose limits hold Σ persist(P)).  By R1 and R2 the last op of P
- *           ends at >= Σ compute(P) + the m-1 cheapest edge transfers of P.
- *           Tried for a few paths (the compute-critical one, the ones
- *           heaviest in persistent and in output bytes, and mixes, and the
- *           compute-critical ones over only the edges dearer than a few
- *           thresholds, the transfer times on the compute-critical path:
- *           BOUND_DEAR_PATHS); any path gives a valid bound.
- *           Windows: the same holds for every run of consecutive ops of
- *           P (a window): one that cannot sit on one device holds a cut
- *           edge, so the cut edges of a placement form a set C that hits
- *           every such window, and the last op ends at >= Σ compute(P) +
- *           Σ_{t in C} cost(t), at least the cheapest such set (an
- *           interval hitting set: bound.c path_cut_cost).
- *           One cut and cut volumes (issue 22 items 6/7): the cut edges
- *           of P in a placement split P into parts, maximal runs of
- *           consecutive ops on one device, so two neighbouring parts sit on
- *           different devices A != B.  Every tensor that an op of the
- *           earlier part produces and an op of the later part reads is sent
- *           from A to B, once (one copy per receiving device), and all such
- *           transfers hold the same channel (R2: chan[A], send[A] or
- *           link[A][B]), so they run one after another; the first starts
- *           after its producer ends, at the earliest Σ compute of P up to
- *           that producer (P's ops run in order); the last ends before its
- *           reader starts, at the latest the step less Σ compute of P from
- *           that reader on.  So for any subset of those tensors, step >=
- *           compute(P up to its first producer) + Σ their transfer times +
- *           compute(P from its last reader).  With one cut (two parts,
- *           "one cut") the whole set is taken; between a first or a last
- *           part and its neighbour, the subsets by producer (the last cut)
- *           or by reader (the first cut); between two middle parts, Σ only.
- *           A training graph's critical path runs forward, the loss, and
- *           backward, and each backward op reads its forward op's saved
- *           activation: a cut at the (small) loss tensor sends every saved
- *           activation of the parts around it, which the cheapest-cut sum
- *           did not see.  The bound of P is then min over cut sets C that
- *           hit every window of max(compute(P) + Σ_{t in C} cost(t),
- *           max over C's neighbouring parts of their transfer bound).  For
- *           any x, every C either has a part pair whose transfers need > x
- *           (so its step is > x) or is one whose every pair needs <= x, so
- *           the bound is at least min(x, compute(P) + the cheapest such C):
- *           bound_cuts.c finds that cheapest C by a DP over the pairs of
- *           consecutive cuts (a pair's transfers need less as the earlier
- *           cut moves right and more as the later one does, so the allowed
- *           earlier cuts are a suffix, a suffix minimum), and bisects on x
- *           (to a relative 1/BOUND_CUTS_PRECISION, each x evaluated being a
- *           valid bound).  Not used: parts two or more apart (they may share
- *           a device, and then nothing crosses but their union must fit:
- *           a training path cut around the loss into three parts is charged
- *           only its cuts).
- *           Views (x-alias, beyond the first version): an output that shares
- *           an input's storage counts nothing of its own (on another device
- *           than its root it would count, but the device is not known), and
- *           a view V on the path whose root op U is on the path too keeps
- *           U's own outputs needed until V's consumers end (or the whole
- *           step when V has none), as the timed model holds a root's
- *           storage for the views on its device.  Why that is sound for a
- *           window L_i .. L_l that sits on one device: if L_l starts after
- *           U's own consumers' hold, then V (between U and L_l: V follows
- *           U, and U's consumers' hold reaches V's index) is in the window,
- *           so on U's device, so U's storage is held for V's consumers;
- *           chains of views follow by induction from the last view down.
- *   lp      the LP relaxation below, solved to optimality by GLPK's simplex
- *           within an iteration limit (work, never seconds), for graphs up
- *           to opt->lp_max_ops ops, and only when memory binds (the total
- *           persistent bytes exceed the largest device) or the speeds
- *           differ: otherwise x = 1/D, z = 0 gives exactly the simple
- *           bound.  Beyond, or when the limit is reached, it is skipped
- *           and the status says why.
- *
- * The LP (x[v][d] the share of op v on device d, S_v its start, z_e >= 0
- * the share of edge e = (u, v) that is cut, y[e][d] >= |x[u][d] - x[v][d]|,
- * t(v,d) = cluster_compute_us, comm_e the edge's transfer time, T the step):
- *
- *   minimise T
- *     Σ_d x[v][d] = 1                                   every op placed
- *     S_v - S_u - Σ_d t(u,d) x[u][d] - comm_e z_e >= 0   e = (u, v)   (R2)
- *     y[e][d] - x[u][d] + x[v][d] >= 0, y[e][d] + x[u][d] - x[v][d] >= 0
- *     2 z_e - Σ_d y[e][d] >= 0                          z_e >= half the
- *                                                       total variation
- *     T - S_v - Σ_d t(v,d) x[v][d] >= 0                 v a sink
- *     T - Σ_v t(v,d) x[v][d] >= 0                        per device (R1)
- *     Σ_v persist(v) x[v][d] <= limit(d)                 per device (R3)
- *     0 <= x <= 1, 0 <= z <= 1, S >= 0
- *
- * Every placement that fits and every schedule obeying R1-R3 is a point of
- * it (x the 0/1 placement, z_e = 1 exactly on cut edges, S the starts), so
- * the LP optimum is a lower bound.  The value GLPK returns is rounded down
- * after subtracting a relative 1e-6 and 1 µs, for the solver's tolerances.
- * Known limit: the relaxation is weak where memory is loose (x = 1/k on
- * every device and z = 0 is feasible), so it adds most where the memory
- * rows force ops apart.
- *
- * Complexity: simple and memory O(V·S + D·S + 16 (V + E + k log k) + T·M)
- * for S distinct device speeds, M link models (the distinct models of the
- * class pairs, "Device classes" below; D² when the classes are not
- * symmetric), paths of k ops and T tensors on them, one pass over the
- * cluster's pair table (D² entries, when it has one), plus the cut volumes on paths of at
- * most BOUND_CUTS_MAX_OPS ops where memory binds: O(k² + k·T_k) per step
- * of the bisection (about 10-20), T_k the path tensors read later on the
- * path; each distinct path once.  The LP has V·D + E·(D + 1) + V + 1 columns
- * (skipped above BOUND_LP_MAX_DEVICES devices).
+ * The argument that each is a lower bound, the LP itself and the
+ * complexity are in docs/bound.md.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -157,7 +26,7 @@
 
 #include "core/cluster.h"
 #include "core/graph.h"
-#include "placers/placer.h"
+#include "placers/lp_solver.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -165,10 +34,9 @@
 enum bound_kind { BOUND_SIMPLE = 0, BOUND_MEMORY = 1, BOUND_LP = 2 };
 
 /* Defaults: the LP up to this many ops, and this many simplex iterations
- * per row + column of the LP (the work limit).  CPU time of the LP on
- * layered synthetic graphs on 4 devices where memory binds: 100 ops 0.05 s,
- * 150 ops 0.2 s, 200 ops 2.4 s (the simplex grows fast: `run` and every
- * database row compute the bound). */
+ * per row + column of the LP (the work limit).  The simplex grows fast with
+ * the graph, and `run` and every database row compute the bound
+ * (docs/bound.md, "Limits and their cost"). */
 #define BOUND_LP_MAX_OPS_DEFAULT   150
 #define BOUND_LP_ITERS_PER_ELEMENT 20
 
@@ -301,7 +169,7 @@ struct bound_path {
 };
 
 /* Internal to bound*.c: raises *lb_us (the path's bound so far, compute_us
- * plus the cheapest cut set) by the cut volumes (bound.h), the size of the
+ * plus the cheapest cut set) by the cut volumes (docs/bound.md), the size of the
  * set that gave it into *n_cuts; when the cut volumes cannot reach floor_us
  * (a bound found elsewhere), only by less than they could (one evaluation:
  * the caller keeps its larger one).  Paths above BOUND_CUTS_MAX_OPS are

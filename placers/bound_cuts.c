@@ -1,6 +1,6 @@
 /*
  * bound_cuts.c - the memory bound's cut sets with the transfers that cross
- * beside each cut (bound.h "cut volumes"): a DP over pairs of consecutive
+ * beside each cut (docs/bound.md, "One cut and cut volumes"): a DP over pairs of consecutive
  * cuts of a path, inside a bisection on the step.  Beyond the original.
  *
  * Part of baechi-c; see README.md for the licence.

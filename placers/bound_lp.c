@@ -113,7 +113,7 @@ static void add_edge_rows(glp_prob *lp, const struct lpcols *k, const struct gra
     add_row(lp, len, ind, val, GLP_LO, 0, 0);
 }
 
-/* Builds the LP (bound.h) into lp; times divided by unit. */
+/* Builds the LP (docs/bound.md, "The LP") into lp; times divided by unit. */
 static void build(glp_prob *lp, const struct lpcols *k, const struct graph *g,
                   const struct cluster *c, double unit, int *ind, double *val)
 {

@@ -16,7 +16,7 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
-#include "placers/placer.h"
+#include "placers/grouper.h"
 
 #include "core/array.h"
 #include "core/err.h"

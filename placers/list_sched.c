@@ -276,7 +276,7 @@ static void raw_free(struct ls_state *s, int32_t d, int64_t bytes)
 }
 
 /* DeviceWrapper allocation, group-aware in reserve mode (§3.6). */
-static int mem_alloc(struct ls_state *s, int32_t d, int64_t bytes, int32_t v)
+static int dev_take_bytes(struct ls_state *s, int32_t d, int64_t bytes, int32_t v)
 {
     int32_t g = s->p->group[v];
 
@@ -296,7 +296,7 @@ static int mem_alloc(struct ls_state *s, int32_t d, int64_t bytes, int32_t v)
     return raw_alloc(s, d, bytes, v);
 }
 
-static void mem_free(struct ls_state *s, int32_t d, int64_t bytes, int32_t v)
+static void dev_give_bytes(struct ls_state *s, int32_t d, int64_t bytes, int32_t v)
 {
     int32_t g = s->p->group[v];
 
@@ -394,7 +394,7 @@ int ls_commit(struct ls_state *s, int32_t v, int32_t d)
                                 p->temp[w] + p->out[w], avail);
             }
             s->dev[w] = d;
-            if (s->persist_at_place && (rc = mem_alloc(s, d, p->persist[w], w)) != 0) {
+            if (s->persist_at_place && (rc = dev_take_bytes(s, d, p->persist[w], w)) != 0) {
                 return rc;
             }
         }
@@ -402,19 +402,20 @@ int ls_commit(struct ls_state *s, int32_t v, int32_t d)
     if (s->dev[v] != d) {
         BUG("commit of op %d on device %d but it is placed on %d", (int)v, (int)d, (int)s->dev[v]);
     }
-    if ((rc = mem_alloc(s, d, p->out[v], v)) != 0 || (rc = mem_alloc(s, d, p->temp[v], v)) != 0) {
+    if ((rc = dev_take_bytes(s, d, p->out[v], v)) != 0 ||
+        (rc = dev_take_bytes(s, d, p->temp[v], v)) != 0) {
         return rc;
     }
     s->start[v] = max64(s->free_at[d], r);
     s->end[v] = s->start[v] + p->weight[v];
     s->free_at[d] = s->end[v];
-    mem_free(s, d, p->temp[v], v);
+    dev_give_bytes(s, d, p->temp[v], v);
     s->last_op[d] = v;
     for (int32_t i = p->in_start[v]; i < p->in_start[v + 1]; i++) {
         int32_t u = p->src[p->in_edge[i]];
         if (++s->exec_out[u] == p->out_start[u + 1] - p->out_start[u]) {
             int64_t bytes = s->persist_at_place ? p->out[u] : p->out[u] - p->persist[u];
-            mem_free(s, s->dev[u], bytes, u);
+            dev_give_bytes(s, s->dev[u], bytes, u);
         }
     }
     ready_remove(s, v);

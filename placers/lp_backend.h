@@ -7,8 +7,8 @@
  * Beyond the original, which solves its LP with one solver (MOSEK).
  * deviation: `auto` keeps GLPK up to LP_SOLVER_AUTO_MAX_GLPK_NONZEROS
  * non-zeros, where it is fast and the reference comparisons were made with
- * it, and takes CLP's dual simplex above (docs/limits.md: the 10k-op
- * layered graph's LP, 4.7 s of CPU with GLPK, 2.3 s with CLP).
+ * it, and takes CLP's dual simplex above (docs/limits.md, "Two solvers",
+ * has the timings that set the rule).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -16,7 +16,7 @@
 #define BAECHI_PLACERS_LP_BACKEND_H
 
 #include "placers/lp_clp.h"
-#include "placers/placer.h"
+#include "placers/lp_solver.h"
 
 #include <stdbool.h>
 #include <stdint.h>

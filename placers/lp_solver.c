@@ -4,6 +4,8 @@
  *
  * Part of baechi-c; see README.md for the licence.
  */
+#include "placers/lp_solver.h"
+
 #include "placers/lp_backend.h"
 
 #include "core/err.h"

@@ -49,6 +49,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "placers/placer_internal.h"
+#include "placers/placer_world.h"
 
 #include "core/array.h"
 #include "core/checked.h"

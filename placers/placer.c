@@ -23,43 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-void placer_options_init(struct placer_options *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->memory_fraction = 1.0;
-    o->comm_factor = 1.0;
-    o->compute_factor = 1.0;
-    o->n_devices = 0;
-    o->grouper = PLACER_GROUPER_TF;
-    o->sct_threshold = 0.1;
-    o->lp_time_limit_s = 0;
-    o->seed = PLACER_DEFAULT_SEED;
-    o->impl = PLACER_IMPL_FAST;
-    o->budget_ms = PLACER_AUTO_BUDGET_MS;
-    o->pipeline.schedule = PIPELINE_1F1B;
-    o->pipeline.virtual_stages = 1;
-}
-
-void placer_options_paper(struct placer_options *o)
-{
-    o->fusion = true;
-    o->grouper = PLACER_GROUPER_COPLACE;
-}
-
-void placer_stats_init(struct placer_stats *s)
-{
-    memset(s, 0, sizeof(*s));
-    s->estimate_us = -1;
-    s->lp_makespan_us = NAN;
-}
-
-void placer_stats_release(struct placer_stats *s)
-{
-    free(s->peak_bytes);
-    free(s->limit_bytes);
-    placer_stats_init(s);
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -478,6 +441,11 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     }
     st->placement_ms = now_ms() - t0;
 cleanup:
+    if (rc == 0) {
+        /* what it was made for, so that `sim` of a file written by any
+         * caller (the CLI, the API, Python) sees the world `run` simulates */
+        rc = placer_world_record(out, c, opt_in);
+    }
     if (rc != 0) {
         placement_release(out);
         free(st->peak_bytes);
@@ -488,46 +456,4 @@ cleanup:
     free(group_of);
     free(limit);
     return rc;
-}
-
-int placer_world(struct cluster *c, const struct placer_options *opt)
-{
-    int rc;
-
-    if (opt->n_devices > 0 && opt->n_devices < c->n_devices &&
-        (rc = cluster_truncate(c, opt->n_devices))) {
-        return rc;
-    }
-    if (opt->comm_factor != 1.0) {
-        cluster_scale_comm(c, opt->comm_factor);
-    }
-    if (opt->memory_fraction != 1.0) {
-        cluster_scale_memory(c, opt->memory_fraction);
-    }
-    return 0;
-}
-
-void placer_world_weights(const struct graph *g, const struct placer_options *opt, int64_t *out)
-{
-    for (int32_t v = 0; v < g->n_ops; v++) {
-        int64_t w = limit_sat_time_us((double)g->weight_us[v] * opt->compute_factor);
-
-        out[v] = opt->compute_factor == 1.0 ? g->weight_us[v] : (w <= 0 ? 1 : w);
-    }
-}
-
-int placer_world_graph(const struct graph *g0, const struct placer_options *opt, struct graph *g,
-                       int64_t **weights)
-{
-    *g = *g0;
-    *weights = NULL;
-    if (opt->compute_factor == 1.0) {
-        return 0;
-    }
-    if (!(*weights = array_malloc((size_t)g0->n_ops + 1, sizeof(**weights)))) {
-        return BAECHI_ENOMEM;
-    }
-    placer_world_weights(g0, opt, *weights);
-    g->weight_us = *weights;
-    return 0;
 }

@@ -17,7 +17,10 @@
 #ifndef BAECHI_PLACERS_PLACER_INTERNAL_H
 #define BAECHI_PLACERS_PLACER_INTERNAL_H
 
-#include "placers/placer.h"
+#include "core/cluster.h"
+#include "core/graph.h"
+#include "core/placement.h"
+#include "placers/placer_options.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +29,8 @@
  * first in placer_list() (auto's candidate table is sized by it; a unit test
  * counts them). */
 enum { PLACER_N_ALGORITHMS = 6 };
+
+struct placer_desc; /* a registry row (placer.h) */
 
 /* What placer_run hands a registry row's function: the graph grouped by the
  * options' grouper (group_of, n_groups; none for PLACER_WHOLE rows), the

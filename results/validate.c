@@ -76,15 +76,22 @@ static const struct validate_check checks[] = {
      "Narayanan et al. SC 2021, §2.2.1 and §2.2.2: the pipeline bubble of GPipe and of 1F1B "
      "(PipeDream-Flush) is (p − 1)/m of the ideal time m·(f + b), and of the interleaved "
      "schedule with v chunks per device (p − 1)/(v·m); stage 0 holds the activations of m "
-     "micro-batches under GPipe and of p under 1F1B (m ≥ p). Configuration: GPT, 16 layers, "
-     "h 1024, 16 heads, s 1024, vocabulary 1,024 (the formula assumes equal stages: a small "
-     "vocabulary keeps the LM head from weighing on the last stage), batch 8 in m = 8 micro-"
-     "batches, p = 4 stages (`--pp 4`; interleaved: 8 chunks of 2 layers, chunk c on GPU "
-     "c mod 4, v = 2) on dgx-h100-8. The suite: bubble = (step − u₀ − I)/I, with I = m(f + b) "
-     "the compute time of the busiest GPU less its optimizer updates and u₀ the updates of "
-     "GPU 0, which run last (every stage steps its optimizer after the flush, so the step is "
-     "(m + p − 1)(f + b) + u₀ on equal stages); micro-batches in flight = the most saved bytes "
-     "GPU 0 holds at once over 1/m of what it holds with the batch in one piece (m = 1)."},
+     "micro-batches under GPipe and of p under 1F1B (m ≥ p). The formulas count compute only "
+     "and assume stages (chunks) of equal work. Configuration: GPT, 16 layers, h 1024, 16 heads, "
+     "s 1024, vocabulary 1,024, batch 8 in m = 8 micro-batches, p = 4 stages (`--pp 4`; "
+     "interleaved: 8 chunks of 2 layers, chunk c on GPU c mod 4, v = 2) on dgx-h100-8 with the "
+     "paper's assumptions: the ops outside the layers (inputs, embedding, final LayerNorm, LM "
+     "head, loss) take no time, so every chunk does the same work, and transfers between GPUs "
+     "are free. Without them, chunk 0 (embedding) and chunk 7 (head) do more than the others, "
+     "and each stage-to-stage transfer (the preset's 10 µs latency, then 2 MiB at 450 GB/s) lies "
+     "on the critical path 2(v·p − 1) times, 14 for the interleaved schedule against 6 for "
+     "1F1B (it sends v times as much, §2.2.2, a cost the formula leaves out): each row's note "
+     "gives that whole model's bubble. The suite: bubble = (step − u₀ − I)/I, with I = m(f + b) "
+     "the compute time of the "
+     "busiest GPU less its optimizer updates and u₀ the updates of GPU 0, which run last (every "
+     "stage steps its optimizer after the flush, so the step is (m + p − 1)(f + b) + u₀ on equal "
+     "stages); micro-batches in flight = the most saved bytes GPU 0 holds at once over 1/m of "
+     "what it holds with the batch in one piece (m = 1)."},
     {"nccl-busbw", "collective bus bandwidth, nccl-tests definitions (PERFORMANCE.md)",
      validate_check_nccl,
      "NVIDIA nccl-tests, `doc/PERFORMANCE.md`: algbw = S/t and busbw = algbw·2(n − 1)/n for "
@@ -221,8 +228,8 @@ static void on_mem(void *ctx, int32_t d, int64_t t, int64_t delta, enum sim_mem_
     }
 }
 
-int validate_simulate(const struct workload *w, const struct pipeline_opts *pl,
-                      struct validate_sim *out)
+int validate_simulate(const struct workload *w, const struct cluster *cl,
+                      const struct pipeline_opts *pl, struct validate_sim *out)
 {
     struct graph g;
     struct cluster c;
@@ -240,7 +247,7 @@ int validate_simulate(const struct workload *w, const struct pipeline_opts *pl,
     if ((rc = graph_build(&g, w))) {
         return rc;
     }
-    if ((rc = cluster_load(&c, VALIDATE_CLUSTER)) || (rc = sim_saved_ops(&g, &is_saved))) {
+    if ((!cl && (rc = cluster_load(&c, VALIDATE_CLUSTER))) || (rc = sim_saved_ops(&g, &is_saved))) {
         goto cleanup;
     }
     if (!(dev = array_malloc((size_t)g.n_ops, sizeof(*dev)))) {
@@ -252,7 +259,7 @@ int validate_simulate(const struct workload *w, const struct pipeline_opts *pl,
     }
     x.g = &g;
     x.is_saved = is_saved;
-    if ((rc = sim_run(&g, &c, dev, &so, &r))) {
+    if ((rc = sim_run(&g, cl ? cl : &c, dev, &so, &r))) {
         goto cleanup;
     }
     out->step_us = r.step_us;

@@ -11,6 +11,7 @@
 #ifndef BAECHI_RESULTS_VALIDATE_INTERNAL_H
 #define BAECHI_RESULTS_VALIDATE_INTERNAL_H
 
+#include "core/cluster.h"
 #include "core/pipeline.h"
 #include "core/workload.h"
 #include "results/validate.h"
@@ -55,12 +56,12 @@ struct validate_sim {
 };
 
 /*
- * Simulates w (timed model) on VALIDATE_CLUSTER (VALIDATE_SIM_DEVICES GPUs) with the workload's
- * given devices (an op without one on device 0), under pipeline schedule pl (NULL: the workload's).
- * 0, or the error of graph_build, cluster_load or sim_run.
+ * Simulates w (timed model) on cluster c (NULL: VALIDATE_CLUSTER; at least VALIDATE_SIM_DEVICES
+ * GPUs) with the workload's given devices (an op without one on device 0), under pipeline schedule
+ * pl (NULL: the workload's).  0, or the error of graph_build, cluster_load or sim_run.
  */
-int validate_simulate(const struct workload *w, const struct pipeline_opts *pl,
-                      struct validate_sim *out);
+int validate_simulate(const struct workload *w, const struct cluster *c,
+                      const struct pipeline_opts *pl, struct validate_sim *out);
 
 /* The checks (validate.c's registry). */
 int validate_check_zero(struct validate_rows *out);

@@ -222,7 +222,7 @@ static int layer_saved(enum train_recompute m, int t, bool sp, double *per_sbh)
         if ((rc = validate_gpt(&w, &g, &o))) {
             return rc;
         }
-        rc = validate_simulate(&w, NULL, &r[i]);
+        rc = validate_simulate(&w, NULL, NULL, &r[i]);
         workload_release(&w);
         if (rc) {
             return rc;

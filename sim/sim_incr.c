@@ -1,17 +1,9 @@
 /*
  * sim_incr.c - incremental re-simulation of the timed model (sim_incr.h):
- * checkpoints of a base run, and trials resumed from them.
- *
- * A checkpoint holds what the timed model's state (sim_timed_internal.h)
- * has that a later event can read and the base run's final arrays do not
- * give back: per op the pending counts and ready times, the transfers'
- * pending consumers, the event queue, the ready queues, the devices'
- * memory, channels and running ops, and the result so far.  Three arrays
- * come from the base run's end instead: an op's start and end, and an edge
- * slot's transfer, are written once (when the op starts, ends, or its
- * producer ends) and read only after that in the same run, so the values
- * of the ops done by the checkpoint are the base's, and the others are
- * written again by the trial before anyone reads them.
+ * the base run, which records checkpoints (sim_incr_ckpt.c) and its
+ * dispatch log (sim_incr_log.c), and the trials, resumed from the last
+ * checkpoint before a moved op can be seen, restarted in the kept state,
+ * or run afresh, stopped early with a cutoff (sim_incr_cutoff.c).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -21,106 +13,14 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
-#include "sim/sim_timed_internal.h"
+#include "sim/sim_incr_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    INCR_CHECKPOINTS = 32,         /* per base run, at most */
-    INCR_BYTES = 64 * 1024 * 1024, /* ... and at most this much held by them */
-    INCR_RESTORE_DIV = 16,         /* restoring costs n_ops / this visits */
-};
-
-struct incr_ckpt {
-    int64_t time_us;     /* every event up to this time handled, devices dispatched */
-    int64_t tail_max_us; /* max of end + tail over the ops started by then */
-    uint64_t visits;     /* work done before it */
-    int32_t n_ended;
-    int64_t step_us;
-    int32_t n_oom;
-    size_t n_xf, xf_alloc, n_ev, ev_alloc, n_rqi, rqi_alloc;
-    uint64_t next_seq;
-    int32_t *pending_in, *pending_out; /* n */
-    int64_t *ready_at;                 /* n */
-    int32_t *xf_pending;
-    struct evq_event *ev;
-    int64_t *used, *chan; /* nd; the channel layout's size */
-    int32_t *running;     /* nd */
-    struct sim_device_stats *dev;
-    int64_t *link_bytes, *link_transfers; /* nd * nd */
-    struct sim_oom *oom;                  /* nd */
-    struct sim_rq_item *rqi;              /* per device: its heap, then its run */
-    size_t *rq_heap, *rq_run;             /* nd: their lengths */
-};
-
-/*
- * A device's dispatches in the base run, in time order: when it chose an
- * op, and whether that op was ready at time 0 (then its topological index
- * decides against a source moved there); an idle device with an empty
- * queue is an entry too (a source moved there would start at once), once
- * per idle spell.  Only the first entries matter: from the first that is
- * not a time-0 choice, any source wins.
- */
-struct incr_log {
-    int64_t *at_us; /* when */
-    int32_t *pmax;  /* max topological index of the time-0 choices up to here */
-    size_t n, alloc, alloc_p;
-    size_t n_zero;   /* entries before the first that is not a time-0 choice */
-    bool idle;       /* the last entry is an idle, empty queue */
-    int32_t last_op; /* the op of the last entry, -1 none */
-};
-
-struct sim_incr {
-    const struct graph *g;
-    const struct cluster *c;
-    int32_t n, nd, every, max_ckpt, n_ckpt, last_ended;
-    size_t n_chan, n_slots;
-    struct incr_ckpt *ck;
-    bool valid; /* a base is recorded */
-    int32_t *base_dev, *base_slot;
-    int64_t *base_start, *base_end, *base_persist; /* base_persist: per device */
-    int64_t *tail_us;                              /* NULL: no cutoff (a fused graph) */
-    int64_t *tail_base_us; /* with tail_us: the chains after each op on the base's placement */
-    int64_t critical_path_us, lower_bound_us;
-    int64_t *load_us;  /* per device: the trial's Σ compute (scratch) */
-    int64_t *kind_cur; /* scratch of the kinds the model keeps (not reported) */
-    uint8_t *kind_at_peak;
-    struct incr_log *log; /* per device, of the base run */
-    /* a resumed trial's state, allocated once and restored into (a
-     * fresh timed_setup per trial cost about 8 % of a trial on GNMT) */
-    struct timed tr;
-    bool tr_ready;
-    int32_t *moved; /* the ops the trial places off their base device */
-    int32_t n_moved;
-    int64_t *base_load;            /* per device: the base's Σ compute */
-    bool load_sat;                 /* a base_load saturated: the trial's is summed in full */
-    int64_t *delta_persist;        /* per device: the trial's persistent bytes - the base's */
-    int32_t *pend_in0, *pend_out0; /* per op: in- and out-degree (a run's start) */
-};
-
 bool sim_incr_supported(const struct graph *g)
 {
     return g->n_coll == 0 && !g->port_alias && !g->micro_batch;
-}
-
-static void ckpt_release(struct incr_ckpt *k)
-{
-    free(k->pending_in);
-    free(k->pending_out);
-    free(k->ready_at);
-    free(k->xf_pending);
-    free(k->ev);
-    free(k->used);
-    free(k->chan);
-    free(k->running);
-    free(k->dev);
-    free(k->link_bytes);
-    free(k->link_transfers);
-    free(k->oom);
-    free(k->rqi);
-    free(k->rq_heap);
-    free(k->rq_run);
 }
 
 void sim_incr_free(struct sim_incr *in)
@@ -129,7 +29,7 @@ void sim_incr_free(struct sim_incr *in)
         return;
     }
     for (int32_t i = 0; in->ck && i < in->max_ckpt; i++) {
-        ckpt_release(&in->ck[i]);
+        incr_ckpt_release(&in->ck[i]);
     }
     free(in->ck);
     free(in->base_dev);
@@ -156,95 +56,6 @@ void sim_incr_free(struct sim_incr *in)
     free(in->pend_in0);
     free(in->pend_out0);
     free(in);
-}
-
-static int ckpt_alloc(struct sim_incr *in, struct incr_ckpt *k)
-{
-    size_t n = (size_t)in->n + 1, nd = (size_t)in->nd;
-
-    k->pending_in = array_malloc(n, sizeof(*k->pending_in));
-    k->pending_out = array_malloc(n, sizeof(*k->pending_out));
-    k->ready_at = array_malloc(n, sizeof(*k->ready_at));
-    k->used = array_malloc(nd, sizeof(*k->used));
-    k->chan = array_malloc(in->n_chan, sizeof(*k->chan));
-    k->running = array_malloc(nd, sizeof(*k->running));
-    k->dev = array_malloc(nd, sizeof(*k->dev));
-    k->link_bytes = array_malloc(nd * nd, sizeof(*k->link_bytes));
-    k->link_transfers = array_malloc(nd * nd, sizeof(*k->link_transfers));
-    k->oom = array_malloc(nd, sizeof(*k->oom));
-    k->rq_heap = array_malloc(nd, sizeof(*k->rq_heap));
-    k->rq_run = array_malloc(nd, sizeof(*k->rq_run));
-    if (!k->pending_in || !k->pending_out || !k->ready_at || !k->used || !k->chan || !k->running ||
-        !k->dev || !k->link_bytes || !k->link_transfers || !k->oom || !k->rq_heap || !k->rq_run) {
-        return BAECHI_ENOMEM;
-    }
-    return 0;
-}
-
-/* tail_us[v]: the longest chain of v's successors at their fastest (a
- * consumer starts after v ends), in reverse topological order. */
-static int tails(struct sim_incr *in)
-{
-    const struct graph *g = in->g;
-
-    if (g->fused) {
-        return 0; /* topo[] of a fused graph may not be an order: no cutoff */
-    }
-    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us))) ||
-        !(in->tail_base_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_base_us)))) {
-        return BAECHI_ENOMEM;
-    }
-    for (int32_t i = in->n - 1; i >= 0; i--) {
-        int32_t v = g->topo_op[i];
-        int64_t t = 0;
-
-        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
-            int32_t w = g->edge_dst[e];
-            int64_t best = INT64_MAX;
-
-            for (int32_t d = 0; d < in->nd; d++) {
-                int64_t cw = cluster_compute_us(in->c, d, g->weight_us[w]);
-                best = cw < best ? cw : best;
-            }
-            best = sat_add_i64(best, in->tail_us[w]);
-            t = best > t ? best : t;
-        }
-        in->tail_us[v] = t;
-    }
-    return 0;
-}
-
-/*
- * tail_base_us[v]: the longest chain after v on the base's placement, each
- * consumer starting no earlier than v's end plus the transfer of the
- * edge's largest tensor when it is on another device (a transfer starts
- * when it is requested, at v's end, or later, and takes cluster_comm_us),
- * and running at its device's speed.  A lower bound on the step after v
- * ends in any run of a placement that agrees with the base on v and on
- * every op after it.
- */
-static void tails_base(struct sim_incr *in)
-{
-    const struct graph *g = in->g;
-
-    for (int32_t i = in->n - 1; in->tail_base_us && i >= 0; i--) {
-        int32_t v = g->topo_op[i], d = in->base_dev[v];
-        int64_t t = 0;
-
-        for (int32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
-            int32_t w = g->edge_dst[e], dw = in->base_dev[w];
-            int64_t comm = 0, c;
-
-            for (int32_t sl = g->et_start[e]; dw != d && sl < g->et_start[e + 1]; sl++) {
-                c = cluster_comm_us(in->c, d, dw, g->tensor_bytes[g->et_tensor[sl]]);
-                comm = c > comm ? c : comm;
-            }
-            c = sat_add_i64(sat_add_i64(comm, cluster_compute_us(in->c, dw, g->weight_us[w])),
-                            in->tail_base_us[w]);
-            t = c > t ? c : t;
-        }
-        in->tail_base_us[v] = t;
-    }
 }
 
 int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr **out)
@@ -297,13 +108,13 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
         goto cleanup;
     }
     for (int32_t i = 0; i < in->max_ckpt; i++) {
-        CHECK(ckpt_alloc(in, &in->ck[i]));
+        CHECK(incr_ckpt_alloc(in, &in->ck[i]));
     }
     for (int32_t v = 0; v < in->n; v++) {
         in->pend_in0[v] = graph_in_degree(g, v);
         in->pend_out0[v] = graph_out_degree(g, v);
     }
-    CHECK(tails(in));
+    CHECK(incr_tails(in));
     sim_result_init(&r);
     r.n_devices = in->nd;
     CHECK(sim_result_bounds(g, c, &r));
@@ -314,132 +125,6 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
 cleanup:
     sim_incr_free(in);
     return rc;
-}
-
-static int copy_rqs(struct incr_ckpt *k, const struct timed *s)
-{
-    size_t need = 0, at = 0;
-    int rc;
-
-    for (int32_t d = 0; d < s->nd; d++) {
-        need += s->rq[d].heap_nr + (s->rq[d].run_nr - s->rq[d].run_head);
-    }
-    if (need > k->rqi_alloc && (rc = ARRAY_RESERVE(k->rqi, k->rqi_alloc, need)) != 0) {
-        return rc;
-    }
-    for (int32_t d = 0; d < s->nd; d++) {
-        const struct sim_rq *q = &s->rq[d];
-
-        k->rq_heap[d] = q->heap_nr;
-        k->rq_run[d] = q->run_nr - q->run_head;
-        if (q->heap_nr) {
-            memcpy(k->rqi + at, q->heap, q->heap_nr * sizeof(*k->rqi));
-        }
-        at += q->heap_nr;
-        if (k->rq_run[d]) {
-            memcpy(k->rqi + at, q->run + q->run_head, k->rq_run[d] * sizeof(*k->rqi));
-        }
-        at += k->rq_run[d];
-    }
-    k->n_rqi = at;
-    return 0;
-}
-
-int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us, int32_t v,
-                           int64_t ready_us)
-{
-    struct incr_log *l = &in->log[d];
-    /* the queue key of v was (0, ready time, topological index): priorities
-     * are 0 on the graphs supported (no micro-batches) */
-    bool zero = v >= 0 && ready_us == 0;
-    int32_t topo = zero ? in->g->topo[v] : INT32_MAX;
-    int rc;
-
-    if ((v < 0 && l->idle) || (v >= 0 && v == l->last_op) || l->n_zero < l->n) {
-        /* the same idle spell, an op started in an earlier dispatch at this
-         * time, or past the prefix that matters */
-        return 0;
-    }
-    if ((l->n == l->alloc && (rc = ARRAY_RESERVE(l->at_us, l->alloc, l->n + 1)) != 0) ||
-        (l->n == l->alloc_p && (rc = ARRAY_RESERVE(l->pmax, l->alloc_p, l->n + 1)) != 0)) {
-        return rc;
-    }
-    l->at_us[l->n] = now_us;
-    l->pmax[l->n] = l->n > 0 && l->pmax[l->n - 1] > topo ? l->pmax[l->n - 1] : topo;
-    l->n++;
-    l->n_zero += zero;
-    l->idle = v < 0;
-    l->last_op = v;
-    return 0;
-}
-
-/*
- * The first dispatch on device d of the base run at which source v (ready
- * at 0, priority 0) would have been chosen over the base's choice: the
- * first entry that is not a time-0 choice of a smaller topological index.
- * INT64_MAX when none (the log always ends with an idle entry, so never).
- */
-static int64_t source_enters(const struct sim_incr *in, int32_t d, int32_t v)
-{
-    const struct incr_log *l = &in->log[d];
-    int32_t tv = in->g->topo[v];
-    size_t lo = 0, hi = l->n_zero;
-
-    /* pmax is non-decreasing: the first entry above tv is where pmax passes it */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (l->pmax[mid] > tv) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo < l->n ? l->at_us[lo] : INT64_MAX;
-}
-
-int sim_incr_note(struct sim_incr *in, const struct timed *s)
-{
-    size_t n = (size_t)in->n, nd = (size_t)in->nd;
-    struct incr_ckpt *k;
-    int rc;
-
-    if (s->n_ended - in->last_ended < in->every || in->n_ckpt >= in->max_ckpt) {
-        return 0;
-    }
-    k = &in->ck[in->n_ckpt];
-    if ((s->n_xf > k->xf_alloc && (rc = ARRAY_RESERVE(k->xf_pending, k->xf_alloc, s->n_xf))) ||
-        (s->q.nr > k->ev_alloc && (rc = ARRAY_RESERVE(k->ev, k->ev_alloc, s->q.nr))) ||
-        (rc = copy_rqs(k, s)) != 0) {
-        return rc;
-    }
-    in->n_ckpt++;
-    in->last_ended = s->n_ended;
-    k->time_us = s->now;
-    k->visits = s->visits;
-    k->n_ended = s->n_ended;
-    k->step_us = s->r->step_us;
-    k->n_oom = s->r->n_oom;
-    k->n_xf = s->n_xf;
-    k->n_ev = s->q.nr;
-    k->next_seq = s->q.next_seq;
-    memcpy(k->pending_in, s->pending_in, n * sizeof(*k->pending_in));
-    memcpy(k->pending_out, s->pending_out, n * sizeof(*k->pending_out));
-    memcpy(k->ready_at, s->ready_at, n * sizeof(*k->ready_at));
-    if (s->n_xf) {
-        memcpy(k->xf_pending, s->xf_pending, s->n_xf * sizeof(*k->xf_pending));
-    }
-    if (s->q.nr) {
-        memcpy(k->ev, s->q.heap, s->q.nr * sizeof(*k->ev));
-    }
-    memcpy(k->used, s->used, nd * sizeof(*k->used));
-    memcpy(k->chan, s->chan, in->n_chan * sizeof(*k->chan));
-    memcpy(k->running, s->running, nd * sizeof(*k->running));
-    memcpy(k->dev, s->r->dev, nd * sizeof(*k->dev));
-    memcpy(k->link_bytes, s->r->link_bytes, nd * nd * sizeof(*k->link_bytes));
-    memcpy(k->link_transfers, s->r->link_transfers, nd * nd * sizeof(*k->link_transfers));
-    memcpy(k->oom, s->r->oom, nd * sizeof(*k->oom));
-    return 0;
 }
 
 /* device_of checked as sim_run does; in->moved gets the ops it places off
@@ -510,43 +195,36 @@ static void run_result(struct sim_incr *in, struct sim_result *r)
     r->lower_bound_us = in->lower_bound_us;
 }
 
-/* Each checkpoint's tail_max_us from the base's starts and ends: the ops it
- * has started run the same in every trial that resumes from it. */
-static void prefix_tails(struct sim_incr *in)
+/*
+ * The base run's hook, after each dispatch: the dispatch log gets each
+ * device's choice or its idle spell, then (after an event time's
+ * dispatch) a checkpoint may be taken.
+ */
+static int base_dispatched(void *ctx, struct timed *s, bool first)
 {
-    for (int32_t k = 0; k < in->n_ckpt; k++) {
-        in->ck[k].tail_max_us = INT64_MIN;
-    }
-    for (int32_t v = 0; in->tail_us && v < in->n; v++) {
-        int32_t lo = 0, hi = in->n_ckpt;
-        int64_t t = sat_add_i64(in->base_end[v], in->tail_us[v]);
+    struct sim_incr *in = ctx;
+    int rc;
 
-        /* the first checkpoint at or after v's start */
-        while (lo < hi) {
-            int32_t mid = lo + (hi - lo) / 2;
+    for (int32_t d = 0; d < s->nd; d++) {
+        int32_t v = s->running[d];
+        bool started = v >= 0 && s->r->start_us[v] == s->now;
 
-            if (in->ck[mid].time_us >= in->base_start[v]) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        if (lo < in->n_ckpt && t > in->ck[lo].tail_max_us) {
-            in->ck[lo].tail_max_us = t;
+        if ((v < 0 || started) &&
+            (rc = incr_log_note(in, d, s->now, v, v >= 0 ? s->ready_at[v] : 0)) != 0) {
+            return rc;
         }
     }
-    for (int32_t k = 1; k < in->n_ckpt; k++) {
-        if (in->ck[k - 1].tail_max_us > in->ck[k].tail_max_us) {
-            in->ck[k].tail_max_us = in->ck[k - 1].tail_max_us;
-        }
-    }
+    return first ? 0 : incr_ckpt_take(in, s);
 }
+
+static const struct timed_hook base_hook = {NULL, base_dispatched};
 
 int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_result *r,
                   uint64_t *visits)
 {
     struct sim_kinds kinds;
-    struct timed s = {.g = in->g, .c = in->c, .device_of = device_of, .rec = in};
+    struct timed s = {
+        .g = in->g, .c = in->c, .device_of = device_of, .hook = &base_hook, .hook_ctx = in};
     int rc;
 
     *visits = 0;
@@ -588,8 +266,8 @@ int sim_incr_base(struct sim_incr *in, const int32_t *device_of, struct sim_resu
         for (int32_t d = 0; d < in->nd; d++) {
             in->load_sat = in->load_sat || in->base_load[d] == INT64_MAX;
         }
-        prefix_tails(in);
-        tails_base(in);
+        incr_prefix_tails(in);
+        incr_tails_base(in);
         in->valid = true;
         *visits = s.visits;
         run_result(in, r);
@@ -614,7 +292,7 @@ static int32_t resume_point(const struct sim_incr *in, const int32_t *device_of)
         if (g->in_start[v] == g->in_start[v + 1]) {
             /* a source: nothing differs before it leaves its old device's
              * queue (its dispatch there) or would enter the new one's */
-            int64_t t = source_enters(in, device_of[v], v);
+            int64_t t = incr_log_source_enters(in, device_of[v], v);
 
             t = in->base_start[v] < t ? in->base_start[v] : t;
             first = t < first ? t : first;
@@ -628,132 +306,6 @@ static int32_t resume_point(const struct sim_incr *in, const int32_t *device_of)
     for (k = in->n_ckpt - 1; k >= 0 && in->ck[k].time_us >= first; k--) {
     }
     return k;
-}
-
-static int restore_rqs(const struct incr_ckpt *k, struct timed *s)
-{
-    size_t at = 0;
-    int rc;
-
-    for (int32_t d = 0; d < s->nd; d++) {
-        struct sim_rq *q = &s->rq[d];
-        size_t h = k->rq_heap[d], u = k->rq_run[d];
-
-        if ((h > q->alloc && (rc = ARRAY_RESERVE(q->heap, q->alloc, h)) != 0) ||
-            (u > q->run_alloc && (rc = ARRAY_RESERVE(q->run, q->run_alloc, u)) != 0)) {
-            return rc;
-        }
-        if (h) {
-            memcpy(q->heap, k->rqi + at, h * sizeof(*q->heap));
-        }
-        at += h;
-        if (u) {
-            memcpy(q->run, k->rqi + at, u * sizeof(*q->run));
-        }
-        at += u;
-        q->heap_nr = h;
-        q->run_head = 0;
-        q->run_nr = u;
-        q->nr = h + u;
-    }
-    return 0;
-}
-
-/*
- * The moved sources, queued at time 0 on their base devices and not
- * started by the checkpoint (it lies before their base dispatch), go to
- * their new devices' queues, with the key they have there from the start.
- * The only moved ops queued at a checkpoint: a moved op with inputs is not
- * ready before the resume point (it lies before its producers' ends).
- */
-static int move_sources(const struct sim_incr *in, const struct incr_ckpt *k, struct timed *s)
-{
-    const struct graph *g = in->g;
-    bool any = false;
-    int rc;
-
-    for (int32_t i = 0; i < in->n_moved; i++) {
-        int32_t v = in->moved[i];
-
-        if (g->in_start[v] == g->in_start[v + 1]) {
-            if (in->base_start[v] <= k->time_us) {
-                BUG("moved source '%s' started at %lld, before the resume point %lld",
-                    g->op_name[v], (long long)in->base_start[v], (long long)k->time_us);
-            }
-            if (!any) {
-                for (int32_t d = 0; d < in->nd; d++) {
-                    sim_rq_drop_moved(&s->rq[d], d, s->device_of);
-                }
-                any = true;
-            }
-            if ((rc = sim_rq_push_prio(&s->rq[s->device_of[v]], 0, 0, g->topo[v], v)) != 0) {
-                return rc;
-            }
-        }
-    }
-    return 0;
-}
-
-/* s (set up for the trial) takes the state of checkpoint k. */
-static int restore(struct sim_incr *in, const struct incr_ckpt *k, struct timed *s)
-{
-    struct sim_result *r = s->r;
-    size_t n = (size_t)in->n, nd = (size_t)in->nd;
-    int rc;
-
-    if (k->n_xf > s->alloc_xf) {
-        BUG("checkpoint with %zu transfers, the trial has room for %zu", k->n_xf, s->alloc_xf);
-    }
-    if ((k->n_ev > s->q.alloc && (rc = ARRAY_RESERVE(s->q.heap, s->q.alloc, k->n_ev)) != 0) ||
-        (rc = restore_rqs(k, s)) != 0 || (rc = move_sources(in, k, s)) != 0) {
-        return rc;
-    }
-    memcpy(s->pending_in, k->pending_in, n * sizeof(*k->pending_in));
-    memcpy(s->pending_out, k->pending_out, n * sizeof(*k->pending_out));
-    memcpy(s->ready_at, k->ready_at, n * sizeof(*k->ready_at));
-    if (k->n_xf) {
-        memcpy(s->xf_pending, k->xf_pending, k->n_xf * sizeof(*k->xf_pending));
-    }
-    s->n_xf = k->n_xf;
-    if (in->n_slots) {
-        memcpy(s->slot_xfer, in->base_slot, in->n_slots * sizeof(*s->slot_xfer));
-    }
-    if (k->n_ev) {
-        memcpy(s->q.heap, k->ev, k->n_ev * sizeof(*k->ev));
-    }
-    s->q.nr = k->n_ev;
-    s->q.next_seq = k->next_seq;
-    memcpy(s->chan, k->chan, in->n_chan * sizeof(*k->chan));
-    memcpy(s->running, k->running, nd * sizeof(*k->running));
-    memcpy(r->start_us, in->base_start, n * sizeof(*r->start_us));
-    memcpy(r->end_us, in->base_end, n * sizeof(*r->end_us));
-    memcpy(r->link_bytes, k->link_bytes, nd * nd * sizeof(*r->link_bytes));
-    memcpy(r->link_transfers, k->link_transfers, nd * nd * sizeof(*r->link_transfers));
-    r->step_us = k->step_us;
-    /* the moved ops' persistent bytes shift the prefix */
-    r->n_oom = 0;
-    for (int32_t d = 0; d < in->nd; d++) {
-        int64_t delta = in->delta_persist[d];
-        struct sim_device_stats *x = &r->dev[d];
-
-        *x = k->dev[d];
-        s->used[d] = k->used[d] + delta;
-        x->peak_bytes += delta;
-        x->oom = x->limit_bytes > 0 && x->peak_bytes > x->limit_bytes;
-        if (!x->oom) {
-            continue;
-        }
-        r->oom[r->n_oom] = (struct sim_oom){d, -1, -1, x->peak_bytes - x->limit_bytes};
-        for (int32_t i = 0; delta == 0 && i < k->n_oom; i++) {
-            if (k->oom[i].device == d) {
-                r->oom[r->n_oom] = k->oom[i];
-            }
-        }
-        r->n_oom++;
-    }
-    s->now = k->time_us;
-    s->n_ended = k->n_ended;
-    return 0;
 }
 
 /* The trial's per-device sums from the base's and the moved ops: its Σ
@@ -822,13 +374,9 @@ static int tr_prepare(struct sim_incr *in, const int32_t *device_of, struct sim_
     s->obs = kinds;
     s->r = r;
     s->visits = 0;
-    s->cut = false;
-    s->tail_us = NULL;
-    s->tail_base_us = NULL;
-    s->base_dev = NULL;
-    s->load_us = NULL;
-    s->cutoff_us = 0;
-    s->stop_oom = false;
+    s->stop = false;
+    s->hook = NULL;
+    s->hook_ctx = NULL;
     memset(s->cache_stamp, 0, s->cache_n * sizeof(*s->cache_stamp));
     return 0;
 }
@@ -914,7 +462,7 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
     if (kept) {
         s = &in->tr;
         if ((rc = tr_prepare(in, device_of, r, &kinds)) == 0 && k >= 0) {
-            rc = restore(in, &in->ck[k], s);
+            rc = incr_ckpt_restore(in, &in->ck[k], s);
             *visits += (uint64_t)in->n / INCR_RESTORE_DIV;
         } else if (rc == 0) {
             restart(in, s);
@@ -922,18 +470,15 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
         timed_end_sync(s); /* the running ops' ends are not in the queue */
     }
     if (cutoff_us > 0) {
-        s->load_us = in->load_us;
-        s->tail_us = in->tail_us;
-        s->tail_base_us = in->valid ? in->tail_base_us : NULL;
-        s->base_dev = in->valid ? in->base_dev : NULL;
-        s->moved_left = in->n_moved;
-        s->cutoff_us = cutoff_us;
-        s->stop_oom = true;
+        s->hook = incr_cutoff_hook();
+        s->hook_ctx = in;
+        in->moved_left = in->n_moved;
+        in->cutoff_us = cutoff_us;
     }
     if (k >= 0) {
         /* an op of the prefix already proves the step >= the cutoff */
-        s->cut =
-            (s->stop_oom && r->n_oom > 0) || (s->tail_us && in->ck[k].tail_max_us >= cutoff_us);
+        s->stop =
+            cutoff_us > 0 && (r->n_oom > 0 || (in->tail_us && in->ck[k].tail_max_us >= cutoff_us));
     } else if (rc == 0 && !kept) {
         fresh.obs = &kinds;
         fresh.r = r;
@@ -943,12 +488,12 @@ int sim_incr_run(struct sim_incr *in, const int32_t *device_of, int64_t cutoff_u
     } else if (rc == 0) {
         rc = timed_start(s);
     }
-    if (rc == 0 && (rc = timed_loop(s)) == 0 && !s->cut) {
+    if (rc == 0 && (rc = timed_loop(s)) == 0 && !s->stop) {
         rc = timed_finish(s);
     }
     if (rc == 0) {
         *visits += s->visits;
-        *cut = s->cut;
+        *cut = s->stop;
         run_result(in, r);
     }
     timed_release(&fresh);

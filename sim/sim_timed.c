@@ -61,14 +61,16 @@ static inline int64_t max64(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-static inline int mem_alloc(struct timed *s, int32_t d, int64_t bytes, int32_t op)
+/* Device d takes bytes more now, for op (the op an OOM names). */
+static inline int dev_take_bytes(struct timed *s, int32_t d, int64_t bytes, int32_t op)
 {
     s->used[d] += bytes;
     sim_mem_note(s->r, s->obs, d, s->used[d], op, s->now);
     return s->trace ? trace_add_mem(s->trace, d, s->now, s->used[d]) : 0;
 }
 
-static int mem_free(struct timed *s, int32_t d, int64_t bytes)
+/* Device d gives back bytes now. */
+static int dev_give_bytes(struct timed *s, int32_t d, int64_t bytes)
 {
     s->used[d] -= bytes;
     if (s->used[d] < 0) {
@@ -171,7 +173,7 @@ static int consumer_done(struct timed *s, int32_t u)
         int32_t du = s->device_of[u];
 
         sim_obs_free(s->obs, du, s->now, -b, SIM_MEM_OUTPUT, u, -1);
-        return mem_free(s, du, b);
+        return dev_give_bytes(s, du, b);
     }
     return 0;
 }
@@ -242,7 +244,7 @@ static int coll_start(struct timed *s, int32_t ci)
 
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
-        if ((rc = mem_alloc(s, d, b + g->temp_bytes[v], v)) != 0) {
+        if ((rc = dev_take_bytes(s, d, b + g->temp_bytes[v], v)) != 0) {
             return rc;
         }
         s->r->start_us[v] = s->now;
@@ -275,7 +277,7 @@ static int op_end(struct timed *s, int32_t v)
         return rc;
     }
     sim_obs_free(s->obs, d, s->now, -g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
-    if (g->temp_bytes[v] && (rc = mem_free(s, d, g->temp_bytes[v])) != 0) {
+    if (g->temp_bytes[v] && (rc = dev_give_bytes(s, d, g->temp_bytes[v])) != 0) {
         return rc;
     }
     /* inputs: received copies on d and producers' outputs */
@@ -289,7 +291,7 @@ static int op_end(struct timed *s, int32_t v)
 
                     sim_obs_free(s->obs, d, s->now, -g->tensor_bytes[x], SIM_MEM_RECEIVED,
                                  g->tensor_op[x], x);
-                    if ((rc = mem_free(s, d, g->tensor_bytes[x])) != 0) {
+                    if ((rc = dev_give_bytes(s, d, g->tensor_bytes[x])) != 0) {
                         return rc;
                     }
                 }
@@ -383,7 +385,7 @@ static int dispatch(struct timed *s)
         sim_obs_mem(s->obs, d, s->now, b, SIM_MEM_OUTPUT, v, -1);
         sim_obs_mem(s->obs, d, s->now, g->temp_bytes[v], SIM_MEM_TEMP, v, -1);
         b += g->temp_bytes[v];
-        if ((rc = mem_alloc(s, d, b, v)) != 0) {
+        if ((rc = dev_take_bytes(s, d, b, v)) != 0) {
             return rc;
         }
         s->running[d] = v;
@@ -394,14 +396,8 @@ static int dispatch(struct timed *s)
         if (s->r->end_us[v] > s->r->step_us) {
             s->r->step_us = s->r->end_us[v];
         }
-        /* the step is at least v's end plus the longest chain after it */
-        if (s->tail_us && sat_add_i64(s->r->end_us[v], s->moved_left == 0 && s->tail_base_us
-                                                           ? s->tail_base_us[v]
-                                                           : s->tail_us[v]) >= s->cutoff_us) {
-            s->cut = true;
-        }
-        if (s->base_dev && s->device_of[v] != s->base_dev[v]) {
-            s->moved_left--;
+        if (s->hook && s->hook->started) {
+            s->hook->started(s->hook_ctx, s, v);
         }
         if (s->trace && (rc = trace_add_compute(s->trace, v, d, s->now, s->r->end_us[v])) != 0) {
             return rc;
@@ -505,7 +501,7 @@ static int handle(struct timed *s, const struct evq_event *ev)
         /* an OOM here names the tensor's producer */
         sim_obs_mem(s->obs, ev->b, s->now, g->tensor_bytes[ev->a], SIM_MEM_RECEIVED,
                     g->tensor_op[ev->a], ev->a);
-        return mem_alloc(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
+        return dev_take_bytes(s, ev->b, g->tensor_bytes[ev->a], g->tensor_op[ev->a]);
     case EV_OP_READY:
         return op_ready(s, ev->a);
     case EV_COLL_START:
@@ -701,25 +697,11 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
     return 0;
 }
 
-/*
- * After a dispatch of a base run (kept out of dispatch, so that a plain run
- * pays nothing): the dispatch log gets each device's choice, or its idle
- * spell.
- */
-static int base_dispatched(struct timed *s)
+/* The hook after a dispatch (kept out of dispatch, so that a plain run
+ * pays nothing per device). */
+static int hook_dispatched(struct timed *s, bool first)
 {
-    int rc;
-
-    for (int32_t d = 0; d < s->nd; d++) {
-        int32_t v = s->running[d];
-        bool started = v >= 0 && s->r->start_us[v] == s->now;
-
-        if ((v < 0 || started) &&
-            (rc = sim_incr_note_dispatch(s->rec, d, s->now, v, v >= 0 ? s->ready_at[v] : 0)) != 0) {
-            return rc;
-        }
-    }
-    return 0;
+    return s->hook && s->hook->dispatched ? s->hook->dispatched(s->hook_ctx, s, first) : 0;
 }
 
 int timed_start(struct timed *s)
@@ -737,30 +719,14 @@ int timed_start(struct timed *s)
     if ((rc = dispatch(s)) != 0) {
         return rc;
     }
-    return s->rec ? base_dispatched(s) : 0;
-}
-
-/* Whether a device's work not started yet, after what it runs now, ends at
- * or after the cutoff (its ops run one at a time: the step is that late). */
-static bool load_cut(const struct timed *s)
-{
-    for (int32_t d = 0; d < s->nd; d++) {
-        int32_t v = s->running[d];
-        int64_t free_us = v >= 0 && s->r->end_us[v] > s->now ? s->r->end_us[v] : s->now;
-
-        if (sat_add_i64(free_us, s->load_us[d] - s->r->dev[d].busy_us) >= s->cutoff_us) {
-            return true;
-        }
-    }
-    return false;
+    return hook_dispatched(s, true);
 }
 
 int timed_loop(struct timed *s)
 {
-    const bool incr = s->stop_oom || s->load_us || s->rec;
     int rc;
 
-    while (!s->cut) {
+    while (!s->stop) {
         struct evq_event ev;
         int64_t t;
 
@@ -783,16 +749,7 @@ int timed_loop(struct timed *s)
         if (evq_empty(&s->q) && !next_time(s, &t) && (rc = break_wait(s)) != 0) {
             return rc;
         }
-        if (!incr) {
-            continue;
-        }
-        if (s->rec && (rc = base_dispatched(s)) != 0) {
-            return rc;
-        }
-        if ((s->stop_oom && s->r->n_oom > 0) || (s->load_us && load_cut(s))) {
-            s->cut = true;
-        }
-        if (s->rec && !s->cut && (rc = sim_incr_note(s->rec, s)) != 0) {
+        if ((rc = hook_dispatched(s, false)) != 0) {
             return rc;
         }
     }

@@ -1,8 +1,10 @@
 /*
  * sim_timed_internal.h - the timed model's state (sim_timed.c) and its
- * phases, shared with the incremental re-simulation (sim_incr.c), which
+ * phases, shared with the incremental re-simulation (sim_incr*.c), which
  * saves the state at checkpoints of a run and resumes a new placement from
- * one.  Nobody else uses it.
+ * one.  Nobody else uses it.  The engine knows nothing of its users: what
+ * they do during a run (record checkpoints, stop a trial early) goes
+ * through one hook (struct timed_hook).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -17,7 +19,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sim_incr;
+struct timed;
+
+/*
+ * What a caller of the phases does during a run, at two points, without
+ * the engine knowing it (the incremental re-simulation: its checkpoints,
+ * the early stop of a search's trials).  NULL, or a NULL member: nothing.
+ *   started     dispatch started op v on its device (s->r's start and end
+ *               of v set, the device's memory taken); may set s->stop;
+ *   dispatched  every idle device has taken its next op: after timed_
+ *               start's first dispatch (first true), and at each event
+ *               time after its events and dispatch (first false); may set
+ *               s->stop.  0 or an error code, which ends the run.
+ */
+struct timed_hook {
+    void (*started)(void *ctx, struct timed *s, int32_t v);
+    int (*dispatched)(void *ctx, struct timed *s, bool first);
+};
 
 enum timed_event {
     EV_OP_END = 0,     /* a = op */
@@ -62,22 +80,13 @@ struct timed {
     int64_t now;
     struct coll_sim coll;
 
-    /* incremental re-simulation (sim_incr.c); all zero in a plain run */
-    uint64_t visits;        /* Σ (1 + out-degree) over the ops ended */
-    int32_t n_ended;        /* ops ended */
-    const int64_t *tail_us; /* per op: a lower bound on the step after it ends, or NULL */
-    int64_t cutoff_us;      /* with tail_us: stop once the step is certainly >= this */
-    const int64_t *load_us; /* with tail_us: per device, Σ compute of its ops */
-    /* with tail_us: per op, the longest chain after it on the base's
-     * placement base_dev, transfers included; valid for the ops started
-     * once the moved_left moved ops (off base_dev) have started (then no
-     * moved op is among their descendants), or NULL */
-    const int64_t *tail_base_us;
-    const int32_t *base_dev;
-    int32_t moved_left;
-    bool stop_oom;        /* stop at the first allocation over a limit */
-    bool cut;             /* stopped early: the result is incomplete */
-    struct sim_incr *rec; /* record checkpoints into it (sim_incr_note) */
+    /* the work done, counted (the incremental re-simulation's budget) */
+    uint64_t visits; /* Σ (1 + out-degree) over the ops ended */
+    int32_t n_ended; /* ops ended */
+    /* the caller's hook (NULL in a plain run), its context, and its verdict */
+    const struct timed_hook *hook;
+    void *hook_ctx;
+    bool stop; /* a hook stopped the run early: the result is incomplete */
 };
 
 /*
@@ -85,7 +94,7 @@ struct timed {
  * device_of, trace, obs and r (set by the caller in *s, the rest zero):
  * arrays, persistent bytes at time 0, aliases, the schedule; timed_start:
  * the sources ready and the first dispatch; timed_loop: the events until
- * none is left (or s->cut); timed_finish: final bytes and the check that
+ * none is left (or s->stop); timed_finish: final bytes and the check that
  * every op ran; timed_release frees the state (also after a failed setup).
  * All but timed_release return 0, BAECHI_ENOMEM (or a collective's error).
  */
@@ -110,12 +119,5 @@ int timed_start(struct timed *s);
 int timed_loop(struct timed *s);
 int timed_finish(struct timed *s);
 void timed_release(struct timed *s);
-
-/* sim_incr.c: a checkpoint of s (called between two event times). */
-int sim_incr_note(struct sim_incr *in, const struct timed *s);
-/* sim_incr.c: after a dispatch at now_us, device d runs op v, started
- * now (its ready time ready_us), or is idle (v < 0: its queue is empty). */
-int sim_incr_note_dispatch(struct sim_incr *in, int32_t d, int64_t now_us, int32_t v,
-                           int64_t ready_us);
 
 #endif

@@ -40,10 +40,10 @@ static int node_name(struct ox *x, const Onnx__GraphProto *g, size_t i, char *bu
     char base[128];
 
     if (nd->name && nd->name[0]) {
-        return ox_unique_name(x, nd->name, buf, size);
+        return op_names_unique(&x->names, x->w, nd->name, buf, size);
     }
     snprintf(base, sizeof(base), "%s_%zu", nd->op_type, i);
-    return ox_unique_name(x, base, buf, size);
+    return op_names_unique(&x->names, x->w, base, buf, size);
 }
 
 /*
@@ -105,7 +105,7 @@ int ox_emit_initializers(struct ox *x)
             t->folded = true;
             continue;
         }
-        if ((rc = ox_unique_name(x, t->name, name, sizeof(name)))) {
+        if ((rc = op_names_unique(&x->names, x->w, t->name, name, sizeof(name)))) {
             return rc;
         }
         if ((rc = workload_add_op(x->w, name, t->trainable ? "Initializer" : "Constant", &op)) ||

@@ -42,21 +42,6 @@ int32_t ox_find(const struct ox *x, const char *name)
     return strmap_get(&x->by_name, name, strlen(name));
 }
 
-/*
- * The longest prefix of the first n bytes of s that does not end inside a
- * UTF-8 sequence (names are cut to fit buffers; half a character would make
- * the written YAML invalid).
- */
-int ox_utf8_prefix(const char *s, size_t n)
-{
-    size_t len = strnlen(s, n);
-
-    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) {
-        len--;
-    }
-    return (int)len;
-}
-
 int ox_add_tensor(struct ox *x, const char *name, int32_t *idx)
 {
     struct ox_tensor *t;
@@ -80,41 +65,6 @@ int ox_add_tensor(struct ox *x, const char *name, int32_t *idx)
     t->rank = -1;
     t->elem = 4;
     *idx = (int32_t)x->n_t++;
-    return 0;
-}
-
-/*
- * An op name from `base` not yet in the workload: base, else base_1,
- * base_2, ...  The base is cut to leave room for the suffix (a name as long
- * as buf would otherwise never change and the search never end), and the
- * next suffix to try is remembered per base, so that n nodes of one name
- * cost O(n), not O(n^2).
- */
-int ox_unique_name(struct ox *x, const char *base, char *buf, size_t size)
-{
-    int len = ox_utf8_prefix(base, size - 16);
-    int32_t slot, old;
-    const char *key;
-    int rc;
-
-    snprintf(buf, size, "%.*s", len, base);
-    if (workload_find(x->w, buf) < 0) {
-        return 0;
-    }
-    if ((slot = strmap_get(&x->sfx_of, buf, (size_t)len)) < 0) {
-        if (ARRAY_RESERVE(x->sfx, x->alloc_sfx, x->n_sfx + 1) ||
-            !(key = strpool_add(&x->pool, buf, (size_t)len))) {
-            return BAECHI_ENOMEM;
-        }
-        slot = (int32_t)x->n_sfx++;
-        x->sfx[slot] = 1;
-        if ((rc = strmap_put(&x->sfx_of, key, slot, &old))) {
-            return rc;
-        }
-    }
-    do {
-        snprintf(buf, size, "%.*s_%d", len, base, x->sfx[slot]++);
-    } while (workload_find(x->w, buf) >= 0);
     return 0;
 }
 
@@ -186,7 +136,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
     x.scale = 1.0;
     strpool_init(&x.pool);
     strmap_init(&x.by_name);
-    strmap_init(&x.sfx_of);
+    op_names_init(&x.names);
     /* protobuf-c unpacks nested messages by recursion: bound the nesting
      * first (onnx_depth.h), so that no file can run the stack out */
     if ((rc = onnx_check_depth(data, len, name, NULL)) ||
@@ -206,7 +156,8 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
      * it reaches are messages) */
     path_ok = ox_utf8_bad_offset(name) < 0;
     stem = strcspn(base, ".");
-    snprintf(wname, sizeof(wname), "%.*s", ox_utf8_prefix(base, stem < 255 ? stem : 255), base);
+    snprintf(wname, sizeof(wname), "%.*s", op_names_utf8_prefix(base, stem < 255 ? stem : 255),
+             base);
     if ((rc = workload_set_name(w, wname[0] && path_ok ? wname : "onnx"))) {
         goto cleanup;
     }
@@ -218,8 +169,8 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
 
         snprintf(desc, sizeof(desc),
                  "imported from ONNX (%.*s %.*s, IR %lld): %d nodes, %lld parameters",
-                 ox_utf8_prefix(pn, 128), pn, ox_utf8_prefix(pv, 64), pv, (long long)m->ir_version,
-                 x.st.n_nodes, (long long)x.st.params);
+                 op_names_utf8_prefix(pn, 128), pn, op_names_utf8_prefix(pv, 64), pv,
+                 (long long)m->ir_version, x.st.n_nodes, (long long)x.st.params);
         if (!(w->description = array_strdup(desc)) ||
             (path_ok && !(w->source = array_strdup(name)))) {
             rc = BAECHI_ENOMEM;
@@ -237,8 +188,7 @@ cleanup:
     free(x.t);
     strpool_release(&x.pool);
     strmap_release(&x.by_name);
-    strmap_release(&x.sfx_of);
-    free(x.sfx);
+    op_names_release(&x.names);
     if (rc) {
         workload_release(w);
     }

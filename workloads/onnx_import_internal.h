@@ -1,7 +1,7 @@
 /*
  * onnx_import_internal.h - the ONNX importer's state and its three passes
  * over a graph, private to the importer's files:
- *   onnx_import.c  the entry points, the tensor table and op names, and
+ *   onnx_import.c  the entry points, the tensor table, and
  *                  import_graph(), which runs the passes in order;
  *   onnx_read.c    reading: model checks, value_info, initializers, graph
  *                  inputs (Placeholder ops) and the batch scale;
@@ -19,6 +19,7 @@
 
 #include "workloads/onnx_import.h"
 #include "workloads/onnx_shape.h"
+#include "workloads/op_names.h"
 
 #include "core/strmap.h"
 #include "core/workload.h"
@@ -67,12 +68,10 @@ struct ox {
     size_t n_t, alloc_t;
     struct strpool pool;
     struct strmap by_name;
-    struct strmap sfx_of; /* base name -> index in sfx: the next suffix to try */
-    int32_t *sfx;
-    size_t n_sfx, alloc_sfx;
-    int64_t batch;       /* --batch, 0 = as exported */
-    enum onnx_loss loss; /* the loss asked for (ox_add_loss) */
-    double scale;        /* batch / B0 */
+    struct op_names names; /* the next suffix to try per op name (op_names.h) */
+    int64_t batch;         /* --batch, 0 = as exported */
+    enum onnx_loss loss;   /* the loss asked for (ox_add_loss) */
+    double scale;          /* batch / B0 */
     struct onnx_import_stats st;
     char warned[32][64]; /* operators already warned about */
     int n_warned;
@@ -96,12 +95,6 @@ int32_t ox_find(const struct ox *x, const char *name);
 
 /* A new tensor `name` (rank unknown, 4 bytes an element, no op) at *idx. */
 int ox_add_tensor(struct ox *x, const char *name, int32_t *idx);
-
-/* An op name from `base` not yet in the workload, into buf. */
-int ox_unique_name(struct ox *x, const char *base, char *buf, size_t size);
-
-/* The longest prefix of s's first n bytes that does not cut a UTF-8 sequence. */
-int ox_utf8_prefix(const char *s, size_t n);
 
 /* onnx_read.c */
 

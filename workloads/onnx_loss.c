@@ -122,7 +122,7 @@ static int add_source(struct ox *x, const char *base, int64_t bytes, int32_t *op
     char name[256];
     int rc;
 
-    if ((rc = ox_unique_name(x, base, name, sizeof(name))) ||
+    if ((rc = op_names_unique(&x->names, x->w, base, name, sizeof(name))) ||
         (rc = workload_add_op(x->w, name, "Placeholder", op)) ||
         (rc = workload_add_output(x->w, bytes))) {
         return rc;
@@ -168,7 +168,7 @@ int ox_add_loss(struct ox *x, enum onnx_loss want)
     }
     if ((rc = add_source(x, x->st.loss == ONNX_LOSS_CROSS_ENTROPY ? "labels" : "targets", src_bytes,
                          &src)) ||
-        (rc = ox_unique_name(x, "loss", name, sizeof(name))) ||
+        (rc = op_names_unique(&x->names, x->w, "loss", name, sizeof(name))) ||
         (rc = workload_add_op(x->w, name, type, &loss)) ||
         (rc = workload_add_input(x->w, t->op, t->port, 0, 0)) ||
         (rc = workload_add_input(x->w, src, 0, 0, 0)) ||

@@ -342,7 +342,7 @@ static int read_graph_inputs(struct ox *x)
                 }
             }
         }
-        if ((rc = ox_unique_name(x, vi->name, name, sizeof(name)))) {
+        if ((rc = op_names_unique(&x->names, x->w, vi->name, name, sizeof(name)))) {
             return rc;
         }
         /* the output right after its op: workload_add_output appends to

@@ -4,8 +4,10 @@
  *
  * The rows keep what the lists they replace said, oddities included (an
  * outputs-equal refactor): "View" saves its inputs (it was a view but not
- * in the saved-for-backward table), TF's LessEqual has no gradient while
- * ONNX's LessOrEqual has one, MaxPoolV2 / MaxPool3D save every input.
+ * in the saved-for-backward table), MaxPoolV2 / MaxPool3D save every input.
+ * Comparisons and logic (OPS_CAT_COMPARE) carry no gradient, every one of
+ * them (a boolean result has no derivative; TensorFlow registers them
+ * NotDifferentiable and PyTorch's autograd gives them none).
  *
  * The recurrent layers (ONNX LSTM, GRU, RNN) save their per-step state as
  * PyTorch's CPU path does (docs/pytorch-memory.md, measured on an LSTM
@@ -32,7 +34,7 @@ static const struct ops_row rows[] = {
      OPS_BINARY | OPS_IN_NORM_PATTERN | OPS_IN_SOFTMAX_PATTERN},
     {"AddN", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"AddV2", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_NOTHING, 0, 0},
-    {"And", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"And", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"ApplyAdam", OPS_CAT_UPDATE, OPS_COST_UPDATE, OPS_SAVE_INPUTS, 0, 0},
     {"ApplyGradientDescent", OPS_CAT_UPDATE, OPS_COST_UPDATE, OPS_SAVE_INPUTS, 0, 0},
     {"ApplyMomentum", OPS_CAT_UPDATE, OPS_COST_UPDATE, OPS_SAVE_INPUTS, 0, 0},
@@ -85,14 +87,15 @@ static const struct ops_row rows[] = {
     {"GlobalMaxPool", OPS_CAT_POOL, OPS_COST_INPUT_ELEM, OPS_SAVE_INPUTS, 0, 0},
     {"Greater", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"GreaterEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"GreaterOrEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"GreaterOrEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
+     OPS_NO_GRAD | OPS_BINARY},
     {"HardSigmoid", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"HardSwish", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Identity", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0,
      OPS_VIEW | OPS_PARAM_VIEW | OPS_UNARY},
     {"Initializer", OPS_CAT_PARAM, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, 0},
     {"InstanceNormalization", OPS_CAT_NORM, OPS_COST_ELEM5, OPS_SAVE_INPUTS, 0, OPS_UNARY},
-    {"IsNaN", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
+    {"IsNaN", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_UNARY},
     {"IteratorGetNext", OPS_CAT_SOURCE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_DATA},
     {"IteratorToStringHandle", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"LSTM", OPS_CAT_RNN, OPS_COST_RNN, OPS_SAVE_INPUTS, 28, 0},
@@ -102,7 +105,7 @@ static const struct ops_row rows[] = {
     {"LeakyRelu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"Less", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"LessEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"LessOrEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"LessOrEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"Log", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"LogSoftmax", OPS_CAT_ACTIVATION, OPS_COST_ELEM5, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"LpPool", OPS_CAT_POOL, OPS_COST_WINDOW, OPS_SAVE_INPUTS, 0, 0},
@@ -123,11 +126,11 @@ static const struct ops_row rows[] = {
     {"Neg", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
     {"NoOp", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"NonZero", OPS_CAT_COMPARE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"Not", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_UNARY},
+    {"Not", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_UNARY},
     {"NotEqual", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"OneShotIterator", OPS_CAT_CONTROL, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
     {"OnesLike", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
-    {"Or", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"Or", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"PRelu", OPS_CAT_ACTIVATION, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
     {"Pack", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, 0},
     {"Pad", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_NOTHING, 0, OPS_POOL_PAD},
@@ -186,7 +189,7 @@ static const struct ops_row rows[] = {
     {"View", OPS_CAT_MOVE, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_VIEW},
     {"Where", OPS_CAT_ELEMENTWISE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0,
      OPS_BINARY | OPS_IN_SOFTMAX_PATTERN},
-    {"Xor", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_BINARY},
+    {"Xor", OPS_CAT_COMPARE, OPS_COST_ELEM, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD | OPS_BINARY},
     {"ZerosLike", OPS_CAT_CONST, OPS_COST_NONE, OPS_SAVE_INPUTS, 0, OPS_NO_GRAD},
 };
 
@@ -301,4 +304,53 @@ bool ops_is_elementwise_unary(const char *type)
 bool ops_is_elementwise_binary(const char *type)
 {
     return ops_has_flag(type, OPS_BINARY);
+}
+
+enum ops_tp_role ops_tp_role_of_name(const char *s, size_t n)
+{
+    static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
+    static const char *const blocks[][5] = {{"qkv", "q", "k", "v", NULL},
+                                            {"scores", "softmax", "dropout", "context", NULL},
+                                            {"out", NULL}};
+    static const enum ops_tp_role block_role[] = {OPS_TP_ENTRY, OPS_TP_INNER, OPS_TP_EXIT};
+    const char *c, *p;
+    size_t lc, lp;
+    bool in_attn = false;
+
+    for (c = s + n; c > s && c[-1] != '/'; c--) {
+    }
+    lc = (size_t)(s + n - c);
+    if (c == s) {
+        return OPS_TP_NONE;
+    }
+    for (p = c - 1; p > s && p[-1] != '/'; p--) {
+    }
+    lp = (size_t)(c - 1 - p);
+    for (int i = 0; attn[i]; i++) {
+        in_attn |= lp == strlen(attn[i]) && strncmp(p, attn[i], lp) == 0;
+    }
+    if (in_attn) {
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; blocks[r][i]; i++) {
+                if (lc == strlen(blocks[r][i]) && strncmp(c, blocks[r][i], lc) == 0) {
+                    return block_role[r];
+                }
+            }
+        }
+        return OPS_TP_NONE;
+    }
+#define IS(str, lit) (sizeof(lit) - 1 == l##str && strncmp(str, lit, sizeof(lit) - 1) == 0)
+    if (IS(p, "mlp") || IS(p, "ffn")) {
+        if (IS(c, "c_fc") || IS(c, "fc1")) {
+            return OPS_TP_ENTRY;
+        }
+        if (IS(c, "gelu") || IS(c, "relu")) {
+            return OPS_TP_INNER;
+        }
+        if (IS(c, "c_proj") || IS(c, "fc2")) {
+            return OPS_TP_EXIT;
+        }
+    }
+#undef IS
+    return OPS_TP_NONE;
 }

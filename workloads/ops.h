@@ -160,4 +160,21 @@ bool ops_is_param_view(const char *type);         /* OPS_PARAM_VIEW */
 bool ops_is_elementwise_unary(const char *type);  /* OPS_UNARY */
 bool ops_is_elementwise_binary(const char *type); /* OPS_BINARY */
 
+/*
+ * Megatron-LM tensor parallelism's role of a forward op, recognised from
+ * its name as the generators write it (gen gpt's h<l>/attn/{qkv,scores,
+ * softmax,context,out} and h<l>/mlp/{c_fc,gelu,c_proj}, gen transformer's
+ * .../self_attention, .../cross_attention and .../ffn/{fc1,relu,fc2}):
+ * the op's last name component in a block named by the one before.  ENTRY
+ * is column-parallel (input whole, output split), INNER runs on split
+ * tensors throughout, EXIT is row-parallel (a partial sum).  The parallel
+ * transform (parallel_tp.c) adds the roles it derives from the graph
+ * (the vocabulary-parallel loss, sequence parallelism).  Names kept here
+ * beside the types, so that one file holds what the suite recognises ops by.
+ */
+enum ops_tp_role { OPS_TP_NONE = 0, OPS_TP_ENTRY, OPS_TP_INNER, OPS_TP_EXIT };
+
+/* The role of the op named name[0..n) (not NUL-terminated). O(n). */
+enum ops_tp_role ops_tp_role_of_name(const char *name, size_t n);
+
 #endif

@@ -6,6 +6,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "workloads/parallel_internal.h"
+#include "workloads/ops.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
@@ -14,53 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The Megatron role of forward op s[0..n) by its last two name components. */
+/* The Megatron role of forward op s[0..n) by its name (ops.h: the names
+ * the suite recognises live beside the op types). */
 enum tp_role parallel_tp_role(const char *s, size_t n)
 {
-    static const char *const attn[] = {"attn", "self_attention", "cross_attention", NULL};
-    static const char *const blocks[][5] = {{"qkv", "q", "k", "v", NULL},
-                                            {"scores", "softmax", "dropout", "context", NULL},
-                                            {"out", NULL}};
-    const char *c, *p;
-    size_t lc, lp;
-    bool in_attn = false;
-
-    for (c = s + n; c > s && c[-1] != '/'; c--) {
-    }
-    lc = (size_t)(s + n - c);
-    if (c == s) {
+    switch (ops_tp_role_of_name(s, n)) {
+    case OPS_TP_ENTRY:
+        return TP_ENTRY;
+    case OPS_TP_INNER:
+        return TP_INNER;
+    case OPS_TP_EXIT:
+        return TP_EXIT;
+    default:
         return TP_NONE;
     }
-    for (p = c - 1; p > s && p[-1] != '/'; p--) {
-    }
-    lp = (size_t)(c - 1 - p);
-    for (int i = 0; attn[i]; i++) {
-        in_attn |= lp == strlen(attn[i]) && strncmp(p, attn[i], lp) == 0;
-    }
-    if (in_attn) {
-        for (int r = 0; r < 3; r++) {
-            for (int i = 0; blocks[r][i]; i++) {
-                if (lc == strlen(blocks[r][i]) && strncmp(c, blocks[r][i], lc) == 0) {
-                    return (enum tp_role)(TP_ENTRY + r);
-                }
-            }
-        }
-        return TP_NONE;
-    }
-#define IS(str, lit) (sizeof(lit) - 1 == l##str && strncmp(str, lit, sizeof(lit) - 1) == 0)
-    if (IS(p, "mlp") || IS(p, "ffn")) {
-        if (IS(c, "c_fc") || IS(c, "fc1")) {
-            return TP_ENTRY;
-        }
-        if (IS(c, "gelu") || IS(c, "relu")) {
-            return TP_INNER;
-        }
-        if (IS(c, "c_proj") || IS(c, "fc2")) {
-            return TP_EXIT;
-        }
-    }
-#undef IS
-    return TP_NONE;
 }
 
 /* Divisor of output `port` of op i under TP (parallel.h: split tensors). */
@@ -484,6 +452,37 @@ int parallel_tp_sequence(struct ctx *x)
     return 0;
 }
 
+/*
+ * A backward all-gather of a forward tensor (the sequence-split input of a
+ * column-parallel matmul, re-gathered for its weight gradient) waits for the
+ * gradients its reader i gets from stage p's backward ops (control inputs,
+ * *n_in counted): Megatron's LinearWithGradAccumulationAndAsyncCommunication
+ * launches it in the linear's backward.  Read by nothing but its forward
+ * producer, it would run in the forward pass and hold the whole gathered
+ * tensor until backward, where Korthikanti et al. (2022, §4.2.2) keep only
+ * the 1/T share (the LayerNorm outputs' 2sbh/t each in the saved bytes).
+ */
+static int gather_after_gradient(struct ctx *x, int32_t i, int32_t skip, int32_t p, int32_t *n_in)
+{
+    const struct workload *w = x->w;
+    const struct wl_op *op = &w->op[i];
+    int rc;
+
+    for (int32_t k = 0; k < op->n_in; k++) {
+        const struct wl_input *in = &w->input[op->in_off + k];
+
+        if (k == skip || in->port == WL_PORT_CONTROL ||
+            w->op[in->producer].phase != PHASE_BACKWARD || x->stage[in->producer] != p) {
+            continue;
+        }
+        if ((rc = parallel_add_cin(x, in->producer, WL_PORT_CONTROL))) {
+            return rc;
+        }
+        (*n_in)++;
+    }
+    return 0;
+}
+
 int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
 {
     const struct workload *w = x->w;
@@ -516,6 +515,7 @@ int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
             c.follow = true;
             snprintf(c.id, sizeof(c.id), "tp/%s/%d/ag", op->name, (int)k);
             if ((rc = parallel_add_cin(x, in->producer, in->port)) ||
+                (ph == 1 && (rc = gather_after_gradient(x, i, k, p, &c.n_in))) ||
                 (rc = parallel_push_coll(x, p, &c, &x->ag_at[key]))) {
                 return rc;
             }

@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "workloads/op_names.h"
 #include "workloads/ops.h"
 
 #include <math.h>
@@ -251,15 +252,17 @@ static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, 
     return 0;
 }
 
-/* Adds op "<base><suffix>" (or "<base><suffix>_N" when taken). */
-static int add_unique(struct workload *out, const char *base, const char *suffix, const char *type,
-                      int32_t *id)
+/* Adds op "<base><suffix>" (or "<base><suffix>_N" when taken; the name cut
+ * to fit, op_names.h). */
+static int add_unique(struct workload *out, struct op_names *names, const char *base,
+                      const char *suffix, const char *type, int32_t *id)
 {
-    char name[1024];
+    char joined[1024 + 32], name[1024]; /* op_names_unique() cuts joined to fit name */
+    int rc;
 
-    snprintf(name, sizeof(name), "%s%s", base, suffix);
-    for (int n = 1; workload_find(out, name) >= 0; n++) {
-        snprintf(name, sizeof(name), "%s%s_%d", base, suffix, n);
+    snprintf(joined, sizeof(joined), "%s%s", base, suffix);
+    if ((rc = op_names_unique(names, out, joined, name, sizeof(name)))) {
+        return rc;
     }
     return workload_add_op(out, name, type, id);
 }
@@ -279,6 +282,7 @@ struct grad_ctx {
     const int32_t *fid;                     /* n_mb x n: ids of the forward copies */
     int32_t *bwd;                           /* n_mb x n: ids of the gradient ops */
     const struct recompute *rec;            /* recomputed copies (recompute.h) */
+    struct op_names *names;                 /* the gradient ops' names */
 };
 
 /*
@@ -347,7 +351,7 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
 
     snprintf(type, sizeof(type), "%sGrad", op->type);
     snprintf(base, sizeof(base), "%s", out->op[f[v]].name);
-    if ((rc = add_unique(out, base, "/grad", type, &id))) {
+    if ((rc = add_unique(out, x->names, base, "/grad", type, &id))) {
         return rc;
     }
     x->bwd[(size_t)m * n + v] = id;
@@ -488,6 +492,7 @@ struct synth {
     int32_t *alias_in, *port_uses; /* per op: input whose storage it shares; readers per port */
     int64_t *extra;                /* per op: bytes of the buffer saved for backward */
     bool *rg, *rep;                /* requires a gradient; runs per micro-batch */
+    struct op_names names;         /* the next suffix per name of an added op */
 };
 
 static void synth_free(struct synth *s)
@@ -507,6 +512,7 @@ static void synth_free(struct synth *s)
     free(s->alias_in);
     free(s->extra);
     free(s->port_uses);
+    op_names_release(&s->names);
 }
 
 static int synth_alloc(struct synth *s, const struct workload *fwd, int32_t n_mb)
@@ -516,6 +522,7 @@ static int synth_alloc(struct synth *s, const struct workload *fwd, int32_t n_mb
     memset(s, 0, sizeof(*s));
     s->n = fwd->n_ops;
     s->n_mb = n_mb;
+    op_names_init(&s->names);
     s->indeg = array_calloc(n, sizeof(*s->indeg));
     s->topo = array_calloc(n, sizeof(*s->topo));
     s->cstart = array_calloc(n + 1, sizeof(*s->cstart));
@@ -621,6 +628,32 @@ static void mark_gradients(struct synth *s, const struct workload *fwd)
     }
 }
 
+/*
+ * Parameter-holding ops without a time or FLOPs get no gradient (a graph
+ * without costs has nothing to schedule backward), so their parameters get
+ * no update: say so, since the training graph is otherwise "0 backward,
+ * 0 update" without a reason.
+ */
+static void warn_untimed_params(const struct workload *fwd)
+{
+    int32_t n = 0, first = -1;
+
+    for (int32_t v = 0; v < fwd->n_ops; v++) {
+        const struct wl_op *op = &fwd->op[v];
+
+        if (op->persistent > 0 && ops_has_gradient(op->type) &&
+            !(isfinite(op->time_us) || isfinite(op->flops))) {
+            first = n++ == 0 ? v : first;
+        }
+    }
+    if (n > 0) {
+        err_warn("training synthesis: %d op%s holding parameters (first '%s') ha%s neither time_us "
+                 "nor flops: no gradient and no update for %s",
+                 (int)n, n == 1 ? "" : "s", fwd->op[first].name, n == 1 ? "s" : "ve",
+                 n == 1 ? "it" : "them");
+    }
+}
+
 /* Which ops run once per micro-batch: the data sources (no inputs, no
  * parameters, not a constant) and everything that reads them; the rest
  * (variables, constants, what only reads those) is shared. */
@@ -721,7 +754,7 @@ static int add_grads(struct workload *out, const struct workload *fwd, const str
     const int32_t first_bwd = out->n_ops;
     struct recompute rec;
     struct grad_ctx cg = {s->n,  s->cstart, s->cons, s->slot_op, s->gport, s->nports,
-                          s->rg, s->rep,    s->fid,  s->bwd,     &rec};
+                          s->rg, s->rep,    s->fid,  s->bwd,     &rec,     &s->names};
     int rc = recompute_plan(&rec, &rg, o->recompute);
 
     for (int32_t pass = 0; pass < 2 && !rc; pass++) {
@@ -747,7 +780,7 @@ static int add_grads(struct workload *out, const struct workload *fwd, const str
 /* Optimizer updates, in forward order, after the last micro-batch's
  * (accumulated) weight gradient. */
 static int add_updates(struct workload *out, const struct workload *fwd, const struct train_opts *o,
-                       const struct synth *s, struct train_stats *st)
+                       struct synth *s, struct train_stats *st)
 {
     static const char *const types[] = {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"};
     static const double state[] = {0, 1, 2}, flops_per[] = {2, 4, 12};
@@ -764,7 +797,7 @@ static int add_updates(struct workload *out, const struct workload *fwd, const s
         if (!s->rg[v] || op->persistent <= 0) {
             continue;
         }
-        if ((rc = add_unique(out, op->name, "/update", types[o->optimizer], &id)) ||
+        if ((rc = add_unique(out, &s->names, op->name, "/update", types[o->optimizer], &id)) ||
             (rc = workload_add_input(out, last, s->nports[v], 0, 0)) ||
             (rc = workload_set_group(out, id, workload_group(fwd, v)))) {
             return rc;
@@ -836,6 +869,7 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
         goto cleanup;
     }
     mark_gradients(&s, fwd);
+    warn_untimed_params(fwd);
     mark_micro_batched(&s, fwd);
     plan_memory(&s, fwd, o);
     if ((rc = copy_header(out, fwd)) ||

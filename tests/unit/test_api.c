@@ -221,6 +221,41 @@ Test(api, placement_round_trip_and_trace)
     baechi_workload_free(w);
 }
 
+/* A placement written through the library carries the world it was made for
+ * (placer_run records it, not the CLI): `sim` of the file then sees the
+ * devices and memory `run` simulated. */
+Test(api, written_placement_records_its_world)
+{
+    struct baechi_workload *w;
+    struct baechi_cluster *c;
+    struct baechi_placement *p;
+    struct baechi_options *o = baechi_options_new();
+    char dir[] = "/tmp/baechi-api-XXXXXX", path[64], text[4096];
+    FILE *f;
+    size_t n;
+
+    load(&w, &c);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/p.yaml", dir);
+    cr_assert_eq(baechi_options_set(o, "memory_fraction", "0.5"), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_options_set(o, "devices", "1"), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_place(w, c, "m-etf", o, &p), 0, "%s", baechi_errmsg());
+    cr_assert_eq(baechi_placement_write(p, w, path), 0, "%s", baechi_errmsg());
+    cr_assert_not_null(f = fopen(path, "r"));
+    n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    cr_expect(strstr(text, "\ncluster_hash: ") != NULL, "no cluster_hash in:\n%s", text);
+    cr_expect(strstr(text, "\nn_devices: 1\n") != NULL, "no n_devices: 1 in:\n%s", text);
+    cr_expect(strstr(text, "\nmemory_fraction: 0.5\n") != NULL, "no memory_fraction in:\n%s", text);
+    unlink(path);
+    rmdir(dir);
+    baechi_options_free(o);
+    baechi_placement_free(p);
+    baechi_cluster_free(c);
+    baechi_workload_free(w);
+}
+
 /* A mismatched call fails before the target is opened: the file stays whole. */
 Test(api, placement_write_mismatch_leaves_the_file)
 {

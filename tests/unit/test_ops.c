@@ -139,6 +139,14 @@ Test(ops, the_lists_it_replaced)
         "RandomStandardNormal",
         "Range",
         "NonZero",
+        /* the comparisons the lists missed (every comparison has none) */
+        "And",
+        "GreaterOrEqual",
+        "IsNaN",
+        "LessOrEqual",
+        "Not",
+        "Or",
+        "Xor",
         NULL,
     };
     static const char *const data[] = {"Placeholder", "PlaceholderWithDefault", "IteratorGetNext",
@@ -251,6 +259,58 @@ Test(ops, semantics)
     cr_assert_eq(ops_find("MaxPool")->cost, OPS_COST_WINDOW);
     cr_assert_eq(ops_find("LayerNorm")->cost, OPS_COST_ELEM5);
     cr_assert_eq(ops_find("ApplyAdam")->cat, OPS_CAT_UPDATE);
+}
+
+/* A boolean result has no derivative: no comparison or logic op carries a
+ * gradient (7 of the 14 rows once said otherwise). */
+Test(ops, comparisons_have_no_gradient)
+{
+    size_t n, n_cmp = 0;
+    const struct ops_row *rows = ops_table(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].cat == OPS_CAT_COMPARE) {
+            n_cmp++;
+            cr_expect(!ops_has_gradient(rows[i].type), "comparison %s has a gradient",
+                      rows[i].type);
+        }
+    }
+    cr_assert_eq(n_cmp, 14);
+}
+
+/* The tensor-parallel roles of the generators' op names (gen gpt, gen
+ * transformer), and names that only look alike. */
+Test(ops, tp_roles_of_generator_names)
+{
+    static const struct {
+        const char *name;
+        enum ops_tp_role role;
+    } cases[] = {
+        {"h0/attn/qkv", OPS_TP_ENTRY},
+        {"h11/attn/softmax", OPS_TP_INNER},
+        {"h3/attn/out", OPS_TP_EXIT},
+        {"h0/mlp/c_fc", OPS_TP_ENTRY},
+        {"h0/mlp/gelu", OPS_TP_INNER},
+        {"h0/mlp/c_proj", OPS_TP_EXIT},
+        {"enc2/self_attention/q", OPS_TP_ENTRY},
+        {"dec0/cross_attention/context", OPS_TP_INNER},
+        {"dec0/ffn/fc1", OPS_TP_ENTRY},
+        {"dec0/ffn/relu", OPS_TP_INNER},
+        {"dec0/ffn/fc2", OPS_TP_EXIT},
+        {"h0/attn/ln", OPS_TP_NONE},
+        {"h0/attnx/qkv", OPS_TP_NONE},
+        {"h0/mlp/c_fcx", OPS_TP_NONE},
+        {"qkv", OPS_TP_NONE},
+        {"attn/qkv", OPS_TP_ENTRY},
+        {"", OPS_TP_NONE},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cr_expect_eq(ops_tp_role_of_name(cases[i].name, strlen(cases[i].name)), cases[i].role,
+                     "role of '%s'", cases[i].name);
+    }
+    /* the length bounds the name: "h0/mlp/c_fc" of "h0/mlp/c_fcx" */
+    cr_expect_eq(ops_tp_role_of_name("h0/mlp/c_fcx", 11), OPS_TP_ENTRY);
 }
 
 Test(ops, unknown_types_get_the_defaults)
