@@ -53,7 +53,7 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
                           c == WORKLOAD_OPT_DP   ? "--dp"
                           : c == WORKLOAD_OPT_TP ? "--tp"
                                                  : "--pp",
-                          p->optarg, 1, PARALLEL_MAX_DEVICES, &v)) {
+                          p->optarg, 1, PARALLEL_MAX_SYMMETRIC_DEVICES, &v)) {
             return EXIT_BADINPUT;
         }
         *(c == WORKLOAD_OPT_DP ? &o->dp : c == WORKLOAD_OPT_TP ? &o->tp : &o->pp) = (int32_t)v;
@@ -84,6 +84,9 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
         return 0;
     case WORKLOAD_OPT_SP:
         o->sp = true;
+        return 0;
+    case WORKLOAD_OPT_SYMMETRIC:
+        o->symmetric = true;
         return 0;
     default:
         return -1;
@@ -121,7 +124,16 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
     parallel_summarize(w, n, dev);
     fprintf(f, "%s: %d devices (dp %d, tp %d, pp %d, zero %d)\n", w->name, (int)n, (int)o->dp,
             (int)o->tp, (int)o->pp, (int)o->zero);
+    if (o->symmetric && o->dp > 1) {
+        fprintf(f,
+                "  symmetric: replica 0 written (devices t + %d x p); every replica's devices "
+                "the same as its\n",
+                (int)(o->tp * o->dp));
+    }
     for (int32_t r = 0; r < n; r++) {
+        if (o->symmetric && r / o->tp % o->dp != 0) {
+            continue;
+        }
         units_fmt_bytes(dev[r].param_bytes, a, sizeof(a));
         units_fmt_bytes(dev[r].grad_bytes, b, sizeof(b));
         units_fmt_bytes(dev[r].optimizer_bytes, c, sizeof(c));

@@ -346,7 +346,8 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
                    const int32_t *device_of, int32_t ci)
 {
     const struct graph_coll *gc = &g->coll[ci];
-    const int32_t n = g->coll_start[ci + 1] - g->coll_start[ci];
+    /* replica symmetry: each rank op stands for gc->replicas ranks */
+    const int32_t n_op = g->coll_start[ci + 1] - g->coll_start[ci], n = n_op * gc->replicas;
     struct planner pl = {.c = c, .p = p};
     struct slowest sl = {0, 0};
     /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
@@ -359,8 +360,18 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     if (!devs) {
         return BAECHI_ENOMEM;
     }
-    for (int32_t i = 0; i < n; i++) {
-        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i]];
+    for (int32_t i = 0; i < n; i++) { /* a rank's copies consecutive (docs/symmetry.md) */
+        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i / gc->replicas]] +
+                  i % gc->replicas * gc->replica_stride;
+        if (devs[i] >= c->n_devices) {
+            rc = err_set(BAECHI_EINVAL,
+                         "collective '%s': replica %d of its rank on device %d is device %d, "
+                         "beyond the cluster's %d devices",
+                         gc->id, (int)(i % gc->replicas),
+                         (int)(devs[i] - i % gc->replicas * gc->replica_stride), (int)devs[i],
+                         (int)c->n_devices);
+            goto cleanup;
+        }
     }
     memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;

@@ -260,10 +260,12 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
 {
     int32_t op, n_rank = 0, first = -1, coll = -1;
 
-    if (o->dp < 1 || o->tp < 1 || o->pp < 1 ||
-        (int64_t)o->dp * o->tp * o->pp > PARALLEL_MAX_DEVICES) {
-        return err_set(BAECHI_EINVAL, "parallelize: --dp %d x --tp %d x --pp %d must be 1..%d",
-                       (int)o->dp, (int)o->tp, (int)o->pp, PARALLEL_MAX_DEVICES);
+    const int32_t max = o->symmetric ? PARALLEL_MAX_SYMMETRIC_DEVICES : PARALLEL_MAX_DEVICES;
+
+    if (o->dp < 1 || o->tp < 1 || o->pp < 1 || (int64_t)o->dp * o->tp * o->pp > max) {
+        return err_set(BAECHI_EINVAL, "parallelize: --dp %d x --tp %d x --pp %d must be 1..%d%s",
+                       (int)o->dp, (int)o->tp, (int)o->pp, (int)max,
+                       o->symmetric ? "" : " (up to 16384 with --symmetric)");
     }
     if (o->zero < 0 || o->zero > 3 || !(o->bucket_mb > 0)) {
         return err_set(BAECHI_EINVAL, "parallelize: --zero %d must be 0..3 and --bucket-mb > 0",
