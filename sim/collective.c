@@ -375,6 +375,8 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     }
     memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;
+    p->replicas = gc->replicas;
+    p->replica_stride = gc->replica_stride;
     if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
         group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
                       &m, &gmax);
@@ -467,6 +469,19 @@ static int64_t take(int64_t *slot, int64_t st)
     return *slot > st ? *slot : st;
 }
 
+/* Edge k of p, a device of replica j > 0 as its replica-0 device (whose
+ * engines it mirrors: every replica runs the same schedule). */
+static struct coll_edge edge_of(const struct coll_plan *p, int32_t k)
+{
+    struct coll_edge e = p->edge[k];
+
+    if (p->replicas > 1) {
+        e.src -= p->replica_stride * (e.src / p->replica_stride % p->replicas);
+        e.dst -= p->replica_stride * (e.dst / p->replica_stride % p->replicas);
+    }
+    return e;
+}
+
 int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
                       const struct sim_links *links, int64_t now_us)
 {
@@ -475,7 +490,8 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
 
     /* the start: every channel free */
     for (int32_t k = 0; k < p->n_edge; k++) {
-        const struct coll_edge *e = &p->edge[k];
+        const struct coll_edge real = p->edge[k], mirror = edge_of(p, k);
+        const struct coll_edge *e = m == CHANNEL_LINK ? &real : &mirror;
 
         if (m == CHANNEL_LINK) {
             st = take(&chan[sim_links_at(links, e->src, e->dst)], st);
@@ -487,7 +503,8 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
     }
     end = sat_add_i64(st, p->time_us);
     for (int32_t k = 0; k < p->n_edge; k++) {
-        const struct coll_edge *e = &p->edge[k];
+        const struct coll_edge real = p->edge[k], mirror = edge_of(p, k);
+        const struct coll_edge *e = m == CHANNEL_LINK ? &real : &mirror;
 
         if (m == CHANNEL_LINK) {
             chan[sim_links_at(links, e->src, e->dst)] = end;

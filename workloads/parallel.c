@@ -32,6 +32,7 @@ void parallel_opts_init(struct parallel_opts *o)
     o->fp32_main_grads = false;
     o->sp = false;
     o->pp_by_time = false;
+    o->symmetric = false;
 }
 
 bool parallel_opts_active(const struct parallel_opts *o)
