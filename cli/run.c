@@ -31,6 +31,7 @@
 #include "results/db.h"
 #include "results/sweep.h"
 #include "sim/sim.h"
+#include "sim/symmetry.h"
 #include "sim/trace.h"
 
 #include <inttypes.h>
@@ -323,6 +324,7 @@ struct run_extra {
     enum sim_model trace_model;
     enum sim_model verdict_model; /* --model */
     struct pipeline_cli pipe;
+    struct sim_symmetry sym; /* the workload's replica symmetry (docs/symmetry.md) */
 };
 
 static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
@@ -388,12 +390,15 @@ static int run_simulate(const struct run_extra *x, struct place_job *j, struct t
         *have_t = true;
     }
     so.trace = x->tpath && x->trace_model == SIM_MODEL_BAECHI ? t : NULL;
-    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb))) {
+    if ((rc = sim_symmetry_check(&x->sym, &j->g, &j->c, j->p.device_of)) ||
+        (rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb)) ||
+        (rc = sim_symmetry_expand(&x->sym, rb))) {
         return rc;
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
-    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0) {
+    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0 &&
+        (rc = sim_symmetry_expand(&x->sym, rt)) == 0) {
         sim_result_warn(rt, &j->g);
     }
     return rc;
@@ -404,7 +409,8 @@ int cmd_run(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    struct run_extra x = {.trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED};
+    struct run_extra x = {
+        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
@@ -446,6 +452,7 @@ int cmd_run(int argc, char **argv)
     CHECK(placer_world(&j.c, &pc.opt));
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
     CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
+    CHECK(sim_symmetry_read(&j.w, &x.sym));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
     bound_options_init(&bo);
     bo.lp_solver = pc.opt.lp_solver; /* --lp-solver: the bound's LP too */
@@ -463,6 +470,12 @@ int cmd_run(int argc, char **argv)
                    x.explain ? &xt : NULL, x.verdict_model);
     } else {
         print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.verdict_model);
+        if (x.sym.replicas > 1) {
+            printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
+                   "replicas); all replicas identical: each device shows its replica-0 "
+                   "device's\n",
+                   (int)x.sym.replicas, (int)x.sym.replicas);
+        }
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);
             explain_print_text(stdout, &xb, &j.g, &j.c);
