@@ -24,7 +24,7 @@ python3 - "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["symmetry"] == {"replicas": 256, "stride": 8, "devices": 16384}
-assert r["n_devices"] == 16384 and r["n_ops"] < 5000, r["n_ops"]
+assert r["n_devices"] == 16384
 dev = r["devices"]
 assert all(d["n_ops"] > 0 for d in dev)
 # device u shows its replica-0 device's: u - 8 x ((u / 8) mod 256)
@@ -35,7 +35,8 @@ ring = {(x["src"], x["dst"]): x["bytes"] for x in r["transfers"]}
 hops = [(8 * k, 8 * (k + 1) % 2048) for k in range(256)]
 assert all(h in ring for h in hops), [h for h in hops if h not in ring][:3]
 assert len({ring[h] for h in hops}) == 1
-assert r["step_us"] > 0
+# docs/symmetry.md quotes these
+assert r["n_ops"] == 4328 and r["step_us"] == 9042, (r["n_ops"], r["step_us"])
 PY
 EOF2
 
