@@ -464,7 +464,7 @@ bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v)
     return --cs->waiting[cs->g->coll_of[v]] == 0;
 }
 
-static int64_t take(int64_t *slot, int64_t st)
+static int64_t take(const int64_t *slot, int64_t st)
 {
     return *slot > st ? *slot : st;
 }
@@ -482,11 +482,11 @@ static struct coll_edge edge_of(const struct coll_plan *p, int32_t k)
     return e;
 }
 
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
-                      const struct sim_links *links, int64_t now_us)
+int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+                         const struct sim_links *links, int64_t now_us)
 {
     const int32_t nd = links->nd;
-    int64_t st = now_us, end;
+    int64_t st = now_us;
 
     /* the start: every channel free */
     for (int32_t k = 0; k < p->n_edge; k++) {
@@ -501,6 +501,15 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
             st = take(&chan[e->dst], take(&chan[e->src], st));
         }
     }
+    return st;
+}
+
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+                      const struct sim_links *links, int64_t now_us)
+{
+    const int32_t nd = links->nd;
+    int64_t st = coll_sim_free_at(p, m, chan, links, now_us), end;
+
     end = sat_add_i64(st, p->time_us);
     for (int32_t k = 0; k < p->n_edge; k++) {
         const struct coll_edge real = p->edge[k], mirror = edge_of(p, k);

@@ -116,6 +116,10 @@ bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v);
 int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
                       const struct sim_links *links, int64_t now_us);
 
+/* The start coll_sim_take would give, taking nothing. */
+int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+                         const struct sim_links *links, int64_t now_us);
+
 /*
  * After a simulation that could not run every op: the first collective
  * still waiting, with a rank that never became ready, as a BAECHI_EINVAL
