@@ -8,7 +8,7 @@ Each layout: a small GPT (d 64, 8 heads) with DP 2..32 x TP 1/2/4/8 x PP
 tiers, oversubscription 1-3, small leaf groups) or dgx-h100-superpod-1k.
 `workload gen` writes it exact and --symmetric; `sim --json` runs both; the
 difference is the largest relative one of the step and of every device's
-peak, busy time and op count.  Layouts --symmetric refuses (ZeRO-3 with TP)
+peak, busy time and op count.  Layouts --symmetric refuses (ZeRO-3 with --sp)
 are drawn again; those sim refuses ("not symmetric") are counted.  Prints
 one line a layout and the worst; exits 1 when the worst is above 0.5 %.
 """
@@ -56,7 +56,7 @@ def main():
         gen += ["--bucket-mb", "0.05"] if rng.random() < 0.3 else []
         e, s = os.path.join(wd, "e.yaml"), os.path.join(wd, "s.yaml")
         if run(gen + ["--symmetric", "-o", s]).returncode:
-            continue  # refused by parallelize (ZeRO-3 with TP): drawn again
+            continue  # refused by parallelize (ZeRO-3 with --sp): drawn again
         if run(gen + ["-o", e]).returncode:
             sys.exit("exact gen failed: " + " ".join(gen))
         desc = "dp %d tp %d pp %d zero %d mb %d sp %d on %s" % (dp, tp, pp, zero, mb, sp, cname)

@@ -89,9 +89,9 @@ struct timed {
      * per device the replicated collective whose request waits for the end
      * of sym_at_us (-1 none), per collective the earliest start the other
      * replicas' requests of that time leave it */
-    int32_t *sym_pend;   /* per device */
-    int64_t *sym_min_us; /* per collective */
-    int64_t *sym_at_us;  /* per collective: when it began to wait, -1 not waiting */
+    int32_t *sym_pend;    /* per device */
+    int64_t *sym_min_us;  /* per collective */
+    int64_t *sym_at_us;   /* per collective: when it began to wait, -1 not waiting */
     int64_t sym_defer_us; /* the time whose collective requests wait for its end, -1 */
 
     /* the work done, counted (the incremental re-simulation's budget) */

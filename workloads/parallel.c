@@ -289,16 +289,14 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
         return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
                                       "fp16 parameters and needs --mixed-precision");
     }
-    if (o->symmetric && o->zero == 3 && o->tp > 1) {
-        /* measured (docs/symmetry.md): a ZeRO-3 gather and a TP collective
-         * ready in the same µs on one device take its engines in an order
-         * that differs between the replicas of the exact graph, whose
-         * slowest replica then sets the step (up to 6 % above replica 0's) */
+    if (o->symmetric && o->zero == 3 && o->sp) {
+        /* measured (docs/symmetry.md): with sequence parallelism, ZeRO-3's
+         * gathers tie with the TP all-gathers in orders one replica does not
+         * stand for (the symmetric step 2-20 % above the exact one) */
         return err_set(BAECHI_EINVAL,
-                       "parallelize: --symmetric with --zero 3 and --tp %d: the replicas are "
-                       "not simulated alike (ZeRO-3 gathers and TP collectives tie for the same "
-                       "engines); parallelise without --symmetric",
-                       (int)o->tp);
+                       "parallelize: --symmetric with --zero 3 and --sp: the replicas are not "
+                       "simulated alike (ZeRO-3 gathers and sequence-parallel collectives tie "
+                       "for the same engines); parallelise without --symmetric");
     }
     if (o->zero > 0 && o->dp < 2) {
         return err_set(BAECHI_EINVAL,

@@ -3,8 +3,8 @@
 # stand for (issue 32 item 2, docs/symmetry.md): a layout whose replicas sit
 # differently in the nodes (dp 3 x tp 2 x pp 2 in nodes of 8: replica 0's
 # stage link stays in a node, replica 1's crosses), a placer's own
-# placement, a heterogeneous cluster, too few devices, ZeRO-3 with TP (the
-# exact graph's replicas diverge on tied engines), and malformed keys; the
+# placement, a heterogeneous cluster, too few devices, ZeRO-3 with sequence
+# parallelism (tied engines one replica does not stand for), and malformed keys; the
 # exact transform writes neither key.
 . "$TOP/tests/cli/lib.sh"
 
@@ -57,11 +57,11 @@ expect_exit 2 "$BAECHI" sim -w s32.yaml -c dgx-h100-2x8 --placement given
 expect_grep "^baechi: not symmetric: the workload's 4 replicas need 32 devices, the cluster 'dgx-h100-2x8' has 16" "$TMPDIR_TEST/err"
 EOF2
 
-test_expect_success 'ZeRO-3 with TP: --symmetric refused, the exact transform taken' - <<EOF2
-expect_exit 2 "\$BAECHI" $g --dp 4 --tp 2 --zero 3 --symmetric -o z.yaml
-expect_grep 'symmetric with --zero 3 and --tp 2: the replicas are not simulated alike' "\$TMPDIR_TEST/err"
-expect_exit 0 "\$BAECHI" $g --dp 4 --tp 2 --zero 3 -o z.yaml
-expect_exit 0 "\$BAECHI" $g --dp 4 --tp 1 --zero 3 --symmetric -o z1.yaml
+test_expect_success 'ZeRO-3 with --sp: --symmetric refused, the exact transform taken' - <<EOF2
+expect_exit 2 "\$BAECHI" $g --dp 4 --tp 2 --sp --zero 3 --symmetric -o z.yaml
+expect_grep 'symmetric with --zero 3 and --sp: the replicas are not simulated alike' "\$TMPDIR_TEST/err"
+expect_exit 0 "\$BAECHI" $g --dp 4 --tp 2 --sp --zero 3 -o z.yaml
+expect_exit 0 "\$BAECHI" $g --dp 4 --tp 2 --zero 3 --symmetric -o z1.yaml
 EOF2
 
 test_expect_success 'malformed keys name the place' - <<'EOF2'
