@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""symmetry-sweep.py BAECHI SEED N [WORKDIR]: replica symmetry against the
-exact graph on N random layouts (docs/symmetry.md, issue 32 item 2).
+"""symmetry-sweep.py BAECHI SEED N [WORKDIR [zero=Z] [sp=0|1] [tp-min=T]]:
+replica symmetry against the exact graph on N random layouts
+(docs/symmetry.md, issue 32 item 2).  zero=, sp= and tp-min= fix the ZeRO
+stage, sequence parallelism, and the smallest TP degree drawn.
 
 Each layout: a small GPT (d 64, 8 heads) with DP 2..32 x TP 1/2/4/8 x PP
 1/2/4 on at most 256 GPUs, ZeRO 0-3, 1-4 micro-batches, sometimes --sp and
@@ -23,6 +25,7 @@ import tempfile
 def main():
     baechi, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     wd = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp()
+    fix = dict(a.split("=", 1) for a in sys.argv[5:])
     rng = random.Random(seed)
 
     def run(args):
@@ -30,11 +33,15 @@ def main():
 
     worst, worst_desc, refused, done = 0.0, "-", 0, 0
     while done < n:
-        tp, pp, dp = rng.choice([1, 2, 4, 8]), rng.choice([1, 2, 4]), rng.randint(2, 32)
+        tp_min = int(fix.get("tp-min", 1))
+        tp = rng.choice([t for t in (1, 2, 4, 8) if t >= tp_min])
+        pp, dp = rng.choice([1, 2, 4]), rng.randint(2, 32)
         if dp * tp * pp > 256:
             continue
         zero, mb = rng.choice([0, 0, 1, 2, 3]), rng.choice([1, 1, 2, 4])
+        zero = int(fix.get("zero", zero))
         sp = tp > 1 and rng.random() < 0.3
+        sp = tp > 1 and bool(int(fix.get("sp", int(sp))))
         g = rng.choice([4, 8])
         if rng.random() < 0.5:
             cl = ["--nodes", str(-(-dp * tp * pp // g)), "--gpus-per-node", str(g),

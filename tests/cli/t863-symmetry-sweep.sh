@@ -16,8 +16,16 @@ expect_grep '^worst 0\.0000 %' sweep.txt
 test "$(grep -c ' % step ' sweep.txt)" -ge 10
 EOF2
 
-test_expect_success 'docs/symmetry.md quotes the sweep it ran' - <<'EOF2'
+test_expect_success 'ZeRO-3 with TP: six random layouts agree' - <<'EOF2'
+mkdir -p wd3
+python3 "$TOP/scripts/symmetry-sweep.py" "$BAECHI" 11 6 wd3 zero=3 sp=0 tp-min=2 > z3.txt
+cat z3.txt
+expect_grep '^worst 0\.0000 %' z3.txt
+EOF2
+
+test_expect_success 'docs/symmetry.md quotes the sweeps it ran' - <<'EOF2'
 expect_grep 'scripts/symmetry-sweep.py build/baechi 1 100' "$TOP/docs/symmetry.md"
+expect_grep 'symmetry-sweep.py build/baechi 11 40 wd zero=3' "$TOP/docs/symmetry.md"
 EOF2
 
 test_done
