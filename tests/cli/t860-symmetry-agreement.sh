@@ -82,4 +82,12 @@ expect_exit 0 "$BAECHI" run -w ea.yaml -c dgx-h100-2x8 -p given
 expect_grep '^step \(timed\) +1.028 ms' "$TMPDIR_TEST/out"
 EOF2
 
+test_expect_success 'out of memory on every replica, as in the exact graph' - <<'EOF2'
+for w in ea sa; do
+    expect_exit 0 "$BAECHI" sim -w $w.yaml -c dgx-h100-2x8 --placement given --memory-fraction 0.00001
+    expect_grep '^out of memory on 16 devices$' "$TMPDIR_TEST/out"
+    test "$(grep -c ' OOM by ' "$TMPDIR_TEST/out")" = 16
+done
+EOF2
+
 test_done
