@@ -1,4 +1,4 @@
-# check: once
+# check: slow once
 # Replica symmetry (issue 32 item 2, docs/symmetry.md): `parallelize
 # --symmetric` writes replica 0 of D and the timed model costs its DP
 # collectives over all D ranks on the full topology; on layouts that fit

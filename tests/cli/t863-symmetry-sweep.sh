@@ -1,4 +1,4 @@
-# check: once
+# check: slow once
 # Replica symmetry against the exact graph on random layouts
 # (scripts/symmetry-sweep.py, docs/symmetry.md; issue 32 item 2): twelve
 # layouts up to 256 GPUs (seed 7), step and every device's peak, busy time
