@@ -40,6 +40,7 @@ struct planner {
     struct coll_plan *p;
     size_t alloc;
     bool counting;
+    bool tree_rails; /* an all-reduce with `algo: tree` over nodes: trees on the rails */
     struct fabric fab;
     double div_leaf, div_pod;
 };
@@ -154,40 +155,70 @@ static void fabric_all_to_all(struct planner *pl, const int32_t *devs, int32_t n
 /* Adds the ring over devs[0..k) (each to the next, the last to the first;
  * no link into position skip_dst), each link carrying `bytes`; links within
  * one device are free. */
+/* Link s -> d (s != d) carrying `bytes`: counted (pl->counting) or added,
+ * sl taking the slowest. */
+static int link_add(struct planner *pl, int32_t s, int32_t d, double bytes, struct slowest *sl)
+{
+    struct comm_model m;
+    struct coll_edge *e;
+    double slope;
+
+    if (pl->counting) {
+        if (pl->fab.n_leaf > 0) {
+            fabric_flow(pl, s, d, 1.0);
+        }
+        return 0;
+    }
+    m = cluster_comm_model(pl->c, s, d);
+    /* the uplinks' share where the link leaves its leaf group */
+    slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d) * fabric_div(pl, s, d);
+    if (slope > sl->slope_us_per_byte) {
+        sl->slope_us_per_byte = slope;
+    }
+    if (m.intercept_us > sl->intercept_us) {
+        sl->intercept_us = m.intercept_us;
+    }
+    if (ARRAY_RESERVE(pl->p->edge, pl->alloc, (size_t)pl->p->n_edge + 1)) {
+        return BAECHI_ENOMEM;
+    }
+    e = &pl->p->edge[pl->p->n_edge++];
+    e->src = s;
+    e->dst = d;
+    e->bytes = (int64_t)nearbyint(bytes);
+    return 0;
+}
+
 static int ring(struct planner *pl, const int32_t *devs, int32_t k, double bytes, int32_t skip_dst,
                 struct slowest *sl)
 {
     for (int32_t i = 0; k > 1 && i < k; i++) {
         int32_t s = devs[i], d = devs[(i + 1) % k];
-        struct comm_model m;
-        struct coll_edge *e;
-        double slope;
+        int rc;
 
         if (s == d || (i + 1) % k == skip_dst) {
             continue;
         }
-        if (pl->counting) {
-            if (pl->fab.n_leaf > 0) {
-                fabric_flow(pl, s, d, 1.0);
-            }
-            continue;
+        if ((rc = link_add(pl, s, d, bytes, sl)) != 0) {
+            return rc;
         }
-        m = cluster_comm_model(pl->c, s, d);
-        /* the uplinks' share where the link leaves its leaf group */
-        slope = m.slope_us_per_byte / cluster_coll_efficiency(pl->c, s, d) * fabric_div(pl, s, d);
-        if (slope > sl->slope_us_per_byte) {
-            sl->slope_us_per_byte = slope;
+    }
+    return 0;
+}
+
+/* A binary tree over devs[0..k) (rank i's parent (i - 1) / 2), each link
+ * both ways carrying `bytes`: reduced up, broadcast down (NCCL's tree,
+ * pipelined). */
+static int tree(struct planner *pl, const int32_t *devs, int32_t k, double bytes,
+                struct slowest *sl)
+{
+    for (int32_t i = 1; i < k; i++) {
+        int32_t s = devs[i], d = devs[(i - 1) / 2];
+        int rc;
+
+        if (s != d && ((rc = link_add(pl, s, d, bytes, sl)) != 0 ||
+                       (rc = link_add(pl, d, s, bytes, sl)) != 0)) {
+            return rc;
         }
-        if (m.intercept_us > sl->intercept_us) {
-            sl->intercept_us = m.intercept_us;
-        }
-        if (ARRAY_RESERVE(pl->p->edge, pl->alloc, (size_t)pl->p->n_edge + 1)) {
-            return BAECHI_ENOMEM;
-        }
-        e = &pl->p->edge[pl->p->n_edge++];
-        e->src = s;
-        e->dst = d;
-        e->bytes = (int64_t)nearbyint(bytes);
     }
     return 0;
 }
@@ -231,11 +262,14 @@ static double ring_bytes(enum coll_kind kind, double n, double S)
 }
 
 static double hier_time_us(enum coll_kind kind, double m, double g, double S,
-                           const struct slowest *in, const struct slowest *x)
+                           const struct slowest *in, const struct slowest *x, bool tree_rails)
 {
     double bi = S * in->slope_us_per_byte, bx = S * x->slope_us_per_byte;
     double ai = in->intercept_us, ax = x->intercept_us;
 
+    if (tree_rails) { /* all-reduce, trees on the rails: 2 log2(m) steps of S/g */
+        return 2 * (g - 1) * ai + 2 * ceil(log2(m)) * ax + fmax(2 * (g - 1) / g * bi, 2 * bx / g);
+    }
     switch (kind) {
     case COLL_ALL_REDUCE:
         return 2 * (g - 1) * ai + 2 * (m - 1) * ax +
@@ -333,11 +367,14 @@ static int hierarchical(struct planner *pl, const struct graph_coll *gc, const i
                 sub[len++] = devs[i];
             }
         }
-        if ((rc = ring(pl, sub, len, hier_bytes(gc->kind, true, len, m, g, S), skip, &x))) {
+        rc = pl->tree_rails
+                 ? tree(pl, sub, len, S / g, &x)
+                 : ring(pl, sub, len, hier_bytes(gc->kind, true, len, m, g, S), skip, &x);
+        if (rc) {
             return rc;
         }
     }
-    t = hier_time_us(gc->kind, m, g, S, &in, &x);
+    t = hier_time_us(gc->kind, m, g, S, &in, &x, pl->tree_rails);
     pl->p->time_us = (int64_t)fmin(nearbyint(t), (double)LIMIT_TIME_SAT_US);
     return 0;
 }
@@ -377,10 +414,15 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     p->algo = gc->algo;
     p->replicas = gc->replicas;
     p->replica_stride = gc->replica_stride;
-    if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL) {
+    if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL ||
+        (p->algo == COLL_ALGO_TREE && gc->kind == COLL_ALL_REDUCE)) {
         group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
                       &m, &gmax);
-        p->algo = m > 1 ? COLL_ALGO_HIERARCHICAL : COLL_ALGO_RING;
+        /* a tree all-reduce over nodes: in-node rings, trees on the rails */
+        pl.tree_rails = p->algo == COLL_ALGO_TREE && m > 1;
+        p->algo = p->algo == COLL_ALGO_TREE ? COLL_ALGO_TREE
+                  : m > 1                   ? COLL_ALGO_HIERARCHICAL
+                                            : COLL_ALGO_RING;
     }
     CHECK(fabric_init(&pl));
     if (pl.fab.n_leaf > 0 && any_link(devs, n)) {
@@ -388,7 +430,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
         pl.counting = true;
         if (gc->kind == COLL_ALL_TO_ALL && p->algo == COLL_ALGO_HIERARCHICAL) {
             fabric_all_to_all(&pl, devs, n, gmax);
-        } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
+        } else if (p->algo == COLL_ALGO_HIERARCHICAL || pl.tree_rails) {
             CHECK(hierarchical(&pl, gc, devs, n, devs + n));
         } else {
             CHECK(ring(&pl, devs, n, 0, gc->kind == COLL_BROADCAST ? gc->root : -1, &sl));
@@ -399,7 +441,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     }
     if (!any_link(devs, n)) {
         p->time_us = 0; /* every rank on one device: nothing moves */
-    } else if (p->algo == COLL_ALGO_HIERARCHICAL) {
+    } else if (p->algo == COLL_ALGO_HIERARCHICAL || pl.tree_rails) {
         CHECK(hierarchical(&pl, gc, devs, n, devs + n));
     } else {
         /* a broadcast's chain ends before the root: nothing flows into it */

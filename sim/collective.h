@@ -40,10 +40,18 @@
  *                   rails, all-gather in each node)
  *   all-to-all      (g-1)α_in + (m-1)g·α_x + max((g-1)/(mg)·S/B_in, (m-1)/m·S/B_x)
  *                   (S/n to each rank: (m-1)/m·S leaves through the NIC)
- * With g = 1 each reduces to the ring over the NICs.
+ * With g = 1 each reduces to the ring over the NICs.  `algo: tree` on an
+ * all-reduce over nodes: the in-node rings and a binary tree on each rail
+ * (S/g up and down each link):
+ *   2(g-1)α_in + 2⌈log2 m⌉α_x + max(2(g-1)/g·S/B_in, 2·S/(g·B_x)).
+ * On a fat tree (nodes: tiers) a link that leaves its leaf group (pod) runs
+ * at B_x / div, div = max(1, flows x R / (L G)) (pods: R^2 / (P G)), the
+ * flows being the links of the plan that leave the group (all-to-all: its
+ * NICs' off-group share); docs/topology.md.
  * The ring is the ranks in op order; the default algorithm is hierarchical
  * when the ranks span nodes, ring otherwise (`algo: ring` forces one flat
- * ring, at its slowest link; `algo: tree` the tree formula).  The links a
+ * ring, at its slowest link; `algo: tree` the tree formula, over nodes
+ * on the rails).  The links a
  * collective holds are its rings' and rails' (a broadcast's chains end
  * before the root).  Links between ranks on one device cost nothing; the
  * result is rounded to whole µs and at least 1 µs (as an op's weight).

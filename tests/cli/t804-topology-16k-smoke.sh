@@ -45,6 +45,20 @@ assert {"src": 16383, "dst": 16376, "bytes": ring, "n_transfers": 1} in t
 PY
 EOF2
 
+# The same with `algo: tree`: trees on the rails, 2 ceil(log2 2048) = 22
+# steps of 5 µs instead of 2 x 2047, and 2 S/(8 x 45 GB/s).
+test_expect_success 'algo: tree: the tree across the 2,048 nodes' - <<'EOF2'
+sed 's/kind: all-reduce, bytes: 400000000}/kind: all-reduce, bytes: 400000000, algo: tree}/' w.yaml > wt.yaml
+expect_exit 0 "$BAECHI" sim -w wt.yaml -c dgx-h100-superpod-16k --placement given --json
+python3 - "$TMPDIR_TEST/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+S, g = 4e8, 8
+want = 110 + 2 * (g - 1) * 10 + 2 * 11 * 5 + max(2 * (g - 1) / g * S / 360e3, 2 * S / (g * 45e3))
+assert abs(r["step_us"] - want) <= 1, (r["step_us"], want)
+PY
+EOF2
+
 test_expect_success 'run (both models and the bound) takes it too' - <<'EOF2'
 expect_exit 0 "$BAECHI" run -w w.yaml -c dgx-h100-superpod-16k -p given
 expect_grep '^step \(timed\) +22\.94[0-9] ms \(2294[0-9] µs\)' "$TMPDIR_TEST/out"

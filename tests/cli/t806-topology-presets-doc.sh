@@ -85,6 +85,8 @@ test_expect_success 'the doc quotes the uplink example t803 checks' - <<'EOF2'
 expect_grep '16 × 16 / 24 = 10.7 over 8, div 4/3' "$TOP/docs/topology.md"
 expect_grep 'check all-to-all l2r2.yaml 4 1.3333333333333333' "$TOP/tests/cli/t803-topology-oversubscribed.sh"
 expect_grep '= 22.94 ms' "$TOP/docs/topology.md"
+expect_grep '110 = 2.58 ms \(t804\)' "$TOP/docs/topology.md"
+expect_grep '2 \* 11 \* 5' "$TOP/tests/cli/t804-topology-16k-smoke.sh"
 expect_grep '22\\.94\[0-9\] ms' "$TOP/tests/cli/t804-topology-16k-smoke.sh"
 EOF2
 
