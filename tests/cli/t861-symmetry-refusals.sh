@@ -32,9 +32,16 @@ for cmd in "sim --placement given" "run -p given"; do
 done
 EOF2
 
-test_expect_success "a placer's placement: refused" - <<'EOF2'
-expect_exit 2 "$BAECHI" run -w s.yaml -c dgx-h100-2x8 -p m-etf
-expect_grep "^baechi: not symmetric: op '.*' is on device [0-9]+, outside replica 0 \(a placer's own placement\)" "$TMPDIR_TEST/err"
+test_expect_success "a placer, or a placement outside replica 0: refused" - <<'EOF2'
+for p in m-etf auto; do
+    expect_exit 2 "$BAECHI" run -w s.yaml -c dgx-h100-2x8 -p $p
+    expect_grep "^baechi: not symmetric: '.*' is replica 0 of 4 \(parallelize --symmetric\) and runs on its given placement; -p $p would place its ops anywhere" "$TMPDIR_TEST/err"
+done
+expect_exit 2 "$BAECHI" place -w s.yaml -c dgx-h100-2x8 -p m-topo -o p.yaml
+expect_exit 0 "$BAECHI" place -w s.yaml -c dgx-h100-2x8 -p given -o p.yaml
+sed 's|^  r0/wte: 0$|  r0/wte: 2|' p.yaml > p2.yaml
+expect_exit 2 "$BAECHI" sim -w s.yaml -c dgx-h100-2x8 --placement p2.yaml
+expect_grep "^baechi: not symmetric: op 'r0/wte' is on device 2, outside replica 0 \(a placer's own placement\)" "$TMPDIR_TEST/err"
 EOF2
 
 test_expect_success 'a heterogeneous cluster: refused' - <<'EOF2'
