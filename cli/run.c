@@ -175,7 +175,8 @@ static void print_json(const struct workload *w, const struct graph *g, const st
                        const struct placement *p, const struct placer_stats *st,
                        const struct bound_result *bd, const struct sim_result *rb,
                        const struct sim_result *rt, const struct mem_explain *xb,
-                       const struct mem_explain *xt, enum sim_model vm)
+                       const struct mem_explain *xt, enum sim_model vm,
+                       const struct sim_symmetry *sym)
 {
     struct run_verdict v;
 
@@ -241,6 +242,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         fputs(", \"timed\": ", stdout);
         explain_print_json(stdout, xt, g, c);
         fputc('}', stdout);
+    }
+    if (sym->replicas > 1) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
     }
     fputs("}\n", stdout);
 }
@@ -467,7 +472,7 @@ int cmd_run(int argc, char **argv)
     }
     if (x.json) {
         print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.explain ? &xb : NULL,
-                   x.explain ? &xt : NULL, x.verdict_model);
+                   x.explain ? &xt : NULL, x.verdict_model, &x.sym);
     } else {
         print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.verdict_model);
         if (x.sym.replicas > 1) {

@@ -82,6 +82,15 @@ expect_exit 0 "$BAECHI" run -w ea.yaml -c dgx-h100-2x8 -p given
 expect_grep '^step \(timed\) +1.028 ms' "$TMPDIR_TEST/out"
 EOF2
 
+test_expect_success 'sim --json and run --json: the symmetry key, valid by their schemas' - <<'EOF2'
+expect_exit 0 "$BAECHI" sim -w sa.yaml -c dgx-h100-2x8 --placement given --json
+python3 "$TOP/tests/json_schema.py" "$TOP/docs/schema/sim.json" "$TMPDIR_TEST/out"
+grep -q '"symmetry": {"replicas": 4, "stride": 2, "devices": 16}' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" run -w sa.yaml -c dgx-h100-2x8 -p given --json
+python3 "$TOP/tests/json_schema.py" "$TOP/docs/schema/run.json" "$TMPDIR_TEST/out"
+grep -q '"symmetry": {"replicas": 4, "stride": 2, "devices": 16}' "$TMPDIR_TEST/out"
+EOF2
+
 test_expect_success 'out of memory on every replica, as in the exact graph' - <<'EOF2'
 for w in ea sa; do
     expect_exit 0 "$BAECHI" sim -w $w.yaml -c dgx-h100-2x8 --placement given --memory-fraction 0.00001
