@@ -21,6 +21,7 @@
 #include "core/workload.h"
 #include "core/workload_yaml.h"
 #include "placers/placer.h"
+#include "sim/symmetry.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -257,6 +258,21 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
     }
     j->have_c = true;
     inputs_warn_times(&j->w, &j->c);
+    {
+        struct sim_symmetry sym;
+
+        /* a placer's own placement of one replica stands for nothing */
+        if ((rc = sim_symmetry_read(&j->w, &sym)) != 0) {
+            return rc;
+        }
+        if (sym.replicas > 1 && strcmp(pc->placer, "given") != 0) {
+            return err_set(BAECHI_EINVAL,
+                           "not symmetric: '%s' is replica 0 of %d (parallelize --symmetric) and "
+                           "runs on its given placement; -p %s would place its ops anywhere: use "
+                           "-p given, or the exact workload",
+                           j->w.name, (int)sym.replicas, pc->placer);
+        }
+    }
     opt = pc->opt;
     if ((rc = pipeline_opts_read(&j->w, &opt.pipeline, NULL)) != 0 ||
         (rc = placer_run(pc->placer, &j->g, &j->c, &opt, j->w.name, &j->p, &j->st)) != 0) {

@@ -31,6 +31,7 @@
 #include "results/db.h"
 #include "results/sweep.h"
 #include "sim/sim.h"
+#include "sim/symmetry.h"
 #include "sim/trace.h"
 
 #include <inttypes.h>
@@ -174,7 +175,8 @@ static void print_json(const struct workload *w, const struct graph *g, const st
                        const struct placement *p, const struct placer_stats *st,
                        const struct bound_result *bd, const struct sim_result *rb,
                        const struct sim_result *rt, const struct mem_explain *xb,
-                       const struct mem_explain *xt, enum sim_model vm)
+                       const struct mem_explain *xt, enum sim_model vm,
+                       const struct sim_symmetry *sym)
 {
     struct run_verdict v;
 
@@ -240,6 +242,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         fputs(", \"timed\": ", stdout);
         explain_print_json(stdout, xt, g, c);
         fputc('}', stdout);
+    }
+    if (sym->replicas > 1) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
     }
     fputs("}\n", stdout);
 }
@@ -323,6 +329,7 @@ struct run_extra {
     enum sim_model trace_model;
     enum sim_model verdict_model; /* --model */
     struct pipeline_cli pipe;
+    struct sim_symmetry sym; /* the workload's replica symmetry (docs/symmetry.md) */
 };
 
 static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
@@ -388,12 +395,15 @@ static int run_simulate(const struct run_extra *x, struct place_job *j, struct t
         *have_t = true;
     }
     so.trace = x->tpath && x->trace_model == SIM_MODEL_BAECHI ? t : NULL;
-    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb))) {
+    if ((rc = sim_symmetry_check(&x->sym, &j->g, &j->c, j->p.device_of)) ||
+        (rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb)) ||
+        (rc = sim_symmetry_expand(&x->sym, rb))) {
         return rc;
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
-    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0) {
+    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0 &&
+        (rc = sim_symmetry_expand(&x->sym, rt)) == 0) {
         sim_result_warn(rt, &j->g);
     }
     return rc;
@@ -404,7 +414,8 @@ int cmd_run(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    struct run_extra x = {.trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED};
+    struct run_extra x = {
+        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
@@ -450,6 +461,7 @@ int cmd_run(int argc, char **argv)
     CHECK(placer_world(&j.c, &pc.opt));
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
     CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
+    CHECK(sim_symmetry_read(&j.w, &x.sym));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
     bound_options_init(&bo);
     bo.lp_solver = pc.opt.lp_solver; /* --lp-solver: the bound's LP too */
@@ -464,11 +476,17 @@ int cmd_run(int argc, char **argv)
     }
     if (x.json) {
         print_json(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.explain ? &xb : NULL,
-                   x.explain ? &xt : NULL, x.verdict_model);
+                   x.explain ? &xt : NULL, x.verdict_model, &x.sym);
     } else {
         print_text(&j.w, &j.g, &j.c, &j.p, &j.st, &bd, &rb, &rt, x.verdict_model);
         if (pc.opt.impl == PLACER_IMPL_REFERENCE) { /* the same placement: say which loop ran */
             printf("implementation m-ETF's reference event loop (--impl reference)\n");
+        }
+        if (x.sym.replicas > 1) {
+            printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
+                   "replicas); all replicas identical: each device shows its replica-0 "
+                   "device's\n",
+                   (int)x.sym.replicas, (int)x.sym.replicas);
         }
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);

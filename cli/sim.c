@@ -23,6 +23,7 @@
 #include "core/units.h"
 #include "core/workload.h"
 #include "sim/sim.h"
+#include "sim/symmetry.h"
 #include "sim/trace.h"
 
 #include <inttypes.h>
@@ -69,7 +70,7 @@ static const struct sim_oom *oom_of(const struct sim_result *r, int32_t d)
 
 static void print_json(const struct sim_result *r, const struct graph *g, const struct cluster *c,
                        const struct workload *w, const struct placement *p, const char *pspec,
-                       const struct mem_explain *x)
+                       const struct mem_explain *x, const struct sim_symmetry *sym)
 {
     int64_t tb = 0, tn = 0;
     bool first = true;
@@ -127,6 +128,10 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
     cmd_json_kv(stdout, p->options, p->n_options);
     fputs(", \"placement_stats\": ", stdout);
     cmd_json_kv(stdout, p->stats, p->n_stats);
+    if (sym->replicas > 1) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
+    }
     if (x) {
         fputs(", \"memory_explain\": ", stdout);
         explain_print_json(stdout, x, g, c);
@@ -135,7 +140,8 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
 }
 
 static void print_text(const struct sim_result *r, const struct graph *g, const struct cluster *c,
-                       const struct workload *w, const struct placement *p, const char *pspec)
+                       const struct workload *w, const struct placement *p, const char *pspec,
+                       const struct sim_symmetry *sym)
 {
     char a[48], b[48], e[48];
     int64_t tb = 0, tn = 0;
@@ -155,6 +161,11 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
     }
     units_fmt_us((double)r->step_us, a, sizeof(a));
     printf("step time      %s (%" PRId64 " µs)\n", a, r->step_us);
+    if (sym->replicas > 1) {
+        printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
+               "replicas); all replicas identical: each device shows its replica-0 device's\n",
+               (int)sym->replicas, (int)sym->replicas);
+    }
     units_fmt_us((double)r->lower_bound_us, a, sizeof(a));
     units_fmt_us((double)r->critical_path_us, b, sizeof(b));
     printf("lower bound    %s (%" PRId64 " µs; critical path %s), step / bound %.3f\n", a,
@@ -217,6 +228,7 @@ int cmd_sim(int argc, char **argv)
     struct sim_result r;
     struct trace t;
     struct mem_explain x;
+    struct sim_symmetry sym = {1, 0, 0};
     struct pipeline_cli pipe;
     bool json = false, have_t = false, explain = false;
     long k = 0;
@@ -281,7 +293,10 @@ int cmd_sim(int argc, char **argv)
         have_t = true;
         opt.trace = &t;
     }
+    CHECK(sim_symmetry_read(&in.w, &sym));
+    CHECK(sim_symmetry_check(&sym, &in.g, &in.c, in.p.device_of));
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
+    CHECK(sim_symmetry_expand(&sym, &r));
     sim_result_warn(&r, &in.g);
     if (explain) {
         CHECK(mem_explain_run(&in.g, &in.c, in.p.device_of, opt.model, &r, EXPLAIN_TOP, &x));
@@ -289,9 +304,9 @@ int cmd_sim(int argc, char **argv)
     if (tpath && strcmp(tpath, "-") == 0) {
         /* the trace owns stdout */
     } else if (json) {
-        print_json(&r, &in.g, &in.c, &in.w, &in.p, a.pspec, explain ? &x : NULL);
+        print_json(&r, &in.g, &in.c, &in.w, &in.p, a.pspec, explain ? &x : NULL, &sym);
     } else {
-        print_text(&r, &in.g, &in.c, &in.w, &in.p, a.pspec);
+        print_text(&r, &in.g, &in.c, &in.w, &in.p, a.pspec, &sym);
         if (explain) {
             explain_print_text(stdout, &x, &in.g, &in.c);
         }

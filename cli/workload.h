@@ -88,7 +88,8 @@ enum {
     WORKLOAD_OPT_MIXED,
     WORKLOAD_OPT_PP_BALANCE,
     WORKLOAD_OPT_FP32_GRADS,
-    WORKLOAD_OPT_SP
+    WORKLOAD_OPT_SP,
+    WORKLOAD_OPT_SYMMETRIC
 };
 
 #define WORKLOAD_PARALLEL_OPTS                                                                     \
@@ -111,10 +112,13 @@ enum {
          "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "          \
          "states of fp16 parameters: 12 for Adam; generate with --elem-bytes 2; also on one "      \
          "GPU)"},                                                                                  \
+        {"fp32-main-grads", WORKLOAD_OPT_FP32_GRADS, NULL,                                         \
+         "with --mixed-precision: Megatron's fp32 main gradients, 4 more bytes per parameter "     \
+         "held all step (Adam: 18), and DDP reduces them"},                                        \
     {                                                                                              \
-        "fp32-main-grads", WORKLOAD_OPT_FP32_GRADS, NULL,                                          \
-            "with --mixed-precision: Megatron's fp32 main gradients, 4 more bytes per parameter "  \
-            "held all step (Adam: 18), and DDP reduces them"                                       \
+        "symmetric", WORKLOAD_OPT_SYMMETRIC, NULL,                                                 \
+            "write one DP replica (its collectives costed over all D; up to 16384 devices; "       \
+            "docs/symmetry.md)"                                                                    \
     }
 
 /* Handles option c when it is one of WORKLOAD_PARALLEL_OPTS: 0 done, 2 a bad

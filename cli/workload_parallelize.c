@@ -57,6 +57,7 @@ int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_op
         {WORKLOAD_OPT_MIXED, "--mixed-precision", false},
         {WORKLOAD_OPT_FP32_GRADS, "--fp32-main-grads", false},
         {WORKLOAD_OPT_SP, "--sp", false},
+        {WORKLOAD_OPT_SYMMETRIC, "--symmetric", false},
     };
     struct gen_spec spec;
     int rc;
@@ -110,7 +111,16 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
     parallel_summarize(w, n, dev);
     fprintf(f, "%s: %d devices (dp %d, tp %d, pp %d, zero %d)\n", w->name, (int)n, (int)o->dp,
             (int)o->tp, (int)o->pp, (int)o->zero);
+    if (o->symmetric && o->dp > 1) {
+        fprintf(f,
+                "  symmetric: replica 0 written (devices t + %d x p); every replica's devices "
+                "the same as its\n",
+                (int)(o->tp * o->dp));
+    }
     for (int32_t r = 0; r < n; r++) {
+        if (o->symmetric && r / o->tp % o->dp != 0) {
+            continue;
+        }
         units_fmt_bytes(dev[r].param_bytes, a, sizeof(a));
         units_fmt_bytes(dev[r].grad_bytes, b, sizeof(b));
         units_fmt_bytes(dev[r].optimizer_bytes, c, sizeof(c));

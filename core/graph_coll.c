@@ -69,6 +69,7 @@ static int parse_one(const struct workload *w, const struct wl_op *op, const str
         return op_err(w, op, "expected a mapping {id, kind, bytes[, root, algo]}", NULL);
     }
     memset(raw, 0, sizeof(*raw));
+    raw->c.replicas = 1;
     for (int32_t i = 0; i < val->n; i++) {
         const char *key = val->keys[i];
         const struct yval *v = &val->items[i];
@@ -107,13 +108,25 @@ static int parse_one(const struct workload *w, const struct wl_op *op, const str
                               s ? s : "a collection");
             }
             raw->c.algo = (enum coll_algo)k;
+        } else if (strcmp(key, "replicas") == 0 || strcmp(key, "stride") == 0) {
+            if (parse_int(v, &x) || x > INT32_MAX || (key[0] == 'r' && x < 1)) {
+                return op_err(w, op,
+                              key[0] == 'r' ? "replicas: expected an integer >= 1, got "
+                                            : "stride: expected a device count >= 0, got ",
+                              s ? s : "a collection");
+            }
+            *(key[0] == 'r' ? &raw->c.replicas : &raw->c.replica_stride) = (int32_t)x;
         } else if (strncmp(key, "x-", 2) != 0) {
             char msg[160];
 
-            snprintf(msg, sizeof(msg), "unknown key '%.80s' (allowed: id, kind, bytes, root, algo)",
+            snprintf(msg, sizeof(msg),
+                     "unknown key '%.80s' (allowed: id, kind, bytes, root, algo, replicas, stride)",
                      key);
             return op_err(w, op, msg, NULL);
         }
+    }
+    if (raw->c.replicas > 1 && raw->c.kind == COLL_BROADCAST) {
+        return op_err(w, op, "replicas: a broadcast has one root, not one per replica", NULL);
     }
     if (seen != 7) {
         return op_err(w, op, "missing required key ",
@@ -143,7 +156,9 @@ static int check_same(const struct workload *w, const struct wl_op *op, const st
                        : f->bytes != c->bytes ? "bytes"
                        : f->algo != c->algo   ? "algo"
                        : f->root != c->root   ? "root"
-                                              : NULL;
+                       : f->replicas != c->replicas || f->replica_stride != c->replica_stride
+                           ? "replicas"
+                           : NULL;
     char msg[400];
 
     if (!what) {

@@ -41,6 +41,12 @@ struct graph_coll {
     enum coll_algo algo;
     int64_t bytes; /* S */
     int32_t root;  /* broadcast: the root's rank (0..n-1); 0 otherwise */
+    /* Replica symmetry (docs/symmetry.md): each rank op stands for `replicas`
+     * ranks, copy k on device (its device) + k x replica_stride, copies of one
+     * rank consecutive in the ring; 1 and 0 unless the op says
+     * `replicas: R, stride: S` (what `parallelize --symmetric` writes). */
+    int32_t replicas;
+    int32_t replica_stride;
 };
 
 /* "all-reduce", ... / "ring", ... */

@@ -383,7 +383,8 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
                    const int32_t *device_of, int32_t ci)
 {
     const struct graph_coll *gc = &g->coll[ci];
-    const int32_t n = g->coll_start[ci + 1] - g->coll_start[ci];
+    /* replica symmetry: each rank op stands for gc->replicas ranks */
+    const int32_t n_op = g->coll_start[ci + 1] - g->coll_start[ci], n = n_op * gc->replicas;
     struct planner pl = {.c = c, .p = p};
     struct slowest sl = {0, 0};
     /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
@@ -396,11 +397,23 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     if (!devs) {
         return BAECHI_ENOMEM;
     }
-    for (int32_t i = 0; i < n; i++) {
-        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i]];
+    for (int32_t i = 0; i < n; i++) { /* a rank's copies consecutive (docs/symmetry.md) */
+        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i / gc->replicas]] +
+                  i % gc->replicas * gc->replica_stride;
+        if (devs[i] >= c->n_devices) {
+            rc = err_set(BAECHI_EINVAL,
+                         "collective '%s': replica %d of its rank on device %d is device %d, "
+                         "beyond the cluster's %d devices",
+                         gc->id, (int)(i % gc->replicas),
+                         (int)(devs[i] - i % gc->replicas * gc->replica_stride), (int)devs[i],
+                         (int)c->n_devices);
+            goto cleanup;
+        }
     }
     memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;
+    p->replicas = gc->replicas;
+    p->replica_stride = gc->replica_stride;
     if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL ||
         (p->algo == COLL_ALGO_TREE && gc->kind == COLL_ALL_REDUCE)) {
         group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
@@ -493,20 +506,34 @@ bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v)
     return --cs->waiting[cs->g->coll_of[v]] == 0;
 }
 
-static int64_t take(int64_t *slot, int64_t st)
+static int64_t take(const int64_t *slot, int64_t st)
 {
     return *slot > st ? *slot : st;
 }
 
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
-                      const struct sim_links *links, int64_t now_us)
+/* Edge k of p, a device of replica j > 0 as its replica-0 device (whose
+ * engines it mirrors: every replica runs the same schedule). */
+static struct coll_edge edge_of(const struct coll_plan *p, int32_t k)
+{
+    struct coll_edge e = p->edge[k];
+
+    if (p->replicas > 1) {
+        e.src -= p->replica_stride * (e.src / p->replica_stride % p->replicas);
+        e.dst -= p->replica_stride * (e.dst / p->replica_stride % p->replicas);
+    }
+    return e;
+}
+
+int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+                         const struct sim_links *links, int64_t now_us)
 {
     const int32_t nd = links->nd;
-    int64_t st = now_us, end;
+    int64_t st = now_us;
 
     /* the start: every channel free */
     for (int32_t k = 0; k < p->n_edge; k++) {
-        const struct coll_edge *e = &p->edge[k];
+        const struct coll_edge real = p->edge[k], mirror = edge_of(p, k);
+        const struct coll_edge *e = m == CHANNEL_LINK ? &real : &mirror;
 
         if (m == CHANNEL_LINK) {
             st = take(&chan[sim_links_at(links, e->src, e->dst)], st);
@@ -516,9 +543,19 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
             st = take(&chan[e->dst], take(&chan[e->src], st));
         }
     }
+    return st;
+}
+
+int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+                      const struct sim_links *links, int64_t now_us)
+{
+    const int32_t nd = links->nd;
+    int64_t st = coll_sim_free_at(p, m, chan, links, now_us), end;
+
     end = sat_add_i64(st, p->time_us);
     for (int32_t k = 0; k < p->n_edge; k++) {
-        const struct coll_edge *e = &p->edge[k];
+        const struct coll_edge real = p->edge[k], mirror = edge_of(p, k);
+        const struct coll_edge *e = m == CHANNEL_LINK ? &real : &mirror;
 
         if (m == CHANNEL_LINK) {
             chan[sim_links_at(links, e->src, e->dst)] = end;

@@ -81,6 +81,9 @@ struct coll_plan {
     int64_t time_us;
     struct coll_edge *edge; /* owned (mem_alloc); n_edge of them */
     int32_t n_edge;
+    /* replica symmetry (graph_coll replicas > 1, docs/symmetry.md): the
+     * engines of a device of replica k are its replica-0 device's */
+    int32_t replicas, replica_stride;
 };
 
 /*
@@ -120,6 +123,10 @@ bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v);
  */
 int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
                       const struct sim_links *links, int64_t now_us);
+
+/* The start coll_sim_take would give, taking nothing. */
+int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+                         const struct sim_links *links, int64_t now_us);
 
 /*
  * After a simulation that could not run every op: the first collective

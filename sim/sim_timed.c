@@ -200,10 +200,9 @@ static int unhold(struct timed *s, int32_t d)
 static int op_ready(struct timed *s, int32_t v)
 {
     const struct graph *g = s->g;
-    struct coll_plan p;
-    int64_t st;
+    bool deferred = false;
     int32_t ci;
-    int rc;
+    int rc = 0;
 
     if (!coll_is_rank(g, v)) {
         return sim_rq_push_prio(
@@ -215,10 +214,24 @@ static int op_ready(struct timed *s, int32_t v)
         return 0;
     }
     ci = g->coll_of[v];
+    if (s->sym_pend && ((rc = timed_sym_ready(s, ci, &deferred)) != 0 || deferred)) {
+        return rc; /* replica symmetry: requested at the end of this time */
+    }
+    return timed_coll_request(s, ci, s->now);
+}
+
+int timed_coll_request(struct timed *s, int32_t ci, int64_t not_before_us)
+{
+    const struct graph *g = s->g;
+    struct coll_plan p;
+    int64_t st;
+    int rc;
+
     if ((rc = coll_plan_make(&p, g, s->c, s->device_of, ci)) != 0) {
         return rc;
     }
-    st = coll_sim_take(&p, s->c->channel, s->chan, &s->r->links, s->now);
+    st = coll_sim_take(&p, s->c->channel, s->chan, &s->r->links,
+                       not_before_us > s->now ? not_before_us : s->now);
     for (int32_t k = 0; k < p.n_edge; k++) {
         size_t l = sim_links_at(&s->r->links, p.edge[k].src, p.edge[k].dst);
 
@@ -506,6 +519,8 @@ static int handle(struct timed *s, const struct evq_event *ev)
         return op_ready(s, ev->a);
     case EV_COLL_START:
         return coll_start(s, ev->a);
+    case EV_COLL_REQUEST:
+        return timed_sym_request(s, ev->a);
     default:
         BUG("unknown event kind %d", ev->kind);
     }
@@ -686,7 +701,7 @@ int timed_setup(struct timed *s, const struct pipeline_opts *pipe)
     if (g->port_alias && (rc = alias_setup(s)) != 0) {
         return rc;
     }
-    if ((rc = coll_sim_init(&s->coll, g)) != 0) {
+    if ((rc = coll_sim_init(&s->coll, g)) != 0 || (rc = timed_sym_setup(s)) != 0) {
         return rc;
     }
     for (int32_t d = 0; s->trace && d < nd; d++) {
@@ -799,6 +814,9 @@ void timed_release(struct timed *s)
     free(s->used);
     free(s->running);
     free(s->chan);
+    free(s->sym_pend);
+    free(s->sym_min_us);
+    free(s->sym_at_us);
     free(s->alias_bytes);
     free(s->root_start);
     free(s->root_op);

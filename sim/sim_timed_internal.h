@@ -41,7 +41,13 @@ enum timed_event {
     EV_OP_END = 0,     /* a = op */
     EV_XFER_START = 1, /* a = tensor, b = receiving device */
     EV_OP_READY = 2,   /* a = op */
-    EV_COLL_START = 3  /* a = collective (sim/collective.h) */
+    EV_COLL_START = 3, /* a = collective (sim/collective.h) */
+    /* a = a collective requested after the other events of its time: one
+     * whose rank ops stand for replicas (docs/symmetry.md: in the exact
+     * graph its last replica's rank requests it, after the other replicas'
+     * requests of that time), or one of replica 0 that became ready after
+     * it on the same devices (the last replica's waits for it) */
+    EV_COLL_REQUEST = 4
 };
 
 struct timed {
@@ -79,6 +85,14 @@ struct timed {
     int64_t end_min_us; /* with end_slots: the earliest of those ends, INT64_MAX none */
     int64_t now;
     struct coll_sim coll;
+    /* replica symmetry (docs/symmetry.md), with replicated collectives only:
+     * per device the replicated collective whose request waits for the end
+     * of sym_at_us (-1 none), per collective the earliest start the other
+     * replicas' requests of that time leave it */
+    int32_t *sym_pend;    /* per device */
+    int64_t *sym_min_us;  /* per collective */
+    int64_t *sym_at_us;   /* per collective: when it began to wait, -1 not waiting */
+    int64_t sym_defer_us; /* the time whose collective requests wait for its end, -1 */
 
     /* the work done, counted (the incremental re-simulation's budget) */
     uint64_t visits; /* Σ (1 + out-degree) over the ops ended */
@@ -99,6 +113,17 @@ struct timed {
  * All but timed_release return 0, BAECHI_ENOMEM (or a collective's error).
  */
 int timed_setup(struct timed *s, const struct pipeline_opts *pipe);
+
+/* Collective ci's last rank is ready: its channels taken from not_before_us
+ * (or now) on, its start queued.  0 or a collective's error. */
+int timed_coll_request(struct timed *s, int32_t ci, int64_t not_before_us);
+
+/* sim_timed_sym.c (docs/symmetry.md): the state (only for a graph with
+ * replicated collectives), whether collective ci's request waits for the
+ * end of its time (*deferred: queued as EV_COLL_REQUEST), and that event. */
+int timed_sym_setup(struct timed *s);
+int timed_sym_ready(struct timed *s, int32_t ci, bool *deferred);
+int timed_sym_request(struct timed *s, int32_t ci);
 
 /* Up to this many devices, and without collectives (whose ranks end
  * through the queue), the ops' ends are kept beside the queue, one slot per

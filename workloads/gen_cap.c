@@ -115,7 +115,8 @@ int gen_cap_check(const char *name, const struct gen_opts *o)
 
 int gen_cap_parallel(const struct workload *in, const struct parallel_opts *o)
 {
-    double ops = 1.5 * (double)in->n_ops * (double)o->dp * (double)o->tp;
+    /* symmetric: one replica is written (docs/symmetry.md) */
+    double ops = 1.5 * (double)in->n_ops * (double)(o->symmetric ? 1 : o->dp) * (double)o->tp;
 
     if (ops > GEN_CAP_OPS) {
         return err_set(

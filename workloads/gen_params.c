@@ -71,8 +71,8 @@ enum gp_kind {
     }
 #define PAR_INT(f, arg, field, lo, def, help)                                                      \
     {                                                                                              \
-        f, GEN_PARAM_INT, arg, lo, PARALLEL_MAX_DEVICES, def, help, PARALLEL, GP_PAR_INT,          \
-            offsetof(struct parallel_opts, field)                                                  \
+        f, GEN_PARAM_INT, arg, lo, PARALLEL_MAX_SYMMETRIC_DEVICES, def, help, PARALLEL,            \
+            GP_PAR_INT, offsetof(struct parallel_opts, field)                                      \
     }
 
 /* Every parameter of `workload gen` and `workload import`: the one table. */
@@ -183,6 +183,10 @@ static const struct gen_param params[] = {
     {"bucket-mb", GEN_PARAM_NUMBER, "MB", 0, 1e6, "25",
      "DDP gradient bucket cap in MiB (default 25)", PARALLEL | TRAINING | GEN_PARAM_MIN_OPEN,
      GP_BUCKET, 0},
+    {"symmetric", GEN_PARAM_FLAG, NULL, 0, 1, "false",
+     "with --dp: write replica 0 only, its DP collectives standing for all D replicas "
+     "(docs/symmetry.md; D x T x P up to 16384)",
+     PARALLEL | TRAINING, GP_PAR_FLAG, offsetof(struct parallel_opts, symmetric)},
     {"mixed-precision", GEN_PARAM_FLAG, NULL, 0, 1, "false",
      "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "
      "states of fp16 parameters: 12 for Adam; generate with --elem-bytes 2; also on one "

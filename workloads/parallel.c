@@ -32,6 +32,7 @@ void parallel_opts_init(struct parallel_opts *o)
     o->fp32_main_grads = false;
     o->sp = false;
     o->pp_by_time = false;
+    o->symmetric = false;
 }
 
 int parallel_opts_check(const struct parallel_opts *o)
@@ -49,6 +50,12 @@ int parallel_opts_check(const struct parallel_opts *o)
         return err_set(BAECHI_EINVAL,
                        "--bucket-mb caps the gradient buckets that data parallelism all-reduces "
                        "and needs --dp 2 or more (--dp %d)",
+                       (int)o->dp);
+    }
+    if (o->symmetric && o->dp < 2) {
+        return err_set(BAECHI_EINVAL,
+                       "--symmetric writes one data-parallel replica for all and needs --dp 2 "
+                       "or more (--dp %d)",
                        (int)o->dp);
     }
     if (o->sp && o->tp < 2) {
@@ -292,10 +299,12 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
 {
     int32_t op, n_rank = 0, first = -1, coll = -1;
 
-    if (o->dp < 1 || o->tp < 1 || o->pp < 1 ||
-        (int64_t)o->dp * o->tp * o->pp > PARALLEL_MAX_DEVICES) {
-        return err_set(BAECHI_EINVAL, "parallelize: --dp %d x --tp %d x --pp %d must be 1..%d",
-                       (int)o->dp, (int)o->tp, (int)o->pp, PARALLEL_MAX_DEVICES);
+    const int32_t max = o->symmetric ? PARALLEL_MAX_SYMMETRIC_DEVICES : PARALLEL_MAX_DEVICES;
+
+    if (o->dp < 1 || o->tp < 1 || o->pp < 1 || (int64_t)o->dp * o->tp * o->pp > max) {
+        return err_set(BAECHI_EINVAL, "parallelize: --dp %d x --tp %d x --pp %d must be 1..%d%s",
+                       (int)o->dp, (int)o->tp, (int)o->pp, (int)max,
+                       o->symmetric ? "" : " (up to 16384 with --symmetric)");
     }
     if (o->zero < 0 || o->zero > 3 || !(o->bucket_mb > 0)) {
         return err_set(BAECHI_EINVAL, "parallelize: --zero %d must be 0..3 and --bucket-mb > 0",
@@ -313,6 +322,15 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
     if (o->fp32_main_grads && !o->mixed_precision) {
         return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
                                       "fp16 parameters and needs --mixed-precision");
+    }
+    if (o->symmetric && o->zero == 3 && o->sp) {
+        /* measured (docs/symmetry.md): with sequence parallelism, ZeRO-3's
+         * gathers tie with the TP all-gathers in orders one replica does not
+         * stand for (the symmetric step 2-20 % above the exact one) */
+        return err_set(BAECHI_EINVAL,
+                       "parallelize: --symmetric with --zero 3 and --sp: the replicas are not "
+                       "simulated alike (ZeRO-3 gathers and sequence-parallel collectives tie "
+                       "for the same engines); parallelise without --symmetric");
     }
     /* A graph this transform wrote (collectives, or every op a rank copy):
      * parallelising it again multiplies the ranks of a step that is already

@@ -74,6 +74,8 @@
 #include <stdint.h>
 
 #define PARALLEL_MAX_DEVICES 4096
+/* With symmetric: D x T x P up to this (one replica's ops are written). */
+#define PARALLEL_MAX_SYMMETRIC_DEVICES 16384
 
 struct parallel_opts {
     int32_t dp, tp, pp;   /* degrees, each >= 1 (default 1) */
@@ -86,6 +88,10 @@ struct parallel_opts {
     bool fp32_main_grads; /* with mixed_precision: Megatron's fp32 main gradients, a resident
                              4 x Ψ buffer held with the optimizer state (Adam: 18 bytes per
                              parameter), and DDP's buckets reduce them (4 bytes per parameter) */
+    bool symmetric;       /* replica symmetry (docs/symmetry.md): write replica d = 0 only, its
+                             ranks on their devices t + T x D x p, each DP collective's rank op
+                             standing for the D ranks of its group (x-collective replicas: D,
+                             stride: T), and the top-level x-symmetry {replicas: D, stride: T} */
 };
 
 void parallel_opts_init(struct parallel_opts *o);

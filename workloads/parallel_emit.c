@@ -35,13 +35,19 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     const int32_t T = x->o->tp, D = x->o->dp, t = r % T, d = r / T % D, p = r / T / D;
     struct strbuf id = STRBUF_INIT, name = STRBUF_INIT;
     char bytes[32], k0[] = "id", k1[] = "kind", k2[] = "bytes";
-    char *keys[] = {k0, k1, k2};
-    struct yval items[3] = {
-        {.kind = YVAL_SCALAR, .scalar = NULL},
-        {.kind = YVAL_SCALAR, .scalar = (char *)c->kind},
-        {.kind = YVAL_SCALAR, .scalar = bytes},
+    char k3[] = "replicas", k4[] = "stride", reps[16], stride[16];
+    char *keys[] = {k0, k1, k2, k3, k4};
+    struct yval items[5] = {
+        {.kind = YVAL_SCALAR, .scalar = NULL},   {.kind = YVAL_SCALAR, .scalar = (char *)c->kind},
+        {.kind = YVAL_SCALAR, .scalar = bytes},  {.kind = YVAL_SCALAR, .scalar = reps},
+        {.kind = YVAL_SCALAR, .scalar = stride},
     };
-    struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
+    /* symmetric: a DP collective's one rank op stands for its group's D ranks,
+     * replica d's on device r + d x T (docs/symmetry.md) */
+    struct yval v = {.kind = YVAL_MAP,
+                     .n = x->o->symmetric && !c->over_tp && D > 1 ? 5 : 3,
+                     .keys = keys,
+                     .items = items};
     int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
     int rc;
 
@@ -52,6 +58,8 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     }
     items[0].scalar = id.buf;
     snprintf(bytes, sizeof(bytes), "%lld", (long long)c->bytes);
+    snprintf(reps, sizeof(reps), "%d", (int)D);
+    snprintf(stride, sizeof(stride), "%d", (int)T);
     if ((rc = workload_add_op(out, name.buf, c->type, &k)) ||
         (rc = workload_add_output(out, c->out))) {
         goto cleanup;
@@ -159,14 +167,24 @@ int parallel_emit(struct workload *out, struct ctx *x)
     int32_t id = 0;
     int rc;
 
+    /* symmetric: the ranks of replica d = 0 only (docs/symmetry.md) */
+    const bool rep_only = x->o->symmetric;
+
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
+        if (rep_only && r / T % D != 0) {
+            continue;
+        }
         x->first_id[r] = id;
         id += x->plan_off[p + 1] - x->plan_off[p];
     }
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
+
+        if (rep_only && r / T % D != 0) {
+            continue;
+        }
 
         for (int32_t k = x->plan_off[p]; k < x->plan_off[p + 1]; k++) {
             const struct item *it = &x->plan[k];
@@ -206,6 +224,21 @@ int parallel_copy_header(struct workload *out, const struct workload *in,
     }
     for (int32_t i = 0; i < in->n_top_ext; i++) {
         if ((rc = workload_set_top_ext(out, in->top_ext[i].key, &in->top_ext[i].val))) {
+            return rc;
+        }
+    }
+    if (o->symmetric) { /* docs/symmetry.md */
+        char k0[] = "replicas", k1[] = "stride", k2[] = "devices", a[16], b[16], c[16];
+        char *keys[] = {k0, k1, k2};
+        struct yval items[3] = {{.kind = YVAL_SCALAR, .scalar = a},
+                                {.kind = YVAL_SCALAR, .scalar = b},
+                                {.kind = YVAL_SCALAR, .scalar = c}};
+        struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
+
+        snprintf(a, sizeof(a), "%d", (int)o->dp);
+        snprintf(b, sizeof(b), "%d", (int)o->tp);
+        snprintf(c, sizeof(c), "%d", (int)(o->dp * o->tp * o->pp));
+        if ((rc = workload_set_top_ext(out, "x-symmetry", &v))) {
             return rc;
         }
     }

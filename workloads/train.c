@@ -288,6 +288,22 @@ static int add_unique(struct workload *out, struct op_names *names, const char *
     return rc;
 }
 
+/* Adds op "<name>/grad" of type "<type>Grad" (add_unique); name is copied
+ * first: adding an op may move the op array it points into. */
+static int add_grad_op(struct workload *out, struct op_names *names, const char *name,
+                       const char *type, int32_t *id)
+{
+    struct strbuf base = STRBUF_INIT, gtype = STRBUF_INIT;
+    int rc;
+
+    if ((rc = strbuf_addstr(&base, name)) == 0 && (rc = strbuf_addf(&gtype, "%sGrad", type)) == 0) {
+        rc = add_unique(out, names, base.buf, "/grad", gtype.buf, id);
+    }
+    strbuf_release(&base);
+    strbuf_release(&gtype);
+    return rc;
+}
+
 static double scaled(double v, double f)
 {
     return isfinite(v) ? v * f : NAN;
@@ -364,23 +380,12 @@ static int add_grad(struct workload *out, const struct workload *fwd, const stru
     const int32_t n = x->n, *f = x->fid + (size_t)m * n;
     const bool mbv = x->rep[v] && n_mb > 1;
     int32_t id, cm, n_grad_in = 0;
-    struct strbuf type = STRBUF_INIT;
     struct wl_op *g;
     double t, fl, by;
     int64_t temp;
     int rc;
 
-    /* the name copied: adding an op may move out->op */
-    if ((rc = strbuf_addf(&type, "%sGrad", op->type)) == 0) {
-        struct strbuf base = STRBUF_INIT;
-
-        if ((rc = strbuf_addstr(&base, out->op[f[v]].name)) == 0) {
-            rc = add_unique(out, x->names, base.buf, "/grad", type.buf, &id);
-        }
-        strbuf_release(&base);
-    }
-    strbuf_release(&type);
-    if (rc) {
+    if ((rc = add_grad_op(out, x->names, out->op[f[v]].name, op->type, &id))) {
         return rc;
     }
     x->bwd[(size_t)m * n + v] = id;

@@ -576,3 +576,60 @@ Test(collective, channel_models)
         release(&f);
     }
 }
+
+/* Replica symmetry (docs/symmetry.md): rank ops with `replicas: R, stride:
+ * S` are planned as the explicit group, copy k of a rank on its device + k
+ * S, a rank's copies consecutive in the ring: same time, same links. */
+Test(collective, replicas_stand_for_their_group)
+{
+    static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all"};
+    static const int one[] = {0}, two[] = {0, 1}, expl2[] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+    for (int k = 0; k < 4; k++) {
+        for (int shape = 0; shape < 2; shape++) {
+            struct fixture e = {0}, s = {0};
+            int32_t ve, vs;
+
+            two_nodes(&e.c);
+            start(&e);
+            ranks(&e, "h", kinds[k], 8, shape ? expl2 : dev8, "", 50);
+            run(&e, 8, CHANNEL_DUPLEX);
+            two_nodes(&s.c);
+            start(&s);
+            ranks(&s, "h", kinds[k], shape ? 2 : 1, shape ? two : one,
+                  shape ? ", replicas: 4, stride: 2" : ", replicas: 8, stride: 1", 50);
+            run(&s, 8, CHANNEL_DUPLEX);
+            ve = op(&e, "h/c0");
+            vs = op(&s, "h/c0");
+            cr_expect_eq(s.r.start_us[vs], e.r.start_us[ve], "%s shape %d", kinds[k], shape);
+            cr_expect_eq(s.r.end_us[vs], e.r.end_us[ve], "%s shape %d: %lld vs %lld", kinds[k],
+                         shape, (long long)s.r.end_us[vs], (long long)e.r.end_us[ve]);
+            for (int i = 0; i < 64; i++) {
+                cr_expect_eq(s.r.link_bytes[i], e.r.link_bytes[i], "%s shape %d link %d -> %d",
+                             kinds[k], shape, i / 8, i % 8);
+            }
+            release(&e);
+            release(&s);
+        }
+    }
+}
+
+/* A replica beyond the cluster is an error naming the collective. */
+Test(collective, replicas_beyond_the_cluster)
+{
+    struct fixture f = {0};
+    struct sim_options so = {.model = SIM_MODEL_TIMED};
+    static const int one[] = {0};
+
+    start(&f);
+    ranks(&f, "h", "all-reduce", 1, one, ", replicas: 8, stride: 2", 50);
+    err_set_quiet(1);
+    cr_assert_eq(workload_read_yaml_string(&f.w, f.yaml, f.len, "coll.yaml"), 0);
+    cr_assert_eq(graph_build(&f.g, &f.w), 0);
+    cr_assert_eq(simtest_cluster(&f.c, 8, 1LL << 40, SLOPE, ALPHA, CHANNEL_DUPLEX), 0);
+    cr_expect_eq(sim_run(&f.g, &f.c, f.g.given_device, &so, &f.r), BAECHI_EINVAL);
+    cr_expect(strstr(err_msg(), "collective 'h': replica 4 of its rank on device 0 is device 8, "
+                                "beyond the cluster's 8 devices") != NULL,
+              "%s", err_msg());
+    release(&f);
+}

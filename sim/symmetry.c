@@ -1,0 +1,217 @@
+/*
+ * symmetry.c - reading, checking and expanding replica symmetry
+ * (symmetry.h, docs/symmetry.md).
+ *
+ * Part of baechi-c; see README.md for the licence.
+ */
+#include "sim/symmetry.h"
+
+#include "core/array.h"
+#include "core/err.h"
+#include "core/yio.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sim_symmetry_read(const struct workload *w, struct sim_symmetry *s)
+{
+    s->replicas = 1;
+    s->stride = 0;
+    s->devices = 0;
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        const struct yval *v = &w->top_ext[i].val;
+        int64_t x[3] = {0, 0, 0};
+
+        if (strcmp(w->top_ext[i].key, "x-symmetry") != 0) {
+            continue;
+        }
+        for (int32_t k = 0; v->kind == YVAL_MAP && k < v->n; k++) {
+            const struct yval *e = &v->items[k];
+            int j = strcmp(v->keys[k], "replicas") == 0  ? 0
+                    : strcmp(v->keys[k], "stride") == 0  ? 1
+                    : strcmp(v->keys[k], "devices") == 0 ? 2
+                                                         : -1;
+
+            if (j >= 0 && (e->kind != YVAL_SCALAR || !e->scalar ||
+                           yio_parse_size(e->scalar, &x[j]) || x[j] > INT32_MAX)) {
+                x[j] = 0;
+            }
+        }
+        if (x[0] < 1 || x[1] < 1 || x[2] < 1 || x[2] % (x[0] * x[1]) != 0) {
+            return err_set(BAECHI_EPARSE,
+                           "workload '%s': x-symmetry: expected {replicas: D >= 1, stride: T >= "
+                           "1, devices: N, a multiple of D x T}",
+                           w->name ? w->name : "?");
+        }
+        s->replicas = (int32_t)x[0];
+        s->stride = (int32_t)x[1];
+        s->devices = (int32_t)x[2];
+    }
+    return 0;
+}
+
+int32_t sim_symmetry_rep(const struct sim_symmetry *s, int32_t u)
+{
+    return s->replicas > 1 ? u - s->stride * (u / s->stride % s->replicas) : u;
+}
+
+static bool same_device(const struct cluster_device *a, const struct cluster_device *b)
+{
+    return a->mem_bytes == b->mem_bytes && a->speed == b->speed &&
+           ((!a->kind && !b->kind) || (a->kind && b->kind && strcmp(a->kind, b->kind) == 0));
+}
+
+/* The relation of devices a, b the collectives and transfers read. */
+struct pair_key {
+    double slope, intercept, eff;
+    bool node, leaf, pod;
+};
+
+static struct pair_key pair_of(const struct cluster *c, int32_t a, int32_t b)
+{
+    const struct cluster_nodes *nd = &c->nodes;
+    struct comm_model m = cluster_comm_model(c, a, b);
+    int32_t na = cluster_node_of(c, a), nb = cluster_node_of(c, b);
+    struct pair_key k = {m.slope_us_per_byte,
+                         m.intercept_us,
+                         cluster_coll_efficiency(c, a, b),
+                         na == nb,
+                         true,
+                         true};
+
+    if (nd->nodes_per_leaf > 0) {
+        k.leaf = na / nd->nodes_per_leaf == nb / nd->nodes_per_leaf;
+    }
+    if (nd->nodes_per_pod > 0) {
+        k.pod = na / nd->nodes_per_pod == nb / nd->nodes_per_pod;
+    }
+    return k;
+}
+
+static bool same_pair(struct pair_key x, struct pair_key y)
+{
+    return x.slope == y.slope && x.intercept == y.intercept && x.eff == y.eff && x.node == y.node &&
+           x.leaf == y.leaf && x.pod == y.pod;
+}
+
+/* Replica 0's devices into *out (*n of them). */
+static int rep_devices(const struct sim_symmetry *s, int32_t **out, int32_t *n)
+{
+    int32_t k = 0;
+
+    *n = s->devices / s->replicas;
+    if (!(*out = array_malloc((size_t)*n, sizeof(**out)))) {
+        return BAECHI_ENOMEM;
+    }
+    for (int32_t u = 0; u < s->devices; u++) {
+        if (sim_symmetry_rep(s, u) == u) {
+            (*out)[k++] = u;
+        }
+    }
+    return 0;
+}
+
+static int check_pairs(const struct sim_symmetry *s, const struct cluster *c, const int32_t *rep,
+                       int32_t n)
+{
+    for (int32_t r = 1; r < s->replicas; r++) {
+        const int32_t off = r * s->stride;
+
+        for (int32_t i = 0; i < n; i++) {
+            if (!same_device(&c->dev[rep[i]], &c->dev[rep[i] + off])) {
+                return err_set(BAECHI_EINVAL,
+                               "not symmetric: device %d (replica %d) differs from its replica-0 "
+                               "device %d in memory, speed or kind (a heterogeneous cluster); "
+                               "simulate the exact workload (parallelize without --symmetric)",
+                               (int)(rep[i] + off), (int)r, (int)rep[i]);
+            }
+            for (int32_t j = 0; j < n; j++) {
+                if (i != j && !same_pair(pair_of(c, rep[i], rep[j]),
+                                         pair_of(c, rep[i] + off, rep[j] + off))) {
+                    return err_set(BAECHI_EINVAL,
+                                   "not symmetric: the link %d -> %d of replica %d differs from "
+                                   "its replica-0 link %d -> %d (bandwidth, latency, node, leaf "
+                                   "group or pod); simulate the exact workload (parallelize "
+                                   "without --symmetric)",
+                                   (int)(rep[i] + off), (int)(rep[j] + off), (int)r, (int)rep[i],
+                                   (int)rep[j]);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+int sim_symmetry_check(const struct sim_symmetry *s, const struct graph *g, const struct cluster *c,
+                       const int32_t *device_of)
+{
+    int32_t *rep = NULL, n = 0;
+    int rc = 0;
+
+    if (s->replicas <= 1) {
+        return 0;
+    }
+    if (c->n_devices < s->devices) {
+        return err_set(BAECHI_EINVAL,
+                       "not symmetric: the workload's %d replicas need %d devices, the cluster "
+                       "'%s' has %d",
+                       (int)s->replicas, (int)s->devices, c->name ? c->name : "?",
+                       (int)c->n_devices);
+    }
+    for (int32_t v = 0; v < g->n_ops; v++) {
+        if (sim_symmetry_rep(s, device_of[v]) != device_of[v] || device_of[v] >= s->devices) {
+            return err_set(BAECHI_EINVAL,
+                           "not symmetric: op '%s' is on device %d, outside replica 0 (a "
+                           "placer's own placement); simulate the symmetric workload with its "
+                           "given placement, or the exact one",
+                           g->op_name[v], (int)device_of[v]);
+        }
+    }
+    CHECK(rep_devices(s, &rep, &n));
+    CHECK(check_pairs(s, c, rep, n));
+cleanup:
+    free(rep);
+    return rc;
+}
+
+int sim_symmetry_expand(const struct sim_symmetry *s, struct sim_result *r)
+{
+    const int32_t nd = s->devices < r->n_devices ? s->devices : r->n_devices;
+    struct sim_oom *oom;
+    int32_t n = r->n_oom;
+
+    if (s->replicas <= 1) {
+        return 0;
+    }
+    if (n > 0) {
+        if (!(oom = array_malloc((size_t)n * (size_t)s->replicas, sizeof(*oom)))) {
+            return err_set(BAECHI_ENOMEM, "out of memory");
+        }
+        memcpy(oom, r->oom, (size_t)n * sizeof(*oom));
+        for (int32_t k = 1; k < s->replicas; k++) {
+            for (int32_t i = 0; i < n; i++) {
+                oom[k * n + i] = r->oom[i];
+                oom[k * n + i].device += k * s->stride;
+            }
+        }
+        free(r->oom);
+        r->oom = oom;
+        r->n_oom = n * s->replicas;
+    }
+    for (int32_t u = 0; u < nd; u++) {
+        int32_t v = sim_symmetry_rep(s, u);
+
+        if (v == u) {
+            continue;
+        }
+        r->dev[u] = r->dev[v];
+        if (r->peak_kind_bytes) {
+            memcpy(r->peak_kind_bytes + (size_t)u * MEM_KIND_N,
+                   r->peak_kind_bytes + (size_t)v * MEM_KIND_N,
+                   MEM_KIND_N * sizeof(*r->peak_kind_bytes));
+        }
+    }
+    return 0;
+}
