@@ -43,6 +43,7 @@
 #include "core/err.h"
 #include "placers/lp_backend.h"
 
+#include <errno.h>
 #include <glpk.h>
 #include <math.h>
 #include <setjmp.h>
@@ -54,6 +55,7 @@
 #define LP_MEM_KIB_PER_NONZERO 4
 #define LP_MEM_LIMIT_MB_MAX    (1 << 30)
 #define LP_MEM_LIMIT_ENV       "BAECHI_GLPK_MEM_LIMIT_MB"
+#define LP_WRITE_MPS_ENV       "BAECHI_LP_WRITE_MPS"
 
 static _Thread_local char lp_msg[256];
 
@@ -265,6 +267,25 @@ static int warm_basis(const struct pgraph *p, glp_prob *lp)
 }
 
 /*
+ * BAECHI_LP_WRITE_MPS=PATH (a probe, as BAECHI_GLPK_MEM_LIMIT_MB is a test
+ * hook): the LP GLPK is about to solve, written to PATH in free MPS, so that
+ * other solvers and options can be measured on exactly this LP
+ * (scripts/lp-probe/, docs/limits.md "Size and time of the LP").  Solving
+ * goes on; a file that cannot be written is an I/O error.
+ */
+static int lp_write_mps(glp_prob *lp)
+{
+    const char *path = getenv(LP_WRITE_MPS_ENV);
+
+    if (!path || !path[0] || glp_write_mps(lp, GLP_MPS_FILE, NULL, path) == 0) {
+        return 0;
+    }
+    /* GLPK opens the file with fopen: its errno says why */
+    return err_set_io(errno, "cannot write the favourite-child LP to '%s' (%s)", path,
+                      LP_WRITE_MPS_ENV);
+}
+
+/*
  * One glp_simplex call within the iteration limit: parm->it_lim is what is
  * left of `iteration_limit` (cumulative over the attempts: glp_get_it_cnt
  * counts every call on lp).  The stop reason into *stop.
@@ -417,6 +438,9 @@ static int lp_solve(const struct pgraph *p, const struct lp_limits *lim, glp_pro
     glp_load_matrix(lp, m->nnz, m->ia, m->ja, m->ar);
     rc = warm_basis(p, lp);
     if (rc != 0) {
+        return rc;
+    }
+    if ((rc = lp_write_mps(lp)) != 0) {
         return rc;
     }
 
