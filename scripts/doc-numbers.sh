@@ -59,6 +59,7 @@ pipeline-placer-table pipeline-placer.md cheap
 pipeline-placer-refusal pipeline-placer.md cheap
 pipeline-placer-memory pipeline-placer.md cheap
 pipeline-placer-auto pipeline-placer.md cheap
+parallelism-sp parallelism.md cheap
 workloads-info workloads.md cheap
 workloads-inception workloads.md cheap
 auto-examples auto.md cheap
@@ -418,6 +419,26 @@ PY
     echo
 }
 # target 1: stage 0's saved activations under 1F1B, M = 8 against M = 1
+# sequence parallelism: GPT-medium at --tp 4 on dgx-h100-8, with and without --sp
+blk_parallelism_sp() {
+    for sp in "" --sp; do
+        gen sp$sp.yaml gpt --size medium -b 8 --seq 1024 --elem-bytes 2 --optimizer adam \
+            --device h100 --tp 4 $sp
+        $B sim -w "$W/sp$sp.yaml" -c dgx-h100-8 --placement given --json > "$W/sp$sp.json" \
+            2> /dev/null || fail "sim sp$sp.yaml failed"
+    done
+    python3 - "$W/sp.json" "$W/sp--sp.json" << 'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+pk = lambda j: j["devices"][0]["peak_bytes"] / 2**30
+print()
+print("On GPT-medium (b 8, s 1024, fp16, Adam, H100 times) at `--tp 4` on `dgx-h100-8`, gpu0's")
+print("peak goes from %.2f to %.2f GiB and the step from %.1f to %.1f ms with `--sp` (the timed"
+      % (pk(a), pk(b), a["step_us"] / 1000, b["step_us"] / 1000))
+print("model, `baechi sim --placement given`).")
+print()
+PY
+}
 blk_pipelines_saved() {
     echo
     echo "| M | saved (GiB), gpu0 | gradients | parameters + optimizer | saved, gpu3 |"

@@ -1,6 +1,7 @@
 # check: slow once
 # t832-doc-numbers-workloads.sh - the numbers the workloads table
-# (docs/workloads.md) quotes are what the program gives now:
+# (docs/workloads.md) and the sequence-parallel example (docs/parallelism.md)
+# quote are what the program gives now:
 # scripts/doc-numbers.sh --check reruns the
 # commands of every cheap block into a copy of the page and fails with the
 # diff when a block differs (issue 31 item 9).  The fix is `make
@@ -10,7 +11,7 @@
 . "$TOP/tests/cli/lib.sh"
 
 test_expect_success 'the cheap blocks are current' - <<'XEOF'
-if ! BAECHI="$BAECHI" sh "$TOP/scripts/doc-numbers.sh" --check --cheap --doc workloads.md > "$TMPDIR_TEST/dn.out" 2> "$TMPDIR_TEST/dn.err"; then
+if ! BAECHI="$BAECHI" sh "$TOP/scripts/doc-numbers.sh" --check --cheap --doc workloads.md --doc parallelism.md > "$TMPDIR_TEST/dn.out" 2> "$TMPDIR_TEST/dn.err"; then
     cat "$TMPDIR_TEST/dn.out" "$TMPDIR_TEST/dn.err"
     echo "stale numbers: run 'make doc-numbers' and reread the prose around the blocks"
     exit 1
