@@ -211,7 +211,10 @@ static int coll_time_us(const struct cluster *c, const char *kind, int n, double
     return rc;
 }
 
-/* busbw in GB/s by nccl-tests' definition. */
+/* busbw in GB/s by nccl-tests' definition (its PERFORMANCE.md), written
+ * here on its own and not read from sim/collective.c's ring volume: the row
+ * checks that volume against the reference, which a shared factor would
+ * cancel. */
 static double busbw_gb_s(const char *kind, int n, double t_us)
 {
     double algbw = (double)COLL_BYTES / (t_us * 1e-6);

@@ -240,63 +240,74 @@ static bool any_link(const int32_t *devs, int32_t k)
  * with in-node links `in` and rails `x`.  Per-link bytes of the rings are
  * the bandwidth terms times the link's bandwidth (ring_bytes, hier_bytes).
  */
+/* The bytes each rank of a ring sends, per byte of the collective (one
+ * place for the ring's volume: its time and its per-link bytes both read
+ * it); and the latency steps of the ring. */
+static double ring_factor(enum coll_kind kind, double n)
+{
+    return kind == COLL_ALL_REDUCE  ? 2 * (n - 1) / n
+           : kind == COLL_BROADCAST ? 1
+                                    : (n - 1) / n; /* reduce-scatter, all-gather, all-to-all */
+}
+
+static double ring_steps(enum coll_kind kind, double n)
+{
+    return kind == COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+}
+
 static double ring_time_us(enum coll_kind kind, double n, double S, const struct slowest *l)
 {
-    double b = S * l->slope_us_per_byte, a = l->intercept_us;
-
-    switch (kind) {
-    case COLL_ALL_REDUCE:
-        return 2 * (n - 1) / n * b + 2 * (n - 1) * a;
-    case COLL_BROADCAST:
-        return b + (n - 1) * a;
-    default: /* reduce-scatter, all-gather, all-to-all */
-        return (n - 1) / n * b + (n - 1) * a;
-    }
+    return ring_factor(kind, n) * S * l->slope_us_per_byte + ring_steps(kind, n) * l->intercept_us;
 }
 
 static double ring_bytes(enum coll_kind kind, double n, double S)
 {
-    return kind == COLL_ALL_REDUCE  ? 2 * (n - 1) / n * S
-           : kind == COLL_BROADCAST ? S
-                                    : (n - 1) / n * S;
-}
-
-static double hier_time_us(enum coll_kind kind, double m, double g, double S,
-                           const struct slowest *in, const struct slowest *x, bool tree_rails)
-{
-    double bi = S * in->slope_us_per_byte, bx = S * x->slope_us_per_byte;
-    double ai = in->intercept_us, ax = x->intercept_us;
-
-    if (tree_rails) { /* all-reduce, trees on the rails: 2 log2(m) steps of S/g */
-        return 2 * (g - 1) * ai + 2 * ceil(log2(m)) * ax + fmax(2 * (g - 1) / g * bi, 2 * bx / g);
-    }
-    switch (kind) {
-    case COLL_ALL_REDUCE:
-        return 2 * (g - 1) * ai + 2 * (m - 1) * ax +
-               fmax(2 * (g - 1) / g * bi, 2 * (m - 1) / m * bx / g);
-    case COLL_BROADCAST:
-        return 2 * (g - 1) * ai + (m - 1) * ax + fmax(2 * (g - 1) / g * bi, bx / g);
-    case COLL_ALL_TO_ALL:
-        return (g - 1) * ai + (m - 1) * g * ax + fmax((g - 1) / (m * g) * bi, (m - 1) / m * bx);
-    default: /* reduce-scatter, all-gather */
-        return (g - 1) * ai + (m - 1) * ax + fmax((g - 1) / g * bi, (m - 1) / m * bx / g);
-    }
+    return ring_factor(kind, n) * S;
 }
 
 /* Bytes on each link of an in-node ring (rail = false) or of a rail of
- * len nodes (rail = true). */
+ * len nodes (rail = true): the one place for the hierarchy's volumes, read
+ * by its time (hier_time_us) and its per-link traffic. */
 static double hier_bytes(enum coll_kind kind, bool rail, double len, double m, double g, double S)
 {
     switch (kind) {
     case COLL_ALL_REDUCE:
         return rail ? 2 * (len - 1) / len * S / g : 2 * (g - 1) / g * S;
-    case COLL_BROADCAST:
-        return rail ? S / g : (g - 1) / g * S;
+    case COLL_BROADCAST: /* in the node: scatter, then all-gather after the rails */
+        return rail ? S / g : 2 * (g - 1) / g * S;
     case COLL_ALL_TO_ALL:
         return rail ? (len - 1) / len * S : (g - 1) / (m * g) * S;
-    default:
+    default: /* reduce-scatter, all-gather */
         return rail ? (len - 1) / len * S / g : (g - 1) / g * S;
     }
+}
+
+static double hier_time_us(enum coll_kind kind, double m, double g, double S,
+                           const struct slowest *in, const struct slowest *x, bool tree_rails)
+{
+    double ai = in->intercept_us, ax = x->intercept_us, steps;
+
+    if (tree_rails) { /* all-reduce, trees on the rails: 2 log2(m) steps of S/g */
+        return 2 * (g - 1) * ai + 2 * ceil(log2(m)) * ax +
+               fmax(hier_bytes(kind, false, m, m, g, S) * in->slope_us_per_byte,
+                    2 * S / g * x->slope_us_per_byte);
+    }
+    switch (kind) {
+    case COLL_ALL_REDUCE:
+        steps = 2 * (g - 1) * ai + 2 * (m - 1) * ax;
+        break;
+    case COLL_BROADCAST:
+        steps = 2 * (g - 1) * ai + (m - 1) * ax;
+        break;
+    case COLL_ALL_TO_ALL:
+        steps = (g - 1) * ai + (m - 1) * g * ax;
+        break;
+    default: /* reduce-scatter, all-gather */
+        steps = (g - 1) * ai + (m - 1) * ax;
+        break;
+    }
+    return steps + fmax(hier_bytes(kind, false, m, m, g, S) * in->slope_us_per_byte,
+                        hier_bytes(kind, true, m, m, g, S) * x->slope_us_per_byte);
 }
 
 /* The ranks' nodes, numbered by first appearance: node[i] in 0..*m-1, and

@@ -69,4 +69,20 @@ assert len(t) == 4 * 2 + 2 * 4, t
 PY
 EOF2
 
+# broadcast, g = 2, m = 4: scattered in the node, S/g on each rail, then
+# all-gathered in the node: 2(g-1)/g S = 400 MB on each in-node link (the
+# volume its time counts), S/g = 200 MB on each link of the rails' chains.
+test_expect_success 'a broadcast over the hierarchy: the in-node links carry what its time counts' - <<'EOF2'
+coll_wl broadcast 400000000 0 1 8 9 16 17 24 25 > w.yaml
+expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-superpod-1k --placement given --json
+python3 - "$TMPDIR_TEST/out" <<'PY'
+import json, sys
+t = {(x["src"], x["dst"]): x["bytes"] for x in json.load(open(sys.argv[1]))["transfers"]}
+assert t[(0, 1)] == 400000000 and t[(1, 0)] == 400000000, t
+for a, b in [(0, 8), (8, 16), (16, 24), (1, 9), (9, 17), (17, 25)]:
+    assert t[(a, b)] == 200000000, (a, b, t)
+assert len(t) == 4 * 2 + 2 * 3, t
+PY
+EOF2
+
 test_done
