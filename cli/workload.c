@@ -299,8 +299,9 @@ int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out,
             return cmd_fail(rc);
         }
     }
-    if (device && costmodel_from_spec(cm, device, kind, kind_size)) {
-        return cmd_usage_error(p, "%s", err_msg());
+    if (device && (rc = costmodel_from_spec(cm, device, kind, kind_size)) != 0) {
+        /* a bad --device is the user's (exit 2); out of memory is not */
+        return rc == BAECHI_ENOMEM ? cmd_fail(rc) : cmd_usage_error(p, "%s", err_msg());
     }
     return 0;
 }
