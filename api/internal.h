@@ -42,6 +42,10 @@ struct baechi_options {
     struct pipeline_opts pipe; /* virtual_stages 0: not given */
 };
 
+/* The defaults of every option (baechi_options.c): the placer's, and no
+ * schedule or virtual stages given. */
+void api_options_init(struct baechi_options *o);
+
 /* The pipeline schedule under o for graph g: g's (its x-pipeline), with o's
  * schedule and virtual_stages in its place when given (a schedule given
  * without virtual stages means one), as cli/pipeline_cli.c does.  Leaves

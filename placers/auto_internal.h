@@ -4,12 +4,13 @@
  * then local search over colocation groups) with the simulators as the
  * judge.  The parts:
  *
- *   auto.c             entry points: auto_place, auto_refine
- *   auto_candidates.c  every other placer as a starting point; cheap sources
- *   auto_judge.c       both simulators as the score; the infeasibility messages
- *   auto_repair.c      moves that take groups off an overflowing device
- *   auto_search.c      the search state, its moves and the local search
- *   auto_screen.c      the delta screen: a cheap estimate of a move's step
+ *   auto.c              entry points: auto_place, auto_refine
+ *   auto_candidates.c   every other placer as a starting point; cheap sources
+ *   auto_judge.c        both simulators as the score; the infeasibility messages
+ *   auto_repair.c       moves that take groups off an overflowing device
+ *   auto_search.c       the search state, its moves and the local search
+ *   auto_search_moves.c the moves of a round: the critical path, the links
+ *   auto_screen.c       the delta screen: a cheap estimate of a move's step
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -68,7 +69,7 @@ enum {
      * least), or AUTO_STALL_MOVES_PER_GROUP per colocation group when more */
     AUTO_STALL_MIN_MOVES = 256,
     AUTO_STALL_MOVES_PER_GROUP = 4,
-    /* link moves (auto_search.c): per queued transfer of the critical path,
+    /* link moves (auto_search_moves.c): per queued transfer of the critical path,
      * the transfers that held it up longest, looked for this far back */
     AUTO_LINK_BLOCKERS = 8,
     AUTO_LINK_SCAN = 512,
@@ -218,7 +219,7 @@ struct auto_ctx {
     /* the trials resume from the base's checkpoints (on: auto_search.c sets
      * it; the tests turn it off to compare with full runs) */
     bool use_incr;
-    /* the link moves (auto_search.c; on by default, off in the test that
+    /* the link moves (auto_search_moves.c; on by default, off in the test that
      * shows what they find) */
     bool link_moves;
     /* order each round's moves by when they last failed (on by default) */
@@ -256,6 +257,14 @@ void auto_ctx_release(struct auto_ctx *s);
 void auto_add_move(struct auto_ctx *s, enum auto_move_kind kind, int32_t a, int32_t b);
 /* Repair, then local search from s->best until a stall or the budget ends. */
 int auto_search_run(struct auto_ctx *s);
+/* Uniform in [0, n) from the search's sequence; draws nothing when n <= 1. */
+int32_t auto_rnd(struct auto_ctx *s, int32_t n);
+
+/* auto_search_moves.c: the round's moves along the critical path of
+ * s->rt_best, shuffled; the link moves, each blocker of a queued transfer
+ * of that path to the other end's device (BAECHI_ENOMEM). */
+void auto_path_moves(struct auto_ctx *s);
+int auto_link_moves(struct auto_ctx *s);
 
 /* auto_screen.c */
 /* The screen's state for s (sizes of s); BAECHI_ENOMEM. */

@@ -1,11 +1,13 @@
 /*
- * db.c - the results store on SQLite (db.h): opening, migrations, inserts and
- * queries.  The schema's text is db_schema.c; a run record and its byte
- * encoding are db_run.c.
+ * db.c - the results store on SQLite (db.h): opening, migrations,
+ * transactions and failures with their reasons.  Inserts are db_insert.c,
+ * queries db_query.c; the schema's text is db_schema.c; a run record and
+ * its byte encoding are db_run.c.
  *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "results/db.h"
+#include "results/db_internal.h"
 
 #include "core/alloc.h"
 #include "core/array.h"
@@ -29,14 +31,6 @@
 #ifndef BAECHI_GIT_VERSION
 #define BAECHI_GIT_VERSION "unknown"
 #endif
-
-struct db {
-    sqlite3 *h;
-    char *path;
-    char *failed;    /* the last failure's message: a later COMMIT repeats it */
-    bool failed_sys; /* it was the system's (err_set_system): exit 1, not 2 */
-    sqlite3_stmt *ins_run, *ins_dev, *ins_link, *ins_place;
-};
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -142,7 +136,7 @@ static const char *os_reason(struct db *db, char *buf, size_t size)
  * the call; anything else is `otherwise` (issue 30 item 7: a failed
  * allocation inside SQLite was an I/O error or a bad query, exit 2).
  */
-static int sqlite_code(const struct db *db, int otherwise)
+int db_sqlite_code(const struct db *db, int otherwise)
 {
     return !db->h || sqlite3_errcode(db->h) == SQLITE_NOMEM ? BAECHI_ENOMEM : otherwise;
 }
@@ -165,7 +159,7 @@ static int db_fail(struct db *db, const char *what, const char *msg)
 {
     char os[128];
     bool sys = db_failure_is_system(db);
-    int code = sqlite_code(db, BAECHI_EIO), rc;
+    int code = db_sqlite_code(db, BAECHI_EIO), rc;
 
     if (what) {
         rc = err_set(code, "%s: %s: %s%s", db->path, what, msg, os_reason(db, os, sizeof(os)));
@@ -181,7 +175,7 @@ static int db_fail(struct db *db, const char *what, const char *msg)
     return rc;
 }
 
-static int sql_err(struct db *db, const char *what)
+int db_sql_err(struct db *db, const char *what)
 {
     return db_fail(db, what, sqlite3_errmsg(db->h));
 }
@@ -207,7 +201,7 @@ static int user_version(struct db *db, int *v)
 
     if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
-        rc = sql_err(db, "cannot read the schema version");
+        rc = db_sql_err(db, "cannot read the schema version");
     } else {
         *v = sqlite3_column_int(st, 0);
     }
@@ -256,10 +250,10 @@ fail:
     return rc;
 }
 
-static int prepare(struct db *db, sqlite3_stmt **st, const char *sql)
+int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql)
 {
     if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
-        return sql_err(db, "cannot prepare a statement");
+        return db_sql_err(db, "cannot db_prepare a statement");
     }
     return 0;
 }
@@ -314,7 +308,7 @@ static int reopen_immutable(struct db *db)
     db->h = NULL;
     if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
-        rc = err_set(sqlite_code(db, BAECHI_EIO), "cannot open database '%s': %s", db->path,
+        rc = err_set(db_sqlite_code(db, BAECHI_EIO), "cannot open database '%s': %s", db->path,
                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
     }
 cleanup:
@@ -417,7 +411,7 @@ int db_open(struct db **out, const char *path, unsigned flags)
         return BAECHI_ENOMEM;
     }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        rc = sqlite_code(db, BAECHI_EIO) == BAECHI_ENOMEM
+        rc = db_sqlite_code(db, BAECHI_EIO) == BAECHI_ENOMEM
                  ? err_set(BAECHI_ENOMEM, "cannot open database '%s': out of memory", path)
                  : open_fail(db, path, oflags);
         goto fail;
@@ -524,406 +518,4 @@ int db_commit(struct db *db)
 void db_rollback(struct db *db)
 {
     sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* ------------------------------------------------------------------ insert */
-
-#define COUNT_(n)    +1
-#define N_RUN_FIELDS (0 DB_RUN_FIELDS(COUNT_, COUNT_, COUNT_))
-
-static int prepare_inserts(struct db *db)
-{
-    struct strbuf sql = STRBUF_INIT;
-    int rc = 0;
-
-    /* as many fields as DB_RUN_FIELDS grows to (a char[2048] once bounded
-     * the statement, and a longer one wrote past it) */
-    rc = strbuf_addstr(&sql, "INSERT OR IGNORE INTO runs (");
-#define NAME_(f) rc = rc ? rc : strbuf_addstr(&sql, #f ",");
-    DB_RUN_FIELDS(NAME_, NAME_, NAME_)
-#undef NAME_
-    if (rc == 0) {
-        strbuf_setlen(&sql, sql.len - 1);
-        rc = strbuf_addstr(&sql, ") VALUES (");
-    }
-    for (int i = 0; rc == 0 && i < N_RUN_FIELDS; i++) {
-        rc = strbuf_addstr(&sql, i ? ",?" : "?");
-    }
-    if (rc == 0) {
-        rc = strbuf_addch(&sql, ')');
-    }
-    if (rc == 0) {
-        rc = prepare(db, &db->ins_run, sql.buf);
-    }
-    strbuf_release(&sql);
-    if (rc != 0 ||
-        (rc = prepare(db, &db->ins_dev,
-                      "INSERT INTO devices VALUES "
-                      "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)")) != 0 ||
-        (rc = prepare(db, &db->ins_link, "INSERT INTO links VALUES (?1,?2,?3,?4,?5)")) != 0 ||
-        (rc = prepare(db, &db->ins_place, "INSERT INTO placements VALUES (?1,?2)")) != 0) {
-        return rc;
-    }
-    return 0;
-}
-
-static void bind_i64(sqlite3_stmt *st, int i, int64_t x)
-{
-    if (x == DB_NULL_INT) {
-        sqlite3_bind_null(st, i);
-    } else {
-        sqlite3_bind_int64(st, i, x);
-    }
-}
-
-static void bind_dbl(sqlite3_stmt *st, int i, double x)
-{
-    if (isnan(x)) {
-        sqlite3_bind_null(st, i);
-    } else {
-        sqlite3_bind_double(st, i, x);
-    }
-}
-
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-    int s = sqlite3_step(st);
-    int rc = s == SQLITE_DONE ? 0 : sql_err(db, what);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc;
-}
-
-int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t *id)
-{
-    sqlite3_stmt *st;
-    int64_t rid;
-    int rc, i = 0;
-
-    if (inserted) {
-        *inserted = false;
-    }
-    if (!db->ins_run && (rc = prepare_inserts(db)) != 0) {
-        return rc;
-    }
-    if (!r->workload || !r->cluster || !r->placer || !r->status) {
-        return err_set(BAECHI_EINVAL, "run without workload, cluster, placer or status");
-    }
-    st = db->ins_run;
-#define S_(f) sqlite3_bind_text(st, ++i, r->f, -1, SQLITE_STATIC);
-#define I_(f) bind_i64(st, ++i, r->f);
-#define D_(f) bind_dbl(st, ++i, r->f);
-    DB_RUN_FIELDS(S_, I_, D_)
-#undef S_
-#undef I_
-#undef D_
-    if (!r->time) {
-        sqlite3_bind_text(st, 3, "", -1, SQLITE_STATIC);
-    }
-    if (!r->tool_version) {
-        sqlite3_bind_text(st, 4, db_tool_version(), -1, SQLITE_STATIC);
-    }
-    if ((rc = step_done(db, st, "cannot insert a run")) != 0) {
-        return rc;
-    }
-    if (sqlite3_changes(db->h) == 0) {
-        return 0; /* the key is stored already */
-    }
-    rid = sqlite3_last_insert_rowid(db->h);
-    for (int32_t d = 0; d < r->n_dev; d++) {
-        const struct db_device_rec *v = &r->dev[d];
-        st = db->ins_dev;
-        sqlite3_bind_int64(st, 1, rid);
-        sqlite3_bind_int(st, 2, v->device);
-        sqlite3_bind_text(st, 3, v->name, -1, SQLITE_STATIC);
-        bind_i64(st, 4, v->peak_bytes);
-        bind_i64(st, 5, v->limit_bytes);
-        bind_i64(st, 6, v->placer_peak_bytes);
-        bind_i64(st, 7, v->placer_limit_bytes);
-        bind_i64(st, 8, v->busy_us);
-        bind_i64(st, 9, v->n_ops);
-        bind_i64(st, 10, v->oom);
-        for (int k = 0; k < DB_MEM_KINDS; k++) {
-            bind_i64(st, 11 + k, v->peak_kind_bytes[k]);
-        }
-        if ((rc = step_done(db, st, "cannot insert a device row")) != 0) {
-            return rc;
-        }
-    }
-    for (int32_t l = 0; l < r->n_link; l++) {
-        st = db->ins_link;
-        sqlite3_bind_int64(st, 1, rid);
-        sqlite3_bind_int(st, 2, r->link[l].src);
-        sqlite3_bind_int(st, 3, r->link[l].dst);
-        sqlite3_bind_int64(st, 4, r->link[l].bytes);
-        sqlite3_bind_int64(st, 5, r->link[l].transfers);
-        if ((rc = step_done(db, st, "cannot insert a link row")) != 0) {
-            return rc;
-        }
-    }
-    if (r->n_place > 0 && r->device_of) {
-        /* little-endian int32 regardless of the host */
-        size_t n = (size_t)r->n_place;
-        unsigned char *blob = array_malloc(n, 4);
-        if (!blob) {
-            return BAECHI_ENOMEM;
-        }
-        for (size_t k = 0; k < n; k++) {
-            uint32_t x = (uint32_t)r->device_of[k];
-            blob[4 * k] = (unsigned char)x;
-            blob[4 * k + 1] = (unsigned char)(x >> 8);
-            blob[4 * k + 2] = (unsigned char)(x >> 16);
-            blob[4 * k + 3] = (unsigned char)(x >> 24);
-        }
-        st = db->ins_place;
-        sqlite3_bind_int64(st, 1, rid);
-        sqlite3_bind_blob(st, 2, blob, (int)(4 * n), SQLITE_STATIC);
-        rc = step_done(db, st, "cannot insert a placement");
-        free(blob);
-        if (rc) {
-            return rc;
-        }
-    }
-    if (inserted) {
-        *inserted = true;
-    }
-    if (id) {
-        *id = rid;
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------ queries */
-
-int db_each_key(struct db *db, db_key_fn fn, void *ctx)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = 0, s;
-
-    if (sqlite3_prepare_v2(db->h, "SELECT key, status FROM runs WHERE key IS NOT NULL", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return sql_err(db, "cannot list the stored points");
-    }
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(st, 0);
-        const char *status = (const char *)sqlite3_column_text(st, 1);
-
-        if ((!key || (!status && sqlite3_column_type(st, 1) != SQLITE_NULL)) &&
-            sqlite3_errcode(db->h) == SQLITE_NOMEM) {
-            rc = err_set(BAECHI_ENOMEM, "%s: out of memory listing the stored points", db->path);
-            break;
-        }
-        if ((rc = fn(ctx, key, status)) != 0) {
-            break;
-        }
-    }
-    if (!rc && s != SQLITE_DONE) {
-        rc = sql_err(db, "cannot list the stored points");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_delete_key(struct db *db, const char *key)
-{
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if (sqlite3_prepare_v2(db->h, "DELETE FROM runs WHERE key = ?1", -1, &st, NULL) != SQLITE_OK) {
-        return sql_err(db, "cannot delete a run");
-    }
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(db, "cannot delete a run");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* Past blanks, comments and empty statements (";"): what may follow the one statement. */
-static const char *skip_blank(const char *p)
-{
-    for (;;) {
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v' ||
-            *p == ';') {
-            p++;
-        } else if (p[0] == '-' && p[1] == '-') {
-            p += strcspn(p, "\n");
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *e = strstr(p + 2, "*/");
-            if (!e) {
-                return p + strlen(p); /* SQLite ends an open comment at the end */
-            }
-            p = e + 2;
-        } else {
-            return p;
-        }
-    }
-}
-
-/* The one query loop: parameters bound in order, rows to fn or typed fn. */
-static int query_loop(struct db *db, const char *sql, const struct db_param *p, int np,
-                      db_row_fn fn, db_row_typed_fn tfn, void *ctx)
-{
-    sqlite3_stmt *st = NULL;
-    const char **names = NULL, **vals = NULL;
-    int *types = NULL;
-    int rc = 0, s, n;
-    long nrows = 0;
-
-    const char *tail = sql, *rest;
-
-    do { /* past empty statements (";") */
-        if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK) {
-            return err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
-        }
-    } while (!st && *(rest = skip_blank(tail)));
-    if (!st) {
-        return 0; /* empty statement */
-    }
-    if (*(rest = skip_blank(tail))) {
-        /* sqlite3_exec would run them all: one statement, one result */
-        rc = err_set(BAECHI_EINVAL,
-                     "query: one SQL statement expected, and more follows the first: '%.60s%s'",
-                     rest, strlen(rest) > 60 ? "..." : "");
-        sqlite3_finalize(st);
-        return rc;
-    }
-    for (int i = 0; i < np && i < sqlite3_bind_parameter_count(st); i++) {
-        switch (p[i].type) {
-        case DB_PARAM_TEXT:
-            if (p[i].s) {
-                sqlite3_bind_text(st, i + 1, p[i].s, -1, SQLITE_STATIC);
-            }
-            break;
-        case DB_PARAM_REAL:
-            sqlite3_bind_double(st, i + 1, p[i].d);
-            break;
-        default:
-            sqlite3_bind_int64(st, i + 1, p[i].i);
-            break;
-        }
-    }
-    n = sqlite3_column_count(st);
-    names = array_calloc((size_t)n + 1, sizeof(*names));
-    vals = array_calloc((size_t)n + 1, sizeof(*vals));
-    types = array_calloc((size_t)n + 1, sizeof(*types));
-    if (!names || !vals || !types) {
-        rc = BAECHI_ENOMEM;
-        goto cleanup;
-    }
-    for (int i = 0; i < n; i++) {
-        names[i] = sqlite3_column_name(st, i);
-    }
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int i = 0; i < n; i++) {
-            int t = sqlite3_column_type(st, i);
-            types[i] = t == SQLITE_INTEGER ? DB_VALUE_INT
-                       : t == SQLITE_FLOAT ? DB_VALUE_REAL
-                       : t == SQLITE_NULL  ? DB_VALUE_NULL
-                                           : DB_VALUE_TEXT;
-            vals[i] = (const char *)sqlite3_column_text(st, i);
-            /* NULL for a value that is not NULL: SQLite could not convert
-             * it (out of memory); the row is not to be read as a NULL */
-            if (!vals[i] && t != SQLITE_NULL && sqlite3_errcode(db->h) == SQLITE_NOMEM) {
-                rc = err_set(BAECHI_ENOMEM, "query: out of memory");
-                goto cleanup;
-            }
-        }
-        if (fn && (rc = fn(ctx, n, names, vals)) != 0) {
-            goto cleanup;
-        }
-        if (tfn && (rc = tfn(ctx, n, names, vals, types)) != 0) {
-            goto cleanup;
-        }
-        nrows++;
-    }
-    if (s != SQLITE_DONE) {
-        rc = err_set(sqlite_code(db, BAECHI_EINVAL), "query: %s", sqlite3_errmsg(db->h));
-    } else if (tfn && nrows == 0) {
-        rc = tfn(ctx, n, names, NULL, NULL); /* the columns of an empty result */
-    }
-cleanup:
-    free(names);
-    free(vals);
-    free(types);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_query1(struct db *db, const char *sql, const char *arg, db_row_fn fn, void *ctx)
-{
-    struct db_param p = {.type = DB_PARAM_TEXT, .s = arg};
-
-    return query_loop(db, sql, &p, arg ? 1 : 0, fn, NULL, ctx);
-}
-
-int db_query(struct db *db, const char *sql, db_row_fn fn, void *ctx)
-{
-    return query_loop(db, sql, NULL, 0, fn, NULL, ctx);
-}
-
-int db_query_params(struct db *db, const char *sql, const struct db_param *p, int np, db_row_fn fn,
-                    void *ctx)
-{
-    return query_loop(db, sql, p, np, fn, NULL, ctx);
-}
-
-int db_query_typed(struct db *db, const char *sql, const struct db_param *p, int np,
-                   db_row_typed_fn fn, void *ctx)
-{
-    return query_loop(db, sql, p, np, NULL, fn, ctx);
-}
-
-int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = 0, s;
-
-    *device_of = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT device_of FROM placements WHERE run_id = ?1", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return sql_err(db, "cannot read a placement");
-    }
-    sqlite3_bind_int64(st, 1, id);
-    s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        const unsigned char *b = sqlite3_column_blob(st, 0);
-        size_t len = (size_t)sqlite3_column_bytes(st, 0) / 4;
-        if (len > 0 && !(*device_of = array_malloc(len, sizeof(int32_t)))) {
-            rc = BAECHI_ENOMEM;
-        }
-        for (size_t k = 0; !rc && k < len; k++) {
-            (*device_of)[k] =
-                (int32_t)((uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 |
-                          (uint32_t)b[4 * k + 2] << 16 | (uint32_t)b[4 * k + 3] << 24);
-        }
-        if (!rc) {
-            *n = (int32_t)len;
-        }
-    } else if (s != SQLITE_DONE) {
-        rc = sql_err(db, "cannot read a placement");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_integrity_check(struct db *db, char *buf, size_t size)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = 0;
-
-    if (sqlite3_prepare_v2(db->h, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        rc = sql_err(db, "integrity check failed to run");
-    } else {
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-
-        if (!text) {
-            rc = err_set(BAECHI_ENOMEM, "%s: out of memory checking its integrity", db->path);
-        } else {
-            snprintf(buf, size, "%s", text);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
 }

@@ -12,6 +12,7 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include "workloads/train.h"
+#include "workloads/train_internal.h"
 
 #include "core/array.h"
 #include "core/err.h"
@@ -67,45 +68,11 @@ const char *train_optimizer_name(enum train_optimizer opt)
     return opt_names[opt];
 }
 
-static int copy_header(struct workload *out, const struct workload *fwd)
-{
-    struct strbuf name = STRBUF_INIT;
-    int rc;
-
-    if ((rc = strbuf_addf(&name, "%s_train", fwd->name ? fwd->name : "workload")) == 0) {
-        rc = workload_set_name(out, name.buf);
-    }
-    strbuf_release(&name);
-    if (rc) {
-        return rc;
-    }
-    if ((fwd->description && !(out->description = array_strdup(fwd->description))) ||
-        (fwd->source && !(out->source = array_strdup(fwd->source))) ||
-        (fwd->reference_device && !(out->reference_device = array_strdup(fwd->reference_device)))) {
-        return BAECHI_ENOMEM;
-    }
-    if (fwd->n_top_ext > 0) {
-        out->top_ext = array_calloc((size_t)fwd->n_top_ext, sizeof(*out->top_ext));
-        if (!out->top_ext) {
-            return BAECHI_ENOMEM;
-        }
-        for (int32_t i = 0; i < fwd->n_top_ext; i++) {
-            if (!(out->top_ext[i].key = array_strdup(fwd->top_ext[i].key)) ||
-                yval_copy(&out->top_ext[i].val, &fwd->top_ext[i].val)) {
-                out->n_top_ext = i + 1;
-                return BAECHI_ENOMEM;
-            }
-            out->n_top_ext = i + 1;
-        }
-    }
-    return 0;
-}
-
 /*
  * What an op's backward reads from its forward pass (workloads/ops.h, the
  * save column); save_all_inputs: every data input, the earlier rule.
  */
-static enum ops_save save_rule_of(const struct train_opts *o, const char *type)
+enum ops_save train_save_rule_of(const struct train_opts *o, const char *type)
 {
     return o->save_all_inputs ? OPS_SAVE_INPUTS : ops_save_of(type);
 }
@@ -161,359 +128,6 @@ static int32_t first_data_input(const struct workload *w, const struct wl_op *op
     }
     return -1;
 }
-
-/* Tags the last op of out with its micro-batch (GRAPH_MICRO_BATCH_KEY). */
-static int tag_micro_batch(struct workload *out, int32_t mb)
-{
-    char text[16];
-    struct yval v = {.kind = YVAL_SCALAR, .scalar = text};
-
-    snprintf(text, sizeof(text), "%d", (int)mb);
-    return workload_add_ext(out, GRAPH_MICRO_BATCH_KEY, &v);
-}
-
-/* Marks the last op of out (one output) as sharing input k's storage. */
-static int tag_alias(struct workload *out, int32_t k)
-{
-    char text[16];
-    struct yval item = {.kind = YVAL_SCALAR, .scalar = text};
-    struct yval seq = {.kind = YVAL_SEQ, .n = 1, .items = &item};
-
-    snprintf(text, sizeof(text), "%d", (int)k);
-    return workload_add_ext(out, GRAPH_ALIAS_KEY, &seq);
-}
-
-/* ceil(v / m) for sizes: a micro-batch holds its share, rounded up. */
-static int64_t share(int64_t v, int32_t m)
-{
-    return v > 0 ? (v + m - 1) / m : v;
-}
-
-/*
- * Copies forward op i of fwd as copy `mb` of `n_mb` micro-batches (n_mb 1:
- * unchanged), its producers remapped through fid (ids of the copies of
- * micro-batch mb).  A copy of a micro-batched op has 1/n_mb of the costs
- * and activations; only copy 0 holds the persistent bytes (parameters are
- * stored once), and all copies share the op's colocation group.
- */
-static int copy_op(struct workload *out, const struct workload *fwd, int32_t i, int32_t mb,
-                   int32_t n_mb, const int32_t *fid, int32_t alias_in, int64_t extra)
-{
-    const struct wl_op *op = &fwd->op[i];
-    struct wl_op *dst;
-    struct strbuf name = STRBUF_INIT;
-    int32_t id;
-    int rc;
-
-    if (n_mb > 1 && (rc = strbuf_addf(&name, "%s/mb%d", op->name, (int)mb))) {
-        return rc;
-    }
-    rc = workload_add_op(out, n_mb > 1 ? name.buf : op->name, op->type, &id);
-    strbuf_release(&name);
-    if (rc) {
-        return rc;
-    }
-    for (int32_t k = 0; k < op->n_out; k++) {
-        if ((rc = workload_add_output(out, share(fwd->out_bytes[op->out_off + k], n_mb)))) {
-            return rc;
-        }
-    }
-    /* a buffer saved for backward (max pooling's indices, a dropout mask) */
-    if (extra > 0 && (rc = workload_add_output(out, share(extra, n_mb)))) {
-        return rc;
-    }
-    for (int32_t k = 0; k < op->n_in; k++) {
-        const struct wl_input *in = &fwd->input[op->in_off + k];
-
-        if ((rc = workload_add_input(out, fid[in->producer], in->port, in->line, in->col))) {
-            return rc;
-        }
-    }
-    for (int32_t k = 0; k < op->n_ext; k++) {
-        const struct wl_ext *e = &fwd->ext[op->ext_off + k];
-
-        if ((n_mb > 1 && strcmp(e->key, GRAPH_MICRO_BATCH_KEY) == 0) ||
-            (alias_in >= 0 && strcmp(e->key, GRAPH_ALIAS_KEY) == 0)) {
-            continue; /* replaced by this copy's */
-        }
-        if ((rc = workload_add_ext(out, e->key, &e->val))) {
-            return rc;
-        }
-    }
-    if (n_mb > 1 && (rc = tag_micro_batch(out, mb))) {
-        return rc;
-    }
-    if (alias_in >= 0 && (rc = tag_alias(out, alias_in))) {
-        return rc;
-    }
-    if (n_mb > 1) {
-        rc = workload_set_group(out, id, workload_group(fwd, i));
-    } else if (op->group) {
-        rc = workload_set_group(out, id, op->group);
-    }
-    if (rc) {
-        return rc;
-    }
-    dst = &out->op[id];
-    dst->time_us = op->time_us / n_mb;
-    dst->flops = op->flops / n_mb;
-    dst->bytes = op->bytes / n_mb;
-    if (alias_in >= 0 && !ops_runs_in_place(op->type) && isfinite(op->flops + op->bytes)) {
-        /* a view moves nothing: no kernel (its time, when measured, stays) */
-        dst->flops = dst->bytes = 0;
-    }
-    dst->temp = share(op->temp, n_mb);
-    dst->persistent = mb == 0 ? op->persistent : 0;
-    dst->phase = op->phase;
-    dst->has_phase = op->has_phase;
-    dst->device = op->device;
-    dst->line = op->line;
-    dst->col = op->col;
-    return 0;
-}
-
-/* Adds op "<base><suffix>" (or "<base><suffix>_N" when taken, op_names.h). */
-static int add_unique(struct workload *out, struct op_names *names, const char *base,
-                      const char *suffix, const char *type, int32_t *id)
-{
-    struct strbuf joined = STRBUF_INIT, name = STRBUF_INIT;
-    int rc;
-
-    if ((rc = strbuf_addf(&joined, "%s%s", base, suffix)) == 0 &&
-        (rc = op_names_unique(names, out, joined.buf, &name)) == 0) {
-        rc = workload_add_op(out, name.buf, type, id);
-    }
-    strbuf_release(&joined);
-    strbuf_release(&name);
-    return rc;
-}
-
-/* Adds op "<name>/grad" of type "<type>Grad" (add_unique); name is copied
- * first: adding an op may move the op array it points into. */
-static int add_grad_op(struct workload *out, struct op_names *names, const char *name,
-                       const char *type, int32_t *id)
-{
-    struct strbuf base = STRBUF_INIT, gtype = STRBUF_INIT;
-    int rc;
-
-    if ((rc = strbuf_addstr(&base, name)) == 0 && (rc = strbuf_addf(&gtype, "%sGrad", type)) == 0) {
-        rc = add_unique(out, names, base.buf, "/grad", gtype.buf, id);
-    }
-    strbuf_release(&base);
-    strbuf_release(&gtype);
-    return rc;
-}
-
-static double scaled(double v, double f)
-{
-    return isfinite(v) ? v * f : NAN;
-}
-
-/* What the gradient ops of one training graph are built from. */
-struct grad_ctx {
-    int32_t n;                              /* forward ops */
-    const int32_t *cstart, *cons, *slot_op; /* consumers (input slots) of each op, CSR */
-    const int32_t *gport;                   /* per input slot: its gradient's port, -1 none */
-    const int32_t *nports;                  /* per op: gradients of inputs it outputs */
-    const bool *rg, *rep;                   /* requires a gradient; runs per micro-batch */
-    const int32_t *fid;                     /* n_mb x n: ids of the forward copies */
-    int32_t *bwd;                           /* n_mb x n: ids of the gradient ops */
-    const struct recompute *rec;            /* recomputed copies (recompute.h) */
-    struct op_names *names;                 /* the gradient ops' names */
-};
-
-/*
- * OPS_SAVE_OTHER_INPUTS: each data input of op that another data input's
- * gradient needs (x * y: y for x's gradient, x for y's), read from its
- * (recomputed) producer.
- */
-static int add_saved_for_others(struct workload *out, const struct workload *fwd,
-                                const struct wl_op *op, int32_t m, const int32_t *f,
-                                const struct grad_ctx *x)
-{
-    for (int32_t k = 0; k < op->n_in; k++) {
-        const struct wl_input *in = &fwd->input[op->in_off + k];
-        bool other = false;
-        int rc;
-
-        for (int32_t j = 0; j < op->n_in && in->port != WL_PORT_CONTROL; j++) {
-            const struct wl_input *o = &fwd->input[op->in_off + j];
-
-            other = other || (j != k && o->port != WL_PORT_CONTROL && x->rg[o->producer]);
-        }
-        if (other && (rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
-                                              in->port, 0, 0))) {
-            return rc;
-        }
-    }
-    return 0;
-}
-
-/*
- * Whether the gradient op of a sink (no consumer with a gradient) reads its
- * output: a loss does (its gradient needs the logits); a sink of a known
- * type that is no loss (an imported block or CNN without its loss: Add,
- * MatMul, Gemm...) is seeded with a given output gradient, as PyTorch's
- * out.sum().backward() or a loss outside the graph, and only orders the
- * backward pass after it (a control input).  Unknown and model-specific
- * types (OPS_CAT_OTHER: synthetic ops) keep reading it, as before.
- */
-static bool seed_reads_output(const struct wl_op *op)
-{
-    const struct ops_row *row = ops_find(op->type);
-
-    return !row || row->cat == OPS_CAT_LOSS || row->cat == OPS_CAT_OTHER;
-}
-
-/*
- * The gradient op of forward op v in micro-batch m (train.h): it outputs a
- * gradient per input that needs one and, for an op with parameters, the
- * weight gradient; it reads the gradients its consumers' gradient ops give
- * for its outputs (of every micro-batch when v is shared), the previous
- * micro-batch's weight gradient (gradient accumulation), and the inputs of
- * its forward copy.
- */
-static int add_grad(struct workload *out, const struct workload *fwd, const struct train_opts *o,
-                    int32_t v, int32_t m, int32_t n_mb, struct grad_ctx *x, struct train_stats *st)
-{
-    const struct wl_op *op = &fwd->op[v];
-    const int32_t n = x->n, *f = x->fid + (size_t)m * n;
-    const bool mbv = x->rep[v] && n_mb > 1;
-    int32_t id, cm, n_grad_in = 0;
-    struct wl_op *g;
-    double t, fl, by;
-    int64_t temp;
-    int rc;
-
-    if ((rc = add_grad_op(out, x->names, out->op[f[v]].name, op->type, &id))) {
-        return rc;
-    }
-    x->bwd[(size_t)m * n + v] = id;
-    for (int32_t k = 0; k < op->n_in; k++) {
-        const struct wl_input *in = &fwd->input[op->in_off + k];
-        const struct wl_op *src = &out->op[f[in->producer]];
-
-        if (x->gport[op->in_off + k] >= 0 &&
-            (rc = workload_add_output(out, out->out_bytes[src->out_off + in->port]))) {
-            return rc;
-        }
-    }
-    if (op->persistent > 0 && (rc = workload_add_output(out, op->persistent))) {
-        return rc;
-    }
-    /* gradients of the outputs, from the consumers' gradient ops */
-    for (int32_t e = x->cstart[v]; e < x->cstart[v + 1]; e++) {
-        int32_t slot = x->cons[e], c = x->slot_op[slot];
-
-        if (!x->rg[c] || x->gport[slot] < 0) {
-            continue;
-        }
-        /* a micro-batched op reads its own micro-batch; a shared op the
-         * last micro-batch of a micro-batched consumer, whose gradient op
-         * holds the sum over the micro-batches (accumulated on the
-         * consumer's side, below) */
-        cm = !x->rep[c] ? 0 : x->rep[v] ? m : n_mb - 1;
-        if ((rc = workload_add_input(out, x->bwd[(size_t)cm * n + c], x->gport[slot], 0, 0))) {
-            return rc;
-        }
-        n_grad_in++;
-    }
-    if (n_grad_in == 0) { /* a loss: starts the backward pass */
-        rc = workload_add_input(out, f[v],
-                                op->n_out > 0 && seed_reads_output(op) ? 0 : WL_PORT_CONTROL, 0, 0);
-        if (rc) {
-            return rc;
-        }
-    }
-    /* gradient accumulation: one buffer, added to micro-batch after micro-batch */
-    if (mbv && op->persistent > 0 && m > 0 &&
-        (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], x->nports[v], 0, 0))) {
-        return rc;
-    }
-    /* likewise the gradient of a shared input (a variable, a tied weight read
-     * by several ops): one buffer per consumer, so that the shared op's
-     * gradient reads one sum per consumer, once a step (Megatron's
-     * embedding-group all-reduce, DDP's bucket), not every micro-batch's */
-    for (int32_t k = 0; mbv && m > 0 && k < op->n_in; k++) {
-        const struct wl_input *in = &fwd->input[op->in_off + k];
-        int32_t gp = x->gport[op->in_off + k];
-
-        if (gp >= 0 && !x->rep[in->producer] &&
-            (rc = workload_add_input(out, x->bwd[(size_t)(m - 1) * n + v], gp, 0, 0))) {
-            return rc;
-        }
-    }
-    /* what the backward needs of the forward pass (kept alive until here) */
-    switch (save_rule_of(o, op->type)) {
-    case OPS_SAVE_INPUTS:
-    case OPS_SAVE_FIRST_INPUT:
-        for (int32_t k = 0; k < op->n_in; k++) {
-            const struct wl_input *in = &fwd->input[op->in_off + k];
-
-            if (in->port == WL_PORT_CONTROL) {
-                continue;
-            }
-            if ((rc = workload_add_input(out, recompute_source(x->rec, m, in->producer, f),
-                                         in->port, 0, 0))) {
-                return rc;
-            }
-            if (save_rule_of(o, op->type) == OPS_SAVE_FIRST_INPUT) {
-                break;
-            }
-        }
-        break;
-    case OPS_SAVE_RESULT:
-        for (int32_t k = 0; k < op->n_out && n_grad_in > 0; k++) {
-            if ((rc = workload_add_input(out, recompute_source(x->rec, m, v, f), k, 0, 0))) {
-                return rc;
-            }
-        }
-        break;
-    case OPS_SAVE_OTHER_INPUTS:
-        if ((rc = add_saved_for_others(out, fwd, op, m, f, x))) {
-            return rc;
-        }
-        break;
-    case OPS_SAVE_NOTHING:
-        break;
-    }
-    if (out->op[f[v]].n_out > op->n_out) { /* the saved buffer */
-        int32_t from = recompute_source(x->rec, m, v, f);
-
-        /* recomputed (its copy made the buffer again, as a checkpointed
-         * forward saves no mask): the forward copy keeps none, else it
-         * would stay with that copy's outputs, a recomputed layer's input */
-        if (from != f[v]) {
-            out->out_bytes[out->op[f[v]].out_off + op->n_out] = 0;
-        }
-        if ((rc = workload_add_input(out, from, op->n_out, 0, 0))) {
-            return rc;
-        }
-    }
-    if ((rc = workload_set_group(out, id, workload_group(fwd, v)))) {
-        return rc;
-    }
-    /* the forward copy's costs (1/n_mb of the op's when micro-batched) */
-    t = out->op[f[v]].time_us;
-    fl = out->op[f[v]].flops;
-    by = out->op[f[v]].bytes;
-    temp = out->op[f[v]].temp;
-    g = &out->op[id];
-    g->time_us = scaled(t, o->bwd_factor);
-    g->flops = scaled(fl, o->bwd_factor);
-    g->bytes = scaled(by, o->bwd_factor);
-    if (!o->save_all_inputs && (ops_is_view(op->type) || ops_has_flag(op->type, OPS_POOL_PAD)) &&
-        out->op[f[v]].flops == 0 && out->op[f[v]].bytes == 0) {
-        g->flops = g->bytes = 0; /* the gradient of a view is a view */
-    }
-    g->temp = temp;
-    g->phase = PHASE_BACKWARD;
-    g->has_phase = true;
-    g->device = op->device;
-    st->n_backward++;
-    return mbv ? tag_micro_batch(out, m) : 0;
-}
-
 /* The forward graph's structure and the plan of the training graph. */
 struct synth {
     int32_t n, n_mb;               /* forward ops, micro-batches */
@@ -714,7 +328,7 @@ static void mark_micro_batched(struct synth *s, const struct workload *fwd)
     }
 }
 
-/* The memory of the step (train.h "Memory"): views and in-place ops share
+/* The memory of the step (train.h "Memory"): views and in-place ops train_share
  * their input's storage; some ops save a buffer for backward. */
 static void plan_memory(struct synth *s, const struct workload *fwd, const struct train_opts *o)
 {
@@ -744,7 +358,8 @@ static void plan_memory(struct synth *s, const struct workload *fwd, const struc
             /* in place only where nothing else reads the storage: the
              * input's only reader, not a view, not saved as a result */
             if (s->port_uses[src->out_off + in->port] == 1 && !ops_is_view(src->type) &&
-                s->alias_in[in->producer] < 0 && save_rule_of(o, src->type) != OPS_SAVE_RESULT) {
+                s->alias_in[in->producer] < 0 &&
+                train_save_rule_of(o, src->type) != OPS_SAVE_RESULT) {
                 s->alias_in[v] = k;
             }
         }
@@ -767,8 +382,8 @@ static int copy_forward(struct workload *out, const struct workload *fwd, struct
                 continue;
             }
             f[i] = out->n_ops;
-            if ((rc = copy_op(out, fwd, i, s->rep[i] ? m : 0, s->rep[i] ? n_mb : 1, f,
-                              s->alias_in[i], s->extra[i]))) {
+            if ((rc = train_copy_op(out, fwd, i, s->rep[i] ? m : 0, s->rep[i] ? n_mb : 1, f,
+                                    s->alias_in[i], s->extra[i]))) {
                 return rc;
             }
         }
@@ -802,7 +417,7 @@ static int add_grads(struct workload *out, const struct workload *fwd, const str
                     continue;
                 }
                 if (!(rc = recompute_before_grad(&rec, out, v, m, f, s->bwd, first_bwd))) {
-                    rc = add_grad(out, fwd, o, v, m, s->n_mb, &cg, st);
+                    rc = train_add_grad(out, fwd, o, v, m, s->n_mb, &cg, st);
                 }
             }
         }
@@ -831,7 +446,8 @@ static int add_updates(struct workload *out, const struct workload *fwd, const s
         if (!s->rg[v] || op->persistent <= 0) {
             continue;
         }
-        if ((rc = add_unique(out, &s->names, op->name, "/update", types[o->optimizer], &id)) ||
+        if ((rc =
+                 train_add_unique(out, &s->names, op->name, "/update", types[o->optimizer], &id)) ||
             (rc = workload_add_input(out, last, s->nports[v], 0, 0)) ||
             (rc = workload_set_group(out, id, workload_group(fwd, v)))) {
             return rc;
@@ -906,7 +522,7 @@ int train_synthesize(struct workload *out, const struct workload *fwd, const str
     warn_untimed_params(fwd);
     mark_micro_batched(&s, fwd);
     plan_memory(&s, fwd, o);
-    if ((rc = copy_header(out, fwd)) ||
+    if ((rc = train_copy_header(out, fwd)) ||
         (n_mb > 1 && (rc = pipeline_opts_write(out, &o->pipeline))) ||
         (rc = copy_forward(out, fwd, &s)) || (rc = add_grads(out, fwd, o, &s, &st)) ||
         (rc = add_updates(out, fwd, o, &s, &st))) {
