@@ -342,10 +342,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
         goto cleanup;
     } else {
         /* train_synthesize appends "_train"; the generated name says it already */
-        char wname[256];
-
-        snprintf(wname, sizeof(wname), "%s", fwd.name);
-        if ((rc = workload_set_name(out, wname))) {
+        if ((rc = workload_set_name(out, fwd.name ? fwd.name : ""))) {
             goto cleanup;
         }
     }

@@ -6,6 +6,7 @@
 #include "workloads/gen_build.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,15 +55,19 @@ void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t s
     info->fwd_macs = macs;
 }
 
-const char *gb_join_names(const char *const *names, char *buf, size_t size)
+int gb_unknown_size(const char *model, const char *size, const char *const *names)
 {
-    size_t len = 0;
+    struct strbuf known = STRBUF_INIT;
+    int rc = 0;
 
-    buf[0] = '\0';
-    for (int i = 0; names[i] && len < size; i++) {
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    for (int i = 0; names[i] && rc == 0; i++) {
+        rc = strbuf_addf(&known, "%s%s", i ? ", " : "", names[i]);
     }
-    return buf;
+    if (rc == 0) {
+        rc = err_set(BAECHI_EINVAL, "%s: unknown size '%s' (known: %s)", model, size, known.buf);
+    }
+    strbuf_release(&known);
+    return rc;
 }
 
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)

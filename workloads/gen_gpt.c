@@ -303,10 +303,7 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
     int rc;
 
     if (!p) {
-        char known[512];
-
-        return err_set(BAECHI_EINVAL, "gpt: unknown size '%s' (known: %s)", o->size,
-                       gb_join_names(size_names, known, sizeof(known)));
+        return gb_unknown_size("gpt", o->size, size_names);
     }
     if ((rc = gpt_arch(&a, p, o))) {
         return rc;

@@ -131,10 +131,7 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     } else if (strcmp(o->size, size_names[1]) == 0) {
         c = (struct tcfg){6, 1024, 16, 4096, 33708, 8, 30};
     } else {
-        char known[64];
-
-        return err_set(BAECHI_EINVAL, "transformer: unknown size '%s' (known: %s)", o->size,
-                       gb_join_names(size_names, known, sizeof(known)));
+        return gb_unknown_size("transformer", o->size, size_names);
     }
     c.layers = o->layers > 0 ? o->layers : c.layers;
     c.d = o->d_model > 0 ? o->d_model : c.d;
