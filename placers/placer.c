@@ -10,6 +10,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/limits.h"
 #include "placers/auto_internal.h"
 #include "placers/lp_clp.h"
@@ -82,13 +83,18 @@ static int check_options(const struct placer_options *o, const struct cluster *c
 
 int placer_add_kv(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
 {
-    char buf[128];
+    struct strbuf val = STRBUF_INIT; /* a value of any length (a char[128] cut it) */
     va_list ap;
+    int rc;
 
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    rc = strbuf_vaddf(&val, fmt, ap);
     va_end(ap);
-    return stat ? placement_add_stat(pl, key, buf) : placement_add_option(pl, key, buf);
+    if (rc == 0) {
+        rc = stat ? placement_add_stat(pl, key, val.buf) : placement_add_option(pl, key, val.buf);
+    }
+    strbuf_release(&val);
+    return rc;
 }
 
 /* Options and deterministic statistics into the placement file (no wall-clock times,
@@ -361,18 +367,15 @@ const struct placer_desc *placer_list(void)
 
 const struct placer_desc *placer_find(const char *name)
 {
-    char buf[64];
-    size_t n = strlen(name);
-
-    if (n >= sizeof(buf)) {
-        return NULL;
-    }
-    /* the original's spelling: m_etf, m_topo_nonuniform, ... */
-    for (size_t i = 0; i <= n; i++) {
-        buf[i] = name[i] == '_' ? '-' : name[i];
-    }
+    /* the original's spelling too: m_etf, m_topo_nonuniform, ... (compared
+     * in place: no copy to cut) */
     for (const struct placer_desc *d = registry; d->name; d++) {
-        if (strcmp(d->name, buf) == 0) {
+        size_t i = 0;
+
+        while (d->name[i] && (name[i] == '_' ? '-' : name[i]) == d->name[i]) {
+            i++;
+        }
+        if (!d->name[i] && !name[i]) {
             return d;
         }
     }
