@@ -202,7 +202,9 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g)
             return why;
         }
     }
-    return gen_spec_check(g); /* the rules between parameters, as the CLI checks them */
+    /* the rules between parameters, as the CLI checks them; the message is
+     * this thread's until its next error */
+    return gen_spec_check(g) ? err_msg() : NULL;
 }
 
 bool sweep_is_generated(const char *spec)
