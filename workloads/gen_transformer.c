@@ -134,7 +134,7 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     struct gb b;
     int64_t rows, ids_elems, table_elems, logit_elems, one = 1;
     int32_t src, tgt, labels, table, x, enc, logits, loss;
-    char scope[64];
+    struct strbuf scope = STRBUF_INIT;
     int rc;
 
     if (!o->size || strcmp(o->size, size_names[0]) == 0) {
@@ -165,33 +165,33 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     if ((rc = gb_op(&b, &src, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "source_ids")) ||
         (rc = gb_op(&b, &tgt, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "target_ids")) ||
         (rc = gb_op(&b, &labels, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "labels"))) {
-        return rc;
+        goto cleanup;
     }
     gb_group(&b, "shared_embedding");
     if ((rc = gb_op(&b, &table, "VariableV2", 0, table_elems, &table_elems, 1, NULL, 0,
                     "shared_embedding"))) {
-        return rc;
+        goto cleanup;
     }
     if ((rc = embed(&b, &x, table, src, &c, "encoder"))) {
-        return rc;
+        goto cleanup;
     }
     for (int64_t l = 0; l < c.layers; l++) {
-        snprintf(scope, sizeof(scope), "encoder/layer_%lld", (long long)l);
-        if ((rc = attn_block(&b, &x, -1, &c, scope, "self_attention")) ||
-            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "encoder/layer_%lld", (long long)l));
+        if ((rc = attn_block(&b, &x, -1, &c, scope.buf, "self_attention")) ||
+            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope.buf))) {
+            goto cleanup;
         }
     }
     enc = x;
     if ((rc = embed(&b, &x, table, tgt, &c, "decoder"))) {
-        return rc;
+        goto cleanup;
     }
     for (int64_t l = 0; l < c.layers; l++) {
-        snprintf(scope, sizeof(scope), "decoder/layer_%lld", (long long)l);
-        if ((rc = attn_block(&b, &x, -1, &c, scope, "self_attention")) ||
-            (rc = attn_block(&b, &x, enc, &c, scope, "cross_attention")) ||
-            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "decoder/layer_%lld", (long long)l));
+        if ((rc = attn_block(&b, &x, -1, &c, scope.buf, "self_attention")) ||
+            (rc = attn_block(&b, &x, enc, &c, scope.buf, "cross_attention")) ||
+            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope.buf))) {
+            goto cleanup;
         }
     }
     gb_group(&b, "output");
@@ -199,8 +199,11 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
                         "output/logits")) ||
         (rc = gb_op(&b, &loss, "SoftmaxCrossEntropyWithLogits", 5.0 * (double)logit_elems, 0, &one,
                     1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
-        return rc;
+        goto cleanup;
     }
     gb_info(&b, info, c.batch, c.seq, b.macs);
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&scope);
+    return rc;
 }
