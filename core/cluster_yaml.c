@@ -127,7 +127,7 @@ static int get_string(struct cl_reader *rd, const char *ctx, char **out, bool op
         return value_err(rd, ctx, "must not contain a NUL character");
     }
     free(*out);
-    *out = array_strdup(yrd_text(r));
+    *out = mem_strdup(yrd_text(r));
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
@@ -359,7 +359,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
                 return err_set(BAECHI_ENOMEM, "out of memory");
             }
             snprintf(name, n, "%s%lld", dv->d.name, (long long)k);
-        } else if (!(name = array_strdup(dv->d.name))) {
+        } else if (!(name = mem_strdup(dv->d.name))) {
             return BAECHI_ENOMEM;
         }
         if (!(pooled = strpool_add(&rd->names, name, strlen(name))) ||
@@ -377,7 +377,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
         *nd = dv->d;
         nd->name = name;
         nd->kind = NULL;
-        if (dv->d.kind && !(nd->kind = array_strdup(dv->d.kind))) {
+        if (dv->d.kind && !(nd->kind = mem_strdup(dv->d.kind))) {
             free(name);
             return BAECHI_ENOMEM;
         }
@@ -471,7 +471,7 @@ static int pair_endpoint(struct cl_reader *rd, char **out, int32_t *line, int32_
     *line = yrd_line(r);
     *col = yrd_col(r);
     free(*out);
-    *out = array_strdup(yrd_text(r));
+    *out = mem_strdup(yrd_text(r));
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
@@ -636,7 +636,7 @@ static int resolve_pairs(struct cl_reader *rd)
                        "this one has %d (use nodes: for links by node)",
                        LIMIT_MAX_DEVICES, (int)c->n_devices);
     }
-    if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
+    if (!(c->pair = mem_alloc_array(nn, sizeof(*c->pair)))) {
         return BAECHI_ENOMEM;
     }
     for (size_t i = 0; i < nn; i++) {
@@ -975,7 +975,7 @@ int cluster_read_yaml(struct cluster *c, const char *path)
     }
     rc = cluster_read_yaml_string(c, text, len, path);
     free(text);
-    if (rc == 0 && !(c->path = array_strdup(path))) {
+    if (rc == 0 && !(c->path = mem_strdup(path))) {
         cluster_release(c);
         rc = BAECHI_ENOMEM;
     }

@@ -255,7 +255,7 @@ static int op_ext(struct wl_reader *rd)
     }
     e = &op->ext[op->n_ext];
     memset(e, 0, sizeof(*e));
-    if (!(e->key = array_strdup(rd->r.key))) {
+    if (!(e->key = mem_strdup(rd->r.key))) {
         return BAECHI_ENOMEM;
     }
     if ((rc = yrd_yval(&rd->r, &e->val))) {
@@ -586,8 +586,8 @@ static int read_flow_op(struct wl_reader *rd, int32_t index, bool *taken)
         memset(e, 0, sizeof(*e));
         e->val.kind = YVAL_SCALAR;
         e->val.quoted = fe->quoted;
-        if (!(e->key = array_malloc(fe->key_len + 1, 1)) ||
-            !(e->val.scalar = array_malloc(fe->val_len + 1, 1))) {
+        if (!(e->key = mem_alloc_array(fe->key_len + 1, 1)) ||
+            !(e->val.scalar = mem_alloc_array(fe->val_len + 1, 1))) {
             free(e->key);
             return BAECHI_ENOMEM;
         }
@@ -664,7 +664,7 @@ static int top_string(struct wl_reader *rd, char **out, bool optional)
         return yrd_err_here(r, "%s: must not contain a NUL character", r->key);
     }
     free(*out);
-    if (!(*out = array_strdup(yrd_text(r)))) {
+    if (!(*out = mem_strdup(yrd_text(r)))) {
         return BAECHI_ENOMEM;
     }
     return 0;
@@ -688,7 +688,7 @@ static int top_ext(struct wl_reader *rd)
     w->top_ext = e;
     e = &w->top_ext[w->n_top_ext];
     memset(e, 0, sizeof(*e));
-    if (!(e->key = array_strdup(rd->r.key))) {
+    if (!(e->key = mem_strdup(rd->r.key))) {
         return BAECHI_ENOMEM;
     }
     if ((rc = yrd_yval(&rd->r, &e->val))) {
@@ -869,7 +869,7 @@ static int read_text(struct workload *w, const char *text, size_t len, const cha
     rd.w = w;
     rd.flow = mode == WORKLOAD_READ_FAST_EVENTS ? NULL : f;
     rd.direct_only = mode == WORKLOAD_READ_FAST_DIRECT;
-    if (name && !(w->path = array_strdup(name))) {
+    if (name && !(w->path = mem_strdup(name))) {
         return BAECHI_ENOMEM;
     }
     CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));

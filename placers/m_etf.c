@@ -25,6 +25,7 @@
  */
 #include "placers/list_sched.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -224,8 +225,8 @@ static int run_fast(struct ls_state *s, int64_t *estimate_us)
     int rc = 0;
 
     f.s = s;
-    f.now = array_calloc((size_t)s->D, sizeof(struct heap));
-    f.wait = array_calloc((size_t)s->D, sizeof(struct heap));
+    f.now = mem_calloc((size_t)s->D, sizeof(struct heap));
+    f.wait = mem_calloc((size_t)s->D, sizeof(struct heap));
     if (!f.now || !f.wait) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -387,7 +388,7 @@ int ls_finish(const struct palgo_ctx *x, struct ls_state *s, int rc, const char 
     }
     memcpy(device_of, s->dev, (size_t)s->p->n * sizeof(int32_t));
     free(st->peak_bytes);
-    st->peak_bytes = array_malloc((size_t)s->D, sizeof(int64_t));
+    st->peak_bytes = mem_alloc_array((size_t)s->D, sizeof(int64_t));
     if (!st->peak_bytes) {
         return BAECHI_ENOMEM;
     }

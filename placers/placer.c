@@ -7,7 +7,7 @@
  */
 #include "placers/placer.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "core/strbuf.h"
@@ -170,14 +170,14 @@ static int run_algorithm(const struct placer_call *call, palgo_fn algo)
                             opt->compute_factor));
     work = &pg;
     if (opt->fusion) {
-        map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
+        map = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
         if (!map) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
         CHECK(pgraph_fuse(&pg, opt->fusion_check_disjoint, &fused, map));
         work = &fused;
-        rep_op = array_malloc((size_t)fused.n + 1, sizeof(int32_t));
+        rep_op = mem_alloc_array((size_t)fused.n + 1, sizeof(int32_t));
         if (!rep_op) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -189,7 +189,7 @@ static int run_algorithm(const struct placer_call *call, palgo_fn algo)
     }
     st->n_nodes = work->n;
     st->n_edges = work->m;
-    node_dev = array_malloc((size_t)work->n + 1, sizeof(int32_t));
+    node_dev = mem_alloc_array((size_t)work->n + 1, sizeof(int32_t));
     if (!node_dev) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -412,10 +412,10 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     }
     CHECK(placement_init(out, g->n_ops));
     CHECK(placement_set_meta(out, workload_name, c->name, desc->name));
-    group_of = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    limit = array_malloc((size_t)n_dev, sizeof(int64_t));
-    st->peak_bytes = array_calloc((size_t)n_dev, sizeof(int64_t));
-    st->limit_bytes = array_malloc((size_t)n_dev, sizeof(int64_t));
+    group_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
+    limit = mem_alloc_array((size_t)n_dev, sizeof(int64_t));
+    st->peak_bytes = mem_calloc((size_t)n_dev, sizeof(int64_t));
+    st->limit_bytes = mem_alloc_array((size_t)n_dev, sizeof(int64_t));
     if (!group_of || !limit || !st->peak_bytes || !st->limit_bytes) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

@@ -176,7 +176,7 @@ static int db_fail(struct db *db, const char *what, const char *msg)
         err_set_system();
     }
     free(db->failed);
-    db->failed = array_strdup(err_msg());
+    db->failed = mem_strdup(err_msg());
     db->failed_sys = sys;
     return rc;
 }
@@ -293,7 +293,7 @@ static int reopen_immutable(struct db *db)
         goto cleanup;
     }
     /* file:///abs or file:rel, every byte but [A-Za-z0-9/._~-] percent-encoded */
-    if (!(uri = array_malloc(3 * len + 32, 1))) {
+    if (!(uri = mem_alloc_array(3 * len + 32, 1))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -335,7 +335,7 @@ cleanup:
 /* The directory of path (malloc'ed; "." for a bare name), NULL when out of memory. */
 static char *dir_of(const char *path)
 {
-    char *dir = array_malloc(strlen(path) + 2, 1), *slash;
+    char *dir = mem_alloc_array(strlen(path) + 2, 1), *slash;
 
     if (!dir) {
         return NULL;
@@ -409,10 +409,10 @@ int db_open(struct db **out, const char *path, unsigned flags)
                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
     *out = NULL;
-    if (!(db = array_calloc(1, sizeof(*db)))) {
+    if (!(db = mem_calloc(1, sizeof(*db)))) {
         return BAECHI_ENOMEM;
     }
-    if (!(db->path = array_strdup(path))) {
+    if (!(db->path = mem_strdup(path))) {
         free(db);
         return BAECHI_ENOMEM;
     }
@@ -664,7 +664,7 @@ int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t
     if (r->n_place > 0 && r->device_of) {
         /* little-endian int32 regardless of the host */
         size_t n = (size_t)r->n_place;
-        unsigned char *blob = array_malloc(n, 4);
+        unsigned char *blob = mem_alloc_array(n, 4);
         if (!blob) {
             return BAECHI_ENOMEM;
         }
@@ -803,9 +803,9 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         }
     }
     n = sqlite3_column_count(st);
-    names = array_calloc((size_t)n + 1, sizeof(*names));
-    vals = array_calloc((size_t)n + 1, sizeof(*vals));
-    types = array_calloc((size_t)n + 1, sizeof(*types));
+    names = mem_calloc((size_t)n + 1, sizeof(*names));
+    vals = mem_calloc((size_t)n + 1, sizeof(*vals));
+    types = mem_calloc((size_t)n + 1, sizeof(*types));
     if (!names || !vals || !types) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -889,7 +889,7 @@ int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n
     if (s == SQLITE_ROW) {
         const unsigned char *b = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0) / 4;
-        if (len > 0 && !(*device_of = array_malloc(len, sizeof(int32_t)))) {
+        if (len > 0 && !(*device_of = mem_alloc_array(len, sizeof(int32_t)))) {
             rc = BAECHI_ENOMEM;
         }
         for (size_t k = 0; !rc && k < len; k++) {

@@ -222,9 +222,9 @@ int plot_make(struct db *db, const struct plot_opts *o)
         goto cleanup;
     }
     snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-    if ((o->csv ? !(csv_path = array_strdup(o->csv))
+    if ((o->csv ? !(csv_path = mem_strdup(o->csv))
                 : mem_asprintf(&csv_path, "%s/data.csv", dir) < 0) ||
-        (o->script ? !(gp_path = array_strdup(o->script))
+        (o->script ? !(gp_path = mem_strdup(o->script))
                    : mem_asprintf(&gp_path, "%s/plot.gp", dir) < 0)) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;

@@ -118,7 +118,7 @@ static bool same(const char *a, const char *b)
 static int set_value(struct rows *r, int i, const char *v)
 {
     char **cell = &r->v[(size_t)i * (size_t)r->ncol + 3];
-    char *copy = array_strdup(v);
+    char *copy = mem_strdup(v);
 
     if (!copy) {
         return err_set(BAECHI_ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/strbuf.h"
@@ -108,8 +109,8 @@ int plot_data_memory_timeline(struct db *db, const struct plot_opts *o, FILE *cs
     m.g = &x.g;
     m.saved = saved;
     m.first = &x.res;
-    m.cur = array_calloc((size_t)x.c.n_devices * MEM_KIND_N, sizeof(*m.cur));
-    m.total = array_calloc((size_t)x.c.n_devices * 2, sizeof(*m.total));
+    m.cur = mem_calloc((size_t)x.c.n_devices * MEM_KIND_N, sizeof(*m.cur));
+    m.total = mem_calloc((size_t)x.c.n_devices * 2, sizeof(*m.total));
     if (!m.cur || !m.total) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;

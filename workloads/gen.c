@@ -6,7 +6,7 @@
  */
 #include "workloads/gen.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/strbuf.h"
 #include "workloads/costmodel.h"
@@ -228,10 +228,9 @@ static int describe(struct workload *w, const char *name, const struct gen_opts 
     }
     free(w->description);
     free(w->source);
-    w->description = array_strdup(desc.buf);
-    w->source =
-        array_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
-                     "the published models, see docs/workloads.md, section Generated models");
+    w->description = mem_strdup(desc.buf);
+    w->source = mem_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
+                           "the published models, see docs/workloads.md, section Generated models");
     rc = w->description && w->source ? 0 : err_set(BAECHI_ENOMEM, "out of memory");
 cleanup:
     strbuf_release(&desc);
