@@ -14,6 +14,7 @@
 #include "api/internal.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/yio.h"
 #include "core/graph.h"
 #include "core/pipeline.h"
@@ -330,26 +331,28 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
     }
     {
         /* the program's name for it (workloads/gen.h, gen_import_name) */
-        char wname[512];
+        struct strbuf wname = STRBUF_INIT; /* whole at any length (a char[512] cut it) */
 
-        gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
-                        device ? cm.kind : NULL, !device);
-        if (train) {
-            onnx_loss_name_suffix(wname, sizeof(wname), &st);
+        if ((rc = gen_import_name(&wname, w.name, io.batch, train ? &to : NULL,
+                                  device ? cm.kind : NULL, !device)) == 0 &&
+            train) {
+            rc = onnx_loss_name_suffix(&wname, &st);
         }
-        if ((rc = workload_set_name(&w, spec.name ? spec.name : wname)) != 0) {
+        rc = rc ? rc : workload_set_name(&w, spec.name ? spec.name : wname.buf);
+        strbuf_release(&wname);
+        if (rc) {
             workload_release(&w);
             return rc;
         }
     }
     /* the CLI's check and message (cli/workload_import.c) */
     if ((rc = graph_build(&g, &w)) != 0) {
-        char why[1024];
-
-        snprintf(why, sizeof(why), "%s", err_msg());
         workload_release(&w);
-        return err_set(BAECHI_EPARSE, "%s: the imported model is not a usable workload: %s", path,
-                       why);
+        if (rc == BAECHI_ENOMEM) {
+            return rc;
+        }
+        /* the graph's message, whole, behind the reason (a char[1024] copy cut it) */
+        return err_wrap(BAECHI_EPARSE, "%s: the imported model is not a usable workload", path);
     }
     graph_release(&g);
     return api_workload_adopt(&w, path, out);

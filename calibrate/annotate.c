@@ -8,6 +8,7 @@
 #include "calibrate/annotate.h"
 
 #include "calibrate/fit.h"
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -205,9 +206,9 @@ static int index_build(struct trace_index *x, const json_t *events, const char *
         v->ext = ext_of(json_object_get(e, "args"));
         CHECK(intern_thread(x, json_object_get(e, "pid"), json_object_get(e, "tid"), &v->thread));
     }
-    x->by_thread = array_malloc(x->n + 1, sizeof(int32_t));
-    x->by_name = array_malloc(x->n + 1, sizeof(int32_t));
-    x->gpu = array_malloc(x->n + 1, sizeof(struct ev *));
+    x->by_thread = mem_alloc_array(x->n + 1, sizeof(int32_t));
+    x->by_name = mem_alloc_array(x->n + 1, sizeof(int32_t));
+    x->gpu = mem_alloc_array(x->n + 1, sizeof(struct ev *));
     if (!x->by_thread || !x->by_name || !x->gpu) {
         return BAECHI_ENOMEM;
     }
@@ -426,11 +427,11 @@ int annotate_profile(struct workload *w, const char *path, struct annotate_repor
     rep->n_ops = w->n_ops;
     rep->n_events = (int32_t)x.n;
     rep->n_gpu_events = (int32_t)x.n_gpu;
-    rep->rule = array_calloc((size_t)w->n_ops + 1, 1);
-    rep->unmatched = array_calloc((size_t)w->n_ops + 1, sizeof(int32_t));
-    buf = array_malloc(x.n + 1, sizeof(double));
-    ops = array_malloc((size_t)w->n_ops + 1, sizeof(int32_t));
-    evs = array_malloc(x.n + 1, sizeof(int32_t));
+    rep->rule = mem_calloc((size_t)w->n_ops + 1, 1);
+    rep->unmatched = mem_calloc((size_t)w->n_ops + 1, sizeof(int32_t));
+    buf = mem_alloc_array(x.n + 1, sizeof(double));
+    ops = mem_alloc_array((size_t)w->n_ops + 1, sizeof(int32_t));
+    evs = mem_alloc_array(x.n + 1, sizeof(int32_t));
     if (!rep->rule || !rep->unmatched || !buf || !ops || !evs) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

@@ -78,7 +78,7 @@ int bench_parse_devices(const char *s, int32_t **ids, int32_t *n)
     for (const char *c = s; *c; c++) {
         k += *c == ',';
     }
-    *ids = array_calloc((size_t)k, sizeof(**ids));
+    *ids = mem_calloc((size_t)k, sizeof(**ids));
     if (!*ids) {
         return BAECHI_ENOMEM;
     }

@@ -166,7 +166,7 @@ static int cpu_open(struct bench *b, const int32_t *ids, int32_t n)
     if (n > 64) {
         return err_set(BAECHI_EINVAL, "the cpu backend takes at most 64 devices, got %d", (int)n);
     }
-    b->ids = array_calloc((size_t)n, sizeof(*b->ids));
+    b->ids = mem_calloc((size_t)n, sizeof(*b->ids));
     im = mem_calloc(1, sizeof(*im));
     if (!b->ids || !im) {
         free(im);
@@ -320,9 +320,9 @@ static int cpu_gemm_flops(struct bench *b, int32_t d, int32_t n, int32_t iters, 
 {
     struct cpu_impl *im = b->impl;
     size_t nn = (size_t)n * (size_t)n;
-    float *a = array_malloc(nn, sizeof(float)), *bm = array_malloc(nn, sizeof(float));
-    float *c = array_malloc(nn, sizeof(float));
-    double *t = array_malloc((size_t)(iters > 0 ? iters : 1), sizeof(double));
+    float *a = mem_alloc_array(nn, sizeof(float)), *bm = mem_alloc_array(nn, sizeof(float));
+    float *c = mem_alloc_array(nn, sizeof(float));
+    double *t = mem_alloc_array((size_t)(iters > 0 ? iters : 1), sizeof(double));
     struct gemm_task task;
     int rc = 0;
 
@@ -363,7 +363,7 @@ static int cpu_mem_bw(struct bench *b, int32_t d, int64_t bytes, int32_t iters, 
     if ((rc = ensure_bufs(&im->w[d], (size_t)bytes)) != 0) {
         return rc;
     }
-    t = array_malloc((size_t)iters, sizeof(double));
+    t = mem_alloc_array((size_t)iters, sizeof(double));
     if (!t) {
         return BAECHI_ENOMEM;
     }
@@ -390,7 +390,7 @@ static int cpu_launch_us(struct bench *b, int32_t d, int32_t iters, double *us)
     if (iters <= 0) {
         return err_set(BAECHI_EINVAL, "launch overhead needs >= 1 iteration");
     }
-    t = array_malloc((size_t)iters, sizeof(double));
+    t = mem_alloc_array((size_t)iters, sizeof(double));
     if (!t) {
         return BAECHI_ENOMEM;
     }
@@ -605,10 +605,10 @@ static int free_groups_build(struct replay_ctx *x, const struct bench_program *p
         }
         x->n_groups += c->kind == BENCH_FREE;
     }
-    x->grp_buf = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
-    x->grp_waits = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
-    x->grp_left = array_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
-    x->ev_start = array_calloc((size_t)p->n_events + 2, sizeof(int32_t));
+    x->grp_buf = mem_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->grp_waits = mem_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->grp_left = mem_calloc((size_t)x->n_groups + 1, sizeof(int32_t));
+    x->ev_start = mem_calloc((size_t)p->n_events + 2, sizeof(int32_t));
     if (!x->grp_buf || !x->grp_waits || !x->grp_left || !x->ev_start) {
         return BAECHI_ENOMEM;
     }
@@ -635,7 +635,7 @@ static int free_groups_build(struct replay_ctx *x, const struct bench_program *p
     for (int32_t e = 0; e < p->n_events; e++) {
         x->ev_start[e + 1] += x->ev_start[e];
     }
-    x->ev_grp = array_calloc((size_t)x->ev_start[p->n_events] + 1, sizeof(int32_t));
+    x->ev_grp = mem_calloc((size_t)x->ev_start[p->n_events] + 1, sizeof(int32_t));
     if (!x->ev_grp) {
         return BAECHI_ENOMEM;
     }
@@ -674,13 +674,13 @@ static int replay_ctx_setup(struct replay_ctx *x, const struct bench_program *p,
     x->n_streams = p->n_devices * BENCH_STREAMS_PER_DEVICE;
     r->n_steps = opt->steps;
     r->n_devices = p->n_devices;
-    r->step_us = array_calloc((size_t)opt->steps, sizeof(double));
-    r->peak_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
-    x->cur_bytes = array_calloc((size_t)p->n_devices, sizeof(int64_t));
-    x->ptr = array_calloc((size_t)p->n_bufs + 1, sizeof(void *));
-    x->held = array_calloc((size_t)p->n_bufs + 1, 1);
-    x->ev_count = array_calloc((size_t)p->n_events + 1, sizeof(int64_t));
-    x->s = array_calloc((size_t)x->n_streams, sizeof(*x->s));
+    r->step_us = mem_calloc((size_t)opt->steps, sizeof(double));
+    r->peak_bytes = mem_calloc((size_t)p->n_devices, sizeof(int64_t));
+    x->cur_bytes = mem_calloc((size_t)p->n_devices, sizeof(int64_t));
+    x->ptr = mem_calloc((size_t)p->n_bufs + 1, sizeof(void *));
+    x->held = mem_calloc((size_t)p->n_bufs + 1, 1);
+    x->ev_count = mem_calloc((size_t)p->n_events + 1, sizeof(int64_t));
+    x->s = mem_calloc((size_t)x->n_streams, sizeof(*x->s));
     if (!r->step_us || !r->peak_bytes || !x->cur_bytes || !x->ptr || !x->held || !x->ev_count ||
         !x->s) {
         return BAECHI_ENOMEM;
@@ -699,7 +699,7 @@ static int replay_ctx_setup(struct replay_ctx *x, const struct bench_program *p,
         x->s[st].n_cmd++;
     }
     for (int32_t i = 0; i < x->n_streams; i++) {
-        x->s[i].cmd = array_calloc(x->s[i].n_cmd + 1, sizeof(*x->s[i].cmd));
+        x->s[i].cmd = mem_calloc(x->s[i].n_cmd + 1, sizeof(*x->s[i].cmd));
         if (!x->s[i].cmd) {
             return BAECHI_ENOMEM;
         }

@@ -76,8 +76,8 @@ static int fit_pool(const struct calib_result *r, int32_t group, struct fit_line
                     struct fit_range_err *err)
 {
     size_t n = (size_t)r->n_pairs * (size_t)r->n_sizes, k = 0;
-    double *x = array_malloc(n ? n : 1, sizeof(double)),
-           *y = array_malloc(n ? n : 1, sizeof(double));
+    double *x = mem_alloc_array(n ? n : 1, sizeof(double)),
+           *y = mem_alloc_array(n ? n : 1, sizeof(double));
     int rc = 0;
 
     if (!x || !y) {
@@ -107,14 +107,14 @@ cleanup:
 static int measure_transfers(struct bench *b, const struct calib_options *o, struct calib_result *r)
 {
     int32_t n = b->n_devices;
-    double *samples = array_malloc((size_t)o->iters, sizeof(double));
+    double *samples = mem_alloc_array((size_t)o->iters, sizeof(double));
     int rc = 0;
 
     if (!samples) {
         return BAECHI_ENOMEM;
     }
     r->n_pairs = n * (n - 1);
-    r->pair = array_calloc((size_t)(r->n_pairs ? r->n_pairs : 1), sizeof(*r->pair));
+    r->pair = mem_calloc((size_t)(r->n_pairs ? r->n_pairs : 1), sizeof(*r->pair));
     if (!r->pair) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -130,7 +130,7 @@ static int measure_transfers(struct bench *b, const struct calib_options *o, str
             cp->src = s;
             cp->dst = d;
             cp->path = b->ops->copy_path(b, s, d);
-            cp->median_us = array_calloc((size_t)r->n_sizes, sizeof(double));
+            cp->median_us = mem_calloc((size_t)r->n_sizes, sizeof(double));
             if (!cp->median_us) {
                 rc = BAECHI_ENOMEM;
                 goto cleanup;
@@ -146,8 +146,8 @@ static int measure_transfers(struct bench *b, const struct calib_options *o, str
         }
     }
     if (r->n_pairs > 0) {
-        struct fit_line *fits = array_calloc((size_t)r->n_pairs, sizeof(*fits));
-        int32_t *gid = array_calloc((size_t)r->n_pairs, sizeof(*gid));
+        struct fit_line *fits = mem_calloc((size_t)r->n_pairs, sizeof(*fits));
+        int32_t *gid = mem_calloc((size_t)r->n_pairs, sizeof(*gid));
 
         if (!fits || !gid) {
             free(fits);
@@ -164,7 +164,7 @@ static int measure_transfers(struct bench *b, const struct calib_options *o, str
         }
         free(fits);
         free(gid);
-        r->group = array_calloc((size_t)r->n_groups, sizeof(*r->group));
+        r->group = mem_calloc((size_t)r->n_groups, sizeof(*r->group));
         if (!r->group) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -197,7 +197,7 @@ static int measure_allreduce(struct bench *b, const struct calib_options *o, str
     if (!b->ops->allreduce_us || r->n_devices < 2) {
         return 0;
     }
-    if (!(a->median_us = array_calloc((size_t)r->n_sizes, sizeof(double)))) {
+    if (!(a->median_us = mem_calloc((size_t)r->n_sizes, sizeof(double)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t k = 0; k < r->n_sizes; k++) {
@@ -248,8 +248,8 @@ int calibrate_run(struct bench *b, const struct calib_options *o, struct calib_r
     }
     r->n_devices = b->n_devices;
     r->n_sizes = o->max_exp - o->min_exp + 1;
-    r->dev = array_calloc((size_t)r->n_devices, sizeof(*r->dev));
-    r->size_bytes = array_calloc((size_t)r->n_sizes, sizeof(double));
+    r->dev = mem_calloc((size_t)r->n_devices, sizeof(*r->dev));
+    r->size_bytes = mem_calloc((size_t)r->n_sizes, sizeof(double));
     if (!r->dev || !r->size_bytes) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -318,7 +318,7 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
     cluster_init(c);
     CHECK(cluster_add_devices(c, n, 0, 1.0));
     free(c->name);
-    c->name = array_strdup(name);
+    c->name = mem_strdup(name);
     if (!c->name) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -329,7 +329,7 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
 
         snprintf(dn, sizeof(dn), "%s%d", strcmp(r->backend, "cuda") == 0 ? "gpu" : "cpu", (int)d);
         free(cd->name);
-        cd->name = array_strdup(dn);
+        cd->name = mem_strdup(dn);
         if (!cd->name) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -347,7 +347,7 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
         c->comm.slope_us_per_byte = fmax(r->all.slope, 0.0);
         c->comm.intercept_us = fmax(r->all.intercept, 0.0);
         if (r->n_groups > 1) {
-            c->pair = array_calloc((size_t)n * (size_t)n, sizeof(*c->pair));
+            c->pair = mem_calloc((size_t)n * (size_t)n, sizeof(*c->pair));
             if (!c->pair) {
                 rc = BAECHI_ENOMEM;
                 goto cleanup;
@@ -405,8 +405,8 @@ int calibrate_to_cluster(const struct calib_result *r, const char *name, const c
                                 r->all.r2, 100 * worst, (int)r->n_groups,
                                 r->n_groups == 1 ? "" : "s", bad ? "; WARNING: " : "", w);
     }
-    c->source = array_strdup(src);
-    c->description = array_strdup(
+    c->source = mem_strdup(src);
+    c->description = mem_strdup(
         r->have_fit ? "calibrated: comm model fitted by least squares, peak_flops and mem_bw "
                       "measured (GEMM, copy kernel), memory = usable at calibration"
                     : "calibrated on one device: no transfer measured, comm model is the "

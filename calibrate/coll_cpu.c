@@ -12,7 +12,7 @@
  */
 #include "calibrate/bench.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <pthread.h>
@@ -112,17 +112,17 @@ int bench_cpu_allreduce_us(struct bench *b, int64_t bytes, int32_t warmup, int32
     if (x.n_floats < (size_t)x.n) {
         x.n_floats = (size_t)x.n; /* a chunk per thread */
     }
-    x.buf = array_calloc((size_t)x.n, sizeof(*x.buf));
-    x.t0 = array_calloc((size_t)x.rounds, sizeof(double));
-    x.t1 = array_calloc((size_t)x.rounds, sizeof(double));
-    th = array_calloc((size_t)x.n, sizeof(*th));
-    tid = array_calloc((size_t)x.n, sizeof(*tid));
+    x.buf = mem_calloc((size_t)x.n, sizeof(*x.buf));
+    x.t0 = mem_calloc((size_t)x.rounds, sizeof(double));
+    x.t1 = mem_calloc((size_t)x.rounds, sizeof(double));
+    th = mem_calloc((size_t)x.n, sizeof(*th));
+    tid = mem_calloc((size_t)x.n, sizeof(*tid));
     if (!x.buf || !x.t0 || !x.t1 || !th || !tid) {
         rc = BAECHI_ENOMEM;
         goto done;
     }
     for (int32_t i = 0; i < x.n; i++) {
-        if (!(x.buf[i] = array_calloc(x.n_floats, sizeof(float)))) {
+        if (!(x.buf[i] = mem_calloc(x.n_floats, sizeof(float)))) {
             rc = BAECHI_ENOMEM;
             goto done;
         }

@@ -5,7 +5,7 @@
  */
 #include "calibrate/fit.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <math.h>
@@ -174,7 +174,7 @@ double fit_median(const double *v, int32_t n)
     if (n <= 0) {
         return NAN;
     }
-    tmp = array_malloc((size_t)n, sizeof(*tmp));
+    tmp = mem_alloc_array((size_t)n, sizeof(*tmp));
     if (!tmp) {
         return NAN;
     }

@@ -7,6 +7,7 @@
 #include "calibrate/replay.h"
 
 #include "calibrate/fit.h"
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -284,12 +285,12 @@ int replay_build(const struct graph *g, const struct cluster *c, const int32_t *
         }
     }
     nt = (size_t)g->n_tensors * (size_t)b.n;
-    order = array_malloc((size_t)g->n_ops + 1, sizeof(*order));
-    b.src_buf = array_malloc((size_t)g->n_tensors + 1, sizeof(int32_t));
-    b.recv_buf = array_malloc(nt + 1, sizeof(int32_t));
-    b.recv_event = array_malloc(nt + 1, sizeof(int32_t));
-    b.done_event = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    b.last_op = array_malloc((size_t)b.n + 1, sizeof(int32_t));
+    order = mem_alloc_array((size_t)g->n_ops + 1, sizeof(*order));
+    b.src_buf = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(int32_t));
+    b.recv_buf = mem_alloc_array(nt + 1, sizeof(int32_t));
+    b.recv_event = mem_alloc_array(nt + 1, sizeof(int32_t));
+    b.done_event = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
+    b.last_op = mem_alloc_array((size_t)b.n + 1, sizeof(int32_t));
     if (!order || !b.src_buf || !b.recv_buf || !b.recv_event || !b.done_event || !b.last_op) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -378,9 +379,9 @@ int replay_compare(const struct bench_replay_result *r, const struct sim_result 
         return err_set(BAECHI_EINVAL, "no measured step to compare");
     }
     cmp->n_devices = r->n_devices;
-    cmp->measured_peak = array_calloc((size_t)r->n_devices + 1, sizeof(int64_t));
-    cmp->sim_peak = array_calloc((size_t)r->n_devices + 1, sizeof(int64_t));
-    cmp->peak_err_pct = array_calloc((size_t)r->n_devices + 1, sizeof(double));
+    cmp->measured_peak = mem_calloc((size_t)r->n_devices + 1, sizeof(int64_t));
+    cmp->sim_peak = mem_calloc((size_t)r->n_devices + 1, sizeof(int64_t));
+    cmp->peak_err_pct = mem_calloc((size_t)r->n_devices + 1, sizeof(double));
     if (!cmp->measured_peak || !cmp->sim_peak || !cmp->peak_err_pct) {
         replay_compare_release(cmp);
         return BAECHI_ENOMEM;

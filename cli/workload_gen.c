@@ -146,8 +146,8 @@ static int gen_apply(const struct cmd_parser *p, const struct gen_arg *args, int
             return cmd_usage_error(p, "--%s: %s", args[i].row->name, why);
         }
     }
-    if ((why = gen_spec_check(spec))) {
-        return cmd_usage_error(p, "%s", why);
+    if (gen_spec_check(spec)) {
+        return cmd_usage_error(p, "%s", err_msg());
     }
     /* --device may name a cluster file: it is read, never overwritten by -o */
     const struct cmd_file in[] = {

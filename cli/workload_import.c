@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/workload.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/graph.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
@@ -145,18 +146,18 @@ int cmd_workload_import(int argc, char **argv)
     }
     {
         /* the name says every non-default option (docs/workloads.md, "Names") */
-        char wname[512];
+        struct strbuf wname = STRBUF_INIT; /* whole at any length (a char[512] cut it) */
 
         if (name) {
-            snprintf(wname, sizeof(wname), "%s", name);
-        } else {
-            gen_import_name(wname, sizeof(wname), w.name, io.batch, train ? &to : NULL,
-                            device ? cm.kind : NULL, !device);
-            if (train) {
-                onnx_loss_name_suffix(wname, sizeof(wname), &st);
-            }
+            rc = strbuf_addstr(&wname, name);
+        } else if ((rc = gen_import_name(&wname, w.name, io.batch, train ? &to : NULL,
+                                         device ? cm.kind : NULL, !device)) == 0 &&
+                   train) {
+            rc = onnx_loss_name_suffix(&wname, &st);
         }
-        if ((rc = workload_set_name(&w, wname))) {
+        rc = rc ? rc : workload_set_name(&w, wname.buf);
+        strbuf_release(&wname);
+        if (rc) {
             workload_release(&w);
             return cmd_fail(rc);
         }

@@ -30,18 +30,3 @@ int array_reserve_(void **pp, size_t *alloc, size_t need, size_t elem)
     *alloc = n;
     return 0;
 }
-
-void *array_calloc(size_t n, size_t elem)
-{
-    return mem_calloc(n, elem);
-}
-
-void *array_malloc(size_t n, size_t elem)
-{
-    return mem_alloc_array(n, elem);
-}
-
-char *array_strdup(const char *s)
-{
-    return mem_strdup(s);
-}

@@ -19,18 +19,6 @@ int array_reserve_(void **pp, size_t *alloc, size_t need, size_t elem);
 
 #define ARRAY_RESERVE(p, alloc, need) array_reserve_((void **)&(p), &(alloc), (need), sizeof(*(p)))
 
-/* The allocators below are core/alloc.h's mem_calloc, mem_alloc_array and
- * mem_strdup under their older names. */
-
-/* calloc with an overflow check and an error message; NULL on failure. */
-void *array_calloc(size_t n, size_t elem);
-
-/* malloc(n * elem) with an overflow check and an error message; NULL on failure. */
-void *array_malloc(size_t n, size_t elem);
-
-/* strdup that sets the error message on failure. */
-char *array_strdup(const char *s);
-
 #define FREE_AND_NULL(p)                                                                           \
     do {                                                                                           \
         free(p);                                                                                   \

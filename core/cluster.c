@@ -71,7 +71,7 @@ int cluster_copy(struct cluster *dst, const struct cluster *src)
     CHECK(dup_or_null(&dst->description, src->description));
     CHECK(dup_or_null(&dst->source, src->source));
     if (src->n_devices > 0) {
-        if (!(dst->dev = array_calloc((size_t)src->n_devices, sizeof(*dst->dev)))) {
+        if (!(dst->dev = mem_calloc((size_t)src->n_devices, sizeof(*dst->dev)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
@@ -84,7 +84,7 @@ int cluster_copy(struct cluster *dst, const struct cluster *src)
         }
     }
     if (src->pair) {
-        if (!(dst->pair = array_malloc(nn, sizeof(*dst->pair)))) {
+        if (!(dst->pair = mem_alloc_array(nn, sizeof(*dst->pair)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
@@ -124,7 +124,7 @@ int cluster_add_devices(struct cluster *c, int32_t n, int64_t mem_bytes, double 
 
         snprintf(name, sizeof(name), "gpu%d", i);
         memset(&dev[i], 0, sizeof(dev[i]));
-        dev[i].name = array_strdup(name);
+        dev[i].name = mem_strdup(name);
         if (!dev[i].name) {
             c->n_devices = i;
             return BAECHI_ENOMEM;
@@ -255,7 +255,7 @@ int cluster_expand_nodes(struct cluster *c)
         return 0;
     }
     if (!c->pair) {
-        if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
+        if (!(c->pair = mem_alloc_array(nn, sizeof(*c->pair)))) {
             return BAECHI_ENOMEM;
         }
         for (size_t i = 0; i < nn; i++) {

@@ -58,7 +58,7 @@ int cluster_yaml_get_string(struct cl_reader *rd, const char *ctx, char **out, b
         return cluster_yaml_value_err(rd, ctx, "must not contain a NUL character");
     }
     free(*out);
-    *out = array_strdup(yrd_text(r));
+    *out = mem_strdup(yrd_text(r));
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
@@ -226,7 +226,7 @@ int cluster_read_yaml(struct cluster *c, const char *path)
     }
     rc = cluster_read_yaml_string(c, text, len, path);
     free(text);
-    if (rc == 0 && !(c->path = array_strdup(path))) {
+    if (rc == 0 && !(c->path = mem_strdup(path))) {
         cluster_release(c);
         rc = BAECHI_ENOMEM;
     }

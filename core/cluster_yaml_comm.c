@@ -39,7 +39,7 @@ static int pair_endpoint(struct cl_reader *rd, char **out, int32_t *line, int32_
     *line = yrd_line(r);
     *col = yrd_col(r);
     free(*out);
-    *out = array_strdup(yrd_text(r));
+    *out = mem_strdup(yrd_text(r));
     return *out ? 0 : BAECHI_ENOMEM;
 }
 
@@ -207,7 +207,7 @@ int cluster_yaml_resolve_pairs(struct cl_reader *rd)
                        "this one has %d (use nodes: for links by node)",
                        LIMIT_MAX_DEVICES, (int)c->n_devices);
     }
-    if (!(c->pair = array_malloc(nn, sizeof(*c->pair)))) {
+    if (!(c->pair = mem_alloc_array(nn, sizeof(*c->pair)))) {
         return BAECHI_ENOMEM;
     }
     for (size_t i = 0; i < nn; i++) {

@@ -149,7 +149,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
                 return err_set(BAECHI_ENOMEM, "out of memory");
             }
             snprintf(name, n, "%s%lld", dv->d.name, (long long)k);
-        } else if (!(name = array_strdup(dv->d.name))) {
+        } else if (!(name = mem_strdup(dv->d.name))) {
             return BAECHI_ENOMEM;
         }
         if (!(pooled = strpool_add(&rd->names, name, strlen(name))) ||
@@ -167,7 +167,7 @@ static int dev_add(struct dev_reader *dv, int32_t line, int32_t col)
         *nd = dv->d;
         nd->name = name;
         nd->kind = NULL;
-        if (dv->d.kind && !(nd->kind = array_strdup(dv->d.kind))) {
+        if (dv->d.kind && !(nd->kind = mem_strdup(dv->d.kind))) {
             free(name);
             return BAECHI_ENOMEM;
         }

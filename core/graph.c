@@ -220,8 +220,8 @@ static int graph_report_cycle(const struct graph *g, const struct workload *w,
     if (v < 0) {
         BUG("no op left in a cycle");
     }
-    pos = array_malloc((size_t)n, sizeof(*pos));
-    path = array_malloc((size_t)n + 1, sizeof(*path));
+    pos = mem_alloc_array((size_t)n, sizeof(*pos));
+    path = mem_alloc_array((size_t)n + 1, sizeof(*path));
     if (!pos || !path) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -271,7 +271,7 @@ cleanup:
 static int graph_topo_order(struct graph *g, const struct workload *w)
 {
     int32_t n = g->n_ops;
-    int32_t *left = array_malloc((size_t)n, sizeof(*left));
+    int32_t *left = mem_alloc_array((size_t)n, sizeof(*left));
     int32_t head = 0, tail = 0;
     int rc = 0;
 
@@ -331,7 +331,7 @@ static int read_micro_batch(struct graph *g, const struct workload *w, const str
                                  GRAPH_MICRO_BATCH_KEY, GRAPH_MAX_MICRO_BATCHES - 1);
         }
         if (!g->micro_batch) {
-            if (!(g->micro_batch = array_malloc((size_t)n + 1, sizeof(*g->micro_batch)))) {
+            if (!(g->micro_batch = mem_alloc_array((size_t)n + 1, sizeof(*g->micro_batch)))) {
                 return BAECHI_ENOMEM;
             }
             for (int32_t v = 0; v < n; v++) {
@@ -390,7 +390,7 @@ static int read_aliases(struct graph *g, const struct workload *w, const int32_t
                 }
                 if (!g->port_alias) {
                     if (!(g->port_alias =
-                              array_malloc((size_t)g->n_ports + 1, sizeof(*g->port_alias)))) {
+                              mem_alloc_array((size_t)g->n_ports + 1, sizeof(*g->port_alias)))) {
                         return BAECHI_ENOMEM;
                     }
                     for (int32_t p = 0; p < g->n_ports; p++) {
@@ -419,10 +419,10 @@ static int build_edges(struct graph *g, const struct workload *w, struct raw_edg
 
     /* Freed on return, before the graph's own arrays grow (a 1,000,000-op
      * chain peaked at 406 MB). */
-    stamp = array_malloc((size_t)n_raw, sizeof(*stamp));
-    slot = array_malloc((size_t)n_raw, sizeof(*slot));
-    indeg = array_calloc((size_t)n_raw, sizeof(*indeg));
-    outdeg = array_calloc((size_t)n_raw, sizeof(*outdeg));
+    stamp = mem_alloc_array((size_t)n_raw, sizeof(*stamp));
+    slot = mem_alloc_array((size_t)n_raw, sizeof(*slot));
+    indeg = mem_calloc((size_t)n_raw, sizeof(*indeg));
+    outdeg = mem_calloc((size_t)n_raw, sizeof(*outdeg));
     if (!stamp || !slot || !indeg || !outdeg) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -433,7 +433,7 @@ static int build_edges(struct graph *g, const struct workload *w, struct raw_edg
             max_in = w->op[i].n_in;
         }
     }
-    scratch = array_malloc(6 * (size_t)max_in + 6, sizeof(*scratch));
+    scratch = mem_alloc_array(6 * (size_t)max_in + 6, sizeof(*scratch));
     /* at most one edge and one tensor per input: room for all at once (a
      * 1M-op graph's arrays were regrown by copies, a tenth of its build) */
     if (!scratch || ARRAY_RESERVE(r->t_start, r->alloc_start, w->n_input + 2) ||
@@ -609,21 +609,21 @@ static int build_ops(struct graph *g, const struct workload *w, const int32_t *n
     int64_t total = 0;
     int rc = 0;
 
-    g->wl_index = array_malloc((size_t)n, sizeof(*g->wl_index));
-    g->op_name = array_malloc((size_t)n, sizeof(*g->op_name));
-    g->op_type = array_malloc((size_t)n, sizeof(*g->op_type));
-    g->weight_us = array_malloc((size_t)n, sizeof(*g->weight_us));
-    g->flops = array_malloc((size_t)n, sizeof(*g->flops));
-    g->mem_bytes = array_malloc((size_t)n, sizeof(*g->mem_bytes));
-    g->temp_bytes = array_malloc((size_t)n, sizeof(*g->temp_bytes));
-    g->persist_bytes = array_malloc((size_t)n, sizeof(*g->persist_bytes));
-    g->out_bytes = array_malloc((size_t)n, sizeof(*g->out_bytes));
-    g->port_start = array_malloc((size_t)n + 1, sizeof(*g->port_start));
-    g->group = array_malloc((size_t)n, sizeof(*g->group));
-    g->phase = array_malloc((size_t)n, sizeof(*g->phase));
-    g->given_device = array_malloc((size_t)n, sizeof(*g->given_device));
-    g->topo = array_malloc((size_t)n, sizeof(*g->topo));
-    g->topo_op = array_malloc((size_t)n, sizeof(*g->topo_op));
+    g->wl_index = mem_alloc_array((size_t)n, sizeof(*g->wl_index));
+    g->op_name = mem_alloc_array((size_t)n, sizeof(*g->op_name));
+    g->op_type = mem_alloc_array((size_t)n, sizeof(*g->op_type));
+    g->weight_us = mem_alloc_array((size_t)n, sizeof(*g->weight_us));
+    g->flops = mem_alloc_array((size_t)n, sizeof(*g->flops));
+    g->mem_bytes = mem_alloc_array((size_t)n, sizeof(*g->mem_bytes));
+    g->temp_bytes = mem_alloc_array((size_t)n, sizeof(*g->temp_bytes));
+    g->persist_bytes = mem_alloc_array((size_t)n, sizeof(*g->persist_bytes));
+    g->out_bytes = mem_alloc_array((size_t)n, sizeof(*g->out_bytes));
+    g->port_start = mem_alloc_array((size_t)n + 1, sizeof(*g->port_start));
+    g->group = mem_alloc_array((size_t)n, sizeof(*g->group));
+    g->phase = mem_alloc_array((size_t)n, sizeof(*g->phase));
+    g->given_device = mem_alloc_array((size_t)n, sizeof(*g->given_device));
+    g->topo = mem_alloc_array((size_t)n, sizeof(*g->topo));
+    g->topo_op = mem_alloc_array((size_t)n, sizeof(*g->topo_op));
     if (!g->wl_index || !g->op_name || !g->op_type || !g->weight_us || !g->flops || !g->mem_bytes ||
         !g->temp_bytes || !g->persist_bytes || !g->out_bytes || !g->port_start || !g->group ||
         !g->phase || !g->given_device || !g->topo || !g->topo_op) {
@@ -660,8 +660,8 @@ static int build_group_members(struct graph *g, int32_t *cursor)
 {
     int32_t n = g->n_ops;
 
-    g->group_start = array_calloc((size_t)g->n_groups + 1, sizeof(*g->group_start));
-    g->group_op = array_malloc((size_t)n, sizeof(*g->group_op));
+    g->group_start = mem_calloc((size_t)g->n_groups + 1, sizeof(*g->group_start));
+    g->group_op = mem_alloc_array((size_t)n, sizeof(*g->group_op));
     if (!g->group_start || !g->group_op) {
         return BAECHI_ENOMEM;
     }
@@ -687,9 +687,9 @@ static int build_tensors(struct graph *g, const struct workload *w)
         return err_set(BAECHI_EPARSE, "too many tensors");
     }
     g->n_tensors = n_ports + n;
-    g->port_bytes = array_malloc((size_t)n_ports, sizeof(*g->port_bytes));
-    g->tensor_op = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_op));
-    g->tensor_bytes = array_malloc((size_t)g->n_tensors, sizeof(*g->tensor_bytes));
+    g->port_bytes = mem_alloc_array((size_t)n_ports, sizeof(*g->port_bytes));
+    g->tensor_op = mem_alloc_array((size_t)g->n_tensors, sizeof(*g->tensor_op));
+    g->tensor_bytes = mem_alloc_array((size_t)g->n_tensors, sizeof(*g->tensor_bytes));
     if (!g->port_bytes || !g->tensor_op || !g->tensor_bytes) {
         return BAECHI_ENOMEM;
     }
@@ -723,14 +723,14 @@ static int build_csr(struct graph *g, const struct raw_edges *r, const int32_t *
     int32_t n = g->n_ops, m = g->n_edges, n_ports = g->n_ports;
     int32_t *perm = NULL;
 
-    g->out_start = array_calloc((size_t)n + 1, sizeof(*g->out_start));
-    g->in_start = array_calloc((size_t)n + 1, sizeof(*g->in_start));
-    g->in_edge = array_malloc((size_t)m, sizeof(*g->in_edge));
-    g->edge_src = array_malloc((size_t)m, sizeof(*g->edge_src));
-    g->edge_dst = array_malloc((size_t)m, sizeof(*g->edge_dst));
-    g->et_start = array_malloc((size_t)m + 1, sizeof(*g->et_start));
-    g->et_tensor = array_malloc(r->nt, sizeof(*g->et_tensor));
-    perm = array_malloc((size_t)m, sizeof(*perm));
+    g->out_start = mem_calloc((size_t)n + 1, sizeof(*g->out_start));
+    g->in_start = mem_calloc((size_t)n + 1, sizeof(*g->in_start));
+    g->in_edge = mem_alloc_array((size_t)m, sizeof(*g->in_edge));
+    g->edge_src = mem_alloc_array((size_t)m, sizeof(*g->edge_src));
+    g->edge_dst = mem_alloc_array((size_t)m, sizeof(*g->edge_dst));
+    g->et_start = mem_alloc_array((size_t)m + 1, sizeof(*g->et_start));
+    g->et_tensor = mem_alloc_array(r->nt, sizeof(*g->et_tensor));
+    perm = mem_alloc_array((size_t)m, sizeof(*perm));
     if (!g->out_start || !g->in_start || !g->in_edge || !g->edge_src || !g->edge_dst ||
         !g->et_start || !g->et_tensor || !perm) {
         free(perm);
@@ -785,7 +785,7 @@ int graph_build(struct graph *g, const struct workload *w)
     if (w->n_ops <= 0) {
         return workload_fail(w, 0, 0, BAECHI_EPARSE, "workload has no ops");
     }
-    if (!(new_id = array_malloc((size_t)w->n_ops, sizeof(*new_id)))) {
+    if (!(new_id = mem_alloc_array((size_t)w->n_ops, sizeof(*new_id)))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -795,8 +795,8 @@ int graph_build(struct graph *g, const struct workload *w)
     CHECK(build_edges(g, w, &r, new_id));
     /* 3. Per-op fields, groups, ports and tensors. */
     CHECK(build_ops(g, w, new_id));
-    cursor = array_malloc((size_t)(g->n_groups > g->n_ops ? g->n_groups : g->n_ops) + 1,
-                          sizeof(*cursor));
+    cursor = mem_alloc_array((size_t)(g->n_groups > g->n_ops ? g->n_groups : g->n_ops) + 1,
+                             sizeof(*cursor));
     if (!cursor) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

@@ -6,6 +6,7 @@
  */
 #include "core/graph_coll.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "core/graph.h"
@@ -219,7 +220,7 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
     int rc = 0;
 
     strmap_init(&ids);
-    if (!(g->coll_of = array_malloc((size_t)g->n_ops + 1, sizeof(*g->coll_of)))) {
+    if (!(g->coll_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(*g->coll_of)))) {
         return BAECHI_ENOMEM;
     }
     CHECK(read_ops(g, w, &ids, &alloc));
@@ -228,9 +229,9 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
         g->coll_of = NULL;
         goto cleanup;
     }
-    g->coll_start = array_calloc((size_t)g->n_coll + 1, sizeof(*g->coll_start));
-    g->coll_op = array_malloc((size_t)g->n_ops, sizeof(*g->coll_op));
-    cursor = array_malloc((size_t)g->n_coll, sizeof(*cursor));
+    g->coll_start = mem_calloc((size_t)g->n_coll + 1, sizeof(*g->coll_start));
+    g->coll_op = mem_alloc_array((size_t)g->n_ops, sizeof(*g->coll_op));
+    cursor = mem_alloc_array((size_t)g->n_coll, sizeof(*cursor));
     if (!g->coll_start || !g->coll_op || !cursor) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

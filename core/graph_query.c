@@ -7,7 +7,7 @@
  */
 #include "core/graph.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "core/json_out.h"
@@ -82,7 +82,7 @@ int64_t graph_total_compute_us(const struct graph *g)
 
 int graph_critical_path_us(const struct graph *g, int64_t *cp_us)
 {
-    int64_t *fin = array_calloc((size_t)g->n_ops, sizeof(*fin));
+    int64_t *fin = mem_calloc((size_t)g->n_ops, sizeof(*fin));
     int32_t *order = NULL, *left = NULL;
     int64_t best = 0;
 
@@ -95,8 +95,8 @@ int graph_critical_path_us(const struct graph *g, int64_t *cp_us)
         /* A fused graph's inherited topo[] may be inconsistent: order afresh. */
         int32_t head = 0, tail = 0;
 
-        order = array_malloc((size_t)g->n_ops, sizeof(*order));
-        left = array_malloc((size_t)g->n_ops, sizeof(*left));
+        order = mem_alloc_array((size_t)g->n_ops, sizeof(*order));
+        left = mem_alloc_array((size_t)g->n_ops, sizeof(*left));
         if (!order || !left) {
             free(order);
             free(left);
@@ -210,7 +210,7 @@ int graph_check(const struct graph *g)
                            (long long)g->weight_us[u]);
         }
     }
-    seen = array_calloc((size_t)n, 1);
+    seen = mem_calloc((size_t)n, 1);
     if (!seen) {
         return BAECHI_ENOMEM;
     }

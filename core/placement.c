@@ -21,7 +21,7 @@ int placement_init(struct placement *p, int32_t n_ops)
     if (n_ops < 0) {
         return err_set(BAECHI_EINVAL, "negative op count %d", n_ops);
     }
-    p->device_of = array_malloc(n_ops > 0 ? (size_t)n_ops : 1, sizeof(*p->device_of));
+    p->device_of = mem_alloc_array(n_ops > 0 ? (size_t)n_ops : 1, sizeof(*p->device_of));
     if (!p->device_of) {
         return BAECHI_ENOMEM;
     }
@@ -60,7 +60,7 @@ static int set_str(char **dst, const char *s)
 {
     char *c = NULL;
 
-    if (s && !(c = array_strdup(s))) {
+    if (s && !(c = mem_strdup(s))) {
         return BAECHI_ENOMEM;
     }
     free(*dst);
@@ -129,8 +129,8 @@ static int kv_add(struct placement_kv **kv, int32_t *n, const char *key, const c
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     *kv = a;
-    k = array_strdup(key);
-    v = array_strdup(value);
+    k = mem_strdup(key);
+    v = mem_strdup(value);
     if (!k || !v) {
         free(k);
         free(v);
@@ -159,7 +159,8 @@ int placement_from_given(struct placement *p, const struct graph *g)
     if (p->n_ops != g->n_ops) {
         return err_set(BAECHI_EINVAL, "placement has %d ops, graph has %d", p->n_ops, g->n_ops);
     }
-    if (!(group_dev = array_malloc(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
+    if (!(group_dev =
+              mem_alloc_array(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t k = 0; k < g->n_groups; k++) {
@@ -218,7 +219,8 @@ int placement_check(const struct placement *p, const struct graph *g, const stru
                            c->n_devices == 1 ? "" : "s", c->n_devices - 1);
         }
     }
-    if (!(group_dev = array_malloc(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
+    if (!(group_dev =
+              mem_alloc_array(g->n_groups > 0 ? (size_t)g->n_groups : 1, sizeof(int32_t)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t k = 0; k < g->n_groups; k++) {
@@ -655,8 +657,8 @@ static int pl_fast_read(struct placement *p, const struct graph *g, const struct
     rd.p = p;
     rd.g = g;
     rd.w = w;
-    rd.line = array_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t));
-    head = array_malloc(at + sizeof(empty), 1);
+    rd.line = mem_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t));
+    head = mem_alloc_array(at + sizeof(empty), 1);
     if (!rd.line || !head) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -719,7 +721,7 @@ static int pl_read_events(struct placement *p, const struct graph *g, const stru
     rd.p = p;
     rd.g = g;
     rd.w = w;
-    if (!(rd.line = array_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t)))) {
+    if (!(rd.line = mem_calloc(g->n_ops > 0 ? (size_t)g->n_ops : 1, sizeof(int32_t)))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }

@@ -5,6 +5,7 @@
  */
 #include "core/strmap.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -46,7 +47,7 @@ char *strpool_add(struct strpool *p, const char *s, size_t len)
         if (ARRAY_RESERVE(p->chunk, p->alloc_chunk, p->nr_chunk + 1)) {
             return NULL;
         }
-        c = array_malloc(cap, 1);
+        c = mem_alloc_array(cap, 1);
         if (!c) {
             return NULL;
         }
@@ -86,7 +87,7 @@ void strmap_release(struct strmap *m)
 
 static int strmap_rehash(struct strmap *m, size_t cap)
 {
-    struct strmap_slot *slot = array_calloc(cap, sizeof(*slot));
+    struct strmap_slot *slot = mem_calloc(cap, sizeof(*slot));
 
     if (!slot) {
         return BAECHI_ENOMEM;

@@ -40,25 +40,25 @@ int yval_copy(struct yval *dst, const struct yval *src)
     memset(dst, 0, sizeof(*dst));
     dst->kind = src->kind;
     dst->quoted = src->quoted;
-    if (src->scalar && !(dst->scalar = array_strdup(src->scalar))) {
+    if (src->scalar && !(dst->scalar = mem_strdup(src->scalar))) {
         return BAECHI_ENOMEM;
     }
     if (src->n == 0) {
         return 0;
     }
-    dst->items = array_calloc((size_t)src->n, sizeof(*dst->items));
+    dst->items = mem_calloc((size_t)src->n, sizeof(*dst->items));
     if (!dst->items) {
         goto fail;
     }
     if (src->keys) {
-        dst->keys = array_calloc((size_t)src->n, sizeof(*dst->keys));
+        dst->keys = mem_calloc((size_t)src->n, sizeof(*dst->keys));
         if (!dst->keys) {
             goto fail;
         }
     }
     for (int32_t i = 0; i < src->n; i++) {
         dst->n = i + 1;
-        if (src->keys && !(dst->keys[i] = array_strdup(src->keys[i]))) {
+        if (src->keys && !(dst->keys[i] = mem_strdup(src->keys[i]))) {
             goto fail;
         }
         if (yval_copy(&dst->items[i], &src->items[i])) {
@@ -149,7 +149,7 @@ void workload_shrink(struct workload *w)
 
 int workload_set_name(struct workload *w, const char *name)
 {
-    char *s = array_strdup(name);
+    char *s = mem_strdup(name);
 
     if (!s) {
         return BAECHI_ENOMEM;
@@ -262,7 +262,7 @@ int workload_add_ext(struct workload *w, const char *key, const struct yval *val
     }
     e = &w->ext[w->n_ext];
     memset(e, 0, sizeof(*e));
-    if (!(e->key = array_strdup(key))) {
+    if (!(e->key = mem_strdup(key))) {
         return BAECHI_ENOMEM;
     }
     if (yval_copy(&e->val, val)) {
@@ -397,7 +397,7 @@ int workload_set_top_ext(struct workload *w, const char *key, const struct yval 
     }
     w->top_ext = e;
     e = &w->top_ext[w->n_top_ext];
-    if (!(e->key = array_strdup(key))) {
+    if (!(e->key = mem_strdup(key))) {
         yval_release(&v);
         return BAECHI_ENOMEM;
     }

@@ -101,7 +101,7 @@ static int top_string(struct wl_reader *rd, char **out, bool optional)
         return yrd_err_here(r, "%s: must not contain a NUL character", r->key);
     }
     free(*out);
-    if (!(*out = array_strdup(yrd_text(r)))) {
+    if (!(*out = mem_strdup(yrd_text(r)))) {
         return BAECHI_ENOMEM;
     }
     return 0;
@@ -125,7 +125,7 @@ static int top_ext(struct wl_reader *rd)
     w->top_ext = e;
     e = &w->top_ext[w->n_top_ext];
     memset(e, 0, sizeof(*e));
-    if (!(e->key = array_strdup(rd->r.key))) {
+    if (!(e->key = mem_strdup(rd->r.key))) {
         return BAECHI_ENOMEM;
     }
     if ((rc = yrd_yval(&rd->r, &e->val))) {
@@ -307,7 +307,7 @@ static int read_text(struct workload *w, const char *text, size_t len, const cha
     rd.w = w;
     rd.flow = mode == WORKLOAD_READ_FAST_EVENTS ? NULL : f;
     rd.direct_only = mode == WORKLOAD_READ_FAST_DIRECT;
-    if (name && !(w->path = array_strdup(name))) {
+    if (name && !(w->path = mem_strdup(name))) {
         return BAECHI_ENOMEM;
     }
     CHECK(yrd_open(&rd.r, text, len, w->path ? w->path : "<workload>"));

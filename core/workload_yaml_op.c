@@ -206,7 +206,7 @@ static int op_ext(struct wl_reader *rd)
     }
     e = &op->ext[op->n_ext];
     memset(e, 0, sizeof(*e));
-    if (!(e->key = array_strdup(rd->r.key))) {
+    if (!(e->key = mem_strdup(rd->r.key))) {
         return BAECHI_ENOMEM;
     }
     if ((rc = yrd_yval(&rd->r, &e->val))) {
@@ -537,8 +537,8 @@ int workload_yaml_read_flow_op(struct wl_reader *rd, int32_t index, bool *taken)
         memset(e, 0, sizeof(*e));
         e->val.kind = YVAL_SCALAR;
         e->val.quoted = fe->quoted;
-        if (!(e->key = array_malloc(fe->key_len + 1, 1)) ||
-            !(e->val.scalar = array_malloc(fe->val_len + 1, 1))) {
+        if (!(e->key = mem_alloc_array(fe->key_len + 1, 1)) ||
+            !(e->val.scalar = mem_alloc_array(fe->val_len + 1, 1))) {
             free(e->key);
             return BAECHI_ENOMEM;
         }

@@ -507,7 +507,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
     if (r->ev.type == YAML_SCALAR_EVENT) {
         v->kind = YVAL_SCALAR;
         v->quoted = !yrd_plain(r);
-        v->scalar = array_strdup(yrd_is_null(r) && yrd_text_len(r) == 0 ? "~" : yrd_text(r));
+        v->scalar = mem_strdup(yrd_is_null(r) && yrd_text_len(r) == 0 ? "~" : yrd_text(r));
         return v->scalar ? 0 : err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
     }
     if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) {
@@ -530,7 +530,7 @@ static int yrd_yval_rec(struct yrd *r, struct yval *v, int depth)
                     return yrd_err(r, r->key_line, r->key_col, "duplicate key '%s'", r->key);
                 }
             }
-            if (!(key = array_strdup(r->key))) {
+            if (!(key = mem_strdup(r->key))) {
                 return err_set(BAECHI_ENOMEM, "%s: out of memory", r->name);
             }
         }

@@ -50,7 +50,7 @@
 #include "placers/auto_internal.h"
 #include "placers/auto_polish.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/placement.h"
 #include "placers/bound.h"
@@ -96,7 +96,7 @@ static int world_init(struct auto_world *w, const struct graph *g0, const struct
     w->have_cw = true;
     CHECK(placer_world(&w->cw, opt));
     CHECK(placer_world_graph(g0, opt, &w->gw, &w->weights));
-    if (!(w->tf_of = array_malloc((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
+    if (!(w->tf_of = mem_alloc_array((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }

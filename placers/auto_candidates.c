@@ -13,7 +13,7 @@
  */
 #include "placers/auto_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/placement.h"
 #include "placers/lp_memo.h"
@@ -37,8 +37,8 @@ int auto_find_sources(struct auto_ctx *s)
 {
     const struct graph *g = s->g;
 
-    s->src_group = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
-    s->src_to = array_malloc((size_t)s->n_tf + 1, sizeof(int32_t));
+    s->src_group = mem_alloc_array((size_t)s->n_tf + 1, sizeof(int32_t));
+    s->src_to = mem_alloc_array((size_t)s->n_tf + 1, sizeof(int32_t));
     if (!s->src_group || !s->src_to) {
         return BAECHI_ENOMEM;
     }
@@ -257,7 +257,7 @@ int auto_best_candidate(struct auto_ctx *s, const struct graph *g0, const struct
     int rc = 0;
 
     lp_memo_init(&own);
-    if (!(dev = array_malloc((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
+    if (!(dev = mem_alloc_array((size_t)g0->n_ops + 1, sizeof(int32_t)))) {
         return BAECHI_ENOMEM;
     }
     n_cand = candidates(g0, cands);

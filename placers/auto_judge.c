@@ -12,6 +12,7 @@
 
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/units.h"
 #include "sim/sim.h"
 #include "sim/sim_incr.h"
@@ -348,8 +349,8 @@ int auto_infeasible(struct auto_ctx *s)
     const char *model = r == &s->rt_best ? "timed" : "baechi";
     int32_t worst = 0, n_on = 0;
     int64_t worst_over = -1;
-    char ops[512];
-    size_t len = 0;
+    struct strbuf ops = STRBUF_INIT; /* whole at any length (a char[512] cut it) */
+    int rc = 0;
 
     for (int32_t d = 0; d < r->n_devices; d++) {
         int64_t o = r->dev[d].peak_bytes - r->dev[d].limit_bytes;
@@ -358,11 +359,9 @@ int auto_infeasible(struct auto_ctx *s)
             worst = d;
         }
     }
-    ops[0] = '\0';
-    for (int32_t i = 0; i < r->n_oom; i++) {
+    for (int32_t i = 0; i < r->n_oom && rc == 0; i++) {
         if (r->oom[i].device == worst) {
-            len += (size_t)snprintf(ops + len, sizeof(ops) - len, "'%s' (first over the limit)",
-                                    s->g->op_name[r->oom[i].op]);
+            rc = strbuf_addf(&ops, "'%s' (first over the limit)", s->g->op_name[r->oom[i].op]);
         }
     }
     for (int32_t k = 0; k < s->n_tf; k++) {
@@ -371,23 +370,27 @@ int auto_infeasible(struct auto_ctx *s)
         }
     }
     qsort_r(s->order, (size_t)n_on, sizeof(int32_t), auto_cmp_mem_desc, s->tf_mem);
-    for (int32_t i = 0; i < n_on && i < AUTO_MSG_GROUPS && len < sizeof(ops) - 1; i++) {
+    for (int32_t i = 0; i < n_on && i < AUTO_MSG_GROUPS && rc == 0; i++) {
         int32_t k = s->order[i];
-        char ms[32];
+        char ms[32]; /* a byte count with its unit */
 
         units_fmt_bytes(s->tf_mem[k], ms, sizeof(ms));
-        len += (size_t)snprintf(ops + len, sizeof(ops) - len, "%s'%s' (%s)", len ? ", " : "",
-                                s->g->op_name[s->tf_op[s->tf_start[k]]], ms);
+        rc = strbuf_addf(&ops, "%s'%s' (%s)", ops.len ? ", " : "",
+                         s->g->op_name[s->tf_op[s->tf_start[k]]], ms);
     }
     char over_s[32], lim_s[32];
 
     units_fmt_bytes(worst_over, over_s, sizeof(over_s)); /* with units (issue 33 item 4) */
     units_fmt_bytes(r->dev[worst].limit_bytes, lim_s, sizeof(lim_s));
-    return err_set(BAECHI_EINFEASIBLE,
-                   "auto: no placement fits: device %d '%s' needs %s more than its limit of %s in "
-                   "the %s simulation (best of %" PRId64
-                   " evaluations); ops that could not fit there: %s",
-                   (int)worst, s->c->dev[worst].name, over_s, lim_s, model, s->n_eval, ops);
+    if (rc == 0) {
+        rc = err_set(BAECHI_EINFEASIBLE,
+                     "auto: no placement fits: device %d '%s' needs %s more than its limit of %s "
+                     "in the %s simulation (best of %" PRId64
+                     " evaluations); ops that could not fit there: %s",
+                     (int)worst, s->c->dev[worst].name, over_s, lim_s, model, s->n_eval, ops.buf);
+    }
+    strbuf_release(&ops);
+    return rc;
 }
 
 int auto_start_from(struct auto_ctx *s, const int32_t *dev)

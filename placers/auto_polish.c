@@ -6,7 +6,7 @@
  */
 #include "placers/auto_polish.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/workload.h"
 #include "sim/sim.h"
@@ -59,18 +59,18 @@ static int seeds_init(struct seeds *w, const struct auto_ctx *s)
     int rc = 0;
 
     memset(w, 0, sizeof(*w));
-    w->key = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    w->first = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    w->order = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    w->rest = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    w->cuts = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
-    w->cand = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    w->prefix = array_calloc((size_t)n_tf + 2, sizeof(int64_t));
-    w->cross = array_calloc((size_t)n_tf + 2, sizeof(int64_t));
-    w->in_bytes = array_malloc((size_t)s->n_dev + 1, sizeof(int64_t));
-    rank = array_malloc((size_t)n_tf + 1, sizeof(int32_t));
-    lo = array_malloc((size_t)g->n_tensors + 1, sizeof(int32_t));
-    hi = array_malloc((size_t)g->n_tensors + 1, sizeof(int32_t));
+    w->key = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    w->first = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    w->order = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    w->rest = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    w->cuts = mem_alloc_array((size_t)s->n_dev + 1, sizeof(int32_t));
+    w->cand = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    w->prefix = mem_calloc((size_t)n_tf + 2, sizeof(int64_t));
+    w->cross = mem_calloc((size_t)n_tf + 2, sizeof(int64_t));
+    w->in_bytes = mem_alloc_array((size_t)s->n_dev + 1, sizeof(int64_t));
+    rank = mem_alloc_array((size_t)n_tf + 1, sizeof(int32_t));
+    lo = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(int32_t));
+    hi = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(int32_t));
     if (!lo || !hi || !w->key || !w->first || !w->order || !w->rest || !w->cuts || !w->cand ||
         !w->prefix || !w->cross || !w->in_bytes || !rank) {
         rc = BAECHI_ENOMEM;

@@ -40,7 +40,7 @@
  */
 #include "placers/auto_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 
@@ -86,7 +86,7 @@ void auto_screen_free(struct auto_screen *x)
 
 int auto_screen_new(const struct auto_ctx *s, struct auto_screen **out)
 {
-    struct auto_screen *x = array_calloc(1, sizeof(*x));
+    struct auto_screen *x = mem_calloc(1, sizeof(*x));
     size_t n = (size_t)s->n_ops + 1, nd = (size_t)s->n_dev + 1;
     bool unit_speed = true, uniform = !s->c->pair && s->c->nodes.gpus_per_node <= 0;
 
@@ -99,20 +99,20 @@ int auto_screen_new(const struct auto_ctx *s, struct auto_screen **out)
     for (int32_t d = 0; d < s->n_dev; d++) {
         unit_speed &= s->c->dev[d].speed == 1.0;
     }
-    x->ord = array_malloc(n, sizeof(int32_t));
-    x->pos = array_malloc(n, sizeof(int32_t));
-    x->head = array_calloc(n, sizeof(int64_t));
-    x->tail = array_calloc(n, sizeof(int64_t));
-    x->prev_dev = array_malloc(n, sizeof(int32_t));
-    x->next_dev = array_malloc(n, sizeof(int32_t));
-    x->dev_start = array_calloc(nd + 1, sizeof(int32_t));
-    x->dev_op = array_malloc(n, sizeof(int32_t));
-    x->add = array_calloc(nd, sizeof(int64_t));
+    x->ord = mem_alloc_array(n, sizeof(int32_t));
+    x->pos = mem_alloc_array(n, sizeof(int32_t));
+    x->head = mem_calloc(n, sizeof(int64_t));
+    x->tail = mem_calloc(n, sizeof(int64_t));
+    x->prev_dev = mem_alloc_array(n, sizeof(int32_t));
+    x->next_dev = mem_alloc_array(n, sizeof(int32_t));
+    x->dev_start = mem_calloc(nd + 1, sizeof(int32_t));
+    x->dev_op = mem_alloc_array(n, sizeof(int32_t));
+    x->add = mem_calloc(nd, sizeof(int64_t));
     if (uniform && s->n_dev >= 2) {
-        x->edge_comm = array_malloc((size_t)s->g->n_edges + 1, sizeof(int64_t));
+        x->edge_comm = mem_alloc_array((size_t)s->g->n_edges + 1, sizeof(int64_t));
     }
     if (unit_speed) {
-        x->op_run = array_malloc(n, sizeof(int64_t));
+        x->op_run = mem_alloc_array(n, sizeof(int64_t));
     }
     if (!x->ord || !x->pos || !x->head || !x->tail || !x->prev_dev || !x->next_dev ||
         !x->dev_start || !x->dev_op || !x->add || (uniform && s->n_dev >= 2 && !x->edge_comm) ||
@@ -326,8 +326,8 @@ int auto_screen_full(const struct auto_ctx *s, int64_t *step_us)
 {
     const struct auto_screen *x = s->screen;
     const struct graph *g = s->g;
-    int64_t *end = array_calloc((size_t)x->n + 1, sizeof(int64_t));
-    int64_t *dl = array_calloc((size_t)x->nd + 1, sizeof(int64_t));
+    int64_t *end = mem_calloc((size_t)x->n + 1, sizeof(int64_t));
+    int64_t *dl = mem_calloc((size_t)x->nd + 1, sizeof(int64_t));
     int rc = 0;
 
     *step_us = 0;

@@ -30,7 +30,7 @@
  * 1-16: mean 89.2 ms (docs/auto.md, "The delta screen"). */
 #include "placers/auto_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/rng.h"
 #include "sim/sim.h"
@@ -50,8 +50,8 @@ int32_t auto_rnd(struct auto_ctx *s, int32_t n)
 static int members(int32_t n_ops, const int32_t *of, int32_t n_groups, int32_t **start,
                    int32_t **op)
 {
-    int32_t *st = array_calloc((size_t)n_groups + 2, sizeof(int32_t));
-    int32_t *ops = array_malloc((size_t)n_ops + 1, sizeof(int32_t));
+    int32_t *st = mem_calloc((size_t)n_groups + 2, sizeof(int32_t));
+    int32_t *ops = mem_alloc_array((size_t)n_ops + 1, sizeof(int32_t));
 
     if (!st || !ops) {
         free(st);
@@ -131,20 +131,20 @@ int auto_ctx_init(struct auto_ctx *s, const struct graph *g, const struct cluste
      * (the pipeline schedule follows the placement, so the best's order of
      * ops is no guide: GPT-2.7B with 8 micro-batches 871.8 -> 878.4 ms) */
     s->use_screen = g->n_coll == 0 && !g->micro_batch;
-    s->co_of = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->tf_mem = array_calloc((size_t)n_tf + 1, sizeof(int64_t));
-    s->edge_bytes = array_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
-    s->best = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->trial = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->trial_ops = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->order = array_malloc((size_t)n + 1, sizeof(int32_t));
-    s->prev_on_dev = array_malloc((size_t)n + 1, sizeof(int32_t));
+    s->co_of = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
+    s->tf_mem = mem_calloc((size_t)n_tf + 1, sizeof(int64_t));
+    s->edge_bytes = mem_calloc((size_t)g->n_edges + 1, sizeof(int64_t));
+    s->best = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
+    s->trial = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
+    s->trial_ops = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
+    s->order = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
+    s->prev_on_dev = mem_alloc_array((size_t)n + 1, sizeof(int32_t));
     s->cap_moves = AUTO_MAX_MOVES;
-    s->moves = array_malloc((size_t)s->cap_moves, sizeof(struct auto_move));
-    s->failed = array_calloc(AUTO_FAILED_SLOTS, sizeof(struct auto_failed));
-    s->targets = array_malloc((size_t)s->n_dev + 1, sizeof(int32_t));
-    s->sums_best = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
-    s->sums_trial = array_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    s->moves = mem_alloc_array((size_t)s->cap_moves, sizeof(struct auto_move));
+    s->failed = mem_calloc(AUTO_FAILED_SLOTS, sizeof(struct auto_failed));
+    s->targets = mem_alloc_array((size_t)s->n_dev + 1, sizeof(int32_t));
+    s->sums_best = mem_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
+    s->sums_trial = mem_calloc(2 * (size_t)s->n_dev + 1, sizeof(int64_t));
     if (!s->sums_best || !s->sums_trial || !s->co_of || !s->tf_mem || !s->edge_bytes || !s->best ||
         !s->trial || !s->trial_ops || !s->order || !s->prev_on_dev || !s->moves || !s->failed ||
         !s->targets) {
@@ -307,7 +307,7 @@ static int cmp_ranked(const void *x, const void *y)
  * never failed: they stay at the front. */
 static int failed_last(struct auto_ctx *s, int32_t n_link, int32_t *n_link_new)
 {
-    struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
+    struct ranked *r = mem_alloc_array((size_t)s->n_moves + 1, sizeof(struct ranked));
 
     if (!r) {
         return BAECHI_ENOMEM;
@@ -401,7 +401,7 @@ static int check_screen(struct auto_ctx *s, int64_t est, enum auto_screen_kind k
  */
 static int screen_moves(struct auto_ctx *s, int32_t from, bool *done)
 {
-    struct ranked *r = array_malloc((size_t)s->n_moves + 1, sizeof(struct ranked));
+    struct ranked *r = mem_alloc_array((size_t)s->n_moves + 1, sizeof(struct ranked));
     uint64_t vis = 0;
     int32_t n = 0;
     int rc = 0;

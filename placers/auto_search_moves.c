@@ -10,7 +10,7 @@
  */
 #include "placers/auto_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/rng.h"
 #include "sim/sim.h"
@@ -287,13 +287,13 @@ int auto_link_moves(struct auto_ctx *s)
     const struct graph *g = s->g;
     size_t n_xt = (size_t)g->et_start[g->n_edges] + 1, nd = (size_t)s->n_dev;
     struct link_scan w = {0};
-    int32_t *by_end = array_malloc((size_t)s->n_ops + 1, sizeof(int32_t));
-    int64_t *chan = array_calloc(nd * nd + 2 * nd + 1, sizeof(int64_t));
+    int32_t *by_end = mem_alloc_array((size_t)s->n_ops + 1, sizeof(int32_t));
+    int64_t *chan = mem_calloc(nd * nd + 2 * nd + 1, sizeof(int64_t));
     int rc = 0;
 
-    w.xf = array_malloc(n_xt, sizeof(struct xfer));
-    w.first_xf = array_malloc((size_t)s->n_ops + 1, sizeof(int32_t));
-    w.crit = array_malloc((size_t)s->n_ops + 1, sizeof(int32_t));
+    w.xf = mem_alloc_array(n_xt, sizeof(struct xfer));
+    w.first_xf = mem_alloc_array((size_t)s->n_ops + 1, sizeof(int32_t));
+    w.crit = mem_alloc_array((size_t)s->n_ops + 1, sizeof(int32_t));
     if (!by_end || !chan || !w.xf || !w.first_xf || !w.crit) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

@@ -19,7 +19,7 @@
  */
 #include "placers/placer_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/rng.h"
 
@@ -55,7 +55,7 @@ int baseline_place(const char *name, const struct graph *g, const int32_t *group
         }
         return 0;
     }
-    gdev = array_malloc((size_t)n_groups + 1, sizeof(int32_t));
+    gdev = mem_alloc_array((size_t)n_groups + 1, sizeof(int32_t));
     if (!gdev) {
         return BAECHI_ENOMEM;
     }

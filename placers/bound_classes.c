@@ -8,7 +8,7 @@
  */
 #include "placers/bound.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <math.h>
@@ -200,8 +200,8 @@ static int node_links(const struct cluster *c, struct bound_classes *k)
     const int32_t g = c->nodes.gpus_per_node;
     bool alike = true;
 
-    if (!(k->link_src = array_malloc(2, sizeof(int32_t))) ||
-        !(k->link_dst = array_malloc(2, sizeof(int32_t)))) {
+    if (!(k->link_src = mem_alloc_array(2, sizeof(int32_t))) ||
+        !(k->link_dst = mem_alloc_array(2, sizeof(int32_t)))) {
         return BAECHI_ENOMEM;
     }
     k->symmetric = true;
@@ -230,11 +230,11 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
     memset(k, 0, sizeof(*k));
     k->n_devices = n > 0 && n < c->n_devices ? n : c->n_devices;
     nd = (size_t)k->n_devices + 1;
-    k->class_of = array_malloc(nd, sizeof(int32_t));
-    k->first = array_malloc(nd, sizeof(int32_t));
-    k->size = array_malloc(nd, sizeof(int32_t));
-    k->speed_dev = array_malloc(nd, sizeof(int32_t));
-    k->speed_count = array_malloc(nd, sizeof(int32_t));
+    k->class_of = mem_alloc_array(nd, sizeof(int32_t));
+    k->first = mem_alloc_array(nd, sizeof(int32_t));
+    k->size = mem_alloc_array(nd, sizeof(int32_t));
+    k->speed_dev = mem_alloc_array(nd, sizeof(int32_t));
+    k->speed_count = mem_alloc_array(nd, sizeof(int32_t));
     if (!k->class_of || !k->first || !k->size || !k->speed_dev || !k->speed_count) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -252,8 +252,8 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
     if (!c->pair) { /* every pair on the default model */
         k->symmetric = true;
         k->uniform = k->n_classes == 1;
-        if (!(k->link_src = array_malloc(1, sizeof(int32_t))) ||
-            !(k->link_dst = array_malloc(1, sizeof(int32_t)))) {
+        if (!(k->link_src = mem_alloc_array(1, sizeof(int32_t))) ||
+            !(k->link_dst = mem_alloc_array(1, sizeof(int32_t)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
@@ -265,9 +265,9 @@ int bound_classes_build(const struct cluster *c, int32_t n, struct bound_classes
     if (k->n_classes > BOUND_CLASSES_MAX) {
         goto cleanup; /* not symmetric: the per-pair path */
     }
-    rep = array_malloc((size_t)k->n_classes * (size_t)k->n_classes, sizeof(*rep));
-    k->link_src = array_malloc((size_t)k->n_classes * (size_t)k->n_classes, sizeof(int32_t));
-    k->link_dst = array_malloc((size_t)k->n_classes * (size_t)k->n_classes, sizeof(int32_t));
+    rep = mem_alloc_array((size_t)k->n_classes * (size_t)k->n_classes, sizeof(*rep));
+    k->link_src = mem_alloc_array((size_t)k->n_classes * (size_t)k->n_classes, sizeof(int32_t));
+    k->link_dst = mem_alloc_array((size_t)k->n_classes * (size_t)k->n_classes, sizeof(int32_t));
     if (!rep || !k->link_src || !k->link_dst) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -331,7 +331,7 @@ int bound_classes_copy_prefix(struct cluster *dst, const struct cluster *src, in
         return rc;
     }
     if (src->pair) {
-        if (!(dst->pair = array_malloc((size_t)n * (size_t)n, sizeof(*dst->pair)))) {
+        if (!(dst->pair = mem_alloc_array((size_t)n * (size_t)n, sizeof(*dst->pair)))) {
             cluster_release(dst);
             return err_set(BAECHI_ENOMEM, "out of memory copying %d devices of cluster '%s'",
                            (int)n, src->name ? src->name : "?");

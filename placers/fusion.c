@@ -20,6 +20,7 @@
  */
 #include "placers/placer_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -309,10 +310,10 @@ static int build_output(struct fgraph *f, struct pgraph *out, int32_t *map)
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
-    newid = array_malloc((size_t)f->n + 1, sizeof(int32_t));
+    newid = mem_alloc_array((size_t)f->n + 1, sizeof(int32_t));
     /* eid counts in-edges per node: sized by nodes (a graph may have more
      * nodes than edges: it overran on 12 ops with 8 edges) */
-    eid = array_malloc((size_t)f->n + 1, sizeof(int32_t));
+    eid = mem_alloc_array((size_t)f->n + 1, sizeof(int32_t));
     if (!newid || !eid) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -330,22 +331,22 @@ static int build_output(struct fgraph *f, struct pgraph *out, int32_t *map)
     out->m = m2;
     out->n_tensors = in->n_tensors;
     out->n_groups = in->n_groups;
-    out->weight = array_malloc((size_t)n2 + 1, sizeof(int64_t));
-    out->temp = array_malloc((size_t)n2 + 1, sizeof(int64_t));
-    out->persist = array_malloc((size_t)n2 + 1, sizeof(int64_t));
-    out->out = array_malloc((size_t)n2 + 1, sizeof(int64_t));
-    out->group = array_malloc((size_t)n2 + 1, sizeof(int32_t));
-    out->topo = array_malloc((size_t)n2 + 1, sizeof(int32_t));
-    out->out_start = array_calloc((size_t)n2 + 1, sizeof(int32_t));
-    out->in_start = array_calloc((size_t)n2 + 1, sizeof(int32_t));
-    out->in_edge = array_malloc((size_t)m2 + 1, sizeof(int32_t));
-    out->src = array_malloc((size_t)m2 + 1, sizeof(int32_t));
-    out->dst = array_malloc((size_t)m2 + 1, sizeof(int32_t));
-    out->ecomm = array_malloc((size_t)m2 + 1, sizeof(int64_t));
-    out->et_start = array_malloc((size_t)m2 + 1, sizeof(int32_t));
-    out->et_tensor = array_malloc((size_t)nte + 1, sizeof(int32_t));
-    out->tcomm = array_malloc((size_t)in->n_tensors + 1, sizeof(int64_t));
-    out->tbytes = array_malloc((size_t)in->n_tensors + 1, sizeof(int64_t));
+    out->weight = mem_alloc_array((size_t)n2 + 1, sizeof(int64_t));
+    out->temp = mem_alloc_array((size_t)n2 + 1, sizeof(int64_t));
+    out->persist = mem_alloc_array((size_t)n2 + 1, sizeof(int64_t));
+    out->out = mem_alloc_array((size_t)n2 + 1, sizeof(int64_t));
+    out->group = mem_alloc_array((size_t)n2 + 1, sizeof(int32_t));
+    out->topo = mem_alloc_array((size_t)n2 + 1, sizeof(int32_t));
+    out->out_start = mem_calloc((size_t)n2 + 1, sizeof(int32_t));
+    out->in_start = mem_calloc((size_t)n2 + 1, sizeof(int32_t));
+    out->in_edge = mem_alloc_array((size_t)m2 + 1, sizeof(int32_t));
+    out->src = mem_alloc_array((size_t)m2 + 1, sizeof(int32_t));
+    out->dst = mem_alloc_array((size_t)m2 + 1, sizeof(int32_t));
+    out->ecomm = mem_alloc_array((size_t)m2 + 1, sizeof(int64_t));
+    out->et_start = mem_alloc_array((size_t)m2 + 1, sizeof(int32_t));
+    out->et_tensor = mem_alloc_array((size_t)nte + 1, sizeof(int32_t));
+    out->tcomm = mem_alloc_array((size_t)in->n_tensors + 1, sizeof(int64_t));
+    out->tbytes = mem_alloc_array((size_t)in->n_tensors + 1, sizeof(int64_t));
     if (!out->weight || !out->temp || !out->persist || !out->out || !out->group || !out->topo ||
         !out->out_start || !out->in_start || !out->in_edge || !out->src || !out->dst ||
         !out->ecomm || !out->et_start || !out->et_tensor || !out->tcomm || !out->tbytes) {
@@ -415,17 +416,17 @@ int pgraph_fuse(const struct pgraph *in, bool check_disjoint, struct pgraph *out
     memset(&f, 0, sizeof(f));
     f.in = in;
     f.n = in->n;
-    f.alive = array_malloc(n + 1, 1);
-    f.weight = array_malloc(n + 1, sizeof(int64_t));
-    f.temp = array_malloc(n + 1, sizeof(int64_t));
-    f.persist = array_malloc(n + 1, sizeof(int64_t));
-    f.out = array_malloc(n + 1, sizeof(int64_t));
-    f.outl = array_calloc(n + 1, sizeof(struct ivec));
-    f.inl = array_calloc(n + 1, sizeof(struct ivec));
-    f.parent = array_malloc(n + 1, sizeof(int32_t));
-    f.absorbed = array_calloc(n + 1, 1);
-    f.mark = array_calloc(n + (size_t)in->n_tensors + 1, sizeof(int32_t));
-    f.stack = array_malloc(n + 1, sizeof(int32_t));
+    f.alive = mem_alloc_array(n + 1, 1);
+    f.weight = mem_alloc_array(n + 1, sizeof(int64_t));
+    f.temp = mem_alloc_array(n + 1, sizeof(int64_t));
+    f.persist = mem_alloc_array(n + 1, sizeof(int64_t));
+    f.out = mem_alloc_array(n + 1, sizeof(int64_t));
+    f.outl = mem_calloc(n + 1, sizeof(struct ivec));
+    f.inl = mem_calloc(n + 1, sizeof(struct ivec));
+    f.parent = mem_alloc_array(n + 1, sizeof(int32_t));
+    f.absorbed = mem_calloc(n + 1, 1);
+    f.mark = mem_calloc(n + (size_t)in->n_tensors + 1, sizeof(int32_t));
+    f.stack = mem_alloc_array(n + 1, sizeof(int32_t));
     if (!f.alive || !f.weight || !f.temp || !f.persist || !f.out || !f.outl || !f.inl ||
         !f.parent || !f.absorbed || !f.mark || !f.stack) {
         rc = BAECHI_ENOMEM;

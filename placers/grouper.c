@@ -18,7 +18,7 @@
  */
 #include "placers/grouper.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <stdlib.h>
@@ -80,9 +80,9 @@ int placer_group(const struct graph *g, enum placer_grouper grouper, int32_t *gr
         }
         return 0;
     }
-    parent = array_malloc((size_t)G + 1, sizeof(int32_t));
-    newid = array_malloc((size_t)G + 1, sizeof(int32_t));
-    best = array_malloc((size_t)G + 1, sizeof(char *));
+    parent = mem_alloc_array((size_t)G + 1, sizeof(int32_t));
+    newid = mem_alloc_array((size_t)G + 1, sizeof(int32_t));
+    best = mem_alloc_array((size_t)G + 1, sizeof(char *));
     if (!parent || !newid || !best) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

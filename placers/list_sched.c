@@ -6,7 +6,7 @@
  */
 #include "placers/list_sched.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 
 #include <stdlib.h>
@@ -31,33 +31,33 @@ int ls_init(struct ls_state *s, const struct pgraph *p, int32_t n_dev, const int
     s->limit = limit;
     s->reserve = reserve;
     s->persist_at_place = persist_at_place;
-    s->free_at = array_calloc(D, sizeof(int64_t));
-    s->chan = array_calloc(D, sizeof(int64_t));
-    s->cur = array_calloc(D, sizeof(int64_t));
-    s->used = array_calloc(D, sizeof(int64_t));
-    s->peak = array_calloc(D, sizeof(int64_t));
-    s->last_op = array_malloc(D, sizeof(int32_t));
-    s->state = array_calloc(D, 1);
-    s->dev_changed = array_calloc(D, sizeof(int64_t));
-    s->dev = array_malloc(n + 1, sizeof(int32_t));
-    s->ready_count = array_calloc(n + 1, sizeof(int32_t));
-    s->exec_out = array_calloc(n + 1, sizeof(int32_t));
-    s->start = array_calloc(n + 1, sizeof(int64_t));
-    s->end = array_calloc(n + 1, sizeof(int64_t));
-    s->ready_ts = array_calloc(n + 1, sizeof(int64_t));
-    s->done = array_calloc(n + 1, 1);
-    s->ready = array_malloc(n + 1, sizeof(int32_t));
-    s->ready_pos = array_malloc(n + 1, sizeof(int32_t));
-    s->fresh = array_malloc(n + 1, sizeof(int32_t));
-    s->cache = array_malloc(D * ((size_t)p->n_tensors + 1), sizeof(int64_t));
-    s->rt = array_malloc(n * D + 1, sizeof(int64_t));
-    s->rt_stamp = array_malloc(n * D + 1, sizeof(int64_t));
-    s->rt_mask = array_calloc(n * D + 1, sizeof(uint64_t));
-    s->gdev = array_malloc(G + 1, sizeof(int32_t));
-    s->resv_avail = array_calloc(G + 1, sizeof(int64_t));
-    s->resv_limit = array_calloc(G + 1, sizeof(int64_t));
-    s->resv_active = array_calloc(G + 1, 1);
-    s->refcount = array_calloc(G + 1, sizeof(int32_t));
+    s->free_at = mem_calloc(D, sizeof(int64_t));
+    s->chan = mem_calloc(D, sizeof(int64_t));
+    s->cur = mem_calloc(D, sizeof(int64_t));
+    s->used = mem_calloc(D, sizeof(int64_t));
+    s->peak = mem_calloc(D, sizeof(int64_t));
+    s->last_op = mem_alloc_array(D, sizeof(int32_t));
+    s->state = mem_calloc(D, 1);
+    s->dev_changed = mem_calloc(D, sizeof(int64_t));
+    s->dev = mem_alloc_array(n + 1, sizeof(int32_t));
+    s->ready_count = mem_calloc(n + 1, sizeof(int32_t));
+    s->exec_out = mem_calloc(n + 1, sizeof(int32_t));
+    s->start = mem_calloc(n + 1, sizeof(int64_t));
+    s->end = mem_calloc(n + 1, sizeof(int64_t));
+    s->ready_ts = mem_calloc(n + 1, sizeof(int64_t));
+    s->done = mem_calloc(n + 1, 1);
+    s->ready = mem_alloc_array(n + 1, sizeof(int32_t));
+    s->ready_pos = mem_alloc_array(n + 1, sizeof(int32_t));
+    s->fresh = mem_alloc_array(n + 1, sizeof(int32_t));
+    s->cache = mem_alloc_array(D * ((size_t)p->n_tensors + 1), sizeof(int64_t));
+    s->rt = mem_alloc_array(n * D + 1, sizeof(int64_t));
+    s->rt_stamp = mem_alloc_array(n * D + 1, sizeof(int64_t));
+    s->rt_mask = mem_calloc(n * D + 1, sizeof(uint64_t));
+    s->gdev = mem_alloc_array(G + 1, sizeof(int32_t));
+    s->resv_avail = mem_calloc(G + 1, sizeof(int64_t));
+    s->resv_limit = mem_calloc(G + 1, sizeof(int64_t));
+    s->resv_active = mem_calloc(G + 1, 1);
+    s->refcount = mem_calloc(G + 1, sizeof(int32_t));
     if (!s->free_at || !s->chan || !s->cur || !s->used || !s->peak || !s->last_op || !s->state ||
         !s->dev_changed || !s->dev || !s->ready_count || !s->exec_out || !s->start || !s->end ||
         !s->ready_ts || !s->done || !s->ready || !s->ready_pos || !s->fresh || !s->cache ||
@@ -658,10 +658,10 @@ int ls_run_reference(struct ls_state *s, const int32_t *fav, int64_t *estimate_u
     int rc = 0;
 
     c.fav = fav;
-    c.sched = array_malloc((size_t)p->n * (size_t)s->D + 1, sizeof(int64_t));
-    c.urgent = array_malloc((size_t)p->n + 1, sizeof(int64_t));
-    c.awake_f = array_malloc((size_t)s->D, sizeof(int32_t));
-    c.awake_u = array_malloc((size_t)s->D, sizeof(int32_t));
+    c.sched = mem_alloc_array((size_t)p->n * (size_t)s->D + 1, sizeof(int64_t));
+    c.urgent = mem_alloc_array((size_t)p->n + 1, sizeof(int64_t));
+    c.awake_f = mem_alloc_array((size_t)s->D, sizeof(int32_t));
+    c.awake_u = mem_alloc_array((size_t)s->D, sizeof(int32_t));
     if (!c.sched || !c.urgent || !c.awake_f || !c.awake_u) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

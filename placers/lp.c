@@ -195,9 +195,9 @@ static int warm_basis(const struct pgraph *p, glp_prob *lp)
     double best = -1;
     int sink_row;
 
-    order = array_malloc((size_t)N + 1, sizeof(int32_t));
-    indeg = array_malloc((size_t)N + 1, sizeof(int32_t));
-    s = array_calloc((size_t)N + 1, sizeof(double));
+    order = mem_alloc_array((size_t)N + 1, sizeof(int32_t));
+    indeg = mem_alloc_array((size_t)N + 1, sizeof(int32_t));
+    s = mem_calloc((size_t)N + 1, sizeof(double));
     if (!order || !indeg || !s) {
         free(order);
         free(indeg);

@@ -65,7 +65,7 @@ static int plugin_paths(char paths[][PATH_MAX], int max)
     return k;
 }
 
-/* The plugin's symbol `name`, or NULL with why in msg. */
+/* The plugin's symbol `name`, or NULL with why in msg (msg may be NULL when size is 0). */
 static void *plugin_sym(const char *name, char *msg, size_t size)
 {
     char paths[4][PATH_MAX];
@@ -93,9 +93,7 @@ static void *plugin_sym(const char *name, char *msg, size_t size)
 
 bool lp_clp_available(void)
 {
-    char msg[160];
-
-    return plugin_sym("lp_clp_plugin_solve", msg, sizeof(msg)) != NULL;
+    return plugin_sym("lp_clp_plugin_solve", NULL, 0) != NULL; /* why is not asked */
 }
 
 int lp_clp_solve(const struct lp_clp_problem *p, int64_t iteration_limit, double time_limit_s,

@@ -25,9 +25,11 @@
  */
 #include "placers/list_sched.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/units.h"
 
 #include <stdio.h>
@@ -223,8 +225,8 @@ static int run_fast(struct ls_state *s, int64_t *estimate_us)
     int rc = 0;
 
     f.s = s;
-    f.now = array_calloc((size_t)s->D, sizeof(struct heap));
-    f.wait = array_calloc((size_t)s->D, sizeof(struct heap));
+    f.now = mem_calloc((size_t)s->D, sizeof(struct heap));
+    f.wait = mem_calloc((size_t)s->D, sizeof(struct heap));
     if (!f.now || !f.wait) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -305,14 +307,13 @@ cleanup:
  * "; largest there: 'a' 1.50 GiB, 'b' ..." -- the three nodes holding the
  * most of device d in the placer's accounting (ls_held_bytes); "" if none.
  */
-static void largest_holders(const struct palgo_ctx *x, const struct ls_state *s, int32_t d,
-                            char *buf, size_t size)
+static int largest_holders(const struct palgo_ctx *x, const struct ls_state *s, int32_t d,
+                           struct strbuf *out)
 {
     int32_t top[3] = {-1, -1, -1};
     int64_t held[3] = {0, 0, 0};
-    size_t n;
+    int rc;
 
-    buf[0] = '\0';
     for (int32_t v = 0; v < s->p->n; v++) {
         int64_t b = ls_held_bytes(s, v, d);
 
@@ -329,16 +330,16 @@ static void largest_holders(const struct palgo_ctx *x, const struct ls_state *s,
         }
     }
     if (top[0] < 0) {
-        return;
+        return 0;
     }
-    n = (size_t)snprintf(buf, size, "; largest there:");
-    for (int k = 0; k < 3 && top[k] >= 0 && n < size; k++) {
-        char b[32];
+    rc = strbuf_addstr(out, "; largest there:");
+    for (int k = 0; k < 3 && top[k] >= 0 && rc == 0; k++) {
+        char b[32]; /* a byte count with its unit */
 
         units_fmt_bytes(held[k], b, sizeof(b));
-        n += (size_t)snprintf(buf + n, size - n, "%s '%s' %s", k ? "," : "",
-                              x->name(x->name_arg, top[k]), b);
+        rc = strbuf_addf(out, "%s '%s' %s", k ? "," : "", x->name(x->name_arg, top[k]), b);
     }
+    return rc;
 }
 
 /* Turns s->fail into a message with op names and bytes. */
@@ -351,18 +352,25 @@ static int report_fail(const struct palgo_ctx *x, const struct ls_state *s, cons
          * nothing free, not a negative amount */
         int64_t avail = fl->avail_bytes < 0 ? 0 : fl->avail_bytes;
 
-        char holders[512], need[32], have[32], miss[32];
+        struct strbuf holders = STRBUF_INIT; /* whole (a char[512] cut long op names) */
+        char need[32], have[32], miss[32];
+        int rc;
 
-        largest_holders(x, s, fl->device, holders, sizeof(holders));
+        if ((rc = largest_holders(x, s, fl->device, &holders))) {
+            strbuf_release(&holders);
+            return rc;
+        }
         /* with units (issue 33 item 4: "needs 793453312 bytes") */
         units_fmt_bytes(fl->need_bytes, need, sizeof(need));
         units_fmt_bytes(avail, have, sizeof(have));
         units_fmt_bytes(sat_add_i64(fl->need_bytes, -avail), miss, sizeof(miss));
-        return err_set(BAECHI_EINFEASIBLE,
-                       "%s: %s: %d of %d ops not scheduled; '%s' needs %s, device %d has %s free "
-                       "(missing %s)%s",
-                       algo, fl->what, (int)fl->n_left, (int)s->p->n,
-                       x->name(x->name_arg, fl->node), need, (int)fl->device, have, miss, holders);
+        rc = err_set(BAECHI_EINFEASIBLE,
+                     "%s: %s: %d of %d ops not scheduled; '%s' needs %s, device %d has %s free "
+                     "(missing %s)%s",
+                     algo, fl->what, (int)fl->n_left, (int)s->p->n, x->name(x->name_arg, fl->node),
+                     need, (int)fl->device, have, miss, holders.buf);
+        strbuf_release(&holders);
+        return rc;
     }
     return err_set(BAECHI_EINFEASIBLE, "%s: %s: %d of %d ops not scheduled, first '%s'", algo,
                    fl->what, (int)fl->n_left, (int)s->p->n,
@@ -380,7 +388,7 @@ int ls_finish(const struct palgo_ctx *x, struct ls_state *s, int rc, const char 
     }
     memcpy(device_of, s->dev, (size_t)s->p->n * sizeof(int32_t));
     free(st->peak_bytes);
-    st->peak_bytes = array_malloc((size_t)s->D, sizeof(int64_t));
+    st->peak_bytes = mem_alloc_array((size_t)s->D, sizeof(int64_t));
     if (!st->peak_bytes) {
         return BAECHI_ENOMEM;
     }

@@ -36,7 +36,7 @@
  */
 #include "placers/list_sched.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "placers/lp_backend.h"
 #include "placers/lp_memo.h"
@@ -168,7 +168,7 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
     st->lp_rows = lr.n_rows, st->lp_cols = lr.n_cols, st->lp_nonzeros = lr.nonzeros;
     st->lp_makespan_us = lr.makespan_us;
     snprintf(st->lp_status, sizeof(st->lp_status), "%s", lr.status);
-    fav = array_malloc(2 * (size_t)x->p->n + 1, sizeof(int32_t));
+    fav = mem_alloc_array(2 * (size_t)x->p->n + 1, sizeof(int32_t));
     if (!fav) {
         lp_result_release(&lr);
         return BAECHI_ENOMEM;

@@ -14,7 +14,7 @@
  */
 #include "placers/placer_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "core/units.h"
@@ -44,8 +44,8 @@ int m_topo_place(const struct palgo_ctx *x, bool uniform, int32_t *device_of,
     int32_t idx = 0;
     int rc = 0;
 
-    order = array_malloc((size_t)p->n + 1, sizeof(int32_t));
-    used = array_calloc((size_t)x->n_dev, sizeof(int64_t));
+    order = mem_alloc_array((size_t)p->n + 1, sizeof(int32_t));
+    used = mem_calloc((size_t)x->n_dev, sizeof(int64_t));
     if (!order || !used) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

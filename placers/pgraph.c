@@ -6,7 +6,7 @@
  */
 #include "placers/placer_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/limits.h"
 
@@ -59,13 +59,13 @@ int pgraph_finish_groups(struct pgraph *p)
     int32_t *fill = NULL;
 
     groups_release(p);
-    p->group_start = array_calloc(G + 1, sizeof(int32_t));
-    p->group_node = array_malloc((size_t)p->n + 1, sizeof(int32_t));
-    p->g_temp_max = array_calloc(G + 1, sizeof(int64_t));
-    p->g_out_max = array_calloc(G + 1, sizeof(int64_t));
-    p->g_persist_sum = array_calloc(G + 1, sizeof(int64_t));
-    p->g_out_sum = array_calloc(G + 1, sizeof(int64_t));
-    fill = array_calloc(G + 1, sizeof(int32_t));
+    p->group_start = mem_calloc(G + 1, sizeof(int32_t));
+    p->group_node = mem_alloc_array((size_t)p->n + 1, sizeof(int32_t));
+    p->g_temp_max = mem_calloc(G + 1, sizeof(int64_t));
+    p->g_out_max = mem_calloc(G + 1, sizeof(int64_t));
+    p->g_persist_sum = mem_calloc(G + 1, sizeof(int64_t));
+    p->g_out_sum = mem_calloc(G + 1, sizeof(int64_t));
+    fill = mem_calloc(G + 1, sizeof(int32_t));
     if (!p->group_start || !p->group_node || !p->g_temp_max || !p->g_out_max || !p->g_persist_sum ||
         !p->g_out_sum || !fill) {
         free(fill);
@@ -108,22 +108,22 @@ int pgraph_from_graph(struct pgraph *p, const struct graph *g, const struct clus
     p->m = g->n_edges;
     p->n_tensors = g->n_tensors;
     p->n_groups = n_groups;
-    p->weight = array_malloc(n + 1, sizeof(int64_t));
-    p->temp = array_malloc(n + 1, sizeof(int64_t));
-    p->persist = array_malloc(n + 1, sizeof(int64_t));
-    p->out = array_malloc(n + 1, sizeof(int64_t));
-    p->group = array_malloc(n + 1, sizeof(int32_t));
-    p->topo = array_malloc(n + 1, sizeof(int32_t));
-    p->out_start = array_malloc(n + 1, sizeof(int32_t));
-    p->in_start = array_malloc(n + 1, sizeof(int32_t));
-    p->in_edge = array_malloc(m + 1, sizeof(int32_t));
-    p->src = array_malloc(m + 1, sizeof(int32_t));
-    p->dst = array_malloc(m + 1, sizeof(int32_t));
-    p->ecomm = array_calloc(m + 1, sizeof(int64_t));
-    p->et_start = array_malloc(m + 1, sizeof(int32_t));
-    p->et_tensor = array_malloc(nte + 1, sizeof(int32_t));
-    p->tcomm = array_malloc(nt + 1, sizeof(int64_t));
-    p->tbytes = array_malloc(nt + 1, sizeof(int64_t));
+    p->weight = mem_alloc_array(n + 1, sizeof(int64_t));
+    p->temp = mem_alloc_array(n + 1, sizeof(int64_t));
+    p->persist = mem_alloc_array(n + 1, sizeof(int64_t));
+    p->out = mem_alloc_array(n + 1, sizeof(int64_t));
+    p->group = mem_alloc_array(n + 1, sizeof(int32_t));
+    p->topo = mem_alloc_array(n + 1, sizeof(int32_t));
+    p->out_start = mem_alloc_array(n + 1, sizeof(int32_t));
+    p->in_start = mem_alloc_array(n + 1, sizeof(int32_t));
+    p->in_edge = mem_alloc_array(m + 1, sizeof(int32_t));
+    p->src = mem_alloc_array(m + 1, sizeof(int32_t));
+    p->dst = mem_alloc_array(m + 1, sizeof(int32_t));
+    p->ecomm = mem_calloc(m + 1, sizeof(int64_t));
+    p->et_start = mem_alloc_array(m + 1, sizeof(int32_t));
+    p->et_tensor = mem_alloc_array(nte + 1, sizeof(int32_t));
+    p->tcomm = mem_alloc_array(nt + 1, sizeof(int64_t));
+    p->tbytes = mem_alloc_array(nt + 1, sizeof(int64_t));
     if (!p->weight || !p->temp || !p->persist || !p->out || !p->group || !p->topo ||
         !p->out_start || !p->in_start || !p->in_edge || !p->src || !p->dst || !p->ecomm ||
         !p->et_start || !p->et_tensor || !p->tcomm || !p->tbytes) {

@@ -51,7 +51,7 @@
 #include "placers/placer_internal.h"
 #include "placers/placer_world.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "core/pipeline.h"
@@ -147,9 +147,9 @@ static int cmp_key(const void *pa, const void *pb)
 static int order_groups(const struct graph *g, const int32_t *group_of, int32_t n_groups,
                         int32_t *unit_of_grp, int32_t *first_grp, int32_t *n_units)
 {
-    struct grp_key *k = array_malloc((size_t)n_groups + 1, sizeof(*k));
-    bool *has_input = array_calloc((size_t)n_groups + 1, sizeof(bool));
-    int32_t *to = array_malloc((size_t)n_groups + 1, sizeof(int32_t));
+    struct grp_key *k = mem_alloc_array((size_t)n_groups + 1, sizeof(*k));
+    bool *has_input = mem_calloc((size_t)n_groups + 1, sizeof(bool));
+    int32_t *to = mem_alloc_array((size_t)n_groups + 1, sizeof(int32_t));
     int32_t n = 0;
     int rc = 0;
 
@@ -255,9 +255,9 @@ static int unit_costs(struct chain_build *b, const struct cluster *c,
     struct comm_model cm = c->comm;
     int rc = 0;
 
-    saved_mb = array_calloc((size_t)b->n_units, sizeof(int64_t));
-    weight = array_malloc((size_t)g->n_ops + 1, sizeof(int64_t));
-    mark = array_calloc((size_t)g->n_tensors + 1, sizeof(int32_t));
+    saved_mb = mem_calloc((size_t)b->n_units, sizeof(int64_t));
+    weight = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int64_t));
+    mark = mem_calloc((size_t)g->n_tensors + 1, sizeof(int32_t));
     if (!saved_mb || !weight || !mark) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -357,23 +357,23 @@ static int chain_build(struct chain_build *b, const struct graph *g, const struc
 
     memset(b, 0, sizeof(*b));
     b->g = g;
-    unit_of_grp = array_malloc((size_t)n_groups + 1, sizeof(int32_t));
-    b->first_grp = array_malloc((size_t)n_groups + 1, sizeof(int32_t));
-    b->unit_of = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    b->op_list = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    b->tcomm = array_malloc((size_t)g->n_tensors + 1, sizeof(int64_t));
-    b->stamp = array_calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
+    unit_of_grp = mem_alloc_array((size_t)n_groups + 1, sizeof(int32_t));
+    b->first_grp = mem_alloc_array((size_t)n_groups + 1, sizeof(int32_t));
+    b->unit_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
+    b->op_list = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
+    b->tcomm = mem_alloc_array((size_t)g->n_tensors + 1, sizeof(int64_t));
+    b->stamp = mem_calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
     if (!unit_of_grp || !b->first_grp || !b->unit_of || !b->op_list || !b->tcomm || !b->stamp) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
     CHECK(order_groups(g, group_of, n_groups, unit_of_grp, b->first_grp, &b->n_units));
-    b->op_start = array_calloc((size_t)b->n_units + 1, sizeof(int32_t));
-    cursor = array_malloc((size_t)b->n_units + 1, sizeof(int32_t));
-    b->compute_us = array_calloc((size_t)b->n_units, sizeof(int64_t));
-    b->persist = array_calloc((size_t)b->n_units, sizeof(int64_t));
-    b->saved = array_calloc((size_t)b->n_units, sizeof(int64_t));
-    b->work = array_calloc((size_t)b->n_units, sizeof(int64_t));
+    b->op_start = mem_calloc((size_t)b->n_units + 1, sizeof(int32_t));
+    cursor = mem_alloc_array((size_t)b->n_units + 1, sizeof(int32_t));
+    b->compute_us = mem_calloc((size_t)b->n_units, sizeof(int64_t));
+    b->persist = mem_calloc((size_t)b->n_units, sizeof(int64_t));
+    b->saved = mem_calloc((size_t)b->n_units, sizeof(int64_t));
+    b->work = mem_calloc((size_t)b->n_units, sizeof(int64_t));
     if (!b->op_start || !cursor || !b->compute_us || !b->persist || !b->saved || !b->work) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -442,9 +442,9 @@ static int make_stages(struct pipeline_stages *sg, const struct cluster *c,
     int64_t *lim, *fl;
 
     sg->n_stages = k * v;
-    speed = array_malloc((size_t)sg->n_stages, sizeof(double));
-    lim = array_malloc((size_t)sg->n_stages, sizeof(int64_t));
-    fl = array_malloc((size_t)sg->n_stages, sizeof(int64_t));
+    speed = mem_alloc_array((size_t)sg->n_stages, sizeof(double));
+    lim = mem_alloc_array((size_t)sg->n_stages, sizeof(int64_t));
+    fl = mem_alloc_array((size_t)sg->n_stages, sizeof(int64_t));
     sg->speed = speed;
     sg->limit_bytes = lim;
     sg->in_flight = fl;

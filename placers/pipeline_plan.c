@@ -11,7 +11,7 @@
  */
 #include "placers/pipeline_plan.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 
@@ -99,7 +99,7 @@ static int trace_back(const struct pipeline_chain *c, const struct pipeline_stag
         j = arg[(size_t)s * (n + 1) + j];
         out->start[s] = j;
     }
-    if (c->recv_row && !(recv = array_malloc((size_t)n, sizeof(int64_t)))) {
+    if (c->recv_row && !(recv = mem_alloc_array((size_t)n, sizeof(int64_t)))) {
         return BAECHI_ENOMEM;
     }
     out->bottleneck_us = 0;
@@ -142,13 +142,13 @@ int pipeline_plan_solve(const struct pipeline_chain *c, const struct pipeline_st
                        (int)n);
     }
     cells = (size_t)S * ((size_t)n + 1);
-    best = array_malloc(cells, sizeof(int64_t));
-    arg = array_malloc(cells, sizeof(int32_t));
-    out->start = array_malloc((size_t)S + 1, sizeof(int32_t));
-    out->time_us = array_malloc((size_t)S, sizeof(int64_t));
-    out->mem_bytes = array_malloc((size_t)S, sizeof(int64_t));
+    best = mem_alloc_array(cells, sizeof(int64_t));
+    arg = mem_alloc_array(cells, sizeof(int32_t));
+    out->start = mem_alloc_array((size_t)S + 1, sizeof(int32_t));
+    out->time_us = mem_alloc_array((size_t)S, sizeof(int64_t));
+    out->mem_bytes = mem_alloc_array((size_t)S, sizeof(int64_t));
     if (c->recv_row) {
-        recv = array_malloc((size_t)n, sizeof(int64_t));
+        recv = mem_alloc_array((size_t)n, sizeof(int64_t));
     }
     if (!best || !arg || !out->start || !out->time_us || !out->mem_bytes ||
         (c->recv_row && !recv)) {

@@ -7,9 +7,10 @@
  */
 #include "placers/placer.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/limits.h"
 #include "placers/auto_internal.h"
 #include "placers/lp_clp.h"
@@ -82,13 +83,18 @@ static int check_options(const struct placer_options *o, const struct cluster *c
 
 int placer_add_kv(struct placement *pl, bool stat, const char *key, const char *fmt, ...)
 {
-    char buf[128];
+    struct strbuf val = STRBUF_INIT; /* a value of any length (a char[128] cut it) */
     va_list ap;
+    int rc;
 
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    rc = strbuf_vaddf(&val, fmt, ap);
     va_end(ap);
-    return stat ? placement_add_stat(pl, key, buf) : placement_add_option(pl, key, buf);
+    if (rc == 0) {
+        rc = stat ? placement_add_stat(pl, key, val.buf) : placement_add_option(pl, key, val.buf);
+    }
+    strbuf_release(&val);
+    return rc;
 }
 
 /* Options and deterministic statistics into the placement file (no wall-clock times,
@@ -164,14 +170,14 @@ static int run_algorithm(const struct placer_call *call, palgo_fn algo)
                             opt->compute_factor));
     work = &pg;
     if (opt->fusion) {
-        map = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
+        map = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
         if (!map) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }
         CHECK(pgraph_fuse(&pg, opt->fusion_check_disjoint, &fused, map));
         work = &fused;
-        rep_op = array_malloc((size_t)fused.n + 1, sizeof(int32_t));
+        rep_op = mem_alloc_array((size_t)fused.n + 1, sizeof(int32_t));
         if (!rep_op) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
@@ -183,7 +189,7 @@ static int run_algorithm(const struct placer_call *call, palgo_fn algo)
     }
     st->n_nodes = work->n;
     st->n_edges = work->m;
-    node_dev = array_malloc((size_t)work->n + 1, sizeof(int32_t));
+    node_dev = mem_alloc_array((size_t)work->n + 1, sizeof(int32_t));
     if (!node_dev) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -361,18 +367,15 @@ const struct placer_desc *placer_list(void)
 
 const struct placer_desc *placer_find(const char *name)
 {
-    char buf[64];
-    size_t n = strlen(name);
-
-    if (n >= sizeof(buf)) {
-        return NULL;
-    }
-    /* the original's spelling: m_etf, m_topo_nonuniform, ... */
-    for (size_t i = 0; i <= n; i++) {
-        buf[i] = name[i] == '_' ? '-' : name[i];
-    }
+    /* the original's spelling too: m_etf, m_topo_nonuniform, ... (compared
+     * in place: no copy to cut) */
     for (const struct placer_desc *d = registry; d->name; d++) {
-        if (strcmp(d->name, buf) == 0) {
+        size_t i = 0;
+
+        while (d->name[i] && (name[i] == '_' ? '-' : name[i]) == d->name[i]) {
+            i++;
+        }
+        if (!d->name[i] && !name[i]) {
             return d;
         }
     }
@@ -409,10 +412,10 @@ int placer_run(const char *name, const struct graph *g, const struct cluster *c,
     }
     CHECK(placement_init(out, g->n_ops));
     CHECK(placement_set_meta(out, workload_name, c->name, desc->name));
-    group_of = array_malloc((size_t)g->n_ops + 1, sizeof(int32_t));
-    limit = array_malloc((size_t)n_dev, sizeof(int64_t));
-    st->peak_bytes = array_calloc((size_t)n_dev, sizeof(int64_t));
-    st->limit_bytes = array_malloc((size_t)n_dev, sizeof(int64_t));
+    group_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(int32_t));
+    limit = mem_alloc_array((size_t)n_dev, sizeof(int64_t));
+    st->peak_bytes = mem_calloc((size_t)n_dev, sizeof(int64_t));
+    st->limit_bytes = mem_alloc_array((size_t)n_dev, sizeof(int64_t));
     if (!group_of || !limit || !st->peak_bytes || !st->limit_bytes) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

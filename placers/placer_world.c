@@ -5,7 +5,7 @@
  */
 #include "placers/placer_world.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/hash.h"
 #include "core/limits.h"
@@ -46,7 +46,7 @@ int placer_world_graph(const struct graph *g0, const struct placer_options *opt,
     if (opt->compute_factor == 1.0) {
         return 0;
     }
-    if (!(*weights = array_malloc((size_t)g0->n_ops + 1, sizeof(**weights)))) {
+    if (!(*weights = mem_alloc_array((size_t)g0->n_ops + 1, sizeof(**weights)))) {
         return BAECHI_ENOMEM;
     }
     placer_world_weights(g0, opt, *weights);

@@ -170,7 +170,7 @@ static int db_fail(struct db *db, const char *what, const char *msg)
         err_set_system();
     }
     free(db->failed);
-    db->failed = array_strdup(err_msg());
+    db->failed = mem_strdup(err_msg());
     db->failed_sys = sys;
     return rc;
 }
@@ -287,7 +287,7 @@ static int reopen_immutable(struct db *db)
         goto cleanup;
     }
     /* file:///abs or file:rel, every byte but [A-Za-z0-9/._~-] percent-encoded */
-    if (!(uri = array_malloc(3 * len + 32, 1))) {
+    if (!(uri = mem_alloc_array(3 * len + 32, 1))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -329,7 +329,7 @@ cleanup:
 /* The directory of path (malloc'ed; "." for a bare name), NULL when out of memory. */
 static char *dir_of(const char *path)
 {
-    char *dir = array_malloc(strlen(path) + 2, 1), *slash;
+    char *dir = mem_alloc_array(strlen(path) + 2, 1), *slash;
 
     if (!dir) {
         return NULL;
@@ -403,10 +403,10 @@ int db_open(struct db **out, const char *path, unsigned flags)
                                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
     *out = NULL;
-    if (!(db = array_calloc(1, sizeof(*db)))) {
+    if (!(db = mem_calloc(1, sizeof(*db)))) {
         return BAECHI_ENOMEM;
     }
-    if (!(db->path = array_strdup(path))) {
+    if (!(db->path = mem_strdup(path))) {
         free(db);
         return BAECHI_ENOMEM;
     }

@@ -165,7 +165,7 @@ int db_insert_run(struct db *db, const struct db_run *r, bool *inserted, int64_t
     if (r->n_place > 0 && r->device_of) {
         /* little-endian int32 regardless of the host */
         size_t n = (size_t)r->n_place;
-        unsigned char *blob = array_malloc(n, 4);
+        unsigned char *blob = mem_alloc_array(n, 4);
         if (!blob) {
             return BAECHI_ENOMEM;
         }

@@ -137,9 +137,9 @@ static int query_loop(struct db *db, const char *sql, const struct db_param *p, 
         }
     }
     n = sqlite3_column_count(st);
-    names = array_calloc((size_t)n + 1, sizeof(*names));
-    vals = array_calloc((size_t)n + 1, sizeof(*vals));
-    types = array_calloc((size_t)n + 1, sizeof(*types));
+    names = mem_calloc((size_t)n + 1, sizeof(*names));
+    vals = mem_calloc((size_t)n + 1, sizeof(*vals));
+    types = mem_calloc((size_t)n + 1, sizeof(*types));
     if (!names || !vals || !types) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
@@ -223,7 +223,7 @@ int db_load_placement(struct db *db, int64_t id, int32_t **device_of, int32_t *n
     if (s == SQLITE_ROW) {
         const unsigned char *b = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0) / 4;
-        if (len > 0 && !(*device_of = array_malloc(len, sizeof(int32_t)))) {
+        if (len > 0 && !(*device_of = mem_alloc_array(len, sizeof(int32_t)))) {
             rc = BAECHI_ENOMEM;
         }
         for (size_t k = 0; !rc && k < len; k++) {

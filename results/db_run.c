@@ -72,7 +72,7 @@ int db_run_set(char **field, const char *s)
 {
     char *c = NULL;
 
-    if (s && !(c = array_strdup(s))) {
+    if (s && !(c = mem_strdup(s))) {
         return BAECHI_ENOMEM;
     }
     free(*field);

@@ -172,7 +172,7 @@ int rsql_text(struct rsql *q, const char *s)
 {
     char *c;
 
-    if (ARRAY_RESERVE(q->owned, q->oalloc, (size_t)q->nowned + 1) || !(c = array_strdup(s))) {
+    if (ARRAY_RESERVE(q->owned, q->oalloc, (size_t)q->nowned + 1) || !(c = mem_strdup(s))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     q->owned[q->nowned++] = c;
@@ -342,7 +342,7 @@ static int add_cond(struct rfilter *f, const char *expr, const char *key, const 
         }
         split = false;
     }
-    if (!(c.text = array_strdup(expr))) {
+    if (!(c.text = mem_strdup(expr))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     for (;;) {
@@ -564,7 +564,7 @@ static int collect(void *ctx, int ncol, const char *const *names, const char *co
     (void)ncol;
     (void)names;
     if (ARRAY_RESERVE(s->v, s->alloc, (size_t)s->n + 1) ||
-        !(s->v[s->n] = array_strdup(vals[0] ? vals[0] : "(none)"))) {
+        !(s->v[s->n] = mem_strdup(vals[0] ? vals[0] : "(none)"))) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     s->n++;

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "results/plot_internal.h"
 
 #include <errno.h>
@@ -116,16 +117,17 @@ static int plot_body(struct db *db, const struct plot_opts *o, FILE *csv, FILE *
 static int plot_check(const struct plot_opts *o, const char **term, char **gnuplot)
 {
     if (!plot_kind_find(o->kind)) {
-        char known[256];
-        size_t used = 0;
+        struct strbuf known = STRBUF_INIT;
+        int rc = 0;
 
-        known[0] = '\0';
-        for (const struct plot_kind *k = kinds; k->name && used < sizeof(known); k++) {
-            int n = snprintf(known + used, sizeof(known) - used, "%s%s", used ? ", " : "", k->name);
-
-            used += n > 0 ? (size_t)n : 0;
+        for (const struct plot_kind *k = kinds; k->name && rc == 0; k++) {
+            rc = strbuf_addf(&known, "%s%s", k == kinds ? "" : ", ", k->name);
         }
-        return err_set(BAECHI_EINVAL, "unknown plot kind '%s' (%s)", o->kind, known);
+        if (rc == 0) {
+            rc = err_set(BAECHI_EINVAL, "unknown plot kind '%s' (%s)", o->kind, known.buf);
+        }
+        strbuf_release(&known);
+        return rc;
     }
     if (!o->out && !o->csv) {
         return err_set(BAECHI_EINVAL, "nothing to write: give -o <out.png|svg|pdf> or --csv <F>");
@@ -220,9 +222,9 @@ int plot_make(struct db *db, const struct plot_opts *o)
         goto cleanup;
     }
     snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-    if ((o->csv ? !(csv_path = array_strdup(o->csv))
+    if ((o->csv ? !(csv_path = mem_strdup(o->csv))
                 : mem_asprintf(&csv_path, "%s/data.csv", dir) < 0) ||
-        (o->script ? !(gp_path = array_strdup(o->script))
+        (o->script ? !(gp_path = mem_strdup(o->script))
                    : mem_asprintf(&gp_path, "%s/plot.gp", dir) < 0)) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;

@@ -8,6 +8,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ int plot_data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE *g
     struct trace t;
     struct sim_options so = {.model = SIM_MODEL_TIMED};
     bool have_t = false;
-    char title[800];
+    struct strbuf title = STRBUF_INIT;
     int rc = 0;
 
     CHECK(plot_rerun_sim(db, o, &so, &t, &have_t, &x));
@@ -44,10 +45,10 @@ int plot_data_gantt(struct db *db, const struct plot_opts *o, FILE *csv, FILE *g
         plot_gp_quote(gp, x.c.dev[d].name);
         fprintf(gp, " %d", d);
     }
-    snprintf(title, sizeof(title), "One simulated step: %.3f ms\n%s", (double)x.res.step_us / 1e3,
-             x.desc);
+    CHECK(strbuf_addf(&title, "One simulated step: %.3f ms\n%s", (double)x.res.step_us / 1e3,
+                      x.desc));
     fputs(")\nset title ", gp);
-    plot_gp_quote(gp, title);
+    plot_gp_quote(gp, title.buf);
     fputc('\n', gp);
     fputs("plot DATA skip 1 using 3:(strcol(1) eq 'compute' ? $2 : NaN):($4-$3):(0) with vectors "
           "nohead lw 10 lc rgb '#3070b0' title 'compute', \\\n"
@@ -59,5 +60,6 @@ cleanup:
         trace_release(&t);
     }
     plot_rerun_release(&x);
+    strbuf_release(&title);
     return rc;
 }

@@ -385,7 +385,7 @@ char *plot_find_gnuplot(void)
     char *buf = NULL;
 
     if (env && *env) {
-        return access(env, X_OK) == 0 ? array_strdup(env) : NULL;
+        return access(env, X_OK) == 0 ? mem_strdup(env) : NULL;
     }
     while (path && *path) {
         const char *end = strchr(path, ':');

@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +38,6 @@ struct line_fig {
     struct series *ser; /* npanel x cf.n */
     double top;         /* the infeasible band starts here (above every panel's data) */
     bool any_limit;     /* a memory metric: a limit line per panel ($L_p) */
-    char title[1200];
 };
 
 /* Appends "x y\n"; a value that is no plain number is quoted (it cannot end the block). */
@@ -118,7 +118,7 @@ static bool same(const char *a, const char *b)
 static int set_value(struct rows *r, int i, const char *v)
 {
     char **cell = &r->v[(size_t)i * (size_t)r->ncol + 3];
-    char *copy = array_strdup(v);
+    char *copy = mem_strdup(v);
 
     if (!copy) {
         return err_set(BAECHI_ENOMEM, "out of memory");
@@ -138,17 +138,18 @@ static int set_value(struct rows *r, int i, const char *v)
 static int line_median(struct db *db, struct line_fig *L, const char *bysel)
 {
     struct rows v = {0};
-    char *sel = NULL, tail[8192];
+    struct strbuf tail = STRBUF_INIT;
+    char *sel = NULL;
     int rc = 0;
 
     if (mem_asprintf(&sel, "%s, %s, %s, %s", bysel, L->line_sql, L->x->sql, L->y->sql) < 0) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
-    snprintf(tail, sizeof(tail),
-             "AND %s IS NOT NULL AND (%d OR r.status IN ('ok','oom')) AND %s "
-             "IS NOT NULL ORDER BY 1, 2, 3, 4",
-             L->x->sql, !L->y->needs_sim, L->y->sql);
-    CHECK(plot_query_in(db, sel, &L->sc.from, tail, &v));
+    CHECK(strbuf_addf(&tail,
+                      "AND %s IS NOT NULL AND (%d OR r.status IN ('ok','oom')) AND %s "
+                      "IS NOT NULL ORDER BY 1, 2, 3, 4",
+                      L->x->sql, !L->y->needs_sim, L->y->sql));
+    CHECK(plot_query_in(db, sel, &L->sc.from, tail.buf, &v));
     for (int a = 0, b; a < v.n; a = b) {
         char buf[64];
         const char *m;
@@ -176,6 +177,7 @@ static int line_median(struct db *db, struct line_fig *L, const char *bysel)
     }
 cleanup:
     free(sel);
+    strbuf_release(&tail);
     plot_rows_release(&v);
     return rc;
 }
@@ -205,7 +207,8 @@ static int line_query(struct db *db, struct line_fig *L)
 {
     const struct rdim *x = L->x, *by = L->by;
     const struct rdim *free_dims[5] = {NULL};
-    char *sel = NULL, bysel[1024], tail[8192];
+    char *sel = NULL, bysel[1024];
+    struct strbuf tail = STRBUF_INIT, ltail = STRBUF_INIT;
     int rc = 0, nf = 0;
 
     free_dims[nf++] = x;
@@ -244,19 +247,17 @@ static int line_query(struct db *db, struct line_fig *L)
         goto cleanup;
     }
     /* panels of memory fractions from ample to scarce, as the paper's figures */
-    snprintf(tail, sizeof(tail),
-             "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
-             L->line_sql, by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : "");
-    CHECK(plot_query_in(db, sel, &L->sc.from, tail, &L->r));
+    CHECK(strbuf_addf(
+        &tail, "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1, 2, 3 ORDER BY %s%s, 3", x->sql,
+        L->line_sql, by ? by->sql : "1", by == rdim_find("memory_fraction") ? " DESC" : ""));
+    CHECK(plot_query_in(db, sel, &L->sc.from, tail.buf, &L->r));
     if (L->o->stat && strcmp(L->o->stat, "median") == 0) {
         CHECK(line_median(db, L, bysel));
     }
     if (L->lines) {
-        char ltail[8192];
-        snprintf(ltail, sizeof(ltail),
-                 "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1 ORDER BY 1", L->line_sql,
-                 x->sql);
-        CHECK(plot_query_in(db, L->line_sql, &L->sc.from, ltail, &L->cf));
+        CHECK(strbuf_addf(&ltail, "AND %s IS NOT NULL AND %s IS NOT NULL GROUP BY 1 ORDER BY 1",
+                          L->line_sql, x->sql));
+        CHECK(plot_query_in(db, L->line_sql, &L->sc.from, ltail.buf, &L->cf));
     } else {
         CHECK(plot_configs_of(db, &L->sc, &L->cf));
     }
@@ -269,6 +270,8 @@ static int line_query(struct db *db, struct line_fig *L)
     }
 cleanup:
     free(sel);
+    strbuf_release(&tail);
+    strbuf_release(&ltail);
     return rc;
 }
 
@@ -619,10 +622,11 @@ static void line_panel(const struct line_fig *L, int p, FILE *gp)
 }
 
 /* Titles and the plot commands, a panel per value of --by. */
-static void line_plots(struct line_fig *L, FILE *gp)
+static int line_plots(struct line_fig *L, FILE *gp)
 {
     bool any_inf = L->any_inf, any_oom = L->any_oom;
-    int entries = 0;
+    struct strbuf title = STRBUF_INIT, ptitle = STRBUF_INIT;
+    int entries = 0, rc = 0;
 
     if (any_inf && !(L->x == rdim_find("n_ops") && strcmp(L->y->name, "placement") == 0)) {
         /* the infeasible marks live in a band of their own above the data,
@@ -651,37 +655,42 @@ static void line_plots(struct line_fig *L, FILE *gp)
         fputs("set key outside right top\n", gp);
     }
 
-    snprintf(L->title, sizeof(L->title), "%s vs %s per %s%s%s%s%s%s\n%s", L->y->label, L->x->label,
-             L->lines ? L->lines->label : "placer configuration",
-             L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
-             any_inf || any_oom || L->any_oom_else ? "\n" : "",
-             any_inf ? (any_oom ? "(band at the top: infeasible; circled: out of memory)"
-                                : "(band at the top: infeasible)")
-                     : "",
-             !any_inf && any_oom ? "(circled: out of memory)" : "",
-             L->any_oom_else ? " (some runs out of memory on another device)" : "", L->sc.fixed);
+    CHECK(strbuf_addf(
+        &title, "%s vs %s per %s%s%s%s%s%s\n%s", L->y->label, L->x->label,
+        L->lines ? L->lines->label : "placer configuration",
+        L->o->stat && strcmp(L->o->stat, "median") == 0 ? ", medians of the runs" : "",
+        any_inf || any_oom || L->any_oom_else ? "\n" : "",
+        any_inf ? (any_oom ? "(band at the top: infeasible; circled: out of memory)"
+                           : "(band at the top: infeasible)")
+                : "",
+        !any_inf && any_oom ? "(circled: out of memory)" : "",
+        L->any_oom_else ? " (some runs out of memory on another device)" : "", L->sc.fixed));
     if (L->npanel > 1) {
         fprintf(gp, "set multiplot layout 1,%d title ", L->npanel);
-        plot_gp_quote(gp, L->title);
+        plot_gp_quote(gp, title.buf);
         fputs("\n", gp);
     }
     for (int p = 0; p < L->npanel; p++) {
-        char ptitle[400];
         if (L->npanel > 1) {
             char *u;
-            snprintf(ptitle, sizeof(ptitle), "%s %s", L->by->name, L->panels[p]);
-            while ((u = strchr(ptitle, '_')) != NULL && u < ptitle + strlen(L->by->name)) {
+            strbuf_reset(&ptitle);
+            CHECK(strbuf_addf(&ptitle, "%s %s", L->by->name, L->panels[p]));
+            while ((u = strchr(ptitle.buf, '_')) != NULL && u < ptitle.buf + strlen(L->by->name)) {
                 *u = ' ';
             }
         }
         fputs("set title ", gp);
-        plot_gp_quote(gp, L->npanel > 1 ? ptitle : L->title);
+        plot_gp_quote(gp, L->npanel > 1 ? ptitle.buf : title.buf);
         fputs("\nplot ", gp);
         line_panel(L, p, gp);
     }
     if (L->npanel > 1) {
         fputs("unset multiplot\n", gp);
     }
+cleanup:
+    strbuf_release(&ptitle);
+    strbuf_release(&title);
+    return rc;
 }
 
 int plot_data_line(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp)
@@ -694,7 +703,7 @@ int plot_data_line(struct db *db, const struct plot_opts *o, FILE *csv, FILE *gp
     line_csv(&L, csv);
     line_axes_gp(&L, gp);
     CHECK(line_blocks(&L, gp));
-    line_plots(&L, gp);
+    CHECK(line_plots(&L, gp));
 cleanup:
     for (int i = 0; L.ser && i < L.npanel * L.cf.n; i++) {
         free(L.ser[i].d);

@@ -6,8 +6,10 @@
  */
 #include "results/plot_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "results/report.h"
 
 #include <math.h>
@@ -97,7 +99,7 @@ int plot_data_memory_timeline(struct db *db, const struct plot_opts *o, FILE *cs
     struct sim_mem_obs obs = {on_series, &m};
     struct sim_options so = {.model = SIM_MODEL_TIMED};
     uint8_t *saved = NULL;
-    char title[800];
+    struct strbuf title = STRBUF_INIT;
     const char *name = NULL;
     int rc = 0;
 
@@ -107,8 +109,8 @@ int plot_data_memory_timeline(struct db *db, const struct plot_opts *o, FILE *cs
     m.g = &x.g;
     m.saved = saved;
     m.first = &x.res;
-    m.cur = array_calloc((size_t)x.c.n_devices * MEM_KIND_N, sizeof(*m.cur));
-    m.total = array_calloc((size_t)x.c.n_devices * 2, sizeof(*m.total));
+    m.cur = mem_calloc((size_t)x.c.n_devices * MEM_KIND_N, sizeof(*m.cur));
+    m.total = mem_calloc((size_t)x.c.n_devices * 2, sizeof(*m.total));
     if (!m.cur || !m.total) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");
         goto cleanup;
@@ -153,9 +155,9 @@ int plot_data_memory_timeline(struct db *db, const struct plot_opts *o, FILE *cs
           "set lmargin at screen 0.07\nset rmargin at screen 0.86\n",
           gp);
     fprintf(gp, "set multiplot layout %d,1 title ", (int)x.c.n_devices);
-    snprintf(title, sizeof(title), "Memory over one simulated step, by kind (%s model)\n%s",
-             sim_model_name(so.model), x.desc);
-    plot_gp_quote(gp, title);
+    CHECK(strbuf_addf(&title, "Memory over one simulated step, by kind (%s model)\n%s",
+                      sim_model_name(so.model), x.desc));
+    plot_gp_quote(gp, title.buf);
     fputc('\n', gp);
     for (int32_t d = 0; d < x.c.n_devices; d++) {
         int64_t peak = x.res.dev[d].peak_bytes, limit = x.res.dev[d].limit_bytes;
@@ -221,5 +223,6 @@ cleanup:
     free(m.total);
     free(saved);
     plot_rerun_release(&x);
+    strbuf_release(&title);
     return rc;
 }

@@ -71,7 +71,7 @@ static int find_file(const char *db_file, const char *p, char **out)
 
     *out = NULL;
     if (p[0] != '/') {
-        char *dd = array_strdup(db_file);
+        char *dd = mem_strdup(db_file);
 
         if (!dd) {
             return BAECHI_ENOMEM;
@@ -89,7 +89,7 @@ static int find_file(const char *db_file, const char *p, char **out)
         }
         free(d);
     }
-    if (access(p, R_OK) == 0 && !(*out = array_strdup(p))) {
+    if (access(p, R_OK) == 0 && !(*out = mem_strdup(p))) {
         return BAECHI_ENOMEM;
     }
     return 0;
@@ -109,14 +109,14 @@ static int locate_spec(const char *db_file, const char *id, const char *spec, bo
 
     *out = NULL;
     if (wl ? strncmp(spec, "gen:", 4) == 0 : false) {
-        return (*out = array_strdup(spec)) ? 0 : BAECHI_ENOMEM;
+        return (*out = mem_strdup(spec)) ? 0 : BAECHI_ENOMEM;
     }
     for (int k = 0; !wl && presets[k]; k++) {
         if (strcmp(presets[k], spec) == 0) {
-            return (*out = array_strdup(spec)) ? 0 : BAECHI_ENOMEM;
+            return (*out = mem_strdup(spec)) ? 0 : BAECHI_ENOMEM;
         }
     }
-    if (!(buf = array_strdup(import ? spec + 7 : spec))) {
+    if (!(buf = mem_strdup(import ? spec + 7 : spec))) {
         return BAECHI_ENOMEM;
     }
     if (import && (q = strchr(buf, '?'))) {

@@ -28,7 +28,7 @@ int plot_rows_add(void *ctx, int ncol, const char *const *names, const char *con
     /* all NULL first: a failed copy leaves a row that plot_rows_release frees */
     memset(&r->v[(size_t)r->n * (size_t)ncol], 0, (size_t)ncol * sizeof(*r->v));
     for (int c = 0; c < ncol; c++) {
-        if (vals[c] && !(r->v[(size_t)r->n * (size_t)ncol + (size_t)c] = array_strdup(vals[c]))) {
+        if (vals[c] && !(r->v[(size_t)r->n * (size_t)ncol + (size_t)c] = mem_strdup(vals[c]))) {
             r->n++;
             return BAECHI_ENOMEM;
         }

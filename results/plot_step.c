@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,10 +113,12 @@ int plot_data_matrix(struct db *db, const struct plot_opts *o, int what, FILE *c
                  "Step time per workload and placer configuration (infeasible: no bar)\n%s",
                  sc.fixed);
     } else if (what == 0) {
-        char ylabel[300];
-        snprintf(ylabel, sizeof(ylabel), "step time / %s step time (x)", norm);
+        struct strbuf ylabel = STRBUF_INIT;
+
+        CHECK(strbuf_addf(&ylabel, "step time / %s step time (x)", norm));
         fputs("set ylabel ", gp);
-        plot_gp_quote(gp, ylabel);
+        plot_gp_quote(gp, ylabel.buf);
+        strbuf_release(&ylabel);
         fputs("\nset yrange [0:*]\n", gp);
         snprintf(title, sizeof(title),
                  "Step time normalised to %s per placer configuration (infeasible: no bar)\n%s%s",

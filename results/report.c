@@ -39,7 +39,7 @@ int rtable_init(struct rtable *t, const char *title, int ncol)
 {
     memset(t, 0, sizeof(*t));
     t->ncol = ncol;
-    if (title && !(t->title = array_strdup(title))) {
+    if (title && !(t->title = mem_strdup(title))) {
         return BAECHI_ENOMEM;
     }
     return 0;
@@ -65,7 +65,7 @@ int rtable_add(struct rtable *t, const char *const *cells)
     /* all NULL first: a failed copy leaves a row that rtable_release frees */
     memset(&t->cell[base], 0, (size_t)t->ncol * sizeof(*t->cell));
     for (int c = 0; c < t->ncol; c++) {
-        if (cells[c] && !(t->cell[base + (size_t)c] = array_strdup(cells[c]))) {
+        if (cells[c] && !(t->cell[base + (size_t)c] = mem_strdup(cells[c]))) {
             t->nrow++;
             return BAECHI_ENOMEM;
         }
@@ -340,7 +340,7 @@ static int find_or_add(char ***list, int *n, size_t *alloc, const char *s)
             return i;
         }
     }
-    if (ARRAY_RESERVE(*list, *alloc, (size_t)*n + 1) || !((*list)[*n] = array_strdup(s))) {
+    if (ARRAY_RESERVE(*list, *alloc, (size_t)*n + 1) || !((*list)[*n] = mem_strdup(s))) {
         return -1;
     }
     return (*n)++;
@@ -462,7 +462,7 @@ static int print_matrix(const struct matrix *m, enum what w, const char *title,
         const struct cell *rc_ = ref >= 0 ? matrix_get(m, r, ref) : NULL;
         double base = rc_ && strstr(rc_->status, "ok") ? rc_->step_us : NAN;
         free(key);
-        if (!(key = array_strdup(m->row[r]))) {
+        if (!(key = mem_strdup(m->row[r]))) {
             rc = err_set(BAECHI_ENOMEM, "out of memory");
             break;
         }

@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/file_out.h"
 #include "core/version.h"
 #include "results/plot.h"
@@ -366,7 +367,7 @@ int report_html(struct db *db, const struct report_opts *o, const char *dir)
     struct html h = {.db = db, .o = o, .dir = dir};
     struct rsql q;
     struct stat sb;
-    char path[4096];
+    struct strbuf path = STRBUF_INIT;
     int rc;
 
     rsql_init(&q);
@@ -379,10 +380,7 @@ int report_html(struct db *db, const struct report_opts *o, const char *dir)
         rc = err_set(BAECHI_EINVAL, "--html '%s': exists and is not a directory", dir);
         goto cleanup;
     }
-    if (snprintf(path, sizeof(path), "%s/index.html", dir) >= (int)sizeof(path)) {
-        rc = err_set(BAECHI_EINVAL, "--html: directory name too long");
-        goto cleanup;
-    }
+    CHECK(strbuf_addf(&path, "%s/index.html", dir)); /* a directory of any length */
     CHECK(rsql_cat(&q, "SELECT r.sweep FROM runs r WHERE r.sweep IS NOT NULL"));
     CHECK(rfilter_sql(o->where, &q));
     CHECK(rsql_cat(&q, " GROUP BY r.sweep ORDER BY MIN(r.id)"));
@@ -397,9 +395,10 @@ int report_html(struct db *db, const struct report_opts *o, const char *dir)
                      o->where && o->where->n ? " match the --where conditions" : "");
         goto cleanup;
     }
-    CHECK(file_write_atomic(path, write_page, &h));
+    CHECK(file_write_atomic(path.buf, write_page, &h));
 cleanup:
     names_release(&h.sweeps);
     rsql_release(&q);
+    strbuf_release(&path);
     return rc;
 }

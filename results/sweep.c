@@ -37,7 +37,7 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
 
     if (sweep_is_generated(l->spec)) {
         struct gen_spec g;
-        char *buf = array_strdup(l->spec), *path = NULL;
+        char *buf = mem_strdup(l->spec), *path = NULL;
         if (!buf) {
             return BAECHI_ENOMEM;
         }
@@ -119,8 +119,8 @@ static int load_cluster(const struct sweep_spec *s, struct sweep_cl *l)
     }
     hash_hex(hash_fnv1a64(l->yaml, l->yaml_len, HASH_FNV1A64_INIT), l->hash);
     l->n_devices = c.n_devices;
-    if (!(l->name = array_strdup(c.name ? c.name : l->spec)) ||
-        (c.n_devices > 0 && c.dev[0].kind && !(l->kind = array_strdup(c.dev[0].kind)))) {
+    if (!(l->name = mem_strdup(c.name ? c.name : l->spec)) ||
+        (c.n_devices > 0 && c.dev[0].kind && !(l->kind = mem_strdup(c.dev[0].kind)))) {
         rc = BAECHI_ENOMEM;
     }
 cleanup:
@@ -363,8 +363,8 @@ int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const ch
     if (gethostname(sw->host, sizeof(sw->host) - 1) != 0) {
         snprintf(sw->host, sizeof(sw->host), "?");
     }
-    sw->wl = array_calloc((size_t)sw->spec.workloads.n, sizeof(*sw->wl));
-    sw->cl = array_calloc((size_t)sw->spec.clusters.n, sizeof(*sw->cl));
+    sw->wl = mem_calloc((size_t)sw->spec.workloads.n, sizeof(*sw->wl));
+    sw->cl = mem_calloc((size_t)sw->spec.clusters.n, sizeof(*sw->cl));
     if (!sw->wl || !sw->cl) {
         rc = BAECHI_ENOMEM;
         goto fail;
@@ -373,7 +373,7 @@ int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const ch
         struct sweep_wl *l = &sw->wl[i];
         l->spec = sw->spec.workloads.item[i].text;
         if ((rc = load_workload(&sw->spec, l)) != 0) {
-            if (rc == BAECHI_ENOMEM || !(l->error = array_strdup(err_msg()))) {
+            if (rc == BAECHI_ENOMEM || !(l->error = mem_strdup(err_msg()))) {
                 goto fail;
             }
             rc = 0;
@@ -383,7 +383,7 @@ int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const ch
         struct sweep_cl *l = &sw->cl[i];
         l->spec = sw->spec.clusters.item[i].text;
         if ((rc = load_cluster(&sw->spec, l)) != 0) {
-            if (rc == BAECHI_ENOMEM || !(l->error = array_strdup(err_msg()))) {
+            if (rc == BAECHI_ENOMEM || !(l->error = mem_strdup(err_msg()))) {
                 goto fail;
             }
             rc = 0;
@@ -463,17 +463,17 @@ static char *abs_spec(const struct sweep_spec *s, const char *spec)
     char *buf, *file, *q, *out = NULL;
 
     if (strncmp(spec, "gen:", 4) == 0) {
-        return array_strdup(spec);
+        return mem_strdup(spec);
     }
     for (int k = 0; presets[k]; k++) {
         if (strcmp(presets[k], spec) == 0) {
-            return array_strdup(spec);
+            return mem_strdup(spec);
         }
     }
     if (strncmp(spec, "import:", 7) != 0) {
         return abs_path(s, spec);
     }
-    if (!(buf = array_strdup(spec + 7))) {
+    if (!(buf = mem_strdup(spec + 7))) {
         return NULL;
     }
     if ((q = strchr(buf, '?'))) {
@@ -744,9 +744,9 @@ int sweep_todo(const struct sweep *sw, struct db *db, int32_t **todo, int32_t *n
     t.sw = sw;
     strmap_init(&t.map);
     strpool_init(&t.pool);
-    t.n_found = array_calloc((size_t)n + 1, sizeof(int32_t));
-    t.err = array_calloc((size_t)n + 1, 1);
-    *todo = array_calloc((size_t)n + 1, sizeof(int32_t));
+    t.n_found = mem_calloc((size_t)n + 1, sizeof(int32_t));
+    t.err = mem_calloc((size_t)n + 1, 1);
+    *todo = mem_calloc((size_t)n + 1, sizeof(int32_t));
     if (!t.n_found || !t.err || !*todo) {
         rc = BAECHI_ENOMEM;
         goto cleanup;

@@ -84,7 +84,7 @@ static int read_list(struct yrd *r, const char *key, struct sweep_list *l)
         if (ARRAY_RESERVE(l->item, l->alloc, (size_t)l->n + 1)) {
             return BAECHI_ENOMEM;
         }
-        if (!(l->item[l->n].text = array_strdup(yrd_text(r)))) {
+        if (!(l->item[l->n].text = mem_strdup(yrd_text(r)))) {
             return BAECHI_ENOMEM;
         }
         l->item[l->n].line = yrd_line(r);
@@ -110,7 +110,7 @@ static int item_err(const struct yrd *r, const char *key, const struct sweep_ite
 static int to_doubles(const struct yrd *r, const char *key, const struct sweep_list *l, double lo,
                       double hi, double **out, int32_t *n)
 {
-    if (!(*out = array_calloc((size_t)l->n, sizeof(double)))) {
+    if (!(*out = mem_calloc((size_t)l->n, sizeof(double)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t i = 0; i < l->n; i++) {
@@ -202,7 +202,9 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g)
             return why;
         }
     }
-    return gen_spec_check(g); /* the rules between parameters, as the CLI checks them */
+    /* the rules between parameters, as the CLI checks them; the message is
+     * this thread's until its next error */
+    return gen_spec_check(g) ? err_msg() : NULL;
 }
 
 bool sweep_is_generated(const char *spec)
@@ -216,7 +218,7 @@ char *sweep_resolve(const struct sweep_spec *s, const char *p)
     char *out = NULL;
 
     if (p[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) {
-        return array_strdup(p);
+        return mem_strdup(p);
     }
     if (mem_asprintf(&out, "%s/%s", s->dir, p) < 0) {
         err_set(BAECHI_ENOMEM, "out of memory");
@@ -234,7 +236,7 @@ static int check_workloads(const struct yrd *r, const struct sweep_spec *s)
         struct gen_spec g;
 
         if (sweep_is_generated(it->text)) {
-            if (!(buf = array_strdup(it->text))) {
+            if (!(buf = mem_strdup(it->text))) {
                 return BAECHI_ENOMEM;
             }
             why = sweep_gen_parse(buf, &g);
@@ -392,7 +394,7 @@ static int read_exclude(struct yrd *r, struct sweep_spec *s)
                 return yrd_err_here(r, "exclude: fusion: '%s' is not true or false", yrd_text(r));
             }
             free(*f);
-            if (!(*f = array_strdup(yrd_text(r)))) {
+            if (!(*f = mem_strdup(yrd_text(r)))) {
                 return BAECHI_ENOMEM;
             }
         }
@@ -420,7 +422,7 @@ static int read_one(struct yrd *r, const char *k, const struct sweep_list *l, st
     }
     if (strcmp(k, "name") == 0) {
         free(s->name);
-        if (!(s->name = array_strdup(it->text))) {
+        if (!(s->name = mem_strdup(it->text))) {
             return BAECHI_ENOMEM;
         }
     } else if (strcmp(k, "repeats") == 0) {
@@ -459,7 +461,7 @@ cleanup:
 static int read_ints(struct yrd *r, const char *k, const struct sweep_list *l, struct sweep_spec *s)
 {
     bool dev = k[0] == 'd';
-    void *a = array_calloc((size_t)l->n, dev ? sizeof(int32_t) : sizeof(uint64_t));
+    void *a = mem_calloc((size_t)l->n, dev ? sizeof(int32_t) : sizeof(uint64_t));
     int64_t x;
     int rc = 0;
 
@@ -522,7 +524,7 @@ static bool parse_lp_solver(const char *text, void *out)
 static int read_parsed(const struct yrd *r, const char *k, const struct sweep_list *l, size_t elem,
                        item_parse_fn parse, const char *why, void **out)
 {
-    char *a = array_calloc((size_t)l->n, elem);
+    char *a = mem_calloc((size_t)l->n, elem);
 
     if (!a) {
         return BAECHI_ENOMEM;
@@ -679,7 +681,7 @@ static int set_defaults(struct sweep_spec *s)
 #define DEFAULT1(arr, n, type, v)                                                                  \
     do {                                                                                           \
         if (!(arr)) {                                                                              \
-            if (!((arr) = array_calloc(1, sizeof(type)))) {                                        \
+            if (!((arr) = mem_calloc(1, sizeof(type)))) {                                          \
                 return BAECHI_ENOMEM;                                                              \
             }                                                                                      \
             (arr)[0] = (v);                                                                        \
@@ -700,7 +702,7 @@ static int set_defaults(struct sweep_spec *s)
         s->n_models = 1;
     }
     if (!s->name) {
-        char *b = array_strdup(s->path), *base, *dot;
+        char *b = mem_strdup(s->path), *base, *dot;
         if (!b) {
             return BAECHI_ENOMEM;
         }
@@ -708,7 +710,7 @@ static int set_defaults(struct sweep_spec *s)
         if ((dot = strrchr(base, '.')) && dot != base) {
             *dot = '\0';
         }
-        s->name = array_strdup(base);
+        s->name = mem_strdup(base);
         free(b);
         if (!s->name) {
             return BAECHI_ENOMEM;
@@ -729,11 +731,11 @@ int sweep_spec_parse(struct sweep_spec *s, const char *text, size_t len, const c
     s->placement_repeats = 1;
     s->sct_threshold = 0.1;
     s->lp_time_limit_s = 0;
-    if (!(s->path = array_strdup(path)) || !(d = array_strdup(path))) {
+    if (!(s->path = mem_strdup(path)) || !(d = mem_strdup(path))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
-    if (!(s->dir = array_strdup(dirname(d)))) {
+    if (!(s->dir = mem_strdup(dirname(d)))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }

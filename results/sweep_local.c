@@ -14,6 +14,7 @@
  */
 #include "results/sweep.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -225,8 +226,8 @@ int sweep_run_local(const struct sweep *sw, const char *db_path, const struct sw
         goto cleanup;
     }
     sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ws = array_calloc((size_t)nw, sizeof(*ws));
-    pf = array_calloc((size_t)nw, sizeof(*pf));
+    ws = mem_calloc((size_t)nw, sizeof(*ws));
+    pf = mem_calloc((size_t)nw, sizeof(*pf));
     /* no worker yet, before any goto cleanup: a zeroed slot (fd 0, pid 0)
      * made the cleanup close stdin and kill(0, SIGKILL), the whole process
      * group (the calling shell too) when pf's allocation failed */

@@ -73,14 +73,14 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
     }
     r->critical_path_us = s->critical_path_us;
     r->total_compute_us = s->total_compute_us;
-    if (!(r->dev = array_calloc((size_t)s->n_devices, sizeof(*r->dev)))) {
+    if (!(r->dev = mem_calloc((size_t)s->n_devices, sizeof(*r->dev)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t d = 0; d < s->n_devices; d++) {
         struct db_device_rec *v = &r->dev[d];
         r->n_dev = d + 1;
         v->device = d;
-        if (!(v->name = array_strdup(c->dev[d].name))) {
+        if (!(v->name = mem_strdup(c->dev[d].name))) {
             return BAECHI_ENOMEM;
         }
         v->peak_bytes = s->dev[d].peak_bytes;
@@ -110,7 +110,7 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
     for (size_t k = 0; k < s->links.n; k++) {
         nl += s->link_transfers[k] > 0;
     }
-    if (nl && !(r->link = array_calloc((size_t)nl, sizeof(*r->link)))) {
+    if (nl && !(r->link = mem_calloc((size_t)nl, sizeof(*r->link)))) {
         return BAECHI_ENOMEM;
     }
     for (size_t k = 0; k < s->links.n; k++) {
@@ -139,7 +139,7 @@ int sweep_fill_sim(struct db_run *r, const struct graph *g, const struct cluster
         return BAECHI_ENOMEM;
     }
     if (store_placement && device_of) {
-        if (!(r->device_of = array_malloc((size_t)g->n_ops, sizeof(int32_t)))) {
+        if (!(r->device_of = mem_alloc_array((size_t)g->n_ops, sizeof(int32_t)))) {
             return BAECHI_ENOMEM;
         }
         memcpy(r->device_of, device_of, sizeof(int32_t) * (size_t)g->n_ops);

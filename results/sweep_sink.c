@@ -6,7 +6,7 @@
  */
 #include "results/sweep.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "results/sweep_internal.h"
 
@@ -46,7 +46,7 @@ void sweep_run_opts_init(struct sweep_run_opts *o)
 int sweep_sink_open(struct sweep_sink **out, const struct sweep *sw, const char *db_path,
                     const struct sweep_run_opts *o, struct sweep_summary *sum)
 {
-    struct sweep_sink *k = array_calloc(1, sizeof(*k));
+    struct sweep_sink *k = mem_calloc(1, sizeof(*k));
     int rc;
 
     *out = NULL;

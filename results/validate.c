@@ -10,6 +10,7 @@
  */
 #include "results/validate.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/cluster.h"
 #include "core/err.h"
@@ -250,7 +251,7 @@ int validate_simulate(const struct workload *w, const struct cluster *cl,
     if ((!cl && (rc = cluster_load(&c, VALIDATE_CLUSTER))) || (rc = sim_saved_ops(&g, &is_saved))) {
         goto cleanup;
     }
-    if (!(dev = array_malloc((size_t)g.n_ops, sizeof(*dev)))) {
+    if (!(dev = mem_alloc_array((size_t)g.n_ops, sizeof(*dev)))) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }

@@ -7,6 +7,7 @@
  */
 #include "sim/collective.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
@@ -119,7 +120,7 @@ static int fabric_init(struct planner *pl)
     pl->fab.n_pod = nd->tiers >= 3 && nd->nodes_per_pod > 0
                         ? (nodes + nd->nodes_per_pod - 1) / nd->nodes_per_pod
                         : 1;
-    if (!(a = array_calloc(2 * (size_t)(pl->fab.n_leaf + pl->fab.n_pod), sizeof(*a)))) {
+    if (!(a = mem_calloc(2 * (size_t)(pl->fab.n_leaf + pl->fab.n_pod), sizeof(*a)))) {
         pl->fab.n_leaf = 0;
         return BAECHI_ENOMEM;
     }
@@ -400,7 +401,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     struct slowest sl = {0, 0};
     /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
     const size_t n_map = (size_t)cluster_n_nodes(c);
-    int32_t *devs = array_malloc((size_t)n * 6 + n_map + 1, sizeof(*devs)), m = 1, gmax = 0;
+    int32_t *devs = mem_alloc_array((size_t)n * 6 + n_map + 1, sizeof(*devs)), m = 1, gmax = 0;
     double S = (double)gc->bytes, t;
     int rc = 0;
 
@@ -491,8 +492,8 @@ int coll_sim_init(struct coll_sim *cs, const struct graph *g)
     if (g->n_coll == 0) {
         return 0;
     }
-    cs->waiting = array_malloc((size_t)g->n_coll, sizeof(*cs->waiting));
-    cs->ready = array_calloc((size_t)g->n_ops, sizeof(*cs->ready));
+    cs->waiting = mem_alloc_array((size_t)g->n_coll, sizeof(*cs->waiting));
+    cs->ready = mem_calloc((size_t)g->n_ops, sizeof(*cs->ready));
     if (!cs->waiting || !cs->ready) {
         coll_sim_release(cs);
         return BAECHI_ENOMEM;

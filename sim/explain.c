@@ -54,7 +54,7 @@ static uint64_t mix(uint64_t k)
 static int grow_hash(struct observer *o)
 {
     size_t n = o->n_slot ? o->n_slot * 2 : 1024;
-    int32_t *s = array_calloc(n, sizeof(*s));
+    int32_t *s = mem_calloc(n, sizeof(*s));
 
     if (!s) {
         return BAECHI_ENOMEM;
@@ -112,7 +112,7 @@ static int snapshot(struct observer *o, int32_t d, int64_t time_us, int32_t op,
     s->valid = true;
     s->time_us = time_us;
     s->at_op = op;
-    if (!(all = array_malloc(o->n_e + 1, sizeof(*all)))) {
+    if (!(all = mem_alloc_array(o->n_e + 1, sizeof(*all)))) {
         return BAECHI_ENOMEM;
     }
     for (size_t i = 0; i < o->n_e; i++) {
@@ -218,8 +218,8 @@ int mem_explain_run(const struct graph *g, const struct cluster *c, const int32_
     }
     x->model = model;
     x->n_devices = c->n_devices;
-    x->dev = array_calloc((size_t)c->n_devices + 1, sizeof(*x->dev));
-    o.used = array_calloc((size_t)c->n_devices + 1, sizeof(*o.used));
+    x->dev = mem_calloc((size_t)c->n_devices + 1, sizeof(*x->dev));
+    o.used = mem_calloc((size_t)c->n_devices + 1, sizeof(*o.used));
     if (!x->dev || !o.used) {
         rc = err_set(BAECHI_ENOMEM, "out of memory explaining memory");
         goto cleanup;

@@ -65,7 +65,7 @@ const char *mem_kind_name(enum mem_kind k)
 
 int sim_saved_ops(const struct graph *g, uint8_t **saved_out)
 {
-    uint8_t *saved = array_calloc((size_t)g->n_ops + 1, sizeof(*saved));
+    uint8_t *saved = mem_calloc((size_t)g->n_ops + 1, sizeof(*saved));
 
     *saved_out = saved;
     if (!saved) {
@@ -129,14 +129,14 @@ int sim_result_alloc_placed(struct sim_result *r, const struct graph *g, const s
     if (rc) {
         return rc;
     }
-    r->dev = array_calloc(n, sizeof(*r->dev));
+    r->dev = mem_calloc(n, sizeof(*r->dev));
     /* +1: a placement without traffic has no link */
-    r->link_bytes = array_calloc(r->links.n + 1, sizeof(*r->link_bytes));
-    r->link_transfers = array_calloc(r->links.n + 1, sizeof(*r->link_transfers));
-    r->oom = array_calloc(n, sizeof(*r->oom));
-    r->start_us = array_malloc((size_t)g->n_ops, sizeof(*r->start_us));
-    r->end_us = array_malloc((size_t)g->n_ops, sizeof(*r->end_us));
-    r->peak_kind_bytes = array_calloc(n * MEM_KIND_N, sizeof(*r->peak_kind_bytes));
+    r->link_bytes = mem_calloc(r->links.n + 1, sizeof(*r->link_bytes));
+    r->link_transfers = mem_calloc(r->links.n + 1, sizeof(*r->link_transfers));
+    r->oom = mem_calloc(n, sizeof(*r->oom));
+    r->start_us = mem_alloc_array((size_t)g->n_ops, sizeof(*r->start_us));
+    r->end_us = mem_alloc_array((size_t)g->n_ops, sizeof(*r->end_us));
+    r->peak_kind_bytes = mem_calloc(n * MEM_KIND_N, sizeof(*r->peak_kind_bytes));
     if (!r->dev || !r->link_bytes || !r->link_transfers || !r->oom || !r->start_us || !r->end_us ||
         !r->peak_kind_bytes) {
         return BAECHI_ENOMEM;
@@ -438,8 +438,8 @@ static int kinds_init(struct sim_kinds *k, const struct graph *g, const struct s
     k->next = opt ? opt->mem_obs : NULL;
     k->trace = trace;
     k->slow = trace || k->next;
-    k->cur = array_calloc(nd * MEM_KIND_N, sizeof(*k->cur));
-    k->at_peak = array_calloc(nd, sizeof(*k->at_peak));
+    k->cur = mem_calloc(nd * MEM_KIND_N, sizeof(*k->cur));
+    k->at_peak = mem_calloc(nd, sizeof(*k->at_peak));
     if (!k->cur || !k->at_peak) {
         return BAECHI_ENOMEM;
     }
@@ -653,7 +653,7 @@ int sim_check(const struct graph *g, const struct cluster *c, const int32_t *dev
     if (g->n_ops == 0) {
         return 0;
     }
-    order = array_malloc((size_t)g->n_ops, sizeof(*order));
+    order = mem_alloc_array((size_t)g->n_ops, sizeof(*order));
     if (!order) {
         return BAECHI_ENOMEM;
     }

@@ -27,7 +27,7 @@
  */
 #include "sim/sim_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 
@@ -212,12 +212,12 @@ int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t
         }
     }
     cache_n = (size_t)(maxp + 1) * (size_t)nd;
-    b.ready_count = array_calloc((size_t)n, sizeof(*b.ready_count));
-    b.exec_out = array_calloc((size_t)n, sizeof(*b.exec_out));
-    b.slot_recv = array_malloc(n_slots, sizeof(*b.slot_recv));
-    b.cache_end = array_malloc(cache_n, sizeof(*b.cache_end));
-    b.cache_stamp = array_calloc(cache_n, sizeof(*b.cache_stamp));
-    dev_state = array_calloc((size_t)nd * 3, sizeof(*dev_state));
+    b.ready_count = mem_calloc((size_t)n, sizeof(*b.ready_count));
+    b.exec_out = mem_calloc((size_t)n, sizeof(*b.exec_out));
+    b.slot_recv = mem_alloc_array(n_slots, sizeof(*b.slot_recv));
+    b.cache_end = mem_alloc_array(cache_n, sizeof(*b.cache_end));
+    b.cache_stamp = mem_calloc(cache_n, sizeof(*b.cache_stamp));
+    dev_state = mem_calloc((size_t)nd * 3, sizeof(*dev_state));
     if (!b.ready_count || !b.exec_out || !b.slot_recv || !b.cache_end || !b.cache_stamp ||
         !dev_state) {
         rc = BAECHI_ENOMEM;

@@ -86,21 +86,21 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
         INCR_BYTES / per < INCR_CHECKPOINTS ? (int32_t)(INCR_BYTES / per) : INCR_CHECKPOINTS;
     in->max_ckpt = in->max_ckpt < 1 ? 1 : in->max_ckpt;
     in->every = in->n / (in->max_ckpt + 1) > 1 ? in->n / (in->max_ckpt + 1) : 1;
-    in->ck = array_calloc((size_t)in->max_ckpt, sizeof(*in->ck));
-    in->base_dev = array_malloc((size_t)in->n + 1, sizeof(*in->base_dev));
-    in->base_slot = array_malloc(in->n_slots + 1, sizeof(*in->base_slot));
-    in->base_start = array_malloc((size_t)in->n + 1, sizeof(*in->base_start));
-    in->base_end = array_malloc((size_t)in->n + 1, sizeof(*in->base_end));
-    in->base_persist = array_calloc((size_t)in->nd, sizeof(*in->base_persist));
-    in->load_us = array_calloc((size_t)in->nd, sizeof(*in->load_us));
-    in->kind_cur = array_calloc((size_t)in->nd * MEM_KIND_N, sizeof(*in->kind_cur));
-    in->kind_at_peak = array_calloc((size_t)in->nd, sizeof(*in->kind_at_peak));
-    in->log = array_calloc((size_t)in->nd, sizeof(*in->log));
-    in->moved = array_malloc((size_t)in->n + 1, sizeof(*in->moved));
-    in->base_load = array_calloc((size_t)in->nd, sizeof(*in->base_load));
-    in->delta_persist = array_calloc((size_t)in->nd, sizeof(*in->delta_persist));
-    in->pend_in0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_in0));
-    in->pend_out0 = array_malloc((size_t)in->n + 1, sizeof(*in->pend_out0));
+    in->ck = mem_calloc((size_t)in->max_ckpt, sizeof(*in->ck));
+    in->base_dev = mem_alloc_array((size_t)in->n + 1, sizeof(*in->base_dev));
+    in->base_slot = mem_alloc_array(in->n_slots + 1, sizeof(*in->base_slot));
+    in->base_start = mem_alloc_array((size_t)in->n + 1, sizeof(*in->base_start));
+    in->base_end = mem_alloc_array((size_t)in->n + 1, sizeof(*in->base_end));
+    in->base_persist = mem_calloc((size_t)in->nd, sizeof(*in->base_persist));
+    in->load_us = mem_calloc((size_t)in->nd, sizeof(*in->load_us));
+    in->kind_cur = mem_calloc((size_t)in->nd * MEM_KIND_N, sizeof(*in->kind_cur));
+    in->kind_at_peak = mem_calloc((size_t)in->nd, sizeof(*in->kind_at_peak));
+    in->log = mem_calloc((size_t)in->nd, sizeof(*in->log));
+    in->moved = mem_alloc_array((size_t)in->n + 1, sizeof(*in->moved));
+    in->base_load = mem_calloc((size_t)in->nd, sizeof(*in->base_load));
+    in->delta_persist = mem_calloc((size_t)in->nd, sizeof(*in->delta_persist));
+    in->pend_in0 = mem_alloc_array((size_t)in->n + 1, sizeof(*in->pend_in0));
+    in->pend_out0 = mem_alloc_array((size_t)in->n + 1, sizeof(*in->pend_out0));
     if (!in->log || !in->moved || !in->base_load || !in->delta_persist || !in->pend_in0 ||
         !in->pend_out0 || !in->ck || !in->base_dev || !in->base_slot || !in->base_start ||
         !in->base_end || !in->base_persist || !in->load_us || !in->kind_cur || !in->kind_at_peak) {

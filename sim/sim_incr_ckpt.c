@@ -18,6 +18,7 @@
  */
 #include "sim/sim_incr_internal.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -47,18 +48,18 @@ int incr_ckpt_alloc(struct sim_incr *in, struct incr_ckpt *k)
 {
     size_t n = (size_t)in->n + 1, nd = (size_t)in->nd;
 
-    k->pending_in = array_malloc(n, sizeof(*k->pending_in));
-    k->pending_out = array_malloc(n, sizeof(*k->pending_out));
-    k->ready_at = array_malloc(n, sizeof(*k->ready_at));
-    k->used = array_malloc(nd, sizeof(*k->used));
-    k->chan = array_malloc(in->n_chan, sizeof(*k->chan));
-    k->running = array_malloc(nd, sizeof(*k->running));
-    k->dev = array_malloc(nd, sizeof(*k->dev));
-    k->link_bytes = array_malloc(nd * nd, sizeof(*k->link_bytes));
-    k->link_transfers = array_malloc(nd * nd, sizeof(*k->link_transfers));
-    k->oom = array_malloc(nd, sizeof(*k->oom));
-    k->rq_heap = array_malloc(nd, sizeof(*k->rq_heap));
-    k->rq_run = array_malloc(nd, sizeof(*k->rq_run));
+    k->pending_in = mem_alloc_array(n, sizeof(*k->pending_in));
+    k->pending_out = mem_alloc_array(n, sizeof(*k->pending_out));
+    k->ready_at = mem_alloc_array(n, sizeof(*k->ready_at));
+    k->used = mem_alloc_array(nd, sizeof(*k->used));
+    k->chan = mem_alloc_array(in->n_chan, sizeof(*k->chan));
+    k->running = mem_alloc_array(nd, sizeof(*k->running));
+    k->dev = mem_alloc_array(nd, sizeof(*k->dev));
+    k->link_bytes = mem_alloc_array(nd * nd, sizeof(*k->link_bytes));
+    k->link_transfers = mem_alloc_array(nd * nd, sizeof(*k->link_transfers));
+    k->oom = mem_alloc_array(nd, sizeof(*k->oom));
+    k->rq_heap = mem_alloc_array(nd, sizeof(*k->rq_heap));
+    k->rq_run = mem_alloc_array(nd, sizeof(*k->rq_run));
     if (!k->pending_in || !k->pending_out || !k->ready_at || !k->used || !k->chan || !k->running ||
         !k->dev || !k->link_bytes || !k->link_transfers || !k->oom || !k->rq_heap || !k->rq_run) {
         return BAECHI_ENOMEM;

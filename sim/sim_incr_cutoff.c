@@ -9,7 +9,7 @@
  */
 #include "sim/sim_incr_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 
@@ -22,8 +22,8 @@ int incr_tails(struct sim_incr *in)
     if (g->fused) {
         return 0; /* topo[] of a fused graph may not be an order: no cutoff */
     }
-    if (!(in->tail_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_us))) ||
-        !(in->tail_base_us = array_calloc((size_t)in->n + 1, sizeof(*in->tail_base_us)))) {
+    if (!(in->tail_us = mem_calloc((size_t)in->n + 1, sizeof(*in->tail_us))) ||
+        !(in->tail_base_us = mem_calloc((size_t)in->n + 1, sizeof(*in->tail_base_us)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t i = in->n - 1; i >= 0; i--) {

@@ -6,6 +6,7 @@
  */
 #include "sim/sim_links.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 #include "sim/collective.h"
@@ -107,9 +108,9 @@ int sim_links_init_placed(struct sim_links *l, const struct graph *g, const stru
     }
     l->n = u;
     l->shift = 64 - bits;
-    l->src = array_malloc(u + 1, sizeof(*l->src));
-    l->dst = array_malloc(u + 1, sizeof(*l->dst));
-    l->slot = array_malloc(slots, sizeof(*l->slot));
+    l->src = mem_alloc_array(u + 1, sizeof(*l->src));
+    l->dst = mem_alloc_array(u + 1, sizeof(*l->dst));
+    l->slot = mem_alloc_array(slots, sizeof(*l->slot));
     if (!l->src || !l->dst || !l->slot) {
         rc = BAECHI_ENOMEM;
         goto fail;

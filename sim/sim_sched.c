@@ -56,7 +56,7 @@
  */
 #include "sim/sim_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "sim/collective.h"
 
@@ -121,9 +121,9 @@ static void join_collectives(const struct graph *g, const int32_t *device_of, in
 static int find_stages(struct sim_sched *s, const struct graph *g, const int32_t *device_of,
                        int32_t nd, int32_t *chunk_of_group, int32_t *chunks_max)
 {
-    int32_t *runs = array_calloc((size_t)nd, sizeof(*runs));
-    int32_t *parent = array_malloc((size_t)nd, sizeof(*parent));
-    int32_t *stage_of_root = array_malloc((size_t)nd, sizeof(*stage_of_root));
+    int32_t *runs = mem_calloc((size_t)nd, sizeof(*runs));
+    int32_t *parent = mem_alloc_array((size_t)nd, sizeof(*parent));
+    int32_t *stage_of_root = mem_alloc_array((size_t)nd, sizeof(*stage_of_root));
     int32_t last = -1;
 
     if (!runs || !parent || !stage_of_root) {
@@ -223,11 +223,11 @@ int sim_sched_init(struct sim_sched *s, const struct graph *g, const int32_t *de
         s->m = g->micro_batch[v] >= s->m ? g->micro_batch[v] + 1 : s->m;
     }
     s->total = s->m * s->v;
-    s->slot_of_dev = array_malloc((size_t)nd, sizeof(*s->slot_of_dev));
-    s->stage_of_slot = array_malloc((size_t)nd + 1, sizeof(*s->stage_of_slot));
-    chunk_of_group = array_malloc((size_t)g->n_groups + 1, sizeof(*chunk_of_group));
-    s->unit_of = array_malloc((size_t)g->n_ops, sizeof(*s->unit_of));
-    s->dir_of = array_calloc((size_t)g->n_ops, sizeof(*s->dir_of));
+    s->slot_of_dev = mem_alloc_array((size_t)nd, sizeof(*s->slot_of_dev));
+    s->stage_of_slot = mem_alloc_array((size_t)nd + 1, sizeof(*s->stage_of_slot));
+    chunk_of_group = mem_alloc_array((size_t)g->n_groups + 1, sizeof(*chunk_of_group));
+    s->unit_of = mem_alloc_array((size_t)g->n_ops, sizeof(*s->unit_of));
+    s->dir_of = mem_calloc((size_t)g->n_ops, sizeof(*s->dir_of));
     if (!s->slot_of_dev || !s->stage_of_slot || !chunk_of_group || !s->unit_of || !s->dir_of) {
         rc = BAECHI_ENOMEM;
         goto done;
@@ -250,9 +250,9 @@ int sim_sched_init(struct sim_sched *s, const struct graph *g, const int32_t *de
         s->v = 1;
         s->total = s->m;
     }
-    s->left = array_calloc((size_t)s->n_slots * 2 * s->total + 1, sizeof(*s->left));
-    s->done = array_calloc((size_t)s->n_slots * 2 + 1, sizeof(*s->done));
-    s->warmup = array_malloc((size_t)s->n_slots + 1, sizeof(*s->warmup));
+    s->left = mem_calloc((size_t)s->n_slots * 2 * s->total + 1, sizeof(*s->left));
+    s->done = mem_calloc((size_t)s->n_slots * 2 + 1, sizeof(*s->done));
+    s->warmup = mem_alloc_array((size_t)s->n_slots + 1, sizeof(*s->warmup));
     if (!s->left || !s->done || !s->warmup) {
         rc = BAECHI_ENOMEM;
         goto done;

@@ -46,7 +46,7 @@
  */
 #include "sim/sim_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "core/workload.h"
@@ -539,8 +539,8 @@ static int alias_setup(struct timed *s)
     const int32_t n = g->n_ops;
     int32_t n_roots = 0;
 
-    s->alias_bytes = array_calloc((size_t)n + 1, sizeof(*s->alias_bytes));
-    s->root_start = array_calloc((size_t)n + 1, sizeof(*s->root_start));
+    s->alias_bytes = mem_calloc((size_t)n + 1, sizeof(*s->alias_bytes));
+    s->root_start = mem_calloc((size_t)n + 1, sizeof(*s->root_start));
     if (!s->alias_bytes || !s->root_start) {
         return BAECHI_ENOMEM;
     }
@@ -581,7 +581,7 @@ static int alias_setup(struct timed *s)
             }
         }
         if (pass == 0) {
-            if (!(s->root_op = array_malloc((size_t)n_roots + 1, sizeof(*s->root_op)))) {
+            if (!(s->root_op = mem_alloc_array((size_t)n_roots + 1, sizeof(*s->root_op)))) {
                 return BAECHI_ENOMEM;
             }
             n_roots = 0;
@@ -630,25 +630,25 @@ int timed_alloc(struct timed *s, size_t alloc_xf)
         }
     }
     s->cache_n = (size_t)(maxp + 1) * (size_t)nd;
-    s->xf_pending = array_malloc(s->alloc_xf, sizeof(*s->xf_pending));
-    s->pending_in = array_malloc((size_t)n, sizeof(*s->pending_in));
-    s->pending_out = array_malloc((size_t)n, sizeof(*s->pending_out));
-    s->ready_at = array_calloc((size_t)n, sizeof(*s->ready_at));
-    s->slot_xfer = array_malloc(n_slots, sizeof(*s->slot_xfer));
-    s->cache_stamp = array_calloc(s->cache_n, sizeof(*s->cache_stamp));
-    s->cache_xfer = array_malloc(s->cache_n, sizeof(*s->cache_xfer));
-    s->cache_end = array_malloc(s->cache_n, sizeof(*s->cache_end));
-    s->used = array_calloc((size_t)nd, sizeof(*s->used));
-    s->running = array_malloc((size_t)nd, sizeof(*s->running));
+    s->xf_pending = mem_alloc_array(s->alloc_xf, sizeof(*s->xf_pending));
+    s->pending_in = mem_alloc_array((size_t)n, sizeof(*s->pending_in));
+    s->pending_out = mem_alloc_array((size_t)n, sizeof(*s->pending_out));
+    s->ready_at = mem_calloc((size_t)n, sizeof(*s->ready_at));
+    s->slot_xfer = mem_alloc_array(n_slots, sizeof(*s->slot_xfer));
+    s->cache_stamp = mem_calloc(s->cache_n, sizeof(*s->cache_stamp));
+    s->cache_xfer = mem_alloc_array(s->cache_n, sizeof(*s->cache_xfer));
+    s->cache_end = mem_alloc_array(s->cache_n, sizeof(*s->cache_end));
+    s->used = mem_calloc((size_t)nd, sizeof(*s->used));
+    s->running = mem_alloc_array((size_t)nd, sizeof(*s->running));
     /* link engines only for CHANNEL_LINK, one per link of the result's
      * layout (sim_incr.c allocates before it has a result: its layout is
      * dense, every pair) */
-    s->chan = array_calloc(2 * (size_t)nd + (s->c->channel != CHANNEL_LINK ? 0
-                                             : s->r                        ? s->r->links.n
-                                                                           : (size_t)nd * nd),
-                           sizeof(*s->chan));
-    s->rq = array_calloc((size_t)nd, sizeof(*s->rq));
-    s->held = array_calloc((size_t)nd, sizeof(*s->held));
+    s->chan = mem_calloc(2 * (size_t)nd + (s->c->channel != CHANNEL_LINK ? 0
+                                           : s->r                        ? s->r->links.n
+                                                                         : (size_t)nd * nd),
+                         sizeof(*s->chan));
+    s->rq = mem_calloc((size_t)nd, sizeof(*s->rq));
+    s->held = mem_calloc((size_t)nd, sizeof(*s->held));
     if (!s->xf_pending || !s->pending_in || !s->pending_out || !s->ready_at || !s->slot_xfer ||
         !s->cache_stamp || !s->cache_xfer || !s->cache_end || !s->used || !s->running || !s->chan ||
         !s->rq || !s->held) {

@@ -16,7 +16,7 @@
  */
 #include "sim/sim_timed_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/checked.h"
 #include "core/err.h"
 #include "sim/collective.h"
@@ -34,9 +34,9 @@ int timed_sym_setup(struct timed *s)
     if (!any) {
         return 0;
     }
-    s->sym_pend = array_malloc((size_t)s->nd, sizeof(*s->sym_pend));
-    s->sym_min_us = array_malloc((size_t)g->n_coll, sizeof(*s->sym_min_us));
-    s->sym_at_us = array_malloc((size_t)g->n_coll, sizeof(*s->sym_at_us));
+    s->sym_pend = mem_alloc_array((size_t)s->nd, sizeof(*s->sym_pend));
+    s->sym_min_us = mem_alloc_array((size_t)g->n_coll, sizeof(*s->sym_min_us));
+    s->sym_at_us = mem_alloc_array((size_t)g->n_coll, sizeof(*s->sym_at_us));
     if (!s->sym_pend || !s->sym_min_us || !s->sym_at_us) {
         return err_set(BAECHI_ENOMEM, "out of memory");
     }

@@ -6,7 +6,7 @@
  */
 #include "sim/symmetry.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/yio.h"
 
@@ -102,7 +102,7 @@ static int rep_devices(const struct sim_symmetry *s, int32_t **out, int32_t *n)
     int32_t k = 0;
 
     *n = s->devices / s->replicas;
-    if (!(*out = array_malloc((size_t)*n, sizeof(**out)))) {
+    if (!(*out = mem_alloc_array((size_t)*n, sizeof(**out)))) {
         return BAECHI_ENOMEM;
     }
     for (int32_t u = 0; u < s->devices; u++) {
@@ -186,7 +186,7 @@ int sim_symmetry_expand(const struct sim_symmetry *s, struct sim_result *r)
         return 0;
     }
     if (n > 0) {
-        if (!(oom = array_malloc((size_t)n * (size_t)s->replicas, sizeof(*oom)))) {
+        if (!(oom = mem_alloc_array((size_t)n * (size_t)s->replicas, sizeof(*oom)))) {
             return err_set(BAECHI_ENOMEM, "out of memory");
         }
         memcpy(oom, r->oom, (size_t)n * sizeof(*oom));

@@ -24,6 +24,7 @@
 #include "sim/sim.h"
 #include "core/json_out.h"
 
+#include "core/alloc.h"
 #include "core/array.h"
 #include "core/err.h"
 
@@ -305,9 +306,9 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
 {
     const bool link = t->channel == CHANNEL_LINK;
     size_t n = t->n_compute + t->n_transfer * (link ? 1 : 2), k = 0;
-    struct slice *s = array_malloc(n ? n : 1, sizeof(*s));
-    int64_t *lane_end = array_malloc(n ? n : 1, sizeof(*lane_end));
-    const struct trace_mem **mem = array_malloc(t->n_mem ? t->n_mem : 1, sizeof(*mem));
+    struct slice *s = mem_alloc_array(n ? n : 1, sizeof(*s));
+    int64_t *lane_end = mem_alloc_array(n ? n : 1, sizeof(*lane_end));
+    const struct trace_mem **mem = mem_alloc_array(t->n_mem ? t->n_mem : 1, sizeof(*mem));
     bool first = true;
     char b1[32], b2[32];
     int rc = 0;
@@ -398,7 +399,7 @@ int trace_write_chrome(const struct trace *t, const struct graph *g, const struc
                 (int)mem[i]->device, mem[i]->time_us, mem[i]->bytes);
     }
     if (t->n_kmem) {
-        const struct trace_kmem **km = array_malloc(t->n_kmem, sizeof(*km));
+        const struct trace_kmem **km = mem_alloc_array(t->n_kmem, sizeof(*km));
 
         if (!km) {
             rc = BAECHI_ENOMEM;

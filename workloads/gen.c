@@ -6,8 +6,9 @@
  */
 #include "workloads/gen.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen_cap.h"
 
@@ -69,20 +70,19 @@ const char *const *gen_model_names(void)
 }
 
 /* Appends printf(fmt, ...) to buf[0..size) at *len (truncating). */
-static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+/* Appends to sb unless *rc already holds an error; *rc the first error. */
+static void name_add(struct strbuf *sb, int *rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void name_add(struct strbuf *sb, int *rc, const char *fmt, ...)
 {
     va_list ap;
-    int n;
 
-    if (*len >= size) {
+    if (*rc) {
         return;
     }
     va_start(ap, fmt);
-    n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    *rc = strbuf_vaddf(sb, fmt, ap);
     va_end(ap);
-    *len = n < 0 ? *len : *len + (size_t)n < size ? *len + (size_t)n : size - 1;
 }
 
 /*
@@ -95,126 +95,126 @@ static void name_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
  * names of default workloads are those of before; `_b<batch>` stays the
  * first "_b" (the results read the batch from it).
  */
-static void gen_name(char *buf, size_t size, const char *name, const char *gsize,
-                     const struct gen_opts *o, const struct gen_info *info, const char *kind)
+static int gen_name(struct strbuf *sb, const char *name, const char *gsize,
+                    const struct gen_opts *o, const struct gen_info *info, const char *kind)
 {
-    size_t len = 0;
+    int rc = 0;
 
-    name_add(buf, size, &len, "%s%s%s_b%lld", name, gsize ? "-" : "", gsize ? gsize : "",
+    name_add(sb, &rc, "%s%s%s_b%lld", name, gsize ? "-" : "", gsize ? gsize : "",
              (long long)info->batch);
     if (o->seq) {
-        name_add(buf, size, &len, "_s%lld", (long long)info->seq);
+        name_add(sb, &rc, "_s%lld", (long long)info->seq);
     }
     if (o->layers) {
-        name_add(buf, size, &len, "_l%d", o->layers);
+        name_add(sb, &rc, "_l%d", o->layers);
     }
     if (o->d_model) {
-        name_add(buf, size, &len, "_d%d", o->d_model);
+        name_add(sb, &rc, "_d%d", o->d_model);
     }
     if (o->heads) {
-        name_add(buf, size, &len, "_nh%d", o->heads);
+        name_add(sb, &rc, "_nh%d", o->heads);
     }
     if (o->ffn) {
-        name_add(buf, size, &len, "_ff%d", o->ffn);
+        name_add(sb, &rc, "_ff%d", o->ffn);
     }
     if (o->vocab) {
-        name_add(buf, size, &len, "_v%d", o->vocab);
+        name_add(sb, &rc, "_v%d", o->vocab);
     }
     if (o->kv_heads) {
-        name_add(buf, size, &len, "_kv%d", o->kv_heads);
+        name_add(sb, &rc, "_kv%d", o->kv_heads);
     }
     if (o->mlp) {
-        name_add(buf, size, &len, "_%s", gen_arch_words("mlp")[o->mlp]);
+        name_add(sb, &rc, "_%s", gen_arch_words("mlp")[o->mlp]);
     }
     if (o->norm) {
-        name_add(buf, size, &len, "_%s", gen_arch_words("norm")[o->norm]);
+        name_add(sb, &rc, "_%s", gen_arch_words("norm")[o->norm]);
     }
     if (o->pos) {
-        name_add(buf, size, &len, "_%s", gen_arch_words("pos")[o->pos]);
+        name_add(sb, &rc, "_%s", gen_arch_words("pos")[o->pos]);
     }
     if (o->tied) {
-        name_add(buf, size, &len, "_%s", gen_arch_words("embeddings")[o->tied]);
+        name_add(sb, &rc, "_%s", gen_arch_words("embeddings")[o->tied]);
     }
     if (o->bias) {
-        name_add(buf, size, &len, "_bias%s", gen_arch_words("bias")[o->bias]);
+        name_add(sb, &rc, "_bias%s", gen_arch_words("bias")[o->bias]);
     }
     if (o->aux) {
-        name_add(buf, size, &len, "_aux");
+        name_add(sb, &rc, "_aux");
     }
     if (!o->groups) {
-        name_add(buf, size, &len, "_nogroups");
+        name_add(sb, &rc, "_nogroups");
     }
     if (o->elem_bytes != 4) {
-        name_add(buf, size, &len, "_e%d", o->elem_bytes);
+        name_add(sb, &rc, "_e%d", o->elem_bytes);
     }
     if (o->dropout >= 0) {
-        name_add(buf, size, &len, "_do%g", o->dropout);
+        name_add(sb, &rc, "_do%g", o->dropout);
     }
     if (o->forward_only) {
-        name_add(buf, size, &len, "_fwd");
+        name_add(sb, &rc, "_fwd");
     }
-    gen_name_suffix(buf, size, o->forward_only ? NULL : &o->train, o->device ? kind : NULL,
-                    !o->device);
+    return rc ? rc
+              : gen_name_suffix(sb, o->forward_only ? NULL : &o->train, o->device ? kind : NULL,
+                                !o->device);
 }
 
-void gen_import_name(char *buf, size_t size, const char *base, int64_t batch,
-                     const struct train_opts *t, const char *kind, bool untimed)
+int gen_import_name(struct strbuf *sb, const char *base, int64_t batch, const struct train_opts *t,
+                    const char *kind, bool untimed)
 {
-    snprintf(buf, size, "%s", base ? base : "workload");
-    if (batch > 0) {
-        size_t n = strlen(buf);
+    int rc = 0;
 
-        snprintf(buf + n, size - n, "_b%lld", (long long)batch);
+    name_add(sb, &rc, "%s", base ? base : "workload");
+    if (batch > 0) {
+        name_add(sb, &rc, "_b%lld", (long long)batch);
     }
-    gen_name_suffix(buf, size, t, kind, untimed);
+    return rc ? rc : gen_name_suffix(sb, t, kind, untimed);
 }
 
-void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const char *kind,
-                     bool untimed)
+int gen_name_suffix(struct strbuf *sb, const struct train_opts *t, const char *kind, bool untimed)
 {
     struct train_opts dt;
-    size_t len = strnlen(buf, size);
+    int rc = 0;
 
     train_opts_init(&dt);
     if (t && t->micro_batches > 1) {
-        name_add(buf, size, &len, "_mb%d", (int)t->micro_batches);
+        name_add(sb, &rc, "_mb%d", (int)t->micro_batches);
     }
     if (t && t->optimizer != dt.optimizer) {
-        name_add(buf, size, &len, "_%s", train_optimizer_name(t->optimizer));
+        name_add(sb, &rc, "_%s", train_optimizer_name(t->optimizer));
     }
     if (t && t->bwd_factor != dt.bwd_factor) {
-        name_add(buf, size, &len, "_bwd%g", t->bwd_factor);
+        name_add(sb, &rc, "_bwd%g", t->bwd_factor);
     }
     if (t && t->save_all_inputs) {
-        name_add(buf, size, &len, "_sai");
+        name_add(sb, &rc, "_sai");
     }
     if (t && t->recompute != TRAIN_RECOMPUTE_NONE) {
-        name_add(buf, size, &len, "_rc%s", train_recompute_name(t->recompute));
+        name_add(sb, &rc, "_rc%s", train_recompute_name(t->recompute));
     }
     if (untimed) {
-        name_add(buf, size, &len, "_untimed");
+        name_add(sb, &rc, "_untimed");
     } else if (kind && strcmp(kind, GEN_DEFAULT_DEVICE) != 0) {
-        name_add(buf, size, &len, "_%s", kind);
+        name_add(sb, &rc, "_%s", kind);
     }
+    return rc;
 }
 
 static int describe(struct workload *w, const char *name, const struct gen_opts *o,
                     const struct gen_info *info, const char *what, const char *kind)
 {
-    char buf[1024], wname[256];
+    struct strbuf desc = STRBUF_INIT, wname = STRBUF_INIT; /* whole at any length */
     const char *size = o->size;
+    int rc;
 
     if (!size && strcmp(name, "gpt") == 0) {
         size = "small";
     } else if (!size && strcmp(name, "transformer") == 0) {
         size = "base";
     }
-    if (o->name) {
-        snprintf(wname, sizeof(wname), "%s", o->name);
-    } else {
-        gen_name(wname, sizeof(wname), name, size, o, info, kind);
-    }
-    snprintf(buf, sizeof(buf),
+    if ((rc = o->name ? strbuf_addstr(&wname, o->name)
+                      : gen_name(&wname, name, size, o, info, kind)) ||
+        (rc = strbuf_addf(
+             &desc,
              "%s, generated by baechi workload gen: %lld parameters, %.4g forward FLOPs "
              "(multiply-add = 2)%s%s; batch %lld, sequence %lld; %s",
              what, (long long)info->params, info->fwd_flops,
@@ -222,17 +222,20 @@ static int describe(struct workload *w, const char *name, const struct gen_opts 
              o->forward_only ? "" : train_optimizer_name(o->train.optimizer),
              (long long)info->batch, (long long)info->seq,
              o->device ? "times from the roofline cost model (datasheet peaks)"
-                       : "no times (FLOPs and bytes only)");
-    if (workload_set_name(w, wname)) {
-        return BAECHI_ENOMEM;
+                       : "no times (FLOPs and bytes only)")) ||
+        (rc = workload_set_name(w, wname.buf))) {
+        goto cleanup;
     }
     free(w->description);
     free(w->source);
-    w->description = array_strdup(buf);
-    w->source =
-        array_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
-                     "the published models, see docs/workloads.md, section Generated models");
-    return w->description && w->source ? 0 : BAECHI_ENOMEM;
+    w->description = mem_strdup(desc.buf);
+    w->source = mem_strdup("baechi workload gen (workloads/gen_*.c); architectures from "
+                           "the published models, see docs/workloads.md, section Generated models");
+    rc = w->description && w->source ? 0 : err_set(BAECHI_ENOMEM, "out of memory");
+cleanup:
+    strbuf_release(&desc);
+    strbuf_release(&wname);
+    return rc;
 }
 
 /* A model option given in o that generator `name` never reads: refused,
@@ -342,10 +345,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
         goto cleanup;
     } else {
         /* train_synthesize appends "_train"; the generated name says it already */
-        char wname[256];
-
-        snprintf(wname, sizeof(wname), "%s", fwd.name);
-        if ((rc = workload_set_name(out, wname))) {
+        if ((rc = workload_set_name(out, fwd.name ? fwd.name : ""))) {
             goto cleanup;
         }
     }

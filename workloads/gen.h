@@ -26,6 +26,7 @@
 #ifndef BAECHI_WORKLOADS_GEN_H
 #define BAECHI_WORKLOADS_GEN_H
 
+#include "core/strbuf.h"
 #include "core/workload.h"
 #include "workloads/train.h"
 
@@ -113,21 +114,22 @@ const struct gen_gpt_preset *gen_gpt_preset(const char *name);
 const char *const *gen_transformer_sizes(void);
 
 /*
- * Appends to the name in buf[0..size) (truncating) the suffixes of the
+ * Appends to the name in sb the suffixes of the
  * non-default training options of `t` (NULL: a forward graph) and of the
  * cost model: _mb<n> _<optimizer> _bwd<factor> _sai, then _<kind> when kind
  * is not GEN_DEFAULT_DEVICE, or _untimed (docs/workloads.md, "Names").
+ * 0 or BAECHI_ENOMEM (message set).
  */
-void gen_name_suffix(char *buf, size_t size, const struct train_opts *t, const char *kind,
-                     bool untimed);
+int gen_name_suffix(struct strbuf *sb, const struct train_opts *t, const char *kind, bool untimed);
 
 /*
  * The name of an imported model (`workload import`, baechi_workload_import_onnx):
  * `base` (the model file's), then _b<batch> when the batch was set (batch > 0),
- * then gen_name_suffix()'s suffixes.  One rule for the program and the library.
+ * then gen_name_suffix()'s suffixes, appended to sb.  One rule for the program
+ * and the library.  0 or BAECHI_ENOMEM (message set).
  */
-void gen_import_name(char *buf, size_t size, const char *base, int64_t batch,
-                     const struct train_opts *t, const char *kind, bool untimed);
+int gen_import_name(struct strbuf *sb, const char *base, int64_t batch, const struct train_opts *t,
+                    const char *kind, bool untimed);
 
 /* NULL-terminated names accepted by gen_model(). */
 const char *const *gen_model_names(void);

@@ -6,6 +6,7 @@
 #include "workloads/gen_build.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,15 +55,19 @@ void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t s
     info->fwd_macs = macs;
 }
 
-const char *gb_join_names(const char *const *names, char *buf, size_t size)
+int gb_unknown_size(const char *model, const char *size, const char *const *names)
 {
-    size_t len = 0;
+    struct strbuf known = STRBUF_INIT;
+    int rc = 0;
 
-    buf[0] = '\0';
-    for (int i = 0; names[i] && len < size; i++) {
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+    for (int i = 0; names[i] && rc == 0; i++) {
+        rc = strbuf_addf(&known, "%s%s", i ? ", " : "", names[i]);
     }
-    return buf;
+    if (rc == 0) {
+        rc = err_set(BAECHI_EINVAL, "%s: unknown size '%s' (known: %s)", model, size, known.buf);
+    }
+    strbuf_release(&known);
+    return rc;
 }
 
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port)
@@ -79,27 +84,29 @@ int gb_op(struct gb *b, int32_t *idx, const char *type, double flops, int64_t pa
           const int64_t *out_elems, int n_out, const struct gb_in *in, int n_in,
           const char *name_fmt, ...)
 {
-    char local[256], name[512];
+    struct strbuf name = STRBUF_INIT; /* "<scope>/<name>" whole (a char[256]/[512] cut it) */
     double bytes = 0;
     int32_t id;
     va_list ap;
     int rc;
 
+    if (b->scope[0] && (rc = strbuf_addf(&name, "%s/", b->scope))) {
+        return rc;
+    }
     va_start(ap, name_fmt);
-    vsnprintf(local, sizeof(local), name_fmt, ap);
+    rc = strbuf_vaddf(&name, name_fmt, ap);
     va_end(ap);
-    if (b->scope[0]) {
-        snprintf(name, sizeof(name), "%s/%s", b->scope, local);
-    } else {
-        snprintf(name, sizeof(name), "%s", local);
+    if (rc == 0) {
+        rc = workload_add_op(b->w, name.buf, type, &id);
+    }
+    strbuf_release(&name);
+    if (rc) {
+        return rc;
     }
     for (int k = 0; k < n_in; k++) {
         if (in[k].port != WL_PORT_CONTROL) {
             bytes += (double)gb_out_bytes(b, in[k].op, in[k].port);
         }
-    }
-    if ((rc = workload_add_op(b->w, name, type, &id))) {
-        return rc;
     }
     for (int k = 0; k < n_out; k++) {
         int64_t nb = out_elems[k] * b->elem_bytes;
@@ -213,49 +220,52 @@ int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_
     int64_t rq = batch * seq_q, rk = batch * seq_kv, score = batch * heads * seq_q * seq_kv;
     struct gb_in q, k, v;
     int32_t id, probs, ctx;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
     if (fused) {
-        snprintf(nm, sizeof(nm), "%s/qkv", name);
-        if ((rc = gb_linear(b, &id, q_in, rq, d, 3 * d, true, -1, nm))) {
-            return rc;
+        CHECK(strbuf_setf(&nm, "%s/qkv", name));
+        if ((rc = gb_linear(b, &id, q_in, rq, d, 3 * d, true, -1, nm.buf))) {
+            goto cleanup;
         }
         q = k = v = (struct gb_in){id, 0};
     } else {
-        snprintf(nm, sizeof(nm), "%s/q", name);
-        if ((rc = gb_linear(b, &id, q_in, rq, d, d, true, -1, nm))) {
-            return rc;
+        CHECK(strbuf_setf(&nm, "%s/q", name));
+        if ((rc = gb_linear(b, &id, q_in, rq, d, d, true, -1, nm.buf))) {
+            goto cleanup;
         }
         q = (struct gb_in){id, 0};
-        snprintf(nm, sizeof(nm), "%s/k", name);
-        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm))) {
-            return rc;
+        CHECK(strbuf_setf(&nm, "%s/k", name));
+        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm.buf))) {
+            goto cleanup;
         }
         k = (struct gb_in){id, 0};
-        snprintf(nm, sizeof(nm), "%s/v", name);
-        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm))) {
-            return rc;
+        CHECK(strbuf_setf(&nm, "%s/v", name));
+        if ((rc = gb_linear(b, &id, kv_in, rk, d, d, true, -1, nm.buf))) {
+            goto cleanup;
         }
         v = (struct gb_in){id, 0};
     }
-    snprintf(nm, sizeof(nm), "%s/scores", name);
-    if ((rc = gb_bmm(b, &id, q, k, (double)batch * seq_q * seq_kv * d, score, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/scores", name));
+    if ((rc = gb_bmm(b, &id, q, k, (double)batch * seq_q * seq_kv * d, score, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/softmax", name);
-    if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){id, 0}, 1, score, 5, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/softmax", name));
+    if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){id, 0}, 1, score, 5, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/dropout", name);
-    if ((rc = gb_dropout(b, &probs, (struct gb_in){probs, 0}, score, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/dropout", name));
+    if ((rc = gb_dropout(b, &probs, (struct gb_in){probs, 0}, score, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/context", name);
+    CHECK(strbuf_setf(&nm, "%s/context", name));
     if ((rc = gb_bmm(b, &ctx, (struct gb_in){probs, 0}, v, (double)batch * seq_q * seq_kv * d,
-                     rq * d, nm))) {
-        return rc;
+                     rq * d, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/out", name);
-    return gb_linear(b, out, (struct gb_in){ctx, 0}, rq, d, d, true, -1, nm);
+    CHECK(strbuf_setf(&nm, "%s/out", name));
+    rc = gb_linear(b, out, (struct gb_in){ctx, 0}, rq, d, d, true, -1, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }

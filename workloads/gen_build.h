@@ -108,8 +108,10 @@ int gb_attention(struct gb *b, int32_t *out, struct gb_in q_in, struct gb_in kv_
  */
 void gb_info(const struct gb *b, struct gen_info *info, int64_t batch, int64_t seq, double macs);
 
-/* names[0..NULL) joined by ", " into buf (cut to size); returns buf. */
-const char *gb_join_names(const char *const *names, char *buf, size_t size);
+/* Refuses size `size` of `model`: BAECHI_EINVAL "<model>: unknown size
+ * '<size>' (known: names[0..NULL) joined by ", ")", the list whole at any
+ * length; BAECHI_ENOMEM if it cannot be built. */
+int gb_unknown_size(const char *model, const char *size, const char *const *names);
 
 /* Bytes of output `port` of op `op`. */
 int64_t gb_out_bytes(const struct gb *b, int32_t op, int32_t port);

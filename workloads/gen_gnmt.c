@@ -23,6 +23,7 @@
 #include "workloads/gen.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/gen_build.h"
 
 #include <stdio.h>
@@ -142,19 +143,20 @@ static int encoder(struct gnmt *m, int32_t src, int32_t *cur)
     struct lstm_layer fw, bw, enc[3];
     int32_t fw_out[1024], bw_out[1024], below[1024];
     int32_t esteps, cell, prev;
-    char scope[128];
+    struct strbuf scope = STRBUF_INIT;
+    struct strbuf rname = STRBUF_INIT;
     int rc;
 
     if ((rc = embed(m, src, &esteps, "encoder")) ||
         (rc = lstm_vars(m, &fw, m->h, "encoder/bidirectional_rnn/fw")) ||
         (rc = lstm_vars(m, &bw, m->h, "encoder/bidirectional_rnn/bw"))) {
-        return rc;
+        goto cleanup;
     }
     prev = -1;
     for (int64_t t = 0; t < m->seq; t++) {
         if ((rc = lstm_step(m, &cell, &fw, (struct gb_in){esteps, (int32_t)t}, prev,
                             "encoder/bidirectional_rnn/fw", t))) {
-            return rc;
+            goto cleanup;
         }
         fw_out[t] = prev = cell;
     }
@@ -162,7 +164,7 @@ static int encoder(struct gnmt *m, int32_t src, int32_t *cur)
     for (int64_t t = m->seq - 1; t >= 0; t--) {
         if ((rc = lstm_step(m, &cell, &bw, (struct gb_in){esteps, (int32_t)t}, prev,
                             "encoder/bidirectional_rnn/bw", t))) {
-            return rc;
+            goto cleanup;
         }
         bw_out[t] = prev = cell;
     }
@@ -170,32 +172,35 @@ static int encoder(struct gnmt *m, int32_t src, int32_t *cur)
         gb_group(&m->b, "encoder/bidirectional_rnn/t%lld", (long long)t);
         if ((rc = concat2(m, &cur[t], (struct gb_in){fw_out[t], 0}, (struct gb_in){bw_out[t], 0},
                           2 * m->h, "encoder/bidirectional_rnn/concat", t))) {
-            return rc;
+            goto cleanup;
         }
     }
     for (int l = 0; l < 3; l++) {
-        char rname[160];
-
-        snprintf(scope, sizeof(scope), "encoder/rnn/cell_%d", l);
-        snprintf(rname, sizeof(rname), "%s/residual", scope);
-        if ((rc = lstm_vars(m, &enc[l], 2 * m->h, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "encoder/rnn/cell_%d", l));
+        CHECK(strbuf_setf(&rname, "%s/residual", scope.buf));
+        if ((rc = lstm_vars(m, &enc[l], 2 * m->h, scope.buf))) {
+            goto cleanup;
         }
         prev = -1;
         for (int64_t t = 0; t < m->seq; t++) {
-            if ((rc = lstm_step(m, &cell, &enc[l], (struct gb_in){cur[t], 0}, prev, scope, t))) {
-                return rc;
+            if ((rc =
+                     lstm_step(m, &cell, &enc[l], (struct gb_in){cur[t], 0}, prev, scope.buf, t))) {
+                goto cleanup;
             }
             prev = cell;
             below[t] = cur[t];
             cur[t] = cell;
             if (l >= 1 && (rc = add2(m, &cur[t], (struct gb_in){cell, 0},
-                                     (struct gb_in){below[t], 0}, rname, t))) {
-                return rc;
+                                     (struct gb_in){below[t], 0}, rname.buf, t))) {
+                goto cleanup;
             }
         }
     }
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&rname);
+    strbuf_release(&scope);
+    return rc;
 }
 
 /* What every decoder step reads: its layers, the attention's memory and
@@ -214,10 +219,10 @@ static int attend(struct gnmt *m, struct decoder *d, int32_t h, int64_t t)
 {
     int64_t bt = m->batch * m->seq, bh = m->batch * m->h;
     int32_t q, score, probs;
-    char name[128];
+    struct strbuf name = STRBUF_INIT;
     int rc;
 
-    snprintf(name, sizeof(name), "decoder/attention/context_%lld", (long long)t);
+    CHECK(strbuf_setf(&name, "decoder/attention/context_%lld", (long long)t));
     gb_group(&m->b, "decoder/attention/t%lld", (long long)t);
     if ((rc = gb_op(&m->b, &q, "MatMul", 2.0 * (double)bh * (double)m->h, 0, &bh, 1,
                     (struct gb_in[]){{h, 0}, {d->query_k, 0}}, 2, "decoder/attention/query_%lld",
@@ -229,10 +234,13 @@ static int attend(struct gnmt *m, struct decoder *d, int32_t h, int64_t t)
              gb_op(&m->b, &probs, "Softmax", 5.0 * (double)bt, 0, &bt, 1, &(struct gb_in){score, 0},
                    1, "decoder/attention/softmax_%lld", (long long)t)) ||
         (rc = gb_bmm(&m->b, &d->ctx[t], (struct gb_in){probs, 0}, (struct gb_in){d->memory, 0},
-                     (double)bt * (double)m->h, bh, name))) {
-        return rc;
+                     (double)bt * (double)m->h, bh, name.buf))) {
+        goto cleanup;
     }
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&name);
+    return rc;
 }
 
 /* Decoder step t: layer 0 (reading the previous context), the attention,
@@ -241,45 +249,45 @@ static int attend(struct gnmt *m, struct decoder *d, int32_t h, int64_t t)
 static int decoder_step(struct gnmt *m, struct decoder *d, int64_t t, int32_t *out)
 {
     int32_t in0, h, x, cell;
-    char scope[128];
+    struct strbuf scope = STRBUF_INIT;
+    struct strbuf cname = STRBUF_INIT;
+    struct strbuf rname = STRBUF_INIT;
     int rc;
 
-    snprintf(scope, sizeof(scope), "decoder/rnn/cell_0");
+    CHECK(strbuf_setf(&scope, "decoder/rnn/cell_0"));
     if (t == 0) {
         in0 = d->steps;
     } else {
-        gb_group(&m->b, "%s/t%lld", scope, (long long)t);
+        gb_group(&m->b, "%s/t%lld", scope.buf, (long long)t);
         if ((rc = concat2(m, &in0, (struct gb_in){d->steps, (int32_t)t},
                           (struct gb_in){d->ctx[t - 1], 0}, 2 * m->h, "decoder/rnn/cell_0/concat",
                           t))) {
-            return rc;
+            goto cleanup;
         }
     }
-    if ((rc = lstm_step(m, &cell, &d->layer[0], (struct gb_in){in0, 0}, d->prev[0], scope, t))) {
-        return rc;
+    if ((rc =
+             lstm_step(m, &cell, &d->layer[0], (struct gb_in){in0, 0}, d->prev[0], scope.buf, t))) {
+        goto cleanup;
     }
     d->prev[0] = h = cell;
     if ((rc = attend(m, d, h, t))) {
-        return rc;
+        goto cleanup;
     }
     for (int l = 1; l < 4; l++) {
-        char cname[160];
-
-        snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
-        snprintf(cname, sizeof(cname), "%s/concat", scope);
-        gb_group(&m->b, "%s/t%lld", scope, (long long)t);
+        CHECK(strbuf_setf(&scope, "decoder/rnn/cell_%d", l));
+        CHECK(strbuf_setf(&cname, "%s/concat", scope.buf));
+        gb_group(&m->b, "%s/t%lld", scope.buf, (long long)t);
         if ((rc = concat2(m, &x, (struct gb_in){h, 0}, (struct gb_in){d->ctx[t], 0}, 2 * m->h,
-                          cname, t)) ||
-            (rc = lstm_step(m, &cell, &d->layer[l], (struct gb_in){x, 0}, d->prev[l], scope, t))) {
-            return rc;
+                          cname.buf, t)) ||
+            (rc = lstm_step(m, &cell, &d->layer[l], (struct gb_in){x, 0}, d->prev[l], scope.buf,
+                            t))) {
+            goto cleanup;
         }
         d->prev[l] = cell;
         if (l >= 2) {
-            char rname[160];
-
-            snprintf(rname, sizeof(rname), "%s/residual", scope);
-            if ((rc = add2(m, &x, (struct gb_in){cell, 0}, (struct gb_in){h, 0}, rname, t))) {
-                return rc;
+            CHECK(strbuf_setf(&rname, "%s/residual", scope.buf));
+            if ((rc = add2(m, &x, (struct gb_in){cell, 0}, (struct gb_in){h, 0}, rname.buf, t))) {
+                goto cleanup;
             }
             h = x;
         } else {
@@ -287,7 +295,12 @@ static int decoder_step(struct gnmt *m, struct decoder *d, int64_t t, int32_t *o
         }
     }
     *out = h;
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&rname);
+    strbuf_release(&cname);
+    strbuf_release(&scope);
+    return rc;
 }
 
 /* The attention memory over the encoder outputs cur[], the attention
@@ -295,7 +308,7 @@ static int decoder_step(struct gnmt *m, struct decoder *d, int64_t t, int32_t *o
 static int decoder(struct gnmt *m, int32_t tgt, int32_t *cur)
 {
     struct decoder d;
-    char scope[128];
+    struct strbuf scope = STRBUF_INIT;
     int64_t e;
     int rc;
 
@@ -304,7 +317,7 @@ static int decoder(struct gnmt *m, int32_t tgt, int32_t *cur)
     if ((rc = pack(m, &d.memory, cur, "encoder/outputs")) ||
         (rc = gb_linear(&m->b, &d.keys, (struct gb_in){d.memory, 0}, m->batch * m->seq, m->h, m->h,
                         false, -1, "decoder/memory_layer"))) {
-        return rc;
+        goto cleanup;
     }
     gb_group(&m->b, "decoder/attention");
     e = m->h * m->h;
@@ -312,24 +325,27 @@ static int decoder(struct gnmt *m, int32_t tgt, int32_t *cur)
                     "decoder/query_layer/kernel")) ||
         (rc = gb_op(&m->b, &d.att_v, "VariableV2", 0, m->h, &m->h, 1, NULL, 0,
                     "decoder/attention_v"))) {
-        return rc;
+        goto cleanup;
     }
     if ((rc = embed(m, tgt, &d.steps, "decoder"))) {
-        return rc;
+        goto cleanup;
     }
     for (int l = 0; l < 4; l++) {
-        snprintf(scope, sizeof(scope), "decoder/rnn/cell_%d", l);
-        if ((rc = lstm_vars(m, &d.layer[l], 2 * m->h, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "decoder/rnn/cell_%d", l));
+        if ((rc = lstm_vars(m, &d.layer[l], 2 * m->h, scope.buf))) {
+            goto cleanup;
         }
         d.prev[l] = -1;
     }
     for (int64_t t = 0; t < m->seq; t++) {
         if ((rc = decoder_step(m, &d, t, &cur[t]))) {
-            return rc;
+            goto cleanup;
         }
     }
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&scope);
+    return rc;
 }
 
 int gen_gnmt(struct workload *w, const struct gen_opts *o, struct gen_info *info)

@@ -40,6 +40,7 @@
 #include "workloads/gen.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/gen_build.h"
 
 #include <stdio.h>
@@ -144,40 +145,44 @@ static int attention(struct gb *b, int32_t *out, int32_t x, const struct arch *a
     int64_t score = a->batch * a->heads * a->seq * a->seq, qk = rows * (a->d + kv);
     double macs = (double)a->batch * (double)a->seq * (double)a->seq * (double)a->d;
     int32_t qkv, rot, sc, probs, ctx;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
-    snprintf(nm, sizeof(nm), "h%lld/attn/qkv", (long long)l);
+    CHECK(strbuf_setf(&nm, "h%lld/attn/qkv", (long long)l));
     if ((rc = gb_linear(b, &qkv, (struct gb_in){x, 0}, rows, a->d, a->d + 2 * kv, a->bias, -1,
-                        nm))) {
-        return rc;
+                        nm.buf))) {
+        goto cleanup;
     }
     rot = qkv;
     /* rotary: x cos + rotate(x) sin on Q and K, 3 FLOPs per element; cos and sin are
      * constants (a table of seq x d_head), not parameters */
     if (a->rotary && (rc = gb_op(b, &rot, "Rotary", 3.0 * (double)qk, 0, &qk, 1,
                                  &(struct gb_in){qkv, 0}, 1, "h%lld/attn/rotary", (long long)l))) {
-        return rc;
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/scores", (long long)l);
-    if ((rc = gb_bmm(b, &sc, (struct gb_in){rot, 0}, (struct gb_in){rot, 0}, macs, score, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/attn/scores", (long long)l));
+    if ((rc =
+             gb_bmm(b, &sc, (struct gb_in){rot, 0}, (struct gb_in){rot, 0}, macs, score, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/softmax", (long long)l);
-    if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){sc, 0}, 1, score, 5, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/attn/softmax", (long long)l));
+    if ((rc = gb_eltwise(b, &probs, "Softmax", &(struct gb_in){sc, 0}, 1, score, 5, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/dropout", (long long)l);
-    if ((rc = gb_dropout(b, &probs, (struct gb_in){probs, 0}, score, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/attn/dropout", (long long)l));
+    if ((rc = gb_dropout(b, &probs, (struct gb_in){probs, 0}, score, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/context", (long long)l);
+    CHECK(strbuf_setf(&nm, "h%lld/attn/context", (long long)l));
     if ((rc = gb_bmm(b, &ctx, (struct gb_in){probs, 0}, (struct gb_in){qkv, 0}, macs, rows * a->d,
-                     nm))) {
-        return rc;
+                     nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/out", (long long)l);
-    return gb_linear(b, out, (struct gb_in){ctx, 0}, rows, a->d, a->d, a->bias, -1, nm);
+    CHECK(strbuf_setf(&nm, "h%lld/attn/out", (long long)l));
+    rc = gb_linear(b, out, (struct gb_in){ctx, 0}, rows, a->d, a->d, a->bias, -1, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 /* The MLP: GELU (d -> ffn -> d) or SwiGLU (gate and up fused, d -> 2 ffn;
@@ -186,50 +191,56 @@ static int mlp(struct gb *b, int32_t *out, int32_t x, const struct arch *a, int6
 {
     int64_t rows = a->batch * a->seq, up = a->swiglu ? 2 * a->ffn : a->ffn;
     int32_t h, g;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
-    snprintf(nm, sizeof(nm), "h%lld/mlp/c_fc", (long long)l);
-    if ((rc = gb_linear(b, &h, (struct gb_in){x, 0}, rows, a->d, up, a->bias, -1, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/mlp/c_fc", (long long)l));
+    if ((rc = gb_linear(b, &h, (struct gb_in){x, 0}, rows, a->d, up, a->bias, -1, nm.buf))) {
+        goto cleanup;
     }
     if (a->swiglu) {
-        snprintf(nm, sizeof(nm), "h%lld/mlp/swiglu", (long long)l);
-        rc = gb_eltwise(b, &g, "SwiGLU", &(struct gb_in){h, 0}, 1, rows * a->ffn, 5, nm);
+        CHECK(strbuf_setf(&nm, "h%lld/mlp/swiglu", (long long)l));
+        rc = gb_eltwise(b, &g, "SwiGLU", &(struct gb_in){h, 0}, 1, rows * a->ffn, 5, nm.buf);
     } else {
-        snprintf(nm, sizeof(nm), "h%lld/mlp/gelu", (long long)l);
-        rc = gb_eltwise(b, &g, "Gelu", &(struct gb_in){h, 0}, 1, rows * a->ffn, 8, nm);
+        CHECK(strbuf_setf(&nm, "h%lld/mlp/gelu", (long long)l));
+        rc = gb_eltwise(b, &g, "Gelu", &(struct gb_in){h, 0}, 1, rows * a->ffn, 8, nm.buf);
     }
     if (rc) {
-        return rc;
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/mlp/c_proj", (long long)l);
-    return gb_linear(b, out, (struct gb_in){g, 0}, rows, a->ffn, a->d, a->bias, -1, nm);
+    CHECK(strbuf_setf(&nm, "h%lld/mlp/c_proj", (long long)l));
+    rc = gb_linear(b, out, (struct gb_in){g, 0}, rows, a->ffn, a->d, a->bias, -1, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 static int block(struct gb *b, int32_t *x, const struct arch *a, int64_t l)
 {
     int64_t elems = a->batch * a->seq * a->d;
     int32_t ln, y;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
     gb_group(b, "h%lld/attn", (long long)l);
-    snprintf(nm, sizeof(nm), "h%lld/ln_1", (long long)l);
-    if ((rc = norm(b, &ln, *x, a, nm)) || (rc = attention(b, &y, ln, a, l))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/ln_1", (long long)l));
+    if ((rc = norm(b, &ln, *x, a, nm.buf)) || (rc = attention(b, &y, ln, a, l))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/attn/add", (long long)l);
-    if ((rc = gb_dropout_add(b, x, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, elems, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/attn/add", (long long)l));
+    if ((rc = gb_dropout_add(b, x, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, elems, nm.buf))) {
+        goto cleanup;
     }
     gb_group(b, "h%lld/mlp", (long long)l);
-    snprintf(nm, sizeof(nm), "h%lld/ln_2", (long long)l);
-    if ((rc = norm(b, &ln, *x, a, nm)) || (rc = mlp(b, &y, ln, a, l))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "h%lld/ln_2", (long long)l));
+    if ((rc = norm(b, &ln, *x, a, nm.buf)) || (rc = mlp(b, &y, ln, a, l))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "h%lld/mlp/add", (long long)l);
-    return gb_dropout_add(b, x, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, elems, nm);
+    CHECK(strbuf_setf(&nm, "h%lld/mlp/add", (long long)l));
+    rc = gb_dropout_add(b, x, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, elems, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 /* The preset with o's options over it, checked: 0 or BAECHI_EINVAL. */
@@ -303,10 +314,7 @@ int gen_gpt(struct workload *w, const struct gen_opts *o, struct gen_info *info)
     int rc;
 
     if (!p) {
-        char known[512];
-
-        return err_set(BAECHI_EINVAL, "gpt: unknown size '%s' (known: %s)", o->size,
-                       gb_join_names(size_names, known, sizeof(known)));
+        return gb_unknown_size("gpt", o->size, size_names);
     }
     if ((rc = gpt_arch(&a, p, o))) {
         return rc;

@@ -221,17 +221,14 @@ const struct gen_param *gen_params(void)
 
 const struct gen_param *gen_param_find(const char *key)
 {
-    char k[32];
-    size_t n = strlen(key);
-
-    if (n >= sizeof(k)) {
-        return NULL;
-    }
-    for (size_t i = 0; i <= n; i++) {
-        k[i] = key[i] == '_' ? '-' : key[i];
-    }
+    /* key may spell '-' as '_' (compared in place: no copy to cut) */
     for (const struct gen_param *p = params; p->name; p++) {
-        if (strcmp(p->name, k) == 0) {
+        size_t i = 0;
+
+        while (p->name[i] && (key[i] == '_' ? '-' : key[i]) == p->name[i]) {
+            i++;
+        }
+        if (!p->name[i] && !key[i]) {
             return p;
         }
     }
@@ -528,7 +525,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
     return NULL;
 }
 
-long gen_spec_replica_batch(const struct gen_spec *s, char *why, size_t why_len)
+long gen_spec_replica_batch(const struct gen_spec *s)
 {
     long d = s->par.dp, m = s->gen.train.micro_batches > 0 ? s->gen.train.micro_batches : 1;
 
@@ -536,47 +533,46 @@ long gen_spec_replica_batch(const struct gen_spec *s, char *why, size_t why_len)
         return s->gen.batch;
     }
     if (s->gen.batch) {
-        snprintf(why, why_len,
-                 "--global-batch %ld and --batch %d: give the global batch (split over the "
-                 "--dp replicas) or the batch of one replica, not both",
-                 s->global_batch, s->gen.batch);
+        err_set(BAECHI_EINVAL,
+                "--global-batch %ld and --batch %d: give the global batch (split over the "
+                "--dp replicas) or the batch of one replica, not both",
+                s->global_batch, s->gen.batch);
         return -1;
     }
     if (s->global_batch % (d * m) != 0) {
-        snprintf(why, why_len,
-                 "--global-batch %ld is not divisible by dp x micro-batches = %ld x %ld = %ld "
-                 "(Megatron: global batch = dp x micro-batch size x micro-batches)",
-                 s->global_batch, d, m, d * m);
+        err_set(BAECHI_EINVAL,
+                "--global-batch %ld is not divisible by dp x micro-batches = %ld x %ld = %ld "
+                "(Megatron: global batch = dp x micro-batch size x micro-batches)",
+                s->global_batch, d, m, d * m);
         return -1;
     }
     if (s->global_batch / d > (1L << 20)) {
-        snprintf(why, why_len,
-                 "--global-batch %ld over %ld replicas is %ld per replica, more than --batch "
-                 "allows (1048576)",
-                 s->global_batch, d, s->global_batch / d);
+        err_set(BAECHI_EINVAL,
+                "--global-batch %ld over %ld replicas is %ld per replica, more than --batch "
+                "allows (1048576)",
+                s->global_batch, d, s->global_batch / d);
         return -1;
     }
     return s->global_batch / d;
 }
 
-const char *gen_spec_check(const struct gen_spec *s)
+int gen_spec_check(const struct gen_spec *s)
 {
-    static _Thread_local char why[256];
     const char *t = s->training;
 
-    if (gen_spec_replica_batch(s, why, sizeof(why)) < 0) {
-        return why;
+    if (gen_spec_replica_batch(s) < 0) {
+        return BAECHI_EINVAL;
     }
     if (!t && parallel_opts_active(&s->par)) {
         t = s->par.dp > 1 ? "dp" : s->par.tp > 1 ? "tp" : "pp";
     }
     if (s->source == GEN_SOURCE_MODEL && s->gen.forward_only && t) {
-        snprintf(why, sizeof(why),
-                 "parameter '%s' (--%s) is about the training graph, and forward-only makes none",
-                 t, t);
-        return why;
+        return err_set(BAECHI_EINVAL,
+                       "parameter '%s' (--%s) is about the training graph, and forward-only "
+                       "makes none",
+                       t, t);
     }
-    return NULL;
+    return 0;
 }
 
 static int build_import(const struct gen_spec *s, struct workload *out)
@@ -621,12 +617,11 @@ int gen_spec_build(const struct gen_spec *s, struct workload *out)
 
 int gen_spec_build_info(const struct gen_spec *s, struct workload *out, struct gen_info *info)
 {
-    const char *why = gen_spec_check(s);
     int rc;
 
-    if (why) {
+    if ((rc = gen_spec_check(s))) {
         workload_init(out);
-        return err_set(BAECHI_EINVAL, "%s", why);
+        return rc;
     }
     /* options that cannot act are refused, never ignored (issue 33 item 2);
      * not a schedule at one micro-batch (train_opts_check): a sweep's cross
@@ -640,7 +635,7 @@ int gen_spec_build_info(const struct gen_spec *s, struct workload *out, struct g
     case GEN_SOURCE_MODEL: {
         struct gen_opts o = s->gen;
 
-        o.batch = (int)gen_spec_replica_batch(s, NULL, 0);
+        o.batch = (int)gen_spec_replica_batch(s);
         rc = gen_model(out, s->model, &o, info);
         break;
     }

@@ -94,9 +94,10 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val);
 
 /*
  * After the last gen_spec_set(): the rules between parameters (forward-only
- * with a training parameter).  NULL when fine, else why (as gen_spec_set).
+ * with a training parameter, the global batch).  0 when fine, else
+ * BAECHI_EINVAL with why as the message (err_msg(); no static text).
  */
-const char *gen_spec_check(const struct gen_spec *s);
+int gen_spec_check(const struct gen_spec *s);
 
 /* The keys gen_spec_set() accepts for `source`, comma-separated (static). */
 const char *gen_spec_keys(enum gen_source source);
@@ -111,10 +112,10 @@ int gen_spec_build(const struct gen_spec *s, struct workload *out);
 /*
  * The batch of one replica that s asks for: B / dp with --global-batch B
  * (then dp x micro-batches must divide B, as Megatron requires), else the
- * batch given (0: the model's default).  -1 with the reason in why[] when
- * the parameters disagree.
+ * batch given (0: the model's default).  -1 with the reason as the message
+ * (BAECHI_EINVAL, err_msg()) when the parameters disagree.
  */
-long gen_spec_replica_batch(const struct gen_spec *s, char *why, size_t why_len);
+long gen_spec_replica_batch(const struct gen_spec *s);
 
 /* gen_spec_build() that also reports the generator's gen_info (a model;
  * NULL allowed): what `workload gen` prints. */

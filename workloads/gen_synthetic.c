@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/rng.h" /* splitmix64: tiny, fast, and the same sequence everywhere */
 
 #include <math.h>
@@ -124,7 +125,7 @@ static int synth_inputs(struct workload *w, uint64_t *rng, int32_t lo, int32_t h
 int gen_synthetic(struct workload *w, const struct synth_opts *o)
 {
     uint64_t rng = o->seed ^ 0x6261656368692d63ull;
-    char name[96];
+    struct strbuf name = STRBUF_INIT;
     int32_t n = o->n_ops;
     int rc;
 
@@ -135,22 +136,22 @@ int gen_synthetic(struct workload *w, const struct synth_opts *o)
         return err_set(BAECHI_EINVAL, "bad synthetic options (ops >= 2, fan-in >= 1, "
                                       "min <= max, fractions in 0..1, group size >= 1)");
     }
-    snprintf(name, sizeof(name), "synthetic-%s-%d-s%llu", shape_names[o->shape], n,
-             (unsigned long long)o->seed);
-    if ((rc = workload_set_name(w, name))) {
-        return rc;
+    CHECK(strbuf_setf(&name, "synthetic-%s-%d-s%llu", shape_names[o->shape], n,
+                      (unsigned long long)o->seed));
+    if ((rc = workload_set_name(w, name.buf))) {
+        goto cleanup;
     }
     if ((rc = strmap_reserve(&w->by_name, (size_t)n))) {
-        return rc;
+        goto cleanup;
     }
     switch (o->shape) {
     case SYNTH_CHAIN:
         for (int32_t i = 0; i < n; i++) {
             if ((rc = synth_add_op(w, o, &rng, i))) {
-                return rc;
+                goto cleanup;
             }
             if (i > 0 && (rc = workload_add_input(w, i - 1, 0, 0, 0))) {
-                return rc;
+                goto cleanup;
             }
         }
         break;
@@ -161,13 +162,13 @@ int gen_synthetic(struct workload *w, const struct synth_opts *o)
             int32_t layer = i / width;
 
             if ((rc = synth_add_op(w, o, &rng, i))) {
-                return rc;
+                goto cleanup;
             }
             if (layer > 0) {
                 int32_t lo = (layer - 1) * width;
 
                 if ((rc = synth_inputs(w, &rng, lo, lo + width, o->fan_in))) {
-                    return rc;
+                    goto cleanup;
                 }
             }
         }
@@ -178,10 +179,10 @@ int gen_synthetic(struct workload *w, const struct synth_opts *o)
 
         for (int32_t i = 0; i < n; i++) {
             if ((rc = synth_add_op(w, o, &rng, i))) {
-                return rc;
+                goto cleanup;
             }
             if (i > 0 && (rc = synth_inputs(w, &rng, i > window ? i - window : 0, i, o->fan_in))) {
-                return rc;
+                goto cleanup;
             }
         }
         break;
@@ -196,17 +197,17 @@ int gen_synthetic(struct workload *w, const struct synth_opts *o)
             int32_t pos = i % block;
 
             if ((rc = synth_add_op(w, o, &rng, i))) {
-                return rc;
+                goto cleanup;
             }
             if (pos == 0) {
                 fork = i;
                 if (join_prev >= 0 && (rc = workload_add_input(w, join_prev, 0, 0, 0))) {
-                    return rc;
+                    goto cleanup;
                 }
             } else if (pos == block - 1) {
                 for (int32_t b = 0; b < width; b++) {
                     if ((rc = workload_add_input(w, fork + b * depth + depth, 0, 0, 0))) {
-                        return rc;
+                        goto cleanup;
                     }
                 }
                 join_prev = i;
@@ -215,12 +216,15 @@ int gen_synthetic(struct workload *w, const struct synth_opts *o)
                 int32_t prev = (k % depth == 0) ? fork : i - 1;
 
                 if ((rc = workload_add_input(w, prev, 0, 0, 0))) {
-                    return rc;
+                    goto cleanup;
                 }
             }
         }
         break;
     }
     }
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&name);
+    return rc;
 }

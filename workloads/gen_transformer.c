@@ -26,6 +26,7 @@
 #include "workloads/gen.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/gen_build.h"
 
 #include <stdio.h>
@@ -47,28 +48,32 @@ static int ffn_block(struct gb *b, int32_t *x, int64_t rows, int64_t d, int64_t 
                      const char *scope)
 {
     int32_t h, a, y, s;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
     gb_group(b, "%s/ffn", scope);
-    snprintf(nm, sizeof(nm), "%s/ffn/fc1", scope);
-    if ((rc = gb_linear(b, &h, (struct gb_in){*x, 0}, rows, d, ffn, true, -1, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/ffn/fc1", scope));
+    if ((rc = gb_linear(b, &h, (struct gb_in){*x, 0}, rows, d, ffn, true, -1, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/ffn/relu", scope);
-    if ((rc = gb_eltwise(b, &a, "Relu", &(struct gb_in){h, 0}, 1, rows * ffn, 1, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/ffn/relu", scope));
+    if ((rc = gb_eltwise(b, &a, "Relu", &(struct gb_in){h, 0}, 1, rows * ffn, 1, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/ffn/fc2", scope);
-    if ((rc = gb_linear(b, &y, (struct gb_in){a, 0}, rows, ffn, d, true, -1, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/ffn/fc2", scope));
+    if ((rc = gb_linear(b, &y, (struct gb_in){a, 0}, rows, ffn, d, true, -1, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/ffn/add", scope);
-    if ((rc = gb_dropout_add(b, &s, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, rows * d, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/ffn/add", scope));
+    if ((rc = gb_dropout_add(b, &s, (struct gb_in){y, 0}, (struct gb_in){*x, 0}, rows * d,
+                             nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/ffn/layernorm", scope);
-    return gb_layernorm(b, x, (struct gb_in){s, 0}, rows, d, nm);
+    CHECK(strbuf_setf(&nm, "%s/ffn/layernorm", scope));
+    rc = gb_layernorm(b, x, (struct gb_in){s, 0}, rows, d, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 /* x = LayerNorm(x + Attention(x, kv)); kv < 0 means self-attention. */
@@ -77,22 +82,25 @@ static int attn_block(struct gb *b, int32_t *x, int32_t kv, const struct tcfg *c
 {
     int64_t rows = c->batch * c->seq;
     int32_t a, s;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
     gb_group(b, "%s/%s", scope, what);
-    snprintf(nm, sizeof(nm), "%s/%s", scope, what);
+    CHECK(strbuf_setf(&nm, "%s/%s", scope, what));
     if ((rc = gb_attention(b, &a, (struct gb_in){*x, 0}, (struct gb_in){kv < 0 ? *x : kv, 0},
-                           c->batch, c->seq, c->seq, c->d, c->heads, false, nm))) {
-        return rc;
+                           c->batch, c->seq, c->seq, c->d, c->heads, false, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/%s/add", scope, what);
-    if ((rc =
-             gb_dropout_add(b, &s, (struct gb_in){a, 0}, (struct gb_in){*x, 0}, rows * c->d, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/%s/add", scope, what));
+    if ((rc = gb_dropout_add(b, &s, (struct gb_in){a, 0}, (struct gb_in){*x, 0}, rows * c->d,
+                             nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/%s/layernorm", scope, what);
-    return gb_layernorm(b, x, (struct gb_in){s, 0}, rows, c->d, nm);
+    CHECK(strbuf_setf(&nm, "%s/%s/layernorm", scope, what));
+    rc = gb_layernorm(b, x, (struct gb_in){s, 0}, rows, c->d, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 static int embed(struct gb *b, int32_t *x, int32_t table, int32_t ids, const struct tcfg *c,
@@ -100,21 +108,24 @@ static int embed(struct gb *b, int32_t *x, int32_t table, int32_t ids, const str
 {
     int64_t rows = c->batch * c->seq;
     int32_t e;
-    char nm[256];
+    struct strbuf nm = STRBUF_INIT;
     int rc;
 
     gb_group(b, "%s/embedding", scope);
-    snprintf(nm, sizeof(nm), "%s/embedding", scope);
+    CHECK(strbuf_setf(&nm, "%s/embedding", scope));
     if ((rc = gb_eltwise(b, &e, "Gather", (struct gb_in[]){{table, 0}, {ids, 0}}, 2, rows * c->d, 1,
-                         nm))) {
-        return rc;
+                         nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/positional", scope);
-    if ((rc = gb_eltwise(b, &e, "Add", &(struct gb_in){e, 0}, 1, rows * c->d, 2, nm))) {
-        return rc;
+    CHECK(strbuf_setf(&nm, "%s/positional", scope));
+    if ((rc = gb_eltwise(b, &e, "Add", &(struct gb_in){e, 0}, 1, rows * c->d, 2, nm.buf))) {
+        goto cleanup;
     }
-    snprintf(nm, sizeof(nm), "%s/embedding_dropout", scope);
-    return gb_dropout(b, x, (struct gb_in){e, 0}, rows * c->d, nm);
+    CHECK(strbuf_setf(&nm, "%s/embedding_dropout", scope));
+    rc = gb_dropout(b, x, (struct gb_in){e, 0}, rows * c->d, nm.buf);
+cleanup:
+    strbuf_release(&nm);
+    return rc;
 }
 
 int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_info *info)
@@ -123,7 +134,7 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     struct gb b;
     int64_t rows, ids_elems, table_elems, logit_elems, one = 1;
     int32_t src, tgt, labels, table, x, enc, logits, loss;
-    char scope[64];
+    struct strbuf scope = STRBUF_INIT;
     int rc;
 
     if (!o->size || strcmp(o->size, size_names[0]) == 0) {
@@ -131,10 +142,7 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     } else if (strcmp(o->size, size_names[1]) == 0) {
         c = (struct tcfg){6, 1024, 16, 4096, 33708, 8, 30};
     } else {
-        char known[64];
-
-        return err_set(BAECHI_EINVAL, "transformer: unknown size '%s' (known: %s)", o->size,
-                       gb_join_names(size_names, known, sizeof(known)));
+        return gb_unknown_size("transformer", o->size, size_names);
     }
     c.layers = o->layers > 0 ? o->layers : c.layers;
     c.d = o->d_model > 0 ? o->d_model : c.d;
@@ -157,33 +165,33 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
     if ((rc = gb_op(&b, &src, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "source_ids")) ||
         (rc = gb_op(&b, &tgt, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "target_ids")) ||
         (rc = gb_op(&b, &labels, "Placeholder", 0, 0, &ids_elems, 1, NULL, 0, "labels"))) {
-        return rc;
+        goto cleanup;
     }
     gb_group(&b, "shared_embedding");
     if ((rc = gb_op(&b, &table, "VariableV2", 0, table_elems, &table_elems, 1, NULL, 0,
                     "shared_embedding"))) {
-        return rc;
+        goto cleanup;
     }
     if ((rc = embed(&b, &x, table, src, &c, "encoder"))) {
-        return rc;
+        goto cleanup;
     }
     for (int64_t l = 0; l < c.layers; l++) {
-        snprintf(scope, sizeof(scope), "encoder/layer_%lld", (long long)l);
-        if ((rc = attn_block(&b, &x, -1, &c, scope, "self_attention")) ||
-            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "encoder/layer_%lld", (long long)l));
+        if ((rc = attn_block(&b, &x, -1, &c, scope.buf, "self_attention")) ||
+            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope.buf))) {
+            goto cleanup;
         }
     }
     enc = x;
     if ((rc = embed(&b, &x, table, tgt, &c, "decoder"))) {
-        return rc;
+        goto cleanup;
     }
     for (int64_t l = 0; l < c.layers; l++) {
-        snprintf(scope, sizeof(scope), "decoder/layer_%lld", (long long)l);
-        if ((rc = attn_block(&b, &x, -1, &c, scope, "self_attention")) ||
-            (rc = attn_block(&b, &x, enc, &c, scope, "cross_attention")) ||
-            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope))) {
-            return rc;
+        CHECK(strbuf_setf(&scope, "decoder/layer_%lld", (long long)l));
+        if ((rc = attn_block(&b, &x, -1, &c, scope.buf, "self_attention")) ||
+            (rc = attn_block(&b, &x, enc, &c, scope.buf, "cross_attention")) ||
+            (rc = ffn_block(&b, &x, rows, c.d, c.ffn, scope.buf))) {
+            goto cleanup;
         }
     }
     gb_group(&b, "output");
@@ -191,8 +199,11 @@ int gen_transformer(struct workload *w, const struct gen_opts *o, struct gen_inf
                         "output/logits")) ||
         (rc = gb_op(&b, &loss, "SoftmaxCrossEntropyWithLogits", 5.0 * (double)logit_elems, 0, &one,
                     1, (struct gb_in[]){{logits, 0}, {labels, 0}}, 2, "loss"))) {
-        return rc;
+        goto cleanup;
     }
     gb_info(&b, info, c.batch, c.seq, b.macs);
-    return 0;
+    rc = 0;
+cleanup:
+    strbuf_release(&scope);
+    return rc;
 }

@@ -10,7 +10,7 @@
  */
 #include "workloads/onnx_import_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/strmap.h"
 #include "workloads/ops.h"
@@ -92,15 +92,15 @@ int gx_build(struct gx *gx, const Onnx__GraphProto *g)
         }
         n_slot += g->node[i]->n_input;
     }
-    gx->prod = array_calloc((size_t)gx->n_val + 1, sizeof(*gx->prod));
-    gx->uses = array_calloc((size_t)gx->n_val + 1, sizeof(*gx->uses));
-    gx->act = array_calloc((size_t)gx->n_val + 1, sizeof(*gx->act));
-    gx->cstart = array_calloc((size_t)gx->n_val + 2, sizeof(*gx->cstart));
-    gx->cons = array_calloc(n_slot + 1, sizeof(*gx->cons));
-    gx->grp = array_calloc(g->n_node + 1, sizeof(*gx->grp));
-    gx->pview = array_calloc(g->n_node + 1, sizeof(*gx->pview));
-    gx->mark = array_calloc(g->n_node + 1, sizeof(*gx->mark));
-    gx->g = array_calloc(g->n_node / 2 + 1, sizeof(*gx->g));
+    gx->prod = mem_calloc((size_t)gx->n_val + 1, sizeof(*gx->prod));
+    gx->uses = mem_calloc((size_t)gx->n_val + 1, sizeof(*gx->uses));
+    gx->act = mem_calloc((size_t)gx->n_val + 1, sizeof(*gx->act));
+    gx->cstart = mem_calloc((size_t)gx->n_val + 2, sizeof(*gx->cstart));
+    gx->cons = mem_calloc(n_slot + 1, sizeof(*gx->cons));
+    gx->grp = mem_calloc(g->n_node + 1, sizeof(*gx->grp));
+    gx->pview = mem_calloc(g->n_node + 1, sizeof(*gx->pview));
+    gx->mark = mem_calloc(g->n_node + 1, sizeof(*gx->mark));
+    gx->g = mem_calloc(g->n_node / 2 + 1, sizeof(*gx->g));
     if (!gx->prod || !gx->uses || !gx->act || !gx->cstart || !gx->cons || !gx->grp || !gx->pview ||
         !gx->mark || !gx->g) {
         return BAECHI_ENOMEM;
@@ -156,7 +156,7 @@ int gx_build(struct gx *gx, const Onnx__GraphProto *g)
         gx->cstart[v + 1] += gx->cstart[v];
     }
     {
-        int32_t *fill = array_calloc((size_t)gx->n_val + 1, sizeof(*fill));
+        int32_t *fill = mem_calloc((size_t)gx->n_val + 1, sizeof(*fill));
 
         if (!fill) {
             return BAECHI_ENOMEM;

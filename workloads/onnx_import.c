@@ -176,7 +176,7 @@ int onnx_import_buffer(struct workload *w, const uint8_t *data, size_t len, cons
             goto cleanup;
         }
         if (!(w->description = strbuf_detach(&desc, NULL)) ||
-            (path_ok && !(w->source = array_strdup(name)))) {
+            (path_ok && !(w->source = mem_strdup(name)))) {
             rc = BAECHI_ENOMEM;
             goto cleanup;
         }

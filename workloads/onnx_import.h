@@ -90,11 +90,12 @@ const char *onnx_loss_name(enum onnx_loss loss);
 struct onnx_import_stats;
 
 /*
- * Appends to the workload name in buf (of size bytes) _loss<ce|mse|none>
- * when st's loss is not the one the default rule picks (a name says every
- * non-default option, docs/workloads.md "Names").
+ * Appends to the workload name in sb _loss<ce|mse|none> when st's loss is
+ * not the one the default rule picks (a name says every non-default
+ * option, docs/workloads.md "Names").  0 or BAECHI_ENOMEM (message set).
  */
-void onnx_loss_name_suffix(char *buf, size_t size, const struct onnx_import_stats *st);
+struct strbuf;
+int onnx_loss_name_suffix(struct strbuf *sb, const struct onnx_import_stats *st);
 
 struct onnx_import_opts {
     int64_t batch;       /* 0 = as exported */

@@ -39,15 +39,14 @@ const char *onnx_loss_name(enum onnx_loss loss)
     return (unsigned)loss < sizeof(loss_names) / sizeof(loss_names[0]) ? loss_names[loss] : "?";
 }
 
-void onnx_loss_name_suffix(char *buf, size_t size, const struct onnx_import_stats *st)
+int onnx_loss_name_suffix(struct strbuf *sb, const struct onnx_import_stats *st)
 {
     static const char *const sfx[] = {"none", "", "ce", "mse"};
-    size_t len = strlen(buf);
 
-    if (st->loss != st->loss_default && (unsigned)st->loss < sizeof(sfx) / sizeof(sfx[0]) &&
-        len < size) {
-        snprintf(buf + len, size - len, "_loss%s", sfx[st->loss]);
+    if (st->loss != st->loss_default && (unsigned)st->loss < sizeof(sfx) / sizeof(sfx[0])) {
+        return strbuf_addf(sb, "_loss%s", sfx[st->loss]);
     }
+    return 0;
 }
 
 /* ONNX TensorProto.DataType: the integer types (token ids, class indices) */

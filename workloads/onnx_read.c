@@ -221,9 +221,9 @@ static int alloc_scratch(struct ox *x)
             max_out = g->node[i]->n_output;
         }
     }
-    x->in = array_calloc(max_in, sizeof(*x->in));
-    x->out = array_calloc(max_out, sizeof(*x->out));
-    x->gsum = array_calloc(g->n_node / 2 + 1, sizeof(*x->gsum));
+    x->in = mem_calloc(max_in, sizeof(*x->in));
+    x->out = mem_calloc(max_out, sizeof(*x->out));
+    x->gsum = mem_calloc(g->n_node / 2 + 1, sizeof(*x->gsum));
     if (!x->in || !x->out || !x->gsum) {
         return BAECHI_ENOMEM;
     }

@@ -17,9 +17,11 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "workloads/gen_cap.h"
 #include "workloads/train.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +178,25 @@ int parallel_push_coll(struct ctx *x, int32_t p, const struct coll *c, int32_t *
     x->coll[x->n_coll] = *c;
     *at = (int32_t)x->n_plan - x->plan_off[p];
     return parallel_push_item(x, -1, (int32_t)x->n_coll++);
+}
+
+int parallel_coll_id(struct ctx *x, struct coll *c, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    if (!rc) {
+        const char *id = strpool_add(&x->pool, sb.buf, sb.len);
+
+        rc = id ? 0 : BAECHI_ENOMEM;
+        c->id = id ? id : c->id;
+    }
+    strbuf_release(&sb);
+    return rc;
 }
 
 int parallel_add_cin(struct ctx *x, int32_t op, int32_t port)

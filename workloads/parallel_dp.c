@@ -162,7 +162,9 @@ int parallel_dp_plan_gather(struct ctx *x, int32_t i)
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = parallel_update_param_bytes(x, u);
     c.group_op = i; /* its reader's: the producer of its control input may be in another stage */
-    snprintf(c.id, sizeof(c.id), "zero3/%s/ag", op->name);
+    if ((rc = parallel_coll_id(x, &c, "zero3/%s/ag", op->name))) {
+        return rc;
+    }
     if (op->n_in > 0) {
         if ((rc = parallel_add_cin(x, x->w->input[op->in_off].producer, WL_PORT_CONTROL))) {
             return rc;
@@ -204,9 +206,13 @@ int parallel_dp_plan_bucket(struct ctx *x, int32_t b, const int32_t *ord, const 
         c.type = "AllGather";
         c.kind = "all-gather";
         c.phase = PHASE_UPDATE;
-        snprintf(c.id, sizeof(c.id), "zero/b%d/ag", (int)b);
+        if ((rc = parallel_coll_id(x, &c, "zero/b%d/ag", (int)b))) {
+            return rc;
+        }
     } else {
-        snprintf(c.id, sizeof(c.id), "ddp/b%d", (int)b);
+        if ((rc = parallel_coll_id(x, &c, "ddp/b%d", (int)b))) {
+            return rc;
+        }
         if (x->o->zero >= 2) {
             c.type = "ReduceScatter";
             c.kind = "reduce-scatter";

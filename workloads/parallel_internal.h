@@ -32,10 +32,11 @@ enum tp_role { TP_NONE, TP_ENTRY, TP_INNER, TP_EXIT, TP_XENT, TP_SEQ };
  * stage except a ZeRO-3 gather's control input. */
 struct coll {
     const char *type, *kind;
-    char id[512];  /* "<group>/<what>"; the rank group is prefixed when written */
-    bool over_tp;  /* over the T ranks of (p, d); else over the D replicas of (p, t) */
-    int64_t bytes; /* S of the contract */
-    int64_t out;   /* the rank's output bytes */
+    const char *id; /* "<group>/<what>" in ctx.pool (parallel_coll_id), whole at any length;
+                     * the rank group is prefixed when written */
+    bool over_tp;   /* over the T ranks of (p, d); else over the D replicas of (p, t) */
+    int64_t bytes;  /* S of the contract */
+    int64_t out;    /* the rank's output bytes */
     enum op_phase phase;
     int32_t in_off; /* inputs: cin_op/cin_port[in_off .. in_off + n_in) */
     int32_t n_in;
@@ -83,6 +84,9 @@ struct ctx {
 int parallel_push_item(struct ctx *x, int32_t src, int32_t coll);
 /* Adds a collective to the plan of stage p; *at its index in the plan. */
 int parallel_push_coll(struct ctx *x, int32_t p, const struct coll *c, int32_t *at);
+/* Sets c->id to the printf-style string, kept in x->pool; 0 or BAECHI_ENOMEM. */
+int parallel_coll_id(struct ctx *x, struct coll *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Appends input (op, port) to the inputs of the collective being built. */
 int parallel_add_cin(struct ctx *x, int32_t op, int32_t port);
 

@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,7 +306,9 @@ int parallel_tp_plan_backward(struct ctx *x, int32_t g, const int32_t *next_memb
         c.kind = "reduce-scatter";
         c.out = c.bytes / x->o->tp;
     }
-    snprintf(c.id, sizeof(c.id), "tp/%s/ar", x->w->op[g].name);
+    if ((rc = parallel_coll_id(x, &c, "tp/%s/ar", x->w->op[g].name))) {
+        return rc;
+    }
     for (int32_t m = g; m >= 0; m = next_member[m]) {
         if ((rc = parallel_add_cin(x, m, 0))) {
             return rc;
@@ -327,7 +330,6 @@ int32_t parallel_tp_key(const struct ctx *x, int32_t g)
 {
     const struct workload *w = x->w;
     const struct wl_op *op = &w->op[g];
-    char name[1024];
     size_t n = strlen(op->name);
     int32_t f;
 
@@ -335,8 +337,9 @@ int32_t parallel_tp_key(const struct ctx *x, int32_t g)
         op->n_out < (x->upd[x->base[g]] >= 0 ? 2 : 1)) {
         return -1;
     }
-    snprintf(name, sizeof(name), "%.*s", (int)(n - 5), op->name);
-    if ((f = workload_find(w, name)) < 0 || w->op[f].n_in < 1 ||
+    /* the forward op: the name less "/grad", looked up in place (a copy
+     * into a char[1024] cut longer names, and the gradient lost its group) */
+    if ((f = strmap_get(&w->by_name, op->name, n - 5)) < 0 || w->op[f].n_in < 1 ||
         w->input[w->op[f].in_off].port == WL_PORT_CONTROL) {
         return -1;
     }
@@ -387,7 +390,9 @@ int parallel_tp_plan_xent(struct ctx *x, int32_t i, int32_t p)
     c.in_off = (int32_t)x->n_cin;
     c.bytes = c.out = 3 * w->out_bytes[w->op[in[1].producer].out_off + in[1].port];
     c.group_op = i;
-    snprintf(c.id, sizeof(c.id), "tp/%s/xent", op->name);
+    if ((rc = parallel_coll_id(x, &c, "tp/%s/xent", op->name))) {
+        return rc;
+    }
     if ((rc = parallel_add_cin(x, in[0].producer, in[0].port)) ||
         (rc = parallel_push_coll(x, p, &c, &at))) {
         return rc;
@@ -411,7 +416,9 @@ int parallel_tp_plan_forward(struct ctx *x, int32_t i, int32_t p)
         c.kind = "reduce-scatter";
         c.out = c.bytes / x->o->tp;
     }
-    snprintf(c.id, sizeof(c.id), "tp/%s/ar", op->name);
+    if ((rc = parallel_coll_id(x, &c, "tp/%s/ar", op->name))) {
+        return rc;
+    }
     if ((rc = parallel_add_cin(x, i, 0)) || (rc = parallel_push_coll(x, p, &c, &at))) {
         return rc;
     }
@@ -462,15 +469,13 @@ static void seq_backward(struct ctx *x, int32_t g, const bool *has_grad)
 {
     const struct workload *w = x->w;
     const struct wl_op *op = &w->op[g];
-    char name[1024];
     size_t n = strlen(op->name);
     int32_t f, k = 0;
 
     if (n < 6 || strcmp(op->name + n - 5, "/grad") != 0) {
         return;
     }
-    snprintf(name, sizeof(name), "%.*s", (int)(n - 5), op->name);
-    if ((f = workload_find(w, name)) < 0) {
+    if ((f = strmap_get(&w->by_name, op->name, n - 5)) < 0) { /* the forward op */
         return;
     }
     for (int32_t j = 0; j < w->op[f].n_in && k < op->n_out; j++) {
@@ -594,7 +599,9 @@ int parallel_tp_plan_gathers(struct ctx *x, int32_t i, int32_t p)
             c.bytes = c.out = w->out_bytes[port];
             c.group_op = i;
             c.follow = true;
-            snprintf(c.id, sizeof(c.id), "tp/%s/%d/ag", op->name, (int)k);
+            if ((rc = parallel_coll_id(x, &c, "tp/%s/%d/ag", op->name, (int)k))) {
+                return rc;
+            }
             if ((rc = parallel_add_cin(x, in->producer, in->port)) ||
                 (ph == 1 && (rc = gather_after_gradient(x, i, k, p, &c.n_in))) ||
                 (rc = parallel_push_coll(x, p, &c, &x->ag_at[key]))) {

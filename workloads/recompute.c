@@ -5,7 +5,7 @@
  */
 #include "workloads/recompute.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/strbuf.h"
 #include "core/strmap.h"
@@ -261,10 +261,10 @@ int recompute_plan(struct recompute *r, const struct recompute_graph *g, enum tr
     if (mode == TRAIN_RECOMPUTE_NONE) {
         return 0;
     }
-    r->seg = array_calloc(n + 1, sizeof(*r->seg));
-    r->need = array_calloc(n + 1, sizeof(*r->need));
-    r->rid = array_calloc(n * (size_t)g->n_mb + 1, sizeof(*r->rid));
-    dd = array_calloc(n + 1, sizeof(*dd));
+    r->seg = mem_calloc(n + 1, sizeof(*r->seg));
+    r->need = mem_calloc(n + 1, sizeof(*r->need));
+    r->rid = mem_calloc(n * (size_t)g->n_mb + 1, sizeof(*r->rid));
+    dd = mem_calloc(n + 1, sizeof(*dd));
     if (!r->seg || !r->need || !r->rid || !dd) {
         rc = BAECHI_ENOMEM;
         goto done;
@@ -291,7 +291,7 @@ int recompute_plan(struct recompute *r, const struct recompute_graph *g, enum tr
         goto done;
     }
     mark_needed(r);
-    r->done = array_calloc((size_t)r->n_seg * (size_t)g->n_mb + 1, sizeof(*r->done));
+    r->done = mem_calloc((size_t)r->n_seg * (size_t)g->n_mb + 1, sizeof(*r->done));
     if (!r->done) {
         rc = BAECHI_ENOMEM;
     }

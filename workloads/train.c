@@ -14,7 +14,7 @@
 #include "workloads/train.h"
 #include "workloads/train_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/strbuf.h"
 #include "workloads/op_names.h"
@@ -171,21 +171,21 @@ static int synth_alloc(struct synth *s, const struct workload *fwd, int32_t n_mb
     s->n = fwd->n_ops;
     s->n_mb = n_mb;
     op_names_init(&s->names);
-    s->indeg = array_calloc(n, sizeof(*s->indeg));
-    s->topo = array_calloc(n, sizeof(*s->topo));
-    s->cstart = array_calloc(n + 1, sizeof(*s->cstart));
-    s->cons = array_calloc(fwd->n_input + 1, sizeof(*s->cons));
-    s->gport = array_calloc(fwd->n_input + 1, sizeof(*s->gport));
-    s->slot_op = array_calloc(fwd->n_input + 1, sizeof(*s->slot_op));
-    s->nports = array_calloc(n, sizeof(*s->nports));
-    s->bwd = array_calloc(n * (size_t)n_mb + 1, sizeof(*s->bwd));
-    s->fid = array_calloc(n * (size_t)n_mb + 1, sizeof(*s->fid));
-    s->rep = array_calloc(n + 1, sizeof(*s->rep));
-    s->alias_in = array_calloc(n + 1, sizeof(*s->alias_in));
-    s->extra = array_calloc(n + 1, sizeof(*s->extra));
-    s->port_uses = array_calloc(fwd->n_out_bytes + 1, sizeof(*s->port_uses));
-    s->fill = array_calloc(n + 1, sizeof(*s->fill));
-    s->rg = array_calloc(n, sizeof(*s->rg));
+    s->indeg = mem_calloc(n, sizeof(*s->indeg));
+    s->topo = mem_calloc(n, sizeof(*s->topo));
+    s->cstart = mem_calloc(n + 1, sizeof(*s->cstart));
+    s->cons = mem_calloc(fwd->n_input + 1, sizeof(*s->cons));
+    s->gport = mem_calloc(fwd->n_input + 1, sizeof(*s->gport));
+    s->slot_op = mem_calloc(fwd->n_input + 1, sizeof(*s->slot_op));
+    s->nports = mem_calloc(n, sizeof(*s->nports));
+    s->bwd = mem_calloc(n * (size_t)n_mb + 1, sizeof(*s->bwd));
+    s->fid = mem_calloc(n * (size_t)n_mb + 1, sizeof(*s->fid));
+    s->rep = mem_calloc(n + 1, sizeof(*s->rep));
+    s->alias_in = mem_calloc(n + 1, sizeof(*s->alias_in));
+    s->extra = mem_calloc(n + 1, sizeof(*s->extra));
+    s->port_uses = mem_calloc(fwd->n_out_bytes + 1, sizeof(*s->port_uses));
+    s->fill = mem_calloc(n + 1, sizeof(*s->fill));
+    s->rg = mem_calloc(n, sizeof(*s->rg));
     if (!s->indeg || !s->topo || !s->cstart || !s->cons || !s->gport || !s->slot_op || !s->nports ||
         !s->bwd || !s->fill || !s->rg || !s->fid || !s->rep || !s->alias_in || !s->extra ||
         !s->port_uses) {

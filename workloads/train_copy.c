@@ -8,7 +8,7 @@
 #include "workloads/train.h"
 #include "workloads/train_internal.h"
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "core/strbuf.h"
 #include "workloads/op_names.h"
@@ -31,18 +31,18 @@ int train_copy_header(struct workload *out, const struct workload *fwd)
     if (rc) {
         return rc;
     }
-    if ((fwd->description && !(out->description = array_strdup(fwd->description))) ||
-        (fwd->source && !(out->source = array_strdup(fwd->source))) ||
-        (fwd->reference_device && !(out->reference_device = array_strdup(fwd->reference_device)))) {
+    if ((fwd->description && !(out->description = mem_strdup(fwd->description))) ||
+        (fwd->source && !(out->source = mem_strdup(fwd->source))) ||
+        (fwd->reference_device && !(out->reference_device = mem_strdup(fwd->reference_device)))) {
         return BAECHI_ENOMEM;
     }
     if (fwd->n_top_ext > 0) {
-        out->top_ext = array_calloc((size_t)fwd->n_top_ext, sizeof(*out->top_ext));
+        out->top_ext = mem_calloc((size_t)fwd->n_top_ext, sizeof(*out->top_ext));
         if (!out->top_ext) {
             return BAECHI_ENOMEM;
         }
         for (int32_t i = 0; i < fwd->n_top_ext; i++) {
-            if (!(out->top_ext[i].key = array_strdup(fwd->top_ext[i].key)) ||
+            if (!(out->top_ext[i].key = mem_strdup(fwd->top_ext[i].key)) ||
                 yval_copy(&out->top_ext[i].val, &fwd->top_ext[i].val)) {
                 out->n_top_ext = i + 1;
                 return BAECHI_ENOMEM;

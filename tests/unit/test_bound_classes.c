@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "core/array.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "placers/bound.h"
 #include "tests/unit/simtest.h"
@@ -217,7 +217,7 @@ Test(bound_classes, same_bound_as_per_pair)
             cr_assert_eq(cluster_copy(&ref, &sym), 0, "%s", err_msg());
             if (!ref.pair) {
                 cr_assert_eq(cluster_expand_nodes(&ref), 0);
-                ref.pair = array_malloc(36, sizeof(*ref.pair));
+                ref.pair = mem_alloc_array(36, sizeof(*ref.pair));
                 cr_assert(ref.pair);
                 for (int i = 0; i < 36; i++) {
                     ref.pair[i] = (struct comm_model){NAN, NAN};

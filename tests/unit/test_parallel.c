@@ -530,3 +530,36 @@ Test(parallel, names_longer_than_the_old_buffers)
     workload_release(&out);
     workload_release(&in);
 }
+
+/* Issue 34 item 3: the TP group of an entry gradient and the sequence split
+ * of a backward op were found by the forward op's name copied into a
+ * char[1024]; a longer name was cut, the forward op not found, and the
+ * gradient left out of its TP all-reduce.  A long-named GPT under --tp 2
+ * --sp must parallelize to the same ops, types and collectives as the
+ * short-named one. */
+Test(parallel, tp_keys_of_names_longer_than_the_old_buffers)
+{
+    struct workload in_short, in_long, out_short, out_long;
+    struct parallel_opts o;
+    size_t pad = 1500;
+
+    gpt_long_names(&in_short, 0);
+    gpt_long_names(&in_long, pad);
+    parallel_opts_init(&o);
+    o.tp = 2;
+    o.sp = true;
+    cr_assert_eq(parallel_apply(&out_short, &in_short, &o), 0, "%s", err_msg());
+    cr_assert_eq(parallel_apply(&out_long, &in_long, &o), 0, "%s", err_msg());
+    cr_assert_eq(out_long.n_ops, out_short.n_ops);
+    for (int32_t i = 0; i < out_short.n_ops; i++) {
+        const struct wl_op *a = &out_short.op[i], *b = &out_long.op[i];
+
+        cr_assert_str_eq(b->type, a->type, "op %d ('%s')", (int)i, a->name);
+        cr_assert_eq(b->n_in, a->n_in, "op %d ('%s')", (int)i, a->name);
+        cr_assert_eq(b->n_out, a->n_out, "op %d ('%s')", (int)i, a->name);
+    }
+    workload_release(&out_long);
+    workload_release(&out_short);
+    workload_release(&in_long);
+    workload_release(&in_short);
+}
