@@ -360,3 +360,40 @@ enum ops_tp_role ops_tp_role_of_name(const char *s, size_t n)
 #undef IS
     return OPS_TP_NONE;
 }
+
+static bool type_in(const char *type, const char *const *types)
+{
+    for (int k = 0; types[k]; k++) {
+        if (strcmp(type, types[k]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ops_is_softmax_cross_entropy(const char *type)
+{
+    static const char *const t[] = {"SoftmaxCrossEntropyWithLogits",
+                                    "SparseSoftmaxCrossEntropyWithLogits", NULL};
+
+    return type_in(type, t);
+}
+
+bool ops_is_dense_product(const char *type)
+{
+    static const char *const t[] = {"MatMul", "Gemm", NULL};
+
+    return type_in(type, t);
+}
+
+bool ops_is_table_lookup(const char *type)
+{
+    static const char *const t[] = {"Gather", "GatherV2", "Embedding", NULL};
+
+    return type_in(type, t);
+}
+
+bool ops_names_weight_product(const char *type)
+{
+    return strstr(type, "MatMul") || strstr(type, "Gemm") || strstr(type, "Conv");
+}

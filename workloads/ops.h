@@ -160,6 +160,19 @@ bool ops_is_param_view(const char *type);         /* OPS_PARAM_VIEW */
 bool ops_is_elementwise_unary(const char *type);  /* OPS_UNARY */
 bool ops_is_elementwise_binary(const char *type); /* OPS_BINARY */
 
+/* The op types Megatron's vocabulary-parallel head is recognised by
+ * (workloads/parallel_tp.c): the softmax cross-entropy over the logits,
+ * the head's dense product (MatMul, Gemm), the table lookup of an
+ * embedding (Gather, GatherV2, Embedding). */
+bool ops_is_softmax_cross_entropy(const char *type);
+bool ops_is_dense_product(const char *type);
+bool ops_is_table_lookup(const char *type);
+
+/* A type whose name says it multiplies by a weight matrix or kernel
+ * (MatMul, Gemm or Conv in it, unknown types included): tensor parallelism
+ * refuses such an op outside the blocks it can split. */
+bool ops_names_weight_product(const char *type);
+
 /*
  * Megatron-LM tensor parallelism's role of a forward op, recognised from
  * its name as the generators write it (gen gpt's h<l>/attn/{qkv,scores,

@@ -74,24 +74,13 @@ double parallel_tp_compute_div(const struct ctx *x, int32_t i)
     return x->o->tp;
 }
 
-/* Whether op i's type is one of `types` (NULL-terminated). */
-static bool type_is(const struct wl_op *op, const char *const *types)
-{
-    for (int k = 0; types[k]; k++) {
-        if (strcmp(op->type, types[k]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /*
  * An untied input embedding (gen gpt --embeddings untied, Llama): besides
  * the head's table, a table of whole vocabulary rows that only Gathers
  * read is vocabulary-parallel too (Megatron's VocabParallelEmbedding): its
  * V'/T rows per rank, each lookup masked and all-reduced.  0 always.
  */
-static int find_untied_embedding(struct ctx *x, const char *const *gather)
+static int find_untied_embedding(struct ctx *x)
 {
     const struct workload *w = x->w;
 
@@ -109,7 +98,7 @@ static int find_untied_embedding(struct ctx *x, const char *const *gather)
 
             for (int32_t k = 0; k < o->n_in && o->phase == PHASE_FORWARD; k++) {
                 if (w->input[o->in_off + k].producer == t) {
-                    bool lookup = k == 0 && type_is(o, gather);
+                    bool lookup = k == 0 && ops_is_table_lookup(o->type);
 
                     lookups += lookup;
                     others += !lookup;
@@ -124,7 +113,7 @@ static int find_untied_embedding(struct ctx *x, const char *const *gather)
         for (int32_t g = 0; g < x->n; g++) {
             const struct wl_op *o = &w->op[g];
 
-            if (o->phase == PHASE_FORWARD && type_is(o, gather) && o->n_in >= 1 &&
+            if (o->phase == PHASE_FORWARD && ops_is_table_lookup(o->type) && o->n_in >= 1 &&
                 w->input[o->in_off].producer == t) {
                 x->role[x->base[g]] = TP_EXIT;
                 x->vocab[x->base[g]] = true;
@@ -136,10 +125,6 @@ static int find_untied_embedding(struct ctx *x, const char *const *gather)
 
 int parallel_tp_find_vocab(struct ctx *x)
 {
-    static const char *const xent[] = {"SoftmaxCrossEntropyWithLogits",
-                                       "SparseSoftmaxCrossEntropyWithLogits", NULL};
-    static const char *const matmul[] = {"MatMul", "Gemm", NULL};
-    static const char *const gather[] = {"Gather", "GatherV2", "Embedding", NULL};
     const struct workload *w = x->w;
     const int64_t T = x->o->tp;
 
@@ -150,12 +135,12 @@ int parallel_tp_find_vocab(struct ctx *x)
         int32_t t;
         int64_t logits, labels, table;
 
-        if (op->phase != PHASE_FORWARD || !type_is(op, xent) || op->n_in < 2 ||
+        if (op->phase != PHASE_FORWARD || !ops_is_softmax_cross_entropy(op->type) || op->n_in < 2 ||
             in[0].port == WL_PORT_CONTROL || in[1].port == WL_PORT_CONTROL) {
             continue;
         }
         m = &w->op[in[0].producer];
-        if (m->phase != PHASE_FORWARD || !type_is(m, matmul) || m->n_in < 2 ||
+        if (m->phase != PHASE_FORWARD || !ops_is_dense_product(m->type) || m->n_in < 2 ||
             w->input[m->in_off + 1].port == WL_PORT_CONTROL) {
             continue;
         }
@@ -180,14 +165,14 @@ int parallel_tp_find_vocab(struct ctx *x)
         for (int32_t g = 0; g < x->n; g++) {
             const struct wl_op *o = &w->op[g];
 
-            if (o->phase == PHASE_FORWARD && type_is(o, gather) && o->n_in >= 1 &&
+            if (o->phase == PHASE_FORWARD && ops_is_table_lookup(o->type) && o->n_in >= 1 &&
                 w->input[o->in_off].port != WL_PORT_CONTROL && w->input[o->in_off].producer == t) {
                 x->role[x->base[g]] = TP_EXIT; /* masked lookup of V'/T rows, all-reduced */
                 x->vocab[x->base[g]] = true;
             }
         }
     }
-    return x->vocab_rows > 0 ? find_untied_embedding(x, gather) : 0;
+    return x->vocab_rows > 0 ? find_untied_embedding(x) : 0;
 }
 
 /* Bytes of output `port` of op i on one rank. */
@@ -355,8 +340,7 @@ int parallel_tp_check_roles(const struct ctx *x, int32_t n_split)
         const struct wl_op *op = &w->op[i];
 
         if (!bad && op->phase == PHASE_FORWARD && op->persistent > 0 &&
-            x->role[x->base[i]] == TP_NONE &&
-            (strstr(op->type, "MatMul") || strstr(op->type, "Gemm") || strstr(op->type, "Conv"))) {
+            x->role[x->base[i]] == TP_NONE && ops_names_weight_product(op->type)) {
             bad = op;
         }
     }
