@@ -126,9 +126,7 @@ int baechi_params_set(struct baechi_params *p, const char *name, const char *val
  * its bounds, its rules); 0 or BAECHI_EINVAL naming the function. */
 static int spec_set(const char *fn, struct gen_spec *spec, const char *name, const char *value)
 {
-    const char *why = gen_spec_set(spec, name, value);
-
-    return why ? err_set(BAECHI_EINVAL, "%s: %s", fn, why) : 0;
+    return gen_spec_set(spec, name, value) ? err_wrap(BAECHI_EINVAL, "%s", fn) : 0;
 }
 
 static int param_bool(const char *fn, const char *name, const char *s, bool *out)

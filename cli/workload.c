@@ -245,9 +245,9 @@ const char *workload_cli_train_flag(int c)
 
 int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen_spec *spec)
 {
-    const char *why = gen_spec_set(spec, flag + 2, p->optarg && flag ? p->optarg : "true");
-
-    return why ? cmd_usage_error(p, "%s: %s", flag, why) : 0;
+    return gen_spec_set(spec, flag + 2, p->optarg && flag ? p->optarg : "true")
+               ? cmd_usage_error(p, "%s: %s", flag, err_msg())
+               : 0;
 }
 
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)

@@ -132,7 +132,7 @@ struct gen_arg {
 static int gen_apply(const struct cmd_parser *p, const struct gen_arg *args, int n,
                      struct gen_spec *spec, const char *out)
 {
-    const char *model, *why;
+    const char *model;
 
     if (cmd_optind() != p->argc - 1) {
         return cmd_usage_error(p, "expected one model name (inception-v3, gnmt, transformer, "
@@ -142,8 +142,8 @@ static int gen_apply(const struct cmd_parser *p, const struct gen_arg *args, int
     gen_spec_init(spec, strcmp(model, "synthetic") == 0 ? GEN_SOURCE_SYNTHETIC : GEN_SOURCE_MODEL,
                   model);
     for (int i = 0; i < n; i++) {
-        if ((why = gen_spec_set(spec, args[i].row->name, args[i].val))) {
-            return cmd_usage_error(p, "--%s: %s", args[i].row->name, why);
+        if (gen_spec_set(spec, args[i].row->name, args[i].val)) {
+            return cmd_usage_error(p, "--%s: %s", args[i].row->name, err_msg());
         }
     }
     if (gen_spec_check(spec)) {

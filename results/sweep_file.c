@@ -187,7 +187,6 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g)
     }
     while (q && *q) {
         char *k = q, *val, *amp = strchr(q, '&');
-        const char *why;
 
         if (amp) {
             *amp = '\0';
@@ -198,8 +197,8 @@ const char *sweep_gen_parse(char *buf, struct gen_spec *g)
             return "has a parameter without a value (expected key=value)";
         }
         *val++ = '\0';
-        if ((why = gen_spec_set(g, k, val))) {
-            return why;
+        if (gen_spec_set(g, k, val)) {
+            return err_msg(); /* this thread's until its next error */
         }
     }
     /* the rules between parameters, as the CLI checks them; the message is

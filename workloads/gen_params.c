@@ -477,10 +477,10 @@ static void set_number(struct gen_spec *s, const struct gen_param *p, long x, do
     }
 }
 
-const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
+int gen_spec_set(struct gen_spec *s, const char *key, const char *val)
 {
-    /* the message returned: this thread's until its next call */
-    static _Thread_local char why[1024];
+    /* the helpers' message, then err_set's (no static: threads and Python) */
+    char why[1024];
     const struct gen_param *p = gen_param_find(key);
     long x = 0;
     double d = 0;
@@ -489,7 +489,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
     if (!p) {
         snprintf(why, sizeof(why), "has an unknown parameter '%.40s' (known: %s)", key,
                  gen_spec_keys(s->source));
-        return why;
+        return err_set(BAECHI_EINVAL, "%s", why);
     }
     if (!(p->uses & (1u << s->source))) {
         snprintf(why, sizeof(why), "parameter '%s' is not one of %s: it is for %s%s%s (known: %s)",
@@ -499,7 +499,7 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
                                        : "import:",
                  p->uses & FOR_SYNTH ? " only" : "",
                  (p->uses & GEN_ALL) == GEN_ALL ? " and import:" : "", gen_spec_keys(s->source));
-        return why;
+        return err_set(BAECHI_EINVAL, "%s", why);
     }
     switch (p->type) {
     case GEN_PARAM_INT:
@@ -516,13 +516,13 @@ const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val)
         break;
     }
     if (bad) {
-        return bad;
+        return err_set(BAECHI_EINVAL, "%s", bad);
     }
     set_number(s, p, x, d);
     if ((p->uses & TRAINING) && !s->training) {
         s->training = p->name;
     }
-    return NULL;
+    return 0;
 }
 
 long gen_spec_replica_batch(const struct gen_spec *s)

@@ -86,11 +86,11 @@ void gen_spec_init(struct gen_spec *s, enum gen_source source, const char *model
 /*
  * Sets parameter `key` (an option's long name, '-' or '_' alike: "d-model",
  * "d_model") to `val` with the bounds of the option (a flag takes true or
- * false).  val is kept (not copied).  NULL when fine, else why in static
- * text (an unknown key, a value out of range, a parameter of another
- * source).  Not thread-safe (the static text).
+ * false).  val is kept (not copied).  0, or BAECHI_EINVAL with err_msg()
+ * saying why (an unknown key, a value out of range, a parameter of another
+ * source).
  */
-const char *gen_spec_set(struct gen_spec *s, const char *key, const char *val);
+int gen_spec_set(struct gen_spec *s, const char *key, const char *val);
 
 /*
  * After the last gen_spec_set(): the rules between parameters (forward-only
