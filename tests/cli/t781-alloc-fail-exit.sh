@@ -27,7 +27,7 @@ YAML
 "$BAECHI" sweep spec.yaml --db fixture.db -j 1 > /dev/null 2>&1
 
 test_expect_success 'workload gen gpt: every allocation failing is exit 1 or the clean output' '
-    sweep gen out.yaml workload gen gpt --layers 2 --d-model 64 --heads 4 --vocab 100 \
+    sweep gen out.yaml workload gen gpt --layers 1 --d-model 64 --heads 4 --vocab 100 \
         -b 4 --seq 8 -o out.yaml
     expect_grep "^[0-9]+ points, [0-9]+ runs, 0 failures$" gen.res
     about gen.res 1600
