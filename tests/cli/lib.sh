@@ -108,6 +108,23 @@ expect_grep() {
 GNMT="$TOP/data/workloads/gnmt_v2/gnmt_v2_b128_fwd.yaml"
 
 # nodes_cluster N [NAME]: N H100s in nodes of 8 with a DGX's links (450 GB/s
+# coll_wl KIND BYTES DEV...: one collective over the devices, as a workload
+# on stdout: p<i> (100 µs) -> c@r<i> (the collective) -> u<i> (10 µs) on
+# each device, so the step is 110 µs + the collective; $ALGO (e.g.
+# ", algo: tree") is appended to its x-collective.
+coll_wl() {
+    kind=$1 bytes=$2
+    shift 2
+    printf 'format: 1\nname: %s\nops:\n' "$kind"
+    i=0
+    for d in "$@"; do
+        printf '  - {name: p%d, type: Grad, time_us: 100, outputs: [%s], device: %d}\n' $i "$bytes" "$d"
+        printf '  - {name: c@r%d, type: Coll, time_us: 0, outputs: [%s], inputs: ["p%d:0"], device: %d, x-collective: {id: c0, kind: %s, bytes: %s%s}}\n' $i "$bytes" $i "$d" "$kind" "$bytes" "${ALGO:-}"
+        printf '  - {name: u%d, type: Update, time_us: 10, inputs: ["c@r%d:0"], device: %d}\n' $i $i "$d"
+        i=$((i + 1))
+    done
+}
+
 # inside, 50 GB/s a GPU between), as a cluster file on stdout (t790, t791).
 nodes_cluster() {
     cat <<YAML

@@ -10,21 +10,6 @@
 
 cd "$TMPDIR_TEST"
 
-# coll_wl KIND BYTES DEV...: p<i> (100 µs) -> c@r<i> (the collective) -> u<i>
-# (10 µs) on each device: step = 110 µs + the collective.
-coll_wl() {
-    kind=$1 bytes=$2
-    shift 2
-    printf 'format: 1\nname: %s\nops:\n' "$kind"
-    i=0
-    for d in "$@"; do
-        printf '  - {name: p%d, type: Grad, time_us: 100, outputs: [%s], device: %d}\n' $i "$bytes" "$d"
-        printf '  - {name: c@r%d, type: Coll, time_us: 0, outputs: [%s], inputs: ["p%d:0"], device: %d, x-collective: {id: c0, kind: %s, bytes: %s}}\n' $i "$bytes" $i "$d" "$kind" "$bytes"
-        printf '  - {name: u%d, type: Update, time_us: 10, inputs: ["c@r%d:0"], device: %d}\n' $i $i "$d"
-        i=$((i + 1))
-    done
-}
-
 check() {
     coll_wl "$1" 400000000 $2 > w.yaml
     expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-superpod-1k --placement given --json
