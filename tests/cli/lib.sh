@@ -125,6 +125,19 @@ coll_wl() {
     done
 }
 
+# coll_check KIND DEVS EXPECTED_US: coll_wl's collective of 400 MB over
+# DEVS on dgx-h100-superpod-1k takes EXPECTED_US, within 1 µs.
+coll_check() {
+    coll_wl "$1" 400000000 $2 > w.yaml
+    expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-superpod-1k --placement given --json
+    python3 - "$TMPDIR_TEST/out" "$3" "$1" <<'PY'
+import json, sys
+got = json.load(open(sys.argv[1]))["step_us"] - 110
+want = float(sys.argv[2])
+assert abs(got - want) <= 1, (sys.argv[3], got, want)
+PY
+}
+
 # inside, 50 GB/s a GPU between), as a cluster file on stdout (t790, t791).
 nodes_cluster() {
     cat <<YAML

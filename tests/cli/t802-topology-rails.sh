@@ -10,31 +10,20 @@
 
 cd "$TMPDIR_TEST"
 
-check() {
-    coll_wl "$1" 400000000 $2 > w.yaml
-    expect_exit 0 "$BAECHI" sim -w w.yaml -c dgx-h100-superpod-1k --placement given --json
-    python3 - "$TMPDIR_TEST/out" "$3" "$1" <<'PY'
-import json, sys
-got = json.load(open(sys.argv[1]))["step_us"] - 110
-want = float(sys.argv[2])
-assert abs(got - want) <= 1, (sys.argv[3], got, want)
-PY
-}
-
 S=400000000
 one="0 8 16 24"            # one GPU on each of nodes 0..3
 two="0 1 8 9 16 17 24 25"  # two GPUs on each
 
 test_expect_success 'g = 1: one ring over the NICs' - <<EOF2
-check all-reduce "$one" $(python3 -c "print(2*3/4*$S/45e3 + 2*3*5)")
-check reduce-scatter "$one" $(python3 -c "print(3/4*$S/45e3 + 3*5)")
-check all-gather "$one" $(python3 -c "print(3/4*$S/45e3 + 3*5)")
+coll_check all-reduce "$one" $(python3 -c "print(2*3/4*$S/45e3 + 2*3*5)")
+coll_check reduce-scatter "$one" $(python3 -c "print(3/4*$S/45e3 + 3*5)")
+coll_check all-gather "$one" $(python3 -c "print(3/4*$S/45e3 + 3*5)")
 EOF2
 
 test_expect_success 'g = 2: two rails, each 1/2 of the data' - <<EOF2
-check all-reduce "$two" $(python3 -c "print(2*1*10 + 2*3*5 + max(2*1/2*$S/360e3, 2*3/4*$S/(2*45e3)))")
-check reduce-scatter "$two" $(python3 -c "print(10 + 3*5 + max(1/2*$S/360e3, 3/4*$S/(2*45e3)))")
-check all-gather "$two" $(python3 -c "print(10 + 3*5 + max(1/2*$S/360e3, 3/4*$S/(2*45e3)))")
+coll_check all-reduce "$two" $(python3 -c "print(2*1*10 + 2*3*5 + max(2*1/2*$S/360e3, 2*3/4*$S/(2*45e3)))")
+coll_check reduce-scatter "$two" $(python3 -c "print(10 + 3*5 + max(1/2*$S/360e3, 3/4*$S/(2*45e3)))")
+coll_check all-gather "$two" $(python3 -c "print(10 + 3*5 + max(1/2*$S/360e3, 3/4*$S/(2*45e3)))")
 EOF2
 
 # all-reduce, g = 2, m = 4: each in-node link 2(g-1)/g S = 400 MB, each
