@@ -243,9 +243,9 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         explain_print_json(stdout, xt, g, c);
         fputc('}', stdout);
     }
-    if (sym->replicas > 1) {
-        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
-               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
+    if (sim_symmetry_on(sym)) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp);
     }
     fputs("}\n", stdout);
 }
@@ -415,7 +415,7 @@ int cmd_run(int argc, char **argv)
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
     struct run_extra x = {
-        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0}};
+        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0, 1}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
@@ -482,11 +482,11 @@ int cmd_run(int argc, char **argv)
         if (pc.opt.impl == PLACER_IMPL_REFERENCE) { /* the same placement: say which loop ran */
             printf("implementation m-ETF's reference event loop (--impl reference)\n");
         }
-        if (x.sym.replicas > 1) {
-            printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
-                   "replicas); all replicas identical: each device shows its replica-0 "
-                   "device's\n",
-                   (int)x.sym.replicas, (int)x.sym.replicas);
+        if (sim_symmetry_on(&x.sym)) {
+            char line[SIM_SYMMETRY_DESCRIBE_MAX];
+
+            sim_symmetry_describe(&x.sym, line, sizeof(line));
+            printf("symmetric      %s\n", line);
         }
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);

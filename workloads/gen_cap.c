@@ -115,8 +115,10 @@ int gen_cap_check(const char *name, const struct gen_opts *o)
 
 int gen_cap_parallel(const struct workload *in, const struct parallel_opts *o)
 {
-    /* symmetric: one replica is written (docs/symmetry.md) */
-    double ops = 1.5 * (double)in->n_ops * (double)(o->symmetric ? 1 : o->dp) * (double)o->tp;
+    /* symmetric: one replica is written, with T > 1 one TP rank of it
+     * (docs/symmetry.md): the cap counts the ops written */
+    double ops = 1.5 * (double)in->n_ops * (double)(o->symmetric ? 1 : o->dp) *
+                 (double)(parallel_tp_symmetric(o) ? 1 : o->tp);
 
     if (ops > GEN_CAP_OPS) {
         return err_set(

@@ -54,11 +54,11 @@ int parallel_opts_check(const struct parallel_opts *o)
                        "and needs --dp 2 or more (--dp %d)",
                        (int)o->dp);
     }
-    if (o->symmetric && o->dp < 2) {
+    if (o->symmetric && o->dp < 2 && o->tp < 2) {
         return err_set(BAECHI_EINVAL,
-                       "--symmetric writes one data-parallel replica for all and needs --dp 2 "
-                       "or more (--dp %d)",
-                       (int)o->dp);
+                       "--symmetric writes one data-parallel replica and one tensor-parallel "
+                       "rank for all and needs --dp 2 or --tp 2 or more (--dp %d, --tp %d)",
+                       (int)o->dp, (int)o->tp);
     }
     if (o->sp && o->tp < 2) {
         return err_set(BAECHI_EINVAL,
@@ -73,6 +73,15 @@ int parallel_opts_check(const struct parallel_opts *o)
                        (int)o->pp);
     }
     return 0;
+}
+
+bool parallel_tp_symmetric(const struct parallel_opts *o)
+{
+    /* measured (docs/symmetry.md): ZeRO-3's per-op parameter gathers tie
+     * with the TP all-reduces so that the exact graph's TP ranks drift
+     * apart (rank 0 ahead of rank T - 1), which one rank cannot stand for:
+     * ZeRO-3 keeps DP-only symmetry, every TP rank written */
+    return o->symmetric && o->tp > 1 && o->zero < 3;
 }
 
 bool parallel_opts_active(const struct parallel_opts *o)

@@ -91,8 +91,14 @@ struct parallel_opts {
     bool symmetric;       /* replica symmetry (docs/symmetry.md): write replica d = 0 only, its
                              ranks on their devices t + T x D x p, each DP collective's rank op
                              standing for the D ranks of its group (x-collective replicas: D,
-                             stride: T), and the top-level x-symmetry {replicas: D, stride: T} */
+                             stride: T), and the top-level x-symmetry {replicas: D, stride: T};
+                             with T > 1 also TP rank t = 0 only (parallel_tp_symmetric) */
 };
+
+/* Whether --symmetric also writes TP rank 0 alone: each TP collective's rank
+ * op standing for the T ranks of its group (x-collective replicas: T,
+ * stride: 1) and x-symmetry's tp: T (docs/symmetry.md). */
+bool parallel_tp_symmetric(const struct parallel_opts *o);
 
 void parallel_opts_init(struct parallel_opts *o);
 

@@ -43,9 +43,11 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
         {.kind = YVAL_SCALAR, .scalar = stride},
     };
     /* symmetric: a DP collective's one rank op stands for its group's D ranks,
-     * replica d's on device r + d x T (docs/symmetry.md) */
+     * replica d's on device r + d x T; with TP symmetry a TP collective's for
+     * its group's T ranks, rank t's on device r + t (docs/symmetry.md) */
+    const bool tp_rep = parallel_tp_symmetric(x->o) && c->over_tp;
     struct yval v = {.kind = YVAL_MAP,
-                     .n = x->o->symmetric && !c->over_tp && D > 1 ? 5 : 3,
+                     .n = (x->o->symmetric && !c->over_tp && D > 1) || tp_rep ? 5 : 3,
                      .keys = keys,
                      .items = items};
     int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
@@ -58,8 +60,8 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     }
     items[0].scalar = id.buf;
     snprintf(bytes, sizeof(bytes), "%lld", (long long)c->bytes);
-    snprintf(reps, sizeof(reps), "%d", (int)D);
-    snprintf(stride, sizeof(stride), "%d", (int)T);
+    snprintf(reps, sizeof(reps), "%d", (int)(tp_rep ? T : D));
+    snprintf(stride, sizeof(stride), "%d", (int)(tp_rep ? 1 : T));
     if ((rc = workload_add_op(out, name.buf, c->type, &k)) ||
         (rc = workload_add_output(out, c->out))) {
         goto cleanup;
@@ -167,13 +169,14 @@ int parallel_emit(struct workload *out, struct ctx *x)
     int32_t id = 0;
     int rc;
 
-    /* symmetric: the ranks of replica d = 0 only (docs/symmetry.md) */
-    const bool rep_only = x->o->symmetric;
+    /* symmetric: the ranks of replica d = 0 only, with TP symmetry its TP
+     * rank t = 0 only (docs/symmetry.md) */
+    const bool rep_only = x->o->symmetric, tp_only = parallel_tp_symmetric(x->o);
 
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (rep_only && r / T % D != 0) {
+        if ((rep_only && r / T % D != 0) || (tp_only && r % T != 0)) {
             continue;
         }
         x->first_id[r] = id;
@@ -182,7 +185,7 @@ int parallel_emit(struct workload *out, struct ctx *x)
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (rep_only && r / T % D != 0) {
+        if ((rep_only && r / T % D != 0) || (tp_only && r % T != 0)) {
             continue;
         }
 
@@ -227,13 +230,15 @@ int parallel_copy_header(struct workload *out, const struct workload *in,
             return rc;
         }
     }
-    if (o->symmetric) { /* docs/symmetry.md */
-        char k0[] = "replicas", k1[] = "stride", k2[] = "devices", a[16], b[16], c[16];
-        char *keys[] = {k0, k1, k2};
-        struct yval items[3] = {{.kind = YVAL_SCALAR, .scalar = a},
+    if (o->symmetric) { /* docs/symmetry.md; tp only with TP symmetry (older readers: DP) */
+        char k0[] = "replicas", k1[] = "stride", k2[] = "devices", k3[] = "tp", a[16], b[16], c[16];
+        char *keys[] = {k0, k1, k2, k3};
+        struct yval items[4] = {{.kind = YVAL_SCALAR, .scalar = a},
                                 {.kind = YVAL_SCALAR, .scalar = b},
-                                {.kind = YVAL_SCALAR, .scalar = c}};
-        struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
+                                {.kind = YVAL_SCALAR, .scalar = c},
+                                {.kind = YVAL_SCALAR, .scalar = b}};
+        struct yval v = {
+            .kind = YVAL_MAP, .n = parallel_tp_symmetric(o) ? 4 : 3, .keys = keys, .items = items};
 
         snprintf(a, sizeof(a), "%d", (int)o->dp);
         snprintf(b, sizeof(b), "%d", (int)o->tp);

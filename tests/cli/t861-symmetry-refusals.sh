@@ -80,7 +80,7 @@ expect_exit 2 "$BAECHI" sim -w bc.yaml -c dgx-h100-2x8 --placement given
 expect_grep 'replicas: a broadcast has one root, not one per replica' "$TMPDIR_TEST/err"
 sed 's/^  stride: 2$/  stride: 3/' s.yaml > st.yaml
 expect_exit 2 "$BAECHI" sim -w st.yaml -c dgx-h100-2x8 --placement given
-expect_grep "x-symmetry: expected \{replicas: D >= 1, stride: T >= 1, devices: N, a multiple of D x T\}" "$TMPDIR_TEST/err"
+expect_grep "x-symmetry: expected \{replicas: D >= 1, stride: T >= 1, devices: N, a multiple of D x T\[, tp: 1 or T\]\}" "$TMPDIR_TEST/err"
 EOF2
 
 test_done
