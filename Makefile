@@ -208,6 +208,7 @@ bench: all
 	@./baechi bench sim
 	@./baechi bench scale
 	@./baechi bench
+	@python3 scripts/bench-symmetry.py ./baechi
 
 # Every row of docs/validation.md within its tolerance (exit 1 names the others).
 validate: $(BIN)
