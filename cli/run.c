@@ -244,8 +244,10 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         fputc('}', stdout);
     }
     if (sim_symmetry_on(sym)) {
-        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d}",
-               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp);
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d, "
+               "\"classes\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp,
+               (int)sym->classes);
     }
     fputs("}\n", stdout);
 }
@@ -415,7 +417,7 @@ int cmd_run(int argc, char **argv)
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
     struct run_extra x = {
-        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0, 1}};
+        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0, 1, 1}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;

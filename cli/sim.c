@@ -129,8 +129,10 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
     fputs(", \"placement_stats\": ", stdout);
     cmd_json_kv(stdout, p->stats, p->n_stats);
     if (sim_symmetry_on(sym)) {
-        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d}",
-               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp);
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d, "
+               "\"classes\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp,
+               (int)sym->classes);
     }
     if (x) {
         fputs(", \"memory_explain\": ", stdout);
@@ -229,7 +231,7 @@ int cmd_sim(int argc, char **argv)
     struct sim_result r;
     struct trace t;
     struct mem_explain x;
-    struct sim_symmetry sym = {1, 0, 0, 1};
+    struct sim_symmetry sym = {1, 0, 0, 1, 1};
     struct pipeline_cli pipe;
     bool json = false, have_t = false, explain = false;
     long k = 0;

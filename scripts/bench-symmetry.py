@@ -5,7 +5,8 @@ cluster scale (docs/symmetry.md, "Scale"), measured, never asserted.
 GPT-3 175B (`workload gen gpt --size gpt3-175b`: 96 layers, d 12,288, 96
 heads, sequence 2,048, vocabulary 50,257), bf16 on the h100 cost model,
 Adam with mixed precision, no dropout, TP 8 x PP 8, written --symmetric
-(TP rank 0 of replica 0 of each stage), micro-batches of 1 as Megatron:
+(four ranks a stage: TP ranks 0 and 7 of replicas 0 and D-1), micro-batches
+of 1 as Megatron:
 
   DP 16 on dgx-h100-superpod-1k, global batch 1,536 (96 micro-batches a
   replica): target `run` <= 30 s CPU and <= 4 GB;

@@ -16,12 +16,13 @@ x PP 1/2/4, ZeRO 0-1, 1-8 micro-batches of 1, on dgx-h100-superpod-1k.
 difference is the largest relative one of the step and of every device's
 peak, busy time and op count.  Layouts --symmetric refuses (ZeRO-3 with --sp)
 are drawn again; those sim refuses ("not symmetric") are counted.  Prints
-one line a layout ("[TP rank 0]" where TP rank 0 alone was written) and
-the worst; exits 1 when the worst is above 0.5 %.
+one line a layout ("[TP ranks 0, T-1]" where TP symmetry wrote those two
+TP ranks alone) and the worst; exits 1 when the worst is above 0.5 %.
 """
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -103,8 +104,9 @@ def main():
         if run(gen + ["-o", e]).returncode:
             sys.exit("exact gen failed: " + " ".join(gen))
         with open(s) as f:
-            form = "tp" if "\n  tp: " in f.read() else "dp"
-        desc = "%s on %s%s" % (desc_, cname, " [TP rank 0]" if form == "tp" else "")
+            m = re.search(r"\n  tp: (\d+)", f.read())
+        form = "tp" if m and int(m.group(1)) > 1 else "dp"
+        desc = "%s on %s%s" % (desc_, cname, " [TP ranks 0, T-1]" if form == "tp" else "")
         done += 1
         n_tp += form == "tp"
         re_ = run(["sim", "-w", e, "-c", c, "--placement", "given", "--json"])
@@ -125,8 +127,8 @@ def main():
         if d >= worst:
             worst, worst_desc = d, desc
         print("%8.4f %% step %d / %d µs  %s" % (100 * d, je["step_us"], js["step_us"], desc), flush=True)
-    print("worst %.4f %% (%s); %d of %d layouts refused as not symmetric; %d written as TP "
-          "rank 0 alone" % (100 * worst, worst_desc, refused, n, n_tp))
+    print("worst %.4f %% (%s); %d of %d layouts refused as not symmetric; %d with TP ranks 0 "
+          "and T-1 alone" % (100 * worst, worst_desc, refused, n, n_tp))
     sys.exit(1 if worst > 0.005 else 0)
 
 

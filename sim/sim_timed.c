@@ -817,7 +817,6 @@ void timed_release(struct timed *s)
     free(s->sym_pend);
     free(s->sym_min_us);
     free(s->sym_at_us);
-    free(s->sym_batch);
     free(s->alias_bytes);
     free(s->root_start);
     free(s->root_op);

@@ -93,15 +93,6 @@ struct timed {
     int64_t *sym_min_us;  /* per collective */
     int64_t *sym_at_us;   /* per collective: when it began to wait, -1 not waiting */
     int64_t sym_defer_us; /* the time whose collective requests wait for its end, -1 */
-    int32_t sym_stride;   /* the data-parallel collectives' replica stride (the largest) */
-    /* TP symmetry (replicated collectives of stride 1 and of a larger one):
-     * the replicated collectives that became ready at sym_batch_us, in
-     * order, requested together at its end (sim_timed_sym.c) */
-    bool sym_tp;
-    int32_t *sym_batch;
-    int32_t sym_batch_n;
-    int64_t sym_batch_us; /* their time, -1 none */
-    bool sym_batch_done;  /* their earliest starts set */
 
     /* the work done, counted (the incremental re-simulation's budget) */
     uint64_t visits; /* Σ (1 + out-degree) over the ops ended */

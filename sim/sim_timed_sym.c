@@ -12,15 +12,11 @@
  * replicas' copies of them), and those collectives then wait for it.
  * Point-to-point transfers are not reordered.
  *
- * With TP symmetry a TP collective's rank op stands for its group's T ranks
- * too (replicas: T, stride: 1), and the representative stands for the last
- * TP rank of the last replica.  In the exact graph, in one microsecond,
- * the TP collectives of the other replicas are requested first (A1), then
- * the DP collectives of the other TP ranks of the last replica (A2, after
- * A1 on the devices they share), then the last rank's own, in its order:
- * its DP collectives no earlier than the end of A1, its TP collectives no
- * earlier than the end of A2.  Every replicated collective of the time is
- * requested at its end with those earliest starts.
+ * None of this applies to what `parallelize --symmetric` writes now: a
+ * representative per class of the exact graph's request order (replica 0
+ * and D-1, TP rank 0 and T-1; the rank ops of one collective standing for
+ * different counts), whose requests come in that order without a rule.
+ * The rule stays for files of one replica (x-symmetry without classes).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -38,28 +34,16 @@ int timed_sym_setup(struct timed *s)
     const struct graph *g = s->g;
     bool any = false;
 
-    bool unit = false;
-
-    s->sym_stride = 0;
     for (int32_t c = 0; c < g->n_coll; c++) {
-        if (g->coll[c].replicas > 1) {
-            any = true;
-            unit = unit || g->coll[c].replica_stride == 1;
-            s->sym_stride = g->coll[c].replica_stride > s->sym_stride ? g->coll[c].replica_stride
-                                                                      : s->sym_stride;
+        any = any || g->coll[c].replicas > 1;
+        for (int32_t i = g->coll_start[c]; i < g->coll_start[c + 1]; i++) {
+            if (g->coll_copies[i] != g->coll[c].replicas) {
+                return 0; /* a representative per class (the header) */
+            }
         }
     }
     if (!any) {
         return 0;
-    }
-    /* TP and DP collectives both replicated; stride 1 alone is DP without
-     * TP or TP without DP, where every one is requested at the end of its
-     * time, in order, as below */
-    s->sym_tp = unit && s->sym_stride > 1;
-    s->sym_batch_us = -1;
-    s->sym_batch_n = 0;
-    if (s->sym_tp && !(s->sym_batch = mem_alloc_array((size_t)g->n_coll, sizeof(*s->sym_batch)))) {
-        return err_set(BAECHI_ENOMEM, "out of memory");
     }
     s->sym_pend = mem_alloc_array((size_t)s->nd, sizeof(*s->sym_pend));
     s->sym_min_us = mem_alloc_array((size_t)g->n_coll, sizeof(*s->sym_min_us));
@@ -75,15 +59,6 @@ int timed_sym_setup(struct timed *s)
     }
     s->sym_defer_us = -1;
     return 0;
-}
-
-/* Whether ci stands for the ranks of other data-parallel replicas (requested
- * at the end of its time); a TP collective's copies are its own replica's. */
-static bool cross_replica(const struct timed *s, int32_t ci)
-{
-    const struct graph_coll *gc = &s->g->coll[ci];
-
-    return gc->replicas > 1 && gc->replica_stride == s->sym_stride;
 }
 
 /* The replicated collective waiting on device d now, -1 none. */
@@ -108,91 +83,6 @@ static int defer(struct timed *s, int32_t ci)
     return evq_push(&s->q, &ev);
 }
 
-/* The device of collective ci's (one) rank op: the stage's representative. */
-static int32_t batch_device(const struct timed *s, int32_t ci)
-{
-    return s->device_of[s->g->coll_op[s->g->coll_start[ci]]];
-}
-
-/* The end of the chain of the batch's collectives of stride 1 (tp) or of
- * the larger one on device d, each requested after the previous one from
- * not_before_us on the engines as they are now. */
-static int batch_chain(struct timed *s, bool tp, int32_t d, int64_t not_before_us, int64_t *end_us)
-{
-    struct coll_plan p;
-    int rc;
-
-    *end_us = not_before_us;
-    for (int32_t k = 0; k < s->sym_batch_n; k++) {
-        int32_t ci = s->sym_batch[k];
-
-        if ((s->g->coll[ci].replica_stride == 1) != tp || batch_device(s, ci) != d) {
-            continue;
-        }
-        if ((rc = coll_plan_make(&p, s->g, s->c, s->device_of, ci)) != 0) {
-            return rc;
-        }
-        *end_us = sat_add_i64(coll_sim_free_at(&p, s->c->channel, s->chan, &s->r->links, *end_us),
-                              p.time_us);
-        coll_plan_release(&p);
-    }
-    return 0;
-}
-
-/* The earliest starts of this time's batch (A1, A2 in the header), one
- * stage (its representative device) at a time. */
-static int batch_starts(struct timed *s)
-{
-    for (int32_t k = 0; k < s->sym_batch_n; k++) {
-        int32_t ci = s->sym_batch[k], d = batch_device(s, ci);
-        int64_t e1, e2;
-        bool first = true, dp_too = false;
-        int rc;
-
-        for (int32_t j = 0; j < k && first; j++) {
-            first = batch_device(s, s->sym_batch[j]) != d;
-        }
-        if (!first) {
-            continue; /* its stage's starts are set */
-        }
-        if ((rc = batch_chain(s, true, d, s->now, &e1)) != 0 ||
-            (rc = batch_chain(s, false, d, e1, &e2)) != 0) {
-            return rc;
-        }
-        for (int32_t j = k; j < s->sym_batch_n; j++) {
-            int32_t cj = s->sym_batch[j];
-
-            dp_too = dp_too || (batch_device(s, cj) == d && s->g->coll[cj].replica_stride != 1);
-        }
-        for (int32_t j = k; j < s->sym_batch_n; j++) {
-            int32_t cj = s->sym_batch[j];
-
-            if (batch_device(s, cj) == d) {
-                s->sym_min_us[cj] =
-                    s->g->coll[cj].replica_stride == 1 ? (dp_too ? e2 : s->now) : e1;
-            }
-        }
-    }
-    s->sym_batch_done = true;
-    return 0;
-}
-
-static int tp_ready(struct timed *s, int32_t ci, bool *deferred)
-{
-    if (s->g->coll[ci].replicas <= 1) {
-        return 0; /* not written by parallelize --symmetric: requested now */
-    }
-    if (s->sym_batch_us != s->now) {
-        s->sym_batch_us = s->now;
-        s->sym_batch_n = 0;
-        s->sym_batch_done = false;
-    }
-    s->sym_batch[s->sym_batch_n++] = ci;
-    s->sym_min_us[ci] = s->now;
-    *deferred = true;
-    return defer(s, ci);
-}
-
 int timed_sym_ready(struct timed *s, int32_t ci, bool *deferred)
 {
     const struct graph *g = s->g;
@@ -202,10 +92,7 @@ int timed_sym_ready(struct timed *s, int32_t ci, bool *deferred)
     int rc;
 
     *deferred = false;
-    if (s->sym_tp) {
-        return tp_ready(s, ci, deferred);
-    }
-    if (cross_replica(s, ci)) {
+    if (g->coll[ci].replicas > 1) {
         for (int32_t i = g->coll_start[ci]; i < g->coll_start[ci + 1]; i++) {
             s->sym_pend[s->device_of[g->coll_op[i]]] = ci;
         }
@@ -242,15 +129,7 @@ int timed_sym_request(struct timed *s, int32_t ci)
 {
     const struct graph *g = s->g;
 
-    int rc;
-
-    if (s->sym_tp) {
-        if (s->sym_batch_us == s->now && !s->sym_batch_done && (rc = batch_starts(s)) != 0) {
-            return rc;
-        }
-        return timed_coll_request(s, ci, s->sym_min_us[ci]);
-    }
-    if (!cross_replica(s, ci)) {
+    if (g->coll[ci].replicas <= 1) {
         return timed_coll_request(s, ci, s->now);
     }
     s->sym_at_us[ci] = -1;

@@ -22,9 +22,10 @@ int sim_symmetry_read(const struct workload *w, struct sim_symmetry *s)
     s->stride = 0;
     s->devices = 0;
     s->tp = 1;
+    s->classes = 1;
     for (int32_t i = 0; i < w->n_top_ext; i++) {
         const struct yval *v = &w->top_ext[i].val;
-        int64_t x[4] = {0, 0, 0, 1};
+        int64_t x[5] = {0, 0, 0, 1, 1};
 
         if (strcmp(w->top_ext[i].key, "x-symmetry") != 0) {
             continue;
@@ -35,6 +36,7 @@ int sim_symmetry_read(const struct workload *w, struct sim_symmetry *s)
                     : strcmp(v->keys[k], "stride") == 0  ? 1
                     : strcmp(v->keys[k], "devices") == 0 ? 2
                     : strcmp(v->keys[k], "tp") == 0      ? 3
+                    : strcmp(v->keys[k], "classes") == 0 ? 4
                                                          : -1;
 
             if (j >= 0 && (e->kind != YVAL_SCALAR || !e->scalar ||
@@ -43,16 +45,23 @@ int sim_symmetry_read(const struct workload *w, struct sim_symmetry *s)
             }
         }
         if (x[0] < 1 || x[1] < 1 || x[2] < 1 || x[2] % (x[0] * x[1]) != 0 ||
-            (x[3] != 1 && x[3] != x[1])) {
+            (x[3] != 1 && x[3] != x[1]) || (x[4] != 1 && x[4] != 4)) {
             return err_set(BAECHI_EPARSE,
                            "workload '%s': x-symmetry: expected {replicas: D >= 1, stride: T >= "
-                           "1, devices: N, a multiple of D x T[, tp: 1 or T]}",
+                           "1, devices: N, a multiple of D x T[, tp: 1 or T][, classes: 1 or 4]}",
                            w->name ? w->name : "?");
         }
         s->replicas = (int32_t)x[0];
         s->stride = (int32_t)x[1];
         s->devices = (int32_t)x[2];
+        if (x[3] > 1 && x[4] != 4) {
+            return err_set(BAECHI_EPARSE,
+                           "workload '%s': x-symmetry: tp: %d needs classes: 4 (a file of an "
+                           "earlier version of --symmetric): parallelise it again",
+                           w->name ? w->name : "?", (int)x[3]);
+        }
         s->tp = (int32_t)x[3];
+        s->classes = (int32_t)x[4];
     }
     return 0;
 }
@@ -62,25 +71,38 @@ bool sim_symmetry_on(const struct sim_symmetry *s)
     return s->replicas > 1 || s->tp > 1;
 }
 
-int32_t sim_symmetry_class_size(const struct sim_symmetry *s)
+int32_t sim_symmetry_stage_reps(const struct sim_symmetry *s)
 {
-    return s->replicas * s->tp;
+    if (s->classes != 4) {
+        return s->stride / s->tp;
+    }
+    return (s->replicas > 1 ? 2 : 1) * (s->tp > 1 ? 2 : s->stride);
 }
 
 void sim_symmetry_describe(const struct sim_symmetry *s, char *buf, size_t n)
 {
-    if (s->tp <= 1) {
+    if (s->classes == 4) {
+        char reps[64], tps[32];
+
+        if (s->replicas > 1) {
+            snprintf(reps, sizeof(reps), "replicas 0 and %d of %d", (int)s->replicas - 1,
+                     (int)s->replicas);
+        } else {
+            snprintf(reps, sizeof(reps), "one replica");
+        }
+        snprintf(tps, sizeof(tps), "%s", s->tp > 1 ? "TP ranks 0 and T-1" : "every TP rank");
         snprintf(buf, n,
-                 "replica 0 of %d simulated (its DP collectives over all %d replicas); all "
-                 "replicas identical: each device shows its replica-0 device's",
-                 (int)s->replicas, (int)s->replicas);
+                 "%d of %d ranks a stage simulated (%s, %s; TP collectives over all %d ranks, DP "
+                 "collectives over all %d replicas); each device shows its class's "
+                 "representative's",
+                 (int)sim_symmetry_stage_reps(s), (int)(s->stride * s->replicas), reps, tps,
+                 (int)s->stride, (int)s->replicas);
         return;
     }
     snprintf(buf, n,
-             "TP rank 0 of replica 0 of %d simulated (its TP collectives over all %d ranks, its "
-             "DP collectives over all %d replicas); all ranks of a stage identical: each device "
-             "shows its stage's first",
-             (int)s->replicas, (int)s->tp, (int)s->replicas);
+             "replica 0 of %d simulated (its DP collectives over all %d replicas); all "
+             "replicas identical: each device shows its replica-0 device's",
+             (int)s->replicas, (int)s->replicas);
 }
 
 /* Device u's replica-0 device (its TP rank kept). */
@@ -91,9 +113,15 @@ static int32_t dp_rep(const struct sim_symmetry *s, int32_t u)
 
 int32_t sim_symmetry_rep(const struct sim_symmetry *s, int32_t u)
 {
-    int32_t v = dp_rep(s, u);
+    int32_t v = dp_rep(s, u), t = u % s->stride, d = u / s->stride % s->replicas;
 
-    return s->tp > 1 ? v - v % s->tp : v;
+    if (s->classes == 4 && d == s->replicas - 1) {
+        v = u; /* the last replica represents itself */
+    }
+    if (s->tp > 1 && !(s->classes == 4 && t == s->tp - 1)) {
+        v -= t; /* TP rank 0 represents ranks 0..T-2 (with classes 4), else all */
+    }
+    return v;
 }
 
 static bool same_device(const struct cluster_device *a, const struct cluster_device *b)
@@ -136,7 +164,7 @@ static bool same_pair(struct pair_key x, struct pair_key y)
 }
 
 /* Replica 0's devices into *out (*n of them); with `tp`, only its TP rank-0
- * devices (the representatives). */
+ * devices (one a stage). */
 static int rep_devices(const struct sim_symmetry *s, bool tp, int32_t **out, int32_t *n)
 {
     int32_t k = 0;
@@ -146,7 +174,7 @@ static int rep_devices(const struct sim_symmetry *s, bool tp, int32_t **out, int
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     for (int32_t u = 0; u < s->devices; u++) {
-        if ((tp ? sim_symmetry_rep(s, u) : dp_rep(s, u)) == u) {
+        if (dp_rep(s, u) == u && (!tp || u % s->tp == 0)) {
             (*out)[k++] = u;
         }
     }
@@ -275,27 +303,35 @@ cleanup:
 int sim_symmetry_expand(const struct sim_symmetry *s, struct sim_result *r)
 {
     const int32_t nd = s->devices < r->n_devices ? s->devices : r->n_devices;
-    const int32_t m = sim_symmetry_class_size(s);
     struct sim_oom *oom;
-    int32_t n = r->n_oom;
+    int32_t n = r->n_oom, m = 0;
 
     if (!sim_symmetry_on(s)) {
         return 0;
     }
     if (n > 0) {
-        if (!(oom = mem_alloc_array((size_t)n * (size_t)m, sizeof(*oom)))) {
+        /* each represented device gets its representative's entries, in
+         * device order: O(N x n_oom), n_oom at most one per representative */
+        for (int32_t u = 0; u < nd; u++) {
+            for (int32_t i = 0; i < n; i++) {
+                m += r->oom[i].device == sim_symmetry_rep(s, u);
+            }
+        }
+        if (!(oom = mem_alloc_array((size_t)m + 1, sizeof(*oom)))) {
             return err_set(BAECHI_ENOMEM, "out of memory");
         }
-        /* copy k: replica k / tp, TP rank k mod tp */
-        for (int32_t k = 0; k < m; k++) {
+        m = 0;
+        for (int32_t u = 0; u < nd; u++) {
             for (int32_t i = 0; i < n; i++) {
-                oom[k * n + i] = r->oom[i];
-                oom[k * n + i].device += k / s->tp * s->stride + k % s->tp;
+                if (r->oom[i].device == sim_symmetry_rep(s, u)) {
+                    oom[m] = r->oom[i];
+                    oom[m++].device = u;
+                }
             }
         }
         free(r->oom);
         r->oom = oom;
-        r->n_oom = n * m;
+        r->n_oom = m;
     }
     for (int32_t u = 0; u < nd; u++) {
         int32_t v = sim_symmetry_rep(s, u);

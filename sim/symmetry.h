@@ -16,7 +16,12 @@
  * rank 0 of replica 0 is written: TP rank t of device v is v + t, device
  * u's representative is also rounded down to a multiple of T, and each TP
  * collective's rank op stands for its group's T ranks (replicas: T,
- * stride: 1).  Without tp (older files) tp is 1.
+ * stride: 1).  Without tp (older files) tp is 1.  With `classes: 4` (what
+ * `parallelize --symmetric` writes now) the last replica and (with tp) the
+ * last TP rank are written as their own representatives: replica k < D-1
+ * is represented by replica 0, TP rank t < T-1 by rank 0, and the rank ops
+ * of replica 0 and TP rank 0 stand for D-1 and T-1 ranks of their groups,
+ * those of replica D-1 and rank T-1 for themselves.
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -37,6 +42,8 @@ struct sim_symmetry {
     int32_t stride;   /* T: replica k of device v is v + k x T */
     int32_t devices;  /* N = D x T x P */
     int32_t tp;       /* T: TP ranks represented by rank 0 too; 1: each written */
+    int32_t classes;  /* 4: replica D-1 and TP rank T-1 (with tp) written as their own
+                       * representatives (the exact graph's request order); 1: older files */
 };
 
 /* Reads w's x-symmetry into *s (replicas 1, tp 1 without one).
@@ -47,8 +54,8 @@ int sim_symmetry_read(const struct workload *w, struct sim_symmetry *s);
 /* Whether s is a symmetric workload's (one device stands for others). */
 bool sim_symmetry_on(const struct sim_symmetry *s);
 
-/* Devices each representative stands for: D x tp. */
-int32_t sim_symmetry_class_size(const struct sim_symmetry *s);
+/* The number of representatives of a stage (ranks written). */
+int32_t sim_symmetry_stage_reps(const struct sim_symmetry *s);
 
 /* The statement of what was simulated (the `symmetric` line of `sim` and
  * `run`), into buf[n]: its width is bounded (three numbers), so

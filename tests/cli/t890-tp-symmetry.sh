@@ -1,15 +1,17 @@
 # check: once
-# TP symmetry (issue 32 items 2 and 3, docs/symmetry.md): with --tp > 1,
-# `--symmetric` writes TP rank 0 of replica 0 of each stage only; each TP
-# collective's rank op stands for its group's T ranks (replicas: T, stride:
-# 1), each DP collective's for its D replicas (replicas: D, stride: T); the
-# top-level x-symmetry carries tp: T.  sim costs the TP collectives over all
-# T ranks and expands the results to every device.  Checked here: what is
-# written; agreement with the exact graph with DP 1 (TP and PP only) and
-# with DP, TP and PP (step, every device's peak, busy time and op count
-# equal); an older file (x-symmetry without tp, every TP rank written: what
-# ZeRO-3 still writes) read as DP-only symmetry; the refusals of TP ranks
-# that the cluster treats differently; the JSON key.
+# TP symmetry (issue 32 items 2 and 3, docs/symmetry.md): `--symmetric`
+# writes a representative per class of ranks of each stage, TP ranks 0 and
+# T-1 of replicas 0 and D-1; the TP collective's rank op of TP rank 0
+# stands for ranks 0..T-2 (replicas: T-1, stride: 1), the DP collective's
+# of replica 0 for replicas 0..D-2 (replicas: D-1, stride: T), the others'
+# for themselves; the top-level x-symmetry carries tp: T and classes: 4.
+# sim costs the collectives over all their ranks and expands the results to
+# every device.  Checked here: what is written; agreement with the exact
+# graph with DP 1 (TP and PP only) and with DP, TP and PP (step, every
+# device's peak, busy time and op count equal); a file of one replica
+# (x-symmetry without tp and classes, as --symmetric wrote before: a
+# fixture) read as before; the refusals of TP ranks that the cluster treats
+# differently; the JSON key.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -22,7 +24,7 @@ agree() {
     python3 - "$1" "$2" <<'PY'
 import json, sys
 e, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert "symmetry" not in e and s["symmetry"]["tp"] > 1, s.get("symmetry")
+assert "symmetry" not in e and s["symmetry"]["classes"] == 4, s.get("symmetry")
 assert e["step_us"] == s["step_us"], (e["step_us"], s["step_us"])
 assert len(e["devices"]) == len(s["devices"])
 for a, b in zip(e["devices"], s["devices"]):
@@ -37,19 +39,22 @@ test_expect_success 'setup' - <<EOF2
 "\$BAECHI" $g --tp 4 --pp 2 --symmetric -o s1.yaml > /dev/null 2>&1
 "\$BAECHI" $g --dp 3 --tp 2 --pp 2 --zero 1 -o e3.yaml > /dev/null 2>&1
 "\$BAECHI" $g --dp 3 --tp 2 --pp 2 --zero 1 --symmetric -o s3.yaml > /dev/null 2>&1
-"\$BAECHI" $g --dp 2 --tp 2 --zero 3 -o ez.yaml > /dev/null 2>&1
-"\$BAECHI" $g --dp 2 --tp 2 --zero 3 --symmetric -o sz.yaml > /dev/null 2>&1
+"\$BAECHI" workload gen gpt --layers 2 --d-model 64 --heads 8 --vocab 128 --seq 16 --dropout 0 --device h100 --optimizer adam --batch 4 --dp 3 --tp 2 -o eo.yaml > /dev/null 2>&1
 EOF2
 
-test_expect_success 'written: TP rank 0 of each stage, TP collectives standing for T ranks' - <<'EOF2'
+test_expect_success 'written: TP ranks 0 and T-1 of replicas 0 and D-1' - <<'EOF2'
 grep -q '^  replicas: 1$' s1.yaml && grep -q '^  tp: 4$' s1.yaml && grep -q '^  devices: 8$' s1.yaml
-# ranks 0 and 4 only (stage 0 and 1's TP rank 0)
-test "$(sed -n 's/^- {name: r\([0-9]*\)\/.*/\1/p' s1.yaml | sort -u | tr '\n' ' ')" = "0 4 "
-grep -q 'x-collective: {id: p0.d0/tp/[^,]*, kind: all-reduce, bytes: [0-9]*, replicas: 4, stride: 1}' s1.yaml
-# DP and TP: ranks 0 and 6 (t + T x (d + D x p) with t = d = 0); DP collectives over 3
-test "$(sed -n 's/^- {name: r\([0-9]*\)\/.*/\1/p' s3.yaml | sort -un | tr '\n' ' ')" = "0 6 "
-grep -q 'x-collective: {id: p0.t0/ddp/b0, kind: all-reduce, bytes: [0-9]*, replicas: 3, stride: 2}' s3.yaml
-grep -q 'x-collective: {id: p0.d0/tp/[^,]*, kind: all-reduce, bytes: [0-9]*, replicas: 2, stride: 1}' s3.yaml
+grep -q '^  classes: 4$' s1.yaml
+# DP 1, TP 4 x PP 2: ranks 0 and 3 of each stage
+test "$(sed -n 's/^- {name: r\([0-9]*\)\/.*/\1/p' s1.yaml | sort -un | tr '\n' ' ')" = "0 3 4 7 "
+grep -q 'name: r0/.*x-collective: {id: p0.d0/tp/[^,]*, kind: all-reduce, bytes: [0-9]*, replicas: 3, stride: 1}' s1.yaml
+grep -q 'name: r3/.*x-collective: {id: p0.d0/tp/[^,]*, kind: all-reduce, bytes: [0-9]*, replicas: 1, stride: 1}' s1.yaml
+# DP 3 x TP 2 x PP 2: t + 2 (d + 3 p) for t in 0, 1 and d in 0, 2; DP collectives of
+# replica 0 stand for replicas 0 and 1; TP 2 needs no copies
+test "$(sed -n 's/^- {name: r\([0-9]*\)\/.*/\1/p' s3.yaml | sort -un | tr '\n' ' ')" = "0 1 4 5 6 7 10 11 "
+grep -q 'name: r0/.*x-collective: {id: p0.t0/ddp/b0, kind: all-reduce, bytes: [0-9]*, replicas: 2, stride: 2}' s3.yaml
+grep -q 'name: r4/.*x-collective: {id: p0.t0/ddp/b0, kind: all-reduce, bytes: [0-9]*, replicas: 1, stride: 2}' s3.yaml
+grep -q 'x-collective: {id: p0.d0/tp/[^,]*, kind: all-reduce, bytes: [0-9]*}' s3.yaml
 EOF2
 
 test_expect_success 'TP x PP (DP 1): the same step and devices as the exact graph' - <<'EOF2'
@@ -69,27 +74,27 @@ done
 agree e3.json s3.json
 EOF2
 
-test_expect_success 'ZeRO-3: DP-only symmetry (no tp key, every TP rank written), still exact' - <<'EOF2'
-! grep -q '^  tp:' sz.yaml
-test "$(sed -n 's/^- {name: r\([0-9]*\)\/.*/\1/p' sz.yaml | sort -un | tr '\n' ' ')" = "0 1 "
-for w in ez sz; do
+test_expect_success 'a file of one replica (no tp, no classes): read as before, exact' - <<'EOF2'
+cp "$TOP/tests/data/symmetric-one-replica.yaml" so.yaml
+! grep -q '^  tp:' so.yaml
+for w in eo so; do
     expect_exit 0 "$BAECHI" sim -w $w.yaml -c dgx-h100-2x8 --placement given --json
     mv "$TMPDIR_TEST/out" $w.json
 done
-python3 - ez.json sz.json <<'PY'
+python3 - eo.json so.json <<'PY'
 import json, sys
 e, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert s["symmetry"] == {"replicas": 2, "stride": 2, "devices": 4, "tp": 1}, s["symmetry"]
-assert e["step_us"] == s["step_us"]
-assert [d["peak_bytes"] for d in e["devices"][:4]] == [d["peak_bytes"] for d in s["devices"][:4]]
+assert s["symmetry"] == {"replicas": 3, "stride": 2, "devices": 6, "tp": 1, "classes": 1}, s["symmetry"]
+assert e["step_us"] == s["step_us"], (e["step_us"], s["step_us"])
+assert [d["peak_bytes"] for d in e["devices"][:6]] == [d["peak_bytes"] for d in s["devices"][:6]]
 PY
 EOF2
 
 test_expect_success 'text: the statement of what was simulated' - <<'EOF2'
 expect_exit 0 "$BAECHI" sim -w s1.yaml -c dgx-h100-2x8 --placement given
-expect_grep '^symmetric +TP rank 0 of replica 0 of 1 simulated \(its TP collectives over all 4 ranks' "$TMPDIR_TEST/out"
-expect_exit 0 "$BAECHI" sim -w sz.yaml -c dgx-h100-2x8 --placement given
-expect_grep '^symmetric +replica 0 of 2 simulated' "$TMPDIR_TEST/out"
+expect_grep '^symmetric +2 of 4 ranks a stage simulated \(one replica, TP ranks 0 and T-1; TP collectives over all 4 ranks' "$TMPDIR_TEST/out"
+expect_exit 0 "$BAECHI" sim -w "$TOP/tests/data/symmetric-one-replica.yaml" -c dgx-h100-2x8 --placement given
+expect_grep '^symmetric +replica 0 of 3 simulated' "$TMPDIR_TEST/out"
 EOF2
 
 test_expect_success 'malformed tp: named' - <<'EOF2'
@@ -146,10 +151,10 @@ EOF2
 test_expect_success 'sim --json: the symmetry key with tp, valid by its schema' - <<'EOF2'
 expect_exit 0 "$BAECHI" sim -w s3.yaml -c c3.yaml --placement given --json
 python3 "$TOP/tests/json_schema.py" "$TOP/docs/schema/sim.json" "$TMPDIR_TEST/out"
-grep -q '"symmetry": {"replicas": 3, "stride": 2, "devices": 12, "tp": 2}' "$TMPDIR_TEST/out"
+grep -q '"symmetry": {"replicas": 3, "stride": 2, "devices": 12, "tp": 2, "classes": 4}' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" run -w s1.yaml -c dgx-h100-2x8 -p given --json
 python3 "$TOP/tests/json_schema.py" "$TOP/docs/schema/run.json" "$TMPDIR_TEST/out"
-grep -q '"symmetry": {"replicas": 1, "stride": 4, "devices": 8, "tp": 4}' "$TMPDIR_TEST/out"
+grep -q '"symmetry": {"replicas": 1, "stride": 4, "devices": 8, "tp": 4, "classes": 4}' "$TMPDIR_TEST/out"
 EOF2
 
 test_done
