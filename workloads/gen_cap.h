@@ -24,7 +24,7 @@
 
 /* The most ops a `--symmetric` parallelisation may write: its representatives
  * (four ranks a stage, docs/symmetry.md) of GPT-3 175B at 96 micro-batches
- * are 1,042,600 ops, which `run` simulates in about 800 MB at 1,024 and at
+ * are 1,042,600 ops, which `run` simulates in about 830 MB at 1,024 and at
  * 16,384 GPUs; twice the cap of other graphs keeps such a file under about
  * 1.6 GB. */
 #define GEN_CAP_SYMMETRIC_OPS 2000000
