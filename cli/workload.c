@@ -313,7 +313,7 @@ static int write_workload(FILE *f, void *w)
 }
 
 int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out, const char *device,
-                        struct costmodel *cm, char *kind, size_t kind_size)
+                        struct costmodel *cm, struct strbuf *kind)
 {
     char role[64];
     int rc;
@@ -330,7 +330,7 @@ int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out,
             return cmd_fail(rc);
         }
     }
-    if (device && (rc = costmodel_from_spec(cm, device, kind, kind_size)) != 0) {
+    if (device && (rc = costmodel_from_spec(cm, device, kind)) != 0) {
         /* a bad --device is the user's (exit 2); out of memory is not */
         return rc == BAECHI_ENOMEM ? cmd_fail(rc) : cmd_usage_error(p, "%s", err_msg());
     }

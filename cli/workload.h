@@ -83,12 +83,14 @@ int workload_cli_write(const struct workload *w, const char *path);
 /*
  * After the options of `workload train` and `workload import`: exactly one
  * operand, the input (else "expected one <what> file"); the cost model of
- * `device` (when not NULL) into *cm (its kind text in kind[]); and `out`
- * distinct from the input ("the <what>") and the device file.  0, or the
- * exit status with the message printed.
+ * `device` (when not NULL) into *cm (the text of a cluster device's kind in
+ * the caller's strbuf kind: costmodel_from_spec); and `out` distinct from
+ * the input ("the <what>") and the device file.  0, or the exit status with
+ * the message printed.
  */
 struct costmodel;
+struct strbuf;
 int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out, const char *device,
-                        struct costmodel *cm, char *kind, size_t kind_size);
+                        struct costmodel *cm, struct strbuf *kind);
 
 #endif

@@ -8,6 +8,7 @@
 #include "cli/workload.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/units.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
@@ -259,7 +260,8 @@ static void train_opts_table(struct cmd_opt *t)
     t[n] = (struct cmd_opt)CMD_OPT_END;
 }
 
-int cmd_workload_train(int argc, char **argv)
+/* `workload train`, the text of a --device cluster's kind in kind (cm.kind) */
+static int workload_train(int argc, char **argv, struct strbuf *kind)
 {
     struct cmd_opt table[GEN_PARAMS_MAX + 4];
     struct cmd_parser p = {argc, argv, argv[0], train_usage, table, NULL, NULL};
@@ -267,7 +269,6 @@ int cmd_workload_train(int argc, char **argv)
     struct train_stats st;
     struct workload fwd, tr;
     struct costmodel cm;
-    char kind[128]; /* cm.kind when --device names a cluster */
     const char *out = "-", *device = NULL;
     bool no_device = false, override = false;
     int c, rc;
@@ -296,7 +297,7 @@ int cmd_workload_train(int argc, char **argv)
         }
     }
     if ((rc = workload_cli_train_check(&p, &o)) != 0 ||
-        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
+        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind)) != 0) {
         return rc;
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {
@@ -322,5 +323,14 @@ int cmd_workload_train(int argc, char **argv)
     rc = write_out(&tr, out, st.param_bytes / (o.param_elem_bytes > 0 ? o.param_elem_bytes : 4));
     workload_release(&fwd);
     workload_release(&tr);
+    return rc;
+}
+
+int cmd_workload_train(int argc, char **argv)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = workload_train(argc, argv, &kind);
+
+    strbuf_release(&kind);
     return rc;
 }

@@ -57,7 +57,8 @@ static void import_opts(struct cmd_opt *t)
     t[n] = (struct cmd_opt)CMD_OPT_END;
 }
 
-int cmd_workload_import(int argc, char **argv)
+/* `workload import`, the text of a --device cluster's kind in kind (cm.kind) */
+static int workload_import(int argc, char **argv, struct strbuf *kind)
 {
     struct cmd_opt table[GEN_PARAMS_MAX + 7];
     struct cmd_parser p = {argc, argv, argv[0], import_usage, table, NULL, NULL};
@@ -65,7 +66,6 @@ int cmd_workload_import(int argc, char **argv)
     struct onnx_import_stats st;
     struct train_opts to;
     struct costmodel cm;
-    char kind[128]; /* cm.kind when --device names a cluster */
     struct workload w, tr;
     const char *out = "-", *device = GEN_DEFAULT_DEVICE, *name = NULL, *train_flag = NULL;
     enum onnx_loss loss = ONNX_LOSS_DEFAULT;
@@ -128,7 +128,7 @@ int cmd_workload_import(int argc, char **argv)
         return rc;
     }
     io.loss = train ? loss : ONNX_LOSS_NONE;
-    if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
+    if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind)) != 0) {
         return rc;
     }
     if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
@@ -198,4 +198,13 @@ int cmd_workload_import(int argc, char **argv)
             train && st.loss == st.loss_default ? " (the default)" : "");
     workload_release(&w);
     return 0;
+}
+
+int cmd_workload_import(int argc, char **argv)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = workload_import(argc, argv, &kind);
+
+    strbuf_release(&kind);
+    return rc;
 }
