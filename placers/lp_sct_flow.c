@@ -367,6 +367,7 @@ static void flow_free(struct flow *f)
 static int flow_alloc(struct flow *f, const struct pgraph *p)
 {
     size_t n = (size_t)p->n + 1, m = (size_t)p->m + 1;
+    int rc;
 
     memset(f, 0, sizeof(*f));
     f->p = p;
@@ -392,7 +393,10 @@ static int flow_alloc(struct flow *f, const struct pgraph *p)
                        "out of memory for the favourite-child LP's flow solver (%d edges)",
                        (int)p->m);
     }
-    return flow_order(f);
+    if ((rc = flow_order(f)) != 0) {
+        flow_free(f);
+    }
+    return rc;
 }
 
 /* The iterates of FISTA: z (feasible), the previous one, the point of the
