@@ -208,6 +208,8 @@ bench: all
 	@./baechi bench sim
 	@./baechi bench scale
 	@./baechi bench
+# issue 32 item 4: m-SCT on the 10k-op layered graph on paper-4gpu-pcie
+	@sh scripts/lp-probe/bench-sct-10k.sh
 
 # Every row of docs/validation.md within its tolerance (exit 1 names the others).
 validate: $(BIN)
