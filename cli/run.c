@@ -18,6 +18,7 @@
 #include "cli/inputs.h"
 #include "cli/pipeline_cli.h"
 #include "cli/place.h"
+#include "cli/progress.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
@@ -52,7 +53,8 @@ enum {
     RUN_OPT_TRACE_MODEL,
     RUN_OPT_DB,
     RUN_OPT_EXPLAIN,
-    RUN_OPT_MODEL
+    RUN_OPT_MODEL,
+    RUN_OPT_PROGRESS
 };
 
 static const struct cmd_opt run_opts[] = {
@@ -67,6 +69,7 @@ static const struct cmd_opt run_opts[] = {
     {"model", RUN_OPT_MODEL, "M",
      "the model whose verdict (fits or not) the run states: timed (default; what sweeps, "
      "reports and figures use) or baechi (the original's scheduler)"},
+    {"progress", RUN_OPT_PROGRESS, "[=WHEN]", PROGRESS_CLI_HELP},
     PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
@@ -332,6 +335,7 @@ struct run_extra {
     enum sim_model verdict_model; /* --model */
     struct pipeline_cli pipe;
     struct sim_symmetry sym; /* the workload's replica symmetry (docs/symmetry.md) */
+    struct progress_cli progress;
 };
 
 static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
@@ -361,6 +365,8 @@ static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
             return cmd_usage_error(cp, "%s", err_msg());
         }
         return 0;
+    case RUN_OPT_PROGRESS:
+        return progress_cli_option(cp, &x->progress);
     default:
         return pipeline_cli_option(cp, c, &x->pipe);
     }
@@ -386,8 +392,8 @@ static int run_report_infeasible(const struct run_extra *x, const struct sweep_o
 }
 
 /* Simulates the placement with both models; the trace (when *have_t) records x->trace_model's. */
-static int run_simulate(const struct run_extra *x, struct place_job *j, struct trace *t,
-                        bool *have_t, struct sim_result *rb, struct sim_result *rt)
+static int run_simulate(struct run_extra *x, struct place_job *j, struct trace *t, bool *have_t,
+                        struct sim_result *rb, struct sim_result *rt)
 {
     struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
     int rc;
@@ -404,6 +410,7 @@ static int run_simulate(const struct run_extra *x, struct place_job *j, struct t
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
+    progress_cli_apply(&x->progress, &so); /* the timed model's line */
     if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0 &&
         (rc = sim_symmetry_expand(&x->sym, rt)) == 0) {
         sim_result_warn(rt, &j->g);
@@ -416,8 +423,10 @@ int cmd_run(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    struct run_extra x = {
-        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0, 1, 1}};
+    struct run_extra x = {.trace_model = SIM_MODEL_TIMED,
+                          .verdict_model = SIM_MODEL_TIMED,
+                          .sym = {1, 0, 0, 1, 1},
+                          .progress = {false, "run: timed"}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;
