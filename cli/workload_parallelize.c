@@ -84,11 +84,11 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
         fprintf(f,
                 "  symmetric: %d of %d ranks a stage written (replicas 0 and D-1, %s), each "
                 "standing for its class (docs/symmetry.md)\n",
-                (int)parallel_ranks_written(o), (int)(o->dp * o->tp),
-                parallel_tp_symmetric(o) ? "TP ranks 0 and T-1" : "every TP rank");
+                (int)parallel_ranks_written(o, w), (int)(o->dp * o->tp),
+                parallel_tp_symmetric(o, w) ? "TP ranks 0 and T-1" : "every TP rank");
     }
     for (int32_t r = 0; r < n; r++) {
-        if (!parallel_rank_written(o, r)) {
+        if (!parallel_rank_written(o, w, r)) {
             continue;
         }
         units_fmt_bytes(dev[r].param_bytes, a, sizeof(a));

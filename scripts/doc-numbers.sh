@@ -68,6 +68,7 @@ auto-accounting auto.md cheap
 auto-bench auto.md slow
 results-demo results.md slow
 symmetry-scale symmetry.md slow
+symmetry-sweeps symmetry.md slow
 '
 
 check=0 cheap=0 list=0 only_docs=""
@@ -830,7 +831,9 @@ blk_symmetry_sweeps() {
     echo
     echo '```'
     for a in "1 100" "3 40 wd tp-min=2 dp-min=1" "11 40 wd zero=3 sp=0 tp-min=2" \
-        "13 20 wd zero=3 sp=1 tp-min=2" "5 8 wd wide=1" "9 24 wd wide=1" "1 40 wd wide=1"; do
+        "13 20 wd zero=3 sp=1 tp-min=2" "5 8 wd wide=1" "1 24 wd wide=1" "2 24 wd wide=1" \
+        "3 24 wd wide=1" "4 24 wd wide=1" "5 24 wd wide=1" "6 24 wd wide=1" "7 24 wd wide=1" \
+        "8 24 wd wide=1" "9 24 wd wide=1" "10 24 wd wide=1" "11 24 wd wide=1" "12 24 wd wide=1"; do
         set -- $a
         mkdir -p "$W/wd"
         seed=$1 n=$2

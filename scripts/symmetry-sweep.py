@@ -17,7 +17,9 @@ difference is the largest relative one of the step and of every device's
 peak, busy time and op count.  Layouts --symmetric refuses (ZeRO-3 with --sp)
 are drawn again; those sim refuses ("not symmetric") are counted.  Prints
 one line a layout ("[TP ranks 0, T-1]" where TP symmetry wrote those two
-TP ranks alone) and the worst; exits 1 when the worst is above 0.5 %.
+TP ranks alone, "[every TP rank]" where --symmetric wrote every TP rank of
+TP 2 or more: one micro-batch with a pipeline) and the worst; exits 1 when
+the worst is above 0.5 %.
 """
 import json
 import os
@@ -106,7 +108,9 @@ def main():
         with open(s) as f:
             m = re.search(r"\n  tp: (\d+)", f.read())
         form = "tp" if m and int(m.group(1)) > 1 else "dp"
-        desc = "%s on %s%s" % (desc_, cname, " [TP ranks 0, T-1]" if form == "tp" else "")
+        tp = int(gen[gen.index("--tp") + 1])
+        label = " [TP ranks 0, T-1]" if form == "tp" else " [every TP rank]" if tp > 1 else ""
+        desc = "%s on %s%s" % (desc_, cname, label)
         done += 1
         n_tp += form == "tp"
         re_ = run(["sim", "-w", e, "-c", c, "--placement", "given", "--json"])

@@ -117,7 +117,7 @@ int gen_cap_parallel(const struct workload *in, const struct parallel_opts *o)
 {
     /* symmetric: a representative per class is written (docs/symmetry.md):
      * the cap counts the ops written */
-    double ops = 1.5 * (double)in->n_ops * (double)parallel_ranks_written(o);
+    double ops = 1.5 * (double)in->n_ops * (double)parallel_ranks_written(o, in);
     const int64_t cap = o->symmetric ? GEN_CAP_SYMMETRIC_OPS : GEN_CAP_OPS;
 
     if (ops > (double)cap) {

@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/pipeline.h"
 #include "core/strbuf.h"
 #include "workloads/gen_cap.h"
 #include "workloads/train.h"
@@ -75,25 +76,38 @@ int parallel_opts_check(const struct parallel_opts *o)
     return 0;
 }
 
-bool parallel_tp_symmetric(const struct parallel_opts *o)
+bool parallel_tp_whole(const struct parallel_opts *o, const struct workload *w)
 {
-    return o->symmetric && o->tp > 1;
+    if (!o->symmetric || o->tp < 3 || o->pp < 2) {
+        return false;
+    }
+    for (int32_t i = 0; i < w->n_top_ext; i++) {
+        if (strcmp(w->top_ext[i].key, PIPELINE_KEY) == 0) {
+            return false; /* micro-batched */
+        }
+    }
+    return true;
 }
 
-bool parallel_rank_written(const struct parallel_opts *o, int32_t r)
+bool parallel_tp_symmetric(const struct parallel_opts *o, const struct workload *w)
+{
+    return o->symmetric && o->tp > 1 && !parallel_tp_whole(o, w);
+}
+
+bool parallel_rank_written(const struct parallel_opts *o, const struct workload *w, int32_t r)
 {
     const int32_t t = r % o->tp, d = r / o->tp % o->dp;
 
-    return !o->symmetric ||
-           ((d == 0 || d == o->dp - 1) && (!parallel_tp_symmetric(o) || t == 0 || t == o->tp - 1));
+    return !o->symmetric || ((d == 0 || d == o->dp - 1) &&
+                             (!parallel_tp_symmetric(o, w) || t == 0 || t == o->tp - 1));
 }
 
-int32_t parallel_ranks_written(const struct parallel_opts *o)
+int32_t parallel_ranks_written(const struct parallel_opts *o, const struct workload *w)
 {
     if (!o->symmetric) {
         return o->dp * o->tp;
     }
-    return (o->dp > 1 ? 2 : 1) * (!parallel_tp_symmetric(o) ? o->tp : 2);
+    return (o->dp > 1 ? 2 : 1) * (!parallel_tp_symmetric(o, w) ? o->tp : 2);
 }
 
 bool parallel_opts_active(const struct parallel_opts *o)
@@ -402,6 +416,12 @@ int parallel_apply(struct workload *out, const struct workload *in, const struct
     strmap_init(&x.names);
     if ((rc = check_opts(in, o)) || (rc = gen_cap_parallel(in, o))) {
         goto done; /* gen_cap_parallel: the size before building it (gen_cap.h) */
+    }
+    if (parallel_tp_whole(o, in)) {
+        err_warn("--symmetric: one micro-batch with a pipeline and TP %d: every TP rank "
+                 "written (replicas 0 and D-1 stand for the others; TP ranks would not: "
+                 "docs/symmetry.md, \"One micro-batch\")",
+                 (int)o->tp);
     }
     rc = BAECHI_ENOMEM;
     if (!(x.stage = mem_calloc(n, sizeof(*x.stage))) ||

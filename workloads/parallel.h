@@ -95,19 +95,27 @@ struct parallel_opts {
                              {replicas: D, stride: T, devices: N, tp: T, classes: 4} */
 };
 
-/* Whether --symmetric represents TP ranks 0..T-2 by rank 0 (T > 1): its TP
- * collectives' rank ops stand for them (x-collective replicas: T-1,
- * stride: 1), and x-symmetry's tp is T (docs/symmetry.md). */
-bool parallel_tp_symmetric(const struct parallel_opts *o);
+/* Whether --symmetric writes every TP rank of graph w although T > 1: a
+ * pipeline (P > 1) of one micro-batch (w without x-pipeline) with T > 2,
+ * where the exact graph's TP ranks run in more classes than two
+ * representatives stand for (docs/symmetry.md, "One micro-batch"). */
+bool parallel_tp_whole(const struct parallel_opts *o, const struct workload *w);
 
-/* With --symmetric, whether rank r = t + T x (d + D x p) is written: one
- * representative per class of the exact graph's request order (docs/symmetry.md):
- * replica 0 (for 0..D-2) and D-1; with TP symmetry TP rank 0 (for 0..T-2)
- * and T-1, else every TP rank.  Without --symmetric every rank. */
-bool parallel_rank_written(const struct parallel_opts *o, int32_t r);
+/* Whether --symmetric represents TP ranks 0..T-2 of graph w by rank 0 (T >
+ * 1 and not parallel_tp_whole): its TP collectives' rank ops stand for them
+ * (x-collective replicas: T-1, stride: 1), and x-symmetry's tp is T
+ * (docs/symmetry.md).  w: the input graph or the parallelised one. */
+bool parallel_tp_symmetric(const struct parallel_opts *o, const struct workload *w);
+
+/* With --symmetric, whether rank r = t + T x (d + D x p) of graph w is
+ * written: one representative per class of the exact graph's request order
+ * (docs/symmetry.md): replica 0 (for 0..D-2) and D-1; with TP symmetry TP
+ * rank 0 (for 0..T-2) and T-1, else every TP rank.  Without --symmetric
+ * every rank. */
+bool parallel_rank_written(const struct parallel_opts *o, const struct workload *w, int32_t r);
 
 /* The ranks parallel_rank_written keeps of a stage's D x T. */
-int32_t parallel_ranks_written(const struct parallel_opts *o);
+int32_t parallel_ranks_written(const struct parallel_opts *o, const struct workload *w);
 
 void parallel_opts_init(struct parallel_opts *o);
 

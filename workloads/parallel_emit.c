@@ -46,7 +46,7 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
      * stands for replicas 0..D-2, copy k on device r + k x T, replica D-1's
      * for itself; with TP symmetry a TP collective's of TP rank 0 for ranks
      * 0..T-2, copy k on device r + k, rank T-1's for itself */
-    const bool tp_rep = parallel_tp_symmetric(x->o) && c->over_tp;
+    const bool tp_rep = parallel_tp_symmetric(x->o, x->w) && c->over_tp;
     const bool dp_rep = x->o->symmetric && !c->over_tp;
     const int32_t copies = tp_rep ? (t == 0 ? T - 1 : 1) : dp_rep ? (d == 0 ? D - 1 : 1) : 1;
     struct yval v = {.kind = YVAL_MAP,
@@ -176,7 +176,7 @@ int parallel_emit(struct workload *out, struct ctx *x)
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (!parallel_rank_written(x->o, r)) {
+        if (!parallel_rank_written(x->o, x->w, r)) {
             continue;
         }
         x->first_id[r] = id;
@@ -185,7 +185,7 @@ int parallel_emit(struct workload *out, struct ctx *x)
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (!parallel_rank_written(x->o, r)) {
+        if (!parallel_rank_written(x->o, x->w, r)) {
             continue;
         }
 
@@ -241,7 +241,7 @@ int parallel_copy_header(struct workload *out, const struct workload *in,
                                 {.kind = YVAL_SCALAR, .scalar = four}};
         struct yval v = {.kind = YVAL_MAP, .n = 5, .keys = keys, .items = items};
 
-        snprintf(t, sizeof(t), "%d", (int)(parallel_tp_symmetric(o) ? o->tp : 1));
+        snprintf(t, sizeof(t), "%d", (int)(parallel_tp_symmetric(o, in) ? o->tp : 1));
         snprintf(a, sizeof(a), "%d", (int)o->dp);
         snprintf(b, sizeof(b), "%d", (int)o->tp);
         snprintf(c, sizeof(c), "%d", (int)(o->dp * o->tp * o->pp));
