@@ -4,9 +4,10 @@
 # sweep of each form the doc's sweeps draw (small GPTs up to 256 GPUs; TP 2
 # or more with DP from 1; ZeRO-3 with TP; ZeRO-3 with --sp; GPT-3 widths),
 # step and every device's peak, busy time and op count within 0.5 %
-# (measured: 0 %).  The doc's long sweeps (100, 40, 40, 20 and 24 layouts:
-# minutes of CPU) are `make doc-numbers`' block symmetry-sweeps; here the
-# doc is checked to name them.
+# (measured: 0 %).  The doc's long sweeps (100, 40, 40 and 20 small-GPT
+# layouts, 8 and twelve seeds of 24 GPT-3-width ones: minutes of CPU) are
+# `make doc-numbers`' block symmetry-sweeps; here the doc is checked to name
+# them.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
