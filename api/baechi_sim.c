@@ -27,6 +27,7 @@
 #include "results/db.h"
 #include "results/sweep.h"
 #include "sim/sim.h"
+#include "sim/symmetry.h"
 #include "sim/trace.h"
 
 #include <errno.h>
@@ -39,6 +40,27 @@
 
 /* ------------------------------------------------------------ simulation */
 
+/* A symmetric workload (parallelize --symmetric) is replica 0 of D on its
+ * given devices: a placer's own placement of its ops stands for nothing, as
+ * `baechi place` says. */
+static int api_symmetry_placer(const struct baechi_workload *w, const struct baechi_placement *p)
+{
+    struct sim_symmetry sym;
+    int rc;
+
+    if ((rc = sim_symmetry_read(&w->w, &sym)) != 0) {
+        return rc;
+    }
+    if (sim_symmetry_on(&sym) && p->p.placer && strcmp(p->p.placer, "given") != 0) {
+        return err_set(BAECHI_EINVAL,
+                       "not symmetric: '%s' is replica 0 of %d (parallelize --symmetric) and "
+                       "runs on its given placement; placer '%s' would place its ops anywhere: "
+                       "use the placer 'given', or the exact workload",
+                       w->w.name, (int)sym.replicas, p->p.placer);
+    }
+    return 0;
+}
+
 /* The world of a simulation under o (placer_world), on copies. */
 int api_world_of(const struct baechi_workload *w, const struct baechi_cluster *c,
                  const struct baechi_placement *p, const struct baechi_options *o, struct graph *g,
@@ -50,7 +72,7 @@ int api_world_of(const struct baechi_workload *w, const struct baechi_cluster *c
         return err_set(BAECHI_EINVAL, "placement of %d ops given for workload '%s' of %d ops",
                        p->p.n_ops, w->w.name, w->g.n_ops);
     }
-    if ((rc = cluster_copy(cw, &c->c)) != 0) {
+    if ((rc = api_symmetry_placer(w, p)) != 0 || (rc = cluster_copy(cw, &c->c)) != 0) {
         return rc;
     }
     if ((rc = placer_world(cw, &o->opt)) != 0 || (rc = placement_check(&p->p, &w->g, cw)) != 0 ||
@@ -124,7 +146,7 @@ int baechi_simulate(const struct baechi_workload *w, const struct baechi_cluster
         h->have_trace = true;
         so.trace = &h->t;
     }
-    rc = sim_run(&g, &cw, p->p.device_of, &so, &h->r);
+    rc = sim_symmetry_run(&w->w, &g, &cw, p->p.device_of, &so, &h->r, NULL);
 cleanup:
     if (rc) {
         baechi_result_free(h);
@@ -285,9 +307,9 @@ int baechi_db_store(const char *db_path, const struct baechi_workload *w,
     }
     sim_result_init(&rb);
     sim_result_init(&rt);
-    CHECK(sim_run(&g, &cw, p->p.device_of, &so, &rb));
+    CHECK(sim_symmetry_run(&w->w, &g, &cw, p->p.device_of, &so, &rb, NULL));
     so.model = SIM_MODEL_TIMED;
-    CHECK(sim_run(&g, &cw, p->p.device_of, &so, &rt));
+    CHECK(sim_symmetry_run(&w->w, &g, &cw, p->p.device_of, &so, &rt, NULL));
     origin = (struct sweep_origin){w->path, c->spec ? c->spec : c->c.name,
                                    p->p.placer ? p->p.placer : "given", &o->opt};
     rc = sweep_record_run(db_path, &origin, &w->w, &g, &cw, &p->p, &p->st, &rb, &rt, 0, NULL);

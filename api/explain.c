@@ -19,6 +19,7 @@
 #include "sim/explain.h"
 #include "sim/explain_json.h"
 #include "sim/sim.h"
+#include "sim/symmetry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ int baechi_explain_memory(const struct baechi_workload *w, const struct baechi_c
     }
     sim_result_init(&r);
     mem_explain_init(&x);
-    CHECK(sim_run(&g, &cw, p->p.device_of, &so, &r));
+    CHECK(sim_symmetry_run(&w->w, &g, &cw, p->p.device_of, &so, &r, NULL));
     CHECK(mem_explain_run(&g, &cw, p->p.device_of, so.model, &r, MEM_EXPLAIN_TOP, &x));
     if (!(f = mem_open_memstream(&text, &len))) {
         rc = err_set(BAECHI_ENOMEM, "out of memory");

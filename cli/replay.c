@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "results/db.h"
 #include "results/sweep.h"
+#include "sim/symmetry.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -239,6 +240,23 @@ int cmd_replay(int argc, char **argv)
         return cmd_usage_error(&cp, "%s", err_msg());
     }
     CHECK(sim_inputs_load(&in, a.wpath, a.cspec, a.pspec, 0, a.memory_fraction));
+    {
+        /* a symmetric workload holds its representatives' ops alone: the
+         * GPUs of the other replicas would idle, and their collectives
+         * would wait for ranks that never run */
+        struct sim_symmetry sym;
+
+        CHECK(sim_symmetry_read(&in.w, &sym));
+        if (sim_symmetry_on(&sym)) {
+            rc = err_set(BAECHI_EINVAL,
+                         "%s: workload '%s' is symmetric (replica 0 of %d, parallelize "
+                         "--symmetric): replay runs every rank's ops on real devices and cannot "
+                         "run a representative for the others; write the workload without "
+                         "--symmetric",
+                         a.wpath, in.w.name, (int)sym.replicas);
+            goto cleanup;
+        }
+    }
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &sopt, &sr));
     CHECK(replay_build(&in.g, &in.c, in.p.device_of, &sr, &prog, &st));
     if (ids && n_ids != in.c.n_devices) {

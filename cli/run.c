@@ -403,16 +403,13 @@ static int run_simulate(struct run_extra *x, struct place_job *j, struct trace *
         *have_t = true;
     }
     so.trace = x->tpath && x->trace_model == SIM_MODEL_BAECHI ? t : NULL;
-    if ((rc = sim_symmetry_check(&x->sym, &j->g, &j->c, j->p.device_of)) ||
-        (rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rb)) ||
-        (rc = sim_symmetry_expand(&x->sym, rb))) {
+    if ((rc = sim_symmetry_run(&j->w, &j->g, &j->c, j->p.device_of, &so, rb, &x->sym)) != 0) {
         return rc;
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
     progress_cli_apply(&x->progress, &so); /* the timed model's line */
-    if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0 &&
-        (rc = sim_symmetry_expand(&x->sym, rt)) == 0) {
+    if ((rc = sim_symmetry_run(&j->w, &j->g, &j->c, j->p.device_of, &so, rt, NULL)) == 0) {
         sim_result_warn(rt, &j->g);
     }
     return rc;
@@ -472,7 +469,6 @@ int cmd_run(int argc, char **argv)
     CHECK(placer_world(&j.c, &pc.opt));
     placer_world_weights(&j.g, &pc.opt, j.g.weight_us); /* g is ours: scale in place */
     CHECK(pipeline_cli_apply(&x.pipe, &j.w, &j.g));
-    CHECK(sim_symmetry_read(&j.w, &x.sym));
     CHECK(run_simulate(&x, &j, &t, &have_t, &rb, &rt));
     bound_options_init(&bo);
     bo.lp_solver = pc.opt.lp_solver; /* --lp-solver: the bound's LP too */

@@ -304,11 +304,8 @@ int cmd_sim(int argc, char **argv)
         have_t = true;
         opt.trace = &t;
     }
-    CHECK(sim_symmetry_read(&in.w, &sym));
-    CHECK(sim_symmetry_check(&sym, &in.g, &in.c, in.p.device_of));
     progress_cli_apply(&progress, &opt);
-    CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
-    CHECK(sim_symmetry_expand(&sym, &r));
+    CHECK(sim_symmetry_run(&in.w, &in.g, &in.c, in.p.device_of, &opt, &r, &sym));
     sim_result_warn(&r, &in.g);
     if (explain) {
         CHECK(mem_explain_run(&in.g, &in.c, in.p.device_of, opt.model, &r, EXPLAIN_TOP, &x));

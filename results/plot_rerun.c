@@ -10,6 +10,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "results/report.h"
+#include "sim/symmetry.h"
 
 #include <libgen.h>
 #include <math.h>
@@ -210,6 +211,22 @@ int plot_rerun_sim(struct db *db, const struct plot_opts *o, struct sim_options 
                      : x->sw.wl[0].error ? x->sw.wl[0].error
                                          : x->sw.cl[0].error);
         goto cleanup;
+    }
+    {
+        /* a symmetric workload's trace holds its representatives' devices
+         * alone: the other devices' lanes would be drawn empty */
+        struct sim_symmetry sym;
+
+        CHECK(sim_symmetry_read(&x->sw.wl[0].w, &sym));
+        if (sim_symmetry_on(&sym)) {
+            rc = err_set(BAECHI_EINVAL,
+                         "run %s: workload '%s' is symmetric (replica 0 of %d, parallelize "
+                         "--symmetric): its simulation times the representatives' devices alone, "
+                         "so no per-device plot is drawn from it; plot a run of the workload "
+                         "written without --symmetric",
+                         id, spec[0], (int)sym.replicas);
+            goto cleanup;
+        }
     }
     CHECK(check_hash(id, "workload", spec[0], plot_cell(&r, 0, 13), x->sw.wl[0].hash));
     CHECK(check_hash(id, "cluster", spec[1], plot_cell(&r, 0, 14), x->sw.cl[0].hash));

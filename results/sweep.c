@@ -17,6 +17,7 @@
 #include "core/workload_yaml.h"
 #include "core/yio.h"
 #include "placers/bound.h"
+#include "sim/symmetry.h"
 #include "results/sweep_internal.h"
 #include "workloads/costmodel.h"
 #include "workloads/gen_params.h"
@@ -78,6 +79,18 @@ static int load_workload(const struct sweep_spec *s, struct sweep_wl *l)
             break;
         }
         l->pinned_devices = d + 1 > l->pinned_devices ? d + 1 : l->pinned_devices;
+    }
+    {
+        /* a symmetric workload (parallelize --symmetric) runs on the whole
+         * cluster its representatives stand for */
+        struct sim_symmetry sym;
+
+        if ((rc = sim_symmetry_read(&l->w, &sym)) != 0) {
+            return rc;
+        }
+        if (sim_symmetry_on(&sym) && l->pinned_devices > 0 && sym.devices > l->pinned_devices) {
+            l->pinned_devices = sym.devices;
+        }
     }
     /* names are looked up by graph_find lazily: build the index before forking */
     if ((rc = graph_index_names(&l->g)) != 0) {
@@ -342,6 +355,34 @@ static int expand(struct sweep *sw)
     return rc;
 }
 
+/*
+ * A symmetric workload (parallelize --symmetric) is replica 0 of D on its
+ * given devices: a point placing it with another placer than `given` would
+ * store the representatives' placement as the cluster's result.  Refused
+ * before the first run, naming the workload's entry (as `baechi place`).
+ */
+static int refuse_symmetric(const struct sweep *sw)
+{
+    for (int32_t i = 0; i < sw->n_points; i++) {
+        const struct sweep_point *p = &sw->point[i];
+        const struct sweep_item *wi = &sw->spec.workloads.item[p->wl];
+        const char *placer = sw->spec.placers.item[p->placer].text;
+        struct sim_symmetry sym;
+
+        if (!sw->wl[p->wl].have_w || strcmp(placer, "given") == 0 ||
+            sim_symmetry_read(&sw->wl[p->wl].w, &sym) != 0 || !sim_symmetry_on(&sym)) {
+            continue; /* a malformed x-symmetry is the workload's load error */
+        }
+        return err_set(BAECHI_EINVAL,
+                       "%s:%d:%d: workload '%s' is not symmetric under placer '%s': it is replica "
+                       "0 of %d (parallelize --symmetric) and runs on its given placement; '%s' "
+                       "would place its ops anywhere: use placer given, or the exact workload",
+                       sw->spec.path, (int)wi->line, (int)wi->col, wi->text, placer,
+                       (int)sym.replicas, placer);
+    }
+    return 0;
+}
+
 int sweep_prepare(struct sweep *sw, const char *text, size_t len, const char *path)
 {
     return sweep_prepare_limit(sw, text, len, path, 0);
@@ -397,7 +438,7 @@ int sweep_prepare_limit(struct sweep *sw, const char *text, size_t len, const ch
             }
         }
     }
-    if ((rc = expand(sw)) != 0) {
+    if ((rc = expand(sw)) != 0 || (rc = refuse_symmetric(sw)) != 0) {
         goto fail;
     }
     return 0;
@@ -548,9 +589,10 @@ int sweep_error_run(const struct sweep *sw, int32_t i, enum sim_model m, const c
     return rc ? rc : set_status(r, DB_STATUS_ERROR, why);
 }
 
-/* Simulates the placed point with every model into runs[]. */
-static int simulate(const struct sweep *sw, const struct sweep_point *p, const struct graph *g0,
-                    const struct cluster *c, const struct placement *pl,
+/* Simulates the placed point with every model into runs[] (a symmetric
+ * workload: checked and expanded, sim_symmetry_run). */
+static int simulate(const struct sweep *sw, const struct sweep_point *p, const struct workload *wl,
+                    const struct graph *g0, const struct cluster *c, const struct placement *pl,
                     const struct placer_stats *st, struct db_run *runs)
 {
     struct graph g;
@@ -564,7 +606,7 @@ static int simulate(const struct sweep *sw, const struct sweep_point *p, const s
         struct sim_options so = {.model = sw->spec.models[m], .trace = NULL};
         struct sim_result res;
         sim_result_init(&res);
-        rc = sim_run(&g, c, pl->device_of, &so, &res);
+        rc = sim_symmetry_run(wl, &g, c, pl->device_of, &so, &res, NULL);
         if (rc == 0) {
             rc = sweep_fill_sim(&runs[m], &g, c, st, &res, pl->device_of, sw->spec.store_placement);
         } else if (rc != BAECHI_ENOMEM) {
@@ -673,7 +715,7 @@ int sweep_point_exec(const struct sweep *sw, int32_t i, struct db_buf *out)
             rc = placer_world(&c, &p->opt);
         }
         if (rc == 0) {
-            rc = simulate(sw, p, &wl->g, &c, &pl, &st, runs);
+            rc = simulate(sw, p, &wl->w, &wl->g, &c, &pl, &st, runs);
         }
     }
     if (rc == BAECHI_ENOMEM) {

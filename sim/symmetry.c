@@ -348,3 +348,25 @@ int sim_symmetry_expand(const struct sim_symmetry *s, struct sim_result *r)
     }
     return 0;
 }
+
+int sim_symmetry_run(const struct workload *w, const struct graph *g, const struct cluster *c,
+                     const int32_t *device_of, const struct sim_options *opt, struct sim_result *r,
+                     struct sim_symmetry *sym)
+{
+    struct sim_symmetry s;
+    int rc;
+
+    /* a representative run alone reports a wrong world (the other
+     * replicas' devices empty): never without the check and expansion */
+    if ((rc = sim_symmetry_read(w, &s)) != 0) {
+        return rc;
+    }
+    if (sym) {
+        *sym = s;
+    }
+    if ((rc = sim_symmetry_check(&s, g, c, device_of)) != 0 ||
+        (rc = sim_run(g, c, device_of, opt, r)) != 0) {
+        return rc;
+    }
+    return sim_symmetry_expand(&s, r);
+}

@@ -92,4 +92,18 @@ int sim_symmetry_check(const struct sim_symmetry *s, const struct graph *g, cons
  */
 int sim_symmetry_expand(const struct sim_symmetry *s, struct sim_result *r);
 
+/*
+ * The one way to simulate a workload's graph (every route: `sim`, `run`,
+ * the C API, sweeps, plot reruns): reads w's x-symmetry, checks it against
+ * c and device_of (sim_symmetry_check), runs sim_run into *r and expands
+ * the representatives' results to every device.  Without x-symmetry it is
+ * sim_run.  *sym (NULL: not wanted) gets the symmetry read.  The errors of
+ * sim_symmetry_read (BAECHI_EPARSE), sim_symmetry_check (BAECHI_EINVAL,
+ * "not symmetric: ..."), sim_run and sim_symmetry_expand; r as sim_run
+ * leaves it (the caller releases it).
+ */
+int sim_symmetry_run(const struct workload *w, const struct graph *g, const struct cluster *c,
+                     const int32_t *device_of, const struct sim_options *opt, struct sim_result *r,
+                     struct sim_symmetry *sym);
+
 #endif
