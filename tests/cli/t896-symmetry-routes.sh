@@ -5,8 +5,8 @@
 # device's peak and ops of `baechi sim` (the representatives expanded, not
 # the other replicas' devices empty); a sweep listing another placer is
 # refused before its first run, naming the workload's entry, and stores
-# nothing; replay and the plots that simulate a stored run again refuse in
-# one line.
+# nothing (unless that pair is excluded); replay and the plots that
+# simulate a stored run again refuse in one line.
 . "$TOP/tests/cli/lib.sh"
 
 cd "$TMPDIR_TEST"
@@ -50,6 +50,14 @@ test "$(wc -l < "$TMPDIR_TEST/err")" = 1
 if test -f t.db; then
     test "$("$BAECHI" db query --db t.db --format csv "SELECT count(*) FROM runs" | sed 1d)" = 0
 fi
+EOF2
+
+test_expect_success 'the other placer excluded for it: the sweep runs' - <<'EOF2'
+{ cat topo.yaml; printf 'exclude:\n  - {workload: s.yaml, placer: m-topo}\n'; } > ex.yaml
+expect_exit 0 "$BAECHI" sweep ex.yaml --db ex.db
+"$BAECHI" db query --db ex.db --format csv "SELECT placer, status FROM runs" > got
+printf 'placer,status\ngiven,ok\n' > want
+diff want got
 EOF2
 
 test_expect_success 'replay: refused in one line' - <<'EOF2'
