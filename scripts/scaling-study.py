@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""scaling-study.py - GPT-3 175B and Llama 2 70B on 256 to 16,384 simulated
+GPUs: step time, throughput per GPU, MFU, per-GPU peak memory and the share
+of exposed communication for each parallel layout (issue 32 item 5;
+docs/scaling.md says what each number means and where each choice comes
+from).  Python 3 standard library only; it drives the `baechi` program.
+
+usage: scripts/scaling-study.py [--baechi B] [--out DIR] [--models M,...]
+           [--gpus N,...] [--layouts TxP,...] [--layers L] [--global-batch B]
+           [--max-micro-batches M] [--jobs J] [--no-plot] [--keep]
+
+For every model, GPU count and layout (TP T x PP P, DP = GPUs / (T x P)) it
+
+  1. writes the cluster: the SuperPOD presets at 1,024 and 16,384 H100s,
+     `baechi cluster gen --nodes GPUs/8` with the same SuperPOD fabric
+     (32-node leaf groups; two tiers up to 256 nodes, three above, 256-node
+     pods) for the other sizes, the A100 SuperPOD preset for the A100 rows;
+  2. generates replica 0 of the step (`workload gen gpt --size S --tp T
+     --pp P --dp D --symmetric --global-batch B --micro-batches M ...`);
+  3. simulates it (`baechi sim --placement given --json`, timed model) and
+     again with communication free (`baechi run -p given --comm-factor 0
+     --json`);
+  4. writes a row of DIR/scaling.csv.
+
+Columns of scaling.csv (one row per point, in the order of the loops):
+
+  model                 the model's name (gpt3-175b, llama2-70b, gpt3-175b-a100)
+  layers                transformer layers simulated (the model's own unless --layers)
+  gpus                  GPUs of the cluster = tp x pp x dp
+  tp, pp, dp            the parallel degrees
+  micro_batches         micro-batches per replica and step (M)
+  micro_batch_size      samples per micro-batch = global_batch / (dp x M)
+  global_batch          samples (sequences) per step
+  seq                   tokens per sample
+  ops                   ops of the simulated replica (0: not generated)
+  step_s                simulated step (timed model), seconds
+  step_comm_free_s      the same step with every transfer and collective free
+  tokens_per_s_per_gpu  global_batch x seq / step_s / gpus
+  mfu                   model FLOPs per step / (step_s x gpus x peak FLOP/s)
+  tflops_per_gpu        model FLOPs per step / step_s / gpus, in TFLOP/s
+  megatron_tflops_per_gpu  Narayanan et al.'s eq. (3) (96 B s l h^2 (1 + s/6h
+                        + V/16lh), recomputation counted) / step_s / gpus:
+                        the number their tables report (GPT models only)
+  peak_gib              the largest per-GPU peak of the timed model, GiB
+  exposed_comm_share    (step_s - step_comm_free_s) / step_s
+  fits                  yes: no GPU over its memory; no: some GPU out of
+                        memory; cap: the replica is over the generator's
+                        1,000,000-op cap (no numbers)
+
+Model FLOPs (per step, no recomputation counted): 3 x the forward pass's
+2 x m x n x k of every matrix product (QKV, attention output, the MLP, the
+LM head) plus attention's QK^T and AV, 4 s h per token and layer, without
+the causal halving (as Megatron counts).  Peak FLOP/s: dense BF16 989.4
+TFLOP/s for H100 SXM5, dense FP16 312 TFLOP/s for A100 (datasheets).
+
+Exit status: 0 when every point ran (cap and out-of-memory points are
+results), 1 when a command failed, 2 on a bad option.
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+# The models: the generator's presets (docs/workloads.md) with the
+# dimensions the FLOP count needs.  Global batches: GPT-3 175B 1,536
+# sequences of 2,048 (Brown et al. 2020, Table 2.1 "3.2M" tokens; Narayanan
+# et al. SC'21, Table 2); Llama 2 70B 4M tokens = 1,024 sequences of 4,096
+# (Touvron et al. 2023, section 2.2).  Layouts: TP 8 (one NVLink node) with
+# PP 8 and 16, and TP 4 inside half a node with PP 16 (175B); the 70B model
+# needs fewer stages: TP 8 x PP 4 and PP 8, TP 4 x PP 8.
+MODELS = {
+    "gpt3-175b": dict(size="gpt3-175b", layers=96, d=12288, heads=96, kv=96, ffn=49152,
+                      vocab=50257, seq=2048, mlp="gelu", global_batch=1536,
+                      device="h100:bf16", peak=989.4e12, cluster="h100",
+                      layouts=[(8, 8), (8, 16), (4, 16)],
+                      extra=["--sp", "--recompute", "selective"]),
+    "llama2-70b": dict(size="llama2-70b", layers=80, d=8192, heads=64, kv=8, ffn=28672,
+                       vocab=32000, seq=4096, mlp="swiglu", global_batch=1024,
+                       device="h100:bf16", peak=989.4e12, cluster="h100",
+                       layouts=[(8, 4), (8, 8), (4, 8)],
+                       extra=["--sp", "--recompute", "selective"]),
+    # Narayanan et al. SC'21, Table 2, PTD parallelism: GPT-3 175B, model-
+    # parallel size 96 (TP 8 x PP 12), batch 1,536, micro-batch 1, 384 / 768
+    # / 1,536 A100s, full activation recomputation, fp16
+    "gpt3-175b-a100": dict(size="gpt3-175b", layers=96, d=12288, heads=96, kv=96, ffn=49152,
+                           vocab=50257, seq=2048, mlp="gelu", global_batch=1536,
+                           device="a100:fp16", peak=312e12, cluster="a100",
+                           layouts=[(8, 12)], gpus=[384, 768, 1536],
+                           extra=["--recompute", "full"]),
+}
+GPUS = [256, 512, 1024, 2048, 4096, 8192, 16384]
+FIELDS = ["model", "layers", "gpus", "tp", "pp", "dp", "micro_batches", "micro_batch_size",
+          "global_batch", "seq", "ops", "step_s", "step_comm_free_s", "tokens_per_s_per_gpu",
+          "mfu", "tflops_per_gpu", "megatron_tflops_per_gpu", "peak_gib",
+          "exposed_comm_share", "fits"]
+
+
+def model_flops(m, layers, batch):
+    """Model FLOPs of one training step (forward and backward, no recomputation)."""
+    d, s = m["d"], m["seq"]
+    kv_width = d * m["kv"] // m["heads"]
+    attn = 2 * d * d + 2 * d * kv_width  # Q and output, K and V
+    mlp = (3 if m["mlp"] == "swiglu" else 2) * d * m["ffn"]
+    per_token = 2 * (layers * (attn + mlp) + d * m["vocab"]) + layers * 4 * s * d
+    return 3 * per_token * batch * s
+
+
+def megatron_flops(m, layers, batch):
+    """Narayanan et al. SC'21 eq. (3): 96 B s l h^2 (1 + s/6h + V/16lh)."""
+    h, s, v = m["d"], m["seq"], m["vocab"]
+    return 96 * batch * s * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h))
+
+
+def cluster_for(b, kind, gpus, work):
+    """The cluster of GPUS GPUs: a preset, or a generated file in WORK."""
+    if kind == "a100":
+        if gpus > 2048:
+            raise ValueError("the A100 SuperPOD preset has 2,048 GPUs, not %d" % gpus)
+        return "dgx-a100-superpod-2k"  # the first GPUS devices: whole nodes, in order
+    if gpus == 1024:
+        return "dgx-h100-superpod-1k"
+    if gpus == 16384:
+        return "dgx-h100-superpod-16k"
+    if gpus % 8:
+        raise ValueError("%d GPUs is not a whole number of 8-GPU nodes" % gpus)
+    nodes = gpus // 8
+    path = os.path.join(work, "h100-%d.yaml" % gpus)
+    if not os.path.exists(path):
+        # the SuperPOD fabric of the presets (docs/topology.md): 32-node
+        # leaf groups; two tiers up to 8 of them (256 nodes), three above
+        # with 256-node pods
+        tiers = "2" if nodes <= 256 else "3"
+        cmd = [b, "cluster", "gen", "--nodes", str(nodes), "--tiers", tiers,
+               "--name", "superpod-h100-%d" % gpus, "-o", path]
+        if nodes < 32:
+            cmd[-2:-2] = ["--nodes-per-leaf", str(nodes)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def micro_batches_for(per_replica, cap):
+    """M and the micro-batch size: size 1 (Megatron's) unless M would pass cap."""
+    b = 1
+    while per_replica // b > cap and per_replica % (2 * b) == 0:
+        b *= 2
+    return per_replica // b, b
+
+
+def run_point(args, name, m, gpus, tp, pp, work):
+    """One point: generate, simulate twice; the CSV row."""
+    layers = args.layers or m["layers"]
+    gb = args.global_batch or m["global_batch"]
+    dp = gpus // (tp * pp)
+    row = dict(model=name, layers=layers, gpus=gpus, tp=tp, pp=pp, dp=dp, global_batch=gb,
+               seq=m["seq"], ops=0)
+    per_replica = gb // dp
+    mb, mbs = micro_batches_for(per_replica, args.max_micro_batches)
+    row.update(micro_batches=mb, micro_batch_size=mbs)
+    tag = "%s-l%d-t%dp%dd%d-m%d" % (name, layers, tp, pp, dp, mb)
+    wl = os.path.join(work, tag + ".yaml")
+    log = os.path.join(work, tag + ".log")
+    cl = cluster_for(args.baechi, m["cluster"], gpus, work)
+    gen = [args.baechi, "workload", "gen", "gpt", "--size", m["size"], "--layers", str(layers),
+           "--global-batch", str(gb), "--micro-batches", str(mb), "--device", m["device"],
+           "--elem-bytes", "2", "--optimizer", "adam", "--mixed-precision", "--dropout", "0",
+           "--tp", str(tp), "--pp", str(pp), "--dp", str(dp), "--name", tag, "-o", wl]
+    gen += m["extra"]
+    if dp > 1:
+        gen.append("--symmetric")
+    with open(log, "w") as lf:
+        r = subprocess.run(gen, stdout=lf, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        text = open(log).read()
+        if "a generated graph may have" in text and r.returncode == 2:
+            row["fits"] = "cap"
+            return row
+        raise RuntimeError("%s failed (exit %d): %s" % (" ".join(gen), r.returncode,
+                                                          text.strip().splitlines()[-1:]))
+    sim = subprocess.run([args.baechi, "sim", "-w", wl, "-c", cl, "--placement", "given",
+                          "--json"], capture_output=True, text=True)
+    if sim.returncode != 0:
+        raise RuntimeError("sim %s failed: %s" % (tag, sim.stderr.strip()))
+    free = subprocess.run([args.baechi, "run", "-w", wl, "-c", cl, "-p", "given",
+                           "--comm-factor", "0", "--json"], capture_output=True, text=True)
+    if free.returncode not in (0, 3):
+        raise RuntimeError("run --comm-factor 0 %s failed: %s" % (tag, free.stderr.strip()))
+    if not args.keep:
+        os.remove(wl)
+    d = json.loads(sim.stdout)
+    step_s = d["step_us"] / 1e6
+    free_s = json.loads(free.stdout)["sim"]["timed"]["step_us"] / 1e6
+    fl = model_flops(m, layers, gb)
+    row.update(ops=d["n_ops"], step_s="%.4f" % step_s, step_comm_free_s="%.4f" % free_s,
+               tokens_per_s_per_gpu="%.1f" % (gb * m["seq"] / step_s / gpus),
+               mfu="%.4f" % (fl / (step_s * gpus * m["peak"])),
+               tflops_per_gpu="%.1f" % (fl / step_s / gpus / 1e12),
+               megatron_tflops_per_gpu=("%.1f" % (megatron_flops(m, layers, gb) / step_s / gpus
+                                                  / 1e12)) if m["mlp"] == "gelu" else "",
+               peak_gib="%.2f" % (max(x["peak_bytes"] for x in d["devices"]) / 2**30),
+               exposed_comm_share="%.4f" % ((step_s - free_s) / step_s),
+               fits="no" if d["oom"] else "yes")
+    return row
+
+
+def points(args):
+    for name in args.models:
+        m = MODELS[name]
+        gpus = args.gpus or m.get("gpus", GPUS)
+        for tp, pp in (args.layouts or m["layouts"]):
+            for n in gpus:
+                if n % (tp * pp) == 0 and n // (tp * pp) >= 1:
+                    yield name, m, n, tp, pp
+
+
+def layout_name(r):
+    return "TP %s x PP %s" % (r["tp"], r["pp"])
+
+
+def plot(args, rows):
+    """One figure per model: tokens/s per GPU against GPUs (log2), a line per layout."""
+    if shutil.which("gnuplot") is None:
+        print("scaling-study: gnuplot not found, no figure (apt-get install gnuplot-nox)",
+              file=sys.stderr)
+        return
+    for name in args.models:
+        mine = [r for r in rows if r["model"] == name and r["fits"] in ("yes", "no")]
+        if not mine:
+            continue
+        base = os.path.join(args.out, "scaling-" + name)
+        layouts = []
+        for r in mine:
+            if layout_name(r) not in layouts:
+                layouts.append(layout_name(r))
+        with open(base + ".csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["layout", "gpus", "tokens_per_s_per_gpu", "mfu", "fits"])
+            for r in mine:
+                w.writerow([layout_name(r), r["gpus"], r["tokens_per_s_per_gpu"], r["mfu"],
+                            r["fits"]])
+        m = MODELS[name]
+        layers = mine[0]["layers"]
+        label = "%s, %d layers%s" % (name, int(layers),
+                                     "" if int(layers) == m["layers"] else
+                                     " (of %d)" % m["layers"])
+        gp = ["# scaling-study %s (scripts/scaling-study.py)" % name,
+              "set terminal pngcairo size 900,600 noenhanced font ',11'",
+              "set output '%s.png'" % base,
+              "set title 'Simulated throughput per GPU: %s, global batch %s x %s tokens'"
+              % (label, mine[0]["global_batch"], mine[0]["seq"]),
+              "set xlabel 'GPUs (log2 scale)'",
+              "set ylabel 'throughput per GPU (tokens/s)'",
+              "set logscale x 2", "set xtics (%s)" % ", ".join(
+                  "'%d' %d" % (g, g) for g in sorted({int(r["gpus"]) for r in mine})),
+              "set yrange [0:*]", "set key outside right top", "set grid",
+              "set offsets graph 0.05, graph 0.05, 0, 0"]
+        cmds = []
+        for i, lay in enumerate(layouts):
+            body = ["%s %s" % (r["gpus"], r["tokens_per_s_per_gpu"]) for r in mine
+                    if layout_name(r) == lay and r["fits"] == "yes"]
+            if body:
+                gp += ["$D_0_%d << EOD" % i] + body + ["EOD"]
+                cmds.append("$D_0_%d using 1:2 with linespoints lw 2 pt %d ps 1.5 title '%s'"
+                            % (i, 5 + 2 * i, lay))
+        oom = ["%s %s" % (r["gpus"], r["tokens_per_s_per_gpu"]) for r in mine if r["fits"] == "no"]
+        if oom:
+            gp += ["$D_0_%d << EOD" % len(layouts)] + oom + ["EOD"]
+            cmds.append("$D_0_%d using 1:2 with points pt 2 ps 2 lc rgb 'red' "
+                        "title 'out of GPU memory'" % len(layouts))
+        gp.append("plot " + ", \\\n     ".join(cmds))
+        os.makedirs(os.path.join(args.out, "work"), exist_ok=True)
+        script = os.path.join(args.out, "work", "scaling-" + name + ".gp")
+        with open(script, "w") as f:
+            f.write("\n".join(gp) + "\n")
+        subprocess.run(["gnuplot", script], check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--baechi", default="./baechi")
+    ap.add_argument("--out", default="scaling-study")
+    ap.add_argument("--models", default="gpt3-175b,llama2-70b")
+    ap.add_argument("--gpus", default="", help="GPU counts (default 256..16384, doubling)")
+    ap.add_argument("--layouts", default="", help="TxP,... (default: the model's)")
+    ap.add_argument("--layers", type=int, default=0, help="layers (default: the model's)")
+    ap.add_argument("--global-batch", type=int, default=0)
+    ap.add_argument("--max-micro-batches", type=int, default=128)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the workload files")
+    args = ap.parse_args()
+    try:
+        args.models = [x for x in args.models.split(",") if x]
+        for x in args.models:
+            if x not in MODELS:
+                ap.error("unknown model '%s' (known: %s)" % (x, ", ".join(MODELS)))
+        args.gpus = [int(x) for x in args.gpus.split(",") if x]
+        args.layouts = [tuple(int(v) for v in x.lower().split("x"))
+                        for x in args.layouts.split(",") if x]
+    except ValueError as e:
+        ap.error(str(e))
+    if any(len(t) != 2 for t in args.layouts):
+        ap.error("--layouts: TxP, e.g. 8x8")
+    if not os.path.isabs(args.baechi) and os.sep in args.baechi:
+        args.baechi = os.path.abspath(args.baechi)
+    work = os.path.join(args.out, "work")
+    os.makedirs(work, exist_ok=True)
+    todo = list(points(args))
+    t0 = time.time()
+    rows = [None] * len(todo)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        futs = {ex.submit(run_point, args, *p, work): i for i, p in enumerate(todo)}
+        try:
+            for f in concurrent.futures.as_completed(futs):
+                i = futs[f]
+                rows[i] = f.result()
+                r = rows[i]
+                print("%-15s %5d GPUs  TP %d x PP %d x DP %-4d M %-4d %s" % (
+                    r["model"], r["gpus"], r["tp"], r["pp"], r["dp"], r["micro_batches"],
+                    "over the op cap" if r["fits"] == "cap" else
+                    "step %s s, %s tokens/s/GPU, MFU %s, peak %s GiB, exposed comm %s%s" % (
+                        r["step_s"], r["tokens_per_s_per_gpu"], r["mfu"], r["peak_gib"],
+                        r["exposed_comm_share"], "" if r["fits"] == "yes" else ", OUT OF MEMORY")),
+                    flush=True)
+        except (RuntimeError, subprocess.CalledProcessError, ValueError) as e:
+            print("scaling-study: %s" % e, file=sys.stderr)
+            for g in futs:
+                g.cancel()
+            return 1
+    with open(os.path.join(args.out, "scaling.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    if not args.no_plot:
+        plot(args, rows)
+    print("scaling-study: %d points in %.0f s wall, %s" % (
+        len(rows), time.time() - t0, os.path.join(args.out, "scaling.csv")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
