@@ -27,7 +27,9 @@ Columns of scaling.csv (one row per point, in the order of the loops):
   model                 the model's name (gpt3-175b, llama2-70b, gpt3-175b-a100)
   layers                transformer layers simulated (the model's own unless --layers)
   gpus                  GPUs of the cluster = tp x pp x dp
-  tp, pp, dp            the parallel degrees
+  tp                    tensor-parallel degree (Megatron, inside a node)
+  pp                    pipeline stages (1F1B schedule)
+  dp                    data-parallel replicas
   micro_batches         micro-batches per replica and step (M)
   micro_batch_size      samples per micro-batch = global_batch / (dp x M)
   global_batch          samples (sequences) per step
@@ -90,7 +92,7 @@ MODELS = {
     "gpt3-175b-a100": dict(size="gpt3-175b", layers=96, d=12288, heads=96, kv=96, ffn=49152,
                            vocab=50257, seq=2048, mlp="gelu", global_batch=1536,
                            device="a100:fp16", peak=312e12, cluster="a100",
-                           layouts=[(8, 12)], gpus=[384, 768, 1536],
+                           layouts=[(8, 12)], gpus=[1536],
                            extra=["--recompute", "full"]),
 }
 GPUS = [256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -153,7 +155,7 @@ def micro_batches_for(per_replica, cap):
 
 def run_point(args, name, m, gpus, tp, pp, work):
     """One point: generate, simulate twice; the CSV row."""
-    layers = args.layers or m["layers"]
+    layers = args.layers.get(name, args.layers.get("", m["layers"]))
     gb = args.global_batch or m["global_batch"]
     dp = gpus // (tp * pp)
     row = dict(model=name, layers=layers, gpus=gpus, tp=tp, pp=pp, dp=dp, global_batch=gb,
@@ -168,7 +170,8 @@ def run_point(args, name, m, gpus, tp, pp, work):
     gen = [args.baechi, "workload", "gen", "gpt", "--size", m["size"], "--layers", str(layers),
            "--global-batch", str(gb), "--micro-batches", str(mb), "--device", m["device"],
            "--elem-bytes", "2", "--optimizer", "adam", "--mixed-precision", "--dropout", "0",
-           "--tp", str(tp), "--pp", str(pp), "--dp", str(dp), "--name", tag, "-o", wl]
+           "--tp", str(tp), "--pp", str(pp), "--dp", str(dp), "--bucket-mb", ("%.6f" % args.bucket_mb).rstrip("0").rstrip("."),
+           "--name", tag, "-o", wl]
     gen += m["extra"]
     if dp > 1:
         gen.append("--symmetric")
@@ -210,7 +213,7 @@ def run_point(args, name, m, gpus, tp, pp, work):
 def points(args):
     for name in args.models:
         m = MODELS[name]
-        gpus = args.gpus or m.get("gpus", GPUS)
+        gpus = sorted(args.gpus or m.get("gpus", GPUS))
         for tp, pp in (args.layouts or m["layouts"]):
             for n in gpus:
                 if n % (tp * pp) == 0 and n // (tp * pp) >= 1:
@@ -244,10 +247,14 @@ def plot(args, rows):
                             r["fits"]])
         m = MODELS[name]
         layers = mine[0]["layers"]
+        # percent MFU per token/s per GPU
+        k = 100 * model_flops(m, int(layers), 1) / m["seq"] / m["peak"]
+        top = max(float(r["tokens_per_s_per_gpu"]) for r in mine) * k
+        tick = 2 if top < 15 else 5 if top < 40 else 10
         label = "%s, %d layers%s" % (name, int(layers),
                                      "" if int(layers) == m["layers"] else
                                      " (of %d)" % m["layers"])
-        gp = ["# scaling-study %s (scripts/scaling-study.py)" % name,
+        gp = ["# figure scaling-study %s (scripts/scaling-study.py)" % name,
               "set terminal pngcairo size 900,600 noenhanced font ',11'",
               "set output '%s.png'" % base,
               "set title 'Simulated throughput per GPU: %s, global batch %s x %s tokens'"
@@ -257,6 +264,10 @@ def plot(args, rows):
               "set logscale x 2", "set xtics (%s)" % ", ".join(
                   "'%d' %d" % (g, g) for g in sorted({int(r["gpus"]) for r in mine})),
               "set yrange [0:*]", "set key outside right top", "set grid",
+              # MFU is throughput x model FLOPs per token / peak: the same
+              # curve on a second scale
+              "set y2label 'MFU (%% of %.1f TFLOP/s)'" % (m["peak"] / 1e12),
+              "set link y2 via y*%.6g inverse y/%.6g" % (k, k), "set y2tics %d format '%%.0f'" % tick, "set ytics nomirror",
               "set offsets graph 0.05, graph 0.05, 0, 0"]
         cmds = []
         for i, lay in enumerate(layouts):
@@ -287,9 +298,12 @@ def main():
     ap.add_argument("--models", default="gpt3-175b,llama2-70b")
     ap.add_argument("--gpus", default="", help="GPU counts (default 256..16384, doubling)")
     ap.add_argument("--layouts", default="", help="TxP,... (default: the model's)")
-    ap.add_argument("--layers", type=int, default=0, help="layers (default: the model's)")
+    ap.add_argument("--layers", default="",
+                    help="layers simulated: N for every model, or MODEL=N,... (default: the model's)")
     ap.add_argument("--global-batch", type=int, default=0)
     ap.add_argument("--max-micro-batches", type=int, default=128)
+    ap.add_argument("--bucket-mb", type=float, default=1e6,
+                    help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the backward)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the workload files")
@@ -300,6 +314,8 @@ def main():
             if x not in MODELS:
                 ap.error("unknown model '%s' (known: %s)" % (x, ", ".join(MODELS)))
         args.gpus = [int(x) for x in args.gpus.split(",") if x]
+        args.layers = {(x.split("=")[0] if "=" in x else ""): int(x.split("=")[-1])
+                       for x in args.layers.split(",") if x}
         args.layouts = [tuple(int(v) for v in x.lower().split("x"))
                         for x in args.layouts.split(",") if x]
     except ValueError as e:
