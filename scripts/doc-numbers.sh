@@ -21,7 +21,9 @@
 # Environment: BAECHI (the program, default ./baechi), DEMO_DB (a `make demo`
 # database for the block `results-demo`, which scripts/demo-numbers.sh
 # passes; without it the block runs the two sweeps it reports into a
-# scratch database).  Every block runs in a fresh
+# scratch database), SCALING_CSV (a scaling.csv of scripts/scaling-study.py
+# --preset doc for the block `scaling-table`; without it the block reruns
+# the study).  Every block runs in a fresh
 # scratch directory: nothing is cached between runs, so a block never reports
 # a result of an older build.
 #
@@ -67,6 +69,8 @@ auto-deadlock auto.md cheap
 auto-accounting auto.md cheap
 auto-bench auto.md slow
 results-demo results.md slow
+scaling-demo scaling.md cheap
+scaling-table scaling.md slow
 '
 
 check=0 cheap=0 list=0 only_docs=""
@@ -801,6 +805,23 @@ blk_results_demo() {
         awk '/^### / && ++n > 1 { exit } { print }'
     echo
 }
+# ---- scaling.md: scripts/scaling-study.py (the study's table and the
+# sentences under it; SCALING_CSV: a scaling.csv of `--preset doc` to
+# report instead of rerunning the study, about 25 minutes of CPU)
+scaling_block() { # preset [csv]
+    csv=${2:-}
+    if [ -z "$csv" ]; then
+        python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset "$1" --out "$W/s" \
+            --no-plot > "$W/study.log" 2>&1 ||
+            fail "scaling-study.py --preset $1 failed: $(tail -1 "$W/study.log")"
+        csv=$W/s/scaling.csv
+    fi
+    echo
+    python3 "$TOP/scripts/scaling-study.py" --table "$csv" || fail "scaling-study.py --table $csv failed"
+    echo
+}
+blk_scaling_demo() { scaling_block demo; }
+blk_scaling_table() { scaling_block doc "${SCALING_CSV:-}"; }
 # ---- the mechanism ---------------------------------------------------------
 # replace block NAME of DOC (under $D) by the output of blk_NAME
 write_block() { # name doc

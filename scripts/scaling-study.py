@@ -5,9 +5,13 @@ of exposed communication for each parallel layout (issue 32 item 5;
 docs/scaling.md says what each number means and where each choice comes
 from).  Python 3 standard library only; it drives the `baechi` program.
 
-usage: scripts/scaling-study.py [--baechi B] [--out DIR] [--models M,...]
-           [--gpus N,...] [--layouts TxP,...] [--layers L] [--global-batch B]
-           [--max-micro-batches M] [--jobs J] [--no-plot] [--keep]
+usage: scripts/scaling-study.py [--preset doc|demo] [--baechi B] [--out DIR]
+           [--models M,...] [--gpus N,...] [--layouts TxP,...] [--layers L]
+           [--global-batch B] [--max-micro-batches M] [--bucket-mb MB]
+           [--jobs J] [--figures DIR] [--format png|svg] [--csv-only]
+           [--no-plot] [--keep]
+       scripts/scaling-study.py --table CSV        (the CSV as markdown)
+       scripts/scaling-study.py --from-csv CSV ... (its figures, nothing run)
 
 For every model, GPU count and layout (TP T x PP P, DP = GPUs / (T x P)) it
 
@@ -93,7 +97,8 @@ MODELS = {
                            vocab=50257, seq=2048, mlp="gelu", global_batch=1536,
                            device="a100:fp16", peak=312e12, cluster="a100",
                            layouts=[(8, 12)], gpus=[1536],
-                           extra=["--recompute", "full"]),
+                           extra=["--recompute", "full"],
+                           published={384: 153, 768: 149, 1536: 141}),
 }
 GPUS = [256, 512, 1024, 2048, 4096, 8192, 16384]
 FIELDS = ["model", "layers", "gpus", "tp", "pp", "dp", "micro_batches", "micro_batch_size",
@@ -213,11 +218,19 @@ def run_point(args, name, m, gpus, tp, pp, work):
 def points(args):
     for name in args.models:
         m = MODELS[name]
+        gb = args.global_batch or m["global_batch"]
         gpus = sorted(args.gpus or m.get("gpus", GPUS))
         for tp, pp in (args.layouts or m["layouts"]):
             for n in gpus:
-                if n % (tp * pp) == 0 and n // (tp * pp) >= 1:
-                    yield name, m, n, tp, pp
+                dp = n // (tp * pp)
+                if n % (tp * pp) or dp < 1:
+                    continue
+                if gb % dp:
+                    # fewer samples than replicas, or not a whole number each
+                    print("scaling-study: %s TP %d x PP %d on %d GPUs skipped: DP %d does not "
+                          "divide the global batch %d" % (name, tp, pp, n, dp, gb), file=sys.stderr)
+                    continue
+                yield name, m, n, tp, pp
 
 
 def layout_name(r):
@@ -225,26 +238,30 @@ def layout_name(r):
 
 
 def plot(args, rows):
-    """One figure per model: tokens/s per GPU against GPUs (log2), a line per layout."""
-    if shutil.which("gnuplot") is None:
-        print("scaling-study: gnuplot not found, no figure (apt-get install gnuplot-nox)",
+    """One figure per model: tokens/s per GPU against GPUs (log2), a line per
+    layout; FIG/scaling-MODEL.csv (its data), FIG/work/scaling-MODEL.gp (its
+    script, which scripts/check-figures.py reads) and, with gnuplot and
+    without --csv-only, FIG/scaling-MODEL.png (or .svg)."""
+    draw = not args.csv_only and shutil.which("gnuplot") is not None
+    if not args.csv_only and not draw:
+        print("scaling-study: gnuplot not found, figure data only (apt-get install gnuplot-nox)",
               file=sys.stderr)
-        return
+    fig = args.figures or args.out
     for name in args.models:
         mine = [r for r in rows if r["model"] == name and r["fits"] in ("yes", "no")]
         if not mine:
             continue
-        base = os.path.join(args.out, "scaling-" + name)
+        base = os.path.join(fig, "scaling-" + name)
         layouts = []
         for r in mine:
             if layout_name(r) not in layouts:
                 layouts.append(layout_name(r))
         with open(base + ".csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["layout", "gpus", "tokens_per_s_per_gpu", "mfu", "fits"])
+            w.writerow(["config", "gpus", "tokens_per_s_per_gpu", "status", "mfu"])
             for r in mine:
-                w.writerow([layout_name(r), r["gpus"], r["tokens_per_s_per_gpu"], r["mfu"],
-                            r["fits"]])
+                w.writerow([layout_name(r), r["gpus"], r["tokens_per_s_per_gpu"],
+                            "ok" if r["fits"] == "yes" else "oom", r["mfu"]])
         m = MODELS[name]
         layers = mine[0]["layers"]
         # percent MFU per token/s per GPU
@@ -255,8 +272,9 @@ def plot(args, rows):
                                      "" if int(layers) == m["layers"] else
                                      " (of %d)" % m["layers"])
         gp = ["# figure scaling-study %s (scripts/scaling-study.py)" % name,
-              "set terminal pngcairo size 900,600 noenhanced font ',11'",
-              "set output '%s.png'" % base,
+              ("set terminal pngcairo size 900,600 noenhanced font ',11'" if args.format == "png"
+               else "set terminal svg size 900,600 noenhanced font 'sans,13' background 'white'"),
+              "set output '%s.%s'" % (base, args.format),
               "set title 'Simulated throughput per GPU: %s, global batch %s x %s tokens'"
               % (label, mine[0]["global_batch"], mine[0]["seq"]),
               "set xlabel 'GPUs (log2 scale)'",
@@ -283,11 +301,93 @@ def plot(args, rows):
             cmds.append("$D_0_%d using 1:2 with points pt 2 ps 2 lc rgb 'red' "
                         "title 'out of GPU memory'" % len(layouts))
         gp.append("plot " + ", \\\n     ".join(cmds))
-        os.makedirs(os.path.join(args.out, "work"), exist_ok=True)
-        script = os.path.join(args.out, "work", "scaling-" + name + ".gp")
+        os.makedirs(os.path.join(fig, "work"), exist_ok=True)
+        script = os.path.join(fig, "work", "scaling-" + name + ".gp")
         with open(script, "w") as f:
             f.write("\n".join(gp) + "\n")
-        subprocess.run(["gnuplot", script], check=True)
+        if draw:
+            subprocess.run(["gnuplot", script], check=True)
+
+
+# Named configurations; options given on the command line override them.
+#   doc   what docs/scaling.md reports (scripts/doc-numbers.sh, block
+#         scaling-table).  DOC_LAYERS is the one knob between the reduced
+#         depth and the full models: {} runs every model at its own depth.
+#   demo  `make demo`'s few points: 4 layers, global batch 512, 4 GPU counts
+DOC_LAYERS = "gpt3-175b=16,llama2-70b=16,gpt3-175b-a100=24"
+PRESETS = {
+    "doc": dict(models="gpt3-175b,llama2-70b,gpt3-175b-a100", layers=DOC_LAYERS),
+    "demo": dict(models="gpt3-175b,llama2-70b", layers="4", global_batch=512,
+                 gpus="256,1024,4096,16384", layouts="8x4,4x4"),
+}
+
+
+def table(rows):
+    """The CSV as markdown: a table per model."""
+    out = []
+    for name in dict.fromkeys(r["model"] for r in rows):
+        mine = [r for r in rows if r["model"] == name]
+        m = MODELS[name]
+        out += ["", "**%s**, %s of %d layers, global batch %s x %s tokens, %s:" % (
+            name, mine[0]["layers"], m["layers"], mine[0]["global_batch"], m["seq"],
+            "A100 SXM4 (fp16)" if m["cluster"] == "a100" else "H100 SXM5 (bf16)"), ""]
+        meg = m["mlp"] == "gelu" and m["cluster"] == "a100"
+        out.append("| GPUs | TP x PP x DP | M x b | step (s) | tokens/s/GPU | MFU | %speak (GiB) "
+                   "| exposed comm | fits |" % ("TFLOP/s/GPU (eq. 3) | " if meg else ""))
+        out.append("|---" * (10 if meg else 9) + "|")
+        for r in mine:
+            if r["fits"] == "cap":
+                out.append("| %s | %s x %s x %s | %s x %s | over the op cap |%s" % (
+                    r["gpus"], r["tp"], r["pp"], r["dp"], r["micro_batches"],
+                    r["micro_batch_size"], " |" * (6 if meg else 5)))
+                continue
+            out.append("| %s | %s x %s x %s | %s x %s | %s | %s | %.1f %%%s | %s | %.1f %% | %s |" % (
+                "{:,}".format(int(r["gpus"])), r["tp"], r["pp"], r["dp"], r["micro_batches"],
+                r["micro_batch_size"], r["step_s"], r["tokens_per_s_per_gpu"],
+                100 * float(r["mfu"]), " | " + r["megatron_tflops_per_gpu"] if meg else "",
+                r["peak_gib"], 100 * float(r["exposed_comm_share"]), r["fits"]))
+        out += summary(m, mine)
+    return "\n".join(out[1:])
+
+
+def summary(m, rows):
+    """The sentences docs/scaling.md draws its conclusions from."""
+    ok = [r for r in rows if r["fits"] in ("yes", "no")]
+    out = []
+    best = {}
+    for r in ok:
+        g = int(r["gpus"])
+        if r["fits"] == "yes" and (g not in best or float(r["mfu"]) > float(best[g]["mfu"])):
+            best[g] = r
+    if len(best) > 1:
+        gs = sorted(best)
+        lo, hi = best[gs[0]], best[gs[-1]]
+        out += ["", "Fastest layout that fits at each GPU count: " + "; ".join(
+            "{:,}: TP {} x PP {} ({:.1f} %)".format(g, best[g]["tp"], best[g]["pp"],
+                                                   100 * float(best[g]["mfu"])) for g in gs) + ".",
+                "From {:,} to {:,} GPUs the best MFU goes from {:.1f} % to {:.1f} % ({:.2f}x) and the "
+                "exposed communication of that layout from {:.1f} % to {:.1f} % of the step.".format(
+                    gs[0], gs[-1], 100 * float(lo["mfu"]), 100 * float(hi["mfu"]),
+                    float(hi["mfu"]) / float(lo["mfu"]), 100 * float(lo["exposed_comm_share"]),
+                    100 * float(hi["exposed_comm_share"]))]
+    for r in ok:
+        pub = m.get("published", {}).get(int(r["gpus"]))
+        if pub and r["megatron_tflops_per_gpu"]:
+            out += ["", "Narayanan et al. (SC'21, Table 2) measured %d TFLOP/s per GPU on %s "
+                    "A100s in this layout; simulated: %s TFLOP/s (%.2fx), MFU %.1f %% against "
+                    "their %.0f %% of peak." % (pub, "{:,}".format(int(r["gpus"])),
+                                                 r["megatron_tflops_per_gpu"],
+                                                 float(r["megatron_tflops_per_gpu"]) / pub,
+                                                 100 * float(r["mfu"]), 100 * pub / 312)]
+    return out
+
+
+def read_csv(path):
+    rows = list(csv.DictReader(open(path, newline="")))
+    for r in rows:
+        if r.get("model") not in MODELS or list(r) != FIELDS:
+            raise ValueError("%s: not a scaling.csv of this script (columns %s)" % (path, list(r)))
+    return rows
 
 
 def main():
@@ -295,30 +395,52 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--baechi", default="./baechi")
     ap.add_argument("--out", default="scaling-study")
-    ap.add_argument("--models", default="gpt3-175b,llama2-70b")
-    ap.add_argument("--gpus", default="", help="GPU counts (default 256..16384, doubling)")
-    ap.add_argument("--layouts", default="", help="TxP,... (default: the model's)")
-    ap.add_argument("--layers", default="",
+    ap.add_argument("--preset", choices=sorted(PRESETS),
+                    help="a named configuration (doc: docs/scaling.md's; demo: make demo's)")
+    ap.add_argument("--models", help="models (default gpt3-175b,llama2-70b; also gpt3-175b-a100)")
+    ap.add_argument("--gpus", help="GPU counts (default 256..16384, doubling)")
+    ap.add_argument("--layouts", help="TxP,... (default: the model's)")
+    ap.add_argument("--layers",
                     help="layers simulated: N for every model, or MODEL=N,... (default: the model's)")
-    ap.add_argument("--global-batch", type=int, default=0)
+    ap.add_argument("--global-batch", type=int)
     ap.add_argument("--max-micro-batches", type=int, default=128)
     ap.add_argument("--bucket-mb", type=float, default=1e6,
                     help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the backward)")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--format", choices=["png", "svg"], default="png", help="the figures' format")
+    ap.add_argument("--no-plot", action="store_true", help="no figure, only scaling.csv")
+    ap.add_argument("--csv-only", action="store_true",
+                    help="the figures' data and gnuplot scripts, not the images")
+    ap.add_argument("--figures", metavar="DIR", help="where the figures go (default: --out)")
     ap.add_argument("--keep", action="store_true", help="keep the workload files")
+    ap.add_argument("--from-csv", metavar="CSV",
+                    help="run nothing: draw the figures (--out) of a scaling.csv")
+    ap.add_argument("--table", metavar="CSV", help="run nothing: print a scaling.csv as markdown")
     args = ap.parse_args()
+    for k, v in PRESETS.get(args.preset, {}).items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     try:
-        args.models = [x for x in args.models.split(",") if x]
+        if args.table:
+            print(table(read_csv(args.table)))
+            return 0
+        args.models = [x for x in (args.models or "gpt3-175b,llama2-70b").split(",") if x]
         for x in args.models:
             if x not in MODELS:
                 ap.error("unknown model '%s' (known: %s)" % (x, ", ".join(MODELS)))
-        args.gpus = [int(x) for x in args.gpus.split(",") if x]
+        args.gpus = [int(x) for x in (args.gpus or "").split(",") if x]
         args.layers = {(x.split("=")[0] if "=" in x else ""): int(x.split("=")[-1])
-                       for x in args.layers.split(",") if x}
+                       for x in (args.layers or "").split(",") if x}
         args.layouts = [tuple(int(v) for v in x.lower().split("x"))
-                        for x in args.layouts.split(",") if x]
-    except ValueError as e:
+                        for x in (args.layouts or "").split(",") if x]
+        if args.from_csv:
+            os.makedirs(args.figures or args.out, exist_ok=True)
+            rows = read_csv(args.from_csv)
+            args.models = [x for x in args.models if any(r["model"] == x for r in rows)] or \
+                list(dict.fromkeys(r["model"] for r in rows))
+            plot(args, rows)
+            return 0
+    except (ValueError, OSError) as e:
         ap.error(str(e))
     if any(len(t) != 2 for t in args.layouts):
         ap.error("--layouts: TxP, e.g. 8x8")
@@ -326,6 +448,8 @@ def main():
         args.baechi = os.path.abspath(args.baechi)
     work = os.path.join(args.out, "work")
     os.makedirs(work, exist_ok=True)
+    if args.figures:
+        os.makedirs(args.figures, exist_ok=True)
     todo = list(points(args))
     t0 = time.time()
     rows = [None] * len(todo)
