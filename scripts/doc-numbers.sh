@@ -71,6 +71,7 @@ auto-bench auto.md slow
 results-demo results.md slow
 scaling-demo scaling.md cheap
 scaling-table scaling.md slow
+scaling-where scaling.md slow
 '
 
 check=0 cheap=0 list=0 only_docs=""
@@ -822,6 +823,15 @@ scaling_block() { # preset [csv]
 }
 blk_scaling_demo() { scaling_block demo; }
 blk_scaling_table() { scaling_block doc "${SCALING_CSV:-}"; }
+# where the exposed communication goes: NVLink or the NICs made free
+blk_scaling_where() {
+    python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset where --out "$W/s" \
+        --no-plot > "$W/study.out" 2> "$W/study.log" ||
+        fail "scaling-study.py --preset where failed: $(tail -1 "$W/study.log")"
+    echo
+    grep '^|' "$W/study.out"
+    echo
+}
 # ---- the mechanism ---------------------------------------------------------
 # replace block NAME of DOC (under $D) by the output of blk_NAME
 write_block() { # name doc

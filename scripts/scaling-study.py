@@ -5,7 +5,7 @@ of exposed communication for each parallel layout (issue 32 item 5;
 docs/scaling.md says what each number means and where each choice comes
 from).  Python 3 standard library only; it drives the `baechi` program.
 
-usage: scripts/scaling-study.py [--preset doc|demo] [--baechi B] [--out DIR]
+usage: scripts/scaling-study.py [--preset doc|where|demo] [--baechi B] [--out DIR]
            [--models M,...] [--gpus N,...] [--layouts TxP,...] [--layers L]
            [--global-batch B] [--max-micro-batches M] [--bucket-mb MB]
            [--jobs J] [--figures DIR] [--format png|svg] [--csv-only]
@@ -70,6 +70,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 # The models: the generator's presets (docs/workloads.md) with the
@@ -123,30 +124,39 @@ def megatron_flops(m, layers, batch):
     return 96 * batch * s * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h))
 
 
-def cluster_for(b, kind, gpus, work):
+# --decompose: the cluster again with one kind of link made (almost) free,
+# 1,000,000 Gb/s, the most `cluster gen` takes (latencies unchanged)
+VARIANTS = {"nvlink-free": ["--nvlink-gbps", "1000000"],
+            "network-free": ["--nic-gbps", "1000000"]}
+
+
+def cluster_for(b, kind, gpus, work, variant=""):
     """The cluster of GPUS GPUs: a preset, or a generated file in WORK."""
     if kind == "a100":
-        if gpus > 2048:
-            raise ValueError("the A100 SuperPOD preset has 2,048 GPUs, not %d" % gpus)
+        if gpus > 2048 or variant:
+            raise ValueError("the A100 rows run on the 2,048-GPU preset only, not %d GPUs%s"
+                             % (gpus, " " + variant if variant else ""))
         return "dgx-a100-superpod-2k"  # the first GPUS devices: whole nodes, in order
-    if gpus == 1024:
+    if gpus == 1024 and not variant:
         return "dgx-h100-superpod-1k"
-    if gpus == 16384:
+    if gpus == 16384 and not variant:
         return "dgx-h100-superpod-16k"
     if gpus % 8:
         raise ValueError("%d GPUs is not a whole number of 8-GPU nodes" % gpus)
     nodes = gpus // 8
-    path = os.path.join(work, "h100-%d.yaml" % gpus)
+    path = os.path.join(work, "h100-%d%s.yaml" % (gpus, "-" + variant if variant else ""))
     if not os.path.exists(path):
-        # the SuperPOD fabric of the presets (docs/topology.md): 32-node
-        # leaf groups; two tiers up to 8 of them (256 nodes), three above
-        # with 256-node pods
+        # the SuperPOD fabric of the presets (docs/topology.md; `cluster gen`
+        # writes the same numbers as the two presets): 32-node leaf groups;
+        # two tiers up to 8 of them (256 nodes), three above with 256-node pods
         tiers = "2" if nodes <= 256 else "3"
+        tmp = "%s.%d.tmp" % (path, threading.get_ident())
         cmd = [b, "cluster", "gen", "--nodes", str(nodes), "--tiers", tiers,
-               "--name", "superpod-h100-%d" % gpus, "-o", path]
+               "--name", "superpod-h100-%d" % gpus, "-o", tmp] + VARIANTS.get(variant, [])
         if nodes < 32:
-            cmd[-2:-2] = ["--nodes-per-leaf", str(nodes)]
+            cmd += ["--nodes-per-leaf", str(nodes)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        os.replace(tmp, path)  # whole, whichever job writes it last
     return path
 
 
@@ -197,6 +207,13 @@ def run_point(args, name, m, gpus, tp, pp, work):
                            "--comm-factor", "0", "--json"], capture_output=True, text=True)
     if free.returncode not in (0, 3):
         raise RuntimeError("run --comm-factor 0 %s failed: %s" % (tag, free.stderr.strip()))
+    for v in VARIANTS if args.decompose else []:
+        r = subprocess.run([args.baechi, "sim", "-w", wl, "-c",
+                            cluster_for(args.baechi, m["cluster"], gpus, work, v),
+                            "--placement", "given", "--json"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("sim %s on the %s cluster failed: %s" % (tag, v, r.stderr.strip()))
+        row[v + "_s"] = "%.4f" % (json.loads(r.stdout)["step_us"] / 1e6)
     if not args.keep:
         os.remove(wl)
     d = json.loads(sim.stdout)
@@ -249,8 +266,8 @@ def plot(args, rows):
     fig = args.figures or args.out
     for name in args.models:
         mine = [r for r in rows if r["model"] == name and r["fits"] in ("yes", "no")]
-        if not mine:
-            continue
+        if len({r["gpus"] for r in mine}) < 2:
+            continue  # a figure against GPUs needs two counts (gpt3-175b-a100 has one)
         base = os.path.join(fig, "scaling-" + name)
         layouts = []
         for r in mine:
@@ -313,10 +330,14 @@ def plot(args, rows):
 #   doc   what docs/scaling.md reports (scripts/doc-numbers.sh, block
 #         scaling-table).  DOC_LAYERS is the one knob between the reduced
 #         depth and the full models: {} runs every model at its own depth.
+#   where the step saved by free NVLink and by free NICs (--decompose)
 #   demo  `make demo`'s few points: 4 layers, global batch 512, 4 GPU counts
 DOC_LAYERS = "gpt3-175b=16,llama2-70b=16,gpt3-175b-a100=24"
 PRESETS = {
     "doc": dict(models="gpt3-175b,llama2-70b,gpt3-175b-a100", layers=DOC_LAYERS),
+    # where the exposed communication goes (docs/scaling.md, block scaling-where)
+    "where": dict(models="gpt3-175b,llama2-70b", layers=DOC_LAYERS, gpus="256,2048,16384",
+                  layouts="8x8", decompose=True),
     "demo": dict(models="gpt3-175b,llama2-70b", layers="4", global_batch=512,
                  gpus="256,1024,4096,16384", layouts="8x4,4x4"),
 }
@@ -382,6 +403,22 @@ def summary(m, rows):
     return out
 
 
+def decompose_table(rows):
+    """--decompose: the step saved by free NVLink and by free NICs, per point."""
+    out = ["| model | GPUs | TP x PP x DP | step (s) | exposed comm | saved by free NVLink "
+           "| saved by free NICs and fabric |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "nvlink-free_s" not in r:
+            continue
+        st = float(r["step_s"])
+        out.append("| %s | %s | %s x %s x %s | %s | %.1f %% | %.1f %% | %.1f %% |" % (
+            r["model"], "{:,}".format(int(r["gpus"])), r["tp"], r["pp"], r["dp"], r["step_s"],
+            100 * float(r["exposed_comm_share"]),
+            100 * (st - float(r["nvlink-free_s"])) / st,
+            100 * (st - float(r["network-free_s"])) / st))
+    return "\n".join(out)
+
+
 def read_csv(path):
     rows = list(csv.DictReader(open(path, newline="")))
     for r in rows:
@@ -396,7 +433,7 @@ def main():
     ap.add_argument("--baechi", default="./baechi")
     ap.add_argument("--out", default="scaling-study")
     ap.add_argument("--preset", choices=sorted(PRESETS),
-                    help="a named configuration (doc: docs/scaling.md's; demo: make demo's)")
+                    help="a named configuration (doc: docs/scaling.md's table; where: its decomposition; demo: make demo's)")
     ap.add_argument("--models", help="models (default gpt3-175b,llama2-70b; also gpt3-175b-a100)")
     ap.add_argument("--gpus", help="GPU counts (default 256..16384, doubling)")
     ap.add_argument("--layouts", help="TxP,... (default: the model's)")
@@ -407,6 +444,9 @@ def main():
     ap.add_argument("--bucket-mb", type=float, default=1e6,
                     help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the backward)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--decompose", action="store_true", default=None,
+                    help="also simulate with NVLink free and with the NICs free; "
+                         "print where the exposed communication goes (no CSV columns)")
     ap.add_argument("--format", choices=["png", "svg"], default="png", help="the figures' format")
     ap.add_argument("--no-plot", action="store_true", help="no figure, only scaling.csv")
     ap.add_argument("--csv-only", action="store_true",
@@ -473,11 +513,13 @@ def main():
                 g.cancel()
             return 1
     with open(os.path.join(args.out, "scaling.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, restval="")
+        w = csv.DictWriter(f, fieldnames=FIELDS, restval="", extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
     if not args.no_plot:
         plot(args, rows)
+    if args.decompose:
+        print(decompose_table(rows))
     print("scaling-study: %d points in %.0f s wall, %s" % (
         len(rows), time.time() - t0, os.path.join(args.out, "scaling.csv")))
     return 0
