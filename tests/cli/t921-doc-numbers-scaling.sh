@@ -1,4 +1,4 @@
-# check: once
+# check: slow once
 # t921-doc-numbers-scaling.sh - the numbers of `make demo`'s scaling study
 # that docs/scaling.md quotes (block scaling-demo: scripts/scaling-study.py
 # --preset demo, 14 points, about 10 s of CPU) are what the program gives
