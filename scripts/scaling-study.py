@@ -18,7 +18,8 @@ For every model, GPU count and layout (TP T x PP P, DP = GPUs / (T x P)) it
   1. writes the cluster: the SuperPOD presets at 1,024 and 16,384 H100s,
      `baechi cluster gen --nodes GPUs/8` with the same SuperPOD fabric
      (32-node leaf groups; two tiers up to 256 nodes, three above, 256-node
-     pods) for the other sizes, the A100 SuperPOD preset for the A100 rows;
+     pods) for the other sizes, and for the A100 rows the A100 SuperPOD's
+     links (`cluster gen --gpu a100`) in 16-node leaf groups;
   2. generates replica 0 of the step (`workload gen gpt --size S --tp T
      --pp P --dp D --symmetric --global-batch B --micro-batches M ...`);
   3. simulates it (`baechi sim --placement given --json`, timed model) and
@@ -60,7 +61,8 @@ the causal halving (as Megatron counts).  Peak FLOP/s: dense BF16 989.4
 TFLOP/s for H100 SXM5, dense FP16 312 TFLOP/s for A100 (datasheets).
 
 Exit status: 0 when every point ran (cap and out-of-memory points are
-results), 1 when a command failed, 2 on a bad option.
+results), 1 when a point failed (named on stderr; the other points are run
+and written), 2 on a bad option.
 """
 import argparse
 import concurrent.futures
@@ -132,28 +134,34 @@ VARIANTS = {"nvlink-free": ["--nvlink-gbps", "1000000"],
 
 def cluster_for(b, kind, gpus, work, variant=""):
     """The cluster of GPUS GPUs: a preset, or a generated file in WORK."""
-    if kind == "a100":
-        if gpus > 2048 or variant:
-            raise ValueError("the A100 rows run on the 2,048-GPU preset only, not %d GPUs%s"
-                             % (gpus, " " + variant if variant else ""))
-        return "dgx-a100-superpod-2k"  # the first GPUS devices: whole nodes, in order
-    if gpus == 1024 and not variant:
+    if kind == "a100" and (gpus % 128 or variant):
+        raise ValueError("the A100 rows take whole 16-node leaf groups, not %d GPUs%s"
+                         % (gpus, " " + variant if variant else ""))
+    if kind == "h100" and gpus == 1024 and not variant:
         return "dgx-h100-superpod-1k"
-    if gpus == 16384 and not variant:
+    if kind == "h100" and gpus == 16384 and not variant:
         return "dgx-h100-superpod-16k"
     if gpus % 8:
         raise ValueError("%d GPUs is not a whole number of 8-GPU nodes" % gpus)
     nodes = gpus // 8
-    path = os.path.join(work, "h100-%d%s.yaml" % (gpus, "-" + variant if variant else ""))
+    path = os.path.join(work, "%s-%d%s.yaml" % (kind, gpus, "-" + variant if variant else ""))
     if not os.path.exists(path):
         # the SuperPOD fabric of the presets (docs/topology.md; `cluster gen`
         # writes the same numbers as the two presets): 32-node leaf groups;
         # two tiers up to 8 of them (256 nodes), three above with 256-node pods
         tiers = "2" if nodes <= 256 else "3"
         tmp = "%s.%d.tmp" % (path, threading.get_ident())
-        cmd = [b, "cluster", "gen", "--nodes", str(nodes), "--tiers", tiers,
-               "--name", "superpod-h100-%d" % gpus, "-o", tmp] + VARIANTS.get(variant, [])
-        if nodes < 32:
+        cmd = [b, "cluster", "gen", "--gpu", kind, "--nodes", str(nodes), "--tiers", tiers,
+               "--name", "superpod-%s-%d" % (kind, gpus), "-o", tmp] + VARIANTS.get(variant, [])
+        if kind == "a100":
+            # deviation: the A100 SuperPOD's scalable units are 20 nodes
+            # (dgx-a100-superpod-2k); leaf groups of 16 nodes here, so that
+            # TP 8 x DP 16 replicas sit alike in them (--symmetric refuses
+            # the preset: a stage's 16 nodes straddle its 20-node groups
+            # differently).  Non-blocking (R = 1), a leaf group's size
+            # changes no time in the model (docs/topology.md).
+            cmd += ["--nodes-per-leaf", "16"]
+        elif nodes < 32:
             cmd += ["--nodes-per-leaf", str(nodes)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         os.replace(tmp, path)  # whole, whichever job writes it last
@@ -343,6 +351,16 @@ PRESETS = {
 }
 
 
+def write_csv(args, rows):
+    """DIR/scaling.csv of the points done so far, in the loops' order (whole)."""
+    path = os.path.join(args.out, "scaling.csv")
+    with open(path + ".tmp", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, restval="", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(r for r in rows if r is not None)
+    os.replace(path + ".tmp", path)
+
+
 def table(rows):
     """The CSV as markdown: a table per model."""
     out = []
@@ -493,36 +511,36 @@ def main():
     todo = list(points(args))
     t0 = time.time()
     rows = [None] * len(todo)
+    failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = {ex.submit(run_point, args, *p, work): i for i, p in enumerate(todo)}
-        try:
-            for f in concurrent.futures.as_completed(futs):
-                i = futs[f]
-                rows[i] = f.result()
-                r = rows[i]
-                print("%-15s %5d GPUs  TP %d x PP %d x DP %-4d M %-4d %s" % (
-                    r["model"], r["gpus"], r["tp"], r["pp"], r["dp"], r["micro_batches"],
-                    "over the op cap" if r["fits"] == "cap" else
-                    "step %s s, %s tokens/s/GPU, MFU %s, peak %s GiB, exposed comm %s%s" % (
-                        r["step_s"], r["tokens_per_s_per_gpu"], r["mfu"], r["peak_gib"],
-                        r["exposed_comm_share"], "" if r["fits"] == "yes" else ", OUT OF MEMORY")),
-                    flush=True)
-        except (RuntimeError, subprocess.CalledProcessError, ValueError) as e:
-            print("scaling-study: %s" % e, file=sys.stderr)
-            for g in futs:
-                g.cancel()
-            return 1
-    with open(os.path.join(args.out, "scaling.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, restval="", extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
+        for f in concurrent.futures.as_completed(futs):
+            i = futs[f]
+            try:
+                rows[i] = r = f.result()
+            except (RuntimeError, subprocess.CalledProcessError, ValueError, OSError) as e:
+                # a point that fails is reported and left out; the others go on
+                print("scaling-study: %s" % e, file=sys.stderr, flush=True)
+                failed += 1
+                continue
+            print("%-15s %5d GPUs  TP %d x PP %d x DP %-4d M %-4d %s" % (
+                r["model"], r["gpus"], r["tp"], r["pp"], r["dp"], r["micro_batches"],
+                "over the op cap" if r["fits"] == "cap" else
+                "step %s s, %s tokens/s/GPU, MFU %s, peak %s GiB, exposed comm %s%s" % (
+                    r["step_s"], r["tokens_per_s_per_gpu"], r["mfu"], r["peak_gib"],
+                    r["exposed_comm_share"], "" if r["fits"] == "yes" else ", OUT OF MEMORY")),
+                flush=True)
+            write_csv(args, rows)  # after every point: a long run stopped keeps its rows
+    rows = [r for r in rows if r is not None]
+    write_csv(args, rows)
     if not args.no_plot:
         plot(args, rows)
     if args.decompose:
         print(decompose_table(rows))
-    print("scaling-study: %d points in %.0f s wall, %s" % (
-        len(rows), time.time() - t0, os.path.join(args.out, "scaling.csv")))
-    return 0
+    print("scaling-study: %d points in %.0f s wall, %s%s" % (
+        len(rows), time.time() - t0, os.path.join(args.out, "scaling.csv"),
+        "; %d failed (above)" % failed if failed else ""))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
