@@ -95,11 +95,12 @@ MODELS = {
                        extra=["--sp", "--recompute", "selective"]),
     # Narayanan et al. SC'21, Table 2, PTD parallelism: GPT-3 175B, model-
     # parallel size 96 (TP 8 x PP 12), batch 1,536, micro-batch 1, 384 / 768
-    # / 1,536 A100s, full activation recomputation, fp16
+    # / 1,536 A100s, full activation recomputation, fp16 (384 GPUs: M = 384,
+    # over the op cap even with one TP rank written)
     "gpt3-175b-a100": dict(size="gpt3-175b", layers=96, d=12288, heads=96, kv=96, ffn=49152,
                            vocab=50257, seq=2048, mlp="gelu", global_batch=1536,
                            device="a100:fp16", peak=312e12, cluster="a100",
-                           layouts=[(8, 12)], gpus=[1536],
+                           layouts=[(8, 12)], gpus=[768, 1536], max_micro_batches=192,
                            extra=["--recompute", "full"],
                            published={384: 153, 768: 149, 1536: 141}),
 }
@@ -184,7 +185,8 @@ def run_point(args, name, m, gpus, tp, pp, work):
     row = dict(model=name, layers=layers, gpus=gpus, tp=tp, pp=pp, dp=dp, global_batch=gb,
                seq=m["seq"], ops=0)
     per_replica = gb // dp
-    mb, mbs = micro_batches_for(per_replica, args.max_micro_batches)
+    mb, mbs = micro_batches_for(per_replica, args.max_micro_batches or
+                                m.get("max_micro_batches", 128))
     row.update(micro_batches=mb, micro_batch_size=mbs)
     tag = "%s-l%d-t%dp%dd%d-m%d" % (name, layers, tp, pp, dp, mb)
     wl = os.path.join(work, tag + ".yaml")
@@ -459,7 +461,9 @@ def main():
     ap.add_argument("--layers",
                     help="layers simulated: N for every model, or MODEL=N,... (default: the model's)")
     ap.add_argument("--global-batch", type=int)
-    ap.add_argument("--max-micro-batches", type=int, default=128)
+    ap.add_argument("--max-micro-batches", type=int,
+                    help="most micro-batches of a replica (default 128; the A100 rows 192, "
+                         "Megatron's micro-batch 1 at 768 GPUs)")
     ap.add_argument("--bucket-mb", type=float, default=1e6,
                     help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the backward)")
     ap.add_argument("--jobs", type=int, default=1)
