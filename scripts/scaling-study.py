@@ -308,25 +308,30 @@ def plot(args, rows):
               "set ylabel 'throughput per GPU (tokens/s)'",
               "set logscale x 2", "set xtics (%s)" % ", ".join(
                   "'%d' %d" % (g, g) for g in sorted({int(r["gpus"]) for r in mine})),
-              "set yrange [0:*]", "set key outside right top", "set grid",
+              "set yrange [0:*]", "set key inside left bottom box opaque", "set grid",
               # MFU is throughput x model FLOPs per token / peak: the same
               # curve on a second scale
               "set y2label 'MFU (%% of %.1f TFLOP/s)'" % (m["peak"] / 1e12),
               "set link y2 via y*%.6g inverse y/%.6g" % (k, k), "set y2tics %d format '%%.0f'" % tick, "set ytics nomirror",
-              "set offsets graph 0.05, graph 0.05, 0, 0"]
+              "set offsets graph 0.05, graph 0.05, graph 0.08, 0"]
         cmds = []
+        n_blocks = 0
         for i, lay in enumerate(layouts):
-            body = ["%s %s" % (r["gpus"], r["tokens_per_s_per_gpu"]) for r in mine
-                    if layout_name(r) == lay and r["fits"] == "yes"]
-            if body:
-                gp += ["$D_0_%d << EOD" % i] + body + ["EOD"]
-                cmds.append("$D_0_%d using 1:2 with linespoints lw 2 pt %d ps 1.5 title '%s'"
-                            % (i, 5 + 2 * i, lay))
-        oom = ["%s %s" % (r["gpus"], r["tokens_per_s_per_gpu"]) for r in mine if r["fits"] == "no"]
-        if oom:
-            gp += ["$D_0_%d << EOD" % len(layouts)] + oom + ["EOD"]
-            cmds.append("$D_0_%d using 1:2 with points pt 2 ps 2 lc rgb 'red' "
-                        "title 'out of GPU memory'" % len(layouts))
+            # a layout's points that fit on its line (filled markers), those
+            # out of memory in its colour, hollow, without the line
+            for fits, style in (("yes", "linespoints lw 2 pt %d ps 1.5" % (5 + 2 * i)),
+                                ("no", "points pt %d ps 1.8" % (4 + 2 * i))):
+                body = ["%s %s" % (r["gpus"], r["tokens_per_s_per_gpu"]) for r in mine
+                        if layout_name(r) == lay and r["fits"] == fits]
+                if not body:
+                    continue
+                gp += ["$D_0_%d << EOD" % n_blocks] + body + ["EOD"]
+                cmds.append("$D_0_%d using 1:2 with %s lc %d %s" % (
+                    n_blocks, style, i + 1, "title '%s'" % lay if fits == "yes" else "notitle"))
+                n_blocks += 1
+        if any(r["fits"] == "no" for r in mine):
+            cmds.append("keyentry with points pt 4 ps 1.8 lc 'black' "
+                        "title 'hollow: out of memory'")
         gp.append("plot " + ", \\\n     ".join(cmds))
         os.makedirs(os.path.join(fig, "work"), exist_ok=True)
         script = os.path.join(fig, "work", "scaling-" + name + ".gp")

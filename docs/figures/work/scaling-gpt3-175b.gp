@@ -7,13 +7,13 @@ set ylabel 'throughput per GPU (tokens/s)'
 set logscale x 2
 set xtics ('256' 256, '512' 512, '1024' 1024, '2048' 2048, '4096' 4096, '8192' 8192, '16384' 16384)
 set yrange [0:*]
-set key outside right top
+set key inside left bottom box opaque
 set grid
 set y2label 'MFU (% of 989.4 TFLOP/s)'
 set link y2 via y*0.0184438 inverse y/0.0184438
 set y2tics 10 format '%.0f'
 set ytics nomirror
-set offsets graph 0.05, graph 0.05, 0, 0
+set offsets graph 0.05, graph 0.05, graph 0.08, 0
 $D_0_0 << EOD
 256 2233.1
 512 2138.7
@@ -41,6 +41,6 @@ $D_0_2 << EOD
 8192 1046.3
 16384 668.4
 EOD
-plot $D_0_0 using 1:2 with linespoints lw 2 pt 5 ps 1.5 title 'TP 8 x PP 8', \
-     $D_0_1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 title 'TP 8 x PP 16', \
-     $D_0_2 using 1:2 with linespoints lw 2 pt 9 ps 1.5 title 'TP 4 x PP 16'
+plot $D_0_0 using 1:2 with linespoints lw 2 pt 5 ps 1.5 lc 1 title 'TP 8 x PP 8', \
+     $D_0_1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc 2 title 'TP 8 x PP 16', \
+     $D_0_2 using 1:2 with linespoints lw 2 pt 9 ps 1.5 lc 3 title 'TP 4 x PP 16'
