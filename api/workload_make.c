@@ -267,15 +267,16 @@ static int parallelize_in_place(struct workload *w, const struct parallel_opts *
     return rc;
 }
 
-int baechi_workload_import_onnx(const char *path, const struct baechi_params *params,
-                                struct baechi_workload **out)
+/* baechi_workload_import_onnx() with kind, the text of a cluster's device
+ * kind (cm.kind), the caller's to release. */
+static int import_onnx(const char *path, const struct baechi_params *params,
+                       struct baechi_workload **out, struct strbuf *kind)
 {
     static const char fn[] = "baechi_workload_import_onnx";
     struct onnx_import_opts io = {0};
     struct onnx_import_stats st;
     struct train_opts to;
     struct costmodel cm;
-    char kind[128];
     struct workload w, tr;
     struct graph g;
     const char *device = "v100";
@@ -306,7 +307,7 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
                      spec.training);
     }
     io.loss = train ? loss : ONNX_LOSS_NONE;
-    if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
+    if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind)) != 0)) {
         return rc;
     }
     if ((rc = onnx_import(&w, path, &io, &st)) != 0) {
@@ -356,15 +357,26 @@ int baechi_workload_import_onnx(const char *path, const struct baechi_params *pa
     return api_workload_adopt(&w, path, out);
 }
 
+int baechi_workload_import_onnx(const char *path, const struct baechi_params *params,
+                                struct baechi_workload **out)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = import_onnx(path, params, out, &kind);
+
+    strbuf_release(&kind);
+    return rc;
+}
+
 /* ------------------------------------------------------------ train */
 
-int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi_params *params,
-                          struct baechi_workload **out)
+/* baechi_workload_train() with kind, the text of a cluster's device kind
+ * (cm.kind), the caller's to release. */
+static int train_workload(const struct baechi_workload *fwd, const struct baechi_params *params,
+                          struct baechi_workload **out, struct strbuf *kind)
 {
     static const char fn[] = "baechi_workload_train";
     struct train_opts to;
     struct costmodel cm;
-    char kind[128];
     struct workload tr;
     const char *device = NULL;
     bool no_device = false, override = false;
@@ -392,7 +404,7 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
         }
     }
     to = spec.gen.train;
-    if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind, sizeof(kind))) != 0)) {
+    if (rc || (device && (rc = costmodel_from_spec(&cm, device, kind)) != 0)) {
         return rc;
     }
     /* the CLI's default: the workload's reference device when a preset */
@@ -408,6 +420,16 @@ int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi
         return rc;
     }
     return api_workload_adopt(&tr, fwd->w.name, out);
+}
+
+int baechi_workload_train(const struct baechi_workload *fwd, const struct baechi_params *params,
+                          struct baechi_workload **out)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = train_workload(fwd, params, out, &kind);
+
+    strbuf_release(&kind);
+    return rc;
 }
 
 /* ------------------------------------------------------------ parallelize */

@@ -38,7 +38,10 @@ int cmd_getopt(struct cmd_parser *p)
             BUG("too many options for '%s'", p->cmd);
         }
         lopts[nl].name = o->name;
-        lopts[nl].has_arg = o->arg ? required_argument : no_argument;
+        /* "[=WHEN]": a value only as --name=VALUE (cmd.h) */
+        lopts[nl].has_arg = !o->arg            ? no_argument
+                            : o->arg[0] == '[' ? optional_argument
+                                               : required_argument;
         lopts[nl].flag = NULL;
         lopts[nl].val = o->val;
         nl++;

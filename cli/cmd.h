@@ -30,7 +30,8 @@ struct cmd_struct {
 };
 
 /* One option: long name, short letter (0 for none), argument placeholder
- * (NULL for a flag) and the help line. */
+ * (NULL for a flag; "[=WHEN]" for an optional value, given only as
+ * --name=VALUE, optarg NULL without) and the help line. */
 struct cmd_opt {
     const char *name;
     int val; /* returned by cmd_getopt; a letter, or a value >= 256 */

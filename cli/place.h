@@ -60,8 +60,8 @@ enum {
          "m-SCT: at most N simplex iterations (0 = none); counts work, so the result never "       \
          "depends on the machine's speed"},                                                        \
         {"lp-solver", PLACE_OPT_LPSOLVER, "S",                                                     \
-         "m-SCT and the bound: LP solver glpk, clp or auto (default: GLPK up to 100,000 "          \
-         "non-zeros, CLP above)"},                                                                 \
+         "m-SCT and the bound: LP solver glpk, clp, flow (m-SCT only) or auto (default: GLPK "     \
+         "up to 100,000 non-zeros, CLP above within an iteration budget, then flow)"},             \
         {"seed", PLACE_OPT_SEED, "S", "seed of the random and auto placers (default 1)"},          \
         {"refine", PLACE_OPT_REFINE, NULL,                                                         \
          "then improve the placement by auto's local search (--budget-ms, --seed)"},               \

@@ -18,6 +18,7 @@
 #include "cli/inputs.h"
 #include "cli/pipeline_cli.h"
 #include "cli/place.h"
+#include "cli/progress.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/escape.h"
@@ -52,7 +53,8 @@ enum {
     RUN_OPT_TRACE_MODEL,
     RUN_OPT_DB,
     RUN_OPT_EXPLAIN,
-    RUN_OPT_MODEL
+    RUN_OPT_MODEL,
+    RUN_OPT_PROGRESS
 };
 
 static const struct cmd_opt run_opts[] = {
@@ -67,6 +69,7 @@ static const struct cmd_opt run_opts[] = {
     {"model", RUN_OPT_MODEL, "M",
      "the model whose verdict (fits or not) the run states: timed (default; what sweeps, "
      "reports and figures use) or baechi (the original's scheduler)"},
+    {"progress", RUN_OPT_PROGRESS, "[=WHEN]", PROGRESS_CLI_HELP},
     PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
@@ -330,6 +333,7 @@ struct run_extra {
     enum sim_model verdict_model; /* --model */
     struct pipeline_cli pipe;
     struct sim_symmetry sym; /* the workload's replica symmetry (docs/symmetry.md) */
+    struct progress_cli progress;
 };
 
 static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
@@ -359,6 +363,8 @@ static int run_extra_option(struct cmd_parser *cp, int c, void *ctx)
             return cmd_usage_error(cp, "%s", err_msg());
         }
         return 0;
+    case RUN_OPT_PROGRESS:
+        return progress_cli_option(cp, &x->progress);
     default:
         return pipeline_cli_option(cp, c, &x->pipe);
     }
@@ -384,8 +390,8 @@ static int run_report_infeasible(const struct run_extra *x, const struct sweep_o
 }
 
 /* Simulates the placement with both models; the trace (when *have_t) records x->trace_model's. */
-static int run_simulate(const struct run_extra *x, struct place_job *j, struct trace *t,
-                        bool *have_t, struct sim_result *rb, struct sim_result *rt)
+static int run_simulate(struct run_extra *x, struct place_job *j, struct trace *t, bool *have_t,
+                        struct sim_result *rb, struct sim_result *rt)
 {
     struct sim_options so = {.model = SIM_MODEL_BAECHI, .trace = NULL};
     int rc;
@@ -402,6 +408,7 @@ static int run_simulate(const struct run_extra *x, struct place_job *j, struct t
     }
     so.model = SIM_MODEL_TIMED;
     so.trace = x->tpath && x->trace_model == SIM_MODEL_TIMED ? t : NULL;
+    progress_cli_apply(&x->progress, &so); /* the timed model's line */
     if ((rc = sim_run(&j->g, &j->c, j->p.device_of, &so, rt)) == 0 &&
         (rc = sim_symmetry_expand(&x->sym, rt)) == 0) {
         sim_result_warn(rt, &j->g);
@@ -414,8 +421,10 @@ int cmd_run(int argc, char **argv)
     struct cmd_parser cp = {
         .argc = argc, .argv = argv, .cmd = "run", .usage = run_usage, .opts = run_opts};
     struct place_cli pc;
-    struct run_extra x = {
-        .trace_model = SIM_MODEL_TIMED, .verdict_model = SIM_MODEL_TIMED, .sym = {1, 0, 0}};
+    struct run_extra x = {.trace_model = SIM_MODEL_TIMED,
+                          .verdict_model = SIM_MODEL_TIMED,
+                          .sym = {1, 0, 0},
+                          .progress = {false, "run: timed"}};
     struct place_job j;
     struct sim_result rb, rt;
     struct bound_result bd;

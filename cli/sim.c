@@ -13,6 +13,7 @@
 #include "cli/explain.h"
 #include "cli/inputs.h"
 #include "cli/pipeline_cli.h"
+#include "cli/progress.h"
 #include "core/cluster.h"
 #include "core/err.h"
 #include "core/limits.h"
@@ -37,7 +38,7 @@ static const char *const sim_usage[] = {
     NULL,
 };
 
-enum { OPT_JSON = 256, OPT_EXPLAIN };
+enum { OPT_JSON = 256, OPT_EXPLAIN, OPT_PROGRESS };
 
 static const struct cmd_opt sim_opts[] = {
     {"workload", 'w', "W", "the workload (YAML)"},
@@ -49,6 +50,7 @@ static const struct cmd_opt sim_opts[] = {
     {"explain-memory", OPT_EXPLAIN, NULL,
      "what is live at each device's peak, by tensor and by kind (JSON: memory_explain)"},
     {"devices", 'k', "K", "use only the first K devices of the cluster"},
+    {"progress", OPT_PROGRESS, "[=WHEN]", PROGRESS_CLI_HELP},
     PIPELINE_CLI_OPTS,
     CMD_OPT_END,
 };
@@ -230,6 +232,7 @@ int cmd_sim(int argc, char **argv)
     struct mem_explain x;
     struct sim_symmetry sym = {1, 0, 0};
     struct pipeline_cli pipe;
+    struct progress_cli progress = {false, "sim"};
     bool json = false, have_t = false, explain = false;
     long k = 0;
     int rc = 0, status = EXIT_OK, opt_c, r_opt;
@@ -258,6 +261,11 @@ int cmd_sim(int argc, char **argv)
             break;
         case OPT_EXPLAIN:
             explain = true;
+            break;
+        case OPT_PROGRESS:
+            if (progress_cli_option(&cp, &progress)) {
+                return EXIT_BADINPUT;
+            }
             break;
         case 'k':
             if (cmd_parse_int(&cp, "--devices", cp.optarg, 1, LIMIT_MAX_DEVICES, &k)) {
@@ -295,6 +303,7 @@ int cmd_sim(int argc, char **argv)
     }
     CHECK(sim_symmetry_read(&in.w, &sym));
     CHECK(sim_symmetry_check(&sym, &in.g, &in.c, in.p.device_of));
+    progress_cli_apply(&progress, &opt);
     CHECK(sim_run(&in.g, &in.c, in.p.device_of, &opt, &r));
     CHECK(sim_symmetry_expand(&sym, &r));
     sim_result_warn(&r, &in.g);

@@ -222,25 +222,36 @@ int cmd_workload(int argc, char **argv)
     return cmd_dispatch("workload", workload_verbs, argc, argv);
 }
 
-const char *workload_cli_train_flag(int c)
+void workload_cli_table_opts(struct cmd_opt *t, int *n, unsigned uses)
 {
-    switch (c) {
-    case WORKLOAD_OPT_OPTIMIZER:
-        return "--optimizer";
-    case WORKLOAD_OPT_BWD:
-        return "--bwd-factor";
-    case WORKLOAD_OPT_MICRO:
-        return "--micro-batches";
-    case WORKLOAD_OPT_SAVE_ALL:
-        return "--save-all-inputs";
-    case WORKLOAD_OPT_RECOMPUTE:
-        return "--recompute";
-    case WORKLOAD_OPT_SCHEDULE:
-        return "--schedule";
-    case WORKLOAD_OPT_VSTAGES:
-        return "--virtual-stages";
+    const struct gen_param *rows = gen_params();
+
+    for (int i = 0; rows[i].name; i++) {
+        if ((rows[i].uses & uses) == uses) {
+            t[(*n)++] =
+                (struct cmd_opt){rows[i].name, WORKLOAD_OPT_TABLE + i, rows[i].arg, rows[i].help};
+        }
+    }
+}
+
+/* The table's row of option c when it has every bit of `uses`, else NULL. */
+static const struct gen_param *table_row(int c, unsigned uses)
+{
+    const struct gen_param *rows = gen_params();
+
+    for (int i = 0; rows[i].name; i++) {
+        if (c == WORKLOAD_OPT_TABLE + i) {
+            return (rows[i].uses & uses) == uses ? &rows[i] : NULL;
+        }
     }
     return NULL;
+}
+
+const char *workload_cli_train_flag(int c)
+{
+    const struct gen_param *row = table_row(c, GEN_PARAM_SYNTHESIS);
+
+    return row ? row->name : NULL;
 }
 
 int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen_spec *spec)
@@ -250,23 +261,43 @@ int workload_cli_table_option(struct cmd_parser *p, const char *flag, struct gen
                : 0;
 }
 
+/* Option c of the rows with `uses` into spec by the table: 0, 2 (printed),
+ * -1 not one of them. */
+static int table_row_option(struct cmd_parser *p, int c, unsigned uses, struct gen_spec *spec)
+{
+    const struct gen_param *row = table_row(c, uses);
+
+    if (!row) {
+        return -1;
+    }
+    return gen_spec_set(spec, row->name, row->type == GEN_PARAM_FLAG ? "true" : p->optarg)
+               ? cmd_usage_error(p, "--%s: %s", row->name, err_msg())
+               : 0;
+}
+
 int workload_cli_train_option(struct cmd_parser *p, int c, struct train_opts *o)
 {
-    const char *flag = workload_cli_train_flag(c);
     struct gen_spec spec;
     int rc;
 
-    if (!flag) {
-        return -1;
-    }
     /* the bounds and words of the one parameter table (workloads/gen_params.c) */
     gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
     spec.gen.train = *o;
-    if (c == WORKLOAD_OPT_SAVE_ALL) {
-        p->optarg = NULL; /* a flag */
-    }
-    if ((rc = workload_cli_table_option(p, flag, &spec)) == 0) {
+    if ((rc = table_row_option(p, c, GEN_PARAM_SYNTHESIS, &spec)) == 0) {
         *o = spec.gen.train;
+    }
+    return rc;
+}
+
+int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o)
+{
+    struct gen_spec spec;
+    int rc;
+
+    gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
+    spec.par = *o;
+    if ((rc = table_row_option(p, c, GEN_PARAM_PARALLEL, &spec)) == 0) {
+        *o = spec.par;
     }
     return rc;
 }
@@ -282,7 +313,7 @@ static int write_workload(FILE *f, void *w)
 }
 
 int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out, const char *device,
-                        struct costmodel *cm, char *kind, size_t kind_size)
+                        struct costmodel *cm, struct strbuf *kind)
 {
     char role[64];
     int rc;
@@ -299,7 +330,7 @@ int workload_cli_finish(struct cmd_parser *p, const char *what, const char *out,
             return cmd_fail(rc);
         }
     }
-    if (device && (rc = costmodel_from_spec(cm, device, kind, kind_size)) != 0) {
+    if (device && (rc = costmodel_from_spec(cm, device, kind)) != 0) {
         /* a bad --device is the user's (exit 2); out of memory is not */
         return rc == BAECHI_ENOMEM ? cmd_fail(rc) : cmd_usage_error(p, "%s", err_msg());
     }

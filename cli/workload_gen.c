@@ -8,6 +8,7 @@
 #include "cli/workload.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/units.h"
 #include "core/workload.h"
 #include "core/workload_yaml.h"
@@ -240,29 +241,39 @@ static const char *const train_usage[] = {
     NULL,
 };
 
-static const struct cmd_opt train_opts_table[] = {
-    {"output", 'o', "FILE", "write the training workload here (default: standard output)"},
-    WORKLOAD_TRAIN_OPTS,
-    {"device", OPT_DEVICE, "KIND",
-     "cost model that times ops without time_us (update ops): a preset, a cluster file[:N] "
-     "(calibrated), default the workload's reference_device when it is a preset, else v100; "
-     "none = leave them untimed"},
-    {"override", OPT_OVERRIDE, NULL, "time every op from the cost model (measured times too)"},
-    CMD_OPT_END,
-};
-
-int cmd_workload_train(int argc, char **argv)
+/* Fills t (GEN_PARAMS_MAX + 4 rows): -o, the training options of the
+ * parameter table (their help written there once), --device, --override. */
+static void train_opts_table(struct cmd_opt *t)
 {
-    struct cmd_parser p = {argc, argv, argv[0], train_usage, train_opts_table, NULL, NULL};
+    int n = 0;
+
+    t[n++] = (struct cmd_opt){"output", 'o', "FILE",
+                              "write the training workload here (default: standard output)"};
+    workload_cli_table_opts(t, &n, GEN_PARAM_SYNTHESIS);
+    t[n++] = (struct cmd_opt){
+        "device", OPT_DEVICE, "KIND",
+        "cost model that times ops without time_us (update ops): a preset, a cluster file[:N] "
+        "(calibrated), default the workload's reference_device when it is a preset, else v100; "
+        "none = leave them untimed"};
+    t[n++] = (struct cmd_opt){"override", OPT_OVERRIDE, NULL,
+                              "time every op from the cost model (measured times too)"};
+    t[n] = (struct cmd_opt)CMD_OPT_END;
+}
+
+/* `workload train`, the text of a --device cluster's kind in kind (cm.kind) */
+static int workload_train(int argc, char **argv, struct strbuf *kind)
+{
+    struct cmd_opt table[GEN_PARAMS_MAX + 4];
+    struct cmd_parser p = {argc, argv, argv[0], train_usage, table, NULL, NULL};
     struct train_opts o;
     struct train_stats st;
     struct workload fwd, tr;
     struct costmodel cm;
-    char kind[128]; /* cm.kind when --device names a cluster */
     const char *out = "-", *device = NULL;
     bool no_device = false, override = false;
     int c, rc;
 
+    train_opts_table(table);
     train_opts_init(&o);
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {
@@ -271,17 +282,6 @@ int cmd_workload_train(int argc, char **argv)
         case 'o':
             out = p.optarg;
             break;
-        case WORKLOAD_OPT_OPTIMIZER:
-        case WORKLOAD_OPT_BWD:
-        case WORKLOAD_OPT_MICRO:
-        case WORKLOAD_OPT_SAVE_ALL:
-        case WORKLOAD_OPT_SCHEDULE:
-        case WORKLOAD_OPT_VSTAGES:
-        case WORKLOAD_OPT_RECOMPUTE:
-            if (workload_cli_train_option(&p, c, &o)) {
-                return EXIT_BADINPUT;
-            }
-            break;
         case OPT_DEVICE:
             no_device = strcmp(p.optarg, "none") == 0;
             device = no_device ? NULL : p.optarg;
@@ -289,12 +289,15 @@ int cmd_workload_train(int argc, char **argv)
         case OPT_OVERRIDE:
             override = true;
             break;
-        default:
-            return EXIT_BADINPUT;
+        default: /* the training options of the table, else a bad option */
+            if (workload_cli_train_option(&p, c, &o)) {
+                return EXIT_BADINPUT;
+            }
+            break;
         }
     }
     if ((rc = workload_cli_train_check(&p, &o)) != 0 ||
-        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind, sizeof(kind))) != 0) {
+        (rc = workload_cli_finish(&p, "workload", out, device, &cm, kind)) != 0) {
         return rc;
     }
     if ((rc = workload_read_yaml(&fwd, argv[cmd_optind()]))) {
@@ -320,5 +323,14 @@ int cmd_workload_train(int argc, char **argv)
     rc = write_out(&tr, out, st.param_bytes / (o.param_elem_bytes > 0 ? o.param_elem_bytes : 4));
     workload_release(&fwd);
     workload_release(&tr);
+    return rc;
+}
+
+int cmd_workload_train(int argc, char **argv)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = workload_train(argc, argv, &kind);
+
+    strbuf_release(&kind);
     return rc;
 }

@@ -29,34 +29,43 @@ static const char *const import_usage[] = {
     NULL,
 };
 
-static const struct cmd_opt import_opts[] = {
-    {"output", 'o', "FILE", "write the workload here (default: standard output)"},
-    {"name", OPT_NAME, "NAME",
-     "the workload's name (default: the model file's, with a suffix per non-default option; "
-     "docs/workloads.md)"},
-    {"batch", 'b', "N", "batch size: activations and FLOPs scaled from the exported batch"},
-    {"train", OPT_TRAIN, NULL, "add the training graph (backward and update ops)"},
-    {"loss", OPT_LOSS, "LOSS",
-     "with --train, the loss after the model's first output: cross-entropy, mse or none "
-     "(default: cross-entropy when a linear layer makes the output and it is [N, C] class "
-     "logits, or [B, S, V] logits of a model reading integer token ids; mse for another "
-     "output of a linear layer; none for hidden states; docs/onnx-import.md)"},
-    WORKLOAD_TRAIN_OPTS, /* with --train */
-    {"device", OPT_DEVICE, "KIND",
-     "cost model for time_us: a preset (rtx2080 p100 v100 a100 a100-pcie h100 h200), a "
-     "cluster file[:N] whose device N was measured by 'baechi calibrate', or none (default "
-     "v100); a suffix :fp32|tf32|fp16|bf16|fp8 sets the GEMMs' data type (docs/devices.md)"},
-    CMD_OPT_END,
-};
-
-int cmd_workload_import(int argc, char **argv)
+/* Fills t (GEN_PARAMS_MAX + 7 rows): import's own options, the training
+ * options of the parameter table (with --train) and its --device (their
+ * help written there once). */
+static void import_opts(struct cmd_opt *t)
 {
-    struct cmd_parser p = {argc, argv, argv[0], import_usage, import_opts, NULL, NULL};
+    const struct gen_param *device = gen_param_find("device");
+    int n = 0;
+
+    t[n++] = (struct cmd_opt){"output", 'o', "FILE",
+                              "write the workload here (default: standard output)"};
+    t[n++] = (struct cmd_opt){"name", OPT_NAME, "NAME",
+                              "the workload's name (default: the model file's, with a suffix per "
+                              "non-default option; docs/workloads.md)"};
+    t[n++] = (struct cmd_opt){"batch", 'b', "N",
+                              "batch size: activations and FLOPs scaled from the exported batch"};
+    t[n++] = (struct cmd_opt){"train", OPT_TRAIN, NULL,
+                              "add the training graph (backward and update ops)"};
+    t[n++] = (struct cmd_opt){
+        "loss", OPT_LOSS, "LOSS",
+        "with --train, the loss after the model's first output: cross-entropy, mse or none "
+        "(default: cross-entropy when a linear layer makes the output and it is [N, C] class "
+        "logits, or [B, S, V] logits of a model reading integer token ids; mse for another "
+        "output of a linear layer; none for hidden states; docs/onnx-import.md)"};
+    workload_cli_table_opts(t, &n, GEN_PARAM_SYNTHESIS);
+    t[n++] = (struct cmd_opt){device->name, OPT_DEVICE, device->arg, device->help};
+    t[n] = (struct cmd_opt)CMD_OPT_END;
+}
+
+/* `workload import`, the text of a --device cluster's kind in kind (cm.kind) */
+static int workload_import(int argc, char **argv, struct strbuf *kind)
+{
+    struct cmd_opt table[GEN_PARAMS_MAX + 7];
+    struct cmd_parser p = {argc, argv, argv[0], import_usage, table, NULL, NULL};
     struct onnx_import_opts io = {0};
     struct onnx_import_stats st;
     struct train_opts to;
     struct costmodel cm;
-    char kind[128]; /* cm.kind when --device names a cluster */
     struct workload w, tr;
     const char *out = "-", *device = GEN_DEFAULT_DEVICE, *name = NULL, *train_flag = NULL;
     enum onnx_loss loss = ONNX_LOSS_DEFAULT;
@@ -64,6 +73,7 @@ int cmd_workload_import(int argc, char **argv)
     FILE *msg;
     int c, rc;
 
+    import_opts(table);
     train_opts_init(&to);
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {
@@ -91,18 +101,6 @@ int cmd_workload_import(int argc, char **argv)
             }
             loss_flag = true;
             break;
-        case WORKLOAD_OPT_OPTIMIZER:
-        case WORKLOAD_OPT_BWD:
-        case WORKLOAD_OPT_MICRO:
-        case WORKLOAD_OPT_SAVE_ALL:
-        case WORKLOAD_OPT_RECOMPUTE:
-        case WORKLOAD_OPT_SCHEDULE:
-        case WORKLOAD_OPT_VSTAGES:
-            if (workload_cli_train_option(&p, c, &to)) {
-                return EXIT_BADINPUT;
-            }
-            train_flag = workload_cli_train_flag(c);
-            break;
         case OPT_NAME:
             if (!p.optarg[0]) {
                 return cmd_usage_error(&p, "--name must not be empty");
@@ -112,21 +110,25 @@ int cmd_workload_import(int argc, char **argv)
         case OPT_DEVICE:
             device = strcmp(p.optarg, "none") == 0 ? NULL : p.optarg;
             break;
-        default:
-            return EXIT_BADINPUT;
+        default: /* the training options of the table, else a bad option */
+            if (workload_cli_train_option(&p, c, &to)) {
+                return EXIT_BADINPUT;
+            }
+            train_flag = workload_cli_train_flag(c);
+            break;
         }
     }
     if (loss_flag && !train) {
-        train_flag = "--loss";
+        train_flag = "loss";
     }
     if (train_flag && !train) {
-        return cmd_usage_error(&p, "%s is about the training graph: add --train", train_flag);
+        return cmd_usage_error(&p, "--%s is about the training graph: add --train", train_flag);
     }
     if ((rc = workload_cli_train_check(&p, &to)) != 0) {
         return rc;
     }
     io.loss = train ? loss : ONNX_LOSS_NONE;
-    if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind, sizeof(kind))) != 0) {
+    if ((rc = workload_cli_finish(&p, "ONNX model", out, device, &cm, kind)) != 0) {
         return rc;
     }
     if ((rc = onnx_import(&w, argv[cmd_optind()], &io, &st))) {
@@ -196,4 +198,13 @@ int cmd_workload_import(int argc, char **argv)
             train && st.loss == st.loss_default ? " (the default)" : "");
     workload_release(&w);
     return 0;
+}
+
+int cmd_workload_import(int argc, char **argv)
+{
+    struct strbuf kind = STRBUF_INIT; /* whole at any length (a char[128] cut it) */
+    int rc = workload_import(argc, argv, &kind);
+
+    strbuf_release(&kind);
+    return rc;
 }

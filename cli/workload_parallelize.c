@@ -2,7 +2,8 @@
  * workload_parallelize.c - `baechi workload parallelize`: a training graph
  * -> the step over D x T x P devices with DDP/ZeRO, Megatron tensor and
  * pipeline parallelism (workloads/parallel.h), and its placement; the
- * options it shares with `workload gen` (WORKLOAD_PARALLEL_OPTS).
+ * options it shares with `workload gen` (the parameter table's rows of
+ * GEN_PARAM_PARALLEL: workload_cli_table_opts).
  *
  * Part of baechi-c; see README.md for the licence.
  */
@@ -33,51 +34,19 @@ static const char *const parallelize_usage[] = {
 
 enum { OPT_PLACEMENT_OUT = 700 };
 
-static const struct cmd_opt parallelize_opts[] = {
-    {"output", 'o', "FILE", "write the parallelised workload here (default: standard output)"},
-    {"placement-out", OPT_PLACEMENT_OUT, "FILE",
-     "also write its placement (rank r = t + T x (d + D x p): TP innermost, then DP, then PP)"},
-    WORKLOAD_PARALLEL_OPTS,
-    CMD_OPT_END,
-};
-
-int workload_cli_parallel_option(struct cmd_parser *p, int c, struct parallel_opts *o)
+/* Fills t (GEN_PARAMS_MAX + 3 rows): -o, --placement-out, and the parallelism
+ * options of the parameter table (their help written there once). */
+static void parallelize_opts(struct cmd_opt *t)
 {
-    static const struct {
-        int c;
-        const char *flag;
-        bool arg;
-    } opts[] = {
-        {WORKLOAD_OPT_DP, "--dp", true},
-        {WORKLOAD_OPT_TP, "--tp", true},
-        {WORKLOAD_OPT_PP, "--pp", true},
-        {WORKLOAD_OPT_ZERO, "--zero", true},
-        {WORKLOAD_OPT_BUCKET, "--bucket-mb", true},
-        {WORKLOAD_OPT_PP_BALANCE, "--pp-balance", true},
-        {WORKLOAD_OPT_MIXED, "--mixed-precision", false},
-        {WORKLOAD_OPT_FP32_GRADS, "--fp32-main-grads", false},
-        {WORKLOAD_OPT_SP, "--sp", false},
-        {WORKLOAD_OPT_SYMMETRIC, "--symmetric", false},
-    };
-    struct gen_spec spec;
-    int rc;
+    int n = 0;
 
-    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-        if (opts[i].c != c) {
-            continue;
-        }
-        /* the bounds and words of the one parameter table (workloads/gen_params.c) */
-        gen_spec_init(&spec, GEN_SOURCE_MODEL, "gpt");
-        spec.par = *o;
-        if (!opts[i].arg) {
-            p->optarg = NULL; /* a flag */
-        }
-        if ((rc = workload_cli_table_option(p, opts[i].flag, &spec)) == 0) {
-            *o = spec.par;
-        }
-        return rc;
-    }
-    return -1;
+    t[n++] = (struct cmd_opt){"output", 'o', "FILE",
+                              "write the parallelised workload here (default: standard output)"};
+    t[n++] = (struct cmd_opt){"placement-out", OPT_PLACEMENT_OUT, "FILE",
+                              "also write its placement (rank r = t + T x (d + D x p): TP "
+                              "innermost, then DP, then PP)"};
+    workload_cli_table_opts(t, &n, GEN_PARAM_PARALLEL);
+    t[n] = (struct cmd_opt)CMD_OPT_END;
 }
 
 /* The placement the graph's `device` fields give (every op has one). */
@@ -140,12 +109,14 @@ int workload_cli_parallel_check(struct cmd_parser *p, const struct parallel_opts
 
 int cmd_workload_parallelize(int argc, char **argv)
 {
-    struct cmd_parser p = {argc, argv, argv[0], parallelize_usage, parallelize_opts, NULL, NULL};
+    struct cmd_opt table[GEN_PARAMS_MAX + 3];
+    struct cmd_parser p = {argc, argv, argv[0], parallelize_usage, table, NULL, NULL};
     struct parallel_opts o;
     struct workload in, out;
     const char *path = "-", *placement = NULL;
     int c, rc;
 
+    parallelize_opts(table);
     parallel_opts_init(&o);
     while ((c = cmd_getopt(&p)) != -1) {
         switch (c) {

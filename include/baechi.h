@@ -227,8 +227,9 @@ int64_t baechi_cluster_device_memory_bytes(const struct baechi_cluster *c, int32
  *   threshold T         m-SCT rounding threshold; 0.1
  *   lp_time_limit S     m-SCT GLPK wall-time limit in s (0 = none; reached: m-ETF); 0
  *   lp_iteration_limit N  m-SCT simplex iterations (work, deterministic; 0 = none); 0
- *   lp_solver S         m-SCT's and the bound's LP: glpk, clp or auto (GLPK up to
- *                       100,000 non-zeros, CLP above); auto
+ *   lp_solver S         m-SCT's and the bound's LP: glpk, clp, flow (m-SCT's only)
+ *                       or auto (GLPK up to 100,000 non-zeros, CLP above within an
+ *                       iteration budget, then flow); auto
  *   seed S              seed of the random and auto placers; 1
  *   persistent_at_place B
  *   refine B            then auto's local search on the placement (not for auto); false

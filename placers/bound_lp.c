@@ -285,7 +285,8 @@ static int solve(const struct graph *g, const struct cluster *c, enum placer_lp_
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
     parm.it_lim = BOUND_LP_ITERS_PER_ELEMENT * (glp_get_num_rows(lp) + glp_get_num_cols(lp));
-    solver = lp_solver_choose(want, glp_get_num_nz(lp));
+    /* the flow solver is m-SCT's LP's alone (lp_sct_flow.h): the bound's LP goes by size */
+    solver = lp_solver_choose(want == PLACER_LP_FLOW ? PLACER_LP_AUTO : want, glp_get_num_nz(lp));
     snprintf(r->lp_solver, sizeof(r->lp_solver), "%s", placer_lp_solver_name(solver));
     if (solver == PLACER_LP_CLP) {
         rc = solve_clp(lp, parm.it_lim, unit, &r->lp_us, status, status_size);

@@ -42,6 +42,7 @@
 #include "core/array.h"
 #include "core/err.h"
 #include "placers/lp_backend.h"
+#include "placers/lp_sct_flow.h"
 
 #include <errno.h>
 #include <glpk.h>
@@ -673,6 +674,39 @@ done:
     return rc;
 }
 
+/*
+ * CLP, and under `auto` with no iteration limit of the user's a budget of
+ * iterations set by the LP's size (lp_backend.h): CLP stopped by it, the
+ * LP goes to the flow solver (lp_sct_flow.h), and r says so (solver flow,
+ * iterations CLP's and the flow's steps together).  deviation: the
+ * original solves every LP exactly (MOSEK); an LP that the simplex does not
+ * finish within the budget gets an approximate solution with a certified
+ * gap (docs/limits.md, "m-SCT's LP").
+ */
+static int lp_clp_then_flow(const struct pgraph *p, const struct lp_limits *lim,
+                            const struct lp_model *m, struct lp_result *r)
+{
+    struct lp_limits b = *lim;
+    bool budget = lim->solver == PLACER_LP_AUTO && lim->iteration_limit == 0;
+    int64_t clp_iterations;
+    int rc;
+
+    if (budget) {
+        b.iteration_limit = lp_auto_clp_budget(m->n_rows);
+    }
+    rc = lp_clp_run(p, &b, m, r);
+    if (!budget || r->stopped != LP_STOP_ITERATIONS || (rc != 0 && rc != BAECHI_ESOLVER)) {
+        return rc;
+    }
+    clp_iterations = r->iterations;
+    r->stopped = LP_STOP_NONE;
+    r->solver = PLACER_LP_FLOW;
+    if ((rc = lp_sct_flow_run(p, r)) == 0) {
+        r->iterations += clp_iterations;
+    }
+    return rc;
+}
+
 int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *lim,
                                struct lp_result *r)
 {
@@ -699,7 +733,9 @@ int lp_favourite_child_limited(const struct pgraph *p, const struct lp_limits *l
     r->n_cols = m.n_cols;
     r->nonzeros = m.nnz;
     r->solver = lp_solver_choose(lim->solver, m.nnz);
-    rc = r->solver == PLACER_LP_CLP ? lp_clp_run(p, lim, &m, r) : lp_glpk_run(p, lim, &m, r);
+    rc = r->solver == PLACER_LP_FLOW  ? lp_sct_flow_run(p, r)
+         : r->solver == PLACER_LP_CLP ? lp_clp_then_flow(p, lim, &m, r)
+                                      : lp_glpk_run(p, lim, &m, r);
 done:
     free(m.ia);
     free(m.ja);

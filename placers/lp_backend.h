@@ -30,8 +30,23 @@
 #define LP_SOLVER_AUTO_MAX_GLPK_NONZEROS 100000
 
 /*
+ * `auto`'s budget for CLP (lp.c): an LP above GLPK's size that CLP's dual
+ * simplex does not solve within LP_SOLVER_AUTO_CLP_ITERS_PER_ROW_PCT % of
+ * its rows in iterations goes to the flow solver (lp_sct_flow.h).  Work,
+ * not time: the same LP takes the same route on every machine.  The layered
+ * graphs on dgx-h100-8 solve within 64 % (10k ops: 30,471 of 48,154 rows;
+ * 30k ops: 92,147 of 144,828); the 10k-op one on paper-4gpu-pcie does not
+ * finish (docs/limits.md, "m-SCT's LP").
+ */
+#define LP_SOLVER_AUTO_CLP_ITERS_PER_ROW_PCT 75
+
+/* The budget above for an LP of n_rows rows (at least 1 iteration). */
+int64_t lp_auto_clp_budget(int32_t n_rows);
+
+/*
  * The solver for an LP of `nonzeros` non-zeros under the user's choice
- * `want`: GLPK or CLP, never AUTO.  AUTO: the rule above, GLPK when CLP is
+ * `want`: GLPK or CLP, never AUTO (CLP under AUTO: within the budget above,
+ * then the flow solver).  AUTO: the rule above, GLPK when CLP is
  * not built in.  An explicit choice is returned as it is (the caller
  * reports a CLP that is not built in).
  */

@@ -33,13 +33,14 @@ void lp_memo_release(struct lp_memo *m)
 
 void lp_memo_solvers(const struct lp_memo *m, char *buf, size_t size)
 {
-    unsigned glpk = 1u << PLACER_LP_GLPK, clp = 1u << PLACER_LP_CLP;
+    unsigned glpk = 1u << PLACER_LP_GLPK, clp = 1u << PLACER_LP_CLP, flow = 1u << PLACER_LP_FLOW;
 
     snprintf(buf, size, "%s",
-             m->solvers_run == glpk  ? "glpk"
-             : m->solvers_run == clp ? "clp"
-             : m->solvers_run        ? "mixed"
-                                     : "");
+             m->solvers_run == glpk   ? "glpk"
+             : m->solvers_run == clp  ? "clp"
+             : m->solvers_run == flow ? "flow"
+             : m->solvers_run         ? "mixed"
+                                      : "");
 }
 
 struct key_buf {

@@ -54,7 +54,7 @@ void lp_memo_release(struct lp_memo *m);
  */
 /*
  * The solvers of the solves run, as a placement's `lp_solver` statistic:
- * "glpk" or "clp", "mixed" when both ran (`--lp-solver auto` picks by each
+ * "glpk", "clp" or "flow", "mixed" when several ran (`--lp-solver auto` picks by each
  * LP's size), "" when none ran.
  */
 void lp_memo_solvers(const struct lp_memo *m, char *buf, size_t size);

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-static const char *const lp_solver_names[] = {"auto", "glpk", "clp"};
+static const char *const lp_solver_names[] = {"auto", "glpk", "clp", "flow"};
 
 const char *placer_lp_solver_name(enum placer_lp_solver s)
 {
@@ -28,7 +28,7 @@ int placer_lp_solver_parse(const char *s, enum placer_lp_solver *out)
             return 0;
         }
     }
-    return err_set(BAECHI_EINVAL, "unknown LP solver '%s' (expected glpk, clp or auto)", s);
+    return err_set(BAECHI_EINVAL, "unknown LP solver '%s' (expected glpk, clp, flow or auto)", s);
 }
 
 /*
@@ -46,4 +46,11 @@ enum placer_lp_solver lp_solver_choose(enum placer_lp_solver want, int64_t nonze
     }
     return nonzeros > LP_SOLVER_AUTO_MAX_GLPK_NONZEROS && lp_clp_available() ? PLACER_LP_CLP
                                                                              : PLACER_LP_GLPK;
+}
+
+int64_t lp_auto_clp_budget(int32_t n_rows)
+{
+    int64_t b = (int64_t)n_rows * LP_SOLVER_AUTO_CLP_ITERS_PER_ROW_PCT / 100;
+
+    return b > 0 ? b : 1;
 }

@@ -12,10 +12,11 @@
 enum placer_lp_solver {
     PLACER_LP_AUTO = 0, /* GLPK for small LPs, CLP above (lp_backend.h) */
     PLACER_LP_GLPK = 1,
-    PLACER_LP_CLP = 2
+    PLACER_LP_CLP = 2,
+    PLACER_LP_FLOW = 3 /* the first-order solver of lp_sct_flow.h: approximate, certified gap */
 };
 
-/* "auto", "glpk", "clp". */
+/* "auto", "glpk", "clp", "flow". */
 const char *placer_lp_solver_name(enum placer_lp_solver s);
 /* The solver named s into *out; BAECHI_EINVAL naming s otherwise. */
 int placer_lp_solver_parse(const char *s, enum placer_lp_solver *out);

@@ -65,6 +65,10 @@ static double now_ms(void)
  * (119,476 columns) takes 21 s of CPU, the 100k-op one's (about 400,000)
  * more than 120 s (docs/limits.md) */
 #define SCT_MAX_LP_COLUMNS_CLP 131072
+/* The same with `--lp-solver flow` (lp_sct_flow.h): its time grows linearly
+ * (LP_SCT_FLOW_STEPS passes over the edges; the 10k-op layered graph's
+ * 39,694 columns take about 4 s), so about a minute at this size */
+#define SCT_MAX_LP_COLUMNS_FLOW 1048576
 
 static int32_t max_degree(const struct pgraph *p)
 {
@@ -134,10 +138,16 @@ int m_sct_place(const struct palgo_ctx *x, bool reserve, int32_t *device_of,
                  (int)max_degree(x->p), SCT_MAX_DEGREE);
         return fallback_etf(x, reserve, device_of, st, SCT_WHY_DEGREE);
     }
-    max_cols =
-        lp_solver_choose(x->opt->lp_solver, lp_favourite_child_nonzeros(x->p)) == PLACER_LP_CLP
-            ? SCT_MAX_LP_COLUMNS_CLP
-            : SCT_MAX_LP_COLUMNS;
+    switch (lp_solver_choose(x->opt->lp_solver, lp_favourite_child_nonzeros(x->p))) {
+    case PLACER_LP_CLP:
+        max_cols = SCT_MAX_LP_COLUMNS_CLP;
+        break;
+    case PLACER_LP_FLOW:
+        max_cols = SCT_MAX_LP_COLUMNS_FLOW;
+        break;
+    default:
+        max_cols = SCT_MAX_LP_COLUMNS;
+    }
     if ((int64_t)x->p->m + x->p->n + 1 > max_cols) {
         err_warn("m-sct: the favourite-child LP would have %lld columns (more than %d) and "
                  "take minutes to hours; placing with m-ETF instead",

@@ -604,12 +604,13 @@ static int read_body(struct yrd *r, struct sweep_spec *s)
             s->n_groupers = tmp.n;
         } else if (strcmp(k, "lp_solver") == 0) {
             void *a = NULL;
-            CHECK(read_parsed(r, k, &tmp, sizeof(*s->lp_solvers), parse_lp_solver,
-                              lp_clp_available()
-                                  ? "is not an LP solver (glpk, clp, auto)"
-                                  : "is not an LP solver of this build (glpk, auto; clp is not "
-                                    "built in: install coinor-libclp-dev and rebuild)",
-                              &a));
+            CHECK(
+                read_parsed(r, k, &tmp, sizeof(*s->lp_solvers), parse_lp_solver,
+                            lp_clp_available()
+                                ? "is not an LP solver (glpk, clp, flow, auto)"
+                                : "is not an LP solver of this build (glpk, flow, auto; clp is not "
+                                  "built in: install coinor-libclp-dev and rebuild)",
+                            &a));
             free(s->lp_solvers);
             s->lp_solvers = a;
             s->n_lp_solvers = tmp.n;

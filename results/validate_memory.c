@@ -16,14 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Megatron's sequence parallelism (Korthikanti et al. 2022, §4.2.2): the
- * `--sp` option of the parallel transform (workloads/parallel.h). */
-static bool set_sequence_parallel(struct parallel_opts *p)
-{
-    p->sp = true;
-    return true;
-}
-
 /* Dropout as GPT-2 and Megatron train (p = 0.1: masks of 1 byte per
  * element, kept for backward), which Korthikanti's formulas include: the
  * generators' default (gen_opts.dropout < 0), said here explicitly. */
@@ -196,8 +188,9 @@ static double korthikanti(enum train_recompute m, int t, bool sp)
     }
 }
 
-/* The saved bytes per layer of rank 0, over s*b*h; NAN with *sp_missing when
- * the sequence-parallel option does not exist yet. */
+/* The saved bytes per layer of rank 0, over s*b*h. `sp` is Megatron's
+ * sequence parallelism (Korthikanti et al. 2022, §4.2.2), the transform's
+ * `--sp` (workloads/parallel.h). */
 static int layer_saved(enum train_recompute m, int t, bool sp, double *per_sbh)
 {
     const int depth[2] = {2, 4}, h = 2048, s = 2048, b = 1;
@@ -216,9 +209,7 @@ static int layer_saved(enum train_recompute m, int t, bool sp, double *per_sbh)
         parallel_opts_init(&o);
         o.tp = t;
         set_vocab_parallel(&o);
-        if (sp && !set_sequence_parallel(&o)) {
-            return 0;
-        }
+        o.sp = sp;
         if ((rc = validate_gpt(&w, &g, &o))) {
             return rc;
         }
@@ -256,10 +247,8 @@ int validate_check_activations(struct validate_rows *out)
                          sp ? ", sequence parallel" : "");
                 rc = validate_add(out, "activations", c, "Korthikanti et al. 2022, Table 2",
                                   korthikanti(mode[k], t, sp), v, "s*b*h bytes / layer",
-                                  isnan(v) ? "not modelled: no sequence parallelism "
-                                             "(parallel_opts.sp, `--sp`)"
-                                           : "rank 0's most saved bytes, GPT l 4 minus l 2, "
-                                             "h 2048, a 16, s 2048, b 1, fp16");
+                                  "rank 0's most saved bytes, GPT l 4 minus l 2, "
+                                  "h 2048, a 16, s 2048, b 1, fp16");
                 if (rc) {
                     return rc;
                 }

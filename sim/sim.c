@@ -524,7 +524,7 @@ int sim_run(const struct graph *g, const struct cluster *c, const int32_t *devic
         trace->channel = model == SIM_MODEL_BAECHI ? CHANNEL_SHARED : c->channel;
     }
     rc = model == SIM_MODEL_BAECHI ? sim_baechi_run(g, c, device_of, trace, &kt, r)
-                                   : sim_timed_run(g, c, device_of, pipe, trace, &kt, r);
+                                   : sim_timed_run(g, c, device_of, pipe, trace, &kt, opt, r);
     if (rc || (rc = kt.rc) != 0) {
         goto fail;
     }

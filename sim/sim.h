@@ -96,6 +96,18 @@ enum mem_kind {
 /* "parameters", "optimizer", ... (the names of the JSON and the database). */
 const char *mem_kind_name(enum mem_kind k);
 
+/*
+ * Where a long run stands (`--progress`): called with the ops ended so far
+ * (of n_ops) and the simulated time reached, after every
+ * SIM_PROGRESS_EVERY_OPS ops have ended and once more when the run has
+ * ended (done).  Counted by work, never by the clock, and it only reads the
+ * run: a result is the same with and without it.  The timed model calls it;
+ * the baechi model (the original's) runs without.
+ */
+enum { SIM_PROGRESS_EVERY_OPS = 1 << 16 };
+typedef void (*sim_progress_fn)(void *ctx, int32_t ops_ended, int32_t n_ops, int64_t now_us,
+                                bool done);
+
 struct sim_options {
     enum sim_model model;
     struct trace *trace; /* record spans here when not NULL (initialised by the caller) */
@@ -104,6 +116,8 @@ struct sim_options {
      * (sim_sched.c); NULL: the graph's (its x-pipeline, default 1f1b).  The
      * baechi model ignores it: the original has no schedule */
     const struct pipeline_opts *pipeline;
+    sim_progress_fn progress; /* NULL: none */
+    void *progress_ctx;
 };
 
 struct sim_oom {

@@ -130,10 +130,11 @@ sim_kinds_outputs(struct sim_kinds *k, int32_t d, int32_t op, int64_t persist, i
  */
 int sim_baechi_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                    struct trace *trace, struct sim_kinds *obs, struct sim_result *r);
-/* pipe: the pipeline schedule of a micro-batched graph (sim_sched.c) */
+/* pipe: the pipeline schedule of a micro-batched graph (sim_sched.c); opt:
+ * its progress callback when not NULL (the other options are the others) */
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                   const struct pipeline_opts *pipe, struct trace *trace, struct sim_kinds *obs,
-                  struct sim_result *r);
+                  const struct sim_options *opt, struct sim_result *r);
 
 /*
  * The pipeline schedule of a micro-batched graph in the timed model

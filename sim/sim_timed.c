@@ -822,16 +822,47 @@ void timed_release(struct timed *s)
     free(s->root_op);
 }
 
+/* The progress callback of sim_options, through the dispatched hook: at an
+ * event time, when SIM_PROGRESS_EVERY_OPS more ops have ended (work, not
+ * the clock; it reads the state only). */
+struct progress {
+    const struct sim_options *opt;
+    int64_t next; /* the count of ended ops to report at */
+};
+
+static int progress_dispatched(void *ctx, struct timed *s, bool first)
+{
+    struct progress *p = ctx;
+
+    (void)first;
+    if (s->n_ended >= p->next) {
+        p->opt->progress(p->opt->progress_ctx, s->n_ended, s->g->n_ops, s->now, false);
+        p->next = ((int64_t)s->n_ended / SIM_PROGRESS_EVERY_OPS + 1) * SIM_PROGRESS_EVERY_OPS;
+    }
+    return 0;
+}
+
+static const struct timed_hook progress_hook = {NULL, progress_dispatched};
+
 int sim_timed_run(const struct graph *g, const struct cluster *c, const int32_t *device_of,
                   const struct pipeline_opts *pipe, struct trace *trace, struct sim_kinds *obs,
-                  struct sim_result *r)
+                  const struct sim_options *opt, struct sim_result *r)
 {
     struct timed s = {.g = g, .c = c, .device_of = device_of, .trace = trace, .obs = obs, .r = r};
+    struct progress p = {opt, SIM_PROGRESS_EVERY_OPS};
+    bool progress = opt && opt->progress;
     int rc;
 
+    if (progress) {
+        s.hook = &progress_hook;
+        s.hook_ctx = &p;
+    }
     if ((rc = timed_setup(&s, pipe)) == 0 && (rc = timed_start(&s)) == 0 &&
         (rc = timed_loop(&s)) == 0) {
         rc = timed_finish(&s);
+    }
+    if (rc == 0 && progress) {
+        opt->progress(opt->progress_ctx, s.n_ended, g->n_ops, r->step_us, true);
     }
     timed_release(&s);
     return rc;

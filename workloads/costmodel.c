@@ -170,9 +170,9 @@ static int split_dtype(const char *spec, int *dtype, size_t *rest_len)
     return 0;
 }
 
-static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len);
+static int from_spec(struct costmodel *m, const char *spec, struct strbuf *kind);
 
-int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
+int costmodel_from_spec(struct costmodel *m, const char *spec, struct strbuf *kind)
 {
     struct strbuf base = STRBUF_INIT;
     char known[64];
@@ -183,7 +183,7 @@ int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, s
         return rc;
     }
     /* a path of any length (a char[4096] refused longer ones) */
-    if ((rc = strbuf_add(&base, spec, n)) || (rc = from_spec(m, base.buf, kind_buf, kind_len))) {
+    if ((rc = strbuf_add(&base, spec, n)) || (rc = from_spec(m, base.buf, kind))) {
         goto cleanup;
     }
     if (dtype >= 0 && !(m->gemm_flops[dtype] > 0)) {
@@ -198,7 +198,7 @@ cleanup:
     return rc;
 }
 
-static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len)
+static int from_spec(struct costmodel *m, const char *spec, struct strbuf *kind)
 {
     struct cluster c;
     struct strbuf path = STRBUF_INIT, perr = STRBUF_INIT, cerr = STRBUF_INIT;
@@ -243,8 +243,11 @@ static int from_spec(struct costmodel *m, const char *spec, char *kind_buf, size
         rc = err_set(BAECHI_EINVAL, "device '%s': cluster '%s' has %d devices (0..%d)", spec,
                      c.name ? c.name : path.buf, (int)c.n_devices, (int)c.n_devices - 1);
     } else if ((rc = costmodel_from_device(m, &c.dev[dev])) == 0) {
-        snprintf(kind_buf, kind_len, "%s", m->kind ? m->kind : "calibrated");
-        m->kind = kind_buf;
+        /* the cluster's text goes with it: a copy, whole */
+        strbuf_reset(kind);
+        if ((rc = strbuf_addstr(kind, m->kind ? m->kind : "calibrated")) == 0) {
+            m->kind = kind->buf;
+        }
     }
     cluster_release(&c);
 cleanup:

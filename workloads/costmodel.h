@@ -94,13 +94,17 @@ int costmodel_from_device(struct costmodel *m, const struct cluster_device *d);
  * cluster (a file, e.g. one written by `baechi calibrate`, or a cluster
  * preset name) with an optional ":N" for its device N (default 0): its
  * measured peak_flops, memory_bandwidth and launch_us replace the preset of
- * its kind (costmodel_from_device).  m->kind then points into kind_buf.
+ * its kind (costmodel_from_device).  m->kind then points into kind, the
+ * caller's (initialised) strbuf, which holds the device's kind whole at any
+ * length (a char[128] cut it: issue 34 item 2); m->kind is valid until the
+ * caller changes or releases kind.
  * A last ":<dtype>" (fp32, tf32, fp16, bf16, fp8) sets m->dtype:
  * "h100:fp16", "dgx-h100-8:0:tf32".  Errors name the spec: an unknown
  * preset, the cluster's own error, a suffix that is neither a device number
  * nor a data type, a data type the kind has no unit for ("v100:bf16").
  */
-int costmodel_from_spec(struct costmodel *m, const char *spec, char *kind_buf, size_t kind_len);
+struct strbuf;
+int costmodel_from_spec(struct costmodel *m, const char *spec, struct strbuf *kind);
 
 /*
  * The data type the GEMM-like ops of a workload whose elements are

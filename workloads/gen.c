@@ -276,7 +276,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     struct workload fwd;
     struct gen_info gi = {0, 0, 0, 0, 0};
     struct costmodel cm;
-    char kind[128]; /* cm.kind when --device names a cluster */
+    struct strbuf kind = STRBUF_INIT; /* cm.kind when --device names a cluster */
     int found = -1, rc;
 
     workload_init(out);
@@ -313,8 +313,8 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
     if ((rc = gen_cap_check(name, o)) != 0) { /* the op count before building (gen_cap.h) */
         return rc;
     }
-    if (o->device && (rc = costmodel_from_spec(&cm, o->device, kind, sizeof(kind)))) {
-        return rc;
+    if (o->device && (rc = costmodel_from_spec(&cm, o->device, &kind))) {
+        goto cleanup;
     }
     cm.elem_bytes = o->elem_bytes; /* GEMMs of fp16 data at the fp16 rate */
     if ((rc = models[found].fn(&fwd, o, &gi)) ||
@@ -356,6 +356,7 @@ int gen_model(struct workload *out, const char *name, const struct gen_opts *o,
         *info = gi;
     }
 cleanup:
+    strbuf_release(&kind);
     workload_release(&fwd);
     if (rc) {
         workload_release(out);

@@ -7,6 +7,7 @@
 #include "workloads/gen_params.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 #include "core/yio.h"
 #include "workloads/costmodel.h"
 #include "workloads/train.h"
@@ -580,25 +581,25 @@ static int build_import(const struct gen_spec *s, struct workload *out)
     struct onnx_import_opts io;
     struct workload tr;
     struct costmodel cm;
-    char kind[128]; /* cm.kind when device names a cluster */
+    struct strbuf kind = STRBUF_INIT; /* cm.kind when device names a cluster */
     int rc;
 
     workload_init(out);
-    if (s->device && (rc = costmodel_from_spec(&cm, s->device, kind, sizeof(kind)))) {
-        return rc;
+    if (s->device && (rc = costmodel_from_spec(&cm, s->device, &kind))) {
+        goto cleanup;
     }
     /* a training graph gets the default loss, as `workload import --train` */
     io = s->import;
     io.loss = s->train ? s->import.loss : ONNX_LOSS_NONE;
     if ((rc = onnx_import(out, s->model, &io, NULL))) {
-        return rc;
+        goto cleanup;
     }
     if (s->train) {
         if ((rc = train_synthesize(&tr, out, &s->gen.train, NULL))) {
             workload_release(out);
             workload_release(&tr);
             workload_init(out);
-            return rc;
+            goto cleanup;
         }
         workload_release(out);
         *out = tr;
@@ -607,6 +608,8 @@ static int build_import(const struct gen_spec *s, struct workload *out)
         workload_release(out);
         workload_init(out);
     }
+cleanup:
+    strbuf_release(&kind);
     return rc;
 }
 

@@ -53,8 +53,8 @@ test_expect_success 'baechi --version' '
 # One version (issue 33 item 4): the program, the library (Python's
 # baechi.version()) and the public header name the same one.
 test_expect_success 'one version: --version, baechi.version() and include/baechi.h agree' - <<'EOF2'
-"$BAECHI" --version > out
-prog=$(sed -n 's/^baechi \([0-9][0-9.]*\) .*/\1/p' out)
+"$BAECHI" --version > "$TMPDIR_TEST/version"
+prog=$(sed -n 's/^baechi \([0-9][0-9.]*\) .*/\1/p' "$TMPDIR_TEST/version")
 hdr=$(awk '/define BAECHI_API_MAJOR/ {ma=$3} /define BAECHI_API_MINOR/ {mi=$3} END {print ma "." mi}' \
     "$TOP/include/baechi.h")
 lib="$(dirname "$BAECHI")/libbaechi.so"

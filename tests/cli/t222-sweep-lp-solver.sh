@@ -44,7 +44,7 @@ test_expect_success 'a bad value: file:line:col and the value, nothing run' - <<
 printf 'workloads: ["%s"]\nclusters: [paper-4gpu-pcie]\nplacers: [m-sct]\nlp_solver: [glpk, cplex]\n' \
     "$WL" > s-bad.yaml
 expect_exit 2 "$BAECHI" sweep s-bad.yaml --db r-bad.db
-expect_grep "s-bad.yaml:4:19: lp_solver: 'cplex' is not an LP solver \\(glpk, clp, auto\\)" err
+expect_grep "s-bad.yaml:4:19: lp_solver: 'cplex' is not an LP solver \\(glpk, clp, flow, auto\\)" err
 test ! -e r-bad.db
 EOF2
 

@@ -8,6 +8,12 @@
 # the table says.  A bound changed in one front end only (or
 # a parser that drifts from the table) fails here.
 #
+# The help line of every option that comes from the table is written once,
+# in the table: `workload gen --help` prints the table's line for each row,
+# and train, import and parallelize must print the same line for each row of
+# theirs (a row missing from their help fails), while no source file of the
+# command line holds a help line of the table again (issue 34 item 1).
+#
 # A value is tried together with a later parameter that is always refused
 # (the sentinel): the error names the sentinel when the value was accepted,
 # the parameter itself when it was refused, and nothing is generated.
@@ -21,6 +27,64 @@ import baechi, sys
 sys.stdout.write(baechi._params_table().decode())' | tr - _ | cut -f1-5 > api.tsv
 test "$(wc -l < cli.tsv)" -ge 40 || { echo "only $(wc -l < cli.tsv) rows"; exit 1; }
 diff cli.tsv api.tsv
+EOF
+
+test_expect_success 'the help of the table'"'"'s options is the table'"'"'s, written once' - <<'EOF'
+PYTHONPATH="$TOP/python" BAECHI_LIB="$(dirname "$BAECHI")/libbaechi.so" \
+    python3 - "$BAECHI" "$TOP" <<'PY'
+import glob, re, subprocess, sys
+import baechi
+
+exe, top = sys.argv[1], sys.argv[2]
+
+
+def help_lines(*verb):
+    """option -> its --help line after the option (and placeholder)."""
+    out = subprocess.run([exe, "workload", *verb, "--help"], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    lines = {}
+    for line in out.splitlines():
+        m = re.match(r"^ *(?:-[a-zA-Z], )?--([a-z0-9-]+)(?: [A-Z][A-Z:0-9]*)? +(.*)$", line)
+        if m:
+            lines[m.group(1)] = m.group(2)
+    return lines
+
+
+# the rows of each command, by the table's uses (the API's names)
+rows = {}
+for line in baechi._params_table().decode().splitlines():
+    name, _kind, _lo, _hi, _default, uses = line.split("\t")
+    rows[name.replace("_", "-")] = set(u for u in uses.split(",") if u)
+table = help_lines("gen")  # generated from the table (cli/workload_gen.c)
+missing = [n for n, u in rows.items() if u & {"generate", "synthetic"} and n not in table]
+assert not missing, "workload gen --help lacks %s" % missing
+WANT = {  # command: the rows whose help it prints from the table
+    "train": [n for n, u in rows.items() if "train" in u],
+    "parallelize": [n for n, u in rows.items() if "parallelize" in u],
+    "import": [n for n, u in rows.items() if "train" in u] + ["device"],
+}
+assert len(WANT["train"]) >= 7 and len(WANT["parallelize"]) >= 10, WANT
+bad = []
+for verb, names in WANT.items():
+    got = help_lines(verb)
+    for n in names:
+        if n not in got:
+            bad.append("workload %s --help: no --%s (a row of the table)" % (verb, n))
+        elif got[n] != table[n]:
+            bad.append("workload %s --help --%s: '%s', the table says '%s'"
+                       % (verb, n, got[n], table[n]))
+# the command line's sources, C string literals joined, hold no help line
+# of the table again
+src = ""
+for f in sorted(glob.glob(top + "/cli/*.[ch]")):
+    src += re.sub(r'"\s*(\\\n\s*)?"', "", open(f).read())  # "ab" "cd" -> "abcd"
+for n, h in sorted(table.items()):
+    if n in rows and len(h) > 20 and h in src:
+        bad.append("cli/ writes the help of --%s again: '%s'" % (n, h))
+if bad:
+    sys.exit("\n".join(bad))
+print("%d rows, %d help lines checked" % (len(rows), sum(len(v) for v in WANT.values())))
+PY
 EOF
 
 test_expect_success 'CLI and API accept and refuse at every bound as the table says' - <<'EOF'

@@ -6,6 +6,7 @@
 #include "workloads/costmodel.h"
 
 #include "core/err.h"
+#include "core/strbuf.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -84,7 +85,8 @@ Test(costmodel, device_numbers_override_the_preset)
 /* --device: a preset, or a (calibrated) cluster file with an optional :N */
 Test(costmodel, from_spec_preset_or_cluster_device)
 {
-    char path[] = "/tmp/baechi-costmodel-XXXXXX", kind[64];
+    char path[] = "/tmp/baechi-costmodel-XXXXXX";
+    struct strbuf kind = STRBUF_INIT;
     const char *yaml = "format: 1\nname: cal\ndevices:\n"
                        "  - {name: gpu0, kind: h100, memory: 80GiB}\n"
                        "  - {name: gpu1, memory: 80GiB, peak_flops: 50e12, memory_bandwidth: 3e12,"
@@ -99,36 +101,63 @@ Test(costmodel, from_spec_preset_or_cluster_device)
     fputs(yaml, f);
     fclose(f);
 
-    cr_assert_eq(costmodel_from_spec(&m, "v100", kind, sizeof(kind)), 0);
+    cr_assert_eq(costmodel_from_spec(&m, "v100", &kind), 0);
     cr_assert_str_eq(m.kind, "v100");
     cr_assert(m.datasheet);
 
     /* device 0 (default): its kind's preset, nothing measured */
-    cr_assert_eq(costmodel_from_spec(&m, path, kind, sizeof(kind)), 0);
+    cr_assert_eq(costmodel_from_spec(&m, path, &kind), 0);
     cr_assert_str_eq(m.kind, "h100");
     cr_assert(m.datasheet);
     cr_assert_float_eq(m.peak_flops, 67e12, 1);
 
     /* device 1: the measured numbers */
     snprintf(spec, sizeof(spec), "%s:1", path);
-    cr_assert_eq(costmodel_from_spec(&m, spec, kind, sizeof(kind)), 0);
+    cr_assert_eq(costmodel_from_spec(&m, spec, &kind), 0);
     cr_assert_str_eq(m.kind, "gpu1");
-    cr_assert(m.kind == kind);
+    cr_assert(m.kind == kind.buf);
     cr_assert(!m.datasheet);
     cr_assert_float_eq(m.peak_flops, 50e12, 1);
     cr_assert_float_eq(m.mem_bw_bytes_per_s, 3e12, 1);
     cr_assert_float_eq(m.launch_us, 4.25, 1e-12);
 
     snprintf(spec, sizeof(spec), "%s:2", path);
-    cr_assert_eq(costmodel_from_spec(&m, spec, kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert_eq(costmodel_from_spec(&m, spec, &kind), BAECHI_EINVAL);
     cr_assert(strstr(err_msg(), "has 2 devices (0..1)") != NULL, "%s", err_msg());
-    cr_assert_eq(costmodel_from_spec(&m, "k80", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert_eq(costmodel_from_spec(&m, "k80", &kind), BAECHI_EINVAL);
     cr_assert(strstr(err_msg(), "unknown device class 'k80'") != NULL, "%s", err_msg());
-    cr_assert_neq(costmodel_from_spec(&m, "/nonexistent/c.yaml", kind, sizeof(kind)), 0);
+    cr_assert_neq(costmodel_from_spec(&m, "/nonexistent/c.yaml", &kind), 0);
     cr_assert(strstr(err_msg(), "not a cost-model preset") != NULL, "%s", err_msg());
     /* a cluster preset works too */
-    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:7", kind, sizeof(kind)), 0);
+    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:7", &kind), 0);
     cr_assert(strncmp(m.kind, "h100", 4) == 0, "%s", m.kind);
+    strbuf_release(&kind);
+    unlink(path);
+}
+
+/* A cluster device's kind reaches m->kind whole at any length (issue 34
+ * item 2: a char[128] cut it at 127 bytes, and with it the workload's name). */
+Test(costmodel, from_spec_long_kind_whole)
+{
+    char path[] = "/tmp/baechi-costmodel-XXXXXX", long_kind[301];
+    struct strbuf kind = STRBUF_INIT;
+    struct costmodel m;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+
+    cr_assert(f != NULL);
+    memset(long_kind, 'k', sizeof(long_kind) - 1);
+    long_kind[sizeof(long_kind) - 1] = '\0';
+    fprintf(f,
+            "format: 1\nname: cal\ndevices:\n  - {name: g, kind: %s, memory: 80GiB, "
+            "peak_flops: 50e12, memory_bandwidth: 3e12}\n"
+            "comm: {slope_us_per_byte: 0.001, intercept_us: 10}\n",
+            long_kind);
+    fclose(f);
+    cr_assert_eq(costmodel_from_spec(&m, path, &kind), 0, "%s", err_msg());
+    cr_assert_str_eq(m.kind, long_kind);
+    cr_assert_eq(strlen(m.kind), 300);
+    strbuf_release(&kind);
     unlink(path);
 }
 
@@ -225,19 +254,19 @@ Test(costmodel, gemm_rate_per_dtype_and_size)
 Test(costmodel, dtype_suffix)
 {
     struct costmodel m;
-    char kind[128];
+    struct strbuf kind = STRBUF_INIT;
 
-    cr_assert_eq(costmodel_from_spec(&m, "h100:tf32", kind, sizeof(kind)), 0, "%s", err_msg());
+    cr_assert_eq(costmodel_from_spec(&m, "h100:tf32", &kind), 0, "%s", err_msg());
     cr_assert_eq(m.dtype, DEVICES_TF32);
     cr_assert_eq(costmodel_dtype(&m, 2), DEVICES_TF32);
-    cr_assert_eq(costmodel_from_spec(&m, "h100", kind, sizeof(kind)), 0);
+    cr_assert_eq(costmodel_from_spec(&m, "h100", &kind), 0);
     cr_assert_eq(m.dtype, -1);
-    cr_assert_eq(costmodel_from_spec(&m, "h100:fp12", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert_eq(costmodel_from_spec(&m, "h100:fp12", &kind), BAECHI_EINVAL);
     cr_assert(strstr(err_msg(), "unknown data type 'fp12'"), "%s", err_msg());
-    cr_assert_eq(costmodel_from_spec(&m, "v100:bf16", kind, sizeof(kind)), BAECHI_EINVAL);
+    cr_assert_eq(costmodel_from_spec(&m, "v100:bf16", &kind), BAECHI_EINVAL);
     cr_assert(strstr(err_msg(), "no bf16"), "%s", err_msg());
-    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:3:fp8", kind, sizeof(kind)), 0, "%s",
-                 err_msg());
+    cr_assert_eq(costmodel_from_spec(&m, "dgx-h100-8:3:fp8", &kind), 0, "%s", err_msg());
     cr_assert_eq(m.dtype, DEVICES_FP8);
     cr_assert_float_eq(m.gemm_flops[DEVICES_FP8], 1978.9e12, 1);
+    strbuf_release(&kind);
 }
