@@ -70,6 +70,7 @@ auto-accounting auto.md cheap
 auto-bench auto.md slow
 results-demo results.md slow
 scaling-demo scaling.md cheap
+scaling-buckets scaling.md cheap
 scaling-table scaling.md slow
 scaling-where scaling.md slow
 '
@@ -823,6 +824,20 @@ scaling_block() { # preset [csv]
 }
 blk_scaling_demo() { scaling_block demo; }
 blk_scaling_table() { scaling_block doc "${SCALING_CSV:-}"; }
+# GPT-3 175B on 16,384 GPUs with 25 MiB DDP buckets and with one bucket
+blk_scaling_buckets() {
+    echo
+    echo "| GPT-3 175B at the depth of the tables, TP 8 x PP 8 x DP 256, 16,384 GPUs | step (s) | exposed comm |"
+    echo "|---|---|---|"
+    for mb in 25 1000000; do
+        python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset doc --models gpt3-175b \
+            --gpus 16384 --layouts 8x8 --bucket-mb $mb --out "$W/b$mb" --no-plot \
+            > "$W/study.log" 2>&1 || fail "scaling-study.py --bucket-mb $mb failed: $(tail -1 "$W/study.log")"
+        awk -F, -v mb=$mb 'NR == 2 { printf "| `--bucket-mb %s`%s | %s | %.1f %% |\n", mb,
+            mb == 25 ? " (the default)" : " (one bucket a stage)", $12, 100 * $19 }' "$W/b$mb/scaling.csv"
+    done
+    echo
+}
 # where the exposed communication goes: NVLink or the NICs made free
 blk_scaling_where() {
     python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset where --out "$W/s" \
