@@ -208,6 +208,7 @@ bench: all
 	@./baechi bench sim
 	@./baechi bench scale
 	@./baechi bench
+	@python3 scripts/bench-symmetry.py ./baechi
 # issue 32 item 4: m-SCT on the 10k-op layered graph on paper-4gpu-pcie
 	@sh scripts/lp-probe/bench-sct-10k.sh
 

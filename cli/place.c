@@ -265,7 +265,7 @@ int place_job_run(struct place_job *j, const struct place_cli *pc)
         if ((rc = sim_symmetry_read(&j->w, &sym)) != 0) {
             return rc;
         }
-        if (sym.replicas > 1 && strcmp(pc->placer, "given") != 0) {
+        if (sim_symmetry_on(&sym) && strcmp(pc->placer, "given") != 0) {
             return err_set(BAECHI_EINVAL,
                            "not symmetric: '%s' is replica 0 of %d (parallelize --symmetric) and "
                            "runs on its given placement; -p %s would place its ops anywhere: use "

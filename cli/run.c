@@ -246,9 +246,11 @@ static void print_json(const struct workload *w, const struct graph *g, const st
         explain_print_json(stdout, xt, g, c);
         fputc('}', stdout);
     }
-    if (sym->replicas > 1) {
-        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
-               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
+    if (sim_symmetry_on(sym)) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d, "
+               "\"classes\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp,
+               (int)sym->classes);
     }
     fputs("}\n", stdout);
 }
@@ -423,7 +425,7 @@ int cmd_run(int argc, char **argv)
     struct place_cli pc;
     struct run_extra x = {.trace_model = SIM_MODEL_TIMED,
                           .verdict_model = SIM_MODEL_TIMED,
-                          .sym = {1, 0, 0},
+                          .sym = {1, 0, 0, 1, 1},
                           .progress = {false, "run: timed"}};
     struct place_job j;
     struct sim_result rb, rt;
@@ -491,11 +493,11 @@ int cmd_run(int argc, char **argv)
         if (pc.opt.impl == PLACER_IMPL_REFERENCE) { /* the same placement: say which loop ran */
             printf("implementation m-ETF's reference event loop (--impl reference)\n");
         }
-        if (x.sym.replicas > 1) {
-            printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
-                   "replicas); all replicas identical: each device shows its replica-0 "
-                   "device's\n",
-                   (int)x.sym.replicas, (int)x.sym.replicas);
+        if (sim_symmetry_on(&x.sym)) {
+            char line[SIM_SYMMETRY_DESCRIBE_MAX];
+
+            sim_symmetry_describe(&x.sym, line, sizeof(line));
+            printf("symmetric      %s\n", line);
         }
         if (x.explain) {
             explain_print_text(stdout, &xt, &j.g, &j.c);

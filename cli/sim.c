@@ -130,9 +130,11 @@ static void print_json(const struct sim_result *r, const struct graph *g, const 
     cmd_json_kv(stdout, p->options, p->n_options);
     fputs(", \"placement_stats\": ", stdout);
     cmd_json_kv(stdout, p->stats, p->n_stats);
-    if (sym->replicas > 1) {
-        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d}",
-               (int)sym->replicas, (int)sym->stride, (int)sym->devices);
+    if (sim_symmetry_on(sym)) {
+        printf(", \"symmetry\": {\"replicas\": %d, \"stride\": %d, \"devices\": %d, \"tp\": %d, "
+               "\"classes\": %d}",
+               (int)sym->replicas, (int)sym->stride, (int)sym->devices, (int)sym->tp,
+               (int)sym->classes);
     }
     if (x) {
         fputs(", \"memory_explain\": ", stdout);
@@ -163,10 +165,11 @@ static void print_text(const struct sim_result *r, const struct graph *g, const 
     }
     units_fmt_us((double)r->step_us, a, sizeof(a));
     printf("step time      %s (%" PRId64 " µs)\n", a, r->step_us);
-    if (sym->replicas > 1) {
-        printf("symmetric      replica 0 of %d simulated (its DP collectives over all %d "
-               "replicas); all replicas identical: each device shows its replica-0 device's\n",
-               (int)sym->replicas, (int)sym->replicas);
+    if (sim_symmetry_on(sym)) {
+        char line[SIM_SYMMETRY_DESCRIBE_MAX];
+
+        sim_symmetry_describe(sym, line, sizeof(line));
+        printf("symmetric      %s\n", line);
     }
     units_fmt_us((double)r->lower_bound_us, a, sizeof(a));
     units_fmt_us((double)r->critical_path_us, b, sizeof(b));
@@ -230,7 +233,7 @@ int cmd_sim(int argc, char **argv)
     struct sim_result r;
     struct trace t;
     struct mem_explain x;
-    struct sim_symmetry sym = {1, 0, 0};
+    struct sim_symmetry sym = {1, 0, 0, 1, 1};
     struct pipeline_cli pipe;
     struct progress_cli progress = {false, "sim"};
     bool json = false, have_t = false, explain = false;

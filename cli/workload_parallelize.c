@@ -80,14 +80,15 @@ int workload_cli_parallel_summary(const struct workload *w, const struct paralle
     parallel_summarize(w, n, dev);
     fprintf(f, "%s: %d devices (dp %d, tp %d, pp %d, zero %d)\n", w->name, (int)n, (int)o->dp,
             (int)o->tp, (int)o->pp, (int)o->zero);
-    if (o->symmetric && o->dp > 1) {
+    if (o->symmetric) {
         fprintf(f,
-                "  symmetric: replica 0 written (devices t + %d x p); every replica's devices "
-                "the same as its\n",
-                (int)(o->tp * o->dp));
+                "  symmetric: %d of %d ranks a stage written (replicas 0 and D-1, %s), each "
+                "standing for its class (docs/symmetry.md)\n",
+                (int)parallel_ranks_written(o), (int)(o->dp * o->tp),
+                parallel_tp_symmetric(o) ? "TP ranks 0 and T-1" : "every TP rank");
     }
     for (int32_t r = 0; r < n; r++) {
-        if (o->symmetric && r / o->tp % o->dp != 0) {
+        if (!parallel_rank_written(o, r)) {
             continue;
         }
         units_fmt_bytes(dev[r].param_bytes, a, sizeof(a));

@@ -197,6 +197,7 @@ void graph_release(struct graph *g)
     free(g->coll_of);
     free(g->coll_start);
     free(g->coll_op);
+    free(g->coll_copies);
     strpool_release(&g->pool);
     strmap_release(&g->by_name);
     memset(g, 0, sizeof(*g));

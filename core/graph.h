@@ -103,6 +103,8 @@ struct graph {
     int32_t *coll_of;        /* op -> collective, -1 for other ops */
     int32_t *coll_start;     /* n_coll+1: ranks = coll_op[coll_start[c] .. coll_start[c+1]-1] */
     int32_t *coll_op;        /* rank ops in op id order (rank r = the r-th) */
+    int32_t *coll_copies;    /* per coll_op entry: the ranks it stands for (x-collective
+                              * replicas, 1 without; docs/symmetry.md) */
 
     struct strpool pool;
     struct strmap by_name; /* op name -> op id, built on first graph_find */

@@ -153,13 +153,13 @@ static int check_same(const struct workload *w, const struct wl_op *op, const st
                       int32_t ci, const struct graph_coll *c)
 {
     const struct graph_coll *f = &g->coll[ci];
-    const char *what = f->kind != c->kind     ? "kind"
-                       : f->bytes != c->bytes ? "bytes"
-                       : f->algo != c->algo   ? "algo"
-                       : f->root != c->root   ? "root"
-                       : f->replicas != c->replicas || f->replica_stride != c->replica_stride
-                           ? "replicas"
-                           : NULL;
+    const char *what =
+        f->kind != c->kind                                                               ? "kind"
+        : f->bytes != c->bytes                                                           ? "bytes"
+        : f->algo != c->algo                                                             ? "algo"
+        : f->root != c->root                                                             ? "root"
+        : (f->replicas > 1 || c->replicas > 1) && f->replica_stride != c->replica_stride ? "stride"
+                                                                                         : NULL;
     char msg[400];
 
     if (!what) {
@@ -176,8 +176,9 @@ static int check_same(const struct workload *w, const struct wl_op *op, const st
     return op_err(w, op, msg, NULL);
 }
 
-/* Pass 1: g->coll_of and g->coll; coll_start[c + 1] counts ranks. */
-static int read_ops(struct graph *g, const struct workload *w, struct strmap *ids, size_t *alloc)
+/* Pass 1: g->coll_of and g->coll, each rank op's replicas in copies[]. */
+static int read_ops(struct graph *g, const struct workload *w, struct strmap *ids, size_t *alloc,
+                    int32_t *copies)
 {
     for (int32_t u = 0; u < g->n_ops; u++) {
         const struct wl_op *op = &w->op[g->wl_index[u]];
@@ -206,7 +207,11 @@ static int read_ops(struct graph *g, const struct workload *w, struct strmap *id
             g->coll[g->n_coll++] = raw.c;
         } else if ((rc = check_same(w, op, g, ci, &raw.c))) {
             return rc;
+        } else if (raw.c.replicas > g->coll[ci].replicas) {
+            g->coll[ci].replicas = raw.c.replicas;
+            g->coll[ci].replica_stride = raw.c.replica_stride;
         }
+        copies[u] = raw.c.replicas;
         g->coll_of[u] = ci;
     }
     return 0;
@@ -216,14 +221,16 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
 {
     struct strmap ids;
     size_t alloc = 0;
-    int32_t *cursor = NULL;
+    int32_t *cursor = NULL, *copies = NULL;
     int rc = 0;
 
     strmap_init(&ids);
-    if (!(g->coll_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(*g->coll_of)))) {
-        return BAECHI_ENOMEM;
+    if (!(g->coll_of = mem_alloc_array((size_t)g->n_ops + 1, sizeof(*g->coll_of))) ||
+        !(copies = mem_alloc_array((size_t)g->n_ops + 1, sizeof(*copies)))) {
+        rc = BAECHI_ENOMEM;
+        goto cleanup;
     }
-    CHECK(read_ops(g, w, &ids, &alloc));
+    CHECK(read_ops(g, w, &ids, &alloc, copies));
     if (g->n_coll == 0) {
         free(g->coll_of);
         g->coll_of = NULL;
@@ -231,8 +238,9 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
     }
     g->coll_start = mem_calloc((size_t)g->n_coll + 1, sizeof(*g->coll_start));
     g->coll_op = mem_alloc_array((size_t)g->n_ops, sizeof(*g->coll_op));
+    g->coll_copies = mem_alloc_array((size_t)g->n_ops, sizeof(*g->coll_copies));
     cursor = mem_alloc_array((size_t)g->n_coll, sizeof(*cursor));
-    if (!g->coll_start || !g->coll_op || !cursor) {
+    if (!g->coll_start || !g->coll_op || !g->coll_copies || !cursor) {
         rc = BAECHI_ENOMEM;
         goto cleanup;
     }
@@ -247,6 +255,7 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
     }
     for (int32_t u = 0; u < g->n_ops; u++) {
         if (g->coll_of[u] >= 0) {
+            g->coll_copies[cursor[g->coll_of[u]]] = copies[u];
             g->coll_op[cursor[g->coll_of[u]]++] = u;
         }
     }
@@ -264,6 +273,7 @@ int graph_read_collectives(struct graph *g, const struct workload *w)
     }
 cleanup:
     free(cursor);
+    free(copies);
     strmap_release(&ids);
     return rc;
 }

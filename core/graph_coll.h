@@ -44,7 +44,10 @@ struct graph_coll {
     /* Replica symmetry (docs/symmetry.md): each rank op stands for `replicas`
      * ranks, copy k on device (its device) + k x replica_stride, copies of one
      * rank consecutive in the ring; 1 and 0 unless the op says
-     * `replicas: R, stride: S` (what `parallelize --symmetric` writes). */
+     * `replicas: R, stride: S` (what `parallelize --symmetric` writes).
+     * replicas is the most any rank op stands for; the rank ops of one
+     * collective may stand for different counts (g->coll_copies), with one
+     * stride. */
     int32_t replicas;
     int32_t replica_stride;
 };

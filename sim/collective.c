@@ -391,41 +391,104 @@ static int hierarchical(struct planner *pl, const struct graph_coll *gc, const i
     return 0;
 }
 
+/* A ring member's device and the device of the rank op it is a copy of. */
+struct member {
+    int32_t dev, rep;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+
+    return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+static int32_t rep_of(const struct member *m, int32_t n, int32_t dev)
+{
+    int32_t lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+
+        if (m[mid].dev < dev) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return n > 0 && m[lo].dev == dev ? m[lo].rep : dev;
+}
+
+/* Replica symmetry: each edge's endpoints as the rank ops' devices they are
+ * copies of (whose engines they mirror: every copy runs the same schedule). */
+static int mirror_edges(struct coll_plan *p, const int32_t *devs, const int32_t *rep, int32_t n)
+{
+    struct member *m = mem_alloc_array((size_t)n + 1, sizeof(*m));
+
+    if (!m) {
+        return err_set(BAECHI_ENOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < n; i++) {
+        m[i] = (struct member){devs[i], rep[i]};
+    }
+    qsort(m, (size_t)n, sizeof(*m), cmp_member);
+    for (int32_t k = 0; k < p->n_edge; k++) {
+        p->edge[k].rep_src = rep_of(m, n, p->edge[k].src);
+        p->edge[k].rep_dst = rep_of(m, n, p->edge[k].dst);
+    }
+    free(m);
+    return 0;
+}
+
+/* The ring: rank op j's copies consecutive, copy k on its device + k x
+ * stride (docs/symmetry.md); rep[i] the rank op's device.  *n their count. */
+static int ring_members(const struct graph *g, const struct cluster *c, const int32_t *device_of,
+                        int32_t ci, int32_t *devs, int32_t *rep)
+{
+    const struct graph_coll *gc = &g->coll[ci];
+    int32_t i = 0;
+
+    for (int32_t j = g->coll_start[ci]; j < g->coll_start[ci + 1]; j++) {
+        const int32_t v = device_of[g->coll_op[j]];
+
+        for (int32_t k = 0; k < g->coll_copies[j]; k++, i++) {
+            devs[i] = v + k * gc->replica_stride;
+            rep[i] = v;
+            if (devs[i] >= c->n_devices) {
+                return err_set(BAECHI_EINVAL,
+                               "collective '%s': replica %d of its rank on device %d is device "
+                               "%d, beyond the cluster's %d devices",
+                               gc->id, (int)k, (int)v, (int)devs[i], (int)c->n_devices);
+            }
+        }
+    }
+    return 0;
+}
+
 int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct cluster *c,
                    const int32_t *device_of, int32_t ci)
 {
     const struct graph_coll *gc = &g->coll[ci];
-    /* replica symmetry: each rank op stands for gc->replicas ranks */
-    const int32_t n_op = g->coll_start[ci + 1] - g->coll_start[ci], n = n_op * gc->replicas;
     struct planner pl = {.c = c, .p = p};
     struct slowest sl = {0, 0};
-    /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes */
+    /* devs, then hierarchical's scratch: 5 n, then a map of the cluster's nodes, then the
+     * rank op of each member (replica symmetry) */
     const size_t n_map = (size_t)cluster_n_nodes(c);
-    int32_t *devs = mem_alloc_array((size_t)n * 6 + n_map + 1, sizeof(*devs)), m = 1, gmax = 0;
+    int32_t n = 0, *devs = NULL, *rep, m = 1, gmax = 0;
     double S = (double)gc->bytes, t;
     int rc = 0;
 
     memset(p, 0, sizeof(*p));
-    if (!devs) {
+    for (int32_t j = g->coll_start[ci]; j < g->coll_start[ci + 1]; j++) {
+        n += g->coll_copies[j];
+    }
+    if (!(devs = mem_alloc_array((size_t)n * 7 + n_map + 1, sizeof(*devs)))) {
         return BAECHI_ENOMEM;
     }
-    for (int32_t i = 0; i < n; i++) { /* a rank's copies consecutive (docs/symmetry.md) */
-        devs[i] = device_of[g->coll_op[g->coll_start[ci] + i / gc->replicas]] +
-                  i % gc->replicas * gc->replica_stride;
-        if (devs[i] >= c->n_devices) {
-            rc = err_set(BAECHI_EINVAL,
-                         "collective '%s': replica %d of its rank on device %d is device %d, "
-                         "beyond the cluster's %d devices",
-                         gc->id, (int)(i % gc->replicas),
-                         (int)(devs[i] - i % gc->replicas * gc->replica_stride), (int)devs[i],
-                         (int)c->n_devices);
-            goto cleanup;
-        }
-    }
+    rep = devs + 6 * (size_t)n + n_map;
+    CHECK(ring_members(g, c, device_of, ci, devs, rep));
     memset(devs + 6 * (size_t)n, 0xff, n_map * sizeof(*devs)); /* the map: -1 */
     p->algo = gc->algo;
-    p->replicas = gc->replicas;
-    p->replica_stride = gc->replica_stride;
     if (p->algo == COLL_ALGO_DEFAULT || p->algo == COLL_ALGO_HIERARCHICAL ||
         (p->algo == COLL_ALGO_TREE && gc->kind == COLL_ALL_REDUCE)) {
         group_by_node(c, devs, n, devs + n, devs + 2 * n, devs + 3 * n, devs + 4 * n, devs + 6 * n,
@@ -469,6 +532,7 @@ int coll_plan_make(struct coll_plan *p, const struct graph *g, const struct clus
     if (p->time_us < 1) {
         p->time_us = 1; /* as an op's weight: at least 1 µs */
     }
+    CHECK(mirror_edges(p, devs, rep, n));
 cleanup:
     free(devs);
     free(pl.fab.out_leaf);
@@ -523,16 +587,14 @@ static int64_t take(const int64_t *slot, int64_t st)
     return *slot > st ? *slot : st;
 }
 
-/* Edge k of p, a device of replica j > 0 as its replica-0 device (whose
- * engines it mirrors: every replica runs the same schedule). */
+/* Edge k of p, a copy's device as its rank op's (whose engines it mirrors:
+ * every copy runs the same schedule). */
 static struct coll_edge edge_of(const struct coll_plan *p, int32_t k)
 {
     struct coll_edge e = p->edge[k];
 
-    if (p->replicas > 1) {
-        e.src -= p->replica_stride * (e.src / p->replica_stride % p->replicas);
-        e.dst -= p->replica_stride * (e.dst / p->replica_stride % p->replicas);
-    }
+    e.src = e.rep_src;
+    e.dst = e.rep_dst;
     return e;
 }
 

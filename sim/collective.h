@@ -73,6 +73,9 @@
 struct coll_edge {
     int32_t src, dst;
     int64_t bytes;
+    /* replica symmetry: the devices of the rank ops src and dst are copies
+     * of (their engines stand for src's and dst's); src and dst otherwise */
+    int32_t rep_src, rep_dst;
 };
 
 /* The plan of one collective: its time and links. */
@@ -81,9 +84,6 @@ struct coll_plan {
     int64_t time_us;
     struct coll_edge *edge; /* owned (mem_alloc); n_edge of them */
     int32_t n_edge;
-    /* replica symmetry (graph_coll replicas > 1, docs/symmetry.md): the
-     * engines of a device of replica k are its replica-0 device's */
-    int32_t replicas, replica_stride;
 };
 
 /*

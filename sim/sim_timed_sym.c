@@ -12,6 +12,12 @@
  * replicas' copies of them), and those collectives then wait for it.
  * Point-to-point transfers are not reordered.
  *
+ * None of this applies to what `parallelize --symmetric` writes now: a
+ * representative per class of the exact graph's request order (replica 0
+ * and D-1, TP rank 0 and T-1; the rank ops of one collective standing for
+ * different counts), whose requests come in that order without a rule.
+ * The rule stays for files of one replica (x-symmetry without classes).
+ *
  * Part of baechi-c; see README.md for the licence.
  */
 #include "sim/sim_timed_internal.h"
@@ -28,8 +34,13 @@ int timed_sym_setup(struct timed *s)
     const struct graph *g = s->g;
     bool any = false;
 
-    for (int32_t c = 0; c < g->n_coll && !any; c++) {
-        any = g->coll[c].replicas > 1;
+    for (int32_t c = 0; c < g->n_coll; c++) {
+        any = any || g->coll[c].replicas > 1;
+        for (int32_t i = g->coll_start[c]; i < g->coll_start[c + 1]; i++) {
+            if (g->coll_copies[i] != g->coll[c].replicas) {
+                return 0; /* a representative per class (the header) */
+            }
+        }
     }
     if (!any) {
         return 0;

@@ -115,16 +115,18 @@ int gen_cap_check(const char *name, const struct gen_opts *o)
 
 int gen_cap_parallel(const struct workload *in, const struct parallel_opts *o)
 {
-    /* symmetric: one replica is written (docs/symmetry.md) */
-    double ops = 1.5 * (double)in->n_ops * (double)(o->symmetric ? 1 : o->dp) * (double)o->tp;
+    /* symmetric: a representative per class is written (docs/symmetry.md):
+     * the cap counts the ops written */
+    double ops = 1.5 * (double)in->n_ops * (double)parallel_ranks_written(o);
+    const int64_t cap = o->symmetric ? GEN_CAP_SYMMETRIC_OPS : GEN_CAP_OPS;
 
-    if (ops > GEN_CAP_OPS) {
+    if (ops > (double)cap) {
         return err_set(
             BAECHI_EINVAL,
             "parallelising '%s' (%d ops) with --dp %d --tp %d would give about %.0f ops, "
             "more than the %d a generated graph may have (docs/limits.md): use fewer "
             "devices or a smaller graph",
-            in->name ? in->name : "?", (int)in->n_ops, (int)o->dp, (int)o->tp, ops, GEN_CAP_OPS);
+            in->name ? in->name : "?", (int)in->n_ops, (int)o->dp, (int)o->tp, ops, (int)cap);
     }
     return 0;
 }

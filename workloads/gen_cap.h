@@ -22,6 +22,13 @@
 /* The most ops a generated (or parallelised) graph may have. */
 #define GEN_CAP_OPS 1000000
 
+/* The most ops a `--symmetric` parallelisation may write: its representatives
+ * (four ranks a stage, docs/symmetry.md) of GPT-3 175B at 96 micro-batches
+ * are 1,042,600 ops, which `run` simulates in about 830 MB at 1,024 and at
+ * 16,384 GPUs; twice the cap of other graphs keeps such a file under about
+ * 1.6 GB. */
+#define GEN_CAP_SYMMETRIC_OPS 2000000
+
 /*
  * The op count of gen_model(name, o) without building it: the generators'
  * op counts are affine in each of --layers, --seq (GNMT unrolls per time
@@ -38,9 +45,10 @@ int gen_cap_ops(const char *name, const struct gen_opts *o, int64_t *ops_out);
 int gen_cap_check(const char *name, const struct gen_opts *o);
 
 /* 0, or BAECHI_EINVAL when parallel_apply(in, o) would give more than
- * GEN_CAP_OPS ops: estimated as 3/2 x ops x D x T (each rank's share of
- * the graph, and the collectives: at most 0.4 x on the generated models
- * with ZeRO 3, whose all-gathers are the most). */
+ * GEN_CAP_OPS ops (GEN_CAP_SYMMETRIC_OPS with --symmetric): estimated as
+ * 3/2 x ops x the ranks written a stage (D x T, or parallel_ranks_written;
+ * each rank's share of the graph, and the collectives: at most 0.4 x on
+ * the generated models with ZeRO 3, whose all-gathers are the most). */
 int gen_cap_parallel(const struct workload *in, const struct parallel_opts *o);
 
 #endif

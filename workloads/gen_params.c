@@ -185,8 +185,9 @@ static const struct gen_param params[] = {
      "DDP gradient bucket cap in MiB (default 25)", PARALLEL | TRAINING | GEN_PARAM_MIN_OPEN,
      GP_BUCKET, 0},
     {"symmetric", GEN_PARAM_FLAG, NULL, 0, 1, "false",
-     "with --dp: write replica 0 only, its DP collectives standing for all D replicas "
-     "(docs/symmetry.md; D x T x P up to 16384)",
+     "with --dp or --tp: write four ranks a stage (TP ranks 0 and T-1 of replicas 0 and "
+     "D-1), their collectives standing for all D replicas and T ranks (docs/symmetry.md; D x "
+     "T x P up to 16384)",
      PARALLEL | TRAINING, GP_PAR_FLAG, offsetof(struct parallel_opts, symmetric)},
     {"mixed-precision", GEN_PARAM_FLAG, NULL, 0, 1, "false",
      "optimizer state = K x parameters, K = 4 + 4 x states (an fp32 master copy and "

@@ -54,11 +54,11 @@ int parallel_opts_check(const struct parallel_opts *o)
                        "and needs --dp 2 or more (--dp %d)",
                        (int)o->dp);
     }
-    if (o->symmetric && o->dp < 2) {
+    if (o->symmetric && o->dp < 2 && o->tp < 2) {
         return err_set(BAECHI_EINVAL,
-                       "--symmetric writes one data-parallel replica for all and needs --dp 2 "
-                       "or more (--dp %d)",
-                       (int)o->dp);
+                       "--symmetric writes one data-parallel replica and one tensor-parallel "
+                       "rank for all and needs --dp 2 or --tp 2 or more (--dp %d, --tp %d)",
+                       (int)o->dp, (int)o->tp);
     }
     if (o->sp && o->tp < 2) {
         return err_set(BAECHI_EINVAL,
@@ -73,6 +73,27 @@ int parallel_opts_check(const struct parallel_opts *o)
                        (int)o->pp);
     }
     return 0;
+}
+
+bool parallel_tp_symmetric(const struct parallel_opts *o)
+{
+    return o->symmetric && o->tp > 1;
+}
+
+bool parallel_rank_written(const struct parallel_opts *o, int32_t r)
+{
+    const int32_t t = r % o->tp, d = r / o->tp % o->dp;
+
+    return !o->symmetric ||
+           ((d == 0 || d == o->dp - 1) && (!parallel_tp_symmetric(o) || t == 0 || t == o->tp - 1));
+}
+
+int32_t parallel_ranks_written(const struct parallel_opts *o)
+{
+    if (!o->symmetric) {
+        return o->dp * o->tp;
+    }
+    return (o->dp > 1 ? 2 : 1) * (!parallel_tp_symmetric(o) ? o->tp : 2);
 }
 
 bool parallel_opts_active(const struct parallel_opts *o)
@@ -343,15 +364,6 @@ static int check_opts(const struct workload *in, const struct parallel_opts *o)
     if (o->fp32_main_grads && !o->mixed_precision) {
         return err_set(BAECHI_EINVAL, "parallelize: --fp32-main-grads keeps fp32 gradients of "
                                       "fp16 parameters and needs --mixed-precision");
-    }
-    if (o->symmetric && o->zero == 3 && o->sp) {
-        /* measured (docs/symmetry.md): with sequence parallelism, ZeRO-3's
-         * gathers tie with the TP all-gathers in orders one replica does not
-         * stand for (the symmetric step 2-20 % above the exact one) */
-        return err_set(BAECHI_EINVAL,
-                       "parallelize: --symmetric with --zero 3 and --sp: the replicas are not "
-                       "simulated alike (ZeRO-3 gathers and sequence-parallel collectives tie "
-                       "for the same engines); parallelise without --symmetric");
     }
     /* A graph this transform wrote (collectives, or every op a rank copy):
      * parallelising it again multiplies the ranks of a step that is already

@@ -88,11 +88,26 @@ struct parallel_opts {
     bool fp32_main_grads; /* with mixed_precision: Megatron's fp32 main gradients, a resident
                              4 x Ψ buffer held with the optimizer state (Adam: 18 bytes per
                              parameter), and DDP's buckets reduce them (4 bytes per parameter) */
-    bool symmetric;       /* replica symmetry (docs/symmetry.md): write replica d = 0 only, its
-                             ranks on their devices t + T x D x p, each DP collective's rank op
-                             standing for the D ranks of its group (x-collective replicas: D,
-                             stride: T), and the top-level x-symmetry {replicas: D, stride: T} */
+    bool symmetric;       /* replica symmetry (docs/symmetry.md): write a representative per
+                             class of ranks (parallel_rank_written) on its device, each
+                             collective's rank op standing for its class's ranks of the group
+                             (x-collective replicas, stride), and the top-level x-symmetry
+                             {replicas: D, stride: T, devices: N, tp: T, classes: 4} */
 };
+
+/* Whether --symmetric represents TP ranks 0..T-2 by rank 0 (T > 1): its TP
+ * collectives' rank ops stand for them (x-collective replicas: T-1,
+ * stride: 1), and x-symmetry's tp is T (docs/symmetry.md). */
+bool parallel_tp_symmetric(const struct parallel_opts *o);
+
+/* With --symmetric, whether rank r = t + T x (d + D x p) is written: one
+ * representative per class of the exact graph's request order (docs/symmetry.md):
+ * replica 0 (for 0..D-2) and D-1; with TP symmetry TP rank 0 (for 0..T-2)
+ * and T-1, else every TP rank.  Without --symmetric every rank. */
+bool parallel_rank_written(const struct parallel_opts *o, int32_t r);
+
+/* The ranks parallel_rank_written keeps of a stage's D x T. */
+int32_t parallel_ranks_written(const struct parallel_opts *o);
 
 void parallel_opts_init(struct parallel_opts *o);
 

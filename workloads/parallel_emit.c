@@ -42,10 +42,15 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
         {.kind = YVAL_SCALAR, .scalar = bytes},  {.kind = YVAL_SCALAR, .scalar = reps},
         {.kind = YVAL_SCALAR, .scalar = stride},
     };
-    /* symmetric: a DP collective's one rank op stands for its group's D ranks,
-     * replica d's on device r + d x T (docs/symmetry.md) */
+    /* symmetric (docs/symmetry.md): a DP collective's rank op of replica 0
+     * stands for replicas 0..D-2, copy k on device r + k x T, replica D-1's
+     * for itself; with TP symmetry a TP collective's of TP rank 0 for ranks
+     * 0..T-2, copy k on device r + k, rank T-1's for itself */
+    const bool tp_rep = parallel_tp_symmetric(x->o) && c->over_tp;
+    const bool dp_rep = x->o->symmetric && !c->over_tp;
+    const int32_t copies = tp_rep ? (t == 0 ? T - 1 : 1) : dp_rep ? (d == 0 ? D - 1 : 1) : 1;
     struct yval v = {.kind = YVAL_MAP,
-                     .n = x->o->symmetric && !c->over_tp && D > 1 ? 5 : 3,
+                     .n = (tp_rep && T > 2) || (dp_rep && D > 2) ? 5 : 3,
                      .keys = keys,
                      .items = items};
     int32_t k, g = c->group_op >= 0 ? c->group_op : c->n_in > 0 ? x->cin[c->in_off].producer : -1;
@@ -58,8 +63,8 @@ static int emit_coll(struct workload *out, const struct ctx *x, const struct col
     }
     items[0].scalar = id.buf;
     snprintf(bytes, sizeof(bytes), "%lld", (long long)c->bytes);
-    snprintf(reps, sizeof(reps), "%d", (int)D);
-    snprintf(stride, sizeof(stride), "%d", (int)T);
+    snprintf(reps, sizeof(reps), "%d", (int)copies);
+    snprintf(stride, sizeof(stride), "%d", (int)(tp_rep ? 1 : T));
     if ((rc = workload_add_op(out, name.buf, c->type, &k)) ||
         (rc = workload_add_output(out, c->out))) {
         goto cleanup;
@@ -167,13 +172,11 @@ int parallel_emit(struct workload *out, struct ctx *x)
     int32_t id = 0;
     int rc;
 
-    /* symmetric: the ranks of replica d = 0 only (docs/symmetry.md) */
-    const bool rep_only = x->o->symmetric;
-
+    /* symmetric: a representative per class (docs/symmetry.md) */
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (rep_only && r / T % D != 0) {
+        if (!parallel_rank_written(x->o, r)) {
             continue;
         }
         x->first_id[r] = id;
@@ -182,7 +185,7 @@ int parallel_emit(struct workload *out, struct ctx *x)
     for (int32_t r = 0; r < x->n_dev; r++) {
         int32_t p = r / T / D;
 
-        if (rep_only && r / T % D != 0) {
+        if (!parallel_rank_written(x->o, r)) {
             continue;
         }
 
@@ -227,14 +230,18 @@ int parallel_copy_header(struct workload *out, const struct workload *in,
             return rc;
         }
     }
-    if (o->symmetric) { /* docs/symmetry.md */
-        char k0[] = "replicas", k1[] = "stride", k2[] = "devices", a[16], b[16], c[16];
-        char *keys[] = {k0, k1, k2};
-        struct yval items[3] = {{.kind = YVAL_SCALAR, .scalar = a},
+    if (o->symmetric) { /* docs/symmetry.md: a representative per class (classes: 4) */
+        char k0[] = "replicas", k1[] = "stride", k2[] = "devices", k3[] = "tp", k4[] = "classes";
+        char a[16], b[16], c[16], t[16], four[] = "4";
+        char *keys[] = {k0, k1, k2, k3, k4};
+        struct yval items[5] = {{.kind = YVAL_SCALAR, .scalar = a},
                                 {.kind = YVAL_SCALAR, .scalar = b},
-                                {.kind = YVAL_SCALAR, .scalar = c}};
-        struct yval v = {.kind = YVAL_MAP, .n = 3, .keys = keys, .items = items};
+                                {.kind = YVAL_SCALAR, .scalar = c},
+                                {.kind = YVAL_SCALAR, .scalar = t},
+                                {.kind = YVAL_SCALAR, .scalar = four}};
+        struct yval v = {.kind = YVAL_MAP, .n = 5, .keys = keys, .items = items};
 
+        snprintf(t, sizeof(t), "%d", (int)(parallel_tp_symmetric(o) ? o->tp : 1));
         snprintf(a, sizeof(a), "%d", (int)o->dp);
         snprintf(b, sizeof(b), "%d", (int)o->tp);
         snprintf(c, sizeof(c), "%d", (int)(o->dp * o->tp * o->pp));

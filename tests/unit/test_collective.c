@@ -614,6 +614,65 @@ Test(collective, replicas_stand_for_their_group)
     }
 }
 
+/* A representative per class (docs/symmetry.md): the rank ops of one
+ * collective may stand for different counts (7 and 1 copies, stride 1; 3
+ * and 1, stride 2): planned as the explicit group in the same ring order. */
+static void two_ranks(struct fixture *f, const char *kind, int d0, int c0, int d1, int stride)
+{
+    long long S = f->bytes ? f->bytes : S_BYTES;
+    const int dev[2] = {d0, d1}, copies[2] = {c0, 1};
+
+    for (int i = 0; i < 2; i++) {
+        add(f, "  - {name: h/p%d, type: Grad, time_us: 50, outputs: [%lld], device: %d}\n", i, S,
+            dev[i]);
+        add(f,
+            "  - {name: h/c%d, type: Coll, time_us: 0, outputs: [%lld], inputs: [\"h/p%d:0\"], "
+            "device: %d, x-collective: {id: h, kind: %s, bytes: %lld, replicas: %d, stride: "
+            "%d}}\n",
+            i, S, i, dev[i], kind, S, copies[i], stride);
+        add(f, "  - {name: h/u%d, type: Upd, time_us: 1, inputs: [\"h/c%d:0\"], device: %d}\n", i,
+            i, dev[i]);
+    }
+}
+
+Test(collective, uneven_copies_stand_for_their_group)
+{
+    static const char *const kinds[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all"};
+    static const int even[] = {0, 2, 4, 6};
+
+    for (int k = 0; k < 4; k++) {
+        for (int shape = 0; shape < 2; shape++) {
+            struct fixture e = {0}, s = {0};
+            int32_t ve, vs;
+
+            two_nodes(&e.c);
+            start(&e);
+            ranks(&e, "h", kinds[k], shape ? 4 : 8, shape ? even : dev8, "", 50);
+            run(&e, 8, CHANNEL_DUPLEX);
+            two_nodes(&s.c);
+            start(&s);
+            if (shape) {
+                two_ranks(&s, kinds[k], 0, 3, 6, 2);
+            } else {
+                two_ranks(&s, kinds[k], 0, 7, 7, 1);
+            }
+            run(&s, 8, CHANNEL_DUPLEX);
+            ve = op(&e, "h/c0");
+            vs = op(&s, "h/c0");
+            cr_expect_eq(s.r.end_us[vs], e.r.end_us[ve], "%s shape %d: %lld vs %lld", kinds[k],
+                         shape, (long long)s.r.end_us[vs], (long long)e.r.end_us[ve]);
+            cr_expect_eq(s.r.end_us[op(&s, "h/c1")], e.r.end_us[ve], "%s shape %d", kinds[k],
+                         shape);
+            for (int i = 0; i < 64; i++) {
+                cr_expect_eq(s.r.link_bytes[i], e.r.link_bytes[i], "%s shape %d link %d -> %d",
+                             kinds[k], shape, i / 8, i % 8);
+            }
+            release(&e);
+            release(&s);
+        }
+    }
+}
+
 /* A replica beyond the cluster is an error naming the collective. */
 Test(collective, replicas_beyond_the_cluster)
 {
