@@ -31,8 +31,8 @@
 #   scripts/scaling-study.py      the cluster-scale study (docs/scaling.md),
 #   --preset demo                 reduced: GPT-3 175B and Llama 2 70B widths
 #                                 with 4 layers, global batch 512, TP 8 and
-#                                 4 x PP 4 on 256 to 16,384 H100s, one
-#                                 replica simulated (--symmetric); figures
+#                                 4 x PP 4 on 256 to 16,384 H100s, the
+#                                 symmetric ranks simulated; figures
 #                                 scaling-gpt3-175b and scaling-llama2-70b
 #
 # Environment: BAECHI (the program), DB (results.db), PLOTS (plots),

@@ -20,8 +20,9 @@ For every model, GPU count and layout (TP T x PP P, DP = GPUs / (T x P)) it
      (32-node leaf groups; two tiers up to 256 nodes, three above, 256-node
      pods) for the other sizes, and for the A100 rows the A100 SuperPOD's
      links (`cluster gen --gpu a100`) in 16-node leaf groups;
-  2. generates replica 0 of the step (`workload gen gpt --size S --tp T
-     --pp P --dp D --symmetric --global-batch B --micro-batches M ...`);
+  2. generates the step, only the ranks that stand for all written
+     (`workload gen gpt --size S --tp T --pp P --dp D --symmetric
+     --global-batch B --micro-batches M ...`, docs/symmetry.md);
   3. simulates it (`baechi sim --placement given --json`, timed model) and
      again with communication free (`baechi run -p given --comm-factor 0
      --json`);
