@@ -344,11 +344,12 @@ def plot(args, rows):
 
 # Named configurations; options given on the command line override them.
 #   doc   what docs/scaling.md reports (scripts/doc-numbers.sh, block
-#         scaling-table).  DOC_LAYERS is the one knob between the reduced
-#         depth and the full models: {} runs every model at its own depth.
+#         scaling-table).  DOC_LAYERS is the one knob between a reduced
+#         depth (e.g. "gpt3-175b=16,llama2-70b=16,gpt3-175b-a100=24") and
+#         the full models: "" runs every model at its own depth.
 #   where the step saved by free NVLink and by free NICs (--decompose)
 #   demo  `make demo`'s few points: 4 layers, global batch 512, 4 GPU counts
-DOC_LAYERS = "gpt3-175b=16,llama2-70b=16,gpt3-175b-a100=24"
+DOC_LAYERS = ""
 PRESETS = {
     "doc": dict(models="gpt3-175b,llama2-70b,gpt3-175b-a100", layers=DOC_LAYERS),
     # where the exposed communication goes (docs/scaling.md, block scaling-where)

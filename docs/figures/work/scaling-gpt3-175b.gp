@@ -1,7 +1,7 @@
 # figure scaling-study gpt3-175b (scripts/scaling-study.py)
 set terminal svg size 900,600 noenhanced font 'sans,13' background 'white'
 set output 'docs/figures/scaling-gpt3-175b.svg'
-set title 'Simulated throughput per GPU: gpt3-175b, 16 layers (of 96), global batch 1536 x 2048 tokens'
+set title 'Simulated throughput per GPU: gpt3-175b, 96 layers, global batch 1536 x 2048 tokens'
 set xlabel 'GPUs (log2 scale)'
 set ylabel 'throughput per GPU (tokens/s)'
 set logscale x 2
@@ -10,37 +10,47 @@ set yrange [0:*]
 set key inside left bottom box opaque
 set grid
 set y2label 'MFU (% of 989.4 TFLOP/s)'
-set link y2 via y*0.0184438 inverse y/0.0184438
+set link y2 via y*0.108791 inverse y/0.108791
 set y2tics 10 format '%.0f'
 set ytics nomirror
 set offsets graph 0.05, graph 0.05, graph 0.08, 0
 $D_0_0 << EOD
-256 2233.1
-512 2138.7
-1024 1963.0
-2048 1792.0
-4096 1525.3
-8192 1173.9
-16384 800.1
+512 405.5
+1024 376.0
+2048 342.6
+4096 290.8
+8192 223.2
+16384 152.3
 EOD
 $D_0_1 << EOD
-256 1884.1
-512 1841.5
-1024 1760.8
-2048 1603.8
-4096 1403.1
-8192 1120.4
-16384 797.4
+256 422.1
 EOD
 $D_0_2 << EOD
-256 2165.3
-512 2127.9
-1024 2058.3
-2048 1808.9
-4096 1455.8
-8192 1046.3
-16384 668.4
+512 382.8
+1024 367.7
+2048 340.7
+4096 294.3
+8192 231.3
+16384 161.9
+EOD
+$D_0_3 << EOD
+256 390.6
+EOD
+$D_0_4 << EOD
+1024 431.4
+2048 375.2
+4096 297.7
+8192 210.7
+16384 132.9
+EOD
+$D_0_5 << EOD
+256 450.2
+512 443.6
 EOD
 plot $D_0_0 using 1:2 with linespoints lw 2 pt 5 ps 1.5 lc 1 title 'TP 8 x PP 8', \
-     $D_0_1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc 2 title 'TP 8 x PP 16', \
-     $D_0_2 using 1:2 with linespoints lw 2 pt 9 ps 1.5 lc 3 title 'TP 4 x PP 16'
+     $D_0_1 using 1:2 with points pt 4 ps 1.8 lc 1 notitle, \
+     $D_0_2 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc 2 title 'TP 8 x PP 16', \
+     $D_0_3 using 1:2 with points pt 6 ps 1.8 lc 2 notitle, \
+     $D_0_4 using 1:2 with linespoints lw 2 pt 9 ps 1.5 lc 3 title 'TP 4 x PP 16', \
+     $D_0_5 using 1:2 with points pt 8 ps 1.8 lc 3 notitle, \
+     keyentry with points pt 4 ps 1.8 lc 'black' title 'hollow: out of memory'

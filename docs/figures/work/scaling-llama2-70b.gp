@@ -1,7 +1,7 @@
 # figure scaling-study llama2-70b (scripts/scaling-study.py)
 set terminal svg size 900,600 noenhanced font 'sans,13' background 'white'
 set output 'docs/figures/scaling-llama2-70b.svg'
-set title 'Simulated throughput per GPU: llama2-70b, 16 layers (of 80), global batch 1024 x 4096 tokens'
+set title 'Simulated throughput per GPU: llama2-70b, 80 layers, global batch 1024 x 4096 tokens'
 set xlabel 'GPUs (log2 scale)'
 set ylabel 'throughput per GPU (tokens/s)'
 set logscale x 2
@@ -10,36 +10,36 @@ set yrange [0:*]
 set key inside left bottom box opaque
 set grid
 set y2label 'MFU (% of 989.4 TFLOP/s)'
-set link y2 via y*0.00911225 inverse y/0.00911225
+set link y2 via y*0.0449253 inverse y/0.0449253
 set y2tics 10 format '%.0f'
 set ytics nomirror
 set offsets graph 0.05, graph 0.05, graph 0.08, 0
 $D_0_0 << EOD
-256 3879.3
-512 3759.2
-1024 3539.7
-2048 3168.4
-4096 2615.7
-8192 1932.0
-16384 1256.8
+256 822.1
+512 796.0
+1024 748.5
+2048 668.7
+4096 551.0
+8192 407.2
+16384 267.0
 EOD
 $D_0_1 << EOD
-256 3738.6
-512 3528.7
-1024 3339.3
-2048 3015.1
-4096 2523.2
-8192 1899.2
-16384 1264.5
+256 830.8
+512 786.7
+1024 742.0
+2048 666.1
+4096 553.0
+8192 412.7
+16384 273.4
 EOD
 $D_0_2 << EOD
-256 4456.1
-512 4227.6
-1024 3834.2
-2048 3231.9
-4096 2457.9
-8192 1659.2
-16384 1001.7
+256 987.0
+512 933.6
+1024 842.3
+2048 704.6
+4096 530.8
+8192 355.4
+16384 213.8
 EOD
 plot $D_0_0 using 1:2 with linespoints lw 2 pt 5 ps 1.5 lc 1 title 'TP 8 x PP 4', \
      $D_0_1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc 2 title 'TP 8 x PP 8', \
