@@ -30,11 +30,14 @@
 #
 # Blocks that depend on the interleaved schedule: pipelines-sweep (its
 # `interleaved` rows and the line about them); on sequence parallelism:
-# none (no block passes --sp).  Rerun `make doc-numbers` after either
-# changes.  Cost: the cheap blocks take about 40 s of CPU together
-# (t830-t833 check them, a page each); the slow ones (parallel-placers,
-# auto-bench, results-demo: auto's searches and the demo's sweeps) about
-# 25 s more, and only `make doc-numbers` reruns them.
+# the scaling-* blocks (scripts/scaling-study.py generates with --sp).
+# Rerun `make doc-numbers` after either changes.  Cost: the cheap blocks
+# take about 60 s of CPU together (t830-t833 and t921 check them, a page
+# each); the slow ones (parallel-placers, auto-bench, results-demo: auto's
+# searches and the demo's sweeps) about 25 s more, and the scaling study's
+# (scaling-table, scaling-where) about 15 and 4 minutes unless SCALING_CSV
+# and SCALING_WHERE_LOG name earlier outputs; only `make doc-numbers`
+# reruns them.
 # shellcheck disable=SC2086 # $G and the like hold several options on purpose
 set -eu
 cd "$(dirname "$0")/.."

@@ -196,7 +196,8 @@ def run_point(args, name, m, gpus, tp, pp, work):
     gen = [args.baechi, "workload", "gen", "gpt", "--size", m["size"], "--layers", str(layers),
            "--global-batch", str(gb), "--micro-batches", str(mb), "--device", m["device"],
            "--elem-bytes", "2", "--optimizer", "adam", "--mixed-precision", "--dropout", "0",
-           "--tp", str(tp), "--pp", str(pp), "--dp", str(dp), "--bucket-mb", ("%.6f" % args.bucket_mb).rstrip("0").rstrip("."),
+           "--tp", str(tp), "--pp", str(pp), "--dp", str(dp),
+           "--bucket-mb", ("%.6f" % args.bucket_mb).rstrip("0").rstrip("."),
            "--name", tag, "-o", wl]
     gen += m["extra"]
     if dp > 1:
@@ -313,7 +314,8 @@ def plot(args, rows):
               # MFU is throughput x model FLOPs per token / peak: the same
               # curve on a second scale
               "set y2label 'MFU (%% of %.1f TFLOP/s)'" % (m["peak"] / 1e12),
-              "set link y2 via y*%.6g inverse y/%.6g" % (k, k), "set y2tics %d format '%%.0f'" % tick, "set ytics nomirror",
+              "set link y2 via y*%.6g inverse y/%.6g" % (k, k),
+              "set y2tics %d format '%%.0f'" % tick, "set ytics nomirror",
               "set offsets graph 0.05, graph 0.05, graph 0.08, 0"]
         cmds = []
         n_blocks = 0
@@ -389,7 +391,8 @@ def table(rows):
                     r["gpus"], r["tp"], r["pp"], r["dp"], r["micro_batches"],
                     r["micro_batch_size"], " |" * (6 if meg else 5)))
                 continue
-            out.append("| %s | %s x %s x %s | %s x %s | %s | %s | %.1f %%%s | %s | %.1f %% | %s |" % (
+            out.append("| %s | %s x %s x %s | %s x %s | %s | %s | %.1f %%%s | %s | %.1f %% "
+                       "| %s |" % (
                 "{:,}".format(int(r["gpus"])), r["tp"], r["pp"], r["dp"], r["micro_batches"],
                 r["micro_batch_size"], r["step_s"], r["tokens_per_s_per_gpu"],
                 100 * float(r["mfu"]), " | " + r["megatron_tflops_per_gpu"] if meg else "",
@@ -413,8 +416,9 @@ def summary(m, rows):
         out += ["", "Fastest layout that fits at each GPU count: " + "; ".join(
             "{:,}: TP {} x PP {} ({:.1f} %)".format(g, best[g]["tp"], best[g]["pp"],
                                                    100 * float(best[g]["mfu"])) for g in gs) + ".",
-                "From {:,} to {:,} GPUs the best MFU goes from {:.1f} % to {:.1f} % ({:.2f}x) and the "
-                "exposed communication of that layout from {:.1f} % to {:.1f} % of the step.".format(
+                "From {:,} to {:,} GPUs the best MFU goes from {:.1f} % to {:.1f} % ({:.2f}x) "
+                "and the exposed communication of that layout from {:.1f} % to {:.1f} % of the "
+                "step.".format(
                     gs[0], gs[-1], 100 * float(lo["mfu"]), 100 * float(hi["mfu"]),
                     float(hi["mfu"]) / float(lo["mfu"]), 100 * float(lo["exposed_comm_share"]),
                     100 * float(hi["exposed_comm_share"]))]
@@ -461,18 +465,21 @@ def main():
     ap.add_argument("--baechi", default="./baechi")
     ap.add_argument("--out", default="scaling-study")
     ap.add_argument("--preset", choices=sorted(PRESETS),
-                    help="a named configuration (doc: docs/scaling.md's table; where: its decomposition; demo: make demo's)")
+                    help="a named configuration (doc: docs/scaling.md's table; where: its "
+                         "decomposition; demo: make demo's)")
     ap.add_argument("--models", help="models (default gpt3-175b,llama2-70b; also gpt3-175b-a100)")
     ap.add_argument("--gpus", help="GPU counts (default 256..16384, doubling)")
     ap.add_argument("--layouts", help="TxP,... (default: the model's)")
     ap.add_argument("--layers",
-                    help="layers simulated: N for every model, or MODEL=N,... (default: the model's)")
+                    help="layers simulated: N for every model, or MODEL=N,... "
+                         "(default: the model's)")
     ap.add_argument("--global-batch", type=int)
     ap.add_argument("--max-micro-batches", type=int,
                     help="most micro-batches of a replica (default 128; the A100 rows 192, "
                          "Megatron's micro-batch 1 at 768 GPUs)")
     ap.add_argument("--bucket-mb", type=float, default=1e6,
-                    help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the backward)")
+                    help="DDP bucket cap, MiB (default 1e6: one bucket, reduced after the "
+                         "backward)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--decompose", action="store_true", default=None,
                     help="also simulate with NVLink free and with the NICs free; "
