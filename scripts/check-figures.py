@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check-figures.py DIR... - the data checks of every figure `baechi plot`
-wrote into DIR (issue 33 item 3): each NAME.csv (the plotted data, --csv)
+(or scripts/scaling-study.py) wrote into DIR (issue 33 item 3): each NAME.csv (the plotted data, --csv)
 with its gnuplot script NAME.gp (--script; in DIR or DIR/work) is
 
   titled         the script sets a title that is not empty;
@@ -61,8 +61,8 @@ def check(kind, rows, header, gp):
         bad.append("no title")
     if not rows:
         return bad + ["no data"]
-    if kind in ("line", "memory", "scaling"):
-        ycol = [i for i, h in enumerate(header) if h.endswith(("_ms", "_gib", "bound"))
+    if kind in ("line", "memory", "scaling", "scaling-study"):
+        ycol = [i for i, h in enumerate(header) if h.endswith(("_ms", "_gib", "bound", "_per_gpu"))
                 and h != "limit_gib"][:1]
         vals = numbers(rows, ycol)
         blocks = datablocks(gp)
@@ -111,7 +111,9 @@ def main(dirs):
             gp = script_of(d, name)
             if gp is None:
                 continue
-            m = re.match(r"# baechi plot (\S+)", gp)
+            # `baechi plot` writes "# baechi plot KIND"; the figures of
+            # scripts/scaling-study.py "# figure scaling-study"
+            m = re.match(r"# (?:baechi plot|figure) (\S+)", gp)
             kind = m.group(1) if m else "?"
             with open(os.path.join(d, f), newline="", encoding="utf-8") as fh:
                 table = list(csv.reader(fh))

@@ -28,6 +28,12 @@
 #   scaling (bench scaling)       placement time vs graph size on seeded
 #                                 synthetic layered graphs of 1k to 1M ops,
 #                                 medians of 3 repeats
+#   scripts/scaling-study.py      the cluster-scale study (docs/scaling.md),
+#   --preset demo                 reduced: GPT-3 175B and Llama 2 70B widths
+#                                 with 4 layers, global batch 512, TP 8 and
+#                                 4 x PP 4 on 256 to 16,384 H100s, the
+#                                 symmetric ranks simulated; figures
+#                                 scaling-gpt3-175b and scaling-llama2-70b
 #
 # Environment: BAECHI (the program), DB (results.db), PLOTS (plots),
 # DEMO_SCALING_OPS (the synthetic sizes; default 1000 .. 1000000),
@@ -107,6 +113,14 @@ sizes=$(echo "$OPS" | tr -s " " ",")
 echo "== baechi bench scaling --db $DB --sizes $sizes --placers $SCALING_PLACERS"
 $B bench scaling --db "$DB" --sizes "$sizes" --repeats 3 --placers "$SCALING_PLACERS" \
     --cluster dgx-h100-8 --seed 1 --sweep scaling
+
+# The cluster-scale study, reduced (docs/scaling.md; the full one is
+# `scripts/scaling-study.py --preset doc`): tokens/s per GPU against GPUs, a
+# line per layout; its figures and their data beside the others, its table in
+# $W/scaling-study/scaling.csv
+echo "== scripts/scaling-study.py --preset demo --out $W/scaling-study --figures $PLOTS"
+python3 scripts/scaling-study.py --baechi "$B" --preset demo --out "$W/scaling-study" \
+    --figures "$PLOTS" ${DEMO_CSV_ONLY:+--csv-only}
 
 echo
 echo "== baechi report --db $DB --where sweep=paper --where memory_fraction=1"

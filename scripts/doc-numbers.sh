@@ -21,17 +21,23 @@
 # Environment: BAECHI (the program, default ./baechi), DEMO_DB (a `make demo`
 # database for the block `results-demo`, which scripts/demo-numbers.sh
 # passes; without it the block runs the two sweeps it reports into a
-# scratch database).  Every block runs in a fresh
+# scratch database), SCALING_CSV and SCALING_WHERE_LOG (a scaling.csv of
+# scripts/scaling-study.py --preset doc, and the output of --preset where,
+# for the blocks `scaling-table` and `scaling-where`; without them the
+# blocks rerun the study).  Every block runs in a fresh
 # scratch directory: nothing is cached between runs, so a block never reports
 # a result of an older build.
 #
 # Blocks that depend on the interleaved schedule: pipelines-sweep (its
 # `interleaved` rows and the line about them); on sequence parallelism:
-# none (no block passes --sp).  Rerun `make doc-numbers` after either
-# changes.  Cost: the cheap blocks take about 40 s of CPU together
-# (t830-t833 check them, a page each); the slow ones (parallel-placers,
-# auto-bench, results-demo: auto's searches and the demo's sweeps) about
-# 25 s more, and only `make doc-numbers` reruns them.
+# the scaling-* blocks (scripts/scaling-study.py generates with --sp).
+# Rerun `make doc-numbers` after either changes.  Cost: the cheap blocks
+# take about 60 s of CPU together (t830-t833 and t921 check them, a page
+# each); the slow ones (parallel-placers, auto-bench, results-demo: auto's
+# searches and the demo's sweeps) about 25 s more, and the scaling study's
+# (scaling-table, scaling-where) about 15 and 4 minutes unless SCALING_CSV
+# and SCALING_WHERE_LOG name earlier outputs; only `make doc-numbers`
+# reruns them.
 # shellcheck disable=SC2086 # $G and the like hold several options on purpose
 set -eu
 cd "$(dirname "$0")/.."
@@ -69,6 +75,10 @@ auto-bench auto.md slow
 results-demo results.md slow
 symmetry-scale symmetry.md slow
 symmetry-sweeps symmetry.md slow
+scaling-demo scaling.md cheap
+scaling-buckets scaling.md cheap
+scaling-table scaling.md slow
+scaling-where scaling.md slow
 '
 
 check=0 cheap=0 list=0 only_docs=""
@@ -846,6 +856,50 @@ blk_symmetry_sweeps() {
         tail -1 "$W/sweep.txt"
     done
     echo '```'
+}
+# ---- scaling.md: scripts/scaling-study.py (the study's table and the
+# sentences under it; SCALING_CSV: a scaling.csv of `--preset doc` to
+# report instead of rerunning the study, about 15 minutes of CPU;
+# SCALING_WHERE_LOG: the output of `--preset where`, about 4 minutes)
+scaling_block() { # preset [csv]
+    csv=${2:-}
+    if [ -z "$csv" ]; then
+        python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset "$1" --out "$W/s" \
+            --no-plot > "$W/study.log" 2>&1 ||
+            fail "scaling-study.py --preset $1 failed: $(tail -1 "$W/study.log")"
+        csv=$W/s/scaling.csv
+    fi
+    echo
+    python3 "$TOP/scripts/scaling-study.py" --table "$csv" || fail "scaling-study.py --table $csv failed"
+    echo
+}
+blk_scaling_demo() { scaling_block demo; }
+blk_scaling_table() { scaling_block doc "${SCALING_CSV:-}"; }
+# GPT-3 175B on 16,384 GPUs with 25 MiB DDP buckets and with one bucket
+blk_scaling_buckets() {
+    echo
+    echo "| GPT-3 175B at the depth of the tables, TP 8 x PP 8 x DP 256, 16,384 GPUs | step (s) | exposed comm |"
+    echo "|---|---|---|"
+    for mb in 25 1000000; do
+        python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset doc --models gpt3-175b \
+            --gpus 16384 --layouts 8x8 --bucket-mb $mb --out "$W/b$mb" --no-plot \
+            > "$W/study.log" 2>&1 || fail "scaling-study.py --bucket-mb $mb failed: $(tail -1 "$W/study.log")"
+        awk -F, -v mb=$mb 'NR == 2 { printf "| `--bucket-mb %s`%s | %s | %.1f %% |\n", mb,
+            mb == 25 ? " (the default)" : " (one bucket a stage)", $12, 100 * $19 }' "$W/b$mb/scaling.csv"
+    done
+    echo
+}
+# where the exposed communication goes: NVLink or the NICs made free
+blk_scaling_where() {
+    if [ -n "${SCALING_WHERE_LOG:-}" ]; then
+        cp "$SCALING_WHERE_LOG" "$W/study.out"
+    else
+        python3 "$TOP/scripts/scaling-study.py" --baechi "$B" --preset where --out "$W/s" \
+            --no-plot > "$W/study.out" 2> "$W/study.log" ||
+            fail "scaling-study.py --preset where failed: $(tail -1 "$W/study.log")"
+    fi
+    echo
+    grep '^|' "$W/study.out"
     echo
 }
 # ---- the mechanism ---------------------------------------------------------
