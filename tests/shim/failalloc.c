@@ -4,7 +4,9 @@
  * or strdup-through-malloc, N = $BAECHI_TEST_FAIL_ALLOC (0 or unset: none).
  * With BAECHI_TEST_FAIL_COUNT=1 it prints "failalloc: allocations: A" to
  * stderr at exit, A being the number of allocations the run made, so that
- * a sweep knows its range.  Every allocation counts, libc's, libyaml's and
+ * a sweep knows its range; with BAECHI_TEST_FAIL_SITES=FILE besides, it
+ * writes to FILE the allocations worth failing (the first and the last of
+ * each call stack, below).  Every allocation counts, libc's, libyaml's and
  * SQLite's included, unlike the test build's counter (core/alloc.c, make
  * allocfail) that sees only the project's own allocator.
  *
@@ -15,6 +17,9 @@
  * Part of baechi-c; see README.md for the licence.
  */
 #include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +35,82 @@ extern void *__libc_memalign(size_t, size_t);
 static long fail_at = -1;
 static unsigned long count;
 
+/* BAECHI_TEST_FAIL_SITES=FILE (with BAECHI_TEST_FAIL_COUNT=1): the call
+ * stack of every allocation (its return addresses, whole) is hashed, and
+ * FILE gets at exit, one a line in increasing order, the allocation
+ * numbers that are the first or the last of their stack: every distinct
+ * call site, in every distinct calling context, once as it is first
+ * reached and once as it is last (a loop's first and last turn). */
+#define SITE_SLOTS     (1u << 16)
+#define SITE_MAX_ALLOC (1u << 22)
+static int sites_on = -1;
+static __thread int in_backtrace;
+static int site_lock;
+static uint64_t site_key[SITE_SLOTS];
+static unsigned long site_first[SITE_SLOTS], site_last[SITE_SLOTS];
+static unsigned site_used;
+
+static void site_record(unsigned long n)
+{
+    void *bt[128];
+    uint64_t h = 1469598103934665603ull;
+    unsigned i;
+    int k;
+
+    in_backtrace = 1;
+    k = backtrace(bt, 128);
+    in_backtrace = 0;
+    /* frame 0 is this shim */
+    for (i = 1; i < (unsigned)k; i++) {
+        h = (h ^ (uint64_t)(uintptr_t)bt[i]) * 1099511628211ull;
+    }
+    h |= 1; /* 0: an empty slot */
+    while (__atomic_exchange_n(&site_lock, 1, __ATOMIC_ACQUIRE)) {
+    }
+    for (i = (unsigned)h & (SITE_SLOTS - 1); site_key[i] && site_key[i] != h;
+         i = (i + 1) & (SITE_SLOTS - 1)) {
+    }
+    if (!site_key[i] && site_used < SITE_SLOTS / 2) {
+        site_key[i] = h;
+        site_first[i] = n;
+        site_used++;
+    }
+    if (site_key[i] == h) {
+        site_last[i] = n;
+    }
+    __atomic_store_n(&site_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* backtrace() loads libgcc_s at its first call: here, before main, rather
+ * than inside an allocation that may hold a lock of the C library */
+__attribute__((constructor)) static void site_init(void)
+{
+    void *bt[2];
+
+    if (getenv("BAECHI_TEST_FAIL_SITES")) {
+        in_backtrace = 1;
+        (void)backtrace(bt, 2);
+        in_backtrace = 0;
+    }
+}
+
 static int fail_now(void)
 {
-    unsigned long n = __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);
+    unsigned long n;
+
+    /* backtrace()'s own allocations (loading libgcc_s) are not the
+     * program's: not counted, so the numbers stay those of a run without
+     * BAECHI_TEST_FAIL_SITES */
+    if (in_backtrace) {
+        return 0;
+    }
+    n = __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&sites_on, __ATOMIC_RELAXED) < 0) {
+        __atomic_store_n(&sites_on, getenv("BAECHI_TEST_FAIL_SITES") != NULL, __ATOMIC_RELAXED);
+    }
+    if (sites_on) {
+        site_record(n);
+    }
 
     if (__atomic_load_n(&fail_at, __ATOMIC_RELAXED) < 0) {
         const char *s = getenv("BAECHI_TEST_FAIL_ALLOC");
@@ -92,6 +170,35 @@ void *aligned_alloc(size_t align, size_t n)
     return __libc_memalign(align, n);
 }
 
+/* FILE: the first and last allocation of every stack, in order; too many
+ * stacks or allocations for the tables: every allocation (nothing left
+ * out).  write(2) only, no allocation. */
+static void sites_write(const char *path)
+{
+    static unsigned char mark[SITE_MAX_ALLOC / 8];
+    unsigned long n = __atomic_load_n(&count, __ATOMIC_RELAXED), i;
+    char buf[32];
+    int fd, len, all;
+
+    if (!path || (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+        return;
+    }
+    all = site_used >= SITE_SLOTS / 2 || n >= SITE_MAX_ALLOC;
+    for (i = 0; !all && i < SITE_SLOTS; i++) {
+        if (site_key[i]) {
+            mark[site_first[i] / 8] |= (unsigned char)(1u << site_first[i] % 8);
+            mark[site_last[i] / 8] |= (unsigned char)(1u << site_last[i] % 8);
+        }
+    }
+    for (i = 1; i <= n; i++) {
+        if (all || mark[i / 8] & (1u << i % 8)) {
+            len = snprintf(buf, sizeof(buf), "%lu\n", i);
+            (void)!write(fd, buf, (size_t)len);
+        }
+    }
+    close(fd);
+}
+
 /* The count at exit, for BAECHI_TEST_FAIL_COUNT=1 (written with write(2):
  * stdio may be gone, and must not allocate). */
 __attribute__((destructor)) static void failalloc_report(void)
@@ -106,5 +213,8 @@ __attribute__((destructor)) static void failalloc_report(void)
         if (len > 0) {
             (void)!write(2, buf, (size_t)len);
         }
+    }
+    if (sites_on > 0) {
+        sites_write(getenv("BAECHI_TEST_FAIL_SITES"));
     }
 }
