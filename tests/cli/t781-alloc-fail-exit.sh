@@ -2,8 +2,8 @@
 # Out of memory is exit 1, never exit 2 (the bad-input code), in `workload
 # gen` and where SQLite runs out (issue 30 item 7): every allocation site
 # of `workload gen gpt` and of `report` on a small results database (the
-# first and the last allocation of each call stack: 2,625 runs of 7,488
-# allocations and the sweep's last 800, 8 s of CPU instead of 37) failed
+# first and the last allocation of each call stack: 2,780 runs for 7,488
+# allocations and the sweep's last 800, 12 s of CPU instead of 37) failed
 # in turn with the LD_PRELOAD shim tests/shim/failalloc.c and checked by
 # tests/shim/alloc-sweep.sh (exit 0 with the clean run's output, or exit 1
 # saying "out of memory").  gen called every failure of its generator a

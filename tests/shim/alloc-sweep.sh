@@ -15,9 +15,9 @@
 # hashes the call stack of each (BAECHI_TEST_FAIL_SITES); then the runs
 # fail the N-th allocation (BAECHI_TEST_FAIL_ALLOC=N) for every N that is
 # the first or the last allocation of its call stack: every call site of
-# malloc, calloc or realloc, in the program and in the libraries, in every
-# distinct calling context, fails at least once, and a loop's allocation
-# at its first and its last turn (t780's `parallelize --dp 2`: 2,611
+# malloc, calloc or realloc, in the program (its forked workers too) and
+# in the libraries, in every distinct calling context, fails at least
+# once, and a loop's allocation at its first and its last turn (t780's `parallelize --dp 2`: 2,611
 # allocations, 266 points; a tenth of the runs, the same paths).
 # $SWEEP_EVERY=1 tries every N instead (N = 1, 1 + S, 1 + 2S, ... <= A,
 # S = $SWEEP_STRIDE, default 1), as the sweeps did before.

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t);
@@ -40,15 +41,43 @@ static unsigned long count;
  * FILE gets at exit, one a line in increasing order, the allocation
  * numbers that are the first or the last of their stack: every distinct
  * call site, in every distinct calling context, once as it is first
- * reached and once as it is last (a loop's first and last turn). */
+ * reached and once as it is last (a loop's first and last turn).  The
+ * table is shared with forked children (a sweep's workers), whose
+ * allocations go on from the parent's count, as the N-th one fails in
+ * them too; the process that made it writes FILE. */
 #define SITE_SLOTS     (1u << 16)
 #define SITE_MAX_ALLOC (1u << 22)
+struct site_table {
+    int lock;
+    unsigned used;
+    pid_t owner;
+    uint64_t key[SITE_SLOTS];
+    unsigned long first[SITE_SLOTS], last[SITE_SLOTS];
+};
 static int sites_on = -1;
+static struct site_table *sites;
+static char sites_path[4096];
 static __thread int in_backtrace;
-static int site_lock;
-static uint64_t site_key[SITE_SLOTS];
-static unsigned long site_first[SITE_SLOTS], site_last[SITE_SLOTS];
-static unsigned site_used;
+
+/* at the first allocation (before any thread): the table, shared */
+static void sites_setup(void)
+{
+    const char *p = getenv("BAECHI_TEST_FAIL_SITES");
+    void *m;
+
+    sites_on = 0;
+    if (!p || strlen(p) >= sizeof(sites_path)) {
+        return;
+    }
+    m = mmap(NULL, sizeof(*sites), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        return; /* no FILE: the sweep tries every point */
+    }
+    strcpy(sites_path, p);
+    sites = m;
+    sites->owner = getpid();
+    sites_on = 1;
+}
 
 static void site_record(unsigned long n)
 {
@@ -65,24 +94,33 @@ static void site_record(unsigned long n)
         h = (h ^ (uint64_t)(uintptr_t)bt[i]) * 1099511628211ull;
     }
     h |= 1; /* 0: an empty slot */
-    while (__atomic_exchange_n(&site_lock, 1, __ATOMIC_ACQUIRE)) {
+    while (__atomic_exchange_n(&sites->lock, 1, __ATOMIC_ACQUIRE)) {
     }
-    for (i = (unsigned)h & (SITE_SLOTS - 1); site_key[i] && site_key[i] != h;
+    for (i = (unsigned)h & (SITE_SLOTS - 1); sites->key[i] && sites->key[i] != h;
          i = (i + 1) & (SITE_SLOTS - 1)) {
     }
-    if (!site_key[i] && site_used < SITE_SLOTS / 2) {
-        site_key[i] = h;
-        site_first[i] = n;
-        site_used++;
+    if (!sites->key[i] && sites->used < SITE_SLOTS / 2) {
+        sites->key[i] = h;
+        sites->first[i] = n;
+        sites->last[i] = n;
+        sites->used++;
     }
-    if (site_key[i] == h) {
-        site_last[i] = n;
+    if (sites->key[i] == h) {
+        /* processes interleave: the least and the greatest number */
+        if (n < sites->first[i]) {
+            sites->first[i] = n;
+        }
+        if (n > sites->last[i]) {
+            sites->last[i] = n;
+        }
     }
-    __atomic_store_n(&site_lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&sites->lock, 0, __ATOMIC_RELEASE);
 }
 
 /* backtrace() loads libgcc_s at its first call: here, before main, rather
- * than inside an allocation that may hold a lock of the C library */
+ * than inside an allocation that may hold a lock of the C library.  The
+ * variable goes from the environment: a program that this one executes
+ * is not part of the count. */
 __attribute__((constructor)) static void site_init(void)
 {
     void *bt[2];
@@ -91,6 +129,10 @@ __attribute__((constructor)) static void site_init(void)
         in_backtrace = 1;
         (void)backtrace(bt, 2);
         in_backtrace = 0;
+        if (sites_on < 0) {
+            sites_setup();
+        }
+        unsetenv("BAECHI_TEST_FAIL_SITES");
     }
 }
 
@@ -105,10 +147,10 @@ static int fail_now(void)
         return 0;
     }
     n = __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&sites_on, __ATOMIC_RELAXED) < 0) {
-        __atomic_store_n(&sites_on, getenv("BAECHI_TEST_FAIL_SITES") != NULL, __ATOMIC_RELAXED);
+    if (sites_on < 0) {
+        sites_setup();
     }
-    if (sites_on) {
+    if (sites_on > 0) {
         site_record(n);
     }
 
@@ -173,21 +215,26 @@ void *aligned_alloc(size_t align, size_t n)
 /* FILE: the first and last allocation of every stack, in order; too many
  * stacks or allocations for the tables: every allocation (nothing left
  * out).  write(2) only, no allocation. */
-static void sites_write(const char *path)
+static void sites_write(void)
 {
     static unsigned char mark[SITE_MAX_ALLOC / 8];
-    unsigned long n = __atomic_load_n(&count, __ATOMIC_RELAXED), i;
+    unsigned long n = __atomic_load_n(&count, __ATOMIC_RELAXED), i, v;
     char buf[32];
     int fd, len, all;
 
-    if (!path || (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+    if ((fd = open(sites_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
         return;
     }
-    all = site_used >= SITE_SLOTS / 2 || n >= SITE_MAX_ALLOC;
+    all = sites->used >= SITE_SLOTS / 2 || n >= SITE_MAX_ALLOC;
     for (i = 0; !all && i < SITE_SLOTS; i++) {
-        if (site_key[i]) {
-            mark[site_first[i] / 8] |= (unsigned char)(1u << site_first[i] % 8);
-            mark[site_last[i] / 8] |= (unsigned char)(1u << site_last[i] % 8);
+        if (sites->key[i]) {
+            /* a child's numbers past this process's count: never tried */
+            if ((v = sites->first[i]) <= n) {
+                mark[v / 8] |= (unsigned char)(1u << v % 8);
+            }
+            if ((v = sites->last[i]) <= n) {
+                mark[v / 8] |= (unsigned char)(1u << v % 8);
+            }
         }
     }
     for (i = 1; i <= n; i++) {
@@ -214,7 +261,7 @@ __attribute__((destructor)) static void failalloc_report(void)
             (void)!write(2, buf, (size_t)len);
         }
     }
-    if (sites_on > 0) {
-        sites_write(getenv("BAECHI_TEST_FAIL_SITES"));
+    if (sites_on > 0 && getpid() == sites->owner) {
+        sites_write();
     }
 }
