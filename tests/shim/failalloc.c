@@ -226,6 +226,9 @@ static void sites_write(void)
         return;
     }
     all = sites->used >= SITE_SLOTS / 2 || n >= SITE_MAX_ALLOC;
+    if (!all) { /* the last of this process, whatever its stack's last */
+        mark[n / 8] |= (unsigned char)(1u << n % 8);
+    }
     for (i = 0; !all && i < SITE_SLOTS; i++) {
         if (sites->key[i]) {
             /* a child's numbers past this process's count: never tried */
