@@ -107,7 +107,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 # TEST_OPT= (empty): OPT for every object.
 TEST_OPT ?= -O1 -g
 ifneq ($(TEST_OPT),)
-$(filter-out %/exact_sched.o %/bound_cases.o,$(TEST_OBJ)): OPT = $(TEST_OPT)
+$(filter-out %/exact_sched.o %/bound_cases.o,$(TEST_OBJ)): private OPT = $(TEST_OPT)
 endif
 PRESETS := $(sort $(wildcard data/clusters/*.yaml))
 
