@@ -1,8 +1,10 @@
 # check: slow once
 # Out of memory is exit 1, never exit 2 (the bad-input code), in `workload
-# gen` and where SQLite runs out (issue 30 item 7): every allocation of
-# `workload gen gpt` and of `report` on a small results database failed in
-# turn with the LD_PRELOAD shim tests/shim/failalloc.c and checked by
+# gen` and where SQLite runs out (issue 30 item 7): every allocation site
+# of `workload gen gpt` and of `report` on a small results database (the
+# first and the last allocation of each call stack: 2,780 runs for 7,488
+# allocations and the sweep's last 800, 12 s of CPU instead of 37) failed
+# in turn with the LD_PRELOAD shim tests/shim/failalloc.c and checked by
 # tests/shim/alloc-sweep.sh (exit 0 with the clean run's output, or exit 1
 # saying "out of memory").  gen called every failure of its generator a
 # usage error (exit 2 in 90 of 91 points of the test build); SQLite's
@@ -26,14 +28,14 @@ models: [timed, baechi]
 YAML
 "$BAECHI" sweep spec.yaml --db fixture.db -j 1 > /dev/null 2>&1
 
-test_expect_success 'workload gen gpt: every allocation failing is exit 1 or the clean output' '
+test_expect_success 'workload gen gpt: every allocation site failing is exit 1 or the clean output' '
     sweep gen out.yaml workload gen gpt --layers 1 --d-model 64 --heads 4 --vocab 100 \
         -b 4 --seq 8 -o out.yaml
     expect_grep "^[0-9]+ points, [0-9]+ runs, 0 failures$" gen.res
     about gen.res 1600
 '
 
-test_expect_success 'workload gen gpt --dp 2 --device a100: every allocation failing' '
+test_expect_success 'workload gen gpt --dp 2 --device a100: every allocation site failing' '
     sweep gen-syn out.yaml workload gen gpt --layers 1 --d-model 32 --heads 2 --vocab 50 \
         -b 2 --seq 4 --dp 2 --device a100 -o out.yaml
     expect_grep "^[0-9]+ points, [0-9]+ runs, 0 failures$" gen-syn.res
@@ -53,11 +55,11 @@ test_expect_success 'db query: SQLite out of memory is exit 1, out of memory' '
     about query.res 540
 '
 
-# the last 800 points of a sweep: its workers' start and the runs' storing.
+# the last 800 allocations of a sweep: its workers' start and the runs' storing.
 # An allocation failing before the first worker made the cleanup close
 # stdin and kill(0, SIGKILL): the process group, the caller's shell too
 # (hence a session of its own for each run here).
-test_expect_success 'sweep: the last 800 allocations failing' - <<'EOF2'
+test_expect_success 'sweep: the allocation sites among the last 800 failing' - <<'EOF2'
 if ! command -v setsid > /dev/null; then
     echo "no setsid: not run"
     exit 0
@@ -74,7 +76,7 @@ set -e
 cd ..
 cat sweep.res
 [ "$rc" -eq 0 ]
-expect_grep "^[0-9]+ points, 800 runs, 0 failures$" sweep.res
+expect_grep "^[0-9]+ points, [0-9]+ runs, 0 failures$" sweep.res
 about sweep.res 9100
 EOF2
 

@@ -33,25 +33,65 @@ static size_t put_varint(uint8_t *out, uint64_t v)
     return n;
 }
 
+/* A message built from the inside out: its bytes are p[start, end), with
+ * room on both sides, so that wrapping it is linear in the bytes added
+ * (20,000 levels took seconds under ASan when each wrap copied it all). */
+struct build {
+    uint8_t *p;
+    size_t start, end, cap;
+};
+
+static struct build build_new(const char *inner, size_t n)
+{
+    struct build b = {malloc(2 * n + 64), n + 32, 2 * n + 32, 2 * n + 64};
+
+    cr_assert_not_null(b.p);
+    memcpy(b.p + b.start, inner, n);
+    return b;
+}
+
+/* at least `front` bytes free before the message and `back` after it */
+static void room(struct build *b, size_t front, size_t back)
+{
+    size_t n = b->end - b->start, cap, start;
+    uint8_t *p;
+
+    if (b->start >= front && b->cap - b->end >= back) {
+        return;
+    }
+    cap = 2 * (b->cap + front + back);
+    start = (cap - n) / 2;
+    p = malloc(cap);
+    cr_assert_not_null(p);
+    memcpy(p + start, b->p + b->start, n);
+    free(b->p);
+    *b = (struct build){p, start, start + n, cap};
+}
+
 /* b = field `num` (length-delimited) holding b's old bytes, then `tail` */
-static void wrap(struct buf *b, unsigned num, const char *tail)
+static void wrap(struct build *b, unsigned num, const char *tail)
 {
     size_t tl = tail ? strlen(tail) : 0;
-    uint8_t *p = malloc(b->n + tl + 32);
-    size_t n;
+    uint8_t hdr[24];
+    size_t h = put_varint(hdr, (uint64_t)num << 3 | 2);
 
-    cr_assert_not_null(p);
-    n = put_varint(p, (uint64_t)num << 3 | 2);
-    n += put_varint(p + n, b->n);
-    if (b->n) { /* memcpy from NULL, even of 0 bytes, is undefined */
-        memcpy(p + n, b->p, b->n);
-    }
+    h += put_varint(hdr + h, b->end - b->start);
+    room(b, h, tl);
+    b->start -= h;
+    memcpy(b->p + b->start, hdr, h);
     if (tl) {
-        memcpy(p + n + b->n, tail, tl);
+        memcpy(b->p + b->end, tail, tl);
+        b->end += tl;
     }
-    free(b->p);
-    b->p = p;
-    b->n = n + b->n + tl;
+}
+
+/* the message alone, at the start of its block (free(buf.p)) */
+static struct buf build_done(struct build *b)
+{
+    struct buf out = {b->p, b->end - b->start};
+
+    memmove(b->p, b->p + b->start, out.n);
+    return out;
 }
 
 /* onnx.proto: NodeProto.op_type = 4 ("\x22\x02If"), AttributeProto.name = 1
@@ -59,11 +99,8 @@ static void wrap(struct buf *b, unsigned num, const char *tail)
  * GraphProto.node = 1, ModelProto.graph = 7 */
 static struct buf nested_graphs(int depth)
 {
-    struct buf b = {malloc(8), 0};
+    struct build b = build_new("\x22\x02If", 4); /* the innermost node */
 
-    cr_assert_not_null(b.p);
-    memcpy(b.p, "\x22\x02If", 4); /* the innermost node */
-    b.n = 4;
     wrap(&b, 1, NULL); /* graph level `depth` */
     for (int l = depth - 1; l >= 1; l--) {
         wrap(&b, 6, "\x0a\x01g");  /* attribute g */
@@ -71,7 +108,7 @@ static struct buf nested_graphs(int depth)
         wrap(&b, 1, NULL);         /* graph level l */
     }
     wrap(&b, 7, NULL); /* ModelProto.graph */
-    return b;
+    return build_done(&b);
 }
 
 /* ModelProto.graph.input (11) of type (ValueInfoProto.type = 2) sequence of
@@ -79,11 +116,9 @@ static struct buf nested_graphs(int depth)
  * TypeProto in all */
 static struct buf nested_types(int depth)
 {
-    struct buf b = {malloc(8), 0};
+    /* tensor_type { elem_type: FLOAT } */
+    struct build b = build_new("\x0a\x02\x08\x01", 4);
 
-    cr_assert_not_null(b.p);
-    memcpy(b.p, "\x0a\x02\x08\x01", 4); /* tensor_type { elem_type: FLOAT } */
-    b.n = 4;
     for (int l = depth - 1; l >= 1; l--) {
         wrap(&b, 1, NULL); /* Sequence.elem_type */
         wrap(&b, 4, NULL); /* TypeProto.sequence_type */
@@ -91,7 +126,7 @@ static struct buf nested_types(int depth)
     wrap(&b, 2, NULL);  /* ValueInfoProto.type */
     wrap(&b, 11, NULL); /* GraphProto.input */
     wrap(&b, 7, NULL);  /* ModelProto.graph */
-    return b;
+    return build_done(&b);
 }
 
 static int check(const struct buf *b, int *depth)
