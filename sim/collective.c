@@ -598,10 +598,48 @@ static struct coll_edge edge_of(const struct coll_plan *p, int32_t k)
     return e;
 }
 
-int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+size_t coll_sim_n_engines(const struct cluster *c, size_t n_links)
+{
+    const size_t nd = (size_t)c->n_devices;
+
+    if (c->channel == CHANNEL_LINK) {
+        return 2 * nd + n_links;
+    }
+    return c->nodes.gpus_per_node > 0 ? 4 * nd : 2 * nd;
+}
+
+size_t coll_sim_fabric_base(const struct cluster *c, int32_t src, int32_t dst)
+{
+    if (c->nodes.gpus_per_node > 0 && cluster_node_of(c, src) != cluster_node_of(c, dst)) {
+        return 2 * (size_t)c->n_devices;
+    }
+    return 0;
+}
+
+/* The engines a collective holds (shared, duplex): its NIC engines when
+ * any of its real edges (copies' included) crosses nodes, else its NVLink
+ * engines.  By collective, not by edge: a data-parallel ring across nodes
+ * is one communicator whichever of its hops stay inside a node, and every
+ * replica then holds the same engines, as replica symmetry's mirrored
+ * edges (whose ends may be one device) require. */
+static size_t plan_fabric_base(const struct coll_plan *p, const struct cluster *c)
+{
+    for (int32_t k = 0; k < p->n_edge; k++) {
+        size_t b = coll_sim_fabric_base(c, p->edge[k].src, p->edge[k].dst);
+
+        if (b) {
+            return b;
+        }
+    }
+    return 0;
+}
+
+int64_t coll_sim_free_at(const struct coll_plan *p, const struct cluster *c, const int64_t *chan,
                          const struct sim_links *links, int64_t now_us)
 {
+    const enum channel_model m = c->channel;
     const int32_t nd = links->nd;
+    const size_t base = m == CHANNEL_LINK ? 0 : plan_fabric_base(p, c);
     int64_t st = now_us;
 
     /* the start: every channel free */
@@ -611,20 +649,23 @@ int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const 
 
         if (m == CHANNEL_LINK) {
             st = take(&chan[sim_links_at(links, e->src, e->dst)], st);
-        } else if (m == CHANNEL_DUPLEX) {
-            st = take(&chan[nd + e->dst], take(&chan[e->src], st));
         } else {
-            st = take(&chan[e->dst], take(&chan[e->src], st));
+            const int64_t *f = chan + base;
+
+            st = m == CHANNEL_DUPLEX ? take(&f[nd + e->dst], take(&f[e->src], st))
+                                     : take(&f[e->dst], take(&f[e->src], st));
         }
     }
     return st;
 }
 
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+int64_t coll_sim_take(const struct coll_plan *p, const struct cluster *c, int64_t *chan,
                       const struct sim_links *links, int64_t now_us)
 {
+    const enum channel_model m = c->channel;
     const int32_t nd = links->nd;
-    int64_t st = coll_sim_free_at(p, m, chan, links, now_us), end;
+    const size_t base = m == CHANNEL_LINK ? 0 : plan_fabric_base(p, c);
+    int64_t st = coll_sim_free_at(p, c, chan, links, now_us), end;
 
     end = sat_add_i64(st, p->time_us);
     for (int32_t k = 0; k < p->n_edge; k++) {
@@ -633,10 +674,14 @@ int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *
 
         if (m == CHANNEL_LINK) {
             chan[sim_links_at(links, e->src, e->dst)] = end;
-        } else if (m == CHANNEL_DUPLEX) {
-            chan[e->src] = chan[nd + e->dst] = end;
         } else {
-            chan[e->src] = chan[e->dst] = end;
+            int64_t *f = chan + base;
+
+            if (m == CHANNEL_DUPLEX) {
+                f[e->src] = f[nd + e->dst] = end;
+            } else {
+                f[e->src] = f[e->dst] = end;
+            }
         }
     }
     return st;

@@ -114,18 +114,37 @@ static inline bool coll_is_rank(const struct graph *g, int32_t v)
 bool coll_sim_rank_ready(struct coll_sim *cs, int32_t v);
 
 /*
- * Takes the channels the plan uses from time now on for its time_us, in
- * the timed model's layout of `chan` (links->nd devices; sim_timed.c: shared,
- * one per device; duplex, send engines then receive engines; link, one per
- * link of `links`, sim_links.h),
- * and returns the start: the latest of now and their free times.  Shared
- * and duplex hold every participant's engines, link the plan's links.
+ * The timed model's engines (`chan`) for c's channel model, nd =
+ * c->n_devices: shared, one per device [0, nd); duplex, send engines [0,
+ * nd) then receive engines [nd, 2 nd); link, one per link of the result's
+ * links (sim_links.h) from 0.  In a cluster with nodes (cluster.h:
+ * gpus_per_node > 0) shared and duplex have these engines twice: the first
+ * set (from 0) is each device's NVLink engines, for transfers to a device
+ * of its own node, the second (from 2 nd) its NIC engines, for transfers
+ * across nodes, so a device's intra-node and inter-node traffic (tensor-
+ * and data-parallel collectives, as NCCL runs them on separate
+ * communicators, streams and hardware) do not wait for each other.
+ * deviation: the original's devices have one channel for all traffic.
  */
-int64_t coll_sim_take(const struct coll_plan *p, enum channel_model m, int64_t *chan,
+/* The size of chan for c, with n_links links (used by CHANNEL_LINK only). */
+size_t coll_sim_n_engines(const struct cluster *c, size_t n_links);
+
+/* The offset of the engines a transfer src -> dst takes (shared, duplex):
+ * 0, or 2 nd for a transfer across nodes. */
+size_t coll_sim_fabric_base(const struct cluster *c, int32_t src, int32_t dst);
+
+/*
+ * Takes the channels the plan uses from time now on for its time_us, in
+ * the layout of `chan` above (links->nd devices),
+ * and returns the start: the latest of now and their free times.  Shared
+ * and duplex hold every participant's engines of the fabric each edge
+ * crosses, link the plan's links.
+ */
+int64_t coll_sim_take(const struct coll_plan *p, const struct cluster *c, int64_t *chan,
                       const struct sim_links *links, int64_t now_us);
 
 /* The start coll_sim_take would give, taking nothing. */
-int64_t coll_sim_free_at(const struct coll_plan *p, enum channel_model m, const int64_t *chan,
+int64_t coll_sim_free_at(const struct coll_plan *p, const struct cluster *c, const int64_t *chan,
                          const struct sim_links *links, int64_t now_us);
 
 /*

@@ -13,6 +13,7 @@
 #include "core/array.h"
 #include "core/checked.h"
 #include "core/err.h"
+#include "sim/collective.h"
 #include "sim/sim_incr_internal.h"
 
 #include <stdlib.h>
@@ -78,8 +79,7 @@ int sim_incr_new(const struct graph *g, const struct cluster *c, struct sim_incr
     in->n = g->n_ops;
     in->nd = c->n_devices;
     /* as timed_alloc: link engines (every pair) only for CHANNEL_LINK */
-    in->n_chan =
-        (c->channel == CHANNEL_LINK ? (size_t)in->nd * (size_t)in->nd : 0) + 2 * (size_t)in->nd;
+    in->n_chan = coll_sim_n_engines(c, (size_t)in->nd * (size_t)in->nd);
     in->n_slots = g->n_edges ? (size_t)g->et_start[g->n_edges] : 0;
     per = (size_t)in->n * 16 + 4096;
     in->max_ckpt =

@@ -92,10 +92,13 @@ static int64_t channel_take(struct timed *s, int32_t d, int32_t dw, int64_t cw)
     const int32_t nd = s->nd;
     int64_t st;
 
+    /* the engines of the fabric d -> dw crosses (collective.h) */
+    int64_t *f = s->chan + (s->c->channel == CHANNEL_LINK ? 0 : coll_sim_fabric_base(s->c, d, dw));
+
     switch (s->c->channel) {
     case CHANNEL_DUPLEX: /* send engines [0, nd), receive engines [nd, 2 nd) */
-        st = max64(s->now, max64(s->chan[d], s->chan[nd + dw]));
-        s->chan[d] = s->chan[nd + dw] = sat_add_i64(st, cw);
+        st = max64(s->now, max64(f[d], f[nd + dw]));
+        f[d] = f[nd + dw] = sat_add_i64(st, cw);
         break;
     case CHANNEL_LINK: { /* one engine per link (sim_links.h) */
         size_t l = sim_links_at(&s->r->links, d, dw);
@@ -106,8 +109,8 @@ static int64_t channel_take(struct timed *s, int32_t d, int32_t dw, int64_t cw)
     }
     case CHANNEL_SHARED:
     default:
-        st = max64(s->now, max64(s->chan[d], s->chan[dw]));
-        s->chan[d] = s->chan[dw] = sat_add_i64(st, cw);
+        st = max64(s->now, max64(f[d], f[dw]));
+        f[d] = f[dw] = sat_add_i64(st, cw);
         break;
     }
     return st;
@@ -230,7 +233,7 @@ int timed_coll_request(struct timed *s, int32_t ci, int64_t not_before_us)
     if ((rc = coll_plan_make(&p, g, s->c, s->device_of, ci)) != 0) {
         return rc;
     }
-    st = coll_sim_take(&p, s->c->channel, s->chan, &s->r->links,
+    st = coll_sim_take(&p, s->c, s->chan, &s->r->links,
                        not_before_us > s->now ? not_before_us : s->now);
     for (int32_t k = 0; k < p.n_edge; k++) {
         size_t l = sim_links_at(&s->r->links, p.edge[k].src, p.edge[k].dst);
@@ -643,9 +646,7 @@ int timed_alloc(struct timed *s, size_t alloc_xf)
     /* link engines only for CHANNEL_LINK, one per link of the result's
      * layout (sim_incr.c allocates before it has a result: its layout is
      * dense, every pair) */
-    s->chan = mem_calloc(2 * (size_t)nd + (s->c->channel != CHANNEL_LINK ? 0
-                                           : s->r                        ? s->r->links.n
-                                                                         : (size_t)nd * nd),
+    s->chan = mem_calloc(coll_sim_n_engines(s->c, s->r ? s->r->links.n : (size_t)nd * nd),
                          sizeof(*s->chan));
     s->rq = mem_calloc((size_t)nd, sizeof(*s->rq));
     s->held = mem_calloc((size_t)nd, sizeof(*s->held));

@@ -111,8 +111,7 @@ int timed_sym_ready(struct timed *s, int32_t ci, bool *deferred)
     if ((rc = coll_plan_make(&p, g, s->c, s->device_of, ci)) != 0) {
         return rc;
     }
-    end =
-        sat_add_i64(coll_sim_free_at(&p, s->c->channel, s->chan, &s->r->links, s->now), p.time_us);
+    end = sat_add_i64(coll_sim_free_at(&p, s->c, s->chan, &s->r->links, s->now), p.time_us);
     coll_plan_release(&p);
     for (int32_t i = g->coll_start[ci]; i < g->coll_start[ci + 1]; i++) {
         int32_t pc = waiting_on(s, s->device_of[g->coll_op[i]]);
