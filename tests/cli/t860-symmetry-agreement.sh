@@ -72,7 +72,7 @@ python3 - eg.json "$TMPDIR_TEST/out" <<'PY'
 import json, sys
 e, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert s["symmetry"]["tp"] == 8 and s["symmetry"]["classes"] == 4
-assert (e["step_us"], s["step_us"]) == (436173, 436173), (e["step_us"], s["step_us"])
+assert (e["step_us"], s["step_us"]) == (347561, 347561), (e["step_us"], s["step_us"])
 for a, b in zip(e["devices"], s["devices"]):
     assert (a["peak_bytes"], a["busy_us"]) == (b["peak_bytes"], b["busy_us"]), a["name"]
 PY
@@ -83,9 +83,9 @@ expect_exit 0 "$BAECHI" sim -w sa.yaml -c dgx-h100-2x8 --placement given
 expect_grep '^symmetric +4 of 8 ranks a stage simulated \(replicas 0 and 3 of 4, TP ranks 0 and T-1; TP collectives over all 2 ranks' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" run -w sa.yaml -c dgx-h100-2x8 -p given
 expect_grep '^symmetric +4 of 8 ranks a stage simulated' "$TMPDIR_TEST/out"
-expect_grep '^step \(timed\) +1.028 ms' "$TMPDIR_TEST/out"
+expect_grep '^step \(timed\) +1.022 ms' "$TMPDIR_TEST/out"
 expect_exit 0 "$BAECHI" run -w ea.yaml -c dgx-h100-2x8 -p given
-expect_grep '^step \(timed\) +1.028 ms' "$TMPDIR_TEST/out"
+expect_grep '^step \(timed\) +1.022 ms' "$TMPDIR_TEST/out"
 EOF2
 
 test_expect_success 'sim --json and run --json: the symmetry key, valid by their schemas' - <<'EOF2'

@@ -39,7 +39,7 @@ hops = [(8 * k, 8 * (k + 1) % 2048) for k in range(256)]
 assert all(h in ring for h in hops), [h for h in hops if h not in ring][:3]
 assert len({ring[h] for h in hops}) == 1
 # docs/symmetry.md quotes these
-assert r["n_ops"] == 2164 and r["step_us"] == 9042, (r["n_ops"], r["step_us"])
+assert r["n_ops"] == 2164 and r["step_us"] == 9036, (r["n_ops"], r["step_us"])
 PY
 EOF2
 

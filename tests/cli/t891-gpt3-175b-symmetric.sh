@@ -30,20 +30,20 @@ sim_rss() {
     fi
 }
 
-test_expect_success 'DP 16 on 1,024 H100s: 8,072 ops, step 354.269 ms' - <<EOF2
+test_expect_success 'DP 16 on 1,024 H100s: 8,072 ops, step 276.392 ms' - <<EOF2
 "\$BAECHI" $g --dp 16 --global-batch 128 -o g1k.yaml > gen.txt 2>&1
 grep -q '^global batch 128 = 16 replicas x batch 8 (8 micro-batches of 1)' gen.txt
 sim_rss g1k.yaml dgx-h100-superpod-1k
 expect_grep '^workload .*: 8072 ops,' sim.txt
-expect_grep '^step time +354.269 ms \(354269 µs\)' sim.txt
+expect_grep '^step time +276.392 ms \(276392 µs\)' sim.txt
 expect_grep '^symmetric +4 of 128 ranks a stage simulated \(replicas 0 and 15 of 16' sim.txt
 EOF2
 
-test_expect_success 'DP 256 on 16,384 H100s: step 494.133 ms' - <<EOF2
+test_expect_success 'DP 256 on 16,384 H100s: step 391.964 ms' - <<EOF2
 "\$BAECHI" $g --dp 256 --global-batch 2048 -o g16k.yaml > /dev/null 2>&1
 sim_rss g16k.yaml dgx-h100-superpod-16k
 expect_grep '^workload .*: 8072 ops,' sim.txt
-expect_grep '^step time +494.133 ms \(494133 µs\)' sim.txt
+expect_grep '^step time +391.964 ms \(391964 µs\)' sim.txt
 expect_grep '^symmetric +4 of 2048 ranks a stage simulated \(replicas 0 and 255 of 256' sim.txt
 EOF2
 
