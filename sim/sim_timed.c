@@ -18,6 +18,9 @@
  *       CHANNEL_SHARED  start = max(t, chan[src], chan[dst]), both held;
  *       CHANNEL_DUPLEX  start = max(t, send[src], recv[dst]);
  *       CHANNEL_LINK    start = max(t, link[src][dst]);
+ *     shared and duplex once per fabric in a cluster with nodes (NVLink
+ *     engines inside a node, NIC engines across: sim/collective.h;
+ *     deviation: the original has one channel a device for all traffic);
  *     channels are "free after" scalars, so a transfer's times are fixed
  *     when it is requested (no back-filling, as in the original);
  *   - memory: persistent bytes on the op's device from time 0 for the whole
