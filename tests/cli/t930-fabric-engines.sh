@@ -70,4 +70,24 @@ test_expect_success 'together on gpu 0: they overlap (the longer one, not the su
 step_check tp+dp $(python3 -c "print(max($TP, $DP))")
 EOF2
 
+# Point-to-point transfers likewise: p0's output read on gpu 1 (NVLink, 450
+# GB/s, 10 µs) and on gpu 8 (a NIC, 50 GB/s, 5 µs) is sent to both at once;
+# the step is 100 µs + the NIC transfer + 10 µs (the sum of both before).
+test_expect_success 'a send inside the node and one across nodes overlap' - <<EOF2
+cat > w.yaml <<YAML
+format: 1
+name: p2p
+ops:
+  - {name: p0, type: Grad, time_us: 100, outputs: [$S], device: 0}
+  - {name: c1, type: Update, time_us: 10, inputs: ["p0:0"], device: 1}
+  - {name: c8, type: Update, time_us: 10, inputs: ["p0:0"], device: 8}
+YAML
+expect_exit 0 "\$BAECHI" sim -w w.yaml -c dgx-h100-2x8 --placement given --json
+python3 - "\$TMPDIR_TEST/out" $(python3 -c "print(110 + $S/50e3 + 5)") <<'PY'
+import json, sys
+got, want = json.load(open(sys.argv[1]))["step_us"], float(sys.argv[2])
+assert abs(got - want) <= 1, (got, want)
+PY
+EOF2
+
 test_done
