@@ -1,4 +1,4 @@
-# check: sanitized-only
+# check: sanitized-only slow
 # Every activation byte (issue 31 item 2): the activations a generated GPT
 # layer keeps for backward, per layer, against Korthikanti et al. 2022
 # ("Reducing Activation Recomputation in Large Transformer Models", §4.1,

@@ -1,4 +1,4 @@
-# check: once
+# check: once slow
 # Replica symmetry against the exact graph on random layouts
 # (scripts/symmetry-sweep.py, docs/symmetry.md; issue 32 item 2): one short
 # sweep of each form the doc's sweeps draw (small GPTs up to 256 GPUs; TP 2
