@@ -303,9 +303,10 @@ def plot(args, rows):
         gp = ["# figure scaling-study %s (scripts/scaling-study.py)" % name,
               ("set terminal pngcairo size 900,600 noenhanced font ',11'" if args.format == "png"
                else "set terminal svg size 900,600 noenhanced font 'sans,13' background 'white'"),
-              "set output '%s.%s'" % (base, args.format),
-              "set title 'Simulated throughput per GPU: %s, global batch %s x %s tokens'"
-              % (label, mine[0]["global_batch"], mine[0]["seq"]),
+              "set output %s" % gp_quote("%s.%s" % (base, args.format)),
+              "set title %s" % gp_quote("Simulated throughput per GPU: %s, global batch %s x %s "
+                                        "tokens" % (label, mine[0]["global_batch"],
+                                                    mine[0]["seq"])),
               "set xlabel 'GPUs (log2 scale)'",
               "set ylabel 'throughput per GPU (tokens/s)'",
               "set logscale x 2", "set xtics (%s)" % ", ".join(
@@ -330,7 +331,7 @@ def plot(args, rows):
                     continue
                 gp += ["$D_0_%d << EOD" % n_blocks] + body + ["EOD"]
                 cmds.append("$D_0_%d using 1:2 with %s lc %d %s" % (
-                    n_blocks, style, i + 1, "title '%s'" % lay if fits == "yes" else "notitle"))
+                    n_blocks, style, i + 1, "title " + gp_quote(lay) if fits == "yes" else "notitle"))
                 n_blocks += 1
         if any(r["fits"] == "no" for r in mine):
             cmds.append("keyentry with points pt 4 ps 1.8 lc 'black' "
@@ -452,11 +453,32 @@ def decompose_table(rows):
 
 
 def read_csv(path):
-    rows = list(csv.DictReader(open(path, newline="")))
-    for r in rows:
+    """The rows of a scaling.csv this script wrote; every field checked,
+    since the figures' gnuplot scripts are written from them (a field
+    holding a quote would otherwise reach gnuplot as a command)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for line, r in enumerate(rows, start=2):
         if r.get("model") not in MODELS or list(r) != FIELDS:
             raise ValueError("%s: not a scaling.csv of this script (columns %s)" % (path, list(r)))
+        if r["fits"] not in ("yes", "no", "cap"):
+            raise ValueError("%s:%d: fits: expected yes, no or cap, got %r" % (path, line, r["fits"]))
+        for k in FIELDS[1:-1]:
+            try:
+                if r[k] != "":  # empty: a cap row, or megatron's column of a non-GPT model
+                    float(r[k])
+            except ValueError:
+                raise ValueError("%s:%d: %s: expected a number, got %r"
+                                 % (path, line, k, r[k])) from None
     return rows
+
+
+def gp_quote(text):
+    """text as a gnuplot single-quoted string: no backquote substitution
+    happens inside one, and a quote is doubled."""
+    if "\n" in text or "\r" in text:
+        raise ValueError("a line break cannot go into a gnuplot script: %r" % text)
+    return "'" + text.replace("'", "''") + "'"
 
 
 def main():

@@ -71,4 +71,21 @@ test_expect_success 'a bad option is refused with exit 2' '
     expect_grep "unknown model .gpt-4." "$TMPDIR_TEST/err"
 '
 
+test_expect_success 'a CSV whose field would reach gnuplot as a command is refused (file:line)' - <<'EOF2'
+# --from-csv writes gnuplot scripts from the CSV's fields: a quote in tp
+# would close the title's string and run system()
+python3 - s/scaling.csv bad.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rows[2]["tp"] = "8' ; system('touch pwned') ; print '"
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+expect_exit 2 python3 "$TOP/scripts/scaling-study.py" --from-csv bad.csv --csv-only --out bad
+expect_grep "bad.csv:4: tp: expected a number" "$TMPDIR_TEST/err"
+test ! -e pwned && test ! -e bad/work/scaling-gpt3-175b.gp
+EOF2
+
 test_done
