@@ -123,13 +123,7 @@ static int top_ext(struct wl_reader *rd)
         return err_set(BAECHI_ENOMEM, "out of memory");
     }
     w->top_ext = e;
-    e = &w->top_ext[w->n_top_ext];
-    memset(e, 0, sizeof(*e));
-    if (!(e->key = mem_strdup(rd->r.key))) {
-        return BAECHI_ENOMEM;
-    }
-    if ((rc = yrd_yval(&rd->r, &e->val))) {
-        free(e->key);
+    if ((rc = workload_yaml_read_ext(rd, &w->top_ext[w->n_top_ext]))) {
         return rc;
     }
     w->n_top_ext++;

@@ -67,6 +67,9 @@ void workload_yaml_wl_reader_release(struct wl_reader *rd);
 bool workload_yaml_all_digits(const char *s);
 /* The value of at most 9 decimal digits (workload_yaml_all_digits() holds). */
 long workload_yaml_digits_value(const char *s);
+/* *e, zeroed, takes the key at the reader's cursor and its value (an
+ * `x-` extension of an op or of the document); on error *e holds nothing. */
+int workload_yaml_read_ext(struct wl_reader *rd, struct wl_ext *e);
 /* The op mapping at the reader's cursor, op number `index`, added to the
  * workload. */
 int workload_yaml_read_op(struct wl_reader *rd, int32_t index);

@@ -186,7 +186,6 @@ static int op_inputs(struct wl_reader *rd)
 static int op_ext(struct wl_reader *rd)
 {
     struct op_scratch *op = &rd->op;
-    struct wl_ext *e;
     int rc;
 
     for (size_t i = 0; i < op->n_ext; i++) {
@@ -204,16 +203,26 @@ static int op_ext(struct wl_reader *rd)
     if (ARRAY_RESERVE(op->ext, op->alloc_ext, op->n_ext + 1)) {
         return BAECHI_ENOMEM;
     }
-    e = &op->ext[op->n_ext];
+    if ((rc = workload_yaml_read_ext(rd, &op->ext[op->n_ext]))) {
+        return rc;
+    }
+    op->n_ext++;
+    return 0;
+}
+
+int workload_yaml_read_ext(struct wl_reader *rd, struct wl_ext *e)
+{
+    int rc;
+
     memset(e, 0, sizeof(*e));
     if (!(e->key = mem_strdup(rd->r.key))) {
         return BAECHI_ENOMEM;
     }
     if ((rc = yrd_yval(&rd->r, &e->val))) {
         free(e->key);
+        e->key = NULL;
         return rc;
     }
-    op->n_ext++;
     return 0;
 }
 
